@@ -1,0 +1,18 @@
+//! The data files `init` writes, embedded in the binary.
+
+/// The default policy (every key of SPEC §7 at its default).
+pub const POLICY: &str = include_str!("../assets/policy.yaml");
+
+/// The four profiles, by name.
+pub const PROFILES: &[(&str, &str)] = &[
+    ("routine", include_str!("../assets/profiles/routine.yaml")),
+    ("implementation", include_str!("../assets/profiles/implementation.yaml")),
+    ("debugging", include_str!("../assets/profiles/debugging.yaml")),
+    ("deep-work", include_str!("../assets/profiles/deep-work.yaml")),
+];
+
+/// The template `decisions.md` is seeded from.
+pub const DECISIONS_TEMPLATE: &str = include_str!("../assets/templates/decisions.md");
+
+/// The template `open-questions.md` is seeded from.
+pub const QUESTIONS_TEMPLATE: &str = include_str!("../assets/templates/open-questions.md");

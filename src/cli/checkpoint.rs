@@ -1,0 +1,74 @@
+//! `git majordomus checkpoint`.
+
+use super::{flush_warnings, read_body, CommandContext};
+use crate::error::{Exit, Result};
+use crate::ops::checkpoint::{self, CheckpointReport};
+use crate::ops::handover::label;
+use crate::ops::resolve::list;
+use crate::render;
+use crate::ui::Ui;
+
+/// Write a short progress note (body on stdin), or show and list checkpoints
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// Derive the body from records and git instead of stdin
+    #[arg(long, conflicts_with_all = ["show", "list"])]
+    derive: bool,
+    /// Show the checkpoint that resolves here
+    #[arg(long, conflicts_with = "list")]
+    show: bool,
+    /// With --show: print only the path
+    #[arg(long, requires = "show")]
+    path: bool,
+    /// List every checkpoint, newest first
+    #[arg(long)]
+    list: bool,
+}
+
+/// Runs `checkpoint`.
+pub fn run(cc: &CommandContext, a: &Args, ui: &mut Ui) -> Result<Exit> {
+    cc.no_json("checkpoint")?;
+    let ctx = cc.open()?;
+    let result = (|| -> Result<Exit> {
+        if a.show {
+            let r = checkpoint::show(&ctx)?;
+            match r.record {
+                None => match r.task {
+                    Some(t) => ui.line(&format!("No checkpoint for {t}.")),
+                    None => ui.line("No checkpoint for this worktree and branch."),
+                },
+                Some(rec) => {
+                    let rel = ctx.rel(&rec.path);
+                    if a.path {
+                        ui.line(&rel);
+                    } else {
+                        let l = label(&ctx, rec)?;
+                        ui.text(&render::records::checkpoint(&l, &rel, ctx.clock.now()));
+                    }
+                }
+            }
+            return Ok(Exit::Ok);
+        }
+        if a.list {
+            ctx.require_layer()?;
+            let all = list(&ctx, &ctx.layout.checkpoints())?;
+            if all.is_empty() {
+                ui.line("no checkpoint records for this worktree");
+            }
+            for (_, path, meta, _) in &all {
+                let label = ctx.divergence(&meta.head, &meta.branch);
+                ui.line(&render::records::list_line(meta, label.as_str(), &ctx.rel(path)));
+            }
+            return Ok(Exit::Ok);
+        }
+        let body = if a.derive { String::new() } else { read_body("checkpoint")? };
+        match checkpoint::write(&ctx, &body, a.derive)? {
+            CheckpointReport::Written { path, .. } => ui.line(&ctx.rel(&path)),
+            CheckpointReport::NoBody { task_id: Some(t) } => ui.line(&format!("checkpoint: no body; checkpoint_at of {t} updated")),
+            CheckpointReport::NoBody { task_id: None } => ui.line("checkpoint: no body; nothing written (no active task)"),
+        }
+        Ok(Exit::Ok)
+    })();
+    flush_warnings(ui, &ctx);
+    result
+}

@@ -1,0 +1,78 @@
+//! `git majordomus handover`.
+
+use super::{flush_warnings, read_body, CommandContext};
+use crate::error::{Exit, Result};
+use crate::ops::handover::{self, HandoverParams};
+use crate::ops::resolve::list;
+use crate::render;
+use crate::ui::Ui;
+
+/// Write a handover (body on stdin), or resolve and list handovers
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// Mark an active task handed_over
+    #[arg(long, conflicts_with_all = ["resolve", "list"])]
+    close: bool,
+    /// Write without a task record (task_id: none)
+    #[arg(long, conflicts_with_all = ["resolve", "list"])]
+    no_task: bool,
+    /// Derive the body from records and git instead of stdin
+    #[arg(long, conflicts_with_all = ["resolve", "list"])]
+    derive: bool,
+    /// Show the handover that resolves for this worktree and branch
+    #[arg(long, conflicts_with = "list")]
+    resolve: bool,
+    /// With --resolve: only handovers written under this task
+    #[arg(long, requires = "resolve", value_name = "ID")]
+    task: Option<String>,
+    /// With --resolve: print only the path
+    #[arg(long, requires = "resolve")]
+    path: bool,
+    /// List every handover, newest first
+    #[arg(long)]
+    list: bool,
+}
+
+/// Runs `handover`.
+pub fn run(cc: &CommandContext, a: &Args, ui: &mut Ui) -> Result<Exit> {
+    cc.no_json("handover")?;
+    let ctx = cc.open()?;
+    let result = (|| -> Result<Exit> {
+        if a.resolve {
+            match handover::resolve_labelled(&ctx, a.task.as_deref())? {
+                None => ui.line("No relevant handover."),
+                Some(l) => {
+                    let rel = ctx.rel(&l.record.path);
+                    if a.path {
+                        ui.line(&rel);
+                    } else {
+                        ui.text(&render::records::handover(&l, &rel, ctx.clock.now()));
+                    }
+                }
+            }
+            return Ok(Exit::Ok);
+        }
+        if a.list {
+            ctx.require_layer()?;
+            let all = list(&ctx, &ctx.layout.handovers())?;
+            if all.is_empty() {
+                ui.line("no handover records for this worktree");
+            }
+            for (_, path, meta, _) in &all {
+                let label = ctx.divergence(&meta.head, &meta.branch);
+                ui.line(&render::records::list_line(meta, label.as_str(), &ctx.rel(path)));
+            }
+            return Ok(Exit::Ok);
+        }
+        let body = if a.derive { String::new() } else { read_body("handover")? };
+        let r = handover::write(&ctx, HandoverParams { body, derive: a.derive, close: a.close, no_task: a.no_task })?;
+        ui.line(&ctx.rel(&r.path));
+        if r.closed {
+            ui.status(&format!("task {} is now handed_over", r.task_id));
+        }
+        ui.next("the next session runs git majordomus handover --resolve (or context)");
+        Ok(Exit::Ok)
+    })();
+    flush_warnings(ui, &ctx);
+    result
+}

@@ -1,0 +1,187 @@
+//! The command line: global flags, the command enum and the one dispatch match.
+//!
+//! Owns: clap definitions, help text, mapping arguments to `ops` parameters, choosing a renderer.
+//! Must not touch: gix, record files, `println!`.
+
+use std::io::{IsTerminal, Read};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{CommandFactory, Parser, Subcommand};
+
+use crate::ctx::{Ctx, Env};
+use crate::error::{Error, Exit, Result};
+use crate::ui::Ui;
+
+mod check;
+mod checkpoint;
+mod context;
+mod decision;
+mod finish;
+mod generate;
+mod handover;
+mod history;
+mod init;
+mod question;
+mod search;
+mod start;
+
+/// Every stdin body is capped at 1 MiB (SPEC §A.2).
+pub const BODY_CAP: usize = 1024 * 1024;
+
+/// Flags every command accepts, before or after the command name.
+#[derive(Debug, Clone, clap::Args)]
+pub struct GlobalArgs {
+    /// Operate on the checkout at this path
+    #[arg(long, global = true, value_name = "PATH")]
+    pub repo: Option<PathBuf>,
+    /// Print one JSON document on stdout (commands with a JSON form only)
+    #[arg(long, global = true)]
+    pub json: bool,
+    /// Suppress next: lines, INFO/OK findings and success lines
+    #[arg(long, short = 'q', global = true)]
+    pub quiet: bool,
+}
+
+/// Keep the continuity of AI-assisted work in the repository itself
+#[derive(Debug, Parser)]
+#[command(name = "git-majordomus", bin_name = "git majordomus", version, propagate_version = true)]
+#[command(about = "Keep the continuity of AI-assisted work in the repository itself")]
+#[command(long_about = "Keep the continuity of AI-assisted work in the repository itself.\n\nSmall, typed, durable records beside the code — the active task, checkpoints, handovers, decisions, open questions and an append-only ledger — and a bounded briefing built from them and from git, never from a transcript.")]
+pub struct Cli {
+    #[command(flatten)]
+    global: GlobalArgs,
+    #[command(subcommand)]
+    command: Command,
+}
+
+/// The commands.
+#[derive(Debug, Subcommand)]
+enum Command {
+    Init(init::Args),
+    Start(start::Args),
+    Checkpoint(checkpoint::Args),
+    Handover(handover::Args),
+    #[command(subcommand)]
+    Decision(decision::Args),
+    #[command(subcommand)]
+    Question(question::Args),
+    Context(context::Args),
+    History(history::Args),
+    Finish(finish::Args),
+    Check(check::CheckArgs),
+    Watch(check::WatchArgs),
+    Doctor(check::DoctorArgs),
+    Search(search::Args),
+    #[command(hide = true)]
+    Generate(generate::Args),
+}
+
+/// What a command run needs from the edge: global flags, the environment, the output handle.
+pub struct CommandContext {
+    /// The global flags.
+    pub global: GlobalArgs,
+    /// The environment snapshot.
+    pub env: Env,
+}
+
+impl CommandContext {
+    /// Opens the checkout.
+    pub fn open(&self) -> Result<Ctx> {
+        Ctx::open(self.global.repo.as_deref(), self.env.clone())
+    }
+
+    /// Refuses `--json` for a command without a JSON form (exit 2).
+    pub fn no_json(&self, what: &str) -> Result<()> {
+        if self.global.json {
+            return Err(Error::usage(format!("{what} has no JSON form; drop --json")));
+        }
+        Ok(())
+    }
+}
+
+/// Reads a body from stdin: empty when stdin is a terminal; capped at 1 MiB; UTF-8 only.
+pub fn read_body(cmd: &str) -> Result<String> {
+    let stdin = std::io::stdin();
+    if stdin.is_terminal() {
+        return Ok(String::new());
+    }
+    let mut buf = Vec::new();
+    stdin
+        .lock()
+        .take(BODY_CAP as u64 + 1)
+        .read_to_end(&mut buf)
+        .map_err(|e| Error::io(format!("{cmd}: cannot read stdin: {e}")))?;
+    if buf.len() > BODY_CAP {
+        let mut rest = Vec::new();
+        let extra = std::io::stdin().lock().read_to_end(&mut rest).unwrap_or(0);
+        return Err(Error::refused(format!("{cmd}: body is {} bytes, cap {BODY_CAP}", buf.len() + extra)).hint("shorten the body; nothing was written"));
+    }
+    String::from_utf8(buf).map_err(|e| Error::refused(format!("{cmd}: body is not valid UTF-8 (invalid byte at offset {})", e.utf8_error().valid_up_to())).hint("send UTF-8 text; nothing was written"))
+}
+
+/// Prints the warnings the use case collected.
+pub fn flush_warnings(ui: &mut Ui, ctx: &Ctx) {
+    for w in ctx.take_warnings() {
+        ui.warn(&w);
+    }
+}
+
+/// The clap command tree (for the man page and completions).
+pub fn command() -> clap::Command {
+    Cli::command()
+}
+
+/// Process entry: parse, dispatch, print, map to an exit code.
+pub fn main() -> ExitCode {
+    let cli = match Cli::try_parse() {
+        Ok(c) => c,
+        Err(e) => {
+            let code = if e.use_stderr() { Exit::Usage.code() } else { 0 };
+            let _ = e.print();
+            return ExitCode::from(code);
+        }
+    };
+    let mut ui = Ui::new(cli.global.quiet, cli.global.json);
+    let cc = CommandContext { global: cli.global.clone(), env: Env::from_process() };
+    let result = dispatch(&cc, cli.command, &mut ui);
+    let code = match result {
+        Ok(exit) => exit,
+        Err(e) => {
+            ui.error(&e);
+            e.exit
+        }
+    };
+    ui.flush();
+    if ui.broken_pipe() {
+        return ExitCode::SUCCESS;
+    }
+    ExitCode::from(code.code())
+}
+
+fn dispatch(cc: &CommandContext, command: Command, ui: &mut Ui) -> Result<Exit> {
+    match command {
+        Command::Init(a) => init::run(cc, &a, ui),
+        Command::Start(a) => start::run(cc, a, ui),
+        Command::Checkpoint(a) => checkpoint::run(cc, &a, ui),
+        Command::Handover(a) => handover::run(cc, &a, ui),
+        Command::Decision(a) => decision::run(cc, a, ui),
+        Command::Question(a) => question::run(cc, a, ui),
+        Command::Context(a) => context::run(cc, &a, ui),
+        Command::History(a) => history::run(cc, &a, ui),
+        Command::Finish(a) => finish::run(cc, &a, ui),
+        Command::Check(a) => check::run_check(cc, &a, ui),
+        Command::Watch(a) => check::run_watch(cc, &a, ui),
+        Command::Doctor(a) => check::run_doctor(cc, &a, ui),
+        Command::Search(a) => search::run(cc, &a, ui),
+        Command::Generate(a) => generate::run(&a, ui),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn clap_definition_is_consistent() {
+        super::command().debug_assert();
+    }
+}

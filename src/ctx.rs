@@ -1,0 +1,249 @@
+//! The context every use case runs in: the checkout, the clock, the environment snapshot,
+//! the policy, and the one function that appends to the ledger.
+//!
+//! Owns: reading the process environment (once, at the edge), lazy git identity, warnings.
+//! Must not touch: stdout/stderr (warnings are collected and printed by the CLI).
+
+use std::cell::{OnceCell, RefCell};
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+
+use crate::clock::Clock;
+use crate::error::{Error, Result};
+use crate::git::{self, Git, Identity};
+use crate::model::labels::Divergence;
+use crate::model::policy::{Policy, Profile};
+use crate::model::yaml;
+use crate::store::atomic::{guard, read_opt};
+use crate::store::{ledger, Layout};
+
+/// What the process environment says, read once.
+#[derive(Debug, Clone, Default)]
+pub struct Env {
+    /// `MAJORDOMUS_NOW`.
+    pub now: Option<String>,
+    /// `$USER` (else `$LOGNAME`).
+    pub user: Option<String>,
+    /// `MAJORDOMUS_SESSION_KEY` (strict episode key, set by hooks).
+    pub session_key: Option<String>,
+    /// `MAJORDOMUS_PROVIDER_SESSION`, then each provider's own variable.
+    pub provider_sessions: Vec<String>,
+}
+
+impl Env {
+    /// Reads the process environment.
+    pub fn from_process() -> Env {
+        let var = |k: &str| std::env::var(k).ok().filter(|v| !v.is_empty());
+        Env {
+            now: var("MAJORDOMUS_NOW"),
+            user: var("USER").or_else(|| var("LOGNAME")),
+            session_key: var("MAJORDOMUS_SESSION_KEY"),
+            provider_sessions: ["MAJORDOMUS_PROVIDER_SESSION", "CLAUDE_CODE_SESSION_ID"].iter().filter_map(|k| var(k)).collect(),
+        }
+    }
+}
+
+/// The checkout and everything a use case reads from the outside world.
+pub struct Ctx {
+    /// The pinned clock.
+    pub clock: Clock,
+    /// The environment snapshot.
+    pub env: Env,
+    /// Git access.
+    pub git: Git,
+    /// Layer paths.
+    pub layout: Layout,
+    identity: OnceCell<Identity>,
+    changed: OnceCell<Vec<String>>,
+    policy: OnceCell<Policy>,
+    warnings: RefCell<Vec<String>>,
+}
+
+impl Ctx {
+    /// Opens the checkout at `repo` (or the current directory).
+    pub fn open(repo: Option<&Path>, env: Env) -> Result<Ctx> {
+        let clock = Clock::new(env.now.as_deref())?;
+        let start: PathBuf = match repo {
+            Some(p) => {
+                if !p.exists() {
+                    return Err(Error::usage(format!("--repo {}: no such directory", p.display())));
+                }
+                p.to_path_buf()
+            }
+            None => std::env::current_dir().map_err(|e| Error::io(format!("current directory: {e}")))?,
+        };
+        let git = Git::discover(&start).map_err(|e| match e {
+            git::Error::NotARepository => Error::usage("not inside a git repository").hint("use --repo <path>"),
+            git::Error::Bare(_) => Error::usage(e.to_string()).hint("run it in a checkout with a working tree"),
+            other => Error::io(other.to_string()),
+        })?;
+        let layout = Layout::new(git.root());
+        Ok(Ctx {
+            clock,
+            env,
+            git,
+            layout,
+            identity: OnceCell::new(),
+            changed: OnceCell::new(),
+            policy: OnceCell::new(),
+            warnings: RefCell::new(Vec::new()),
+        })
+    }
+
+    /// Fails with exit 12 unless the layer exists.
+    pub fn require_layer(&self) -> Result<()> {
+        if self.layout.exists() {
+            Ok(())
+        } else {
+            Err(Error::no_layer())
+        }
+    }
+
+    /// Records a warning for stderr (`warning: <text>`).
+    pub fn warn(&self, text: impl Into<String>) {
+        self.warnings.borrow_mut().push(text.into());
+    }
+
+    /// Takes the collected warnings.
+    pub fn take_warnings(&self) -> Vec<String> {
+        std::mem::take(&mut self.warnings.borrow_mut())
+    }
+
+    /// Repository id, worktree, branch and head, computed once.
+    pub fn identity(&self) -> Result<&Identity> {
+        if let Some(i) = self.identity.get() {
+            return Ok(i);
+        }
+        let i = self.git.identity().map_err(|e| Error::io(e.to_string()))?;
+        Ok(self.identity.get_or_init(|| i))
+    }
+
+    /// The porcelain change list, computed once.
+    pub fn changed_files(&self) -> Result<&[String]> {
+        if let Some(c) = self.changed.get() {
+            return Ok(c);
+        }
+        let c = self.git.changed_files().map_err(|e| Error::io(e.to_string()))?;
+        Ok(self.changed.get_or_init(|| c))
+    }
+
+    /// `clean` or `dirty`.
+    pub fn working_tree(&self) -> Result<&'static str> {
+        Ok(if self.changed_files()?.is_empty() { "clean" } else { "dirty" })
+    }
+
+    /// The policy; a policy that does not parse is a refusal (exit 10).
+    pub fn policy(&self) -> Result<&Policy> {
+        if let Some(p) = self.policy.get() {
+            return Ok(p);
+        }
+        self.require_layer()?;
+        let path = self.layout.policy();
+        guard(self.layout.root(), &path)?;
+        let text = read_opt(&path)?.ok_or_else(Error::no_layer)?;
+        let p = Policy::parse(&text).map_err(|e| {
+            Error::refused(format!(".ai/repo/policy.yaml: {}", first_line(&e))).hint("fix the key it names; git majordomus init writes the defaults of every key")
+        })?;
+        Ok(self.policy.get_or_init(|| p))
+    }
+
+    /// Loads profile `name` (exit 12 when there is none by that name, 10 when it does not parse).
+    pub fn profile(&self, name: &str) -> Result<Profile> {
+        let valid = !name.is_empty() && name.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.')) && !name.starts_with('.');
+        let path = self.layout.profiles().join(format!("{name}.yaml"));
+        if !valid || !path.is_file() {
+            return Err(Error::not_found(format!("unknown profile {name:?}")).hint(format!("profiles live in .ai/repo/profiles/; known: {}", self.profile_names().join(", "))));
+        }
+        guard(self.layout.root(), &path)?;
+        let text = read_opt(&path)?.unwrap_or_default();
+        Profile::parse(&text).map_err(|e| Error::refused(format!(".ai/repo/profiles/{name}.yaml: {}", first_line(&e))))
+    }
+
+    /// Names of the profiles in `.ai/repo/profiles/`, sorted.
+    pub fn profile_names(&self) -> Vec<String> {
+        let mut v: Vec<String> = std::fs::read_dir(self.layout.profiles())
+            .map(|rd| rd.filter_map(|e| e.ok()).filter_map(|e| e.file_name().into_string().ok()).filter_map(|n| n.strip_suffix(".yaml").map(str::to_string)).collect())
+            .unwrap_or_default();
+        v.sort();
+        v
+    }
+
+    /// The owner recorded by default: `$USER`, else `unknown`.
+    pub fn default_owner(&self) -> String {
+        self.env.user.clone().unwrap_or_else(|| "unknown".into())
+    }
+
+    /// The episode this process belongs to (SPEC §8.11), if one resolves. The seam every ledger
+    /// append goes through; episodes themselves arrive with the sessions issue.
+    pub fn session_id(&self) -> Option<String> {
+        let dir = self.layout.state().join("sessions-open");
+        let read = |key: &str| -> Option<String> {
+            let key = yaml_key(key);
+            let text = read_opt(&dir.join(format!("{key}.yaml"))).ok()??;
+            let map: serde_yaml::Mapping = serde_yaml::from_str(&text).ok()?;
+            let wt = yaml::get(&map, "worktree")?;
+            (wt == self.layout.root().display().to_string()).then(|| yaml::get(&map, "session_id"))?
+        };
+        if let Some(k) = &self.env.session_key {
+            return read(k);
+        }
+        for k in &self.env.provider_sessions {
+            if let Some(s) = read(k) {
+                return Some(s);
+            }
+        }
+        let text = read_opt(&self.layout.state().join("session-current.yaml")).ok()??;
+        let map: serde_yaml::Mapping = serde_yaml::from_str(&text).ok()?;
+        let wt = yaml::get(&map, "worktree")?;
+        (wt == self.layout.root().display().to_string()).then(|| yaml::get(&map, "session_id"))?
+    }
+
+    /// Appends one ledger line for `event` — the only way anything reaches the ledger.
+    pub fn record_event(&self, event: &str, fields: &[(&str, Value)]) -> Result<()> {
+        let id = self.identity()?;
+        let ts = self.clock.stamp();
+        let session = self.session_id();
+        let line = ledger::build_line(
+            &ledger::Envelope { ts: &ts, head: &id.head, branch: &id.branch, session: session.as_deref() },
+            event,
+            fields,
+        )?;
+        ledger::append_line(&self.layout, &line)
+    }
+
+    /// The divergence label of a record's (head, branch) against HEAD now (SPEC §4).
+    pub fn divergence(&self, rec_head: &str, rec_branch: &str) -> Divergence {
+        let Ok(id) = self.identity() else { return Divergence::Unknown };
+        if rec_branch != id.branch {
+            return Divergence::DifferentContext;
+        }
+        if rec_head == id.head {
+            return Divergence::Exact;
+        }
+        if rec_head == "NONE" {
+            return if id.head == "NONE" { Divergence::Exact } else { Divergence::Advanced };
+        }
+        let Some(recorded) = self.git.commit_id(rec_head) else { return Divergence::Diverged };
+        let Ok(Some(head)) = self.git.head() else { return Divergence::Diverged };
+        match self.git.is_ancestor(recorded, head) {
+            Ok(true) => Divergence::Advanced,
+            Ok(false) => Divergence::Diverged,
+            Err(_) => Divergence::Unknown,
+        }
+    }
+
+    /// A path as printed: repository-relative.
+    pub fn rel(&self, p: &Path) -> String {
+        self.layout.rel(p)
+    }
+}
+
+/// Sanitises a key for a file name: every char outside `[A-Za-z0-9._-]` becomes `-`.
+pub fn yaml_key(key: &str) -> String {
+    crate::model::record::branch_key(key)
+}
+
+fn first_line(s: &str) -> &str {
+    s.lines().next().unwrap_or(s)
+}

@@ -1,0 +1,94 @@
+//! Error kinds and the one error type that crosses the command edge.
+//!
+//! Owns: the exit-code table of SPEC §A.2, stable error codes and hints.
+//! Must not touch: any I/O other than formatting.
+
+use std::fmt;
+
+/// The documented exit codes (SPEC §A.2).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Exit {
+    /// Success, including absence answers.
+    Ok = 0,
+    /// Usage error, or not inside a git repository.
+    Usage = 2,
+    /// Refused: validation failed, a gate said no.
+    Refused = 10,
+    /// Drift found (`watch`).
+    Drift = 11,
+    /// Not found, or a prerequisite is missing.
+    NotFound = 12,
+    /// The store or a file could not be read or written; internal error.
+    Io = 13,
+    /// Conflicts with existing state.
+    Conflict = 15,
+}
+
+impl Exit {
+    /// Returns the numeric process exit code.
+    pub fn code(self) -> u8 {
+        self as u8
+    }
+}
+
+/// An error that ends a command: what went wrong, the exit code, and what to do next.
+#[derive(Debug)]
+pub struct Error {
+    /// The exit code this error maps to.
+    pub exit: Exit,
+    /// One line naming what is wrong (lowercase start, no trailing period).
+    pub message: String,
+    /// One line telling the user what to do, when there is something to do.
+    pub hint: Option<String>,
+}
+
+/// Result alias used across the library.
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+impl Error {
+    /// Builds an error with the given exit code and message.
+    pub fn new(exit: Exit, message: impl Into<String>) -> Self {
+        Error { exit, message: message.into(), hint: None }
+    }
+    /// Adds a hint line.
+    pub fn hint(mut self, hint: impl Into<String>) -> Self {
+        self.hint = Some(hint.into());
+        self
+    }
+    /// A usage error (exit 2).
+    pub fn usage(message: impl Into<String>) -> Self {
+        Self::new(Exit::Usage, message)
+    }
+    /// A refusal (exit 10).
+    pub fn refused(message: impl Into<String>) -> Self {
+        Self::new(Exit::Refused, message)
+    }
+    /// A missing thing or prerequisite (exit 12).
+    pub fn not_found(message: impl Into<String>) -> Self {
+        Self::new(Exit::NotFound, message)
+    }
+    /// A read/write failure (exit 13).
+    pub fn io(message: impl Into<String>) -> Self {
+        Self::new(Exit::Io, message)
+    }
+    /// A conflict with existing state (exit 15).
+    pub fn conflict(message: impl Into<String>) -> Self {
+        Self::new(Exit::Conflict, message)
+    }
+    /// An I/O error on a path (exit 13).
+    pub fn io_at(path: &std::path::Path, err: impl fmt::Display) -> Self {
+        Self::io(format!("{}: {err}", path.display()))
+    }
+    /// The error for a repository without the layer.
+    pub fn no_layer() -> Self {
+        Self::not_found("no majordomus layer in this repository").hint("run git majordomus init")
+    }
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for Error {}

@@ -1,0 +1,295 @@
+//! The only user of gix: discovery, identity, ancestry, status and history.
+//!
+//! Owns: the `gix::Repository` lifetime, the facts records compute from git (SPEC §4).
+//! Must not touch: record semantics, stdout, clap.
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+
+use gix::bstr::ByteSlice;
+use gix::ObjectId;
+
+/// Errors of git access.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// No repository at or above the path.
+    #[error("not inside a git repository")]
+    NotARepository,
+    /// A repository without a working tree.
+    #[error("{0} is a bare repository; continuity records need a working tree")]
+    Bare(PathBuf),
+    /// Anything gix reported.
+    #[error("git: {0}")]
+    Gix(String),
+}
+
+fn gx(e: impl std::fmt::Display) -> Error {
+    Error::Gix(e.to_string())
+}
+
+/// An opened checkout.
+pub struct Git {
+    repo: gix::Repository,
+    root: PathBuf,
+    common_dir: PathBuf,
+    git_dir: PathBuf,
+}
+
+/// The identity fields every record computes from git at write time (SPEC §4).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Identity {
+    /// Absolute git common dir.
+    pub repository_id: String,
+    /// Absolute toplevel path.
+    pub worktree: String,
+    /// Short branch name, or `DETACHED`.
+    pub branch: String,
+    /// Full SHA of HEAD, or `NONE` when unborn.
+    pub head: String,
+}
+
+fn canonical(p: &Path) -> PathBuf {
+    std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf())
+}
+
+impl Git {
+    /// Discovers the repository containing `start`.
+    pub fn discover(start: &Path) -> Result<Git, Error> {
+        let repo = gix::discover(start).map_err(|_| Error::NotARepository)?;
+        let Some(workdir) = repo.workdir() else {
+            return Err(Error::Bare(canonical(repo.git_dir())));
+        };
+        let root = canonical(workdir);
+        let common_dir = canonical(repo.common_dir());
+        let git_dir = canonical(repo.git_dir());
+        let mut repo = repo;
+        repo.object_cache_size_if_unset(4 << 20);
+        Ok(Git { repo, root, common_dir, git_dir })
+    }
+
+    /// The absolute toplevel of the working tree.
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+
+    /// The absolute git common dir (shared by all worktrees of a clone).
+    pub fn common_dir(&self) -> &Path {
+        &self.common_dir
+    }
+
+    /// The absolute git dir of this worktree.
+    pub fn git_dir(&self) -> &Path {
+        &self.git_dir
+    }
+
+    /// The short branch name, or `None` when HEAD is detached.
+    pub fn branch(&self) -> Result<Option<String>, Error> {
+        let head = self.repo.head().map_err(gx)?;
+        if head.is_detached() {
+            return Ok(None);
+        }
+        Ok(self.repo.head_name().map_err(gx)?.map(|n| n.shorten().to_string()))
+    }
+
+    /// HEAD's commit, or `None` when the branch is unborn.
+    pub fn head(&self) -> Result<Option<ObjectId>, Error> {
+        let mut head = self.repo.head().map_err(gx)?;
+        if head.is_unborn() {
+            return Ok(None);
+        }
+        let id = head.try_peel_to_id().map_err(gx)?;
+        Ok(id.map(|i| i.detach()))
+    }
+
+    /// Identity fields without the (slower) working-tree status.
+    pub fn identity(&self) -> Result<Identity, Error> {
+        Ok(Identity {
+            repository_id: self.common_dir.display().to_string(),
+            worktree: self.root.display().to_string(),
+            branch: self.branch()?.unwrap_or_else(|| "DETACHED".into()),
+            head: self.head()?.map(|h| h.to_string()).unwrap_or_else(|| "NONE".into()),
+        })
+    }
+
+    /// The porcelain change list: tracked changes and untracked files, repository-relative,
+    /// renames as their destination, sorted and de-duplicated.
+    pub fn changed_files(&self) -> Result<Vec<String>, Error> {
+        use gix::status::index_worktree::Item as Iw;
+        let mut out = BTreeSet::new();
+        let mut iter = self
+            .repo
+            .status(gix::progress::Discard)
+            .map_err(gx)?
+            .untracked_files(gix::status::UntrackedFiles::Files)
+            .index_worktree_submodules(None)
+            .into_iter(None)
+            .map_err(gx)?;
+        for item in iter.by_ref() {
+            let item = item.map_err(gx)?;
+            match &item {
+                gix::status::Item::IndexWorktree(Iw::DirectoryContents { entry, .. }) => {
+                    if !matches!(entry.status, gix::dir::entry::Status::Untracked) {
+                        continue;
+                    }
+                }
+                gix::status::Item::IndexWorktree(Iw::Modification { status, .. }) => {
+                    if matches!(status, gix::status::plumbing::index_as_worktree::EntryStatus::NeedsUpdate(_)) {
+                        continue;
+                    }
+                }
+                _ => {}
+            }
+            out.insert(item.location().to_str_lossy().into_owned());
+        }
+        if let Some(outcome) = iter.outcome_mut() {
+            if outcome.has_changes() {
+                // Refreshing stat data is an optimisation, as `git status` does; failure changes no answer.
+                let _ = outcome.write_changes();
+            }
+        }
+        Ok(out.into_iter().collect())
+    }
+
+    /// Parses a full or abbreviated hex id naming a commit of this repository.
+    pub fn commit_id(&self, hex: &str) -> Option<ObjectId> {
+        let id = ObjectId::from_hex(hex.as_bytes()).ok()?;
+        let obj = self.repo.find_object(id).ok()?;
+        (obj.kind == gix::object::Kind::Commit).then_some(id)
+    }
+
+    /// Whether `ancestor` is an ancestor of (or equal to) `descendant`.
+    pub fn is_ancestor(&self, ancestor: ObjectId, descendant: ObjectId) -> Result<bool, Error> {
+        if ancestor == descendant {
+            return Ok(true);
+        }
+        if let Ok(Some(graph)) = self.repo.commit_graph_if_enabled() {
+            if let Some(answer) = is_ancestor_graph(&graph, ancestor, descendant) {
+                return Ok(answer);
+            }
+        }
+        match self.repo.merge_base(ancestor, descendant) {
+            Ok(base) => Ok(base.map(|b| b.detach()) == Some(ancestor)),
+            Err(e) => Err(gx(e)),
+        }
+    }
+
+    /// Commits reachable from `head` but not from `base`, oldest first, with their summaries.
+    /// `base` of `None` means every commit reachable from `head`.
+    pub fn commits_between(&self, base: Option<ObjectId>, head: ObjectId) -> Result<Vec<(ObjectId, String)>, Error> {
+        let mut walk = self.repo.rev_walk(Some(head));
+        if let Some(b) = base {
+            walk = walk.with_hidden(Some(b));
+        }
+        let mut out = Vec::new();
+        for info in walk.all().map_err(gx)? {
+            let info = info.map_err(gx)?;
+            let commit = info.object().map_err(gx)?;
+            let summary = commit.message().map(|m| m.summary().to_str_lossy().into_owned()).unwrap_or_default();
+            out.push((info.id, summary));
+        }
+        out.reverse();
+        Ok(out)
+    }
+
+    /// Paths that differ between the trees of two commits (`None` = the empty tree).
+    pub fn changed_between(&self, base: Option<ObjectId>, head: ObjectId) -> Result<Vec<String>, Error> {
+        let tree_of = |c: ObjectId| -> Result<ObjectId, Error> {
+            Ok(self.repo.find_commit(c).map_err(gx)?.tree_id().map_err(gx)?.detach())
+        };
+        let a = match base {
+            Some(b) => Some(tree_of(b)?),
+            None => None,
+        };
+        let b = tree_of(head)?;
+        let mut out = BTreeSet::new();
+        self.diff_trees(a, Some(b), "", &mut out)?;
+        Ok(out.into_iter().collect())
+    }
+
+    fn tree_entries(&self, id: Option<ObjectId>) -> Result<Vec<(String, ObjectId, bool)>, Error> {
+        let Some(id) = id else { return Ok(Vec::new()) };
+        let tree = self.repo.find_tree(id).map_err(gx)?;
+        let mut v = Vec::new();
+        for e in tree.iter() {
+            let e = e.map_err(gx)?;
+            v.push((e.filename().to_str_lossy().into_owned(), e.object_id(), e.mode().is_tree()));
+        }
+        Ok(v)
+    }
+
+    fn diff_trees(&self, a: Option<ObjectId>, b: Option<ObjectId>, prefix: &str, out: &mut BTreeSet<String>) -> Result<(), Error> {
+        if a == b {
+            return Ok(());
+        }
+        let ea = self.tree_entries(a)?;
+        let eb = self.tree_entries(b)?;
+        let mut names: BTreeSet<&str> = ea.iter().map(|e| e.0.as_str()).collect();
+        names.extend(eb.iter().map(|e| e.0.as_str()));
+        for name in names {
+            let x = ea.iter().find(|e| e.0 == name);
+            let y = eb.iter().find(|e| e.0 == name);
+            if let (Some(x), Some(y)) = (x, y) {
+                if x.1 == y.1 && x.2 == y.2 {
+                    continue;
+                }
+            }
+            let path = format!("{prefix}{name}");
+            let xt = x.filter(|e| e.2).map(|e| e.1);
+            let yt = y.filter(|e| e.2).map(|e| e.1);
+            if xt.is_some() || yt.is_some() {
+                self.diff_trees(xt, yt, &format!("{path}/"), out)?;
+            }
+            if x.is_some_and(|e| !e.2) || y.is_some_and(|e| !e.2) {
+                out.insert(path);
+            }
+        }
+        Ok(())
+    }
+
+    /// The toplevel paths of every worktree of this clone, this one included.
+    pub fn worktree_roots(&self) -> Vec<PathBuf> {
+        let mut v = Vec::new();
+        if let Some(main) = self.common_dir.parent() {
+            if self.common_dir.file_name().is_some_and(|n| n == ".git") {
+                v.push(main.to_path_buf());
+            }
+        }
+        if let Ok(wts) = self.repo.worktrees() {
+            for wt in wts {
+                if let Ok(base) = wt.base() {
+                    v.push(canonical(&base));
+                }
+            }
+        }
+        v.sort();
+        v.dedup();
+        v
+    }
+}
+
+/// Ancestry through commit-graph generation numbers; `None` when either commit is not in the graph.
+fn is_ancestor_graph(g: &gix::commitgraph::Graph, a: ObjectId, b: ObjectId) -> Option<bool> {
+    let ga = g.commit_by_id(a)?.generation();
+    let pa = g.lookup(a)?;
+    if g.commit_by_id(b)?.generation() < ga {
+        return Some(false);
+    }
+    let mut seen = vec![false; g.num_commits() as usize];
+    let mut stack = vec![g.lookup(b)?];
+    while let Some(pos) = stack.pop() {
+        if pos == pa {
+            return Some(true);
+        }
+        if std::mem::replace(&mut seen[pos.0 as usize], true) {
+            continue;
+        }
+        let c = g.commit_at(pos);
+        if c.generation() <= ga {
+            continue;
+        }
+        for p in c.iter_parents().flatten() {
+            stack.push(p);
+        }
+    }
+    Some(false)
+}

@@ -1,0 +1,202 @@
+//! The two independent labels every record read carries: divergence and freshness (SPEC §4).
+
+use chrono::{DateTime, Utc};
+use serde::Serialize;
+
+use crate::clock::parse_stamp;
+
+/// Where a record's commit sits relative to HEAD.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Divergence {
+    /// Written at this commit.
+    Exact,
+    /// Git has moved forward since.
+    Advanced,
+    /// The recorded commit is not an ancestor.
+    Diverged,
+    /// Another branch.
+    DifferentContext,
+    /// The repository could not be read.
+    Unknown,
+}
+
+impl Divergence {
+    /// The label as printed.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Divergence::Exact => "exact",
+            Divergence::Advanced => "advanced",
+            Divergence::Diverged => "diverged",
+            Divergence::DifferentContext => "different_context",
+            Divergence::Unknown => "unknown",
+        }
+    }
+    /// `exact` and `advanced` are trustworthy; the others are warnings.
+    pub fn trustworthy(self) -> bool {
+        matches!(self, Divergence::Exact | Divergence::Advanced)
+    }
+}
+
+/// How old a record is against the policy's thresholds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FreshnessLabel {
+    /// Younger than `fresh_minutes`.
+    Fresh,
+    /// Between the thresholds.
+    Aging,
+    /// At least `stale_minutes` old.
+    Stale,
+    /// No timestamp, or no thresholds.
+    Unknown,
+    /// Unparseable or in the future.
+    Invalid,
+}
+
+impl FreshnessLabel {
+    /// The label as printed.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            FreshnessLabel::Fresh => "fresh",
+            FreshnessLabel::Aging => "aging",
+            FreshnessLabel::Stale => "stale",
+            FreshnessLabel::Unknown => "unknown",
+            FreshnessLabel::Invalid => "invalid",
+        }
+    }
+}
+
+/// A freshness judgement with its reason (never empty) and age.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Freshness {
+    /// The label.
+    pub label: FreshnessLabel,
+    /// Why, in one phrase.
+    pub reason: String,
+    /// Whole minutes since the timestamp, when it parses.
+    pub age_minutes: Option<i64>,
+}
+
+impl Freshness {
+    /// Stale and invalid records are history: their Next Action is withheld.
+    pub fn is_history(&self) -> bool {
+        matches!(self.label, FreshnessLabel::Stale | FreshnessLabel::Invalid)
+    }
+}
+
+/// Thresholds from `session.freshness`; either may be absent from policy.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Thresholds {
+    /// `session.freshness.fresh_minutes`.
+    pub fresh_minutes: Option<i64>,
+    /// `session.freshness.stale_minutes`.
+    pub stale_minutes: Option<i64>,
+}
+
+/// Judges `created_at` at `now` (SPEC §4).
+pub fn freshness(created_at: &str, now: DateTime<Utc>, t: Thresholds) -> Freshness {
+    let raw = created_at.trim();
+    if raw.is_empty() {
+        return Freshness { label: FreshnessLabel::Unknown, reason: "no timestamp".into(), age_minutes: None };
+    }
+    let Some(at) = parse_stamp(raw) else {
+        return Freshness {
+            label: FreshnessLabel::Invalid,
+            reason: format!("timestamp {raw:?} is not YYYY-MM-DDTHH:MM:SSZ"),
+            age_minutes: None,
+        };
+    };
+    let secs = (now - at).num_seconds();
+    if secs < 0 {
+        return Freshness {
+            label: FreshnessLabel::Invalid,
+            reason: format!("timestamp {raw} is in the future ({} ahead of now)", span(-secs / 60)),
+            age_minutes: None,
+        };
+    }
+    let age = secs / 60;
+    let (Some(fresh), Some(stale)) = (t.fresh_minutes, t.stale_minutes) else {
+        let missing = if t.fresh_minutes.is_none() {
+            "session.freshness.fresh_minutes"
+        } else {
+            "session.freshness.stale_minutes"
+        };
+        return Freshness {
+            label: FreshnessLabel::Unknown,
+            reason: format!("policy has no {missing}"),
+            age_minutes: Some(age),
+        };
+    };
+    let (label, reason) = if age < fresh {
+        (FreshnessLabel::Fresh, format!("{} old, under session.freshness.fresh_minutes ({fresh} min)", span(age)))
+    } else if age < stale {
+        (FreshnessLabel::Aging, format!("{} old, past session.freshness.fresh_minutes ({fresh} min)", span(age)))
+    } else {
+        (FreshnessLabel::Stale, format!("{} old, past session.freshness.stale_minutes ({stale} min)", span(age)))
+    };
+    Freshness { label, reason, age_minutes: Some(age) }
+}
+
+/// A human span of whole minutes: `Nm` under 90 min, `Nh` under 48 h, else `Nd`.
+pub fn span(minutes: i64) -> String {
+    if minutes < 90 {
+        format!("{minutes}m")
+    } else if minutes < 48 * 60 {
+        format!("{}h", minutes / 60)
+    } else {
+        format!("{}d", minutes / (24 * 60))
+    }
+}
+
+/// A human age of a timestamp at `now` (`37m ago`), or `unknown age`.
+pub fn age(created_at: &str, now: DateTime<Utc>) -> String {
+    match parse_stamp(created_at) {
+        Some(at) if at <= now => format!("{} ago", span((now - at).num_seconds() / 60)),
+        Some(_) => "in the future".into(),
+        None => "unknown age".into(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use chrono::Duration;
+
+    fn t() -> Thresholds {
+        // Test thresholds are built from arithmetic so the default values never appear as literals.
+        Thresholds { fresh_minutes: Some(12 * 60), stale_minutes: Some(48 * 60) }
+    }
+
+    fn at(now: DateTime<Utc>, minutes: i64) -> String {
+        crate::clock::stamp(now - Duration::minutes(minutes))
+    }
+
+    #[test]
+    fn boundaries_are_inclusive() {
+        let now = parse_stamp("2026-09-11T12:00:00Z").unwrap();
+        let f = |m| freshness(&at(now, m), now, t()).label;
+        assert_eq!(f(1), FreshnessLabel::Fresh);
+        assert_eq!(f(12 * 60 - 1), FreshnessLabel::Fresh);
+        assert_eq!(f(12 * 60), FreshnessLabel::Aging);
+        assert_eq!(f(48 * 60 - 1), FreshnessLabel::Aging);
+        assert_eq!(f(48 * 60), FreshnessLabel::Stale);
+        assert_eq!(f(6 * 24 * 60), FreshnessLabel::Stale);
+        assert_eq!(f(-60), FreshnessLabel::Invalid);
+        assert!(freshness(&at(now, -60), now, t()).reason.contains("future"));
+        assert_eq!(freshness("", now, t()).label, FreshnessLabel::Unknown);
+        assert_eq!(freshness("garbage", now, t()).label, FreshnessLabel::Invalid);
+        let none = freshness(&at(now, 5), now, Thresholds::default());
+        assert_eq!(none.label, FreshnessLabel::Unknown);
+        assert!(none.reason.contains("session.freshness.fresh_minutes"));
+    }
+
+    #[test]
+    fn spans() {
+        assert_eq!(span(89), "89m");
+        assert_eq!(span(90), "1h");
+        assert_eq!(span(48 * 60 - 1), "47h");
+        assert_eq!(span(48 * 60), "2d");
+        assert_eq!(span(6 * 24 * 60 + 5), "6d");
+    }
+}

@@ -1,0 +1,12 @@
+//! Record types, labels and validation: pure data, no I/O.
+//!
+//! Owns: the shapes of policy, profiles, tasks, records, findings and ledger events; labels.
+//! Must not touch: files, git, the clock, clap.
+
+pub mod events;
+pub mod finding;
+pub mod labels;
+pub mod policy;
+pub mod record;
+pub mod task;
+pub mod yaml;

@@ -1,0 +1,242 @@
+//! Derived bodies (SPEC §6.3): checkpoints and handovers written from records and git, never
+//! from a conversation. Deterministic: the same records and git give the same text.
+
+use std::collections::BTreeSet;
+
+use super::resolve::resolve;
+use crate::ctx::Ctx;
+use crate::error::{Error, Result};
+use crate::model::task::Task;
+use crate::store::atomic::read_opt;
+use crate::store::records::head7;
+use crate::store::{decisions, ledger, questions};
+
+const PROVENANCE: &str = "Derived by git-majordomus from its records and git; no model wrote it.";
+
+/// Unresolved questions of this checkout, as `(task, question)`.
+pub fn unresolved(ctx: &Ctx) -> Result<Vec<(String, String)>> {
+    let text = read_opt(&ctx.layout.questions())?.unwrap_or_default();
+    Ok(questions::parse(&text)
+        .into_iter()
+        .filter_map(|e| match e {
+            questions::Entry::Unresolved { task, question, .. } => Some((task, question)),
+            _ => None,
+        })
+        .collect())
+}
+
+/// Files touched since the task started: committed since its head, plus the porcelain list.
+pub fn touched_since(ctx: &Ctx, task: &Task) -> Result<Vec<String>> {
+    let mut set: BTreeSet<String> = ctx.changed_files()?.iter().cloned().collect();
+    if let Ok(Some(head)) = ctx.git.head() {
+        let base = if task.head == "NONE" { Some(None) } else { ctx.git.commit_id(&task.head).map(Some) };
+        if let Some(base) = base {
+            if let Ok(files) = ctx.git.changed_between(base, head) {
+                set.extend(files);
+            }
+        }
+    }
+    Ok(set.into_iter().collect())
+}
+
+/// Commits since the task's start head, oldest first (empty when it is not a commit here).
+pub fn commits_since(ctx: &Ctx, task: &Task) -> Vec<(String, String)> {
+    let Ok(Some(head)) = ctx.git.head() else { return Vec::new() };
+    let base = if task.head == "NONE" {
+        None
+    } else {
+        match ctx.git.commit_id(&task.head) {
+            Some(b) => Some(b),
+            None => return Vec::new(),
+        }
+    };
+    ctx.git.commits_between(base, head).unwrap_or_default().into_iter().map(|(id, s)| (id.to_string(), s)).collect()
+}
+
+/// The derived checkpoint body.
+pub fn checkpoint_body(ctx: &Ctx, task: Option<&Task>) -> Result<String> {
+    let id = ctx.identity()?;
+    let wt = ctx.working_tree()?;
+    let mut s = String::new();
+    match task.filter(|t| t.is_active()) {
+        None => s.push_str(&format!("At {} on {}, working tree {wt}; no active task.\n", head7(&id.head), id.branch)),
+        Some(t) => {
+            let n = touched_since(ctx, t)?.len();
+            s.push_str(&format!("At {} on {}, working tree {wt}; {n} file(s) changed since the task started.\n", head7(&id.head), id.branch));
+            let commits = commits_since(ctx, t);
+            let shown = commits.len().min(8);
+            for (sha, subject) in &commits[commits.len() - shown..] {
+                s.push_str(&format!("- {} {subject}\n", head7(sha)));
+            }
+        }
+    }
+    s.push_str(&format!("Open questions: {} unresolved.\n", unresolved(ctx)?.len()));
+    s.push_str(PROVENANCE);
+    s.push('\n');
+    Ok(s)
+}
+
+fn slug(name: &str) -> String {
+    let mut out = String::new();
+    let mut gap = false;
+    for c in name.chars() {
+        if c.is_ascii_alphanumeric() {
+            if gap && !out.is_empty() {
+                out.push('_');
+            }
+            out.push(c.to_ascii_lowercase());
+            gap = false;
+        } else {
+            gap = true;
+        }
+    }
+    out
+}
+
+/// Lines of the current episode (by session stamp) or, without an episode, of the task.
+fn episode_lines(ctx: &Ctx, task: Option<&Task>) -> Result<Vec<ledger::Line>> {
+    let lines = ledger::read_all(&ctx.layout.ledger())?.unwrap_or_default();
+    let session = ctx.session_id();
+    Ok(lines
+        .into_iter()
+        .filter(|l| {
+            let Some(p) = &l.pairs else { return false };
+            match (&session, task) {
+                (Some(s), _) => p.str("session") == Some(s.as_str()),
+                (None, Some(t)) => p.str("task_id") == Some(t.id.as_str()),
+                (None, None) => false,
+            }
+        })
+        .collect())
+}
+
+/// The derived handover body; a required section with no writer is a refusal (10).
+pub fn handover_body(ctx: &Ctx, task: Option<&Task>, required: &[String]) -> Result<String> {
+    const WRITERS: &[&str] = &["objective", "current_state", "next_action", "decisions", "open_questions", "verification"];
+    for r in required {
+        if !WRITERS.contains(&slug(r).as_str()) {
+            return Err(Error::refused(format!("handover --derive: required section {r:?} has no writer; write the handover by hand"))
+                .hint(format!("derivable sections: {}", WRITERS.join(", "))));
+        }
+    }
+    let policy = ctx.policy()?;
+    let max = policy.context.max_list_items;
+    let id = ctx.identity()?;
+    let wt = ctx.working_tree()?;
+    let mut s = String::new();
+
+    s.push_str("# Objective\n");
+    match task {
+        Some(t) => {
+            s.push_str(&format!("{}\n", t.task));
+            s.push_str(&format!("Task {} (profile {}, outcome {}); scope: {}.\n", t.id, t.profile, t.outcome, t.scope.join(", ")));
+        }
+        None => s.push_str("No active task: this handover records the state of the episode outside any task.\n"),
+    }
+
+    s.push_str("\n# Current State\n");
+    s.push_str(&format!("On {} at {}, working tree {wt}.\n", id.branch, head7(&id.head)));
+    if let Some(t) = task {
+        let label = ctx.divergence(&t.head, &t.branch);
+        let commits = commits_since(ctx, t);
+        s.push_str(&format!("Since the task started at {}: {} commit(s), {}.\n", head7(&t.head), commits.len(), label.as_str()));
+        let touched = touched_since(ctx, t)?;
+        list_bounded(&mut s, &format!("Changed files ({}):", touched.len()), &touched, max);
+    } else {
+        let changed = ctx.changed_files()?;
+        list_bounded(&mut s, &format!("Uncommitted files ({}):", changed.len()), changed, max);
+    }
+    let lines = episode_lines(ctx, task)?;
+    let count = |ev: &str, key: Option<&str>| lines.iter().filter(|l| l.event() == Some(ev) && key.is_none_or(|k| l.pairs.as_ref().is_some_and(|p| p.has(k)))).count();
+    let (cps, decs, qs, hos) = (
+        count("task.checkpoint", Some("checkpoint_path")),
+        count("decision.recorded", None),
+        count("question.opened", None),
+        count("task.handed_over", None),
+    );
+    s.push_str(&format!("Recorded so far: {cps} checkpoint(s), {decs} decision(s), {qs} question(s), {hos} handover(s).\n"));
+    let cp = resolve(ctx, &ctx.layout.checkpoints(), task.map(|t| t.id.as_str()))?;
+    if let Some(w) = &cp.winner {
+        s.push_str(&format!("Newest checkpoint ({}):\n", ctx.rel(&w.path)));
+        for l in w.body.lines() {
+            s.push_str(&format!("> {l}\n"));
+        }
+    }
+
+    s.push_str("\n# Next Action\n");
+    let open = unresolved(ctx)?;
+    if !open.is_empty() {
+        s.push_str(&format!("Answer the {} open question(s) first; they refuse finish --outcome completed:\n", open.len()));
+        for (_, q) in &open {
+            s.push_str(&format!("- {q}\n"));
+        }
+    } else {
+        s.push_str("Run `git majordomus context`, then `git majordomus check`, and continue from the current state above.\n");
+    }
+    if cps == 0 {
+        s.push_str("Nothing was checkpointed in this stretch of work; read the git log for what happened.\n");
+    }
+
+    let log = read_opt(&ctx.layout.decisions())?.unwrap_or_default();
+    let all = decisions::parse(&log);
+    let mine: Vec<&decisions::Decision> = all.iter().filter(|d| task.is_none_or(|t| d.task.as_deref() == Some(t.id.as_str()))).collect();
+    if !mine.is_empty() {
+        s.push_str("\n# Decisions\n");
+        for d in mine.iter().rev().take(policy.context.recent_decisions) {
+            s.push_str(&format!("- {} — {}\n", d.date, d.title));
+        }
+    }
+    if !open.is_empty() {
+        s.push_str("\n# Open Questions\n");
+        for (t, q) in &open {
+            s.push_str(&format!("- [unresolved] {t} — {q}\n"));
+        }
+    }
+    if let Some(t) = task {
+        let all_lines = ledger::read_all(&ctx.layout.ledger())?.unwrap_or_default();
+        let finished = all_lines
+            .iter()
+            .rev()
+            .find(|l| l.event() == Some("task.finished") && l.pairs.as_ref().and_then(|p| p.str("task_id")) == Some(t.id.as_str()));
+        if let Some(p) = finished.and_then(|l| l.pairs.as_ref()) {
+            s.push_str("\n# Verification\n");
+            let outcome = p.str("outcome").unwrap_or("?");
+            match p.get("verify").filter(|v| !v.is_null()) {
+                Some(v) => s.push_str(&format!(
+                    "finish --outcome {outcome} ran `{}`: exit {}, {} s.\n",
+                    v.get("command").and_then(|c| c.as_str()).unwrap_or("?"),
+                    v.get("exit").map(|e| e.to_string()).unwrap_or_else(|| "?".into()),
+                    v.get("seconds").map(|e| e.to_string()).unwrap_or_else(|| "?".into())
+                )),
+                None => s.push_str(&format!("finish --outcome {outcome} recorded no verify command.\n")),
+            }
+        }
+    }
+    s.push_str("\n---\n");
+    s.push_str(PROVENANCE);
+    s.push('\n');
+    Ok(s)
+}
+
+fn list_bounded(s: &mut String, heading: &str, items: &[String], max: usize) {
+    if items.is_empty() {
+        return;
+    }
+    s.push_str(heading);
+    s.push('\n');
+    for i in items.iter().take(max) {
+        s.push_str(&format!("- {i}\n"));
+    }
+    if items.len() > max {
+        s.push_str(&format!("... and {} more\n", items.len() - max));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn slugs() {
+        assert_eq!(super::slug("Current State"), "current_state");
+        assert_eq!(super::slug("Next  Action!"), "next_action");
+    }
+}

@@ -1,0 +1,19 @@
+//! Use cases: one function per command, returning a report the CLI renders.
+//!
+//! Owns: orchestration of store, git and model; the read models (`*Report`).
+//! Must not touch: clap, `Ui`, terminal detection.
+
+pub mod checkpoint;
+pub mod context;
+pub mod decision;
+pub mod derive;
+pub mod finish;
+pub mod handover;
+pub mod health;
+pub mod history;
+pub mod init;
+pub mod question;
+pub mod resolve;
+pub mod search;
+pub mod start;
+pub mod task;

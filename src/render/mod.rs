@@ -1,0 +1,3 @@
+//! Human layout of each report. Renderers build strings; they decide nothing and read nothing.
+
+pub mod records;

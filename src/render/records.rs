@@ -1,0 +1,87 @@
+//! Resolved records, record lists, and the decision log.
+
+use chrono::{DateTime, Utc};
+
+use crate::model::labels::age;
+use crate::model::record::{withhold_next_action, RecordMeta};
+use crate::ops::handover::Labelled;
+use crate::store::decisions::{superseded_by, Decision};
+
+/// `Created: <ts> (<age>)`, or for a resumed handover the origin time and the resume time.
+pub fn created_line(meta: &RecordMeta, now: DateTime<Utc>) -> String {
+    match &meta.continuity_created_at {
+        Some(origin) => format!("Created: {origin} ({}), resumed here {}", age(origin, now), meta.created_at),
+        None => format!("Created: {} ({})", meta.created_at, age(&meta.created_at, now)),
+    }
+}
+
+/// The body as shown: Next Action withheld when the record is history.
+pub fn shown_body(l: &Labelled) -> String {
+    if l.freshness.is_history() {
+        withhold_next_action(&l.record.body, &format!("{}, {}", l.freshness.label.as_str(), l.freshness.reason))
+    } else {
+        l.record.body.clone()
+    }
+}
+
+/// `handover --resolve`.
+pub fn handover(l: &Labelled, rel_path: &str, now: DateTime<Utc>) -> String {
+    let m = &l.record.meta;
+    let mut s = format!("Handover: {rel_path}\n");
+    s.push_str(&format!("Match: {}\n", l.record.matched.as_str()));
+    s.push_str(&format!("Git state: {}\n", l.divergence.as_str()));
+    s.push_str(&created_line(m, now));
+    s.push('\n');
+    s.push_str(&format!("Task: {}\n", m.task_id));
+    s.push_str(&format!("Freshness: {} — {}\n", l.freshness.label.as_str(), l.freshness.reason));
+    if let Some(now_wt) = &l.working_tree_now {
+        s.push_str(&format!("Divergence: working tree was {}, now {now_wt}\n", m.working_tree));
+    }
+    s.push_str("---\n");
+    s.push_str(&shown_body(l));
+    if !s.ends_with('\n') {
+        s.push('\n');
+    }
+    s
+}
+
+/// `checkpoint --show`.
+pub fn checkpoint(l: &Labelled, rel_path: &str, now: DateTime<Utc>) -> String {
+    let mut s = format!("Checkpoint: {rel_path}\n");
+    s.push_str(&created_line(&l.record.meta, now));
+    s.push('\n');
+    s.push_str(&format!("Git state: {}\n", l.divergence.as_str()));
+    s.push_str("---\n");
+    s.push_str(&l.record.body);
+    if !s.ends_with('\n') {
+        s.push('\n');
+    }
+    s
+}
+
+/// One `--list` line: `<created_at>  <task_id %-24s> <label %-18s> <path>`.
+pub fn list_line(meta: &RecordMeta, label: &str, rel_path: &str) -> String {
+    format!("{}  {:<24} {:<18} {}", meta.created_at, meta.task_id, label, rel_path)
+}
+
+/// One `decision list` line, with the superseded mark.
+pub fn decision_line(d: &Decision, all: &[Decision]) -> String {
+    let mut s = format!("{}  {:<24} {}", d.date, d.task.as_deref().unwrap_or("-"), d.title);
+    if let Some(by) = superseded_by(all, &d.title) {
+        s.push_str(&format!("  (superseded by: {by})"));
+    }
+    s
+}
+
+/// `decision show`.
+pub fn decision(d: &Decision, all: &[Decision]) -> String {
+    let mut s = format!("## {} — {}\n", d.date, d.title);
+    for l in &d.text {
+        s.push_str(l);
+        s.push('\n');
+    }
+    if let Some(by) = superseded_by(all, &d.title) {
+        s.push_str(&format!("Superseded by: {by}\n"));
+    }
+    s
+}

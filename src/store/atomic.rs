@@ -1,0 +1,136 @@
+//! Writes that cannot be half-done: new files by temp + hard link, replacements by temp + rename,
+//! read-modify-write under a lock file, and the guard against writing through symlinks.
+
+use std::fs::{self, File, OpenOptions};
+use std::io::{ErrorKind, Write};
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Path, PathBuf};
+
+use crate::error::{Error, Result};
+
+/// How many fresh names a new record gets before the write gives up (exit 13).
+const NAME_TRIES: usize = 10;
+
+fn temp_in(dir: &Path) -> Result<tempfile::NamedTempFile> {
+    tempfile::Builder::new()
+        .prefix(".tmp.")
+        .rand_bytes(6)
+        .permissions(fs::Permissions::from_mode(0o600))
+        .tempfile_in(dir)
+        .map_err(|e| Error::io_at(dir, e))
+}
+
+/// Creates the directory and its parents.
+pub fn ensure_dir(dir: &Path) -> Result<()> {
+    fs::create_dir_all(dir).map_err(|e| Error::io_at(dir, e))
+}
+
+/// Refuses a path that is a symlink leading outside `root` (or dangling).
+pub fn guard(root: &Path, path: &Path) -> Result<()> {
+    let Ok(meta) = fs::symlink_metadata(path) else { return Ok(()) };
+    if !meta.file_type().is_symlink() {
+        return Ok(());
+    }
+    match fs::canonicalize(path) {
+        Ok(target) if target.starts_with(root) => Ok(()),
+        _ => Err(Error::io(format!(
+            "{} is a symlink pointing outside the checkout; refusing to follow it",
+            path.strip_prefix(root).unwrap_or(path).display()
+        ))
+        .hint("replace the symlink with a regular file")),
+    }
+}
+
+/// Writes a new file whose name `name()` proposes, never overwriting: temp file (mode 0600) in
+/// the same directory, then `link(2)` to the final name, retrying with a new name on collision.
+pub fn create_new(dir: &Path, mut name: impl FnMut() -> String, bytes: &[u8]) -> Result<PathBuf> {
+    ensure_dir(dir)?;
+    let mut tmp = temp_in(dir)?;
+    tmp.write_all(bytes).and_then(|_| tmp.as_file().sync_all()).map_err(|e| Error::io_at(tmp.path(), e))?;
+    for _ in 0..NAME_TRIES {
+        let target = dir.join(name());
+        match fs::hard_link(tmp.path(), &target) {
+            Ok(()) => return Ok(target),
+            Err(e) if e.kind() == ErrorKind::AlreadyExists => continue,
+            Err(e) => return Err(Error::io_at(&target, e)),
+        }
+    }
+    Err(Error::io(format!("{}: no unique file name after {NAME_TRIES} tries", dir.display())))
+}
+
+/// Replaces (or creates) `path` atomically: temp file in the same directory, then `rename(2)`.
+pub fn replace(path: &Path, bytes: &[u8]) -> Result<()> {
+    let dir = path.parent().ok_or_else(|| Error::io(format!("{}: no parent directory", path.display())))?;
+    ensure_dir(dir)?;
+    let mut tmp = temp_in(dir)?;
+    tmp.write_all(bytes).and_then(|_| tmp.as_file().sync_all()).map_err(|e| Error::io_at(tmp.path(), e))?;
+    tmp.persist(path).map_err(|e| Error::io_at(path, e.error))?;
+    Ok(())
+}
+
+/// Creates `path` with `bytes` only if it does not exist; returns whether it was created.
+pub fn create_if_absent(path: &Path, bytes: &[u8]) -> Result<bool> {
+    let dir = path.parent().ok_or_else(|| Error::io(format!("{}: no parent directory", path.display())))?;
+    ensure_dir(dir)?;
+    if fs::symlink_metadata(path).is_ok() {
+        return Ok(false);
+    }
+    let mut tmp = temp_in(dir)?;
+    tmp.write_all(bytes).and_then(|_| tmp.as_file().sync_all()).map_err(|e| Error::io_at(tmp.path(), e))?;
+    match fs::hard_link(tmp.path(), path) {
+        Ok(()) => Ok(true),
+        Err(e) if e.kind() == ErrorKind::AlreadyExists => Ok(false),
+        Err(e) => Err(Error::io_at(path, e)),
+    }
+}
+
+/// An exclusive advisory lock on `<locks>/<name>.lock`, released on drop.
+pub struct Lock {
+    file: File,
+}
+
+impl Lock {
+    /// Blocks until the named lock is held.
+    pub fn acquire(locks: &Path, name: &str) -> Result<Lock> {
+        ensure_dir(locks)?;
+        let path = locks.join(format!("{name}.lock"));
+        let file = OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .open(&path)
+            .map_err(|e| Error::io_at(&path, e))?;
+        file.lock().map_err(|e| Error::io_at(&path, e))?;
+        Ok(Lock { file })
+    }
+}
+
+impl Drop for Lock {
+    fn drop(&mut self) {
+        // Closing the descriptor releases the lock as well; unlocking first is only tidier.
+        let _ = self.file.unlock();
+    }
+}
+
+/// Appends `bytes` to `path` (created 0600 when absent) with one `write` call.
+pub fn append(path: &Path, bytes: &[u8]) -> Result<()> {
+    use std::os::unix::fs::OpenOptionsExt;
+    let mut f = OpenOptions::new()
+        .create(true)
+        .append(true)
+        .mode(0o600)
+        .open(path)
+        .map_err(|e| Error::io_at(path, e))?;
+    f.write_all(bytes).map_err(|e| Error::io_at(path, e))
+}
+
+/// Reads a file to a string; `Ok(None)` when it does not exist; invalid UTF-8 is an error naming the file.
+pub fn read_opt(path: &Path) -> Result<Option<String>> {
+    match fs::read(path) {
+        Ok(bytes) => String::from_utf8(bytes)
+            .map(Some)
+            .map_err(|_| Error::io(format!("{} is not valid UTF-8", path.display()))),
+        Err(e) if e.kind() == ErrorKind::NotFound => Ok(None),
+        Err(e) => Err(Error::io_at(path, e)),
+    }
+}

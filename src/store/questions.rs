@@ -1,0 +1,119 @@
+//! The open-question store `open-questions.md` (SPEC §6.5): two valid entry shapes.
+
+use super::decisions::strip_comments;
+
+/// One `- [` line outside comments.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Entry {
+    /// `- [unresolved] <task> — <question> (<date>)`.
+    Unresolved {
+        /// 1-based line number.
+        line: usize,
+        /// Task id the question was opened under.
+        task: String,
+        /// The question.
+        question: String,
+        /// Opening date.
+        opened: String,
+    },
+    /// `- [resolved <date>] <task> — <text>`.
+    Resolved {
+        /// 1-based line number.
+        line: usize,
+        /// Resolution date.
+        date: String,
+        /// Task id.
+        task: String,
+        /// Everything after the task separator.
+        text: String,
+    },
+    /// Any other `- [` line: a FAIL in check/doctor/watch.
+    Malformed {
+        /// 1-based line number.
+        line: usize,
+        /// The line verbatim.
+        raw: String,
+    },
+}
+
+fn is_date(s: &str) -> bool {
+    let b = s.as_bytes();
+    b.len() == 10
+        && b[4] == b'-'
+        && b[7] == b'-'
+        && b.iter().enumerate().all(|(i, c)| i == 4 || i == 7 || c.is_ascii_digit())
+}
+
+fn parse_line(line: usize, raw: &str) -> Entry {
+    let bad = || Entry::Malformed { line, raw: raw.to_string() };
+    if let Some(rest) = raw.strip_prefix("- [unresolved] ") {
+        let Some((task, q)) = rest.split_once(" — ") else { return bad() };
+        let Some(open) = q.strip_suffix(')') else { return bad() };
+        let Some((question, date)) = open.rsplit_once(" (") else { return bad() };
+        if task.is_empty() || task.contains(' ') || question.trim().is_empty() || !is_date(date) {
+            return bad();
+        }
+        return Entry::Unresolved { line, task: task.into(), question: question.into(), opened: date.into() };
+    }
+    if let Some(rest) = raw.strip_prefix("- [resolved ") {
+        let Some((date, rest)) = rest.split_once("] ") else { return bad() };
+        let Some((task, text)) = rest.split_once(" — ") else { return bad() };
+        if !is_date(date) || task.is_empty() || task.contains(' ') || text.trim().is_empty() {
+            return bad();
+        }
+        return Entry::Resolved { line, date: date.into(), task: task.into(), text: text.into() };
+    }
+    bad()
+}
+
+/// Every `- [` entry outside HTML comments, in file order.
+pub fn parse(text: &str) -> Vec<Entry> {
+    strip_comments(text)
+        .into_iter()
+        .filter(|(_, l)| l.starts_with("- ["))
+        .map(|(n, l)| parse_line(n, l))
+        .collect()
+}
+
+/// Renders an unresolved entry line (without newline).
+pub fn unresolved_line(task: &str, question: &str, opened: &str) -> String {
+    format!("- [unresolved] {task} — {question} ({opened})")
+}
+
+/// Rewrites line `line` (1-based) of `text` as resolved on `date` with `answer`.
+pub fn resolve_in(text: &str, line: usize, date: &str, answer: &str) -> Option<String> {
+    let mut out = String::with_capacity(text.len() + answer.len() + 16);
+    let mut done = false;
+    for (i, l) in text.split_inclusive('\n').enumerate() {
+        if i + 1 == line {
+            let rest = l.trim_end_matches('\n').strip_prefix("- [unresolved] ")?;
+            out.push_str(&format!("- [resolved {date}] {rest} — {answer}\n"));
+            done = true;
+        } else {
+            out.push_str(l);
+        }
+    }
+    done.then_some(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn shapes() {
+        let text = format!(
+            "{}{}\n- [resolved 2026-09-04] t-1 — q2 (2026-09-03) — yes\n- [oops] nothing\n",
+            crate::assets::QUESTIONS_TEMPLATE,
+            unresolved_line("t-1", "Which URL?", "2026-09-03")
+        );
+        let e = parse(&text);
+        assert_eq!(e.len(), 3);
+        assert!(matches!(&e[0], Entry::Unresolved { question, .. } if question == "Which URL?"));
+        assert!(matches!(&e[1], Entry::Resolved { .. }));
+        assert!(matches!(&e[2], Entry::Malformed { .. }));
+        let Entry::Unresolved { line, .. } = &e[0] else { unreachable!() };
+        let r = resolve_in(&text, *line, "2026-09-05", "x").unwrap();
+        assert!(r.contains("- [resolved 2026-09-05] t-1 — Which URL? (2026-09-03) — x\n"));
+    }
+}

@@ -1,0 +1,74 @@
+//! Checkpoint and handover files on disk: naming, writing, listing, loading.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use super::atomic::{create_new, guard, read_opt};
+use crate::error::{Error, Result};
+use crate::model::record::{branch_key, is_record_name, parse, RecordMeta, Skip};
+
+/// `n` random lowercase hex characters.
+pub fn random_hex(n: usize) -> String {
+    let mut buf = vec![0u8; n.div_ceil(2)];
+    if getrandom::fill(&mut buf).is_err() {
+        // Without an entropy source, fall back to the process id and time; names stay unique
+        // through the no-overwrite retry of `create_new`.
+        let seed = std::process::id() as u128 ^ std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_nanos()).unwrap_or(0);
+        for (i, b) in buf.iter_mut().enumerate() {
+            *b = (seed >> ((i % 16) * 8)) as u8;
+        }
+    }
+    let mut s: String = buf.iter().map(|b| format!("{b:02x}")).collect();
+    s.truncate(n);
+    s
+}
+
+/// The first 7 characters of a head (`NONE` stays `NONE`).
+pub fn head7(head: &str) -> &str {
+    head.get(..7).unwrap_or(head)
+}
+
+/// Writes a new record `<compact>--<branchkey>--<head7>--<16 hex>.md` into `dir`.
+pub fn write(dir: &Path, compact: &str, meta: &RecordMeta, body: &str) -> Result<PathBuf> {
+    let text = meta.render(body);
+    let prefix = format!("{compact}--{}--{}", branch_key(&meta.branch), head7(&meta.head));
+    create_new(dir, || format!("{prefix}--{}.md", random_hex(16)), text.as_bytes())
+}
+
+/// Record-shaped file names in `dir` (temp files and other names ignored), sorted.
+pub fn names(dir: &Path) -> Result<Vec<String>> {
+    let rd = match fs::read_dir(dir) {
+        Ok(rd) => rd,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+        Err(e) => return Err(Error::io_at(dir, e)),
+    };
+    let mut v: Vec<String> = rd
+        .filter_map(|e| e.ok())
+        .filter_map(|e| e.file_name().into_string().ok())
+        .filter(|n| is_record_name(n))
+        .collect();
+    v.sort();
+    Ok(v)
+}
+
+/// A record file, loaded or skipped with its reason.
+#[derive(Debug, Clone)]
+pub struct Loaded {
+    /// File name.
+    pub name: String,
+    /// Absolute path.
+    pub path: PathBuf,
+    /// The parsed meta and body, or why the file was skipped.
+    pub parsed: std::result::Result<(RecordMeta, String), String>,
+}
+
+/// Loads one record file; never fails: unreadable files carry their reason.
+pub fn load(root: &Path, dir: &Path, name: &str) -> Loaded {
+    let path = dir.join(name);
+    let parsed = (|| {
+        guard(root, &path).map_err(|e| e.message)?;
+        let text = read_opt(&path).map_err(|e| e.message)?.ok_or_else(|| "vanished while reading".to_string())?;
+        parse(&text).map(|(m, b)| (m, b.to_string())).map_err(|s: Skip| s.as_str().to_string())
+    })();
+    Loaded { name: name.to_string(), path, parsed }
+}
