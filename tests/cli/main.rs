@@ -1,1 +1,14 @@
+//! End-to-end tests: the real binary against real git repositories in temporary directories.
 
+mod common;
+
+mod test_basics;
+mod test_check;
+mod test_checkpoint;
+mod test_concurrency;
+mod test_context;
+mod test_decision_question;
+mod test_finish;
+mod test_handover;
+mod test_history;
+mod test_search;
