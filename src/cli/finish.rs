@@ -1,7 +1,8 @@
 //! `git majordomus finish`.
 
-use super::CommandContext;
+use super::{flush_warnings, CommandContext};
 use crate::error::{Error, Exit, Result};
+use crate::ops::finish::{self, FinishParams};
 use crate::ui::Ui;
 
 /// The outcomes `finish` accepts.
@@ -18,6 +19,18 @@ pub enum Outcome {
     NoMatch,
     /// It failed; needs a note with # Reason
     Failed,
+}
+
+impl Outcome {
+    fn as_str(self) -> &'static str {
+        match self {
+            Outcome::Completed => "completed",
+            Outcome::Partial => "partial",
+            Outcome::Blocked => "blocked",
+            Outcome::NoMatch => "no_match",
+            Outcome::Failed => "failed",
+        }
+    }
 }
 
 /// Close the active task against its contract
@@ -38,6 +51,33 @@ pub struct Args {
 }
 
 /// Runs `finish`.
-pub fn run(_cc: &CommandContext, _a: &Args, _ui: &mut Ui) -> Result<Exit> {
-    Err(Error::io("finish: not implemented yet"))
+pub fn run(cc: &CommandContext, a: &Args, ui: &mut Ui) -> Result<Exit> {
+    cc.no_json("finish")?;
+    let ctx = cc.open()?;
+    let result = (|| -> Result<Exit> {
+        let note = a.note.as_deref().map(finish::read_note).transpose()?;
+        let r = finish::run(&ctx, FinishParams { outcome: a.outcome.as_str().into(), verify_command: a.verify_command.clone(), note, check: a.check })?;
+        let Some(task) = &r.task else {
+            ui.line("no active task");
+            return Ok(Exit::Ok);
+        };
+        for f in r.findings() {
+            ui.finding(&f);
+        }
+        if r.unmet > 0 {
+            if a.check {
+                ui.line(&format!("finish --check: {} unmet", r.unmet));
+                return Ok(Exit::Refused);
+            }
+            return Err(Error::refused(format!("finish: refused, {} unmet", r.unmet)).hint("resolve what the FAIL lines name, or finish with an honest outcome (partial, blocked, no_match, failed)"));
+        }
+        if a.check {
+            ui.line(&format!("finish --check: {} would be accepted as {}", task.id, a.outcome.as_str()));
+        } else {
+            ui.line(&format!("finished {}: {}", task.id, a.outcome.as_str()));
+        }
+        Ok(Exit::Ok)
+    })();
+    flush_warnings(ui, &ctx);
+    result
 }

@@ -26,8 +26,7 @@ mod question;
 mod search;
 mod start;
 
-/// Every stdin body is capped at 1 MiB (SPEC §A.2).
-pub const BODY_CAP: usize = 1024 * 1024;
+pub use crate::ops::BODY_CAP;
 
 /// Flags every command accepts, before or after the command name.
 #[derive(Debug, Clone, clap::Args)]

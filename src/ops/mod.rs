@@ -17,3 +17,6 @@ pub mod resolve;
 pub mod search;
 pub mod start;
 pub mod task;
+
+/// Every body read from stdin or a note file is capped at 1 MiB (SPEC §A.2).
+pub const BODY_CAP: usize = 1024 * 1024;

@@ -1,1 +1,218 @@
-//! Tests of basics.
+//! Tests of the command surface: repositories, the layer, global flags, exit codes, bad input.
+
+use crate::common::{TestEnv, HANDOVER};
+
+#[test]
+fn outside_a_repository_is_a_usage_error() {
+    let env = TestEnv::new();
+    let out = env.run(env.path(), &["handover", "--resolve"], None, &[]).code(2);
+    assert!(out.stderr.contains("error: not inside a git repository"), "{}", out.stderr);
+    assert!(out.stderr.contains("hint: use --repo <path>"));
+}
+
+#[test]
+fn without_the_layer_every_command_exits_12_with_the_init_hint() {
+    let env = TestEnv::new();
+    let r = env.repo("r");
+    for args in [vec!["start", "x", "--scope", "a"], vec!["handover", "--resolve"], vec!["checkpoint", "--list"], vec!["decision", "list"], vec!["question", "list"]] {
+        let out = r.mj(&args).code(12);
+        assert!(out.stderr.contains("error: no majordomus layer in this repository"), "{args:?}: {}", out.stderr);
+        assert!(out.stderr.contains("hint: run git majordomus init"));
+    }
+}
+
+#[test]
+fn init_creates_the_layer_once_and_ignores_local() {
+    let env = TestEnv::new();
+    let r = env.repo("r");
+    let out = r.mj(&["init"]).ok();
+    for p in [".ai/repo/policy.yaml", ".ai/repo/profiles/debugging.yaml", ".ai/repo/templates/decisions.md", ".ai/repo/templates/open-questions.md", ".gitignore"] {
+        assert!(out.stdout.contains(p), "{p} not printed: {}", out.stdout);
+        assert!(r.exists(p));
+    }
+    assert!(r.read(".gitignore").lines().any(|l| l == ".ai/local/"));
+    r.write(".ai/repo/policy.yaml", &r.read(".ai/repo/policy.yaml").replace("max_body_lines: 40", "max_body_lines: 41"));
+    let again = r.mj(&["init"]).ok();
+    assert_eq!(again.stdout.trim(), "already initialised");
+    assert!(r.read(".ai/repo/policy.yaml").contains("max_body_lines: 41"), "init overwrote the policy");
+    assert_eq!(r.read(".gitignore").matches(".ai/local/").count(), 1);
+}
+
+#[test]
+fn json_is_refused_by_commands_without_a_json_form() {
+    let env = TestEnv::new();
+    let r = env.ready_repo("r");
+    let out = r.mj(&["--json", "start", "x", "--scope", "lib"]).code(2);
+    assert!(out.stdout.is_empty());
+    let v: serde_json::Value = serde_json::from_str(out.stderr.trim()).expect("one JSON error object on stderr");
+    assert_eq!(v["error"]["exit"], 2);
+    r.mj(&["handover", "--resolve", "--json"]).code(2);
+    assert!(!r.exists(".ai/local/state/current.yaml"));
+}
+
+#[test]
+fn usage_errors_exit_2() {
+    let env = TestEnv::new();
+    let r = env.ready_repo("r");
+    r.mj(&["no-such-command"]).code(2);
+    r.mj(&["start", "x"]).code(2); // scope required
+    r.mj(&["start", "x", "--scope", "/etc"]).code(2);
+    r.mj(&["start", "x", "--scope", "../up"]).code(2);
+    r.mj(&["start", "x", "--scope", "a", "--profile", "nope"]).code(12);
+    r.mj(&["decision", "add", "t"]).code(2); // --why required
+}
+
+#[test]
+fn repo_flag_and_subdirectory_resolve_the_same_checkout() {
+    let env = TestEnv::new();
+    let r = env.ready_repo("r");
+    r.start("task");
+    let written = r.mj_in(&["handover"], HANDOVER).ok().stdout.lines().next().unwrap().to_string();
+    std::fs::create_dir_all(r.root.join("lib/deep")).unwrap();
+    let sub = env.run(&r.root.join("lib/deep"), &["handover", "--resolve", "--path"], None, &[]).ok();
+    assert_eq!(sub.stdout.trim(), written);
+    let other = env.run(env.path(), &["--repo", r.root.to_str().unwrap(), "handover", "--resolve", "--path"], None, &[]).ok();
+    assert_eq!(other.stdout.trim(), written);
+    let after = env.run(env.path(), &["handover", "--resolve", "--path", "--repo", r.root.to_str().unwrap()], None, &[]).ok();
+    assert_eq!(after.stdout.trim(), written, "global flags are accepted after the command too");
+}
+
+#[test]
+fn unborn_branch_records_head_none() {
+    let env = TestEnv::new();
+    let r = env.repo("r");
+    r.mj(&["init"]).ok();
+    r.mj_in(&["handover", "--no-task"], HANDOVER).ok();
+    let f = r.records("handovers");
+    assert_eq!(f.len(), 1);
+    assert!(f[0].contains("--main--NONE--"), "{}", f[0]);
+    let out = r.mj(&["handover", "--resolve"]).ok();
+    assert!(out.stdout.contains("Git state: exact"), "{}", out.stdout);
+    r.commit_file("a.txt", "a\n");
+    let out = r.mj(&["handover", "--resolve"]).ok();
+    assert!(out.stdout.contains("Git state: advanced"), "{}", out.stdout);
+}
+
+#[test]
+fn detached_head_records_detached_and_resolves_only_in_its_worktree() {
+    let env = TestEnv::new();
+    let r = env.ready_repo("r");
+    let head = r.head();
+    r.git(&["checkout", "-q", "--detach", &head]);
+    r.mj_in(&["handover", "--no-task"], HANDOVER).ok();
+    let f = r.records("handovers");
+    assert!(f[0].contains("--DETACHED--"), "{}", f[0]);
+    assert!(r.read(&format!(".ai/local/state/handovers/{}", f[0])).contains("branch: DETACHED\n"));
+    let out = r.mj(&["handover", "--resolve"]).ok();
+    assert!(out.stdout.contains("Match: same_worktree_same_branch"));
+    r.git(&["checkout", "-q", "main"]);
+    assert_eq!(r.mj(&["handover", "--resolve"]).ok().stdout, "No relevant handover.\n");
+}
+
+#[test]
+fn linked_worktree_has_its_own_records_and_shares_the_repository_id() {
+    let env = TestEnv::new();
+    let r = env.ready_repo("r");
+    let wt = env.path().join("wt");
+    r.git(&["worktree", "add", "-q", "-b", "feat/x", wt.to_str().unwrap()]);
+    let wt = std::fs::canonicalize(wt).unwrap();
+    let out = env.run(&wt, &["handover", "--no-task"], Some(HANDOVER.as_bytes()), &[]).ok();
+    let rel = out.stdout.lines().next().unwrap();
+    assert!(rel.contains("--feat-x--"), "{rel}");
+    let text = std::fs::read_to_string(wt.join(rel)).unwrap();
+    assert!(text.contains(&format!("worktree: {}\n", wt.display())), "{text}");
+    assert!(text.contains(&format!("repository_id: {}/.git\n", r.root.display())), "{text}");
+    assert!(text.contains("branch: feat/x\n"));
+    let res = env.run(&wt, &["handover", "--resolve"], None, &[]).ok();
+    assert!(res.stdout.contains("Match: same_worktree_same_branch"), "{}", res.stdout);
+    assert_eq!(r.mj(&["handover", "--resolve"]).ok().stdout, "No relevant handover.\n");
+}
+
+#[test]
+fn bare_repository_is_refused_with_a_usage_error() {
+    let env = TestEnv::new();
+    let bare = env.path().join("bare.git");
+    env.git_in(env.path(), &["init", "-q", "--bare", bare.to_str().unwrap()]);
+    let out = env.run(&bare, &["handover", "--resolve"], None, &[]).code(2);
+    assert!(out.stderr.contains("bare repository"), "{}", out.stderr);
+}
+
+#[test]
+fn oversized_body_is_refused_and_nothing_is_written() {
+    let env = TestEnv::new();
+    let r = env.ready_repo("r");
+    r.start("t");
+    let big = vec![b'x'; 10 * 1024 * 1024];
+    for cmd in ["checkpoint", "handover"] {
+        let out = r.mj_bytes(&[cmd], &big).code(10);
+        assert!(out.stderr.contains(&format!("{cmd}: body is 10485760 bytes, cap 1048576")), "{}", out.stderr);
+        assert_eq!(out.stderr.lines().filter(|l| l.starts_with("error:")).count(), 1);
+    }
+    assert!(r.records("checkpoints").is_empty() && r.records("handovers").is_empty());
+    assert_eq!(r.ledger().len(), 1, "only task.started");
+}
+
+#[test]
+fn invalid_utf8_body_is_refused_and_nothing_is_written() {
+    let env = TestEnv::new();
+    let r = env.ready_repo("r");
+    let out = r.mj_bytes(&["checkpoint"], b"ok\n\xff\xfe bad\n").code(10);
+    assert!(out.stderr.contains("checkpoint: body is not valid UTF-8"), "{}", out.stderr);
+    assert!(r.records("checkpoints").is_empty());
+    assert!(!r.state("ledger.jsonl").exists());
+}
+
+#[test]
+fn policy_with_an_unknown_key_is_refused_naming_it() {
+    let env = TestEnv::new();
+    let r = env.ready_repo("r");
+    r.write(".ai/repo/policy.yaml", &r.read(".ai/repo/policy.yaml").replace("checkpoint:\n", "checkpoint:\n  max_body_linez: 3\n"));
+    let out = r.mj(&["start", "t", "--scope", "lib"]).code(10);
+    assert!(out.stderr.contains("max_body_linez"), "{}", out.stderr);
+    assert_eq!(out.stderr.lines().filter(|l| l.starts_with("error:")).count(), 1);
+    assert!(!r.exists(".ai/local/state/current.yaml"));
+}
+
+#[test]
+fn yaml_bomb_in_front_matter_is_skipped_with_a_warning() {
+    let env = TestEnv::new();
+    let r = env.ready_repo("r");
+    let mut y = String::from("---\nschema_version: 1\na: &a [\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\"]\n");
+    let mut prev = 'a';
+    for c in 'b'..='k' {
+        y.push_str(&format!("{c}: &{c} [*{prev},*{prev},*{prev},*{prev},*{prev},*{prev},*{prev},*{prev},*{prev}]\n"));
+        prev = c;
+    }
+    y.push_str("head: NONE\ncreated_at: 2026-09-03T19:00:00Z\n---\n# Objective\nx\n");
+    r.write(".ai/local/state/handovers/20260903T190000Z--main--NONE--0123456789abcdef.md", &y);
+    let out = r.mj(&["handover", "--resolve"]).ok();
+    assert_eq!(out.stdout, "No relevant handover.\n");
+    assert!(out.stderr.contains("warning: skipped .ai/local/state/handovers/20260903T190000Z--main--NONE--0123456789abcdef.md: malformed front matter"), "{}", out.stderr);
+}
+
+#[test]
+fn record_symlinked_outside_the_checkout_is_never_followed() {
+    let env = TestEnv::new();
+    let r = env.ready_repo("r");
+    let outside = env.path().join("outside.md");
+    std::fs::write(&outside, format!("---\nschema_version: 1\ncreated_at: 2026-09-03T19:00:00Z\ntask_id: none\nrepository_id: {}/.git\nworktree: {}\nbranch: main\nhead: NONE\n---\n{HANDOVER}", r.root.display(), r.root.display())).unwrap();
+    std::fs::create_dir_all(r.state("handovers")).unwrap();
+    std::os::unix::fs::symlink(&outside, r.state("handovers/20260903T190000Z--main--NONE--0123456789abcdef.md")).unwrap();
+    let out = r.mj(&["handover", "--resolve"]).ok();
+    assert_eq!(out.stdout, "No relevant handover.\n");
+    assert!(out.stderr.contains("symlink pointing outside the checkout"), "{}", out.stderr);
+    // Writing through a symlinked store file is refused too, and the target is untouched.
+    std::os::unix::fs::symlink(&outside, r.state("decisions.md")).unwrap();
+    let before = std::fs::read_to_string(&outside).unwrap();
+    let out = r.mj(&["decision", "add", "x", "--why", "y"]).code(13);
+    assert!(out.stderr.contains("decisions.md is a symlink pointing outside the checkout"), "{}", out.stderr);
+    assert_eq!(std::fs::read_to_string(&outside).unwrap(), before);
+}
+
+#[test]
+fn bad_majordomus_now_is_a_usage_error() {
+    let env = TestEnv::new();
+    let r = env.ready_repo("r");
+    let out = r.mj_env(&["handover", "--resolve"], "", &[("MAJORDOMUS_NOW", "yesterday")]).code(2);
+    assert!(out.stderr.contains("MAJORDOMUS_NOW"));
+}

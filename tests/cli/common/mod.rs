@@ -87,11 +87,13 @@ impl TestEnv {
         r
     }
 
-    /// A repository with the layer and one commit.
+    /// A repository with the layer committed (one commit, clean tree).
     pub fn ready_repo(&self, name: &str) -> Repo<'_> {
         let r = self.repo(name);
         r.mj(&["init"]).ok();
-        r.commit_file("README.md", "hello\n");
+        r.write("README.md", "hello\n");
+        r.git(&["add", "-A"]);
+        r.git(&["commit", "-q", "-m", "layer"]);
         r
     }
 
