@@ -1,1 +1,72 @@
-//! Tests of decision question.
+//! Tests of `decision` and `question` (SPEC §8.5, §8.6; §14 item 16).
+
+use crate::common::TestEnv;
+
+#[test]
+fn decision_add_list_show_and_supersedes() {
+    let env = TestEnv::new();
+    let r = env.ready_repo("r");
+    assert_eq!(r.mj(&["decision", "list"]).ok().stdout, "(none)\n");
+    let out = r.mj(&["decision", "add", "Use the ledger tiebreak", "--why", "created_at has seconds only", "--rejected", "names"]).ok();
+    assert_eq!(out.stdout, "recorded: Use the ledger tiebreak\n");
+    let log = r.read(".ai/local/state/decisions.md");
+    assert!(log.starts_with("# Decisions"), "seeded from the template");
+    assert!(log.contains(&format!("\n## 2026-09-03 — Use the ledger tiebreak\nTask: none\nHead: {}\nWhy: created_at has seconds only\nRejected: names\nEvidence: -\nSupersedes: -\n", r.head())), "{log}");
+    let ev = r.ledger().pop().unwrap();
+    assert_eq!(ev["event"], "decision.recorded");
+    assert_eq!(ev["task_id"], "none");
+    let id = r.start("t");
+    r.mj(&["decision", "add", "Use the ledger order", "--why", "x", "--supersedes", "tiebreak"]).ok();
+    assert!(r.read(".ai/local/state/decisions.md").contains("Supersedes: Use the ledger tiebreak\n"));
+    let list = r.mj(&["decision", "list"]).ok().stdout;
+    let lines: Vec<&str> = list.lines().collect();
+    assert_eq!(lines.len(), 2);
+    assert!(lines[0].starts_with(&format!("2026-09-03  {id:<24} Use the ledger order")), "{list}");
+    assert!(lines[1].contains("(superseded by: Use the ledger order)"), "{list}");
+    assert_eq!(r.mj(&["decision", "list", "--task", &id]).ok().stdout.lines().count(), 1);
+    assert_eq!(r.mj(&["decision", "list", "--limit", "1"]).ok().stdout.lines().count(), 1);
+    let show = r.mj(&["decision", "show", "tiebreak"]).ok().stdout;
+    assert!(show.contains("Superseded by: Use the ledger order"), "{show}");
+    r.mj(&["decision", "show", "nothing like it"]).code(12);
+    // supersedes matching 0 or >1 titles → 2
+    r.mj(&["decision", "add", "z", "--why", "w", "--supersedes", "nope"]).code(2);
+    r.mj(&["decision", "add", "z", "--why", "w", "--supersedes", "Use the ledger"]).code(2);
+    r.mj(&["decision", "add", "multi\nline", "--why", "w"]).code(2);
+    assert_eq!(r.mj(&["decision", "list"]).ok().stdout.lines().count(), 2, "refusals wrote nothing");
+}
+
+#[test]
+fn item_16_question_lifecycle() {
+    let env = TestEnv::new();
+    let r = env.ready_repo("r");
+    let out = r.mj(&["question", "add", "q?"]).code(12);
+    assert!(out.stderr.contains("no active task"));
+    let id = r.start("t");
+    assert_eq!(r.mj(&["question", "list"]).ok().stdout, "no open questions\n");
+    assert_eq!(r.mj(&["question", "add", "Which callback URL?"]).ok().stdout, format!("opened for {id}: Which callback URL?\n"));
+    r.mj(&["question", "add", "Which callback owner?"]).ok();
+    r.mj(&["question", "add", "has — separator"]).code(2);
+    let list = r.mj(&["question", "list"]).ok().stdout;
+    assert_eq!(list, format!("1  [unresolved] {id} — Which callback URL? (2026-09-03)\n2  [unresolved] {id} — Which callback owner? (2026-09-03)\n"));
+    // ambiguous text → 2, no match → 12, missing answer → 2
+    r.mj(&["question", "resolve", "callback", "--answer", "x"]).code(2);
+    r.mj(&["question", "resolve", "nothing", "--answer", "x"]).code(12);
+    r.mj(&["question", "resolve", "9", "--answer", "x"]).code(12);
+    r.mj(&["question", "resolve", "1"]).code(2);
+    env.set_now("2026-09-04T08:00:00Z");
+    let before = r.read(".ai/local/state/open-questions.md");
+    assert_eq!(r.mj(&["question", "resolve", "1", "--answer", "x"]).ok().stdout, format!("resolved for {id}: Which callback URL?\n"));
+    let after = r.read(".ai/local/state/open-questions.md");
+    let changed: Vec<(&str, &str)> = before.lines().zip(after.lines()).filter(|(a, b)| a != b).collect();
+    assert_eq!(changed.len(), 1, "exactly one line rewritten");
+    assert_eq!(changed[0].1, format!("- [resolved 2026-09-04] {id} — Which callback URL? (2026-09-03) — x"));
+    let ev = r.ledger().pop().unwrap();
+    assert_eq!(ev["event"], "question.resolved");
+    assert_eq!(ev["answer"], "x");
+    // numbering is over unresolved entries only
+    assert_eq!(r.mj(&["question", "list"]).ok().stdout, format!("1  [unresolved] {id} — Which callback owner? (2026-09-03)\n"));
+    let all = r.mj(&["question", "list", "--all"]).ok().stdout;
+    assert!(all.contains("-  [resolved 2026-09-04]"), "{all}");
+    r.mj(&["question", "resolve", "owner", "--answer", "ops"]).ok();
+    assert_eq!(r.mj(&["question", "list"]).ok().stdout, "no open questions\n");
+}
