@@ -212,3 +212,49 @@ fn derived_handover_has_the_required_sections_and_refuses_an_underivable_one() {
     let out = r.mj(&["handover", "--derive"]).code(10);
     assert!(out.stderr.contains("\"Risks\" has no writer"), "{}", out.stderr);
 }
+
+#[test]
+fn item_23_freshness_boundaries_with_pinned_time() {
+    let env = TestEnv::new();
+    let r = env.ready_repo("r");
+    let rel = r.mj_in(&["handover", "--no-task"], HANDOVER).ok().stdout.lines().next().unwrap().to_string();
+    // Thresholds are read from the policy the repository carries; the test reads them back from it.
+    let policy = r.read(".ai/repo/policy.yaml");
+    let num = |k: &str| -> i64 { policy.lines().find_map(|l| l.trim().strip_prefix(k)).unwrap().trim().parse().unwrap() };
+    let (fresh, stale) = (num("fresh_minutes:"), num("stale_minutes:"));
+    let at = |minutes: i64| {
+        let t = chrono_like(minutes);
+        env.set_now(&t);
+        r.mj(&["handover", "--resolve"]).ok().stdout
+    };
+    for (m, label) in [(1, "fresh"), (fresh - 1, "fresh"), (fresh, "aging"), (fresh + 1, "aging"), (stale - 1, "aging"), (stale, "stale"), (stale + 1, "stale"), (30 * 24 * 60, "stale")] {
+        let out = at(m);
+        assert!(out.contains(&format!("Freshness: {label} — ")), "{m} min → expected {label}: {out}");
+        assert_eq!(out.contains("Write the regression test."), label != "stale", "{m}: next action shown iff not history");
+    }
+    let out = at(-60);
+    assert!(out.contains("Freshness: invalid — ") && out.contains("future"), "{out}");
+    // An empty timestamp is unknown (not history); garbage is invalid (history).
+    let text = r.read(&rel);
+    r.write(&rel, &text.replace("created_at: 2026-09-03T20:00:00Z", "created_at: \"\""));
+    let out = at(5);
+    assert!(out.contains("Freshness: unknown — no timestamp"), "{out}");
+    assert!(out.contains("Write the regression test."));
+    r.write(&rel, &text.replace("created_at: 2026-09-03T20:00:00Z", "created_at: yesterday"));
+    let out = at(5);
+    assert!(out.contains("Freshness: invalid — "), "{out}");
+    assert!(out.contains("(Next Action withheld: invalid"));
+    // Thresholds absent from policy → unknown, naming the key.
+    r.write(".ai/repo/policy.yaml", &policy.replace(&format!("    fresh_minutes: {fresh}\n"), ""));
+    r.write(&rel, &text);
+    let out = at(5);
+    assert!(out.contains("Freshness: unknown — policy has no session.freshness.fresh_minutes"), "{out}");
+}
+
+/// `2026-09-03T20:00:00Z` plus `minutes`, formatted as MAJORDOMUS_NOW expects.
+fn chrono_like(minutes: i64) -> String {
+    let base = 1788465600i64; // 2026-09-03T20:00:00Z
+    let t = base + minutes * 60;
+    let out = std::process::Command::new("date").args(["-u", "-d", &format!("@{t}"), "+%Y-%m-%dT%H:%M:%SZ"]).output().unwrap();
+    String::from_utf8(out.stdout).unwrap().trim().to_string()
+}
