@@ -5,6 +5,7 @@
 //! Must not touch: stdout/stderr (warnings are collected and printed by the CLI).
 
 use std::cell::{OnceCell, RefCell};
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 use serde_json::Value;
@@ -58,6 +59,7 @@ pub struct Ctx {
     changed: OnceCell<Vec<String>>,
     policy: OnceCell<Policy>,
     warnings: RefCell<Vec<String>>,
+    labels: RefCell<HashMap<(String, String), Divergence>>,
 }
 
 impl Ctx {
@@ -88,6 +90,7 @@ impl Ctx {
             changed: OnceCell::new(),
             policy: OnceCell::new(),
             warnings: RefCell::new(Vec::new()),
+            labels: RefCell::new(HashMap::new()),
         })
     }
 
@@ -212,8 +215,19 @@ impl Ctx {
         ledger::append_line(&self.layout, &line)
     }
 
-    /// The divergence label of a record's (head, branch) against HEAD now (SPEC §4).
+    /// The divergence label of a record's (head, branch) against HEAD now (SPEC §4), computed
+    /// once per (head, branch) per process.
     pub fn divergence(&self, rec_head: &str, rec_branch: &str) -> Divergence {
+        let key = (rec_head.to_string(), rec_branch.to_string());
+        if let Some(d) = self.labels.borrow().get(&key) {
+            return *d;
+        }
+        let d = self.compute_divergence(rec_head, rec_branch);
+        self.labels.borrow_mut().insert(key, d);
+        d
+    }
+
+    fn compute_divergence(&self, rec_head: &str, rec_branch: &str) -> Divergence {
         let Ok(id) = self.identity() else { return Divergence::Unknown };
         if rec_branch != id.branch {
             return Divergence::DifferentContext;

@@ -150,15 +150,29 @@ pub fn parse_lines(text: &str) -> Vec<Line> {
 }
 
 /// The ledger rank of each name: the number of the LAST line whose text contains it (0 when none).
+///
+/// Record names are made of `[A-Za-z0-9._-]` only, so each line is cut into maximal runs of
+/// those characters and every run is looked up: one pass over the ledger whatever the number of
+/// names. A name embedded in a longer run (never the case for our paths, which separate names by
+/// `/` and quotes) is found by the slower substring check, which runs only for names not found.
 pub fn ranks(path: &Path, names: &[&str]) -> Result<Vec<usize>> {
     let mut out = vec![0; names.len()];
     if names.is_empty() {
         return Ok(out);
     }
     let Some(text) = read_opt(path)? else { return Ok(out) };
+    let index: std::collections::HashMap<&str, usize> = names.iter().enumerate().map(|(i, n)| (*n, i)).collect();
+    let is_name_char = |c: char| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-');
     for (i, line) in text.lines().enumerate() {
-        for (j, n) in names.iter().enumerate() {
-            if line.contains(n) {
+        for token in line.split(|c: char| !is_name_char(c)) {
+            if let Some(&j) = index.get(token) {
+                out[j] = i + 1;
+            }
+        }
+    }
+    for (j, n) in names.iter().enumerate() {
+        if out[j] == 0 {
+            if let Some((i, _)) = text.lines().enumerate().filter(|(_, l)| l.contains(n)).last() {
                 out[j] = i + 1;
             }
         }
