@@ -72,8 +72,9 @@ pub struct Resolution {
     pub trace: Vec<TraceEntry>,
 }
 
-/// The branch-key part of a record name, and whether it is a resumed (`continuity`) record.
-fn name_branch_key(name: &str) -> Option<&str> {
+/// The branch-key part of a checkpoint or handover name (a resumed record's `continuity--`
+/// prefix kept).
+pub fn record_name_key(name: &str) -> Option<&str> {
     let stem = name.strip_suffix(".md")?;
     let rest = stem.get(18..)?;
     let mut it = rest.rsplitn(3, "--");
@@ -81,8 +82,8 @@ fn name_branch_key(name: &str) -> Option<&str> {
     Some(key)
 }
 
-fn key_matches(name: &str, key: &str) -> bool {
-    match name_branch_key(name) {
+fn key_matches(found: Option<&str>, key: &str) -> bool {
+    match found {
         Some(k) => k == key || k.strip_prefix("continuity--") == Some(key),
         None => true,
     }
@@ -90,8 +91,8 @@ fn key_matches(name: &str, key: &str) -> bool {
 
 /// Sort key inside one tier: parseable `created_at` above unparseable, then the time, then
 /// ledger rank, then the file name.
-fn order_key(meta: &RecordMeta, rank: usize, name: &str) -> (bool, i64, usize, String) {
-    let t = parse_stamp(&meta.created_at);
+fn order_key(created_at: &str, rank: usize, name: &str) -> (bool, i64, usize, String) {
+    let t = parse_stamp(created_at);
     (t.is_some(), t.map(|t| t.timestamp()).unwrap_or(0), rank, name.to_string())
 }
 
@@ -100,84 +101,138 @@ pub fn warn_skip(ctx: &Ctx, l: &Loaded, reason: &str) {
     ctx.warn(format!("skipped {}: {reason}", ctx.rel(&l.path)));
 }
 
-/// Resolves the record of `dir` for this checkout; `task` filters on `task_id`.
-pub fn resolve(ctx: &Ctx, dir: &Path, task: Option<&str>) -> Result<Resolution> {
-    let id = ctx.identity()?;
-    let root = ctx.layout.root();
-    let root_s = root.display().to_string();
-    let key = branch_key(&id.branch);
-    let detached = id.branch == "DETACHED";
-    let mut res = Resolution::default();
+/// What the resolver compares of one record.
+#[derive(Debug, Clone)]
+pub struct Facts {
+    /// Repository identity as the record states it.
+    pub repository_id: String,
+    /// Worktree identity (a path, or a worktree id for closed sessions).
+    pub worktree: String,
+    /// Branch or `DETACHED`.
+    pub branch: String,
+    /// The asserted time.
+    pub created_at: String,
+    /// The task it names.
+    pub task_id: String,
+}
+
+/// Where the reader stands, in the same terms as [`Facts`].
+#[derive(Debug, Clone)]
+pub struct Here {
+    /// Repository identity.
+    pub repository_id: String,
+    /// Worktree identity.
+    pub worktree: String,
+    /// Branch or `DETACHED`.
+    pub branch: String,
+}
+
+/// A record that resolved, with its parsed payload.
+#[derive(Debug, Clone)]
+pub struct Found<T> {
+    /// File name.
+    pub name: String,
+    /// Absolute path.
+    pub path: PathBuf,
+    /// What was compared.
+    pub facts: Facts,
+    /// The parsed record.
+    pub item: T,
+    /// The tier it matched in.
+    pub matched: Match,
+}
+
+/// The answer of [`resolve_with`].
+#[derive(Debug, Clone)]
+pub struct Answer<T> {
+    /// The winner, when there is one.
+    pub winner: Option<Found<T>>,
+    /// How many files were skipped as unreadable.
+    pub skipped: usize,
+    /// Per-file trace.
+    pub trace: Vec<TraceEntry>,
+}
+
+/// The two-tier resolver over any record kind of `dir`. `name_key` extracts the branch key a
+/// file name carries (files naming another key are rejected unread); `load` parses one file.
+pub fn resolve_with<T>(
+    ctx: &Ctx,
+    dir: &Path,
+    here: &Here,
+    task: Option<&str>,
+    name_key: impl Fn(&str) -> Option<&str>,
+    load: impl Fn(&str) -> (PathBuf, std::result::Result<(Facts, T), String>),
+) -> Result<Answer<T>> {
+    let key = branch_key(&here.branch);
+    let detached = here.branch == "DETACHED";
+    let mut res = Answer { winner: None, skipped: 0, trace: Vec::new() };
+    let mut trace = |file: &str, verdict: &'static str, reason: String| res.trace.push(TraceEntry { file: file.to_string(), verdict, reason });
     let mut all = names(dir)?;
     all.reverse(); // newest name stamp first
-    let mut cands: Vec<(Resolved, usize)> = Vec::new();
+    let mut cands: Vec<(Found<T>, usize)> = Vec::new();
     let mut best0: Option<String> = None; // compact created_at of the newest tier-0 candidate
+    let mut skipped = 0;
     for name in all {
-        if !key_matches(&name, &key) {
-            res.trace.push(TraceEntry { file: name, verdict: "rejected", reason: "its file name names another branch".into() });
+        if !key_matches(name_key(&name), &key) {
+            trace(&name, "rejected", "its file name names another branch".into());
             continue;
         }
-        if let Some(b) = &best0 {
-            if name.get(..16).is_some_and(|s| s < b.as_str()) {
-                res.trace.push(TraceEntry { file: name, verdict: "superseded", reason: "older than the selected record of the nearest tier".into() });
-                continue;
-            }
+        if best0.as_ref().is_some_and(|b| name.get(..16).is_some_and(|s| s < b.as_str())) {
+            trace(&name, "superseded", "older than the selected record of the nearest tier".into());
+            continue;
         }
-        let l = load(root, dir, &name);
-        let (meta, body) = match l.parsed {
-            Ok(ref mb) => mb.clone(),
-            Err(ref reason) => {
-                warn_skip(ctx, &l, reason);
-                res.skipped += 1;
-                res.trace.push(TraceEntry { file: name, verdict: "rejected", reason: reason.clone() });
+        let (path, parsed) = load(&name);
+        let (facts, item) = match parsed {
+            Ok(x) => x,
+            Err(reason) => {
+                ctx.warn(format!("skipped {}: {reason}", ctx.rel(&path)));
+                skipped += 1;
+                trace(&name, "rejected", reason);
                 continue;
             }
         };
         if let Some(t) = task {
-            if meta.task_id != t {
-                res.trace.push(TraceEntry { file: name, verdict: "rejected", reason: format!("written under task {}, not {t}", meta.task_id) });
+            if facts.task_id != t {
+                trace(&name, "rejected", format!("written under task {}, not {t}", facts.task_id));
                 continue;
             }
         }
-        let matched = if meta.repository_id != id.repository_id {
+        let matched = if facts.repository_id != here.repository_id {
             None
-        } else if meta.worktree == root_s && meta.branch == id.branch {
+        } else if facts.worktree == here.worktree && facts.branch == here.branch {
             Some(Match::SameWorktreeSameBranch)
-        } else if !detached && meta.branch == id.branch {
+        } else if !detached && facts.branch == here.branch {
             Some(Match::SameBranch)
         } else {
             None
         };
         let Some(matched) = matched else {
-            let why = if meta.repository_id != id.repository_id {
-                format!("about another repository ({})", meta.repository_id)
-            } else if meta.branch != id.branch {
-                format!("about another branch ({})", meta.branch)
+            let why = if facts.repository_id != here.repository_id {
+                format!("about another repository ({})", facts.repository_id)
+            } else if facts.branch != here.branch {
+                format!("about another branch ({})", facts.branch)
             } else {
-                format!("about another worktree ({}) while HEAD is detached", meta.worktree)
+                format!("about another worktree ({}) while HEAD is detached", facts.worktree)
             };
-            res.trace.push(TraceEntry { file: name, verdict: "rejected", reason: why });
+            trace(&name, "rejected", why);
             continue;
         };
         if matched == Match::SameWorktreeSameBranch {
-            if let Some(t) = parse_stamp(&meta.created_at) {
+            if let Some(t) = parse_stamp(&facts.created_at) {
                 let c = t.format("%Y%m%dT%H%M%SZ").to_string();
                 if best0.as_ref().is_none_or(|b| c > *b) {
                     best0 = Some(c);
                 }
             }
         }
-        cands.push((Resolved { name: name.clone(), path: l.path.clone(), meta, body, matched }, 0));
+        cands.push((Found { name, path, facts, item, matched }, 0));
     }
+    res.skipped = skipped;
     let Some(best_tier) = cands.iter().map(|c| c.0.matched).min() else { return Ok(res) };
     // Ledger ranks matter only among the best tier's records that share the newest timestamp.
-    let top = cands.iter().filter(|c| c.0.matched == best_tier).map(|c| order_key(&c.0.meta, 0, "").1).max();
-    let tied: Vec<usize> = cands
-        .iter()
-        .enumerate()
-        .filter(|(_, c)| c.0.matched == best_tier && Some(order_key(&c.0.meta, 0, "").1) == top)
-        .map(|(i, _)| i)
-        .collect();
+    let time = |c: &Found<T>| order_key(&c.facts.created_at, 0, "").1;
+    let top = cands.iter().filter(|c| c.0.matched == best_tier).map(|c| time(&c.0)).max();
+    let tied: Vec<usize> = (0..cands.len()).filter(|&i| cands[i].0.matched == best_tier && Some(time(&cands[i].0)) == top).collect();
     if tied.len() > 1 {
         let tied_names: Vec<&str> = tied.iter().map(|&i| cands[i].0.name.as_str()).collect();
         let ranks = crate::store::ledger::ranks(&ctx.layout.ledger(), &tied_names)?;
@@ -185,12 +240,9 @@ pub fn resolve(ctx: &Ctx, dir: &Path, task: Option<&str>) -> Result<Resolution> 
             cands[i].1 = ranks[k];
         }
     }
-    let win = cands
-        .iter()
-        .enumerate()
-        .filter(|(_, c)| c.0.matched == best_tier)
-        .max_by_key(|(_, c)| order_key(&c.0.meta, c.1, &c.0.name))
-        .map(|(i, _)| i)
+    let win = (0..cands.len())
+        .filter(|&i| cands[i].0.matched == best_tier)
+        .max_by_key(|&i| order_key(&cands[i].0.facts.created_at, cands[i].1, &cands[i].0.name))
         .unwrap_or(0);
     for (i, (c, _)) in cands.iter().enumerate() {
         let (verdict, reason) = if i == win {
@@ -204,6 +256,32 @@ pub fn resolve(ctx: &Ctx, dir: &Path, task: Option<&str>) -> Result<Resolution> 
     }
     res.winner = Some(cands.swap_remove(win).0);
     Ok(res)
+}
+
+/// Resolves the checkpoint or handover of `dir` for this checkout; `task` filters on `task_id`.
+pub fn resolve(ctx: &Ctx, dir: &Path, task: Option<&str>) -> Result<Resolution> {
+    let id = ctx.identity()?;
+    let root = ctx.layout.root();
+    let here = Here { repository_id: id.repository_id.clone(), worktree: root.display().to_string(), branch: id.branch.clone() };
+    let ans = resolve_with(ctx, dir, &here, task, record_name_key, |name| {
+        let l = load(root, dir, name);
+        let parsed = l.parsed.map(|(meta, body)| {
+            let facts = Facts {
+                repository_id: meta.repository_id.clone(),
+                worktree: meta.worktree.clone(),
+                branch: meta.branch.clone(),
+                created_at: meta.created_at.clone(),
+                task_id: meta.task_id.clone(),
+            };
+            (facts, (meta, body))
+        });
+        (l.path, parsed)
+    })?;
+    Ok(Resolution {
+        winner: ans.winner.map(|f| Resolved { name: f.name, path: f.path, meta: f.item.0, body: f.item.1, matched: f.matched }),
+        skipped: ans.skipped,
+        trace: ans.trace,
+    })
 }
 
 /// Every readable record of `dir`, newest first by (`created_at`, ledger rank, file name);
@@ -222,7 +300,7 @@ pub fn list(ctx: &Ctx, dir: &Path) -> Result<Vec<(String, PathBuf, RecordMeta, S
     let refs: Vec<&str> = v.iter().map(|x| x.0.as_str()).collect();
     let ranks = crate::store::ledger::ranks(&ctx.layout.ledger(), &refs)?;
     let mut keyed: Vec<_> = v.into_iter().zip(ranks).collect();
-    keyed.sort_by(|a, b| order_key(&b.0 .2, b.1, &b.0 .0).cmp(&order_key(&a.0 .2, a.1, &a.0 .0)));
+    keyed.sort_by(|a, b| order_key(&b.0 .2.created_at, b.1, &b.0 .0).cmp(&order_key(&a.0 .2.created_at, a.1, &a.0 .0)));
     Ok(keyed.into_iter().map(|x| x.0).collect())
 }
 
@@ -232,9 +310,9 @@ mod tests {
 
     #[test]
     fn branch_key_of_names() {
-        assert_eq!(name_branch_key("20260903T201455Z--main--9b1e2d4--c0ffee12c0ffee12.md"), Some("main"));
-        assert_eq!(name_branch_key("20260903T201455Z--a--b--NONE--c0ffee12c0ffee12.md"), Some("a--b"));
-        assert!(key_matches("20260903T201455Z--continuity--feat-x--9b1e2d4--c0ffee12c0ffee12.md", "feat-x"));
-        assert!(!key_matches("20260903T201455Z--other--9b1e2d4--c0ffee12c0ffee12.md", "main"));
+        assert_eq!(record_name_key("20260903T201455Z--main--9b1e2d4--c0ffee12c0ffee12.md"), Some("main"));
+        assert_eq!(record_name_key("20260903T201455Z--a--b--NONE--c0ffee12c0ffee12.md"), Some("a--b"));
+        assert!(key_matches(record_name_key("20260903T201455Z--continuity--feat-x--9b1e2d4--c0ffee12c0ffee12.md"), "feat-x"));
+        assert!(!key_matches(record_name_key("20260903T201455Z--other--9b1e2d4--c0ffee12c0ffee12.md"), "main"));
     }
 }
