@@ -15,9 +15,8 @@ use crate::error::{Error, Result};
 use crate::git::{self, Git, Identity};
 use crate::model::labels::Divergence;
 use crate::model::policy::{Policy, Profile};
-use crate::model::yaml;
 use crate::store::atomic::{guard, read_opt};
-use crate::store::{ledger, Layout};
+use crate::store::{ledger, sessions, Layout};
 
 /// What the process environment says, read once.
 #[derive(Debug, Clone, Default)]
@@ -60,6 +59,7 @@ pub struct Ctx {
     policy: OnceCell<Policy>,
     warnings: RefCell<Vec<String>>,
     labels: RefCell<HashMap<(String, String), Divergence>>,
+    session_override: RefCell<Option<Option<String>>>,
 }
 
 impl Ctx {
@@ -91,6 +91,7 @@ impl Ctx {
             policy: OnceCell::new(),
             warnings: RefCell::new(Vec::new()),
             labels: RefCell::new(HashMap::new()),
+            session_override: RefCell::new(None),
         })
     }
 
@@ -177,29 +178,18 @@ impl Ctx {
         self.env.user.clone().unwrap_or_else(|| "unknown".into())
     }
 
-    /// The episode this process belongs to (SPEC §8.11), if one resolves. The seam every ledger
-    /// append goes through; episodes themselves arrive with the sessions issue.
+    /// The episode this process belongs to (SPEC §8.11), if one resolves: the id every ledger
+    /// line this process appends is stamped with.
     pub fn session_id(&self) -> Option<String> {
-        let dir = self.layout.state().join("sessions-open");
-        let read = |key: &str| -> Option<String> {
-            let key = yaml_key(key);
-            let text = read_opt(&dir.join(format!("{key}.yaml"))).ok()??;
-            let map: serde_yaml::Mapping = serde_yaml::from_str(&text).ok()?;
-            let wt = yaml::get(&map, "worktree")?;
-            (wt == self.layout.root().display().to_string()).then(|| yaml::get(&map, "session_id"))?
-        };
-        if let Some(k) = &self.env.session_key {
-            return read(k);
+        if let Some(o) = self.session_override.borrow().as_ref() {
+            return o.clone();
         }
-        for k in &self.env.provider_sessions {
-            if let Some(s) = read(k) {
-                return Some(s);
-            }
-        }
-        let text = read_opt(&self.layout.state().join("session-current.yaml")).ok()??;
-        let map: serde_yaml::Mapping = serde_yaml::from_str(&text).ok()?;
-        let wt = yaml::get(&map, "worktree")?;
-        (wt == self.layout.root().display().to_string()).then(|| yaml::get(&map, "session_id"))?
+        sessions::own_episode(&self.layout, self.env.session_key.as_deref(), &self.env.provider_sessions).map(|(_, s, _)| s.session_id)
+    }
+
+    /// Pins the episode of this process (after `session start` opened one, or `close` removed it).
+    pub fn set_session(&self, sid: Option<String>) {
+        *self.session_override.borrow_mut() = Some(sid);
     }
 
     /// Appends one ledger line for `event` — the only way anything reaches the ledger.
@@ -251,11 +241,6 @@ impl Ctx {
     pub fn rel(&self, p: &Path) -> String {
         self.layout.rel(p)
     }
-}
-
-/// Sanitises a key for a file name: every char outside `[A-Za-z0-9._-]` becomes `-`.
-pub fn yaml_key(key: &str) -> String {
-    crate::model::record::branch_key(key)
 }
 
 fn first_line(s: &str) -> &str {

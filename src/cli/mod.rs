@@ -24,6 +24,7 @@ mod history;
 mod init;
 mod question;
 mod search;
+mod session;
 mod start;
 
 pub use crate::ops::BODY_CAP;
@@ -72,6 +73,8 @@ enum Command {
     Watch(check::WatchArgs),
     Doctor(check::DoctorArgs),
     Search(search::Args),
+    #[command(subcommand)]
+    Session(session::Args),
     #[command(hide = true)]
     Generate(generate::Args),
 }
@@ -173,6 +176,7 @@ fn dispatch(cc: &CommandContext, command: Command, ui: &mut Ui) -> Result<Exit> 
         Command::Watch(a) => check::run_watch(cc, &a, ui),
         Command::Doctor(a) => check::run_doctor(cc, &a, ui),
         Command::Search(a) => search::run(cc, &a, ui),
+        Command::Session(a) => session::run(cc, a, ui),
         Command::Generate(a) => generate::run(&a, ui),
     }
 }

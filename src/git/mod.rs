@@ -246,6 +246,29 @@ impl Git {
         Ok(())
     }
 
+    /// The configured URL of remote `name`, if any.
+    pub fn remote_url(&self, name: &str) -> Option<String> {
+        self.repo.config_snapshot().string(format!("remote.{name}.url").as_str()).map(|u| u.to_str_lossy().into_owned())
+    }
+
+    /// The names of the configured remotes, sorted.
+    pub fn remote_names(&self) -> Vec<String> {
+        self.repo.remote_names().iter().map(|n| n.to_str_lossy().into_owned()).collect()
+    }
+
+    /// The root commits of HEAD's history (sorted, de-duplicated, hex); empty when unborn.
+    pub fn root_commits(&self) -> Result<Vec<String>, Error> {
+        let Some(head) = self.head()? else { return Ok(Vec::new()) };
+        let mut roots = BTreeSet::new();
+        for info in self.repo.rev_walk(Some(head)).all().map_err(gx)? {
+            let info = info.map_err(gx)?;
+            if info.parent_ids().next().is_none() {
+                roots.insert(info.id.to_string());
+            }
+        }
+        Ok(roots.into_iter().collect())
+    }
+
     /// The toplevel paths of every worktree of this clone, this one included.
     pub fn worktree_roots(&self) -> Vec<PathBuf> {
         let mut v = Vec::new();

@@ -8,5 +8,6 @@ pub mod finding;
 pub mod labels;
 pub mod policy;
 pub mod record;
+pub mod session;
 pub mod task;
 pub mod yaml;

@@ -11,10 +11,12 @@ pub mod finish;
 pub mod handover;
 pub mod health;
 pub mod history;
+pub mod identity;
 pub mod init;
 pub mod question;
 pub mod resolve;
 pub mod search;
+pub mod session;
 pub mod start;
 pub mod task;
 

@@ -90,10 +90,15 @@ pub struct Lock {
 }
 
 impl Lock {
-    /// Blocks until the named lock is held.
+    /// Blocks until the named lock (`<locks>/<name>.lock`) is held.
     pub fn acquire(locks: &Path, name: &str) -> Result<Lock> {
+        Self::acquire_file(locks, &format!("{name}.lock"))
+    }
+
+    /// Blocks until the lock file `<locks>/<file>` is held.
+    pub fn acquire_file(locks: &Path, file: &str) -> Result<Lock> {
         ensure_dir(locks)?;
-        let path = locks.join(format!("{name}.lock"));
+        let path = locks.join(file);
         let file = OpenOptions::new()
             .create(true)
             .truncate(false)

@@ -68,6 +68,18 @@ impl Layout {
     pub fn locks(&self) -> PathBuf {
         self.state().join("locks")
     }
+    pub fn sessions_open(&self) -> PathBuf {
+        self.state().join("sessions-open")
+    }
+    pub fn pointer(&self) -> PathBuf {
+        self.state().join("session-current.yaml")
+    }
+    pub fn sessions(&self) -> PathBuf {
+        self.repo().join("sessions")
+    }
+    pub fn session_contexts(&self) -> PathBuf {
+        self.local().join("session-contexts")
+    }
     pub fn gitignore(&self) -> PathBuf {
         self.root.join(".gitignore")
     }

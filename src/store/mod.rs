@@ -10,5 +10,6 @@ pub mod layout;
 pub mod ledger;
 pub mod questions;
 pub mod records;
+pub mod sessions;
 
 pub use layout::Layout;

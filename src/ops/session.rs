@@ -1,0 +1,585 @@
+//! Episodes (SPEC §8.11): one per provider session, opened, read and closed into a tracked
+//! envelope of references derived from the ledger lines stamped with the episode's id.
+
+use std::path::PathBuf;
+
+use serde::Serialize;
+use serde_json::Value;
+
+use super::checkpoint::refuse_identity;
+use super::identity::{path_free_repository_id, worktree_id};
+use super::resolve::{resolve_with, Facts, Found, Here, Match};
+use super::task;
+use crate::ctx::Ctx;
+use crate::error::{Error, Result};
+use crate::model::labels::{age, Divergence};
+use crate::model::record::branch_key;
+use crate::model::session::{is_generated, ClosedSession, OpenSession};
+use crate::model::yaml::{quoted, scalar};
+use crate::store::atomic::{append, create_new, ensure_dir, read_opt, Lock};
+use crate::store::records::{head7, names, random_hex};
+use crate::store::sessions::{self, key_of, open_path, read_open};
+use crate::store::ledger;
+
+/// The key of hand-opened episodes.
+pub const HAND: &str = "hand";
+
+/// Parameters of `session start`.
+#[derive(Debug, Clone, Default)]
+pub struct StartParams {
+    /// Owner (default `$USER`).
+    pub owner: Option<String>,
+    /// `provider/model`, when supplied.
+    pub worker: Option<String>,
+    /// `--if-open keep`: return the open episode of this key instead of refusing.
+    pub keep: bool,
+    /// Provider name (hooks).
+    pub provider: Option<String>,
+    /// Provider session id (hooks): the episode key.
+    pub provider_session: Option<String>,
+}
+
+/// What `session start` did.
+#[derive(Debug, Clone)]
+pub enum StartReport {
+    /// A new episode.
+    Opened {
+        /// The episode.
+        session: OpenSession,
+        /// Its working context, when it could be frozen.
+        context: Option<PathBuf>,
+    },
+    /// `--if-open keep` and this key's episode was already open.
+    Kept {
+        /// The episode.
+        session: OpenSession,
+    },
+}
+
+/// The key `start`/`close` act on: the provider session given, else the strict key of the
+/// environment, else `hand`.
+fn key_for(ctx: &Ctx, provider_session: Option<&str>) -> String {
+    key_of(provider_session.or(ctx.env.session_key.as_deref()).unwrap_or(HAND))
+}
+
+/// `session start`.
+pub fn start(ctx: &Ctx, p: StartParams) -> Result<StartReport> {
+    ctx.require_layer()?;
+    let key = key_for(ctx, p.provider_session.as_deref());
+    let path = open_path(&ctx.layout, &key);
+    let here = ctx.layout.root().display().to_string();
+    match read_open(&path) {
+        Err(reason) => {
+            return Err(Error::refused(format!("session start: {reason}")).hint(format!("inspect or remove {}", ctx.rel(&path))));
+        }
+        Ok(Some(s)) if s.worktree == here => {
+            if p.keep {
+                ctx.set_session(Some(s.session_id.clone()));
+                return Ok(StartReport::Kept { session: s });
+            }
+            return Err(Error::conflict(format!("session {} is open here since {}; run git majordomus session close first", s.session_id, s.started_at)));
+        }
+        Ok(Some(s)) => ctx.warn(format!("episode {} in {} names another checkout ({}); replacing it here", s.session_id, ctx.rel(&path), s.worktree)),
+        Ok(None) => {}
+    }
+    let id = ctx.identity()?.clone();
+    let s = OpenSession {
+        session_id: format!("s-{}-{}", ctx.clock.id_stamp(), random_hex(4)),
+        started_at: ctx.clock.stamp(),
+        owner: p.owner.unwrap_or_else(|| ctx.default_owner()),
+        worker: p.worker,
+        provider: p.provider,
+        provider_session: p.provider_session,
+        repository_id: id.repository_id.clone(),
+        worktree: id.worktree.clone(),
+        branch: id.branch.clone(),
+        start_head: id.head.clone(),
+        start_working_tree: ctx.working_tree()?.into(),
+    };
+    sessions::write_open(&ctx.layout, &key, &s)?;
+    if let Some(w) = sessions::aim_pointer(&ctx.layout, &key)? {
+        ctx.warn(w);
+    }
+    ctx.set_session(Some(s.session_id.clone()));
+    let mut fields = vec![("owner", Value::from(s.owner.clone()))];
+    if let Some(w) = &s.worker {
+        fields.push(("worker", Value::from(w.clone())));
+    }
+    ctx.record_event("session.started", &fields)?;
+    let context = match freeze_context(ctx, &s) {
+        Ok(p) => Some(p),
+        Err(e) => {
+            ctx.warn(format!("working context not frozen: {}", e.message));
+            None
+        }
+    };
+    Ok(StartReport::Opened { session: s, context })
+}
+
+/// Writes `.ai/local/session-contexts/<stamp>--<sid>.md`: what the episode was told at open.
+fn freeze_context(ctx: &Ctx, s: &OpenSession) -> Result<PathBuf> {
+    let task = task::local(ctx)?;
+    let briefing = briefing_text(ctx)?;
+    let opt = |v: &Option<String>| v.as_deref().map(quoted).unwrap_or_else(|| "none".into());
+    let mut text = String::from("---\nschema: session-context/v1\nkind: session-context\n");
+    text.push_str(&format!("session_id: {}\nopened_at: {}\n", s.session_id, s.started_at));
+    text.push_str(&format!("opened_by: {}\n", if s.provider.is_some() { "hook" } else { "hand" }));
+    text.push_str(&format!("provider: {}\nprovider_session: {}\n", opt(&s.provider), opt(&s.provider_session)));
+    text.push_str(&format!("branch: {}\nhead: {}\n", scalar(&s.branch), scalar(&s.start_head)));
+    text.push_str(&format!("task_id: {}\n", task.as_ref().map(|t| t.id.as_str()).unwrap_or("none")));
+    text.push_str(&format!("profile: {}\n", task.as_ref().map(|t| t.profile.as_str()).unwrap_or("none")));
+    text.push_str(&format!("worker: {}\n---\n\n", opt(&s.worker)));
+    text.push_str(&format!("# Working context of session {}\n\n## Context at open\n\n{briefing}", s.session_id));
+    if !text.ends_with('\n') {
+        text.push('\n');
+    }
+    text.push_str("\n## Notes\n\n");
+    let dir = ctx.layout.session_contexts();
+    let stamp = ctx.clock.compact();
+    let sid = s.session_id.clone();
+    create_new(&dir, || format!("{stamp}--{sid}.md"), text.as_bytes())
+}
+
+/// What the episode is told at open (frozen into its working context).
+fn briefing_text(ctx: &Ctx) -> Result<String> {
+    let id = ctx.identity()?;
+    let mut s = format!("On {} at {}, working tree {}.\n", id.branch, head7(&id.head), ctx.working_tree()?);
+    match task::local(ctx)? {
+        Some(t) => s.push_str(&format!("Task {} ({}): {}\n", t.id, t.outcome, t.task)),
+        None => s.push_str("No task record.\n"),
+    }
+    Ok(s)
+}
+
+/// The working context document of `sid`, if any.
+pub fn context_path(ctx: &Ctx, sid: &str) -> Option<PathBuf> {
+    let suffix = format!("--{sid}.md");
+    let rd = std::fs::read_dir(ctx.layout.session_contexts()).ok()?;
+    let mut v: Vec<PathBuf> = rd.filter_map(|e| e.ok()).map(|e| e.path()).filter(|p| p.file_name().and_then(|n| n.to_str()).is_some_and(|n| n.ends_with(&suffix) && !n.starts_with('.'))).collect();
+    v.sort();
+    v.pop()
+}
+
+/// `session status`.
+#[derive(Debug, Clone, Serialize)]
+pub struct StatusReport {
+    /// Always 1.
+    pub schema: u32,
+    /// This process's episode.
+    pub open: Option<OpenView>,
+    /// The other open episodes of the store.
+    pub others: Vec<OtherView>,
+}
+
+/// An open episode as reported.
+#[derive(Debug, Clone, Serialize)]
+#[allow(missing_docs)]
+pub struct OpenView {
+    pub session_id: String,
+    pub started_at: String,
+    pub owner: String,
+    pub worker: Option<String>,
+    pub provider: Option<String>,
+    pub provider_session: Option<String>,
+    pub worktree: String,
+    pub branch: String,
+    pub start_head: String,
+    pub start_working_tree: String,
+    pub foreign: bool,
+    pub label: Divergence,
+}
+
+/// Another open episode.
+#[derive(Debug, Clone, Serialize)]
+pub struct OtherView {
+    /// Its id.
+    pub session_id: String,
+    /// Its file key.
+    pub key: String,
+}
+
+/// `session status`: the episode of this process and the others.
+pub fn status(ctx: &Ctx) -> Result<StatusReport> {
+    ctx.require_layer()?;
+    let all = sessions::list_open(&ctx.layout)?;
+    for (k, parsed) in &all {
+        if let Err(reason) = parsed {
+            return Err(Error::refused(format!("session status: sessions-open/{k}.yaml: {reason}")).hint("git majordomus doctor names every broken episode file"));
+        }
+    }
+    let own = sessions::own_episode(&ctx.layout, ctx.env.session_key.as_deref(), &ctx.env.provider_sessions);
+    let open = own.as_ref().map(|(_, s, _)| OpenView {
+        session_id: s.session_id.clone(),
+        started_at: s.started_at.clone(),
+        owner: s.owner.clone(),
+        worker: s.worker.clone(),
+        provider: s.provider.clone(),
+        provider_session: s.provider_session.clone(),
+        worktree: s.worktree.clone(),
+        branch: s.branch.clone(),
+        start_head: s.start_head.clone(),
+        start_working_tree: s.start_working_tree.clone(),
+        foreign: false,
+        label: ctx.divergence(&s.start_head, &s.branch),
+    });
+    let own_id = own.map(|(_, s, _)| s.session_id);
+    let others = all
+        .into_iter()
+        .filter_map(|(k, p)| p.ok().map(|s| (k, s)))
+        .filter(|(_, s)| Some(&s.session_id) != own_id.as_ref())
+        .map(|(key, s)| OtherView { session_id: s.session_id, key })
+        .collect();
+    Ok(StatusReport { schema: 1, open, others })
+}
+
+/// Parameters of `session close`.
+#[derive(Debug, Clone, Default)]
+pub struct CloseParams {
+    /// `closed` or `interrupted`.
+    pub outcome: String,
+    /// `--if-none ignore`.
+    pub ignore_none: bool,
+    /// Close this provider session's episode (strict).
+    pub provider_session: Option<String>,
+    /// An authored summary for the body.
+    pub summary: String,
+}
+
+/// What `session close` did.
+#[derive(Debug, Clone)]
+pub struct CloseReport {
+    /// The closed record.
+    pub path: PathBuf,
+    /// Whether it already existed (a second close of the same episode).
+    pub reused: bool,
+    /// The episode id.
+    pub session_id: String,
+}
+
+/// `session close`; `Ok(None)` when nothing is open and `--if-none ignore` was given.
+pub fn close(ctx: &Ctx, p: CloseParams) -> Result<Option<CloseReport>> {
+    ctx.require_layer()?;
+    if !matches!(p.outcome.as_str(), "closed" | "interrupted") {
+        return Err(Error::usage(format!("session close: unknown outcome {:?}; use closed or interrupted", p.outcome)));
+    }
+    refuse_identity("session close", &p.summary)?;
+    let here = ctx.layout.root().display().to_string();
+    let strict = p.provider_session.as_deref().or(ctx.env.session_key.as_deref());
+    let found = match strict {
+        Some(k) => read_open(&open_path(&ctx.layout, k)).ok().flatten().map(|s| (key_of(k), s)),
+        None => sessions::own_episode(&ctx.layout, None, &ctx.env.provider_sessions).map(|(k, s, _)| (k, s)).or_else(|| {
+            let k = sessions::pointer_key(&ctx.layout)?;
+            read_open(&open_path(&ctx.layout, &k)).ok().flatten().map(|s| (k, s))
+        }),
+    };
+    let Some((key, s)) = found else {
+        if p.ignore_none {
+            return Ok(None);
+        }
+        return Err(Error::not_found("session close: no open session in this worktree").hint("git majordomus session status shows what is open"));
+    };
+    if s.worktree != here {
+        return Err(Error::conflict(format!("session close: episode {} belongs to another checkout ({})", s.session_id, s.worktree)).hint("close it from that checkout"));
+    }
+    let sid = s.session_id.clone();
+    ctx.set_session(Some(sid.clone()));
+    let _lock = Lock::acquire_file(&ctx.layout.locks(), &format!("session-close.{sid}"))?;
+    let (path, reused) = match sessions::find_closed(&ctx.layout, &sid)? {
+        Some(p) => (p, true),
+        None => (write_closed(ctx, &s, &p)?, false),
+    };
+    if !reused {
+        ctx.record_event("session.closed", &[("outcome", Value::from(p.outcome.clone())), ("session_path", Value::from(ctx.rel(&path)))])?;
+    }
+    for (k, parsed) in sessions::list_open(&ctx.layout)? {
+        if parsed.as_ref().is_ok_and(|o| o.session_id == sid) {
+            let f = open_path(&ctx.layout, &k);
+            std::fs::remove_file(&f).or_else(|e| if e.kind() == std::io::ErrorKind::NotFound { Ok(()) } else { Err(Error::io_at(&f, e)) })?;
+        }
+    }
+    let pointer = sessions::pointer_key(&ctx.layout);
+    let dangling = pointer.as_ref().is_some_and(|k| !open_path(&ctx.layout, k).exists());
+    if pointer.as_deref() == Some(key.as_str()) || dangling {
+        sessions::remove_pointer(&ctx.layout)?;
+        let remaining: Vec<String> = sessions::list_open(&ctx.layout)?.into_iter().filter(|(_, o)| o.as_ref().is_ok_and(|o| o.worktree == here)).map(|(k, _)| k).collect();
+        if let [only] = remaining.as_slice() {
+            if let Some(w) = sessions::aim_pointer(&ctx.layout, only)? {
+                ctx.warn(w);
+            }
+        }
+    }
+    if !reused {
+        if let Some(doc) = context_path(ctx, &sid) {
+            let id = ctx.identity()?;
+            let close = format!("\n## Close\n\n- closed_at: {}\n- outcome: {}\n- head: {}\n- record: {}\n", ctx.clock.stamp(), p.outcome, id.head, ctx.rel(&path));
+            append(&doc, close.as_bytes())?;
+        }
+    }
+    ctx.set_session(None);
+    Ok(Some(CloseReport { path, reused, session_id: sid }))
+}
+
+/// Pushes `v` unless present (first appearance wins).
+fn push_unique(list: &mut Vec<String>, v: &str) {
+    if !v.is_empty() && v != "none" && !list.iter().any(|x| x == v) {
+        list.push(v.to_string());
+    }
+}
+
+/// Derives and writes the closed record of episode `s` from the ledger lines stamped with its id.
+fn write_closed(ctx: &Ctx, s: &OpenSession, p: &CloseParams) -> Result<PathBuf> {
+    let policy = ctx.policy().ok();
+    let id = ctx.identity()?.clone();
+    let mut c = ClosedSession {
+        created_at: ctx.clock.stamp(),
+        repository_id: path_free_repository_id(ctx)?,
+        worktree_id: worktree_id(ctx),
+        branch: id.branch.clone(),
+        head: id.head.clone(),
+        working_tree: ctx.working_tree()?.into(),
+        changed_files: ctx.changed_files()?.iter().filter(|f| !is_generated(f)).cloned().collect(),
+        session_id: s.session_id.clone(),
+        started_at: s.started_at.clone(),
+        closed_at: ctx.clock.stamp(),
+        outcome: p.outcome.clone(),
+        worker: s.worker.clone().unwrap_or_default(),
+        start_head: s.start_head.clone(),
+        start_working_tree: s.start_working_tree.clone(),
+        ..Default::default()
+    };
+    for l in ledger::read_all(&ctx.layout.ledger())?.unwrap_or_default() {
+        let Some(pairs) = &l.pairs else { continue };
+        if pairs.str("session") != Some(s.session_id.as_str()) {
+            continue;
+        }
+        if let Some(t) = pairs.str("task_id") {
+            push_unique(&mut c.tasks, t);
+        }
+        match l.event() {
+            Some("task.checkpoint") => pairs.str("checkpoint_path").into_iter().for_each(|x| push_unique(&mut c.checkpoints, x)),
+            Some("task.handed_over") => pairs.str("handover_path").into_iter().for_each(|x| push_unique(&mut c.handovers, x)),
+            Some("decision.recorded") => pairs.str("decision").into_iter().for_each(|x| push_unique(&mut c.decisions, x)),
+            Some("question.opened") | Some("question.resolved") => pairs.str("question").into_iter().for_each(|x| push_unique(&mut c.questions, x)),
+            _ => {}
+        }
+    }
+    c.commits = episode_commits(ctx, &s.start_head);
+    let task = task::local(ctx)?;
+    let named = task.as_ref().filter(|t| c.tasks.contains(&t.id));
+    c.task_id = named.map(|t| t.id.clone()).or_else(|| c.tasks.last().cloned()).unwrap_or_else(|| "none".into());
+    c.profile = named.map(|t| t.profile.clone()).unwrap_or_else(|| "none".into());
+    c.title = named.map(|t| t.task.clone()).unwrap_or_else(|| format!("Session {} on {}", s.session_id, id.branch));
+    let body = if p.summary.trim().is_empty() {
+        let sections = policy.and_then(|p| p.session.record_sections.clone()).unwrap_or_else(|| ["What Happened", "Progress Notes", "Decisions", "Open Questions", "Outcome"].map(String::from).to_vec());
+        composed_body(ctx, &c, &sections)
+    } else {
+        p.summary.clone()
+    };
+    let prefix = format!("{}--{}--{}--{}", ctx.clock.compact(), s.session_id, branch_key(&id.branch), head7(&id.head));
+    let dir = ctx.layout.sessions();
+    ensure_dir(&dir)?;
+    create_new(&dir, || format!("{prefix}--{}.md", random_hex(16)), c.render(&body).as_bytes())
+}
+
+/// `start_head..HEAD`, first 12 hex each, oldest first; `[diverged]` when the start is no
+/// longer an ancestor.
+fn episode_commits(ctx: &Ctx, start_head: &str) -> Vec<String> {
+    let Ok(Some(head)) = ctx.git.head() else { return Vec::new() };
+    let base = if start_head == "NONE" {
+        None
+    } else {
+        match ctx.git.commit_id(start_head) {
+            Some(b) if ctx.git.is_ancestor(b, head).unwrap_or(false) => Some(b),
+            _ => return vec!["diverged".into()],
+        }
+    };
+    ctx.git.commits_between(base, head).unwrap_or_default().into_iter().map(|(id, _)| id.to_string()[..12].to_string()).collect()
+}
+
+/// The body composed from the envelope when no summary was given: never empty, never invented.
+fn composed_body(ctx: &Ctx, c: &ClosedSession, sections: &[String]) -> String {
+    let mut s = String::new();
+    for name in sections {
+        s.push_str(&format!("# {name}\n"));
+        let lines: Vec<String> = match name.as_str() {
+            "What Happened" => {
+                if c.commits.is_empty() {
+                    vec![format!("No commits between {} and {}.", head7(&c.start_head), head7(&c.head))]
+                } else {
+                    c.commits.iter().map(|h| format!("- commit {h}")).collect()
+                }
+            }
+            "Progress Notes" => c
+                .checkpoints
+                .iter()
+                .map(|p| {
+                    let first = read_opt(&ctx.layout.root().join(p)).ok().flatten().and_then(|t| crate::model::record::parse(&t).ok().and_then(|(_, b)| b.lines().find(|l| !l.trim().is_empty()).map(str::to_string)));
+                    format!("- {p}: {}", first.unwrap_or_else(|| "(unreadable)".into()))
+                })
+                .collect(),
+            "Decisions" => c.decisions.iter().map(|d| format!("- {d}")).collect(),
+            "Open Questions" => c.questions.iter().map(|q| format!("- {q}")).collect(),
+            "Outcome" => vec![format!("{} at {}; tasks: {}.", c.outcome, head7(&c.head), if c.tasks.is_empty() { "none".to_string() } else { c.tasks.join(", ") })],
+            _ => Vec::new(),
+        };
+        if lines.is_empty() {
+            s.push_str("None recorded in this episode.\n");
+        }
+        for l in lines {
+            s.push_str(&l);
+            s.push('\n');
+        }
+        s.push('\n');
+    }
+    s.push_str("---\nComposed by git-majordomus from the ledger lines stamped with this episode and from git; no model wrote it.\n");
+    s
+}
+
+/// A closed record as listed and shown.
+#[derive(Debug, Clone, Serialize)]
+#[allow(missing_docs)]
+pub struct ClosedView {
+    pub session_id: String,
+    pub created_at: String,
+    pub outcome: String,
+    pub branch: String,
+    pub head: String,
+    pub title: String,
+    pub path: String,
+    pub label: Divergence,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub matched: Option<Match>,
+    #[serde(skip)]
+    pub body: String,
+}
+
+fn view(ctx: &Ctx, c: &ClosedSession, path: &std::path::Path, body: &str, matched: Option<Match>) -> ClosedView {
+    ClosedView {
+        session_id: c.session_id.clone(),
+        created_at: c.created_at.clone(),
+        outcome: c.outcome.clone(),
+        branch: c.branch.clone(),
+        head: c.head.clone(),
+        title: c.title.clone(),
+        path: ctx.rel(path),
+        label: ctx.divergence(&c.head, &c.branch),
+        matched,
+        body: body.to_string(),
+    }
+}
+
+/// The branch key a closed record's name carries (`<stamp>--<sid>--<key>--<head7>--<hex>.md`).
+fn closed_name_key(name: &str) -> Option<&str> {
+    let stem = name.strip_suffix(".md")?;
+    let rest = stem.get(18..)?;
+    let (_, rest) = rest.split_once("--")?;
+    let mut it = rest.rsplitn(3, "--");
+    let (_hex, _head, key) = (it.next()?, it.next()?, it.next()?);
+    Some(key)
+}
+
+fn load_closed(ctx: &Ctx, name: &str) -> (PathBuf, std::result::Result<(Facts, (ClosedSession, String)), String>) {
+    let path = ctx.layout.sessions().join(name);
+    let parsed = (|| {
+        crate::store::atomic::guard(ctx.layout.root(), &path).map_err(|e| e.message)?;
+        let text = read_opt(&path).map_err(|e| e.message)?.ok_or_else(|| "vanished while reading".to_string())?;
+        let (c, body) = ClosedSession::parse(&text).map_err(str::to_string)?;
+        let facts = Facts { repository_id: c.repository_id.clone(), worktree: c.worktree_id.clone(), branch: c.branch.clone(), created_at: c.created_at.clone(), task_id: c.task_id.clone() };
+        Ok((facts, (c, body.to_string())))
+    })();
+    (path, parsed)
+}
+
+/// `session latest`: the §5 resolver over the closed records.
+pub fn latest(ctx: &Ctx) -> Result<Option<ClosedView>> {
+    ctx.require_layer()?;
+    let here = Here { repository_id: path_free_repository_id(ctx)?, worktree: worktree_id(ctx), branch: ctx.identity()?.branch.clone() };
+    let ans = resolve_with(ctx, &ctx.layout.sessions(), &here, None, closed_name_key, |n| load_closed(ctx, n))?;
+    Ok(ans.winner.map(|f: Found<(ClosedSession, String)>| view(ctx, &f.item.0, &f.path, &f.item.1, Some(f.matched))))
+}
+
+/// `session list [--all]`: closed records newest first; `(views, skipped)`.
+pub fn list(ctx: &Ctx, all: bool) -> Result<(Vec<ClosedView>, usize)> {
+    ctx.require_layer()?;
+    let repo = path_free_repository_id(ctx)?;
+    let branch = ctx.identity()?.branch.clone();
+    let dir = ctx.layout.sessions();
+    let mut v = Vec::new();
+    let mut skipped = 0;
+    for name in names(&dir)? {
+        let (path, parsed) = load_closed(ctx, &name);
+        match parsed {
+            Ok((f, (c, body))) => {
+                if all || (f.repository_id == repo && f.branch == branch) {
+                    v.push((name, view(ctx, &c, &path, &body, None)));
+                }
+            }
+            Err(_) => skipped += 1,
+        }
+    }
+    let refs: Vec<&str> = v.iter().map(|x| x.0.as_str()).collect();
+    let ranks = ledger::ranks(&ctx.layout.ledger(), &refs)?;
+    let mut keyed: Vec<_> = v.into_iter().zip(ranks).collect();
+    keyed.sort_by(|a, b| (&b.0 .1.created_at, b.1, &b.0 .0).cmp(&(&a.0 .1.created_at, a.1, &a.0 .0)));
+    Ok((keyed.into_iter().map(|x| x.0 .1).collect(), skipped))
+}
+
+/// `session show <sid>`.
+pub fn show(ctx: &Ctx, sid: &str) -> Result<ClosedView> {
+    ctx.require_layer()?;
+    let path = sessions::find_closed(&ctx.layout, sid)?.ok_or_else(|| Error::not_found(format!("no closed session {sid}")).hint("git majordomus session list --all shows them"))?;
+    let text = read_opt(&path)?.unwrap_or_default();
+    let (c, body) = ClosedSession::parse(&text).map_err(|r| Error::io(format!("{}: {r}", ctx.rel(&path))))?;
+    Ok(view(ctx, &c, &path, body, None))
+}
+
+/// `session context [<sid>] --json`.
+#[derive(Debug, Clone, Serialize)]
+pub struct ContextReport {
+    /// The document.
+    pub path: String,
+    /// Divergence of its recorded head.
+    pub label: Divergence,
+    /// Commits since it was frozen (when `advanced`).
+    pub commits_since: usize,
+    /// The head it was frozen at.
+    pub recorded_head: String,
+}
+
+/// `session context [<sid>]`: the working context of an episode (this process's by default).
+pub fn context(ctx: &Ctx, sid: Option<&str>) -> Result<ContextReport> {
+    ctx.require_layer()?;
+    let sid = match sid {
+        Some(s) => s.to_string(),
+        None => ctx.session_id().ok_or_else(|| Error::not_found("no open session in this worktree").hint("name one: git majordomus session context <sid>"))?,
+    };
+    let path = context_path(ctx, &sid).ok_or_else(|| Error::not_found(format!("no working context for session {sid}")))?;
+    let (label, recorded_head, commits_since) = context_label(ctx, &path);
+    Ok(ContextReport { path: ctx.rel(&path), label, commits_since, recorded_head })
+}
+
+/// The label of a working context document against HEAD, its head, and commits since.
+pub fn context_label(ctx: &Ctx, path: &std::path::Path) -> (Divergence, String, usize) {
+    let text = read_opt(path).ok().flatten().unwrap_or_default();
+    let map = crate::model::record::split_front_matter(&text).and_then(|(y, _)| crate::model::record::parse_mapping(y));
+    let get = |k: &str| map.as_ref().and_then(|m| crate::model::yaml::get(m, k));
+    let (Some(head), Some(branch)) = (get("head"), get("branch")) else { return (Divergence::Unknown, String::new(), 0) };
+    let label = ctx.divergence(&head, &branch);
+    let since = match (label, ctx.git.head()) {
+        (Divergence::Advanced, Ok(Some(h))) => {
+            let base = ctx.git.commit_id(&head);
+            if head == "NONE" || base.is_some() {
+                ctx.git.commits_between(base, h).map(|v| v.len()).unwrap_or(0)
+            } else {
+                0
+            }
+        }
+        _ => 0,
+    };
+    (label, head, since)
+}
+
+/// A human age for status lines.
+pub fn opened_age(ctx: &Ctx, started_at: &str) -> String {
+    age(started_at, ctx.clock.now())
+}
