@@ -12,3 +12,4 @@ mod test_finish;
 mod test_handover;
 mod test_history;
 mod test_search;
+mod test_session;
