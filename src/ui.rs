@@ -2,7 +2,7 @@
 //!
 //! Owns: `--quiet`, `--json`, the `error:`/`hint:`/`warning:` conventions, broken pipes.
 //! Must not touch: records, git, use cases.
-#![allow(clippy::print_stdout, clippy::print_stderr)]
+#![allow(clippy::disallowed_macros)]
 
 use std::io::{self, Write};
 

@@ -1,7 +1,10 @@
 //! `git majordomus check`, `watch` and `doctor`.
 
-use super::CommandContext;
-use crate::error::{Error, Exit, Result};
+use super::{flush_warnings, CommandContext};
+use crate::ctx::Ctx;
+use crate::error::{Exit, Result};
+use crate::model::finding::Findings;
+use crate::ops::health;
 use crate::ui::Ui;
 
 /// Check the active task: scope, state, checkpoints, blockers, store integrity
@@ -21,16 +24,33 @@ pub struct WatchArgs {}
 pub struct DoctorArgs {}
 
 /// Runs `check`.
-pub fn run_check(_cc: &CommandContext, _a: &CheckArgs, _ui: &mut Ui) -> Result<Exit> {
-    Err(Error::io("check: not implemented yet"))
+pub fn run_check(cc: &CommandContext, a: &CheckArgs, ui: &mut Ui) -> Result<Exit> {
+    run(cc, ui, |ctx| health::check(ctx, a.checkpoint))
 }
 
 /// Runs `watch`.
-pub fn run_watch(_cc: &CommandContext, _a: &WatchArgs, _ui: &mut Ui) -> Result<Exit> {
-    Err(Error::io("watch: not implemented yet"))
+pub fn run_watch(cc: &CommandContext, _a: &WatchArgs, ui: &mut Ui) -> Result<Exit> {
+    run(cc, ui, health::watch)
 }
 
 /// Runs `doctor`.
-pub fn run_doctor(_cc: &CommandContext, _a: &DoctorArgs, _ui: &mut Ui) -> Result<Exit> {
-    Err(Error::io("doctor: not implemented yet"))
+pub fn run_doctor(cc: &CommandContext, _a: &DoctorArgs, ui: &mut Ui) -> Result<Exit> {
+    run(cc, ui, health::doctor)
+}
+
+/// Opens the checkout, runs one of the three, prints the findings (or the JSON document) and
+/// maps them to the exit code: 10 on any FAIL, else 11 on any DRIFT, else 0.
+fn run(cc: &CommandContext, ui: &mut Ui, op: impl FnOnce(&Ctx) -> Result<Findings>) -> Result<Exit> {
+    let ctx = cc.open()?;
+    let result = op(&ctx);
+    flush_warnings(ui, &ctx);
+    let findings = result?;
+    if ui.json_mode() {
+        ui.json(&findings);
+    } else {
+        for f in &findings.findings {
+            ui.finding(f);
+        }
+    }
+    Ok(health::exit_code(&findings))
 }

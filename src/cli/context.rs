@@ -1,7 +1,9 @@
 //! `git majordomus context`.
 
-use super::CommandContext;
-use crate::error::{Error, Exit, Result};
+use super::{flush_warnings, CommandContext};
+use crate::error::{Exit, Result};
+use crate::ops::context::{self, ContextParams};
+use crate::render;
 use crate::ui::Ui;
 
 /// Print the briefing: a bounded projection of durable state and git
@@ -18,7 +20,19 @@ pub struct Args {
     pub budget_lines: Option<usize>,
 }
 
-/// Runs `context`.
-pub fn run(_cc: &CommandContext, _a: &Args, _ui: &mut Ui) -> Result<Exit> {
-    Err(Error::io("context: not implemented yet"))
+/// Runs `context`: builds the document, refuses it (10) when what is never dropped does not fit.
+pub fn run(cc: &CommandContext, a: &Args, ui: &mut Ui) -> Result<Exit> {
+    let ctx = cc.open()?;
+    let params = ContextParams { provider: a.provider.clone(), prompt: a.prompt.clone(), budget_lines: a.budget_lines };
+    let result = context::build(&ctx, &params).and_then(|report| {
+        report.within_budget()?;
+        if cc.global.json {
+            ui.json(&report);
+        } else {
+            ui.text(&render::context::text(&report));
+        }
+        Ok(Exit::Ok)
+    });
+    flush_warnings(ui, &ctx);
+    result
 }

@@ -1,7 +1,10 @@
 //! `git majordomus history`.
 
-use super::CommandContext;
+use super::{flush_warnings, CommandContext};
 use crate::error::{Error, Exit, Result};
+use crate::model::finding::{Findings, Level};
+use crate::ops::history::{self, Filter, Listing, Rotation};
+use crate::render;
 use crate::ui::Ui;
 
 /// Read the ledger back, validate it, or rotate it
@@ -31,6 +34,67 @@ pub struct Args {
 }
 
 /// Runs `history`.
-pub fn run(_cc: &CommandContext, _a: &Args, _ui: &mut Ui) -> Result<Exit> {
-    Err(Error::io("history: not implemented yet"))
+pub fn run(cc: &CommandContext, a: &Args, ui: &mut Ui) -> Result<Exit> {
+    let json = cc.global.json;
+    let filtered = a.task.is_some() || a.event.is_some() || a.since.is_some() || a.limit.is_some() || a.all;
+    if (a.validate || a.rotate) && filtered {
+        return Err(Error::usage("history: --validate and --rotate take no filters (--task, --event, --since, --limit, --all)"));
+    }
+    let ctx = cc.open()?;
+    let result = (|| -> Result<Exit> {
+        if a.validate {
+            let findings = history::validate(&ctx)?;
+            let fail = findings.iter().any(|f| f.level == Level::Fail);
+            if json {
+                ui.json(&Findings { findings });
+            } else {
+                for f in &findings {
+                    ui.finding(f);
+                }
+            }
+            return Ok(if fail { Exit::Refused } else { Exit::Ok });
+        }
+        if a.rotate {
+            let r = history::rotate(&ctx)?;
+            if json {
+                ui.json(&r);
+                return Ok(Exit::Ok);
+            }
+            match &r {
+                Rotation::Nothing { lines, cap } => ui.line(&format!("nothing to rotate: {lines} lines, cap {cap}")),
+                Rotation::Rotated { archived, kept, archive } => ui.success(&format!("rotated: {archived} line(s) to {archive}, {kept} kept")),
+            }
+            return Ok(Exit::Ok);
+        }
+        let filter = Filter::new(a.task.clone(), a.event.clone(), a.since.as_deref(), a.limit, a.all, ctx.clock.now())?;
+        match history::list(&ctx, &filter)? {
+            Listing::NoLedger { path } => {
+                if json {
+                    ui.status(&format!("no ledger yet ({path} does not exist)"));
+                } else {
+                    ui.line(&format!("no ledger yet ({path} is written by the first command that records an event)"));
+                }
+            }
+            Listing::Events { shown, matched } => {
+                if json {
+                    // JSON Lines: the matching lines verbatim, so duplicate keys survive.
+                    for l in &shown {
+                        ui.line(&l.raw);
+                    }
+                } else if shown.is_empty() {
+                    ui.line("no matching events");
+                } else {
+                    for l in &shown {
+                        ui.line(&render::history::line(l));
+                    }
+                    if shown.len() < matched {
+                        ui.line(&render::history::trailer(shown.len(), matched));
+                    }
+                }
+            }
+        }
+        Ok(Exit::Ok)
+    })();
+    flush_warnings(ui, &ctx);
+    result
 }

@@ -1,7 +1,9 @@
 //! `git majordomus search`.
 
-use super::CommandContext;
-use crate::error::{Error, Exit, Result};
+use super::{flush_warnings, CommandContext};
+use crate::error::{Exit, Result};
+use crate::ops::search::{self, SearchParams};
+use crate::render;
 use crate::ui::Ui;
 
 /// Literal, case-insensitive search across the records in authority order
@@ -21,6 +23,25 @@ pub struct Args {
 }
 
 /// Runs `search`.
-pub fn run(_cc: &CommandContext, _a: &Args, _ui: &mut Ui) -> Result<Exit> {
-    Err(Error::io("search: not implemented yet"))
+pub fn run(cc: &CommandContext, a: &Args, ui: &mut Ui) -> Result<Exit> {
+    let params = SearchParams { text: a.text.clone(), kinds: a.kind.clone(), task: a.task.clone(), limit: a.limit };
+    // A usage error (unknown kind, empty text) is reported before the checkout is opened.
+    search::kinds(&params.kinds)?;
+    let ctx = cc.open()?;
+    let result = (|| -> Result<Exit> {
+        let r = search::search(&ctx, &params)?;
+        if cc.global.json {
+            ui.json(&r);
+        } else if r.hits.is_empty() {
+            ui.line(&render::search::no_match(&a.text, &r.kinds));
+        } else {
+            for h in &r.hits {
+                ui.line(&render::search::hit(h));
+            }
+            ui.line(&render::search::trailer(r.count));
+        }
+        Ok(if r.hits.is_empty() { Exit::NotFound } else { Exit::Ok })
+    })();
+    flush_warnings(ui, &ctx);
+    result
 }

@@ -3,6 +3,7 @@
 //! Owns: orchestration of store, git and model; the read models (`*Report`).
 //! Must not touch: clap, `Ui`, terminal detection.
 
+pub mod briefing;
 pub mod checkpoint;
 pub mod context;
 pub mod decision;
@@ -13,6 +14,7 @@ pub mod health;
 pub mod history;
 pub mod identity;
 pub mod init;
+pub mod knowledge;
 pub mod question;
 pub mod resolve;
 pub mod search;

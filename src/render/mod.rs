@@ -1,3 +1,6 @@
 //! Human layout of each report. Renderers build strings; they decide nothing and read nothing.
 
+pub mod context;
+pub mod history;
 pub mod records;
+pub mod search;

@@ -1,4 +1,5 @@
 //! End-to-end tests: the real binary against real git repositories in temporary directories.
+#![allow(clippy::unwrap_used)]
 
 mod common;
 

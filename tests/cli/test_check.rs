@@ -1,1 +1,486 @@
-//! Tests of check.
+//! Tests of check, watch and doctor (SPEC §8.9, §14 item 15).
+// A failed unwrap is a failed test: that is the point of these assertions.
+#![allow(clippy::unwrap_used)]
+
+use crate::common::{Output, Repo, TestEnv, HANDOVER};
+
+/// Stdout lines starting with `<LEVEL> <category>`.
+fn lines_of<'a>(out: &'a Output, level: &str, category: &str) -> Vec<&'a str> {
+    let prefix = format!("{level} {category} ");
+    out.stdout.lines().filter(|l| l.starts_with(&prefix)).collect()
+}
+
+/// Stdout has no FAIL, DRIFT or WARN line.
+#[track_caller]
+fn assert_clean(out: &Output) {
+    for bad in ["FAIL ", "DRIFT ", "WARN "] {
+        assert!(!out.stdout.lines().any(|l| l.starts_with(bad)), "unexpected {bad}line\n{}", out.stdout);
+    }
+}
+
+/// Rewrites the task record's `outcome`.
+fn set_outcome(r: &Repo<'_>, outcome: &str) {
+    let p = r.state("current.yaml");
+    let text = std::fs::read_to_string(&p).unwrap().replace("outcome: active", &format!("outcome: {outcome}"));
+    std::fs::write(p, text).unwrap();
+}
+
+fn append(path: &std::path::Path, text: &str) {
+    use std::io::Write;
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    let mut f = std::fs::OpenOptions::new().append(true).create(true).open(path).unwrap();
+    f.write_all(text.as_bytes()).unwrap();
+}
+
+/// A record-shaped file name on branch main.
+const RECORD_NAME: &str = "20260903T195000Z--main--abcdef1--0123456789abcdef.md";
+
+// ---------------------------------------------------------------------------------------------
+// check
+
+#[test]
+fn check_without_a_task_exits_12_with_the_start_hint() {
+    let env = TestEnv::new();
+    let r = env.ready_repo("r");
+    let out = r.mj(&["check"]).code(12);
+    assert!(out.stdout.is_empty());
+    assert!(out.stderr.contains("error: check: no task record"), "{}", out.stderr);
+    assert!(out.stderr.contains("hint: start one: git majordomus start"), "{}", out.stderr);
+    let json = r.mj(&["check", "--json"]).code(12);
+    assert!(json.stdout.is_empty());
+    let v: serde_json::Value = serde_json::from_str(json.stderr.trim()).unwrap();
+    assert_eq!(v["error"]["exit"], 12);
+}
+
+#[test]
+fn check_on_a_fresh_task_is_clean() {
+    let env = TestEnv::new();
+    let r = env.ready_repo("r");
+    let id = r.start("fix the callback");
+    r.commit_file("lib/auth.rs", "fn a() {}\n");
+    let out = r.mj(&["check"]).ok();
+    assert_clean(&out);
+    assert!(out.stdout.contains(&format!("OK task {id} — task record advanced")), "{}", out.stdout);
+    assert!(out.stdout.contains("OK scope lib — 1 file(s) touched since the task started, all inside its scope"), "{}", out.stdout);
+    assert_eq!(lines_of(&out, "OK", "checkpoint").len(), 1, "{}", out.stdout);
+    // Every line has the findings shape.
+    for l in out.stdout.lines() {
+        assert!(l.contains(" — "), "not a finding line: {l}");
+        assert!(l.contains("  [reproduce: "), "no reproduce: {l}");
+    }
+    // --quiet hides OK lines.
+    let quiet = r.mj(&["check", "--quiet"]).ok();
+    assert_eq!(quiet.stdout, "");
+}
+
+#[test]
+fn r14_15_malformed_question_line_fails_check_but_the_template_example_never_counts() {
+    let env = TestEnv::new();
+    let r = env.ready_repo("r");
+    r.start("task");
+    // Seed the store from the template (its HTML comment holds example entries), then resolve.
+    r.mj(&["question", "add", "Which URL?"]).ok();
+    r.mj(&["question", "resolve", "1", "--answer", "the staging one"]).ok();
+    let store = r.read(".ai/local/state/open-questions.md");
+    assert!(store.contains("<!--") && store.contains("- [unresolved] t-20260903193012-a4f1"), "template example expected in the store:\n{store}");
+    let out = r.mj(&["check"]).ok();
+    assert_clean(&out);
+    assert!(out.stdout.contains("OK questions .ai/local/state/open-questions.md — every entry parses; none unresolved"), "{}", out.stdout);
+
+    append(&r.state("open-questions.md"), "- [unresoved] t-1 — typo in the marker (2026-09-03)\n");
+    let n = r.read(".ai/local/state/open-questions.md").lines().count();
+    let out = r.mj(&["check"]).code(10);
+    let fails = lines_of(&out, "FAIL", "questions");
+    assert_eq!(fails.len(), 1, "{}", out.stdout);
+    assert!(fails[0].starts_with(&format!("FAIL questions .ai/local/state/open-questions.md:{n} — not a valid entry")), "{}", fails[0]);
+    assert!(fails[0].contains("typo in the marker"));
+    // watch and doctor fail on it too.
+    r.mj(&["watch"]).code(10);
+    r.mj(&["doctor"]).code(10);
+}
+
+#[test]
+fn check_fails_on_each_unresolved_question() {
+    let env = TestEnv::new();
+    let r = env.ready_repo("r");
+    let id = r.start("task");
+    r.mj(&["question", "add", "Which callback URL?"]).ok();
+    let out = r.mj(&["check"]).code(10);
+    let fails = lines_of(&out, "FAIL", "blockers");
+    assert_eq!(fails.len(), 1, "{}", out.stdout);
+    assert!(fails[0].contains(&format!("(task {id}): Which callback URL? — refuses finish --outcome completed")), "{}", fails[0]);
+    assert!(fails[0].ends_with("[reproduce: git majordomus question list]"));
+    // In watch an unresolved question is information, not drift.
+    let w = r.mj(&["watch"]).ok();
+    assert!(w.stdout.contains("INFO blockers .ai/local/state/open-questions.md — 1 unresolved question(s)"), "{}", w.stdout);
+    r.mj(&["question", "resolve", "1", "--answer", "x"]).ok();
+    r.mj(&["check"]).ok();
+}
+
+#[test]
+fn check_fails_on_a_file_committed_outside_the_scope() {
+    let env = TestEnv::new();
+    let r = env.ready_repo("r");
+    r.start("task");
+    r.commit_file("lib/ok.rs", "x\n");
+    r.commit_file("docs/outside.md", "x\n");
+    r.write("src/untracked.rs", "x\n");
+    let out = r.mj(&["check"]).code(10);
+    let fails = lines_of(&out, "FAIL", "scope");
+    assert_eq!(fails.len(), 2, "{}", out.stdout);
+    assert!(fails[0].starts_with("FAIL scope docs/outside.md — touched since the task started, outside its scope (lib)"), "{}", fails[0]);
+    assert!(fails[1].starts_with("FAIL scope src/untracked.rs — "), "{}", fails[1]);
+    assert!(!out.stdout.contains("lib/ok.rs"), "{}", out.stdout);
+    // The layer's own files never count.
+    assert!(!out.stdout.contains("FAIL scope .ai/"), "{}", out.stdout);
+}
+
+#[test]
+fn a_checkpoint_older_than_the_interval_warns_and_check_checkpoint_moves_it() {
+    let env = TestEnv::new();
+    let r = env.ready_repo("r");
+    let id = r.start("task"); // implementation profile: 15m
+    env.set_now("2026-09-03T20:15:00Z");
+    let out = r.mj(&["check"]).ok();
+    assert!(out.stdout.contains(&format!("OK checkpoint {id} — last checkpoint 15m ago, interval 15m (profile implementation)")), "{}", out.stdout);
+    env.set_now("2026-09-03T20:42:00Z");
+    let out = r.mj(&["check"]).ok();
+    let warns = lines_of(&out, "WARN", "checkpoint");
+    assert_eq!(warns.len(), 1, "{}", out.stdout);
+    assert!(warns[0].contains("last checkpoint 42m ago, older than the interval 15m (profile implementation)"), "{}", warns[0]);
+    assert!(r.read(".ai/local/state/current.yaml").contains("checkpoint_at: 2026-09-03T20:00:00Z"), "check wrote without --checkpoint");
+    let before = r.ledger().len();
+
+    let out = r.mj(&["check", "--checkpoint"]).ok();
+    assert!(out.stdout.contains(&format!("OK checkpoint {id} — checkpoint_at moved to 2026-09-03T20:42:00Z")), "{}", out.stdout);
+    assert!(lines_of(&out, "WARN", "checkpoint").is_empty(), "{}", out.stdout);
+    assert!(r.read(".ai/local/state/current.yaml").contains("checkpoint_at: 2026-09-03T20:42:00Z"));
+    let ledger = r.ledger();
+    assert_eq!(ledger.len(), before + 1);
+    let last = ledger.last().unwrap();
+    assert_eq!(last["event"], "task.checkpoint");
+    assert_eq!(last["task_id"], id.as_str());
+    assert_eq!(last["ts"], "2026-09-03T20:42:00Z");
+    assert!(last.get("checkpoint_path").is_none(), "{last}");
+    assert!(r.records("checkpoints").is_empty(), "check --checkpoint writes no record file");
+}
+
+#[test]
+fn check_warns_on_decision_entries_missing_fields_and_fails_on_bad_ledger_lines() {
+    let env = TestEnv::new();
+    let r = env.ready_repo("r");
+    r.start("task");
+    r.mj(&["decision", "add", "Use X", "--why", "because"]).ok();
+    r.mj(&["check"]).ok();
+    append(&r.state("decisions.md"), "\n## 2026-09-03 — Hand written\nTask: none\n");
+    let out = r.mj(&["check"]).ok();
+    let warns = lines_of(&out, "WARN", "decisions");
+    assert_eq!(warns.len(), 1, "{}", out.stdout);
+    assert!(warns[0].contains("entry \"Hand written\" lacks Head, Why"), "{}", warns[0]);
+
+    let n = r.read(".ai/local/state/ledger.jsonl").lines().count();
+    append(&r.state("ledger.jsonl"), "not json\n{\"event\":\"task.started\"}\n");
+    let out = r.mj(&["check"]).code(10);
+    let fails = lines_of(&out, "FAIL", "ledger");
+    assert_eq!(fails.len(), 2, "{}", out.stdout);
+    assert!(fails[0].starts_with(&format!("FAIL ledger .ai/local/state/ledger.jsonl:{} — not a JSON object", n + 1)), "{}", fails[0]);
+    assert!(fails[1].starts_with(&format!("FAIL ledger .ai/local/state/ledger.jsonl:{} — lacks ts", n + 2)), "{}", fails[1]);
+}
+
+#[test]
+fn check_reports_a_diverged_task_record() {
+    let env = TestEnv::new();
+    let r = env.ready_repo("r");
+    r.commit_file("lib/a.rs", "1\n");
+    r.start("task");
+    r.git(&["reset", "-q", "--hard", "HEAD~1"]);
+    r.commit_file("lib/b.rs", "2\n");
+    let out = r.mj(&["check"]).ok();
+    let warns = lines_of(&out, "WARN", "task");
+    assert_eq!(warns.len(), 1, "{}", out.stdout);
+    assert!(warns[0].contains("task record diverged"), "{}", warns[0]);
+    // watch calls it state drift.
+    let w = r.mj(&["watch"]).code(11);
+    assert!(lines_of(&w, "DRIFT", "state").iter().any(|l| l.contains("task record diverged")), "{}", w.stdout);
+}
+
+#[test]
+fn check_json_is_one_findings_document_whatever_the_exit_code() {
+    let env = TestEnv::new();
+    let r = env.ready_repo("r");
+    r.start("task");
+    r.mj(&["question", "add", "Open?"]).ok();
+    let out = r.mj(&["check", "--json"]).code(10);
+    let v: serde_json::Value = serde_json::from_str(&out.stdout).expect("one JSON document");
+    let obj = v.as_object().unwrap();
+    assert_eq!(obj.keys().collect::<Vec<_>>(), vec!["findings"]);
+    let findings = v["findings"].as_array().unwrap();
+    assert!(!findings.is_empty());
+    for f in findings {
+        let mut keys: Vec<&str> = f.as_object().unwrap().keys().map(String::as_str).collect();
+        keys.sort();
+        assert_eq!(keys, vec!["category", "level", "message", "reproduce", "subject"]);
+        assert!(["OK", "INFO", "WARN", "FAIL", "DRIFT", "REFUSE"].contains(&f["level"].as_str().unwrap()), "{f}");
+    }
+    assert!(findings.iter().any(|f| f["level"] == "FAIL" && f["category"] == "blockers" && f["message"].as_str().unwrap().contains("Open?")));
+    // Also when everything passes, with the global flag after the command.
+    r.mj(&["question", "resolve", "1", "--answer", "yes"]).ok();
+    let ok = r.mj(&["check", "--json"]).ok();
+    let v: serde_json::Value = serde_json::from_str(&ok.stdout).unwrap();
+    assert!(v["findings"].as_array().unwrap().iter().all(|f| f["level"] == "OK"), "{v}");
+}
+
+// ---------------------------------------------------------------------------------------------
+// watch
+
+#[test]
+fn watch_exit_codes_clean_drift_and_fail() {
+    let env = TestEnv::new();
+    let r = env.ready_repo("r");
+    // No task: reported, exit 0.
+    let none = r.mj(&["watch"]).ok();
+    assert!(none.stdout.contains("INFO task .ai/local/state/current.yaml — no task record"), "{}", none.stdout);
+
+    let id = r.start("task");
+    let clean = r.mj(&["watch"]).ok();
+    assert!(clean.stdout.contains(&format!("OK state {id} — outcome active")), "{}", clean.stdout);
+    assert!(clean.stdout.contains("OK retention .ai/local/state/ledger.jsonl — ledger 1 lines, cap 50000"), "{}", clean.stdout);
+
+    // handed_over by hand: no task.handed_over in the ledger, no handover names it.
+    set_outcome(&r, "handed_over");
+    let drift = r.mj(&["watch"]).code(11);
+    assert!(drift.stdout.contains(&format!("DRIFT state {id} — outcome handed_over, but no task.handed_over in the ledger closes it")), "{}", drift.stdout);
+    assert!(drift.stdout.contains(&format!("DRIFT handover {id} — task handed_over, but no handover record names it")), "{}", drift.stdout);
+    let json = r.mj(&["watch", "--json"]).code(11);
+    let v: serde_json::Value = serde_json::from_str(&json.stdout).unwrap();
+    assert!(v["findings"].as_array().unwrap().iter().any(|f| f["level"] == "DRIFT" && f["category"] == "handover"));
+
+    // A malformed ledger line is a FAIL, which wins over DRIFT.
+    append(&r.state("ledger.jsonl"), "{\"ts\":\"2026-09-03T20:00:00Z\"}\n");
+    let fail = r.mj(&["watch"]).code(10);
+    assert_eq!(lines_of(&fail, "FAIL", "ledger").len(), 1, "{}", fail.stdout);
+    assert!(lines_of(&fail, "FAIL", "ledger")[0].contains("lacks event"));
+}
+
+#[test]
+fn watch_is_clean_after_a_real_handover_close_and_drifts_on_a_hand_written_terminal_outcome() {
+    let env = TestEnv::new();
+    let r = env.ready_repo("r");
+    let id = r.start("task");
+    r.mj_in(&["handover", "--close"], HANDOVER).ok();
+    let out = r.mj(&["watch"]).ok();
+    assert!(out.stdout.contains(&format!("OK state {id} — outcome handed_over; task.handed_over closed it")), "{}", out.stdout);
+    assert!(lines_of(&out, "OK", "handover").iter().any(|l| l.contains("every required section present")), "{}", out.stdout);
+
+    let id2 = r.start("second");
+    set_outcome(&r, "completed");
+    let out = r.mj(&["watch"]).code(11);
+    assert!(out.stdout.contains(&format!("DRIFT verification {id2} — outcome completed without a task.finished line in the ledger")), "{}", out.stdout);
+}
+
+#[test]
+fn watch_drifts_on_an_old_checkpoint_and_on_retention() {
+    let env = TestEnv::new();
+    let r = env.ready_repo("r");
+    let id = r.start("task");
+    env.set_now("2026-09-03T21:00:00Z");
+    let out = r.mj(&["watch"]).code(11);
+    assert!(lines_of(&out, "DRIFT", "checkpoint").iter().any(|l| l.contains(&id) && l.contains("older than the interval 15m")), "{}", out.stdout);
+    r.mj(&["check", "--checkpoint"]).ok();
+    r.mj(&["watch"]).ok();
+
+    let policy = r.read(".ai/repo/policy.yaml").replace("retention_max_lines: 50000", "retention_max_lines: 1");
+    r.write(".ai/repo/policy.yaml", &policy);
+    let out = r.mj(&["watch"]).code(11);
+    assert!(out.stdout.contains("DRIFT retention .ai/local/state/ledger.jsonl — ledger 2 lines, cap 1 (ledger.retention_max_lines)"), "{}", out.stdout);
+}
+
+// ---------------------------------------------------------------------------------------------
+// doctor
+
+#[test]
+fn doctor_is_ok_on_a_healthy_store_with_retention_figures() {
+    let env = TestEnv::new();
+    let r = env.ready_repo("r");
+    r.start("task");
+    r.mj_in(&["checkpoint"], "progress\n").ok();
+    r.mj_in(&["handover"], HANDOVER).ok();
+    let out = r.mj(&["doctor"]).ok();
+    for l in out.stdout.lines() {
+        assert!(!l.starts_with("FAIL ") && !l.starts_with("DRIFT "), "{}", out.stdout);
+    }
+    assert!(out.stdout.contains("OK policy .ai/repo/policy.yaml — parses"), "{}", out.stdout);
+    assert!(out.stdout.contains("OK profile .ai/repo/profiles/debugging.yaml — parses"), "{}", out.stdout);
+    assert!(out.stdout.contains("OK retention .ai/local/state/ledger.jsonl — ledger 3 lines, cap 50000"), "{}", out.stdout);
+    assert!(out.stdout.contains("OK retention .ai/local/state/handovers — handovers 1 files, cap 200"), "{}", out.stdout);
+    assert!(out.stdout.contains("OK retention .ai/local/state/checkpoints — checkpoints 1 files, cap 500"), "{}", out.stdout);
+    assert!(out.stdout.contains("OK records .ai/local/state/checkpoints — 1 checkpoint record(s), all readable"), "{}", out.stdout);
+    assert!(out.stdout.contains("OK ledger .ai/local/state/ledger.jsonl — 3 line(s), all valid"), "{}", out.stdout);
+    assert_eq!(lines_of(&out, "OK", "budget").len() + lines_of(&out, "WARN", "budget").len(), 1, "{}", out.stdout);
+    // No session or knowledge store: nothing is said about them.
+    assert!(!out.stdout.contains(" sessions ") && !out.stdout.contains("knowledge"), "{}", out.stdout);
+    // Over a cap is a WARN with the figures, never a FAIL.
+    r.write(".ai/repo/policy.yaml", &r.read(".ai/repo/policy.yaml").replace("retention_max_files: 200", "retention_max_files: 0"));
+    let out = r.mj(&["doctor"]).ok();
+    assert!(out.stdout.contains("WARN retention .ai/local/state/handovers — handovers 1 files, cap 0 (handover.retention_max_files)"), "{}", out.stdout);
+}
+
+#[test]
+fn doctor_fails_naming_a_garbage_record_file() {
+    let env = TestEnv::new();
+    let r = env.ready_repo("r");
+    r.start("task");
+    r.mj_in(&["checkpoint"], "fine\n").ok();
+    r.write(&format!(".ai/local/state/checkpoints/{RECORD_NAME}"), "garbage, no front matter\n");
+    let bad_schema = RECORD_NAME.replace("0123456789abcdef", "fedcba9876543210");
+    r.write(&format!(".ai/local/state/handovers/{bad_schema}"), "---\nschema_version: 7\nhead: NONE\ncreated_at: 2026-09-03T19:50:00Z\n---\n\nbody\n");
+    r.write(".ai/local/state/handovers/README.md", "not a record; ignored\n");
+    let out = r.mj(&["doctor"]).code(10);
+    let fails = lines_of(&out, "FAIL", "records");
+    assert_eq!(fails.len(), 2, "{}", out.stdout);
+    assert!(fails[0].starts_with(&format!("FAIL records .ai/local/state/checkpoints/{RECORD_NAME} — the resolver skips this checkpoint: no front matter")), "{}", fails[0]);
+    assert!(fails[1].starts_with(&format!("FAIL records .ai/local/state/handovers/{bad_schema} — the resolver skips this handover: unknown schema_version")), "{}", fails[1]);
+    // Readers only warn.
+    let show = r.mj(&["checkpoint", "--list"]).ok();
+    assert!(show.stderr.contains("warning: skipped"), "{}", show.stderr);
+
+    let json = r.mj(&["doctor", "--json"]).code(10);
+    let v: serde_json::Value = serde_json::from_str(&json.stdout).unwrap();
+    let f = v["findings"].as_array().unwrap();
+    assert!(f.iter().any(|x| x["level"] == "FAIL" && x["subject"] == format!(".ai/local/state/checkpoints/{RECORD_NAME}")), "{v}");
+    assert!(f.iter().any(|x| x["category"] == "retention" && x["message"].as_str().unwrap().starts_with("ledger ")), "{v}");
+}
+
+#[test]
+fn doctor_fails_on_a_record_symlinked_outside_the_checkout() {
+    let env = TestEnv::new();
+    let r = env.ready_repo("r");
+    r.start("task");
+    r.mj_in(&["handover"], HANDOVER).ok();
+    let real = r.records("handovers").pop().unwrap();
+    let outside = env.path().join("outside.md");
+    std::fs::copy(r.state("handovers").join(&real), &outside).unwrap();
+    let link = RECORD_NAME.replace("195000Z", "195500Z");
+    std::os::unix::fs::symlink(&outside, r.state("handovers").join(&link)).unwrap();
+    let out = r.mj(&["doctor"]).code(10);
+    let fails = lines_of(&out, "FAIL", "records");
+    assert_eq!(fails.len(), 1, "{}", out.stdout);
+    assert!(fails[0].starts_with(&format!("FAIL records .ai/local/state/handovers/{link} — the resolver skips this handover:")), "{}", fails[0]);
+    assert!(fails[0].contains("symlink pointing outside the checkout"), "{}", fails[0]);
+    // A symlink inside the checkout is fine.
+    std::fs::remove_file(r.state("handovers").join(&link)).unwrap();
+    std::os::unix::fs::symlink(r.state("handovers").join(&real), r.state("handovers").join(&link)).unwrap();
+    r.mj(&["doctor"]).ok();
+}
+
+#[test]
+fn doctor_fails_on_unregistered_events_broken_profiles_and_a_broken_policy() {
+    let env = TestEnv::new();
+    let r = env.ready_repo("r");
+    r.start("task");
+    append(&r.state("ledger.jsonl"), "{\"ts\":\"2026-09-03T20:00:00Z\",\"event\":\"no.such\"}\n");
+    let out = r.mj(&["doctor"]).code(10);
+    assert!(lines_of(&out, "FAIL", "ledger").iter().any(|l| l.contains(":2 — unregistered event \"no.such\"")), "{}", out.stdout);
+    // check does not judge the registry (history --validate and doctor do).
+    r.mj(&["check"]).ok();
+
+    r.write(".ai/repo/profiles/routine.yaml", "name: routine\nbogus: 1\n");
+    let out = r.mj(&["doctor"]).code(10);
+    assert!(lines_of(&out, "FAIL", "profile").iter().any(|l| l.starts_with("FAIL profile .ai/repo/profiles/routine.yaml — ")), "{}", out.stdout);
+
+    r.write(".ai/repo/policy.yaml", &format!("{}bogus_key: 1\n", r.read(".ai/repo/policy.yaml")));
+    let out = r.mj(&["doctor"]).code(10);
+    let fails = lines_of(&out, "FAIL", "policy");
+    assert_eq!(fails.len(), 1, "{}", out.stdout);
+    assert!(fails[0].contains("bogus_key"), "{}", fails[0]);
+    // check and watch need the policy: exit 10 as an error.
+    let c = r.mj(&["check"]).code(10);
+    assert!(c.stderr.contains("policy.yaml"), "{}", c.stderr);
+}
+
+#[test]
+fn doctor_fails_on_a_task_record_that_does_not_parse() {
+    let env = TestEnv::new();
+    let r = env.ready_repo("r");
+    r.start("task");
+    std::fs::write(r.state("current.yaml"), "id: [unclosed\n").unwrap();
+    let out = r.mj(&["doctor"]).code(10);
+    assert!(lines_of(&out, "FAIL", "task").iter().any(|l| l.starts_with("FAIL task .ai/local/state/current.yaml — ")), "{}", out.stdout);
+    r.mj(&["watch"]).code(10);
+}
+
+#[test]
+fn without_the_layer_the_three_exit_12() {
+    let env = TestEnv::new();
+    let r = env.repo("r");
+    for cmd in ["check", "watch", "doctor"] {
+        let out = r.mj(&[cmd]).code(12);
+        assert!(out.stderr.contains("hint: run git majordomus init"), "{cmd}: {}", out.stderr);
+    }
+}
+
+#[test]
+fn doctor_checks_the_session_stores_as_far_as_they_exist() {
+    let env = TestEnv::new();
+    let r = env.ready_repo("r");
+    let out = r.mj(&["session", "start"]).ok();
+    let sid = out.stdout.split_whitespace().nth(1).unwrap().to_string();
+    let doc = r.mj(&["session", "context"]).ok().stdout.trim().to_string();
+    let out = r.mj(&["doctor"]).ok();
+    assert!(out.stdout.contains("OK sessions .ai/local/state/sessions-open — 1 open episode(s), each parses with a working context"), "{}", out.stdout);
+
+    // A working context without head cannot be compared with git; an episode without one fails.
+    let text = r.read(&doc);
+    let no_head: String = text.lines().filter(|l| !l.starts_with("head:")).map(|l| format!("{l}\n")).collect();
+    r.write(&doc, &no_head);
+    let out = r.mj(&["doctor"]).code(10);
+    assert!(out.stdout.contains(&format!("FAIL sessions {doc} — working context without head: it cannot be compared with git")), "{}", out.stdout);
+    std::fs::remove_file(r.root.join(&doc)).unwrap();
+    let out = r.mj(&["doctor"]).code(10);
+    assert!(out.stdout.contains(&format!("FAIL sessions .ai/local/state/sessions-open/hand.yaml — episode {sid} has no working-context document")), "{}", out.stdout);
+
+    // A closed record of another schema is skipped by readers: doctor fails naming it.
+    std::fs::write(r.state("sessions-open/hand.yaml"), "not: [an episode\n").unwrap();
+    let bad = format!("20260903T195000Z--{sid}--main--abcdef1--0123456789abcdef.md");
+    r.write(&format!(".ai/repo/sessions/{bad}"), "---\nschema: session/v9\nsession_id: x\nhead: NONE\ncreated_at: 2026-09-03T19:50:00Z\n---\n\nbody\n");
+    let out = r.mj(&["doctor"]).code(10);
+    assert!(out.stdout.contains("FAIL sessions .ai/local/state/sessions-open/hand.yaml — open episode record does not parse"), "{}", out.stdout);
+    assert!(out.stdout.contains(&format!("FAIL sessions .ai/repo/sessions/{bad} — readers skip this closed session record: unknown schema")), "{}", out.stdout);
+}
+
+#[test]
+fn doctor_is_clean_after_a_session_is_closed() {
+    let env = TestEnv::new();
+    let r = env.ready_repo("r");
+    r.mj(&["session", "start"]).ok();
+    r.mj(&["session", "close"]).ok();
+    let out = r.mj(&["doctor"]).ok();
+    assert!(out.stdout.contains("OK sessions .ai/repo/sessions — 1 closed session record(s), all readable"), "{}", out.stdout);
+}
+
+#[test]
+fn doctor_knowledge_rules_apply_only_where_knowledge_exists() {
+    let env = TestEnv::new();
+    let r = env.ready_repo("r");
+    // No knowledge.derived in the ledger and no knowledge store: nothing is said.
+    let out = r.mj(&["doctor"]).ok();
+    assert!(!out.stdout.contains("knowledge"), "{}", out.stdout);
+    // The newest closed episode has no knowledge.derived and is older than stale_minutes.
+    append(
+        &r.state("ledger.jsonl"),
+        concat!(
+            "{\"ts\":\"2026-08-20T10:00:00Z\",\"event\":\"knowledge.derived\",\"head\":\"NONE\",\"branch\":\"main\",\"by\":\"x\",\"episode\":\"s-old\",\"written\":1,\"unchanged\":0,\"paths\":[],\"skipped\":0}\n",
+            "{\"ts\":\"2026-09-01T10:00:00Z\",\"event\":\"session.closed\",\"head\":\"NONE\",\"branch\":\"main\",\"by\":\"x\",\"session\":\"s-new\",\"outcome\":\"closed\",\"session_path\":\"p\"}\n",
+        ),
+    );
+    let out = r.mj(&["doctor"]).code(10);
+    assert!(out.stdout.contains("FAIL knowledge majordomus.knowledge-observed — the newest closed episode s-new (2d ago) has no knowledge.derived"), "{}", out.stdout);
+    // A candidate whose id does not match its file name breaks integrity.
+    r.write(
+        ".ai/repo/knowledge/candidates/s-new-0123456789ab.md",
+        "---\nschema: knowledge/v1\nid: s-other-0123456789ab\nkind: knowledge\nclass: fact\nstatus: candidate\ndate: 2026-09-01\n---\n# t\nd\n",
+    );
+    let out = r.mj(&["doctor"]).code(10);
+    assert!(out.stdout.contains("FAIL knowledge-integrity .ai/repo/knowledge/candidates/s-new-0123456789ab.md — id does not match the file name s-new-0123456789ab"), "{}", out.stdout);
+    assert!(out.stdout.contains("OK knowledge candidates-reviewed — 0 candidates awaiting review, cap 40"), "{}", out.stdout);
+}

@@ -12,7 +12,6 @@ pub const NOW: &str = "2026-09-03T20:00:00Z";
 
 /// What one run of a command printed and returned.
 #[derive(Debug, Clone)]
-#[must_use]
 pub struct Output {
     pub code: i32,
     pub stdout: String,
@@ -98,6 +97,7 @@ impl TestEnv {
     }
 
     /// Runs the binary in `dir` with `args` and `stdin`.
+    #[must_use]
     pub fn run(&self, dir: &Path, args: &[&str], stdin: Option<&[u8]>, extra_env: &[(&str, &str)]) -> Output {
         let mut cmd = Command::new(env!("CARGO_BIN_EXE_git-majordomus"));
         self.base_env(&mut cmd);
@@ -143,18 +143,22 @@ pub struct Repo<'a> {
 
 impl<'a> Repo<'a> {
     /// `git-majordomus <args>` at the root, empty stdin.
+    #[must_use]
     pub fn mj(&self, args: &[&str]) -> Output {
         self.env.run(&self.root, args, None, &[])
     }
     /// `git-majordomus <args>` with `stdin`.
+    #[must_use]
     pub fn mj_in(&self, args: &[&str], stdin: &str) -> Output {
         self.env.run(&self.root, args, Some(stdin.as_bytes()), &[])
     }
     /// `git-majordomus <args>` with raw stdin bytes.
+    #[must_use]
     pub fn mj_bytes(&self, args: &[&str], stdin: &[u8]) -> Output {
         self.env.run(&self.root, args, Some(stdin), &[])
     }
     /// `git-majordomus <args>` with extra environment.
+    #[must_use]
     pub fn mj_env(&self, args: &[&str], stdin: &str, env: &[(&str, &str)]) -> Output {
         self.env.run(&self.root, args, Some(stdin.as_bytes()), env)
     }

@@ -1,0 +1,86 @@
+# git-majordomus — build, install, demo, test.
+#
+#   make demo              build, then run the everyday lifecycle in a scratch repository
+#   make test              the whole test suite (needs only the Rust toolchain and git)
+#   make install           binary, man page and completions under $(PREFIX)
+#   make install PREFIX=/usr/local
+#   make lint              clippy with warnings as errors, rustfmt check
+#   make bench             the read-path benchmark (bench/run.sh)
+#   make uninstall / make clean
+
+PREFIX  ?= $(HOME)/.cargo
+BINDIR  ?= $(PREFIX)/bin
+DATADIR ?= $(PREFIX)/share
+MANDIR  ?= $(DATADIR)/man
+# DESTDIR is prepended to every installed path (for packagers); empty by default.
+DESTDIR ?=
+
+CARGO   ?= cargo
+BIN     := target/release/git-majordomus
+GEN     := target/release/generated
+
+BASH_COMPLETION := $(DATADIR)/bash-completion/completions/git-majordomus
+ZSH_COMPLETION  := $(DATADIR)/zsh/site-functions/_git-majordomus
+FISH_COMPLETION := $(DATADIR)/fish/vendor_completions.d/git-majordomus.fish
+MAN_PAGE        := $(MANDIR)/man1/git-majordomus.1
+
+.PHONY: all build generated install uninstall demo test bench lint clean help
+
+all: build
+
+help:
+	@sed -n '2,10s/^# \{0,1\}//p' Makefile
+
+# Cargo decides whether anything needs rebuilding, so this always asks it.
+build:
+	$(CARGO) build --release
+
+# The man page and the three completion scripts, written by the binary itself.
+generated: build
+	@mkdir -p $(GEN)
+	$(BIN) generate man  > $(GEN)/git-majordomus.1
+	$(BIN) generate bash > $(GEN)/git-majordomus.bash
+	$(BIN) generate zsh  > $(GEN)/_git-majordomus
+	$(BIN) generate fish > $(GEN)/git-majordomus.fish
+
+install: generated
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 \
+		$(DESTDIR)$(dir $(BASH_COMPLETION)) $(DESTDIR)$(dir $(ZSH_COMPLETION)) $(DESTDIR)$(dir $(FISH_COMPLETION))
+	install -m 755 $(BIN) $(DESTDIR)$(BINDIR)/git-majordomus
+	install -m 644 $(GEN)/git-majordomus.1 $(DESTDIR)$(MAN_PAGE)
+	install -m 644 $(GEN)/git-majordomus.bash $(DESTDIR)$(BASH_COMPLETION)
+	install -m 644 $(GEN)/_git-majordomus $(DESTDIR)$(ZSH_COMPLETION)
+	install -m 644 $(GEN)/git-majordomus.fish $(DESTDIR)$(FISH_COMPLETION)
+	@echo "installed: $(DESTDIR)$(BINDIR)/git-majordomus"
+	@echo "           $(DESTDIR)$(MAN_PAGE)"
+	@echo "           $(DESTDIR)$(BASH_COMPLETION)"
+	@echo "           $(DESTDIR)$(ZSH_COMPLETION)"
+	@echo "           $(DESTDIR)$(FISH_COMPLETION)"
+	@case ":$$PATH:" in *":$(BINDIR):"*) ;; \
+	  *) echo "note: $(BINDIR) is not on PATH; add it so 'git majordomus' (and man, via $(BINDIR)/../share/man) find the tool";; esac
+	@if [ -n "$${MANPATH-}" ]; then case ":$$MANPATH:" in *":$(MANDIR):"*|*"::"*|:*|*:) ;; \
+	  *) echo "note: MANPATH is set and does not include $(MANDIR); add it so 'git majordomus --help' finds the man page";; esac; fi
+
+uninstall:
+	rm -f $(DESTDIR)$(BINDIR)/git-majordomus $(DESTDIR)$(MAN_PAGE) \
+		$(DESTDIR)$(BASH_COMPLETION) $(DESTDIR)$(ZSH_COMPLETION) $(DESTDIR)$(FISH_COMPLETION)
+
+demo: build
+	MAJORDOMUS_BIN_DIR="$(CURDIR)/target/release" contrib/demo.sh
+
+# The whole suite: unit tests, the end-to-end binary (tests/cli), tests/architecture.rs, and
+# doc tests (which --all-targets does not run).
+test:
+	$(CARGO) test --all-targets
+	$(CARGO) test --doc
+
+bench: build
+	@if [ -x bench/run.sh ]; then bench/run.sh "$(CURDIR)/$(BIN)"; \
+	else echo "bench: not yet — arrives with the performance issue"; fi
+
+lint:
+	$(CARGO) clippy --all-targets -- -D warnings
+	$(CARGO) fmt --check
+
+clean:
+	$(CARGO) clean

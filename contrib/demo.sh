@@ -1,0 +1,154 @@
+#!/usr/bin/env bash
+# The everyday lifecycle of git-majordomus, end to end, in a scratch repository.
+#
+#   make demo                      builds the release binary and runs this script
+#   contrib/demo.sh                uses target/release/git-majordomus (build it first)
+#   MAJORDOMUS_BIN_DIR=<dir> contrib/demo.sh
+#
+# Everything happens under a temporary directory that is removed on exit, with its own HOME and
+# no global or system git configuration. The tool is called as `git majordomus`, so git's
+# extension mechanism (git-majordomus on PATH) is exercised too. Every step must succeed: the
+# script stops at the first failure and exits non-zero.
+set -Eeuo pipefail
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+bin_dir=${MAJORDOMUS_BIN_DIR:-$here/../target/release}
+if [[ ! -x $bin_dir/git-majordomus ]]; then
+  echo "demo: no git-majordomus in $bin_dir; run 'make demo' (or 'cargo build --release') first" >&2
+  exit 2
+fi
+bin_dir=$(cd "$bin_dir" && pwd)
+
+work=$(mktemp -d "${TMPDIR:-/tmp}/majordomus-demo.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+
+# A hermetic world: our HOME, no git configuration, a fixed identity, nothing inherited from a
+# surrounding git command or agent session.
+unset GIT_DIR GIT_WORK_TREE GIT_INDEX_FILE GIT_OBJECT_DIRECTORY GIT_CEILING_DIRECTORIES
+unset MAJORDOMUS_NOW MAJORDOMUS_SESSION_KEY MAJORDOMUS_PROVIDER_SESSION CLAUDE_CODE_SESSION_ID
+export HOME=$work/home XDG_STATE_HOME=$work/home/.local/state
+export GIT_CONFIG_GLOBAL=/dev/null GIT_CONFIG_NOSYSTEM=1 GIT_TERMINAL_PROMPT=0
+export GIT_AUTHOR_NAME="Ada Demo" GIT_AUTHOR_EMAIL=ada@example.com
+export GIT_COMMITTER_NAME="Ada Demo" GIT_COMMITTER_EMAIL=ada@example.com
+export USER=ada TZ=UTC LC_ALL=C
+export PATH=$bin_dir:$PATH
+mkdir -p "$HOME" "$work/repo"
+cd "$work/repo"
+
+if [[ -t 1 ]]; then bold=$'\e[1m' dim=$'\e[2m' off=$'\e[0m'; else bold='' dim='' off=''; fi
+n=0
+current=''
+# step <title>: a numbered heading before each step.
+step() {
+  n=$((n + 1))
+  current=$1
+  printf '\n%s%d. %s%s\n' "$bold" "$n" "$1" "$off"
+}
+# quoted <words...>: the words as a person would type them.
+quoted() {
+  local w out=()
+  for w in "$@"; do
+    if [[ $w =~ ^[A-Za-z0-9_./:=,@%+-]+$ ]]; then out+=("$w"); else out+=("\"${w//\"/\\\"}\""); fi
+  done
+  printf '%s' "${out[*]}"
+}
+# show <command...>: print the command, then run it.
+show() {
+  printf '%s$ %s%s\n' "$dim" "$(quoted "$@")" "$off"
+  "$@"
+}
+# show_in <body> <command...>: the same, with <body> on stdin.
+show_in() {
+  local body=$1
+  shift
+  printf '%s$ %s <<EOF%s\n' "$dim" "$(quoted "$@")" "$off"
+  printf '%s%sEOF%s\n' "$dim" "$body" "$off"
+  printf '%s' "$body" | "$@"
+}
+trap 'status=$?; echo "demo: step $n ($current) failed with exit $status" >&2; exit $status' ERR
+
+printf '%sgit-majordomus demo%s — scratch repository %s\n' "$bold" "$off" "$work/repo"
+printf 'using %s (%s)\n' "$(command -v git-majordomus)" "$(git-majordomus --version)"
+
+step "A repository with some history"
+git init -q -b main
+mkdir -p lib/auth
+printf '# demo app\n' > README.md
+printf 'pub fn login() {}\n' > lib/auth/login.rs
+git add -A
+git commit -q -m "Initial import"
+git log --oneline
+
+step "init: create the .ai/ layer (and commit its tracked half)"
+show git majordomus init
+git add -A
+git commit -q -m "Add the majordomus layer"
+
+step "start: open a task with a scope"
+show git majordomus start "Fix the OAuth callback" --scope lib/auth
+
+step "checkpoint: a short progress note (body on stdin)"
+show_in "The callback drops the state parameter; reproducing with a stub provider.
+" git majordomus checkpoint
+
+step "decision add: record why, not just what"
+show git majordomus decision add "Validate the OAuth state before exchanging the code" \
+  --why "An unchecked state lets a forged callback log a victim in" \
+  --rejected "Trusting the provider's redirect"
+
+step "question add: a blocker is state, not a chat message"
+show git majordomus question add "Should an expired state redirect to login or show an error?"
+show git majordomus question list
+
+step "question resolve: answer it (it would refuse finish --outcome completed)"
+show git majordomus question resolve 1 --answer "Redirect to login with a notice"
+
+step "commit the fix"
+cat > lib/auth/callback.rs <<'EOF'
+pub fn callback(state: &str, expected: &str) -> Result<(), &'static str> {
+    if state != expected {
+        return Err("state mismatch: redirecting to login");
+    }
+    Ok(())
+}
+EOF
+git add lib/auth/callback.rs
+git commit -q -m "auth: validate the OAuth state in the callback"
+git log --oneline -1
+
+step "handover --close: the deliberate continuation package"
+show_in "# Objective
+Fix the OAuth callback so a forged or expired state cannot log anyone in.
+
+# Current State
+lib/auth/callback.rs validates the state; an expired state redirects to login.
+
+# Next Action
+Add a regression test for the expired-state redirect.
+" git majordomus handover --close
+
+step "a later commit (someone carried on after the handover)"
+cat > lib/auth/callback_test.rs <<'EOF'
+#[test]
+fn expired_state_redirects() {}
+EOF
+git add lib/auth/callback_test.rs
+git commit -q -m "auth: regression test for the expired-state redirect"
+git log --oneline -1
+
+step "handover --resolve: what the next session reads first"
+printf '%s$ git majordomus handover --resolve%s\n' "$dim" "$off"
+resolved=$(git majordomus handover --resolve)
+printf '%s\n' "$resolved"
+if ! grep -q '^Git state: advanced' <<<"$resolved"; then
+  echo "demo: expected 'Git state: advanced' (the branch moved on since the handover)" >&2
+  false
+fi
+
+step "context: the bounded briefing, built from records and git"
+show git majordomus context
+
+step "finish: close the task against its contract"
+show git majordomus finish --outcome completed --verify-command "test -f lib/auth/callback.rs"
+
+printf '\n%sdone%s — every step succeeded; the scratch repository is removed on exit.\n' "$bold" "$off"

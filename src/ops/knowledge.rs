@@ -1,0 +1,480 @@
+//! Knowledge (SPEC §6.10, §8.12): what the repository now knows because of an episode — each
+//! decision recorded, question resolved and task finished, as one candidate assertion derived
+//! from the ledger and git (never from a conversation), which a person promotes or rejects.
+
+use std::path::PathBuf;
+
+use serde::Serialize;
+use serde_json::Value;
+
+use super::identity::digest_hex;
+use crate::ctx::Ctx;
+use crate::error::{Error, Result};
+use crate::model::finding::{Finding, Level};
+use crate::model::record::{branch_key, parse_mapping, section_text, split_front_matter};
+use crate::model::yaml::{get, get_list, quoted};
+use crate::store::atomic::{guard, read_opt, replace};
+use crate::store::{decisions, ledger, sessions};
+
+/// The classes a knowledge record may have.
+pub const CLASSES: &[&str] = &["fact", "convention", "constraint", "memory", "lesson"];
+
+/// One knowledge record (candidate or curated).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[allow(missing_docs)]
+pub struct Knowledge {
+    pub id: String,
+    pub class: String,
+    pub title: String,
+    pub description: String,
+    pub status: String,
+    pub epistemics: String,
+    pub date: String,
+    pub tags: Vec<String>,
+    pub derived_from: Vec<String>,
+    /// `relates_to` targets (`file:<path>`).
+    pub relations: Vec<String>,
+    pub superseded_by: Option<String>,
+    /// Sections after the description (`# Evidence`, `# Rejected`).
+    #[serde(skip)]
+    pub extra: String,
+}
+
+fn flow(items: &[String]) -> String {
+    format!("[{}]", items.iter().map(|i| if i.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.' | ':' | '/')) { i.clone() } else { quoted(i) }).collect::<Vec<_>>().join(", "))
+}
+
+impl Knowledge {
+    /// The file text, front matter in SPEC §6.10 order.
+    pub fn render(&self) -> String {
+        let mut s = String::from("---\nschema: knowledge/v1\n");
+        s.push_str(&format!("id: {}\nkind: knowledge\nclass: {}\n", self.id, self.class));
+        s.push_str(&format!("title: {}\ndescription: {}\n", quoted(&self.title), quoted(&self.description)));
+        s.push_str(&format!("status: {}\nepistemics: {}\ndate: {}\n", self.status, self.epistemics, self.date));
+        s.push_str(&format!("tags: {}\n", flow(&self.tags)));
+        s.push_str(&format!("provenance:\n  origin: extracted\n  derived_from: {}\n", flow(&self.derived_from)));
+        if self.relations.is_empty() {
+            s.push_str("relations: []\n");
+        } else {
+            s.push_str("relations:\n");
+            for r in &self.relations {
+                s.push_str(&format!("  - type: relates_to\n    target: {}\n", quoted(r)));
+            }
+        }
+        if let Some(b) = &self.superseded_by {
+            s.push_str(&format!("superseded_by: {b}\n"));
+        }
+        s.push_str(&format!("---\n# {}\n{}\n", self.title, self.description));
+        s.push_str(&self.extra);
+        s
+    }
+
+    /// Parses a knowledge file.
+    pub fn parse(text: &str) -> Option<Knowledge> {
+        let (yaml, body) = split_front_matter(text)?;
+        let m = parse_mapping(yaml)?;
+        if get(&m, "schema").as_deref() != Some("knowledge/v1") {
+            return None;
+        }
+        let prov = m.get("provenance").and_then(|v| v.as_mapping());
+        let relations = m
+            .get("relations")
+            .and_then(|v| v.as_sequence())
+            .map(|s| s.iter().filter_map(|r| r.as_mapping().and_then(|r| get(r, "target"))).collect())
+            .unwrap_or_default();
+        let title = get(&m, "title")?;
+        let description = get(&m, "description").unwrap_or_default();
+        let head = format!("# {title}\n{description}\n");
+        Some(Knowledge {
+            id: get(&m, "id")?,
+            class: get(&m, "class")?,
+            status: get(&m, "status")?,
+            epistemics: get(&m, "epistemics").unwrap_or_default(),
+            date: get(&m, "date").unwrap_or_default(),
+            tags: get_list(&m, "tags"),
+            derived_from: prov.map(|p| get_list(p, "derived_from")).unwrap_or_default(),
+            relations,
+            superseded_by: get(&m, "superseded_by"),
+            extra: body.strip_prefix(&head).unwrap_or("").to_string(),
+            title,
+            description,
+        })
+    }
+}
+
+/// Whether text looks like a piece of a conversation (never knowledge, never evidence).
+pub fn is_transcript(text: &str) -> bool {
+    const MARKERS: &[&str] = &["\"messages\"", "\"transcript\"", "\"transcript_path\"", "\"completion\"", "\"role\":", "\"role\" :"];
+    text.lines().any(|l| {
+        let t = l.trim_start();
+        MARKERS.iter().any(|m| l.contains(m)) || ["Human:", "Assistant:", "User:", "AI:"].iter().any(|p| t.starts_with(p))
+    })
+}
+
+fn candidates_dir(ctx: &Ctx) -> PathBuf {
+    ctx.layout.repo().join("knowledge/candidates")
+}
+
+fn curated_dir(ctx: &Ctx) -> PathBuf {
+    ctx.layout.repo().join("knowledge/curated")
+}
+
+fn valid_id(id: &str) -> bool {
+    !id.is_empty() && id.chars().all(|c| c.is_ascii_alphanumeric() || c == '-') && !id.starts_with('-')
+}
+
+/// What `knowledge derive` did.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct DeriveReport {
+    /// The episode derived from (none → nothing done).
+    pub episode: Option<String>,
+    /// `(verdict, path)`: `written`, `unchanged`, `skipped (promoted|superseded|transcript)`, `would write`.
+    pub lines: Vec<(String, String)>,
+    /// Counts.
+    pub written: usize,
+    /// Counts.
+    pub unchanged: usize,
+    /// Counts.
+    pub skipped: usize,
+}
+
+/// Builds the candidates of episode `ep` from its stamped ledger lines (pure apart from reads).
+fn build(ctx: &Ctx, ep: &str) -> Result<(Vec<Knowledge>, usize)> {
+    let log = decisions::parse(&read_opt(&ctx.layout.decisions())?.unwrap_or_default());
+    let mut out = Vec::new();
+    let mut transcript = 0;
+    for l in ledger::read_all(&ctx.layout.ledger())?.unwrap_or_default() {
+        let Some(p) = &l.pairs else { continue };
+        if p.str("session") != Some(ep) {
+            continue;
+        }
+        let ev = l.event().unwrap_or("");
+        if !matches!(ev, "decision.recorded" | "question.resolved" | "task.finished") {
+            continue;
+        }
+        if is_transcript(&l.raw) {
+            transcript += 1;
+            continue;
+        }
+        let date = l.ts().unwrap_or("").get(..10).unwrap_or("").to_string();
+        let task = p.str("task_id").unwrap_or("none").to_string();
+        let (class, epistemics, tag, title, description, from) = match ev {
+            "decision.recorded" => {
+                let title = p.str("decision").unwrap_or("").to_string();
+                let why = log.iter().rev().find(|d| d.title == title).and_then(|d| d.why.clone());
+                ("convention", "decided", "decision", title.clone(), why.map(|w| format!("Decided because {w}")).unwrap_or(title), format!("decision:{task}"))
+            }
+            "question.resolved" => {
+                let q = p.str("question").unwrap_or("").to_string();
+                ("fact", "observed", "question", q, p.str("answer").unwrap_or("").to_string(), format!("question:{task}"))
+            }
+            _ => {
+                let outcome = p.str("outcome").unwrap_or("");
+                let verify = p.get("verify").filter(|v| !v.is_null());
+                match (outcome, verify) {
+                    ("blocked" | "failed" | "no_match", _) => {
+                        let note = read_opt(&ctx.layout.completed().join(format!("{task}.md"))).ok().flatten().unwrap_or_default();
+                        let reason = section_text(&note, "Reason")
+                            .or_else(|| section_text(&note, "Next Action"))
+                            .and_then(|t| t.lines().find(|l| !l.trim().is_empty()).map(str::to_string))
+                            .unwrap_or_else(|| "no note gave a reason".into());
+                        ("lesson", "inferred", "task", format!("Task {task} ended {outcome}"), reason, format!("task:{task}"))
+                    }
+                    ("completed", Some(v)) => {
+                        let cmd = v.get("command").and_then(Value::as_str).unwrap_or("");
+                        let exit = v.get("exit").map(|e| e.to_string()).unwrap_or_default();
+                        ("fact", "observed", "task", format!("Task {task} completed and verified"), format!("`{cmd}` exited {exit}"), format!("task:{task}"))
+                    }
+                    _ => continue,
+                }
+            }
+        };
+        out.push(Knowledge {
+            id: format!("{ep}-{}", digest_hex("majordomus-knowledge/v1\n", &l.raw, 6)),
+            class: class.into(),
+            title,
+            description,
+            status: "candidate".into(),
+            epistemics: epistemics.into(),
+            date,
+            tags: vec!["derived".into(), tag.into()],
+            derived_from: vec![format!("session:{ep}"), from],
+            relations: Vec::new(),
+            superseded_by: None,
+            extra: String::new(),
+        });
+    }
+    let (commits, files) = rule_commits(ctx, ep);
+    for k in &mut out {
+        k.derived_from.extend(commits.iter().map(|c| format!("commit:{c}")));
+        k.relations.extend(files.iter().map(|f| format!("file:{f}")));
+    }
+    Ok((out, transcript))
+}
+
+/// Commits of the episode that touch `.ai/repo/rules/` or `.ai/repo/adrs/`, and those paths.
+fn rule_commits(ctx: &Ctx, ep: &str) -> (Vec<String>, Vec<String>) {
+    let start = sessions::find_closed(&ctx.layout, ep)
+        .ok()
+        .flatten()
+        .and_then(|p| read_opt(&p).ok().flatten())
+        .and_then(|t| crate::model::session::ClosedSession::parse(&t).ok().map(|(c, _)| c.start_head))
+        .or_else(|| sessions::list_open(&ctx.layout).ok()?.into_iter().find_map(|(_, o)| o.ok().filter(|o| o.session_id == ep).map(|o| o.start_head)));
+    let (Some(start), Ok(Some(head))) = (start, ctx.git.head()) else { return (Vec::new(), Vec::new()) };
+    let base = ctx.git.commit_id(&start);
+    if base.is_none() && start != "NONE" {
+        return (Vec::new(), Vec::new());
+    }
+    let mut commits = Vec::new();
+    let mut files = std::collections::BTreeSet::new();
+    let mut prev = base;
+    for (id, _) in ctx.git.commits_between(base, head).unwrap_or_default() {
+        let touched: Vec<String> = ctx.git.changed_between(prev, id).unwrap_or_default().into_iter().filter(|f| f.starts_with(".ai/repo/rules/") || f.starts_with(".ai/repo/adrs/")).collect();
+        if !touched.is_empty() {
+            commits.push(id.to_string());
+            files.extend(touched);
+        }
+        prev = Some(id);
+    }
+    (commits, files.into_iter().collect())
+}
+
+/// `knowledge derive`: writes (or, dry, reports) the candidates of the episode.
+pub fn derive(ctx: &Ctx, episode: Option<&str>, dry_run: bool) -> Result<DeriveReport> {
+    ctx.require_layer()?;
+    ctx.policy()?;
+    let Some(ep) = episode.map(str::to_string).or_else(|| ctx.session_id()) else { return Ok(DeriveReport::default()) };
+    let (cands, transcript) = build(ctx, &ep)?;
+    let mut r = DeriveReport { episode: Some(ep.clone()), skipped: transcript, ..Default::default() };
+    for _ in 0..transcript {
+        r.lines.push(("skipped (transcript)".into(), "a ledger line carrying a transcript marker".into()));
+    }
+    let mut paths = Vec::new();
+    for k in cands {
+        let path = candidates_dir(ctx).join(format!("{}.md", k.id));
+        let rel = ctx.rel(&path);
+        if curated_dir(ctx).join(format!("{}.md", k.id)).exists() {
+            r.skipped += 1;
+            r.lines.push(("skipped (promoted)".into(), rel));
+            continue;
+        }
+        guard(ctx.layout.root(), &path)?;
+        let existing = read_opt(&path)?;
+        if existing.as_deref().and_then(Knowledge::parse).is_some_and(|e| e.status == "superseded") {
+            r.skipped += 1;
+            r.lines.push(("skipped (superseded)".into(), rel));
+            continue;
+        }
+        let text = k.render();
+        if existing.as_deref() == Some(text.as_str()) {
+            r.unchanged += 1;
+            r.lines.push(("unchanged".into(), rel));
+        } else if dry_run {
+            r.lines.push(("would write".into(), rel));
+        } else {
+            replace(&path, text.as_bytes())?;
+            r.written += 1;
+            paths.push(Value::from(rel.clone()));
+            r.lines.push(("written".into(), rel));
+        }
+    }
+    if !dry_run {
+        ctx.record_event(
+            "knowledge.derived",
+            &[("episode", Value::from(ep)), ("written", Value::from(r.written)), ("unchanged", Value::from(r.unchanged)), ("paths", Value::from(paths)), ("skipped", Value::from(r.skipped))],
+        )?;
+    }
+    Ok(r)
+}
+
+/// Every knowledge file of one directory, parsed or not: `(file name, parsed)`.
+fn read_dir(dir: &std::path::Path) -> Result<Vec<(String, Option<Knowledge>, String)>> {
+    let mut v = Vec::new();
+    let rd = match std::fs::read_dir(dir) {
+        Ok(rd) => rd,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(v),
+        Err(e) => return Err(Error::io_at(dir, e)),
+    };
+    for e in rd.filter_map(|e| e.ok()) {
+        let Ok(name) = e.file_name().into_string() else { continue };
+        if !name.ends_with(".md") || name.starts_with('.') {
+            continue;
+        }
+        let text = read_opt(&e.path())?.unwrap_or_default();
+        v.push((name, Knowledge::parse(&text), text));
+    }
+    v.sort_by(|a, b| a.0.cmp(&b.0));
+    Ok(v)
+}
+
+/// `knowledge candidates`: every record under `candidates/` (parsed ones).
+pub fn candidates(ctx: &Ctx) -> Result<Vec<Knowledge>> {
+    ctx.require_layer()?;
+    Ok(read_dir(&candidates_dir(ctx))?.into_iter().filter_map(|(_, k, _)| k).collect())
+}
+
+fn find_candidate(ctx: &Ctx, id: &str) -> Result<(PathBuf, Knowledge)> {
+    if !valid_id(id) {
+        return Err(Error::not_found(format!("no knowledge record {id:?}")));
+    }
+    let path = candidates_dir(ctx).join(format!("{id}.md"));
+    if let Some(text) = read_opt(&path)? {
+        let k = Knowledge::parse(&text).ok_or_else(|| Error::refused(format!("{} does not parse as a knowledge record", ctx.rel(&path))))?;
+        return Ok((path, k));
+    }
+    if curated_dir(ctx).join(format!("{id}.md")).exists() {
+        return Err(Error::refused(format!("knowledge {id} is already promoted (verified); it is not a candidate")));
+    }
+    Err(Error::not_found(format!("no knowledge record {id}")).hint("git majordomus knowledge candidates lists them"))
+}
+
+/// `knowledge promote <id> [--class] < evidence`: the candidate becomes verified under `curated/`.
+pub fn promote(ctx: &Ctx, id: &str, class: Option<&str>, evidence: &str) -> Result<PathBuf> {
+    ctx.require_layer()?;
+    let (path, mut k) = find_candidate(ctx, id)?;
+    if k.status != "candidate" {
+        return Err(Error::refused(format!("knowledge {id} is {}, not a candidate", k.status)));
+    }
+    if evidence.trim().is_empty() {
+        return Err(Error::refused("knowledge promote: evidence on stdin is required").hint("say why this is true, e.g. the test or commit that shows it"));
+    }
+    if is_transcript(evidence) {
+        return Err(Error::refused("knowledge promote: the evidence looks like a transcript; state the evidence instead"));
+    }
+    if let Some(c) = class {
+        if !CLASSES.contains(&c) {
+            return Err(Error::refused(format!("knowledge promote: unknown class {c:?}; use one of {}", CLASSES.join(", "))));
+        }
+        k.class = c.into();
+    }
+    k.status = "verified".into();
+    k.date = ctx.clock.date();
+    k.extra = format!("{}\n# Evidence\n{}\n", k.extra, evidence.trim_end());
+    let dest = curated_dir(ctx).join(format!("{id}.md"));
+    guard(ctx.layout.root(), &dest)?;
+    replace(&dest, k.render().as_bytes())?;
+    std::fs::remove_file(&path).map_err(|e| Error::io_at(&path, e))?;
+    ctx.record_event("knowledge.promoted", &[("id", Value::from(id)), ("path", Value::from(ctx.rel(&dest)))])?;
+    Ok(dest)
+}
+
+/// `knowledge reject <id> --reason [--by]`: the candidate is marked superseded in place.
+pub fn reject(ctx: &Ctx, id: &str, reason: &str, by: Option<&str>) -> Result<PathBuf> {
+    ctx.require_layer()?;
+    if reason.trim().is_empty() {
+        return Err(Error::usage("knowledge reject: --reason is required and must not be empty"));
+    }
+    let (path, mut k) = find_candidate(ctx, id)?;
+    if k.status != "candidate" {
+        return Err(Error::refused(format!("knowledge {id} is {}, not a candidate", k.status)));
+    }
+    if let Some(b) = by {
+        let exists = valid_id(b) && b != id && (candidates_dir(ctx).join(format!("{b}.md")).exists() || curated_dir(ctx).join(format!("{b}.md")).exists());
+        if !exists {
+            return Err(Error::refused(format!("knowledge reject: --by {b} names no other knowledge record")));
+        }
+        k.superseded_by = Some(b.into());
+    }
+    k.status = "superseded".into();
+    k.extra = format!("{}\n# Rejected\n{}\n", k.extra, reason.trim());
+    replace(&path, k.render().as_bytes())?;
+    ctx.record_event(
+        "knowledge.rejected",
+        &[("id", Value::from(id)), ("reason", Value::from(reason.trim())), ("superseded_by", by.map(Value::from).unwrap_or(Value::Null))],
+    )?;
+    Ok(path)
+}
+
+/// `knowledge check`: integrity of both stores plus the advisory rules.
+pub fn check(ctx: &Ctx) -> Result<Vec<Finding>> {
+    ctx.require_layer()?;
+    let policy = ctx.policy()?;
+    let mut f = Vec::new();
+    let mut total = 0;
+    for (dir, want) in [(candidates_dir(ctx), ["candidate", "superseded"]), (curated_dir(ctx), ["verified", "superseded"])] {
+        for (name, k, _) in read_dir(&dir)? {
+            total += 1;
+            let rel = format!("{}/{name}", ctx.rel(&dir));
+            match k {
+                None => f.push(Finding::new(Level::Fail, "knowledge", rel, "does not parse as a knowledge/v1 record", "git majordomus knowledge check")),
+                Some(k) if format!("{}.md", k.id) != name => f.push(Finding::new(Level::Fail, "knowledge", rel, format!("its id {} does not match its file name", k.id), "git majordomus knowledge check")),
+                Some(k) if !want.contains(&k.status.as_str()) || !CLASSES.contains(&k.class.as_str()) => {
+                    f.push(Finding::new(Level::Fail, "knowledge", rel, format!("status {} / class {} is not valid here", k.status, k.class), "git majordomus knowledge check"))
+                }
+                Some(k) if k.status == "candidate" => {
+                    let old = crate::clock::parse_stamp(&format!("{}T00:00:00Z", k.date)).map(|d| (ctx.clock.now() - d).num_minutes() > policy.knowledge.candidate_max_age_minutes).unwrap_or(false);
+                    if old {
+                        f.push(Finding::new(Level::Warn, "knowledge", rel, format!("candidate from {} awaits review past knowledge.candidate_max_age_minutes", k.date), "git majordomus knowledge candidates"));
+                    }
+                }
+                Some(_) => {}
+            }
+        }
+    }
+    let pending = candidates(ctx)?.into_iter().filter(|k| k.status == "candidate").count();
+    if pending > policy.knowledge.candidates_max_files {
+        f.push(Finding::new(Level::Warn, "knowledge", "candidates", format!("{pending} candidates await review, over knowledge.candidates_max_files ({})", policy.knowledge.candidates_max_files), "git majordomus knowledge candidates"));
+    }
+    if !f.iter().any(|x| x.level == Level::Fail) {
+        f.push(Finding::new(Level::Ok, "knowledge", ".ai/repo/knowledge", format!("{total} record(s) readable, {pending} candidate(s) awaiting review"), "git majordomus knowledge candidates"));
+    }
+    Ok(f)
+}
+
+/// The briefing's knowledge lines: candidates awaiting review on this branch (and unattributed).
+pub fn briefing_lines(ctx: &Ctx) -> Result<Vec<String>> {
+    let pending: Vec<Knowledge> = candidates(ctx)?.into_iter().filter(|k| k.status == "candidate").collect();
+    let key = branch_key(&ctx.identity()?.branch);
+    let session_names = crate::store::records::names(&ctx.layout.sessions())?;
+    let open = sessions::list_open(&ctx.layout)?;
+    let (mut here, mut unattributed) = (Vec::new(), Vec::new());
+    for k in &pending {
+        let ep = k.derived_from.iter().find_map(|d| d.strip_prefix("session:")).unwrap_or("");
+        let closed_key = session_names.iter().find_map(|n| n.split_once(&format!("--{ep}--")).map(|(_, rest)| rest.rsplitn(3, "--").nth(2).unwrap_or("").to_string()));
+        let open_key = open.iter().find_map(|(_, o)| o.as_ref().ok().filter(|o| o.session_id == ep).map(|o| branch_key(&o.branch)));
+        match closed_key.or(open_key) {
+            Some(b) if b == key => here.push(k.id.clone()),
+            Some(_) => {}
+            None => unattributed.push(k.id.clone()),
+        }
+    }
+    let mut out = Vec::new();
+    if here.is_empty() && unattributed.is_empty() {
+        out.push("Knowledge: no candidates awaiting review on this branch.".to_string());
+    } else {
+        if !here.is_empty() {
+            out.push(format!("Knowledge: {} candidate(s) awaiting review on this branch: {}", here.len(), here.join(", ")));
+        }
+        if !unattributed.is_empty() {
+            out.push(format!("Knowledge: {} candidate(s) whose episode is unknown here: {}", unattributed.len(), unattributed.join(", ")));
+        }
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn round_trip_and_markers() {
+        let k = Knowledge {
+            id: "s-1-abcdefabcdef".into(),
+            class: "convention".into(),
+            title: "Use \"x\"".into(),
+            description: "Decided because y".into(),
+            status: "candidate".into(),
+            epistemics: "decided".into(),
+            date: "2026-09-03".into(),
+            tags: vec!["derived".into(), "decision".into()],
+            derived_from: vec!["session:s-1".into(), "decision:none".into()],
+            relations: vec!["file:.ai/repo/adrs/1.md".into()],
+            superseded_by: None,
+            extra: String::new(),
+        };
+        assert_eq!(Knowledge::parse(&k.render()).unwrap(), k);
+        assert!(is_transcript("Human: hi\n"));
+        assert!(is_transcript(r#"{"role":"user"}"#));
+        assert!(!is_transcript("The tests pass on main."));
+    }
+}

@@ -1,0 +1,377 @@
+//! The "may not touch" rules of ARCHITECTURE.md, checked by reading `src/` as text.
+//!
+//! These are deliberately simple greps: comment lines and trailing `// ...` comments are skipped,
+//! and for `.unwrap()` everything from a file's first `#[cfg(test)]` line onwards is test code.
+//! A violation names the file, the line and the rule, and the test lists every one at once.
+
+use std::collections::BTreeMap;
+use std::fs;
+use std::path::{Path, PathBuf};
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// One source file: its path relative to the crate root (with `/`), and its lines.
+struct Source {
+    rel: String,
+    lines: Vec<String>,
+}
+
+impl Source {
+    /// Whether the file lies under `prefix` (a directory ending in `/`, or a file path).
+    fn under(&self, prefix: &str) -> bool {
+        self.rel == prefix || (prefix.ends_with('/') && self.rel.starts_with(prefix))
+    }
+
+    /// The index of the first `#[cfg(test)]` line, or the end; a file that is test-only as a
+    /// whole (`#![cfg(test)]` or `#![cfg(any(test, ...))]`) has no production lines.
+    fn production_end(&self) -> usize {
+        for (i, l) in self.lines.iter().enumerate() {
+            let t = l.trim_start();
+            if t.starts_with("#![cfg(") && t.contains("test") {
+                return 0;
+            }
+            if t.starts_with("#[cfg(test)]") {
+                return i;
+            }
+        }
+        self.lines.len()
+    }
+}
+
+fn collect(dir: &Path, out: &mut Vec<Source>) {
+    let mut entries: Vec<_> = fs::read_dir(dir).unwrap().map(|e| e.unwrap().path()).collect();
+    entries.sort();
+    for p in entries {
+        if p.is_dir() {
+            collect(&p, out);
+        } else if p.extension().is_some_and(|e| e == "rs") {
+            let rel = p.strip_prefix(root()).unwrap().to_string_lossy().replace('\\', "/");
+            let text = fs::read_to_string(&p).unwrap();
+            out.push(Source { rel, lines: text.lines().map(str::to_owned).collect() });
+        }
+    }
+}
+
+fn sources() -> Vec<Source> {
+    let mut out = Vec::new();
+    collect(&root().join("src"), &mut out);
+    assert!(out.iter().any(|s| s.rel == "src/lib.rs"), "src/lib.rs not found under {}", root().display());
+    out
+}
+
+/// The code part of a line: empty for a comment line, cut before a trailing ` // ...`.
+fn code(line: &str) -> &str {
+    let t = line.trim_start();
+    if t.starts_with("//") {
+        return "";
+    }
+    let mut cut = line.len();
+    let b = line.as_bytes();
+    for i in 0..b.len().saturating_sub(1) {
+        if b[i] == b'/' && b[i + 1] == b'/' && (i == 0 || b[i - 1] == b' ' || b[i - 1] == b'\t') {
+            cut = i;
+            break;
+        }
+    }
+    &line[..cut]
+}
+
+fn is_ident(c: char) -> bool {
+    c.is_ascii_alphanumeric() || c == '_'
+}
+
+/// Whether `needle` occurs in `hay` as a token: when the needle starts with an identifier
+/// character, none may come right before it; when `whole` is set and the needle ends with one,
+/// none may come right after it.
+fn has_token(hay: &str, needle: &str, whole: bool) -> bool {
+    let ident_start = needle.chars().next().is_some_and(is_ident);
+    let ident_end = needle.chars().next_back().is_some_and(is_ident);
+    let mut from = 0;
+    while let Some(pos) = hay[from..].find(needle) {
+        let start = from + pos;
+        let end = start + needle.len();
+        let before = !ident_start || hay[..start].chars().next_back().is_none_or(|c| !is_ident(c));
+        let after = !(whole && ident_end) || hay[end..].chars().next().is_none_or(|c| !is_ident(c));
+        if before && after {
+            return true;
+        }
+        from = start + needle.len().max(1);
+    }
+    false
+}
+
+/// A rule: these tokens may appear only in files under one of `allowed`.
+struct Rule {
+    what: &'static str,
+    tokens: &'static [&'static str],
+    whole: bool,
+    allowed: &'static [&'static str],
+    /// Only files under one of these prefixes are checked (empty: all of `src/`).
+    only: &'static [&'static str],
+    /// Check comments too (the thresholds must not appear anywhere).
+    comments: bool,
+    /// Stop at the file's first `#[cfg(test)]` line.
+    production_only: bool,
+}
+
+fn check(rules: &[Rule]) -> Vec<String> {
+    let srcs = sources();
+    let mut bad = Vec::new();
+    for rule in rules {
+        for s in &srcs {
+            if rule.allowed.iter().any(|a| s.under(a)) {
+                continue;
+            }
+            if !rule.only.is_empty() && !rule.only.iter().any(|o| s.under(o)) {
+                continue;
+            }
+            let end = if rule.production_only { s.production_end() } else { s.lines.len() };
+            for (i, line) in s.lines[..end].iter().enumerate() {
+                let text = if rule.comments { line.as_str() } else { code(line) };
+                if let Some(tok) = rule.tokens.iter().find(|t| has_token(text, t, rule.whole)) {
+                    bad.push(format!("{}:{}: {} ({tok}): {}", s.rel, i + 1, rule.what, line.trim()));
+                }
+            }
+        }
+    }
+    bad
+}
+
+fn assert_clean(bad: Vec<String>) {
+    assert!(bad.is_empty(), "ARCHITECTURE.md rules broken ({}):\n{}", bad.len(), bad.join("\n"));
+}
+
+const ANY: &[&str] = &[];
+
+#[test]
+fn gix_only_in_git() {
+    assert_clean(check(&[Rule {
+        what: "gix is used only in src/git/",
+        tokens: &["gix"],
+        whole: true,
+        allowed: &["src/git/"],
+        only: ANY,
+        comments: false,
+        production_only: false,
+    }]));
+}
+
+#[test]
+fn print_macros_only_in_ui() {
+    assert_clean(check(&[Rule {
+        what: "only src/ui.rs writes to stdout/stderr",
+        tokens: &["println!", "eprintln!", "print!", "eprint!", "dbg!"],
+        whole: false,
+        allowed: &["src/ui.rs"],
+        only: ANY,
+        comments: false,
+        production_only: false,
+    }]));
+}
+
+#[test]
+fn environment_read_only_in_ctx() {
+    assert_clean(check(&[Rule {
+        what: "the process environment is read only in src/ctx.rs",
+        tokens: &["env::var", "env::var_os", "env::vars"],
+        whole: false,
+        allowed: &["src/ctx.rs"],
+        only: ANY,
+        comments: false,
+        production_only: false,
+    }]));
+}
+
+#[test]
+fn freshness_thresholds_live_only_in_policy() {
+    assert_clean(check(&[Rule {
+        what: "thresholds live only in policy (SPEC §4)",
+        tokens: &["720", "2880"],
+        whole: true,
+        allowed: ANY,
+        only: ANY,
+        comments: true,
+        production_only: false,
+    }]));
+}
+
+#[test]
+fn no_unwrap_outside_tests() {
+    assert_clean(check(&[Rule {
+        what: "no .unwrap() outside tests; return an Error or expect(\"... because ...\")",
+        tokens: &[".unwrap()"],
+        whole: false,
+        allowed: ANY,
+        only: ANY,
+        comments: false,
+        production_only: true,
+    }]));
+}
+
+#[test]
+fn lanes() {
+    assert_clean(check(&[
+        Rule {
+            what: "clap is used only in src/cli/",
+            tokens: &["clap"],
+            whole: true,
+            allowed: &["src/cli/"],
+            only: ANY,
+            comments: false,
+            production_only: false,
+        },
+        Rule {
+            what: "the signing crate is used only in src/continuity/signing.rs",
+            tokens: &["ed25519_dalek"],
+            whole: true,
+            allowed: &["src/continuity/signing.rs"],
+            only: ANY,
+            comments: false,
+            production_only: false,
+        },
+        Rule {
+            what: "the wall clock is read only in src/clock.rs",
+            tokens: &["Utc::now", "Local::now"],
+            whole: true,
+            allowed: &["src/clock.rs"],
+            only: ANY,
+            comments: false,
+            production_only: false,
+        },
+        Rule {
+            what: "below cli/ nothing knows the terminal or the command line",
+            tokens: &["crate::ui", "crate::cli"],
+            whole: true,
+            allowed: ANY,
+            only: &["src/ops/", "src/store/", "src/git/", "src/model/"],
+            comments: false,
+            production_only: false,
+        },
+        Rule {
+            // The one exception: the context document's JSON carries each section's text
+            // (SPEC §8.4), so its read model is built from the renderers' output.
+            what: "below cli/ nothing knows the text layout",
+            tokens: &["crate::render"],
+            whole: true,
+            allowed: &["src/ops/context.rs"],
+            only: &["src/ops/", "src/store/", "src/git/", "src/model/"],
+            comments: false,
+            production_only: false,
+        },
+        Rule {
+            what: "git/ and model/ sit at the bottom",
+            tokens: &["crate::store", "crate::ops", "crate::ctx", "crate::cli"],
+            whole: true,
+            allowed: ANY,
+            only: &["src/git/", "src/model/"],
+            comments: false,
+            production_only: false,
+        },
+        Rule {
+            what: "render/ sees only reports",
+            tokens: &["crate::git", "crate::ctx"],
+            whole: true,
+            allowed: ANY,
+            only: &["src/render/"],
+            comments: false,
+            production_only: false,
+        },
+        Rule {
+            what: "ui.rs knows no records, git or use cases",
+            tokens: &["crate::store", "crate::git", "crate::ops", "crate::ctx"],
+            whole: true,
+            allowed: ANY,
+            only: &["src/ui.rs"],
+            comments: false,
+            production_only: false,
+        },
+    ]));
+}
+
+#[test]
+fn every_module_starts_with_a_module_doc() {
+    let bad: Vec<String> = sources()
+        .iter()
+        .filter(|s| !s.lines.first().is_some_and(|l| l.starts_with("//!")))
+        .map(|s| format!("{}: first line is not a //! module doc", s.rel))
+        .collect();
+    assert_clean(bad);
+}
+
+#[test]
+fn architecture_md_maps_every_top_level_module() {
+    let doc = fs::read_to_string(root().join("ARCHITECTURE.md")).unwrap();
+    let mut bad = Vec::new();
+    for e in fs::read_dir(root().join("src")).unwrap() {
+        let p = e.unwrap().path();
+        let name = p.file_name().unwrap().to_string_lossy().into_owned();
+        let wanted = if p.is_dir() { format!("`src/{name}/`") } else { format!("`src/{name}`") };
+        if (p.is_dir() || name.ends_with(".rs")) && !doc.contains(&wanted) {
+            bad.push(format!("ARCHITECTURE.md does not map {wanted}"));
+        }
+    }
+    bad.sort();
+    assert_clean(bad);
+}
+
+/// `| <code> | `<Variant>` | ... |` rows under `## Exit codes`.
+fn documented_exit_codes() -> BTreeMap<u8, String> {
+    let doc = fs::read_to_string(root().join("ARCHITECTURE.md")).unwrap();
+    let section = doc.split("\n## Exit codes").nth(1).expect("ARCHITECTURE.md has a '## Exit codes' section");
+    let section = section.split("\n## ").next().unwrap_or(section);
+    let mut rows = BTreeMap::new();
+    for line in section.lines() {
+        let cells: Vec<&str> = line.trim().trim_matches('|').split('|').map(str::trim).collect();
+        if cells.len() < 3 {
+            continue;
+        }
+        let Ok(code) = cells[0].parse::<u8>() else { continue };
+        let variant = cells[1].trim_matches('`').to_owned();
+        assert!(rows.insert(code, variant).is_none(), "exit code {code} is listed twice");
+    }
+    rows
+}
+
+/// `Variant = <code>,` lines of `pub enum Exit` in src/error.rs.
+fn enum_exit_codes() -> BTreeMap<u8, String> {
+    let src = fs::read_to_string(root().join("src/error.rs")).unwrap();
+    let body = src.split("pub enum Exit {").nth(1).expect("src/error.rs defines pub enum Exit");
+    let body = body.split('}').next().unwrap();
+    let mut out = BTreeMap::new();
+    for line in body.lines().map(str::trim).filter(|l| !l.starts_with("//") && !l.starts_with('#')) {
+        if let Some((name, value)) = line.trim_end_matches(',').split_once('=') {
+            let code: u8 = value.trim().parse().unwrap_or_else(|_| panic!("Exit::{} has no literal value", name.trim()));
+            assert!(out.insert(code, name.trim().to_owned()).is_none(), "exit code {code} appears twice in Exit");
+        }
+    }
+    out
+}
+
+#[test]
+fn exit_code_table_matches_the_exit_enum() {
+    let doc = documented_exit_codes();
+    let code = enum_exit_codes();
+    assert!(!doc.is_empty(), "no rows found in ARCHITECTURE.md's exit-code table");
+    assert_eq!(doc, code, "ARCHITECTURE.md's exit-code table (left) differs from src/error.rs `Exit` (right)");
+    // SPEC §A.2: the documented codes.
+    assert_eq!(doc.keys().copied().collect::<Vec<_>>(), vec![0, 2, 10, 11, 12, 13, 15]);
+}
+
+#[test]
+fn the_greps_see_what_they_should() {
+    assert!(has_token("use gix::Repository;", "gix", true));
+    assert!(!has_token("let gixel = 1;", "gix", true));
+    assert!(has_token("    println!(\"x\")", "println!", false));
+    assert!(!has_token("eprintln!(\"x\")", "println!", false));
+    assert!(has_token("std::env::var(\"X\")", "env::var", false));
+    assert!(has_token("let m = 720;", "720", true));
+    assert!(!has_token("let m = 7200;", "720", true));
+    assert!(!has_token("0x2880", "2880", true));
+    assert!(has_token("let v = x.unwrap();", ".unwrap()", false));
+    assert!(!has_token("x.unwrap_or(0)", ".unwrap()", false));
+    assert_eq!(code("    //! gix"), "");
+    assert_eq!(code("let a = 1; // gix").trim_end(), "let a = 1;");
+    assert_eq!(code("let u = \"https://x\";"), "let u = \"https://x\";");
+}
