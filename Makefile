@@ -58,8 +58,12 @@ install: generated
 	@echo "           $(DESTDIR)$(FISH_COMPLETION)"
 	@case ":$$PATH:" in *":$(BINDIR):"*) ;; \
 	  *) echo "note: $(BINDIR) is not on PATH; add it so 'git majordomus' (and man, via $(BINDIR)/../share/man) find the tool";; esac
-	@if [ -n "$${MANPATH-}" ]; then case ":$$MANPATH:" in *":$(MANDIR):"*|*"::"*|:*|*:) ;; \
-	  *) echo "note: MANPATH is set and does not include $(MANDIR); add it so 'git majordomus --help' finds the man page";; esac; fi
+	@case "$(DATADIR)" in /usr/share|/usr/local/share) ;; \
+	  *) echo "note: bash-completion before 2.12 does not look in $(DATADIR); for 'git majordomus <TAB>' there, run"; \
+	     echo "      mkdir -p ~/.local/share/bash-completion/completions && ln -sf $(BASH_COMPLETION) ~/.local/share/bash-completion/completions/";; esac
+	@if [ -n "$${MANPATH-}" ]; then case "$$MANPATH" in :*|*:|*::*) ;; *) case ":$$MANPATH:" in *":$(MANDIR):"*) ;; \
+	  *) echo "note: MANPATH is set and does not include $(MANDIR); add it so 'git majordomus --help' finds the man page";; \
+	  esac;; esac; fi
 
 uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/git-majordomus $(DESTDIR)$(MAN_PAGE) \

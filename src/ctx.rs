@@ -29,6 +29,8 @@ pub struct Env {
     pub session_key: Option<String>,
     /// `MAJORDOMUS_PROVIDER_SESSION`, then each provider's own variable.
     pub provider_sessions: Vec<String>,
+    /// `MAJORDOMUS_SESSION_DRY_RUN=1`: hooks report without writing.
+    pub dry_run: bool,
 }
 
 impl Env {
@@ -36,10 +38,14 @@ impl Env {
     pub fn from_process() -> Env {
         let var = |k: &str| std::env::var(k).ok().filter(|v| !v.is_empty());
         Env {
+            dry_run: var("MAJORDOMUS_SESSION_DRY_RUN").is_some_and(|v| v == "1"),
             now: var("MAJORDOMUS_NOW"),
             user: var("USER").or_else(|| var("LOGNAME")),
             session_key: var("MAJORDOMUS_SESSION_KEY"),
-            provider_sessions: ["MAJORDOMUS_PROVIDER_SESSION", "CLAUDE_CODE_SESSION_ID"].iter().filter_map(|k| var(k)).collect(),
+            provider_sessions: std::iter::once("MAJORDOMUS_PROVIDER_SESSION")
+                .chain(crate::model::providers::PROVIDERS.iter().map(|p| p.session_env))
+                .filter_map(var)
+                .collect(),
         }
     }
 }

@@ -21,7 +21,10 @@ mod finish;
 mod generate;
 mod handover;
 mod history;
+mod hook;
+mod hooks;
 mod init;
+mod knowledge;
 mod question;
 mod search;
 mod session;
@@ -73,6 +76,11 @@ enum Command {
     Watch(check::WatchArgs),
     Doctor(check::DoctorArgs),
     Search(search::Args),
+    Hook(hook::Args),
+    #[command(subcommand)]
+    Hooks(hooks::Args),
+    #[command(subcommand)]
+    Knowledge(knowledge::Args),
     #[command(subcommand)]
     Session(session::Args),
     #[command(hide = true)]
@@ -176,6 +184,9 @@ fn dispatch(cc: &CommandContext, command: Command, ui: &mut Ui) -> Result<Exit> 
         Command::Watch(a) => check::run_watch(cc, &a, ui),
         Command::Doctor(a) => check::run_doctor(cc, &a, ui),
         Command::Search(a) => search::run(cc, &a, ui),
+        Command::Hook(a) => hook::run(cc, &a, ui),
+        Command::Hooks(a) => hooks::run(cc, &a, ui),
+        Command::Knowledge(a) => knowledge::run(cc, a, ui),
         Command::Session(a) => session::run(cc, a, ui),
         Command::Generate(a) => generate::run(&a, ui),
     }

@@ -3,6 +3,8 @@
 //! Owns: the `gix::Repository` lifetime, the facts records compute from git (SPEC §4).
 //! Must not touch: record semantics, stdout, clap.
 
+pub mod binary;
+
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
@@ -249,6 +251,21 @@ impl Git {
     /// The configured URL of remote `name`, if any.
     pub fn remote_url(&self, name: &str) -> Option<String> {
         self.repo.config_snapshot().string(format!("remote.{name}.url").as_str()).map(|u| u.to_str_lossy().into_owned())
+    }
+
+    /// A configuration value as a string.
+    pub fn config_string(&self, key: &str) -> Option<String> {
+        self.repo.config_snapshot().string(key).map(|v| v.to_str_lossy().into_owned())
+    }
+
+    /// Every value of a multi-valued configuration key.
+    pub fn config_strings(&self, key: &str) -> Vec<String> {
+        self.repo.config_snapshot().strings(key).unwrap_or_default().into_iter().map(|v| v.to_str_lossy().into_owned()).collect()
+    }
+
+    /// Runs the `git` binary on this checkout (see [`binary::run`]).
+    pub fn git_binary(&self, args: &[&str]) -> Result<std::process::Output, Error> {
+        binary::run(&self.git_dir, &self.root, args)
     }
 
     /// The names of the configured remotes, sorted.

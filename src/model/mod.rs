@@ -7,6 +7,7 @@ pub mod events;
 pub mod finding;
 pub mod labels;
 pub mod policy;
+pub mod providers;
 pub mod record;
 pub mod session;
 pub mod task;

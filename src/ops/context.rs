@@ -165,9 +165,11 @@ pub struct Budget {
 }
 
 impl Section {
+    /// A section of `lines`; its count is that of the joined text, so a value holding a
+    /// newline is counted as the lines it prints.
     fn new(id: &str, lines: Vec<String>) -> Section {
-        let text = lines.join("\n");
-        Section { id: id.to_string(), lines: lines.len(), text, brief: None }
+        let text = lines.join("\n").trim_end().to_string();
+        Section { id: id.to_string(), lines: text.lines().count(), text, brief: None }
     }
 
     fn with_brief(mut self, heading: &str, rel: &str) -> Section {
@@ -271,8 +273,7 @@ pub fn build(ctx: &Ctx, p: &ContextParams) -> Result<ContextReport> {
     ctx.require_layer()?;
     let policy = ctx.policy()?;
     let task = task::active(ctx)?;
-    let profile_name = task.as_ref().map_or(policy.profiles.default.as_str(), |t| t.profile.as_str());
-    let profile = ctx.profile(profile_name)?;
+    let profile = load_profile(ctx, policy, task.as_ref())?;
     let b = Builder { ctx, policy, profile: &profile, task: task.as_ref(), provider: provider.as_ref() };
     let limit = p.budget_lines.unwrap_or(policy.context.builder_budget_lines);
     let (git_section, git) = b.git()?;
@@ -289,6 +290,16 @@ pub fn build(ctx: &Ctx, p: &ContextParams) -> Result<ContextReport> {
     b.fill(&mut report, p.prompt.as_deref())?;
     report.fit();
     Ok(report)
+}
+
+/// The active task's profile; when it cannot be loaded, the default profile with a warning.
+fn load_profile(ctx: &Ctx, policy: &Policy, task: Option<&Task>) -> Result<Profile> {
+    let default = policy.profiles.default.as_str();
+    let Some(t) = task.filter(|t| t.profile != default) else { return ctx.profile(default) };
+    ctx.profile(&t.profile).or_else(|e| {
+        ctx.warn(format!("{}; context uses profiles.default ({default})", e.message));
+        ctx.profile(default)
+    })
 }
 
 fn provider(name: &str) -> Result<Provider> {

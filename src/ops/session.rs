@@ -288,6 +288,11 @@ pub fn close(ctx: &Ctx, p: CloseParams) -> Result<Option<CloseReport>> {
         Some(p) => (p, true),
         None => (write_closed(ctx, &s, &p)?, false),
     };
+    if !reused && ctx.policy().is_ok_and(|p| p.session.knowledge_on_end) {
+        if let Err(e) = super::knowledge::derive(ctx, Some(&sid), false) {
+            ctx.warn(format!("knowledge derive on close: {}", e.message));
+        }
+    }
     if !reused {
         ctx.record_event("session.closed", &[("outcome", Value::from(p.outcome.clone())), ("session_path", Value::from(ctx.rel(&path)))])?;
     }

@@ -1,0 +1,106 @@
+//! `git majordomus knowledge derive|candidates|promote|reject|check`.
+
+use super::{flush_warnings, read_body, CommandContext};
+use crate::error::{Exit, Result};
+use crate::model::finding::{Findings, Level};
+use crate::ops::knowledge;
+use crate::ui::Ui;
+
+/// Derive, review and curate what episodes taught the repository
+#[derive(Debug, clap::Subcommand)]
+pub enum Args {
+    /// Derive candidates from an episode's ledger lines and git
+    Derive {
+        /// The episode (default: this process's)
+        #[arg(long)]
+        episode: Option<String>,
+        /// Report what would be written; write nothing
+        #[arg(long)]
+        dry_run: bool,
+    },
+    /// List the candidates awaiting review
+    Candidates,
+    /// Make a candidate verified (evidence on stdin)
+    Promote {
+        /// The candidate id
+        id: String,
+        /// fact, convention, constraint, memory or lesson
+        #[arg(long)]
+        class: Option<String>,
+    },
+    /// Reject a candidate (it is marked superseded in place)
+    Reject {
+        /// The candidate id
+        id: String,
+        /// Why (required)
+        #[arg(long)]
+        reason: Option<String>,
+        /// The record that supersedes it
+        #[arg(long)]
+        by: Option<String>,
+    },
+    /// Check the integrity of the knowledge store
+    Check,
+}
+
+/// Runs `knowledge`.
+pub fn run(cc: &CommandContext, a: Args, ui: &mut Ui) -> Result<Exit> {
+    if matches!(a, Args::Promote { .. } | Args::Reject { .. }) {
+        cc.no_json("knowledge promote/reject")?;
+    }
+    let ctx = cc.open()?;
+    let result = (|| -> Result<Exit> {
+        let json = ui.json_mode();
+        match a {
+            Args::Derive { episode, dry_run } => {
+                let r = knowledge::derive(&ctx, episode.as_deref(), dry_run)?;
+                if json {
+                    ui.json(&r);
+                } else if r.episode.is_none() {
+                    ui.line("knowledge derive: no episode (none open here and none named with --episode); nothing derived");
+                } else {
+                    for (verdict, path) in &r.lines {
+                        ui.line(&format!("{verdict} {path}"));
+                    }
+                    ui.line(&format!("knowledge derive: {} written, {} unchanged, {} skipped", r.written, r.unchanged, r.skipped));
+                }
+            }
+            Args::Candidates => {
+                let all = knowledge::candidates(&ctx)?;
+                if json {
+                    ui.json(&serde_json::json!({ "candidates": all }));
+                } else if all.is_empty() {
+                    ui.line("no knowledge candidates");
+                } else {
+                    for k in &all {
+                        ui.line(&format!("{}  {:<10} {:<10} {}", k.id, k.status, k.class, k.title));
+                    }
+                }
+            }
+            Args::Promote { id, class } => {
+                let evidence = read_body("knowledge promote")?;
+                let p = knowledge::promote(&ctx, &id, class.as_deref(), &evidence)?;
+                ui.line(&ctx.rel(&p));
+            }
+            Args::Reject { id, reason, by } => {
+                let p = knowledge::reject(&ctx, &id, reason.as_deref().unwrap_or(""), by.as_deref())?;
+                ui.line(&ctx.rel(&p));
+            }
+            Args::Check => {
+                let findings = knowledge::check(&ctx)?;
+                let fail = findings.iter().any(|f| f.level == Level::Fail);
+                if json {
+                    ui.json(&Findings { findings });
+                } else {
+                    for f in &findings {
+                        ui.finding(f);
+                    }
+                }
+                return Ok(if fail { Exit::Refused } else { Exit::Ok });
+            }
+        }
+        Ok(Exit::Ok)
+    })();
+    flush_warnings(ui, &ctx);
+    result
+}

@@ -1,0 +1,23 @@
+//! The `git` binary, for the few things gix does not do (SPEC §A.4): `config` (fetch refspecs)
+//! now; push, fetch, ls-remote and `gc --auto` with the continuity store.
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+use super::Error;
+
+/// Runs `git --git-dir=<git_dir> --work-tree=<root> <args>` with prompts off and the caller's
+/// `GIT_DIR`/`GIT_WORK_TREE`/`GIT_INDEX_FILE` removed.
+pub fn run(git_dir: &Path, root: &Path, args: &[&str]) -> Result<Output, Error> {
+    Command::new("git")
+        .arg(format!("--git-dir={}", git_dir.display()))
+        .arg(format!("--work-tree={}", root.display()))
+        .args(args)
+        .env("GIT_TERMINAL_PROMPT", "0")
+        .env_remove("GIT_DIR")
+        .env_remove("GIT_WORK_TREE")
+        .env_remove("GIT_INDEX_FILE")
+        .current_dir(root)
+        .output()
+        .map_err(|e| Error::Gix(format!("cannot run git: {e}")))
+}

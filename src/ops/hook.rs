@@ -1,0 +1,239 @@
+//! Provider hooks (SPEC §9.2): `hook <provider> start|compact|end` with the provider's payload
+//! on stdin. A receipt first, then the lifecycle step; never fails the provider.
+
+use std::path::Path;
+
+use serde_json::Value;
+
+use super::{briefing, checkpoint, handover, knowledge, session, task};
+use crate::ctx::{Ctx, Env};
+use crate::error::Error;
+use crate::model::providers::{self, sanitise};
+use crate::store::atomic::{append, ensure_dir};
+use crate::store::sessions::{key_of, open_path};
+
+/// What the hook printed: the briefing (stdout) and everything else (stderr).
+#[derive(Debug, Default)]
+pub struct HookReport {
+    /// Lines for stdout (only the start hook's briefing).
+    pub stdout: Vec<String>,
+    /// Lines for stderr.
+    pub stderr: Vec<String>,
+}
+
+/// The fields the hooks read from a payload.
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub struct Payload {
+    /// Provider session id, sanitised.
+    pub session: Option<String>,
+    /// Start source, sanitised.
+    pub source: Option<String>,
+    /// End reason, sanitised.
+    pub reason: Option<String>,
+    /// Why the payload could not be read, when it could not.
+    pub problem: Option<String>,
+}
+
+/// Reads a payload: a JSON object; anything else still draws the boundary.
+pub fn parse_payload(bytes: &[u8]) -> Payload {
+    let text = String::from_utf8_lossy(bytes);
+    if text.trim().is_empty() {
+        return Payload { problem: Some("empty payload".into()), ..Default::default() };
+    }
+    let Ok(Value::Object(m)) = serde_json::from_str::<Value>(&text) else {
+        return Payload { problem: Some("payload is not a JSON object".into()), ..Default::default() };
+    };
+    let pick = |keys: &[&str]| keys.iter().find_map(|k| m.get(*k).and_then(Value::as_str)).map(sanitise).filter(|s| !s.is_empty());
+    Payload { session: pick(&["session_id", "sessionId"]), source: pick(&["source", "session_source"]), reason: pick(&["reason", "end_reason"]), problem: None }
+}
+
+/// The end reasons that close an episode as `closed` (anything else is `interrupted`).
+const CLOSING_REASONS: &[&str] = &["clear", "logout", "prompt_input_exit"];
+
+struct Run<'a> {
+    ctx: &'a Ctx,
+    provider: &'a str,
+    event: &'a str,
+    report: HookReport,
+}
+
+impl Run<'_> {
+    fn err(&mut self, line: impl Into<String>) {
+        self.report.stderr.push(line.into());
+    }
+
+    /// Records a failed step: a ledger line and a log line beside the working contexts.
+    fn failed(&mut self, step: &str, e: &Error) {
+        let reason = format!("{step}: {}", e.message);
+        self.err(format!("majordomus: {} {} hook: {reason}", self.provider, self.event));
+        let _ = self.ctx.record_event("provider.event.failed", &[("provider", Value::from(self.provider)), ("event", Value::from(self.event)), ("reason", Value::from(reason.clone()))]);
+        log(self.ctx.layout.root(), &self.ctx.clock.stamp(), self.provider, self.event, &reason);
+    }
+
+    fn step<T>(&mut self, name: &str, r: crate::error::Result<T>) -> Option<T> {
+        match r {
+            Ok(v) => Some(v),
+            Err(e) => {
+                self.failed(name, &e);
+                None
+            }
+        }
+    }
+}
+
+fn log(root: &Path, ts: &str, provider: &str, event: &str, reason: &str) {
+    let dir = root.join(".ai/local/session-contexts");
+    if ensure_dir(&dir).is_ok() {
+        let _ = append(&dir.join("hooks.log"), format!("{ts} {provider} {event} failed: {reason}\n").as_bytes());
+    }
+}
+
+/// Runs one hook event. Never returns an error: every failure is reported and recorded.
+pub fn run(repo: Option<&Path>, env: &Env, provider: &str, event: &str, payload: &[u8]) -> HookReport {
+    let mut report = HookReport::default();
+    let Some(p) = providers::find(provider) else {
+        report.stderr.push(format!("majordomus: unknown provider {provider:?}; known: {}", providers::PROVIDERS.iter().map(|p| p.name).collect::<Vec<_>>().join(", ")));
+        return report;
+    };
+    if !p.events.contains(&event) {
+        report.stderr.push(format!("majordomus: {provider} has no {event:?} event; known: {}", p.events.join(", ")));
+        return report;
+    }
+    let pl = parse_payload(payload);
+    let key = pl.session.clone().unwrap_or_else(|| "unknown".into());
+    let mut env = env.clone();
+    env.session_key = Some(key.clone());
+    let ctx = match Ctx::open(repo, env) {
+        Ok(c) => c,
+        Err(e) => {
+            report.stderr.push(format!("majordomus: {provider} {event} hook: {}; nothing recorded", e.message));
+            return report;
+        }
+    };
+    if !ctx.layout.exists() {
+        report.stderr.push(format!("majordomus: {provider} {event} hook: no majordomus layer in this repository; nothing recorded (run git majordomus init)"));
+        return report;
+    }
+    let mut run = Run { ctx: &ctx, provider, event, report };
+    if let Some(problem) = &pl.problem {
+        run.err(format!("majordomus: {provider} {event} hook: {problem}; the boundary is still drawn (session key {key})"));
+    }
+    if ctx.env.dry_run {
+        dry_run(&mut run, &key, &pl);
+        return run.report;
+    }
+    let receipt = ctx.record_event("provider.event.received", &[("provider", Value::from(provider)), ("event", Value::from(event)), ("provider_session", Value::from(key.clone()))]);
+    if let Err(e) = receipt {
+        run.err(format!("majordomus: {provider} {event} hook: the receipt could not be written: {}", e.message));
+        log(ctx.layout.root(), &ctx.clock.stamp(), provider, event, &e.message);
+    }
+    match event {
+        "start" => start(&mut run, provider, &key),
+        "compact" => compact(&mut run),
+        _ => end(&mut run, &key, pl.reason.as_deref()),
+    }
+    for w in ctx.take_warnings() {
+        run.report.stderr.push(format!("warning: {w}"));
+    }
+    run.report
+}
+
+fn start(run: &mut Run<'_>, provider: &str, key: &str) {
+    let ctx = run.ctx;
+    let opened = session::start(ctx, session::StartParams { keep: true, provider: Some(provider.into()), provider_session: Some(key.into()), ..Default::default() });
+    match run.step("session start", opened) {
+        Some(session::StartReport::Kept { session }) => run.err(format!("session {} already open here since {}; kept", session.session_id, session.started_at)),
+        Some(session::StartReport::Opened { session, .. }) => run.err(format!("session {} opened at {}", session.session_id, session.started_at)),
+        None => {}
+    }
+    let policy = ctx.policy().ok();
+    let server = match policy {
+        Some(p) if p.session.ensure_server_on_start => "not ensured: the shared server is not part of this build yet".to_string(),
+        Some(_) => "not ensured: session.ensure_server_on_start is false".to_string(),
+        None => "not ensured: the policy could not be read".to_string(),
+    };
+    run.err(format!("Shared server: {server}"));
+    if policy.is_some_and(|p| !p.session.briefing_on_start) {
+        return;
+    }
+    let max_lines = policy.map(|p| p.session.briefing_budget_lines.unwrap_or(p.context.always_loaded_budget_lines)).unwrap_or(60);
+    let max_chars = policy.and_then(|p| p.session.briefing_budget_chars);
+    if let Some(lines) = run.step("briefing", briefing::lines(ctx, &server)) {
+        run.report.stdout = briefing::bounded(lines, max_lines, max_chars);
+    }
+}
+
+fn compact(run: &mut Run<'_>) {
+    let ctx = run.ctx;
+    let Some(policy) = run.step("policy", ctx.policy().cloned()) else { return };
+    if policy.session.checkpoint_on_compact {
+        if let Some(checkpoint::CheckpointReport::Written { path, .. }) = run.step("derived checkpoint", checkpoint::write(ctx, "", true)) {
+            run.err(format!("checkpoint: {}", ctx.rel(&path)));
+        }
+    }
+    if policy.session.knowledge_on_compact {
+        run.step("knowledge derive", knowledge::derive(ctx, None, false));
+    }
+}
+
+fn end(run: &mut Run<'_>, key: &str, reason: Option<&str>) {
+    let ctx = run.ctx;
+    if !open_path(&ctx.layout, key).exists() {
+        run.err(format!("end: no open episode for {}; nothing to close", key_of(key)));
+        return;
+    }
+    let outcome = if reason.is_some_and(|r| CLOSING_REASONS.contains(&r)) { "closed" } else { "interrupted" };
+    if let Some(policy) = run.step("policy", ctx.policy().cloned()) {
+        if policy.session.checkpoint_on_compact {
+            if let Some(checkpoint::CheckpointReport::Written { path, .. }) = run.step("final checkpoint", checkpoint::write(ctx, "", true)) {
+                run.err(format!("checkpoint: {}", ctx.rel(&path)));
+            }
+        }
+        if policy.session.handover_on_end {
+            let has_task = task::local(ctx).ok().flatten().is_some();
+            let p = handover::HandoverParams { derive: true, close: has_task, no_task: !has_task, ..Default::default() };
+            if let Some(r) = run.step("derived handover", handover::write(ctx, p)) {
+                run.err(format!("handover: {}", ctx.rel(&r.path)));
+            }
+        }
+    }
+    let closed = session::close(ctx, session::CloseParams { outcome: outcome.into(), ignore_none: true, provider_session: Some(key.into()), summary: String::new() });
+    if let Some(Some(r)) = run.step("session close", closed) {
+        run.err(format!("session {} {outcome}: {}", r.session_id, ctx.rel(&r.path)));
+    }
+}
+
+fn dry_run(run: &mut Run<'_>, key: &str, pl: &Payload) {
+    let ctx = run.ctx;
+    let (provider, event) = (run.provider, run.event);
+    run.err(format!("dry run ({provider} {event}): would append provider.event.received for session key {key}"));
+    let open = open_path(&ctx.layout, key).exists();
+    let lines: Vec<String> = match event {
+        "start" if open => vec![format!("would keep the open episode sessions-open/{}.yaml", key_of(key)), "would print the briefing".into()],
+        "start" => vec![format!("would open an episode sessions-open/{}.yaml", key_of(key)), "would print the briefing".into()],
+        "compact" => vec!["would write a derived checkpoint".into(), "would derive knowledge".into()],
+        _ if !open => vec![format!("end: no open episode for {}; nothing to close", key_of(key))],
+        _ => {
+            let outcome = if pl.reason.as_deref().is_some_and(|r| CLOSING_REASONS.contains(&r)) { "closed" } else { "interrupted" };
+            vec!["would write a final derived checkpoint".into(), "would write a derived handover".into(), format!("would close the episode as {outcome}")]
+        }
+    };
+    for l in lines {
+        run.err(format!("dry run: {l}"));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn payloads() {
+        let p = parse_payload(br#"{"session_id":"cc-1","source":"startup","hook_event_name":"SessionStart"}"#);
+        assert_eq!(p.session.as_deref(), Some("cc-1"));
+        assert_eq!(p.source.as_deref(), Some("startup"));
+        assert!(parse_payload(b"").problem.is_some());
+        assert!(parse_payload(b"not json").problem.is_some());
+        assert_eq!(parse_payload(br#"{"sessionId":"a b","end_reason":"clear"}"#).reason.as_deref(), Some("clear"));
+    }
+}
