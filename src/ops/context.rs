@@ -16,17 +16,15 @@ use super::handover::{label, Labelled};
 use super::resolve::{resolve, Resolution};
 use super::task;
 use crate::ctx::Ctx;
+use crate::model::providers;
 use crate::error::{Error, Result};
 use crate::model::labels::{age, Divergence};
 use crate::model::policy::{Policy, Profile};
 use crate::model::task::{in_scope, Task};
-use crate::render::records;
 use crate::store::atomic::{guard, read_opt};
+use crate::render::records;
 use crate::store::records::head7;
 use crate::store::{decisions, ledger};
-
-/// The providers `--for` knows, each with the instructions file it always loads.
-pub const PROVIDERS: &[(&str, &str)] = &[("claude-code", "CLAUDE.md"), ("codex", "AGENTS.md")];
 
 /// The documents a scope chain names, in the order they are looked for in each directory.
 const DOCUMENTS: &[&str] = &["README.md", "AGENTS.md", "CLAUDE.md"];
@@ -303,11 +301,9 @@ fn load_profile(ctx: &Ctx, policy: &Policy, task: Option<&Task>) -> Result<Profi
 }
 
 fn provider(name: &str) -> Result<Provider> {
-    let known = || PROVIDERS.iter().map(|(n, _)| *n).collect::<Vec<_>>().join(", ");
-    PROVIDERS
-        .iter()
-        .find(|(n, _)| *n == name)
-        .map(|(n, f)| Provider { name: n.to_string(), always_loaded: f.to_string() })
+    let known = || providers::PROVIDERS.iter().map(|p| p.name).collect::<Vec<_>>().join(", ");
+    providers::find(name)
+        .map(|p| Provider { name: p.name.to_string(), always_loaded: p.always_loaded.to_string() })
         .ok_or_else(|| Error::usage(format!("unknown provider {name:?}")).hint(format!("known providers: {}", known())))
 }
 
@@ -372,6 +368,18 @@ impl Builder<'_> {
         Err((id, self.axis(setting, "")))
     }
 
+    /// How the working context of this process's episode compares with HEAD (SPEC §6.8).
+    fn briefing_line(&self) -> Option<String> {
+        let sid = self.ctx.session_id()?;
+        let doc = super::session::context_path(self.ctx, &sid)?;
+        let (label, head, since) = super::session::context_label(self.ctx, &doc);
+        Some(match label {
+            Divergence::Exact => format!("briefing exact at {}", head7(&head)),
+            Divergence::Advanced => format!("briefing advanced — {since} commit(s) since it was frozen at {}", head7(&head)),
+            other => format!("WARNING: briefing {} at {} — it no longer describes this checkout", other.as_str(), head7(&head)),
+        })
+    }
+
     fn git(&self) -> Result<(Section, GitView)> {
         let id = self.ctx.identity()?;
         let wt = self.ctx.working_tree()?;
@@ -399,6 +407,7 @@ impl Builder<'_> {
                 }
             }
         }
+        lines.extend(self.briefing_line());
         let view = GitView {
             repository,
             branch: id.branch.clone(),
@@ -746,4 +755,10 @@ mod tests {
         assert!(check_prompt_name("../x").is_err());
         assert!(check_prompt_name("review").is_ok());
     }
+}
+
+/// The document as frozen into a new episode's working context (default parameters).
+pub fn text_for_session(ctx: &Ctx) -> Result<String> {
+    let r = build(ctx, &ContextParams::default())?;
+    Ok(format!("{}\n", r.blocks().join("\n\n")))
 }

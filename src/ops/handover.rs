@@ -11,7 +11,7 @@ use super::task;
 use crate::ctx::Ctx;
 use crate::error::{Error, Result};
 use crate::model::labels::{freshness, Divergence, Freshness};
-use crate::model::record::missing_sections;
+use crate::model::record::{missing_sections, withhold_next_action};
 use crate::store::records;
 
 /// Parameters of writing a handover.
@@ -91,6 +91,17 @@ pub struct Labelled {
     pub freshness: Freshness,
     /// `Divergence: working tree was <x>, now <y>` when it differs.
     pub working_tree_now: Option<String>,
+}
+
+impl Labelled {
+    /// The body as shown: its Next Action withheld when the record is history (stale or invalid).
+    pub fn shown_body(&self) -> String {
+        if self.freshness.is_history() {
+            withhold_next_action(&self.record.body, &format!("{}, {}", self.freshness.label.as_str(), self.freshness.reason))
+        } else {
+            self.record.body.clone()
+        }
+    }
 }
 
 /// Labels a resolved record.

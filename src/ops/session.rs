@@ -119,7 +119,7 @@ pub fn start(ctx: &Ctx, p: StartParams) -> Result<StartReport> {
 /// Writes `.ai/local/session-contexts/<stamp>--<sid>.md`: what the episode was told at open.
 fn freeze_context(ctx: &Ctx, s: &OpenSession) -> Result<PathBuf> {
     let task = task::local(ctx)?;
-    let briefing = briefing_text(ctx)?;
+    let briefing = super::context::text_for_session(ctx)?;
     let opt = |v: &Option<String>| v.as_deref().map(quoted).unwrap_or_else(|| "none".into());
     let mut text = String::from("---\nschema: session-context/v1\nkind: session-context\n");
     text.push_str(&format!("session_id: {}\nopened_at: {}\n", s.session_id, s.started_at));
@@ -138,17 +138,6 @@ fn freeze_context(ctx: &Ctx, s: &OpenSession) -> Result<PathBuf> {
     let stamp = ctx.clock.compact();
     let sid = s.session_id.clone();
     create_new(&dir, || format!("{stamp}--{sid}.md"), text.as_bytes())
-}
-
-/// What the episode is told at open (frozen into its working context).
-fn briefing_text(ctx: &Ctx) -> Result<String> {
-    let id = ctx.identity()?;
-    let mut s = format!("On {} at {}, working tree {}.\n", id.branch, head7(&id.head), ctx.working_tree()?);
-    match task::local(ctx)? {
-        Some(t) => s.push_str(&format!("Task {} ({}): {}\n", t.id, t.outcome, t.task)),
-        None => s.push_str("No task record.\n"),
-    }
-    Ok(s)
 }
 
 /// The working context document of `sid`, if any.

@@ -3,7 +3,7 @@
 use chrono::{DateTime, Utc};
 
 use crate::model::labels::age;
-use crate::model::record::{withhold_next_action, RecordMeta};
+use crate::model::record::RecordMeta;
 use crate::ops::handover::Labelled;
 use crate::store::decisions::{superseded_by, Decision};
 
@@ -12,15 +12,6 @@ pub fn created_line(meta: &RecordMeta, now: DateTime<Utc>) -> String {
     match &meta.continuity_created_at {
         Some(origin) => format!("Created: {origin} ({}), resumed here {}", age(origin, now), meta.created_at),
         None => format!("Created: {} ({})", meta.created_at, age(&meta.created_at, now)),
-    }
-}
-
-/// The body as shown: Next Action withheld when the record is history.
-pub fn shown_body(l: &Labelled) -> String {
-    if l.freshness.is_history() {
-        withhold_next_action(&l.record.body, &format!("{}, {}", l.freshness.label.as_str(), l.freshness.reason))
-    } else {
-        l.record.body.clone()
     }
 }
 
@@ -38,7 +29,7 @@ pub fn handover(l: &Labelled, rel_path: &str, now: DateTime<Utc>) -> String {
         s.push_str(&format!("Divergence: working tree was {}, now {now_wt}\n", m.working_tree));
     }
     s.push_str("---\n");
-    s.push_str(&shown_body(l));
+    s.push_str(&l.shown_body());
     if !s.ends_with('\n') {
         s.push('\n');
     }
