@@ -12,5 +12,6 @@ mod test_decision_question;
 mod test_finish;
 mod test_handover;
 mod test_history;
+mod test_hooks;
 mod test_search;
 mod test_session;

@@ -77,6 +77,35 @@ impl TestEnv {
             .env("GIT_COMMITTER_EMAIL", "committer@example.com");
     }
 
+    /// A command with the test environment, `MAJORDOMUS_NOW`, and the binary's directory first
+    /// on `PATH` (so `git majordomus ...` reaches the binary under test).
+    pub fn command(&self, program: &str) -> Command {
+        let mut cmd = Command::new(program);
+        self.base_env(&mut cmd);
+        let bin_dir = Path::new(env!("CARGO_BIN_EXE_git-majordomus")).parent().unwrap().to_path_buf();
+        let path = format!("{}:{}", bin_dir.display(), std::env::var("PATH").unwrap_or_default());
+        cmd.env("PATH", path).env("MAJORDOMUS_NOW", self.now.borrow().as_str());
+        cmd
+    }
+
+    /// Runs `sh -c <script>` in `dir` with `stdin` (see [`TestEnv::command`]).
+    #[must_use]
+    pub fn sh(&self, dir: &Path, script: &str, stdin: &[u8], extra_env: &[(&str, &str)]) -> Output {
+        let mut cmd = self.command("sh");
+        cmd.arg("-c").arg(script).current_dir(dir).envs(extra_env.iter().copied()).stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped());
+        let mut child = cmd.spawn().expect("spawn sh");
+        {
+            let mut si = child.stdin.take().unwrap();
+            let _ = si.write_all(stdin);
+        }
+        let out = child.wait_with_output().unwrap();
+        Output {
+            code: out.status.code().unwrap_or(-1),
+            stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+            stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+        }
+    }
+
     /// A fresh repository `name` on branch `main` (unborn).
     pub fn repo(&self, name: &str) -> Repo<'_> {
         let root = self.path().join(name);

@@ -1,0 +1,320 @@
+//! Tests of the provider hooks and their installation: SPEC §14 items 24–28, §12 scenarios 127,
+//! 130 and 131 (briefing side), and the exact commands `hooks install` writes.
+
+use serde_json::Value;
+
+use crate::common::{Repo, TestEnv, HANDOVER};
+
+fn payload(sid: &str, extra: &str) -> String {
+    format!(r#"{{"session_id":"{sid}","transcript_path":"/tmp/t.jsonl","cwd":"/tmp","hook_event_name":"X"{extra}}}"#)
+}
+
+fn hook(r: &Repo<'_>, event: &str, body: &str) -> crate::common::Output {
+    r.mj_in(&["hook", "claude-code", event], body)
+}
+
+/// Ledger lines whose FIRST `event` key is `name` (receipts carry a second one).
+fn events(r: &Repo<'_>, name: &str) -> Vec<Value> {
+    let raw = std::fs::read_to_string(r.state("ledger.jsonl")).unwrap_or_default();
+    let first_event = |l: &str| l.split("\"event\":\"").nth(1).and_then(|rest| rest.split('"').next()).map(str::to_string);
+    raw.lines().filter(|l| first_event(l).as_deref() == Some(name)).map(|l| serde_json::from_str(l).unwrap()).collect()
+}
+
+#[test]
+fn item_24_stale_advanced_handover_is_history_in_the_briefing() {
+    let env = TestEnv::new();
+    let r = env.ready_repo("r");
+    r.start("t");
+    r.mj_in(&["handover", "--close"], HANDOVER).ok();
+    r.commit_file("lib/a", "a\n");
+    env.set_now("2026-09-09T20:00:00Z");
+    let out = hook(&r, "start", &payload("cc-1", r#","source":"startup""#)).ok();
+    let b = &out.stdout;
+    assert!(b.starts_with("## Majordomus — what this repository already knows\n"), "{b}");
+    assert!(b.contains(".ai/local/state/handovers/") && b.contains("stale") && b.contains("6d ago") && b.contains("advanced"), "{b}");
+    assert!(!b.contains("Its Next Action:"), "{b}");
+    assert!(!b.contains("Write the regression test."));
+    // with a fresh handover the Next Action is quoted
+    r.mj_in(&["handover", "--no-task"], HANDOVER).ok();
+    let out = hook(&r, "start", &payload("cc-2", "")).ok();
+    assert!(out.stdout.contains("Its Next Action:\n  Write the regression test."), "{}", out.stdout);
+}
+
+#[test]
+fn item_25_briefing_budgets_and_switch() {
+    let env = TestEnv::new();
+    let r = env.ready_repo("r");
+    r.start("t");
+    for i in 0..8 {
+        r.mj(&["question", "add", &format!("Question number {i}?")]).ok();
+    }
+    let policy = r.read(".ai/repo/policy.yaml");
+    r.write(".ai/repo/policy.yaml", &policy.replace("briefing_budget_lines: 60", "briefing_budget_lines: 6"));
+    let out = hook(&r, "start", &payload("a", "")).ok();
+    let lines: Vec<&str> = out.stdout.lines().collect();
+    assert_eq!(lines.len(), 6, "{}", out.stdout);
+    assert!(lines[5].starts_with("... ") && lines[5].contains("more line(s) withheld by session.briefing_budget_lines; run `git majordomus context` for the whole briefing."), "{}", lines[5]);
+    r.write(".ai/repo/policy.yaml", &policy.replace("briefing_budget_chars: 9000", "briefing_budget_chars: 300"));
+    let out = hook(&r, "start", &payload("b", "")).ok();
+    assert!(out.stdout.chars().count() <= 300, "{}", out.stdout.len());
+    assert!(out.stdout.contains("withheld by session.briefing_budget_chars"), "{}", out.stdout);
+    r.write(".ai/repo/policy.yaml", &policy.replace("briefing_on_start: true", "briefing_on_start: false"));
+    let out = hook(&r, "start", &payload("c", "")).ok();
+    assert_eq!(out.stdout, "");
+    assert!(r.state("sessions-open/c.yaml").exists(), "the episode still opens");
+}
+
+#[test]
+fn item_26_same_session_id_keeps_one_episode() {
+    let env = TestEnv::new();
+    let r = env.ready_repo("r");
+    hook(&r, "start", &payload("cc-1", "")).ok();
+    let out = hook(&r, "start", &payload("cc-1", r#","source":"resume""#)).ok();
+    assert!(out.stderr.contains("kept"), "{}", out.stderr);
+    assert_eq!(std::fs::read_dir(r.state("sessions-open")).unwrap().count(), 1);
+    hook(&r, "start", &payload("cc-2", "")).ok();
+    assert_eq!(std::fs::read_dir(r.state("sessions-open")).unwrap().count(), 2);
+    assert_eq!(events(&r, "session.started").len(), 2);
+}
+
+#[test]
+fn item_27_end_reasons_unknown_sessions_and_broken_policy() {
+    let env = TestEnv::new();
+    let r = env.ready_repo("r");
+    hook(&r, "start", &payload("x", "")).ok();
+    hook(&r, "end", &payload("x", r#","reason":"clear""#)).ok();
+    hook(&r, "start", &payload("y", "")).ok();
+    hook(&r, "end", &payload("y", r#","reason":"other""#)).ok();
+    let outcomes: Vec<String> = std::fs::read_dir(r.root.join(".ai/repo/sessions"))
+        .unwrap()
+        .map(|e| std::fs::read_to_string(e.unwrap().path()).unwrap())
+        .map(|t| t.lines().find_map(|l| l.strip_prefix("outcome: ").map(str::to_string)).unwrap())
+        .collect();
+    let mut sorted = outcomes.clone();
+    sorted.sort();
+    assert_eq!(sorted, vec!["closed", "interrupted"]);
+    let before = events(&r, "session.closed").len();
+    let out = hook(&r, "end", &payload("never-started", "")).ok();
+    assert!(out.stderr.contains("end: no open episode for never-started; nothing to close"), "{}", out.stderr);
+    assert_eq!(events(&r, "session.closed").len(), before);
+    // broken policy: every hook still exits 0 and leaves its receipt
+    r.write(".ai/repo/policy.yaml", "version: [broken\n");
+    for ev in ["start", "compact", "end"] {
+        let out = hook(&r, ev, &payload("z", "")).ok();
+        assert!(!out.stderr.is_empty());
+    }
+    let receipts = events(&r, "provider.event.received");
+    assert_eq!(receipts.len(), 4 + 1 + 3, "one receipt per event");
+    assert!(!events(&r, "provider.event.failed").is_empty());
+    assert!(!r.state("sessions-open/z.yaml").exists(), "end still closes with an unreadable policy");
+    assert!(r.read(".ai/local/session-contexts/hooks.log").contains("failed"));
+}
+
+#[test]
+fn item_28_end_hook_writes_handover_and_final_checkpoint_whatever_the_task() {
+    for case in ["handed_over", "none"] {
+        let env = TestEnv::new();
+        let r = env.ready_repo("r");
+        if case == "handed_over" {
+            r.start("t");
+            r.mj_in(&["handover", "--close"], HANDOVER).ok();
+        }
+        hook(&r, "start", &payload("s", "")).ok();
+        let (h0, c0) = (r.records("handovers").len(), r.records("checkpoints").len());
+        hook(&r, "end", &payload("s", r#","reason":"logout""#)).ok();
+        assert_eq!(r.records("handovers").len(), h0 + 1, "{case}: a derived handover");
+        assert_eq!(r.records("checkpoints").len(), c0 + 1, "{case}: a final checkpoint");
+        assert_eq!(std::fs::read_dir(r.root.join(".ai/repo/sessions")).unwrap().count(), 1);
+        if case == "none" {
+            let ho = events(&r, "task.handed_over").pop().unwrap();
+            assert!(ho.get("task_id").is_none(), "{ho}");
+            let newest = r.records("handovers").pop().unwrap();
+            assert!(r.read(&format!(".ai/local/state/handovers/{newest}")).contains("task_id: none\n"));
+        }
+    }
+}
+
+#[test]
+fn scenario_130_lifecycle_survives_a_stale_task() {
+    let env = TestEnv::new();
+    let r = env.ready_repo("r");
+    r.start("the outage");
+    r.mj_in(&["handover", "--close"], HANDOVER).ok();
+    r.commit_file("lib/x", "x\n");
+    env.set_now("2026-09-11T09:00:00Z");
+    let out = hook(&r, "start", &payload("cc", "")).ok();
+    assert!(out.stdout.contains("stale") && out.stdout.contains("7d ago") && out.stdout.contains("advanced") && !out.stdout.contains("Its Next Action:"), "{}", out.stdout);
+    let c0 = r.records("checkpoints").len();
+    hook(&r, "compact", &payload("cc", r#","trigger":"auto""#)).ok();
+    assert_eq!(r.records("checkpoints").len(), c0 + 1, "compact writes a checkpoint despite the handed-over task");
+    hook(&r, "end", &payload("cc", r#","reason":"other""#)).ok();
+    assert!(!r.state("sessions-open/cc.yaml").exists());
+    assert_eq!(std::fs::read_dir(r.root.join(".ai/repo/sessions")).unwrap().count(), 1);
+    let receipts: Vec<String> = events(&r, "provider.event.received").iter().map(|l| l["provider_session"].as_str().unwrap().to_string()).collect();
+    assert_eq!(receipts, vec!["cc", "cc", "cc"]);
+    // the receipt's second `event` key is the provider event, the first the ledger event
+    let raw = std::fs::read_to_string(r.state("ledger.jsonl")).unwrap();
+    assert!(raw.contains(r#""event":"provider.event.received","#) && raw.contains(r#""provider":"claude-code","event":"compact""#), "{raw}");
+    // no task record at all: the same three events still write checkpoint + handover
+    let env = TestEnv::new();
+    let r = env.ready_repo("r");
+    hook(&r, "start", &payload("cc", "")).ok();
+    hook(&r, "compact", &payload("cc", "")).ok();
+    hook(&r, "end", &payload("cc", "")).ok();
+    assert_eq!(r.records("checkpoints").len(), 2);
+    assert_eq!(r.records("handovers").len(), 1);
+    for cp in events(&r, "task.checkpoint") {
+        assert!(cp.get("task_id").is_none());
+    }
+    r.mj(&["checkpoint", "--derive"]).ok();
+}
+
+#[test]
+fn scenario_127_briefing_freshness_of_the_working_context() {
+    let env = TestEnv::new();
+    let r = env.ready_repo("r");
+    r.mj(&["session", "start"]).ok();
+    let path = r.mj(&["session", "context"]).ok().stdout;
+    assert_eq!(path.lines().count(), 1);
+    let v: Value = serde_json::from_str(&r.mj(&["--json", "session", "context"]).ok().stdout).unwrap();
+    assert_eq!(v["label"], "exact");
+    assert!(r.mj(&["context"]).ok().stdout.contains(&format!("briefing exact at {}", &r.head()[..7])));
+    let start = r.head();
+    r.commit_file("a", "1\n");
+    r.commit_file("b", "2\n");
+    let v: Value = serde_json::from_str(&r.mj(&["--json", "session", "context"]).ok().stdout).unwrap();
+    assert_eq!(v["label"], "advanced");
+    assert_eq!(v["commits_since"], 2);
+    assert!(r.mj(&["context"]).ok().stdout.contains(&format!("briefing advanced — 2 commit(s) since it was frozen at {}", &start[..7])));
+    r.git(&["checkout", "-q", "-b", "elsewhere"]);
+    let out = r.mj(&["context"]).ok().stdout;
+    assert!(out.contains("WARNING: briefing different_context") && out.contains("no longer describes this checkout"), "{out}");
+    r.git(&["checkout", "-q", "main"]);
+    let doctor = r.mj(&["doctor"]).ok().stdout;
+    assert!(doctor.contains("OK"), "{doctor}");
+    // a document without head → FAIL; a missing document → FAIL
+    let p = path.trim().to_string();
+    let text = r.read(&p);
+    r.write(&p, &text.lines().filter(|l| !l.starts_with("head:")).collect::<Vec<_>>().join("\n"));
+    let out = r.mj(&["doctor"]).code(10);
+    assert!(out.stdout.contains("cannot be compared with git"), "{}", out.stdout);
+    std::fs::remove_file(r.root.join(&p)).unwrap();
+    let out = r.mj(&["doctor"]).code(10);
+    assert!(out.stdout.contains("FAIL"), "{}", out.stdout);
+}
+
+#[test]
+fn installed_hooks_run_exactly_as_written_with_realistic_payloads() {
+    let env = TestEnv::new();
+    let r = env.ready_repo("r");
+    r.write(".claude/settings.json", "{\n  \"model\": \"opus\",\n  \"hooks\": {\n    \"SessionStart\": [ { \"matcher\": \"startup\", \"hooks\": [ { \"type\": \"command\", \"command\": \"echo mine\" } ] } ]\n  }\n}\n");
+    let out = r.mj(&["hooks", "install", "--claude-code"]).ok();
+    assert!(out.stdout.contains("added 3"), "{}", out.stdout);
+    let again = r.mj(&["hooks", "install", "--claude-code"]).ok();
+    assert!(again.stdout.contains("already installed"), "{}", again.stdout);
+    let settings: Value = serde_json::from_str(&r.read(".claude/settings.json")).unwrap();
+    assert_eq!(settings["model"], "opus");
+    let start_groups = settings["hooks"]["SessionStart"].as_array().unwrap();
+    assert_eq!(start_groups.len(), 2, "the user's entry is kept");
+    assert_eq!(start_groups[0]["hooks"][0]["command"], "echo mine");
+    let cmd = |ev: &str| -> String {
+        let groups = settings["hooks"][ev].as_array().unwrap();
+        groups.iter().flat_map(|g| g["hooks"].as_array().unwrap()).map(|h| h["command"].as_str().unwrap().to_string()).find(|c| c.contains("majordomus")).unwrap()
+    };
+    let (start, compact, end) = (cmd("SessionStart"), cmd("PreCompact"), cmd("SessionEnd"));
+    let sub = r.root.join("lib");
+    std::fs::create_dir_all(&sub).unwrap();
+    let out = env.sh(&sub, &start, payload("win-1", r#","source":"startup""#).as_bytes(), &[]).ok();
+    assert!(out.stdout.starts_with("## Majordomus"), "{}", out.stdout);
+    assert!(out.stderr.contains("session s-"), "{}", out.stderr);
+    let out = env.sh(&sub, &compact, payload("win-1", r#","trigger":"manual""#).as_bytes(), &[]).ok();
+    assert_eq!(out.stdout, "", "only start writes stdout");
+    // empty, non-JSON and 1 MiB payloads: exit 0, receipt written, key `unknown`
+    for body in [Vec::new(), b"this is not json".to_vec(), vec![b'{'; 1024 * 1024]] {
+        let before = events(&r, "provider.event.received").len();
+        let out = env.sh(&r.root, &start, &body, &[]).ok();
+        assert!(out.stdout.starts_with("## Majordomus"));
+        let receipts = events(&r, "provider.event.received");
+        assert_eq!(receipts.len(), before + 1);
+        assert_eq!(receipts.last().unwrap()["provider_session"], "unknown");
+    }
+    let out = env.sh(&r.root, &end, payload("win-1", r#","reason":"prompt_input_exit""#).as_bytes(), &[]).ok();
+    assert_eq!(out.stdout, "");
+    let rec = std::fs::read_dir(r.root.join(".ai/repo/sessions")).unwrap().next().unwrap().unwrap().path();
+    assert!(std::fs::read_to_string(rec).unwrap().contains("outcome: closed\n"));
+    // dry run reports and writes nothing
+    let before = std::fs::read_to_string(r.state("ledger.jsonl")).unwrap();
+    let out = env.sh(&r.root, &end, payload("unknown", "").as_bytes(), &[("MAJORDOMUS_SESSION_DRY_RUN", "1")]).ok();
+    assert!(out.stderr.contains("dry run"), "{}", out.stderr);
+    assert_eq!(std::fs::read_to_string(r.state("ledger.jsonl")).unwrap(), before);
+    assert!(r.state("sessions-open/unknown.yaml").exists());
+    // uninstall removes only ours
+    r.mj(&["hooks", "uninstall", "--claude-code"]).ok();
+    let settings: Value = serde_json::from_str(&r.read(".claude/settings.json")).unwrap();
+    assert_eq!(settings["hooks"]["SessionStart"].as_array().unwrap().len(), 1);
+    assert!(settings["hooks"].get("PreCompact").is_none());
+    // an unparseable settings file is refused with the entries to add
+    r.write(".claude/settings.json", "{ not json");
+    let out = r.mj(&["hooks", "install", "--claude-code"]).code(15);
+    assert!(out.stderr.contains("git majordomus hook claude-code start"), "{}", out.stderr);
+    assert_eq!(r.read(".claude/settings.json"), "{ not json");
+}
+
+#[test]
+fn two_windows_interleaved_get_separate_records() {
+    let env = TestEnv::new();
+    let r = env.ready_repo("r");
+    r.start("shared task");
+    hook(&r, "start", &payload("win-a", "")).ok();
+    hook(&r, "start", &payload("win-b", "")).ok();
+    let a = [("CLAUDE_CODE_SESSION_ID", "win-a")];
+    let b = [("CLAUDE_CODE_SESSION_ID", "win-b")];
+    r.mj_env(&["decision", "add", "choice of a", "--why", "w"], "", &a).ok();
+    let cp_b = r.mj_env(&["checkpoint"], "progress of b\n", &b).ok().stdout.trim().to_string();
+    r.mj_env(&["decision", "add", "choice of b", "--why", "w"], "", &b).ok();
+    let cp_a = r.mj_env(&["checkpoint"], "progress of a\n", &a).ok().stdout.trim().to_string();
+    hook(&r, "end", &payload("win-a", r#","reason":"clear""#)).ok();
+    assert!(r.state("sessions-open/win-b.yaml").exists(), "a's end closes only a");
+    hook(&r, "end", &payload("win-b", r#","reason":"clear""#)).ok();
+    let recs: Vec<String> = std::fs::read_dir(r.root.join(".ai/repo/sessions")).unwrap().map(|e| std::fs::read_to_string(e.unwrap().path()).unwrap()).collect();
+    assert_eq!(recs.len(), 2);
+    let ra = recs.iter().find(|t| t.contains("choice of a")).unwrap();
+    let rb = recs.iter().find(|t| t.contains("choice of b")).unwrap();
+    assert!(!ra.contains("choice of b") && ra.contains(&cp_a) && !ra.contains(&cp_b), "{ra}");
+    assert!(!rb.contains("choice of a") && rb.contains(&cp_b) && !rb.contains(&cp_a), "{rb}");
+}
+
+#[test]
+fn git_hooks_chain_a_foreign_hook_and_fetch_refspec() {
+    let env = TestEnv::new();
+    let r = env.ready_repo("r");
+    let hooks = r.root.join(".git/hooks");
+    std::fs::create_dir_all(&hooks).unwrap();
+    std::fs::write(hooks.join("post-checkout"), "#!/bin/sh\necho user-hook \"$3\"\nexit 0\n").unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(hooks.join("post-checkout"), std::fs::Permissions::from_mode(0o755)).unwrap();
+    r.mj(&["hooks", "install", "--git"]).ok();
+    assert!(hooks.join("post-checkout.majordomus-chained").exists());
+    let again = r.mj(&["hooks", "install", "--git"]).ok();
+    assert!(again.stdout.contains("already installed"));
+    r.mj_in(&["handover", "--no-task"], HANDOVER).ok();
+    r.git(&["checkout", "-q", "-b", "side"]);
+    let out = env.sh(&r.root, "git checkout main 2>&1", b"", &[]).ok();
+    assert!(out.stdout.contains("user-hook 1"), "{}", out.stdout);
+    assert!(out.stdout.contains("majordomus: handover .ai/local/state/handovers/"), "{}", out.stdout);
+    r.mj(&["hooks", "uninstall", "--git"]).ok();
+    assert!(std::fs::read_to_string(hooks.join("post-checkout")).unwrap().contains("user-hook"));
+    assert!(!hooks.join("post-checkout.majordomus-chained").exists());
+    // fetch refspec on a remote; idempotent; removable
+    let bare = env.path().join("remote.git");
+    env.git_in(env.path(), &["init", "-q", "--bare", bare.to_str().unwrap()]);
+    r.git(&["remote", "add", "origin", bare.to_str().unwrap()]);
+    r.mj(&["hooks", "install", "--fetch-refspec"]).ok();
+    r.mj(&["hooks", "install", "--fetch-refspec", "origin"]).ok();
+    let specs = r.git(&["config", "--get-all", "remote.origin.fetch"]);
+    assert_eq!(specs.matches("refs/majordomus/continuity*").count(), 1, "{specs}");
+    r.git(&["fetch", "-q", "origin"]);
+    r.mj(&["hooks", "uninstall", "--fetch-refspec"]).ok();
+    assert!(!r.git(&["config", "--get-all", "remote.origin.fetch"]).contains("majordomus"));
+    r.mj(&["hooks", "install", "--fetch-refspec", "a:b"]).code(10);
+}
