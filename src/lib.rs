@@ -7,6 +7,7 @@
 pub mod assets;
 pub mod cli;
 pub mod clock;
+pub mod continuity;
 pub mod ctx;
 pub mod error;
 pub mod git;

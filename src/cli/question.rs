@@ -61,11 +61,9 @@ pub fn run(cc: &CommandContext, a: Args, ui: &mut Ui) -> Result<Exit> {
                                 shown += 1;
                             }
                         }
-                        Entry::Resolved { date, task: t, text, .. } if all => {
-                            if task.as_deref().is_none_or(|f| f == t) {
-                                ui.line(&format!("-  [resolved {date}] {t} — {text}"));
-                                shown += 1;
-                            }
+                        Entry::Resolved { date, task: t, text, .. } if all && task.as_deref().is_none_or(|f| f == t) => {
+                            ui.line(&format!("-  [resolved {date}] {t} — {text}"));
+                            shown += 1;
                         }
                         Entry::Malformed { line, raw } => ctx.warn(format!(".ai/local/state/open-questions.md:{line}: not a question entry: {raw}")),
                         _ => {}

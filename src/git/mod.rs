@@ -129,16 +129,8 @@ impl Git {
         for item in iter.by_ref() {
             let item = item.map_err(gx)?;
             match &item {
-                gix::status::Item::IndexWorktree(Iw::DirectoryContents { entry, .. }) => {
-                    if !matches!(entry.status, gix::dir::entry::Status::Untracked) {
-                        continue;
-                    }
-                }
-                gix::status::Item::IndexWorktree(Iw::Modification { status, .. }) => {
-                    if matches!(status, gix::status::plumbing::index_as_worktree::EntryStatus::NeedsUpdate(_)) {
-                        continue;
-                    }
-                }
+                gix::status::Item::IndexWorktree(Iw::DirectoryContents { entry, .. }) if !matches!(entry.status, gix::dir::entry::Status::Untracked) => continue,
+                gix::status::Item::IndexWorktree(Iw::Modification { status: gix::status::plumbing::index_as_worktree::EntryStatus::NeedsUpdate(_), .. }) => continue,
                 _ => {}
             }
             out.insert(item.location().to_str_lossy().into_owned());

@@ -696,6 +696,12 @@ fn event_line(l: &ledger::Line) -> String {
     s
 }
 
+/// The document as frozen into a new episode's working context (default parameters).
+pub fn text_for_session(ctx: &Ctx) -> Result<String> {
+    let r = build(ctx, &ContextParams::default())?;
+    Ok(format!("{}\n", r.blocks().join("\n\n")))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -755,10 +761,4 @@ mod tests {
         assert!(check_prompt_name("../x").is_err());
         assert!(check_prompt_name("review").is_ok());
     }
-}
-
-/// The document as frozen into a new episode's working context (default parameters).
-pub fn text_for_session(ctx: &Ctx) -> Result<String> {
-    let r = build(ctx, &ContextParams::default())?;
-    Ok(format!("{}\n", r.blocks().join("\n\n")))
 }

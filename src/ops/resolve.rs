@@ -300,7 +300,7 @@ pub fn list(ctx: &Ctx, dir: &Path) -> Result<Vec<(String, PathBuf, RecordMeta, S
     let refs: Vec<&str> = v.iter().map(|x| x.0.as_str()).collect();
     let ranks = crate::store::ledger::ranks(&ctx.layout.ledger(), &refs)?;
     let mut keyed: Vec<_> = v.into_iter().zip(ranks).collect();
-    keyed.sort_by(|a, b| order_key(&b.0 .2.created_at, b.1, &b.0 .0).cmp(&order_key(&a.0 .2.created_at, a.1, &a.0 .0)));
+    keyed.sort_by_key(|b| std::cmp::Reverse(order_key(&b.0 .2.created_at, b.1, &b.0 .0)));
     Ok(keyed.into_iter().map(|x| x.0).collect())
 }
 

@@ -472,7 +472,10 @@ fn closed_name_key(name: &str) -> Option<&str> {
     Some(key)
 }
 
-fn load_closed(ctx: &Ctx, name: &str) -> (PathBuf, std::result::Result<(Facts, (ClosedSession, String)), String>) {
+/// A closed record as loaded for the resolver: its path, and its facts and payload or why not.
+type LoadedClosed = (PathBuf, std::result::Result<(Facts, (ClosedSession, String)), String>);
+
+fn load_closed(ctx: &Ctx, name: &str) -> LoadedClosed {
     let path = ctx.layout.sessions().join(name);
     let parsed = (|| {
         crate::store::atomic::guard(ctx.layout.root(), &path).map_err(|e| e.message)?;

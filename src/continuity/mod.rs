@@ -1,0 +1,9 @@
+//! Cross-machine continuity (SPEC §6.11–§6.15, §10): signed, content-addressed handover records
+//! in `refs/majordomus/continuity`.
+//!
+//! Owns: the record format and canonical form (`record`), signing and device keys (`signing`,
+//! the only user of ed25519), the portability scan (`portability`), lineage and the pure plan
+//! (`lineage`, `plan`), admission (`admission`).
+//! Must not touch: stdout, clap, gix (object and ref access goes through `crate::git`).
+
+pub mod record;

@@ -1,0 +1,324 @@
+//! The continuity record (SPEC §6.11): its fields, canonical form, id and bounds.
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+/// The schema string of this version.
+pub const SCHEMA: &str = "majordomus-continuity/v1";
+/// A stored record (the whole envelope file) is at most this large.
+pub const MAX_STORED_BYTES: usize = 160 * 1024;
+/// A handover body is at most this large.
+pub const MAX_BODY_BYTES: usize = 32 * 1024;
+/// Identifier strings are at most this long.
+pub const MAX_IDENT_CHARS: usize = 256;
+/// At most this many changed paths are listed.
+pub const MAX_CHANGED: usize = 200;
+/// At most this many decisions travel.
+pub const MAX_DECISIONS: usize = 32;
+/// A decision's text is at most this large.
+pub const MAX_DECISION_TEXT: usize = 4096;
+
+fn is_empty<T>(v: &[T]) -> bool {
+    v.is_empty()
+}
+
+/// The publishing device.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Device {
+    /// 32 hex: first 16 bytes of BLAKE3 of the raw Ed25519 public key.
+    pub node: String,
+    /// Human label.
+    pub label: String,
+}
+
+/// The origin's source state.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Source {
+    /// Branch name, absent when detached.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub branch: Option<String>,
+    /// Full head, absent when unborn.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub head: Option<String>,
+    /// `clean` or `dirty`.
+    pub working_tree: String,
+    /// Changed paths, sorted, at most [`MAX_CHANGED`].
+    #[serde(default, skip_serializing_if = "is_empty")]
+    pub changed: Vec<String>,
+    /// How many paths changed in all.
+    pub changed_total: u64,
+    /// 32 hex fingerprint of the uncommitted change, only when dirty.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fingerprint: Option<String>,
+}
+
+/// The intent: the task the handover was written under.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+#[allow(missing_docs)]
+pub struct TaskIntent {
+    pub id: String,
+    pub title: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub profile: Option<String>,
+    #[serde(default, skip_serializing_if = "is_empty")]
+    pub scope: Vec<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub outcome: Option<String>,
+}
+
+/// A carried decision.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CarriedDecision {
+    /// Its title.
+    pub title: String,
+    /// The entry's lines after the heading, verbatim.
+    pub text: String,
+}
+
+/// A carried (unresolved) question.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CarriedQuestion {
+    /// The question.
+    pub text: String,
+    /// Its opening date.
+    pub opened: String,
+}
+
+/// The handover itself.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+#[allow(missing_docs)]
+pub struct HandoverPart {
+    /// BLAKE3(body), first 32 hex.
+    pub id: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub task: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub issue: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub milestone: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub branch: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub head: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub created_at: Option<String>,
+    /// The origin's file name.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    pub body: String,
+}
+
+/// The signed content.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+#[allow(missing_docs)]
+pub struct Record {
+    pub schema: String,
+    pub repository: String,
+    pub device: Device,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub session: Option<String>,
+    /// `open` or `none`.
+    pub episode: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub line: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub parent: Option<String>,
+    pub published_at: String,
+    pub producer: String,
+    pub source: Source,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub task: Option<TaskIntent>,
+    #[serde(default, skip_serializing_if = "is_empty")]
+    pub decisions: Vec<CarriedDecision>,
+    #[serde(default, skip_serializing_if = "is_empty")]
+    pub questions: Vec<CarriedQuestion>,
+    pub handover: HandoverPart,
+}
+
+/// The stored envelope: `id, public_key, signature, record` in that order.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Envelope {
+    /// 64 hex BLAKE3 of canonical(record).
+    pub id: String,
+    /// Minisign public key (base64, starts `RW`).
+    pub public_key: String,
+    /// The complete minisign signature text (four lines).
+    pub signature: String,
+    /// The record, in canonical key order.
+    pub record: Value,
+}
+
+/// Sorts every object's keys by byte order, recursively.
+pub fn sorted(v: &Value) -> Value {
+    match v {
+        Value::Object(m) => {
+            let mut keys: Vec<&String> = m.keys().collect();
+            keys.sort();
+            Value::Object(keys.into_iter().map(|k| (k.clone(), sorted(&m[k]))).collect())
+        }
+        Value::Array(a) => Value::Array(a.iter().map(sorted).collect()),
+        other => other.clone(),
+    }
+}
+
+/// The canonical form of a record value: keys sorted by bytes, no insignificant whitespace.
+pub fn canonical_value(v: &Value) -> String {
+    serde_json::to_string(&sorted(v)).unwrap_or_default()
+}
+
+/// The canonical form of a record.
+pub fn canonical(r: &Record) -> String {
+    serde_json::to_value(r).map(|v| canonical_value(&v)).unwrap_or_default()
+}
+
+/// 64 lowercase hex BLAKE3.
+pub fn blake3_hex(bytes: &[u8]) -> String {
+    blake3::hash(bytes).to_hex().to_string()
+}
+
+/// The record id: BLAKE3 over canonical(record).
+pub fn id_of(r: &Record) -> String {
+    blake3_hex(canonical(r).as_bytes())
+}
+
+/// The id of a record value as stored (canonicalised first).
+pub fn id_of_value(v: &Value) -> String {
+    blake3_hex(canonical_value(v).as_bytes())
+}
+
+/// The message a signature covers: `majordomus-continuity-record/v1\n` ‖ canonical(record).
+pub fn signed_message(canonical: &str) -> Vec<u8> {
+    let mut m = b"majordomus-continuity-record/v1\n".to_vec();
+    m.extend_from_slice(canonical.as_bytes());
+    m
+}
+
+/// The store path of a record id: `records/<id[0..2]>/<id[2..4]>/<id>.json`.
+pub fn store_path(id: &str) -> String {
+    format!("records/{}/{}/{id}.json", &id[..2], &id[2..4])
+}
+
+/// Whether `s` is 64 lowercase hex.
+pub fn is_id(s: &str) -> bool {
+    s.len() == 64 && s.bytes().all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
+}
+
+/// The stored bytes of an envelope: pretty JSON (two-space indent) and a trailing newline.
+pub fn stored_bytes(e: &Envelope) -> Vec<u8> {
+    let mut s = serde_json::to_string_pretty(e).unwrap_or_default();
+    s.push('\n');
+    s.into_bytes()
+}
+
+/// Structural bounds a record must respect (SPEC §6.11); the first violation, as text.
+pub fn check_bounds(r: &Record) -> Result<(), String> {
+    let ident = |name: &str, v: &str| -> Result<(), String> {
+        if v.chars().count() > MAX_IDENT_CHARS || v.chars().any(char::is_control) {
+            return Err(format!("{name}: longer than {MAX_IDENT_CHARS} characters or holds control characters"));
+        }
+        Ok(())
+    };
+    if r.schema != SCHEMA {
+        return Err(format!("schema: expected {SCHEMA}"));
+    }
+    let hex = |name: &str, v: &str, n: usize| if v.len() == n && v.bytes().all(|b| b.is_ascii_hexdigit() && !b.is_ascii_uppercase()) { Ok(()) } else { Err(format!("{name}: expected {n} lowercase hex")) };
+    hex("/repository", &r.repository, 32)?;
+    hex("/device/node", &r.device.node, 32)?;
+    ident("/device/label", &r.device.label)?;
+    if !matches!(r.episode.as_str(), "open" | "none") {
+        return Err("/episode: expected open or none".into());
+    }
+    if r.line.is_some() != r.parent.is_some() {
+        return Err("/parent: present iff /line is present".into());
+    }
+    for (n, v) in [("/line", &r.line), ("/parent", &r.parent)] {
+        if let Some(v) = v {
+            hex(n, v, 64)?;
+        }
+    }
+    if let Some(s) = &r.session {
+        ident("/session", s)?;
+    }
+    if !matches!(r.source.working_tree.as_str(), "clean" | "dirty") {
+        return Err("/source/working_tree: expected clean or dirty".into());
+    }
+    if r.source.changed.len() > MAX_CHANGED {
+        return Err(format!("/source/changed: more than {MAX_CHANGED} paths"));
+    }
+    for (name, v) in [("/source/branch", &r.source.branch), ("/source/head", &r.source.head), ("/handover/task", &r.handover.task), ("/handover/issue", &r.handover.issue), ("/handover/milestone", &r.handover.milestone), ("/handover/name", &r.handover.name)] {
+        if let Some(v) = v {
+            ident(name, v)?;
+        }
+    }
+    if r.handover.body.trim().is_empty() {
+        return Err("/handover/body: empty".into());
+    }
+    if r.handover.body.len() > MAX_BODY_BYTES {
+        return Err(format!("/handover/body: {} bytes, cap {MAX_BODY_BYTES}", r.handover.body.len()));
+    }
+    if r.decisions.len() > MAX_DECISIONS || r.decisions.iter().any(|d| d.text.len() > MAX_DECISION_TEXT) {
+        return Err(format!("/decisions: more than {MAX_DECISIONS} or a text over {MAX_DECISION_TEXT} bytes"));
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    pub(crate) fn sample() -> Record {
+        Record {
+            schema: SCHEMA.into(),
+            repository: "0123456789abcdef0123456789abcdef".into(),
+            device: Device { node: "fedcba9876543210fedcba9876543210".into(), label: "macbook-pro".into() },
+            session: None,
+            episode: "none".into(),
+            line: None,
+            parent: None,
+            published_at: "2026-09-03T20:00:00Z".into(),
+            producer: "git-majordomus/0.1.0".into(),
+            source: Source { branch: Some("main".into()), head: None, working_tree: "clean".into(), changed: vec![], changed_total: 0, fingerprint: None },
+            task: None,
+            decisions: vec![],
+            questions: vec![],
+            handover: HandoverPart { id: "00".repeat(16), task: None, issue: Some("#184".into()), milestone: None, branch: Some("main".into()), head: None, created_at: None, name: None, body: "# Objective\nx\n".into() },
+        }
+    }
+
+    #[test]
+    fn canonical_is_sorted_compact_and_omits_empties() {
+        let c = canonical(&sample());
+        assert!(c.starts_with(r#"{"device":{"label":"macbook-pro","node":"#), "{c}");
+        assert!(!c.contains("changed\"") && !c.contains("decisions") && !c.contains(": "));
+        let back: Record = serde_json::from_str(&c).unwrap();
+        assert_eq!(back, sample());
+        assert_eq!(id_of(&sample()).len(), 64);
+        assert_eq!(id_of(&sample()), id_of_value(&serde_json::to_value(sample()).unwrap()));
+    }
+
+    #[test]
+    fn unknown_fields_are_refused() {
+        let mut v = serde_json::to_value(sample()).unwrap();
+        v["extra"] = Value::from(1);
+        assert!(serde_json::from_value::<Record>(v).is_err());
+    }
+
+    #[test]
+    fn bounds() {
+        assert!(check_bounds(&sample()).is_ok());
+        let mut r = sample();
+        r.line = Some("a".repeat(64));
+        assert!(check_bounds(&r).is_err());
+        let mut r = sample();
+        r.handover.body = " ".into();
+        assert!(check_bounds(&r).is_err());
+    }
+}
