@@ -6,4 +6,6 @@
 //! (`lineage`, `plan`), admission (`admission`).
 //! Must not touch: stdout, clap, gix (object and ref access goes through `crate::git`).
 
+pub mod local;
+pub mod mesh;
 pub mod record;
