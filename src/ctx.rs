@@ -31,6 +31,12 @@ pub struct Env {
     pub provider_sessions: Vec<String>,
     /// `MAJORDOMUS_SESSION_DRY_RUN=1`: hooks report without writing.
     pub dry_run: bool,
+    /// `$XDG_STATE_HOME`.
+    pub xdg_state_home: Option<String>,
+    /// `$HOME`.
+    pub home: Option<String>,
+    /// The whole environment, for the publish-time secret scan (values never printed).
+    pub vars: Vec<(String, String)>,
 }
 
 impl Env {
@@ -39,6 +45,9 @@ impl Env {
         let var = |k: &str| std::env::var(k).ok().filter(|v| !v.is_empty());
         Env {
             dry_run: var("MAJORDOMUS_SESSION_DRY_RUN").is_some_and(|v| v == "1"),
+            xdg_state_home: var("XDG_STATE_HOME"),
+            home: var("HOME"),
+            vars: std::env::vars().collect(),
             now: var("MAJORDOMUS_NOW"),
             user: var("USER").or_else(|| var("LOGNAME")),
             session_key: var("MAJORDOMUS_SESSION_KEY"),

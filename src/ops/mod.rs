@@ -6,6 +6,7 @@
 pub mod briefing;
 pub mod checkpoint;
 pub mod context;
+pub mod continuity;
 pub mod decision;
 pub mod derive;
 pub mod finish;

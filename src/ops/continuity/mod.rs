@@ -1,0 +1,107 @@
+//! The continuity commands (SPEC §10): device, publish, sync, status, records, plan, resume,
+//! verify, export. This module holds what they share: identities, the mesh, the device key,
+//! the local state and the loaded (admitted) store.
+
+use std::path::PathBuf;
+
+use super::identity::digest_hex;
+use crate::continuity::local::LocalState;
+use crate::continuity::mesh::{self, Mesh};
+use crate::ctx::Ctx;
+use crate::error::{Error, Result};
+use crate::store::atomic::{guard, read_opt, replace};
+
+/// The local store's ref.
+pub const REF: &str = "refs/majordomus/continuity";
+
+/// The remote-tracking ref of `remote`.
+pub fn remote_ref(remote: &str) -> String {
+    format!("refs/majordomus/remotes/{remote}/continuity")
+}
+
+/// The enabled mesh declaration under `.ai/repo/mesh/`; two or more enabled is a refusal (10).
+pub fn load_mesh(ctx: &Ctx, normalise: &dyn Fn(&str) -> Option<String>) -> Result<Option<Mesh>> {
+    let dir = ctx.layout.repo().join("mesh");
+    let mut names: Vec<String> = match std::fs::read_dir(&dir) {
+        Ok(rd) => rd.filter_map(|e| e.ok()).filter_map(|e| e.file_name().into_string().ok()).filter(|n| n.ends_with(".yaml") && !n.starts_with('.')).collect(),
+        Err(_) => return Ok(None),
+    };
+    names.sort();
+    let mut enabled = Vec::new();
+    for n in names {
+        let path = dir.join(&n);
+        guard(ctx.layout.root(), &path)?;
+        let text = read_opt(&path)?.unwrap_or_default();
+        if let Some(m) = mesh::parse(&ctx.rel(&path), &text, normalise).map_err(Error::refused)? {
+            enabled.push(m);
+        }
+    }
+    if enabled.len() > 1 {
+        let names: Vec<&str> = enabled.iter().map(|m| m.path.as_str()).collect();
+        return Err(Error::refused(format!("more than one enabled mesh declaration: {}", names.join(", "))).hint("keep exactly one with enabled: true"));
+    }
+    Ok(enabled.pop())
+}
+
+/// The continuity repository identity (SPEC §4): declared, else from the root commits.
+/// Shallow clones and commit-less repositories are refused unless declared.
+pub fn repository(ctx: &Ctx, mesh: Option<&Mesh>) -> Result<String> {
+    if let Some(declared) = mesh.and_then(|m| m.repository.as_deref()) {
+        return Ok(digest_hex("majordomus-repository/v1\ndeclared\n", declared, 16));
+    }
+    if ctx.git.common_dir().join("shallow").exists() {
+        return Err(Error::refused("this is a shallow clone: its root commits are not the repository's").hint("declare cooperation.repository in the mesh declaration under .ai/repo/mesh/"));
+    }
+    super::identity::continuity_repository(ctx)?
+        .ok_or_else(|| Error::refused("this repository has no commits, so it has no continuity identity yet").hint("commit first, or declare cooperation.repository in the mesh declaration"))
+}
+
+/// The uncommitted-change fingerprint (SPEC §6.11): `None` when the tree is clean.
+pub fn fingerprint(ctx: &Ctx) -> Result<Option<String>> {
+    let mut paths: Vec<&String> = ctx.changed_files()?.iter().collect();
+    if paths.is_empty() {
+        return Ok(None);
+    }
+    paths.sort_by(|a, b| a.as_bytes().cmp(b.as_bytes()));
+    let mut h = blake3::Hasher::new();
+    for p in paths {
+        h.update(p.as_bytes());
+        h.update(b"\0");
+        match std::fs::read(ctx.layout.root().join(p)) {
+            Ok(bytes) => {
+                h.update(b"F");
+                h.update(blake3::hash(&bytes).to_hex().as_bytes());
+            }
+            Err(_) => {
+                h.update(b"D");
+            }
+        }
+        h.update(b"\n");
+    }
+    Ok(Some(h.finalize().as_bytes()[..16].iter().map(|b| format!("{b:02x}")).collect()))
+}
+
+/// The path of this machine's device key (`$XDG_STATE_HOME/majordomus/node.json`, else
+/// `$HOME/.local/state/majordomus/node.json`).
+pub fn device_path(ctx: &Ctx) -> Result<PathBuf> {
+    if let Some(x) = &ctx.env.xdg_state_home {
+        return Ok(PathBuf::from(x).join("majordomus/node.json"));
+    }
+    let home = ctx.env.home.as_ref().ok_or_else(|| Error::not_found("neither XDG_STATE_HOME nor HOME is set; the device key has no home"))?;
+    Ok(PathBuf::from(home).join(".local/state/majordomus/node.json"))
+}
+
+/// Reads `continuity.json` (absent = default; unreadable = error, never replaced).
+pub fn load_local(ctx: &Ctx) -> Result<LocalState> {
+    let path = ctx.layout.state().join("continuity.json");
+    guard(ctx.layout.root(), &path)?;
+    match read_opt(&path)? {
+        None => Ok(LocalState::default()),
+        Some(text) => LocalState::parse(&text).map_err(|e| Error::io(format!(".ai/local/state/continuity.json {e}")).hint("fix or move the file; it is never replaced silently")),
+    }
+}
+
+/// Writes `continuity.json` atomically.
+pub fn save_local(ctx: &Ctx, s: &LocalState) -> Result<()> {
+    replace(&ctx.layout.state().join("continuity.json"), &s.to_bytes())
+}
