@@ -143,12 +143,21 @@ fn build(ctx: &Ctx, ep: &str) -> Result<(Vec<Knowledge>, usize)> {
     let log = decisions::parse(&read_opt(&ctx.layout.decisions())?.unwrap_or_default());
     let mut out = Vec::new();
     let mut transcript = 0;
+    // The n-th `decision.recorded` line of a (title, task, head) is the n-th such entry of the log:
+    // a later decision with the same title never rewrites an earlier candidate's reason.
+    let mut seen: std::collections::HashMap<(String, String, String), usize> = std::collections::HashMap::new();
     for l in ledger::read_all(&ctx.layout.ledger())?.unwrap_or_default() {
         let Some(p) = &l.pairs else { continue };
+        let ev = l.event().unwrap_or("");
+        let nth = (ev == "decision.recorded").then(|| {
+            let key = (p.str("decision").unwrap_or("").to_string(), p.str("task_id").unwrap_or("none").to_string(), p.str("head").unwrap_or("").to_string());
+            let n = seen.entry(key).or_insert(0);
+            *n += 1;
+            *n - 1
+        });
         if p.str("session") != Some(ep) {
             continue;
         }
-        let ev = l.event().unwrap_or("");
         if !matches!(ev, "decision.recorded" | "question.resolved" | "task.finished") {
             continue;
         }
@@ -161,7 +170,10 @@ fn build(ctx: &Ctx, ep: &str) -> Result<(Vec<Knowledge>, usize)> {
         let (class, epistemics, tag, title, description, from) = match ev {
             "decision.recorded" => {
                 let title = p.str("decision").unwrap_or("").to_string();
-                let why = log.iter().rev().find(|d| d.title == title).and_then(|d| d.why.clone());
+                let same: Vec<_> = log.iter().filter(|d| d.title == title).collect();
+                let exact: Vec<_> = same.iter().copied().filter(|d| d.task.as_deref().unwrap_or("none") == task && d.head.as_deref() == p.str("head")).collect();
+                let pool = if exact.is_empty() { same } else { exact };
+                let why = pool.get(nth.unwrap_or(0)).or(pool.last()).and_then(|d| d.why.clone());
                 ("convention", "decided", "decision", title.clone(), why.map(|w| format!("Decided because {w}")).unwrap_or(title), format!("decision:{task}"))
             }
             "question.resolved" => {
@@ -189,8 +201,12 @@ fn build(ctx: &Ctx, ep: &str) -> Result<(Vec<Knowledge>, usize)> {
                 }
             }
         };
+        let id = format!("{ep}-{}", digest_hex("majordomus-knowledge/v1\n", &l.raw, 6));
+        if out.iter().any(|k: &Knowledge| k.id == id) {
+            continue; // a byte-identical evidence line: one candidate
+        }
         out.push(Knowledge {
-            id: format!("{ep}-{}", digest_hex("majordomus-knowledge/v1\n", &l.raw, 6)),
+            id,
             class: class.into(),
             title,
             description,
@@ -297,7 +313,7 @@ fn read_dir(dir: &std::path::Path) -> Result<Vec<(String, Option<Knowledge>, Str
     };
     for e in rd.filter_map(|e| e.ok()) {
         let Ok(name) = e.file_name().into_string() else { continue };
-        if !name.ends_with(".md") || name.starts_with('.') {
+        if !name.ends_with(".md") || name.starts_with('.') || name == "README.md" {
             continue;
         }
         let text = read_opt(&e.path())?.unwrap_or_default();

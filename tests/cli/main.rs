@@ -13,5 +13,6 @@ mod test_finish;
 mod test_handover;
 mod test_history;
 mod test_hooks;
+mod test_knowledge;
 mod test_search;
 mod test_session;
