@@ -44,13 +44,5 @@ fn run(cc: &CommandContext, ui: &mut Ui, op: impl FnOnce(&Ctx) -> Result<Finding
     let ctx = cc.open()?;
     let result = op(&ctx);
     flush_warnings(ui, &ctx);
-    let findings = result?;
-    if ui.json_mode() {
-        ui.json(&findings);
-    } else {
-        for f in &findings.findings {
-            ui.finding(f);
-        }
-    }
-    Ok(health::exit_code(&findings))
+    Ok(super::print_findings(ui, result?))
 }

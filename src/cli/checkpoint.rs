@@ -4,7 +4,6 @@ use super::{flush_warnings, read_body, CommandContext};
 use crate::error::{Exit, Result};
 use crate::ops::checkpoint::{self, CheckpointReport};
 use crate::ops::handover::label;
-use crate::ops::resolve::list;
 use crate::render;
 use crate::ui::Ui;
 
@@ -50,15 +49,7 @@ pub fn run(cc: &CommandContext, a: &Args, ui: &mut Ui) -> Result<Exit> {
             return Ok(Exit::Ok);
         }
         if a.list {
-            ctx.require_layer()?;
-            let all = list(&ctx, &ctx.layout.checkpoints())?;
-            if all.is_empty() {
-                ui.line("no checkpoint records for this worktree");
-            }
-            for (_, path, meta, _) in &all {
-                let label = ctx.divergence(&meta.head, &meta.branch);
-                ui.line(&render::records::list_line(meta, label.as_str(), &ctx.rel(path)));
-            }
+            super::print_record_list(ui, &ctx, &ctx.layout.checkpoints(), "no checkpoint records for this worktree")?;
             return Ok(Exit::Ok);
         }
         let body = if a.derive { String::new() } else { read_body("checkpoint")? };

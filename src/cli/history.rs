@@ -2,7 +2,7 @@
 
 use super::{flush_warnings, CommandContext};
 use crate::error::{Error, Exit, Result};
-use crate::model::finding::{Findings, Level};
+use crate::model::finding::Findings;
 use crate::ops::history::{self, Filter, Listing, Rotation};
 use crate::render;
 use crate::ui::Ui;
@@ -43,16 +43,7 @@ pub fn run(cc: &CommandContext, a: &Args, ui: &mut Ui) -> Result<Exit> {
     let ctx = cc.open()?;
     let result = (|| -> Result<Exit> {
         if a.validate {
-            let findings = history::validate(&ctx)?;
-            let fail = findings.iter().any(|f| f.level == Level::Fail);
-            if json {
-                ui.json(&Findings { findings });
-            } else {
-                for f in &findings {
-                    ui.finding(f);
-                }
-            }
-            return Ok(if fail { Exit::Refused } else { Exit::Ok });
+            return Ok(super::print_findings(ui, Findings { findings: history::validate(&ctx)? }));
         }
         if a.rotate {
             let r = history::rotate(&ctx)?;

@@ -2,7 +2,7 @@
 
 use super::{flush_warnings, read_body, CommandContext};
 use crate::error::{Exit, Result};
-use crate::model::finding::{Findings, Level};
+use crate::model::finding::Findings;
 use crate::ops::knowledge;
 use crate::ui::Ui;
 
@@ -87,16 +87,7 @@ pub fn run(cc: &CommandContext, a: Args, ui: &mut Ui) -> Result<Exit> {
                 ui.line(&ctx.rel(&p));
             }
             Args::Check => {
-                let findings = knowledge::check(&ctx)?;
-                let fail = findings.iter().any(|f| f.level == Level::Fail);
-                if json {
-                    ui.json(&Findings { findings });
-                } else {
-                    for f in &findings {
-                        ui.finding(f);
-                    }
-                }
-                return Ok(if fail { Exit::Refused } else { Exit::Ok });
+                return Ok(super::print_findings(ui, Findings { findings: knowledge::check(&ctx)? }));
             }
         }
         Ok(Exit::Ok)

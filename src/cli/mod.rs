@@ -137,6 +137,32 @@ pub fn flush_warnings(ui: &mut Ui, ctx: &Ctx) {
     }
 }
 
+/// `checkpoint --list` / `handover --list`: every record of `dir`, newest first, labelled.
+pub fn print_record_list(ui: &mut Ui, ctx: &Ctx, dir: &std::path::Path, empty: &str) -> Result<()> {
+    ctx.require_layer()?;
+    let all = crate::ops::resolve::list(ctx, dir)?;
+    if all.is_empty() {
+        ui.line(empty);
+    }
+    for (_, path, meta, _) in &all {
+        let label = ctx.divergence(&meta.head, &meta.branch);
+        ui.line(&crate::render::records::list_line(meta, label.as_str(), &ctx.rel(path)));
+    }
+    Ok(())
+}
+
+/// Prints findings (or their JSON document) and returns the exit code they map to.
+pub fn print_findings(ui: &mut Ui, findings: crate::model::finding::Findings) -> Exit {
+    if ui.json_mode() {
+        ui.json(&findings);
+    } else {
+        for f in &findings.findings {
+            ui.finding(f);
+        }
+    }
+    findings.exit()
+}
+
 /// The clap command tree (for the man page and completions).
 pub fn command() -> clap::Command {
     Cli::command()

@@ -130,7 +130,8 @@ pub fn run(cc: &CommandContext, a: Args, ui: &mut Ui) -> Result<Exit> {
                         ui.line("No open session in this worktree.");
                         ui.next("git majordomus session start");
                     }
-                    Some(o) => {
+                    Some(v) => {
+                        let o = &v.session;
                         ui.line(&format!("Session: {}", o.session_id));
                         ui.line(&format!("Opened: {} ({})", o.started_at, session::opened_age(&ctx, &o.started_at)));
                         ui.line(&format!("Owner: {}", o.owner));
@@ -139,8 +140,8 @@ pub fn run(cc: &CommandContext, a: Args, ui: &mut Ui) -> Result<Exit> {
                             ui.line(&format!("Provider: {p} (session {})", o.provider_session.as_deref().unwrap_or("-")));
                         }
                         ui.line(&format!("Branch: {}", o.branch));
-                        ui.line(&format!("Start head: {} ({})", head7(&o.start_head), o.label.as_str()));
-                        if let Some(w) = warning_for(o.label) {
+                        ui.line(&format!("Start head: {} ({})", head7(&o.start_head), v.label.as_str()));
+                        if let Some(w) = warning_for(v.label) {
                             ui.line(&w);
                         }
                     }

@@ -62,3 +62,17 @@ pub struct Findings {
     /// Every finding, in the order produced.
     pub findings: Vec<Finding>,
 }
+
+impl Findings {
+    /// The exit code the findings map to: 10 on any FAIL, else 11 on any DRIFT, else 0.
+    pub fn exit(&self) -> crate::error::Exit {
+        use crate::error::Exit;
+        if self.findings.iter().any(|x| x.level == Level::Fail) {
+            Exit::Refused
+        } else if self.findings.iter().any(|x| x.level == Level::Drift) {
+            Exit::Drift
+        } else {
+            Exit::Ok
+        }
+    }
+}

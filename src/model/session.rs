@@ -6,7 +6,7 @@ use super::record::{parse_mapping, split_front_matter};
 use super::yaml::{get, get_list, list, quoted, scalar};
 
 /// An open episode, `sessions-open/<key>.yaml`.
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, PartialEq, Eq, Default, serde::Serialize)]
 #[allow(missing_docs)]
 pub struct OpenSession {
     pub session_id: String,

@@ -36,13 +36,7 @@ const TERMINAL: &[&str] = &["completed", "partial", "blocked", "no_match", "fail
 
 /// The exit code of a findings document: 10 on any FAIL, else 11 on any DRIFT, else 0.
 pub fn exit_code(f: &Findings) -> Exit {
-    if f.findings.iter().any(|x| x.level == Level::Fail) {
-        Exit::Refused
-    } else if f.findings.iter().any(|x| x.level == Level::Drift) {
-        Exit::Drift
-    } else {
-        Exit::Ok
-    }
+    f.exit()
 }
 
 /// `check [--checkpoint]`: the task record against git and its profile, then the stores.

@@ -49,34 +49,26 @@ pub type Report = Vec<String>;
 
 /// Installs.
 pub fn install(ctx: &Ctx, t: Targets) -> Result<Report> {
-    ctx.require_layer()?;
-    let t = t.or_all();
-    let mut r = Vec::new();
-    if t.claude_code {
-        r.push(claude(ctx, true)?);
-    }
-    if t.git {
-        r.extend(git_hooks(ctx, true)?);
-    }
-    if let Some(remote) = t.fetch_refspec {
-        r.push(refspec(ctx, remote, true)?);
-    }
-    Ok(r)
+    apply(ctx, t, true)
 }
 
 /// Uninstalls.
 pub fn uninstall(ctx: &Ctx, t: Targets) -> Result<Report> {
+    apply(ctx, t, false)
+}
+
+fn apply(ctx: &Ctx, t: Targets, add: bool) -> Result<Report> {
     ctx.require_layer()?;
     let t = t.or_all();
     let mut r = Vec::new();
     if t.claude_code {
-        r.push(claude(ctx, false)?);
+        r.push(claude(ctx, add)?);
     }
     if t.git {
-        r.extend(git_hooks(ctx, false)?);
+        r.extend(git_hooks(ctx, add)?);
     }
     if let Some(remote) = t.fetch_refspec {
-        r.push(refspec(ctx, remote, false)?);
+        r.push(refspec(ctx, remote, add)?);
     }
     Ok(r)
 }

@@ -160,21 +160,15 @@ pub struct StatusReport {
     pub others: Vec<OtherView>,
 }
 
-/// An open episode as reported.
+/// An open episode as reported: the file's fields, whether it is foreign, and its label.
 #[derive(Debug, Clone, Serialize)]
-#[allow(missing_docs)]
 pub struct OpenView {
-    pub session_id: String,
-    pub started_at: String,
-    pub owner: String,
-    pub worker: Option<String>,
-    pub provider: Option<String>,
-    pub provider_session: Option<String>,
-    pub worktree: String,
-    pub branch: String,
-    pub start_head: String,
-    pub start_working_tree: String,
+    /// The episode file.
+    #[serde(flatten)]
+    pub session: OpenSession,
+    /// Its worktree is another checkout.
     pub foreign: bool,
+    /// Divergence of its start head.
     pub label: Divergence,
 }
 
@@ -197,20 +191,7 @@ pub fn status(ctx: &Ctx) -> Result<StatusReport> {
         }
     }
     let own = sessions::own_episode(&ctx.layout, ctx.env.session_key.as_deref(), &ctx.env.provider_sessions);
-    let open = own.as_ref().map(|(_, s, _)| OpenView {
-        session_id: s.session_id.clone(),
-        started_at: s.started_at.clone(),
-        owner: s.owner.clone(),
-        worker: s.worker.clone(),
-        provider: s.provider.clone(),
-        provider_session: s.provider_session.clone(),
-        worktree: s.worktree.clone(),
-        branch: s.branch.clone(),
-        start_head: s.start_head.clone(),
-        start_working_tree: s.start_working_tree.clone(),
-        foreign: false,
-        label: ctx.divergence(&s.start_head, &s.branch),
-    });
+    let open = own.as_ref().map(|(_, s, _)| OpenView { session: s.clone(), foreign: false, label: ctx.divergence(&s.start_head, &s.branch) });
     let own_id = own.map(|(_, s, _)| s.session_id);
     let others = all
         .into_iter()
