@@ -9,3 +9,4 @@
 pub mod local;
 pub mod mesh;
 pub mod record;
+pub mod signing;
