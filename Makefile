@@ -75,6 +75,7 @@ demo: build
 # The whole suite: unit tests, the end-to-end binary (tests/cli), tests/architecture.rs, and
 # doc tests (which --all-targets does not run).
 test:
+	contrib/test-deps.sh
 	$(CARGO) test --all-targets
 	$(CARGO) test --doc
 
