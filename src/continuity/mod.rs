@@ -6,7 +6,12 @@
 //! (`lineage`, `plan`), admission (`admission`).
 //! Must not touch: stdout, clap, gix (object and ref access goes through `crate::git`).
 
+pub mod lineage;
+pub mod admission;
 pub mod local;
 pub mod mesh;
+pub mod plan;
+pub mod portability;
 pub mod record;
 pub mod signing;
+pub mod view;

@@ -1,0 +1,148 @@
+//! Admission (SPEC §10.3): which files of a store are records this machine accepts, cheapest
+//! check first. Pure: the caller reads the blobs and passes their bytes.
+
+use serde::Serialize;
+use serde_json::Value;
+
+use super::mesh::{trust_of, Mesh, Trust};
+use super::record::{id_of_value, is_id, store_path, Envelope, Record, MAX_STORED_BYTES, SCHEMA};
+use super::{portability, signing};
+
+/// One diagnostic of a store read.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Diagnostic {
+    /// `error`, `warning` or `info`.
+    pub severity: &'static str,
+    /// `continuity.<code>`.
+    pub code: String,
+    /// The file, when the diagnostic is about one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub path: Option<String>,
+    /// One sentence; never repeats a secret.
+    pub message: String,
+}
+
+impl Diagnostic {
+    /// Builds a diagnostic.
+    pub fn new(severity: &'static str, code: &str, path: Option<&str>, message: impl Into<String>) -> Diagnostic {
+        Diagnostic { severity, code: code.into(), path: path.map(str::to_string), message: message.into() }
+    }
+}
+
+/// An admitted record.
+#[derive(Debug, Clone)]
+pub struct Admitted {
+    /// Its id.
+    pub id: String,
+    /// Its path in the store.
+    pub path: String,
+    /// The blob it was read from.
+    pub blob: String,
+    /// The envelope as stored.
+    pub envelope: Envelope,
+    /// The parsed record.
+    pub record: Record,
+    /// The signer's raw key, 64 hex.
+    pub key: String,
+    /// The signer's standing.
+    pub trust: Trust,
+}
+
+/// The verdict on one file.
+#[derive(Debug, Clone)]
+pub enum Verdict {
+    /// Admitted.
+    Admitted(Box<Admitted>),
+    /// A record of a later schema: counted as refused, but kept across syncs.
+    TooNew,
+    /// Refused (never read further, never merged).
+    Refused,
+    /// Not a record of the store: ignored.
+    Stray,
+}
+
+/// What admission compares against.
+pub struct Judge<'a> {
+    /// This repository's continuity identity.
+    pub repository: &'a str,
+    /// The mesh declaration.
+    pub mesh: Option<&'a Mesh>,
+    /// This device's raw key (64 hex), when it has one.
+    pub own_key: Option<&'a str>,
+}
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// Whether `path` has the shape `records/<2 hex>/<2 hex>/<64 hex>.json` with matching folders.
+pub fn is_record_path(path: &str) -> bool {
+    let Some(id) = path.rsplit('/').next().and_then(|n| n.strip_suffix(".json")) else { return false };
+    is_id(id) && store_path(id) == path
+}
+
+/// Judges one file. `verified` says the blob passed signature and portability before (the
+/// admission cache); those two expensive checks are then skipped, every other check runs.
+pub fn admit(path: &str, blob: &str, bytes: &[u8], j: &Judge<'_>, verified: bool) -> (Verdict, Option<Diagnostic>) {
+    let refuse = |code: &str, msg: String| (Verdict::Refused, Some(Diagnostic::new("error", code, Some(path), msg)));
+    if !is_record_path(path) {
+        return (Verdict::Stray, Some(Diagnostic::new("warning", "continuity.stray_file", Some(path), "not a record of the store; it is ignored")));
+    }
+    if bytes.len() > MAX_STORED_BYTES {
+        return refuse("continuity.record_too_large", format!("{} bytes, cap {MAX_STORED_BYTES}", bytes.len()));
+    }
+    let Ok(Value::Object(top)) = serde_json::from_slice::<Value>(bytes) else {
+        return refuse("continuity.record_malformed", "not a JSON object".into());
+    };
+    let (Some(id), Some(record_value)) = (top.get("id").and_then(Value::as_str), top.get("record")) else {
+        return refuse("continuity.record_malformed", "no id or record".into());
+    };
+    let digest = id_of_value(record_value);
+    if digest != id || store_path(&digest) != path {
+        return refuse("continuity.id_mismatch", "its content does not match its id and path; it was altered".into());
+    }
+    let schema = record_value.get("schema").and_then(Value::as_str).unwrap_or("");
+    if schema != SCHEMA {
+        let newer = schema.strip_prefix("majordomus-continuity/v").and_then(|n| n.parse::<u32>().ok()).is_some_and(|n| n > 1);
+        if newer {
+            return (Verdict::TooNew, Some(Diagnostic::new("warning", "continuity.schema_too_new", Some(path), format!("{schema} is newer than this executable reads; kept, not read"))));
+        }
+        return refuse("continuity.schema_unknown", format!("unknown schema {schema:?}"));
+    }
+    let Ok(envelope) = serde_json::from_value::<Envelope>(Value::Object(top.clone())) else {
+        return refuse("continuity.record_malformed", "the envelope has missing or unknown fields".into());
+    };
+    let record = match serde_json::from_value::<Record>(envelope.record.clone()) {
+        Ok(r) => r,
+        Err(e) => return refuse("continuity.record_malformed", format!("the record does not have the v1 shape: {}", first_words(&e.to_string()))),
+    };
+    if let Err(e) = super::record::check_bounds(&record) {
+        return refuse("continuity.record_malformed", e);
+    }
+    if !verified {
+        if let Err(e) = signing::verify(&envelope) {
+            return refuse("continuity.bad_signature", format!("the signature does not verify ({e})"));
+        }
+    }
+    let Some(key) = signing::raw_public_key(&envelope.public_key).map(|k| hex(&k)) else {
+        return refuse("continuity.bad_signature", "the public key does not decode".into());
+    };
+    let trust = trust_of(&key, j.own_key, j.mesh);
+    if trust == Trust::Revoked {
+        return refuse("continuity.revoked_key", format!("signed by a revoked key (device {})", record.device.label));
+    }
+    if record.repository != j.repository {
+        return refuse("continuity.foreign_repository", "it belongs to another repository (a fork shares a name, not a root history)".into());
+    }
+    if !verified {
+        if let Some(leak) = portability::scan_admission(&envelope.record).into_iter().next() {
+            return refuse(leak.code, format!("{}: {}", leak.pointer, leak.reason));
+        }
+    }
+    let a = Admitted { id: id.to_string(), path: path.to_string(), blob: blob.to_string(), envelope, record, key, trust };
+    (Verdict::Admitted(Box::new(a)), None)
+}
+
+fn first_words(s: &str) -> String {
+    s.split(" at line").next().unwrap_or(s).to_string()
+}

@@ -1,0 +1,611 @@
+//! Lineage (SPEC §10.5): the graph of admitted records through their `parent` links.
+//!
+//! Pure: built from the records' ids, `line` and `parent` fields. Order is lineage, never clocks:
+//! a child dated before its parent is still `newer`.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use serde::Serialize;
+
+use crate::continuity::record::{is_id, store_path, Record};
+use crate::continuity::view::short;
+
+/// Parent chains are followed at most this many steps; a longer chain (or a loop) answers "no".
+pub const MAX_STEPS: usize = 100_000;
+
+/// How record `b` stands to record `a` (SPEC §10.5).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Relation {
+    /// The same record.
+    Equal,
+    /// `b` descends from `a`.
+    Newer,
+    /// `a` descends from `b`.
+    Older,
+    /// Same line, neither descends from the other: the same work continued twice.
+    Diverged,
+    /// Different lines: separate work.
+    Independent,
+}
+
+impl Relation {
+    /// The word as printed.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Relation::Equal => "equal",
+            Relation::Newer => "newer",
+            Relation::Older => "older",
+            Relation::Diverged => "diverged",
+            Relation::Independent => "independent",
+        }
+    }
+}
+
+/// The state of one line.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum LineState {
+    /// At most one head.
+    Linear,
+    /// More than one head.
+    Diverged,
+}
+
+impl LineState {
+    /// The word as printed.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            LineState::Linear => "linear",
+            LineState::Diverged => "diverged",
+        }
+    }
+}
+
+/// One line of the store: `{line, state, records, heads[]}`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct LineSummary {
+    /// The line id (the id of its first record).
+    pub line: String,
+    /// `linear` or `diverged`.
+    pub state: LineState,
+    /// How many admitted records it holds.
+    pub records: usize,
+    /// Its heads, sorted.
+    pub heads: Vec<String>,
+}
+
+/// How a line of the local store compares with the same line of a remote store (sync).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum StoreRelation {
+    /// Both hold the same records of the line.
+    Equal,
+    /// The remote holds everything the local store holds, and more.
+    RemoteNewer,
+    /// The local store holds everything the remote holds, and more.
+    LocalNewer,
+    /// Each holds a continuation the other lacks.
+    Diverged,
+    /// Only the local store holds the line.
+    LocalOnly,
+    /// Only the remote holds the line.
+    RemoteOnly,
+}
+
+impl StoreRelation {
+    /// The word as printed.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            StoreRelation::Equal => "equal",
+            StoreRelation::RemoteNewer => "remote_newer",
+            StoreRelation::LocalNewer => "local_newer",
+            StoreRelation::Diverged => "diverged",
+            StoreRelation::LocalOnly => "local_only",
+            StoreRelation::RemoteOnly => "remote_only",
+        }
+    }
+}
+
+/// One line of a store comparison: `{line, relation, heads[]}`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct LineComparison {
+    /// The line id.
+    pub line: String,
+    /// How the two stores hold it.
+    pub relation: StoreRelation,
+    /// The heads of the line over both stores together (what a merge holds), sorted.
+    pub heads: Vec<String>,
+}
+
+/// How much a lineage finding matters.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Severity {
+    /// Broken.
+    Error,
+    /// Worth attention.
+    Warning,
+    /// For information.
+    Info,
+}
+
+/// A lineage finding, in the shape of a continuity diagnostic `{severity, code, path?, message}`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct LineageFinding {
+    /// Severity.
+    pub severity: Severity,
+    /// `continuity.dangling_parent`, `continuity.broken_lineage` or `continuity.diverged`.
+    pub code: String,
+    /// The record's store path, when the finding is about one record.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub path: Option<String>,
+    /// One sentence.
+    pub message: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Link {
+    line: Option<String>,
+    parent: Option<String>,
+}
+
+/// The lineage graph over a set of admitted records.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Lineage {
+    nodes: BTreeMap<String, Link>,
+    /// Ids continued by at least one record of the graph (present or not).
+    continued: BTreeSet<String>,
+    /// Line id → its records, sorted.
+    lines: BTreeMap<String, BTreeSet<String>>,
+}
+
+impl Lineage {
+    /// Builds the graph from admitted records.
+    pub fn new<'a, I>(records: I) -> Lineage
+    where
+        I: IntoIterator<Item = (&'a str, &'a Record)>,
+    {
+        Lineage::from_links(records.into_iter().map(|(id, r)| (id.to_string(), r.line.clone(), r.parent.clone())))
+    }
+
+    /// Builds the graph from `(id, line, parent)` triples.
+    pub fn from_links<I>(links: I) -> Lineage
+    where
+        I: IntoIterator<Item = (String, Option<String>, Option<String>)>,
+    {
+        let mut g = Lineage::default();
+        for (id, line, parent) in links {
+            g.nodes.insert(id, Link { line, parent });
+        }
+        for (id, link) in &g.nodes {
+            if let Some(p) = &link.parent {
+                if p != id {
+                    g.continued.insert(p.clone());
+                }
+            }
+            let line = link.line.clone().unwrap_or_else(|| id.clone());
+            g.lines.entry(line).or_default().insert(id.clone());
+        }
+        g
+    }
+
+    /// How many records the graph holds.
+    pub fn len(&self) -> usize {
+        self.nodes.len()
+    }
+
+    /// Whether the graph holds no record.
+    pub fn is_empty(&self) -> bool {
+        self.nodes.is_empty()
+    }
+
+    /// Whether the graph holds record `id`.
+    pub fn contains(&self, id: &str) -> bool {
+        self.nodes.contains_key(id)
+    }
+
+    /// Every record id, sorted.
+    pub fn ids(&self) -> impl Iterator<Item = &str> {
+        self.nodes.keys().map(String::as_str)
+    }
+
+    /// The record `id` continues, if any (whether or not the graph holds it).
+    pub fn parent_of(&self, id: &str) -> Option<&str> {
+        self.nodes.get(id)?.parent.as_deref()
+    }
+
+    /// The line of record `id`: its `line` field, or its own id for a first record;
+    /// `None` for a record the graph does not hold.
+    pub fn line_of(&self, id: &str) -> Option<&str> {
+        let (key, link) = self.nodes.get_key_value(id)?;
+        Some(link.line.as_deref().unwrap_or(key))
+    }
+
+    /// The line of `id`, taking an unknown record as the first of its own line.
+    fn line_or_self<'s>(&'s self, id: &'s str) -> &'s str {
+        self.line_of(id).unwrap_or(id)
+    }
+
+    /// Whether `child` descends (strictly) from `ancestor` through parent links; the walk stops
+    /// after [`MAX_STEPS`] links, so a loop answers `false`.
+    pub fn descends(&self, child: &str, ancestor: &str) -> bool {
+        let mut cur = self.parent_of(child);
+        let mut steps = 0usize;
+        while let Some(p) = cur {
+            steps += 1;
+            if steps > MAX_STEPS {
+                return false;
+            }
+            if p == ancestor {
+                return true;
+            }
+            cur = self.parent_of(p);
+        }
+        false
+    }
+
+    /// How `b` stands to `a` (SPEC §10.5): equal; different lines → independent; `b` descends
+    /// from `a` → newer; `a` descends from `b` → older; else diverged.
+    pub fn relation(&self, a: &str, b: &str) -> Relation {
+        if a == b {
+            Relation::Equal
+        } else if self.line_or_self(a) != self.line_or_self(b) {
+            Relation::Independent
+        } else if self.descends(b, a) {
+            Relation::Newer
+        } else if self.descends(a, b) {
+            Relation::Older
+        } else {
+            Relation::Diverged
+        }
+    }
+
+    /// Whether no record of the graph continues `id` (and the graph holds it).
+    pub fn is_head(&self, id: &str) -> bool {
+        self.contains(id) && !self.continued.contains(id)
+    }
+
+    /// The heads: records no admitted record continues, sorted.
+    pub fn heads(&self) -> Vec<String> {
+        self.nodes.keys().filter(|id| !self.continued.contains(*id)).cloned().collect()
+    }
+
+    /// The summary of one line, if the graph holds any of its records.
+    pub fn line(&self, line: &str) -> Option<LineSummary> {
+        let ids = self.lines.get(line)?;
+        Some(self.summary(line, ids))
+    }
+
+    /// The state of the line of record `id` (`linear` for a record the graph does not hold).
+    pub fn line_state_of(&self, id: &str) -> LineState {
+        self.line(self.line_or_self(id)).map_or(LineState::Linear, |s| s.state)
+    }
+
+    fn summary(&self, line: &str, ids: &BTreeSet<String>) -> LineSummary {
+        let heads: Vec<String> = ids.iter().filter(|id| !self.continued.contains(*id)).cloned().collect();
+        let state = if heads.len() > 1 { LineState::Diverged } else { LineState::Linear };
+        LineSummary { line: line.to_string(), state, records: ids.len(), heads }
+    }
+
+    /// Every line, sorted by line id.
+    pub fn lines(&self) -> Vec<LineSummary> {
+        self.lines.iter().map(|(line, ids)| self.summary(line, ids)).collect()
+    }
+
+    /// The findings: `continuity.dangling_parent` (warning) and `continuity.broken_lineage`
+    /// (error) per record in id order, then `continuity.diverged` (warning) per line in line order.
+    pub fn findings(&self) -> Vec<LineageFinding> {
+        let mut out = Vec::new();
+        for (id, link) in &self.nodes {
+            let Some(parent) = link.parent.as_deref() else { continue };
+            if !self.contains(parent) {
+                out.push(LineageFinding {
+                    severity: Severity::Warning,
+                    code: "continuity.dangling_parent".into(),
+                    path: Some(path_of(id)),
+                    message: format!("record {} continues {}, which this store does not hold (a sync may fetch it)", short(id), short(parent)),
+                });
+                continue;
+            }
+            let declared = link.line.as_deref().unwrap_or(id);
+            let parents = self.line_or_self(parent);
+            if declared != parents {
+                out.push(LineageFinding {
+                    severity: Severity::Error,
+                    code: "continuity.broken_lineage".into(),
+                    path: Some(path_of(id)),
+                    message: format!("record {} declares line {} but its parent {} is on line {}", short(id), short(declared), short(parent), short(parents)),
+                });
+            }
+        }
+        for s in self.lines() {
+            if s.state == LineState::Diverged {
+                let heads: Vec<&str> = s.heads.iter().map(|h| short(h)).collect();
+                out.push(LineageFinding {
+                    severity: Severity::Warning,
+                    code: "continuity.diverged".into(),
+                    path: None,
+                    message: format!("line {} has diverged: {} heads {}", short(&s.line), s.heads.len(), heads.join(", ")),
+                });
+            }
+        }
+        out
+    }
+
+    /// Compares, line by line, a local and a remote set of record ids (the graph holding both):
+    /// `equal`, `remote_newer`, `local_newer`, `diverged`, `local_only`, `remote_only`.
+    /// Sorted by line id; each line's heads are those of both sets together.
+    pub fn compare_stores(&self, local: &BTreeSet<String>, remote: &BTreeSet<String>) -> Vec<LineComparison> {
+        let mut by_line: BTreeMap<String, (BTreeSet<&str>, BTreeSet<&str>)> = BTreeMap::new();
+        for id in local {
+            by_line.entry(self.line_or_self(id).to_string()).or_default().0.insert(id.as_str());
+        }
+        for id in remote {
+            by_line.entry(self.line_or_self(id).to_string()).or_default().1.insert(id.as_str());
+        }
+        by_line
+            .into_iter()
+            .map(|(line, (l, r))| {
+                let relation = self.compare_line(&l, &r);
+                let union: BTreeSet<&str> = l.union(&r).copied().collect();
+                let heads = self.heads_within(&union).into_iter().map(str::to_string).collect();
+                LineComparison { line, relation, heads }
+            })
+            .collect()
+    }
+
+    fn compare_line(&self, l: &BTreeSet<&str>, r: &BTreeSet<&str>) -> StoreRelation {
+        if l.is_empty() {
+            return StoreRelation::RemoteOnly;
+        }
+        if r.is_empty() {
+            return StoreRelation::LocalOnly;
+        }
+        if l == r {
+            return StoreRelation::Equal;
+        }
+        if l.is_subset(r) {
+            return StoreRelation::RemoteNewer;
+        }
+        if r.is_subset(l) {
+            return StoreRelation::LocalNewer;
+        }
+        let (hl, hr) = (self.heads_within(l), self.heads_within(r));
+        match (self.covers(&hr, &hl), self.covers(&hl, &hr)) {
+            (true, false) => StoreRelation::RemoteNewer,
+            (false, true) => StoreRelation::LocalNewer,
+            _ => StoreRelation::Diverged,
+        }
+    }
+
+    /// Ids of `set` that no id of `set` continues.
+    fn heads_within<'s>(&self, set: &BTreeSet<&'s str>) -> Vec<&'s str> {
+        let parents: BTreeSet<&str> = set.iter().filter_map(|id| self.parent_of(id)).collect();
+        set.iter().copied().filter(|id| !parents.contains(id)).collect()
+    }
+
+    /// Whether every id of `older` equals or is an ancestor of some id of `newer`.
+    fn covers(&self, newer: &[&str], older: &[&str]) -> bool {
+        older.iter().all(|o| newer.iter().any(|n| n == o || self.descends(n, o)))
+    }
+}
+
+/// The store path of a record, or the id itself when it is not a record id.
+fn path_of(id: &str) -> String {
+    if is_id(id) {
+        store_path(id)
+    } else {
+        id.to_string()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::continuity::record::blake3_hex;
+
+    /// A 64-hex id named after `n`.
+    pub(crate) fn rid(n: &str) -> String {
+        blake3_hex(n.as_bytes())
+    }
+
+    /// `(id, line, parent)` for a record named `n` continuing `parent` (names), on `line` (a name).
+    fn link(n: &str, parent: Option<&str>, line: Option<&str>) -> (String, Option<String>, Option<String>) {
+        (rid(n), line.map(rid), parent.map(rid))
+    }
+
+    /// a ← b ← c, a ← d (line a diverged: heads c, d); x alone; y ← z on line y.
+    fn graph() -> Lineage {
+        Lineage::from_links([
+            link("a", None, None),
+            link("b", Some("a"), Some("a")),
+            link("c", Some("b"), Some("a")),
+            link("d", Some("a"), Some("a")),
+            link("x", None, None),
+            link("y", None, None),
+            link("z", Some("y"), Some("y")),
+        ])
+    }
+
+    #[test]
+    fn every_relation() {
+        let g = graph();
+        let (a, b, c, d, x) = (rid("a"), rid("b"), rid("c"), rid("d"), rid("x"));
+        assert_eq!(g.relation(&a, &a), Relation::Equal);
+        assert_eq!(g.relation(&a, &c), Relation::Newer, "c descends from a through b");
+        assert_eq!(g.relation(&b, &c), Relation::Newer);
+        assert_eq!(g.relation(&c, &a), Relation::Older);
+        assert_eq!(g.relation(&c, &d), Relation::Diverged);
+        assert_eq!(g.relation(&b, &d), Relation::Diverged);
+        assert_eq!(g.relation(&a, &x), Relation::Independent);
+        assert_eq!(g.relation(&rid("z"), &c), Relation::Independent);
+        assert_eq!(Relation::Diverged.as_str(), "diverged");
+        assert_eq!(serde_json::to_value(Relation::Independent).unwrap(), "independent");
+    }
+
+    #[test]
+    fn clocks_decide_nothing() {
+        // The graph never sees timestamps: a child is newer whatever its publisher's clock said.
+        let a = rid("a");
+        let b = rid("b");
+        let g = Lineage::from_links([(b.clone(), Some(a.clone()), Some(a.clone())), (a.clone(), None, None)]);
+        assert_eq!(g.relation(&a, &b), Relation::Newer);
+    }
+
+    #[test]
+    fn line_of_and_heads() {
+        let g = graph();
+        assert_eq!(g.line_of(&rid("a")), Some(rid("a").as_str()), "a first record is its own line");
+        assert_eq!(g.line_of(&rid("c")), Some(rid("a").as_str()));
+        assert_eq!(g.line_of(&rid("nope")), None);
+        let mut heads = vec![rid("c"), rid("d"), rid("x"), rid("z")];
+        heads.sort();
+        assert_eq!(g.heads(), heads);
+        assert!(g.is_head(&rid("c")) && !g.is_head(&rid("b")) && !g.is_head(&rid("nope")));
+        assert_eq!(g.len(), 7);
+        assert!(!g.is_empty() && Lineage::default().is_empty());
+    }
+
+    #[test]
+    fn line_summaries() {
+        let g = graph();
+        let lines = g.lines();
+        assert_eq!(lines.len(), 3);
+        let mut sorted: Vec<String> = lines.iter().map(|l| l.line.clone()).collect();
+        sorted.sort();
+        assert_eq!(lines.iter().map(|l| l.line.clone()).collect::<Vec<_>>(), sorted);
+        let a = g.line(&rid("a")).unwrap();
+        assert_eq!(a.state, LineState::Diverged);
+        assert_eq!(a.records, 4);
+        assert_eq!(a.heads.len(), 2);
+        let y = g.line(&rid("y")).unwrap();
+        assert_eq!((y.state, y.records, y.heads.clone()), (LineState::Linear, 2, vec![rid("z")]));
+        assert_eq!(g.line_state_of(&rid("b")), LineState::Diverged);
+        assert_eq!(g.line_state_of(&rid("x")), LineState::Linear);
+        let j = serde_json::to_value(&y).unwrap();
+        assert_eq!(j["state"], "linear");
+    }
+
+    #[test]
+    fn findings_dangling_broken_diverged() {
+        let mut links = vec![
+            link("a", None, None),
+            link("b", Some("a"), Some("a")),
+            link("c", Some("a"), Some("a")),
+            link("orphan", Some("gone"), Some("gone")),
+            link("x", None, None),
+            link("bad", Some("x"), Some("a")),
+        ];
+        links.reverse();
+        let g = Lineage::from_links(links);
+        let f = g.findings();
+        let codes: Vec<&str> = f.iter().map(|f| f.code.as_str()).collect();
+        assert_eq!(codes.iter().filter(|c| **c == "continuity.dangling_parent").count(), 1);
+        assert_eq!(codes.iter().filter(|c| **c == "continuity.broken_lineage").count(), 1);
+        let dangling = f.iter().find(|f| f.code == "continuity.dangling_parent").unwrap();
+        assert_eq!(dangling.severity, Severity::Warning);
+        assert_eq!(dangling.path.as_deref(), Some(store_path(&rid("orphan")).as_str()));
+        let broken = f.iter().find(|f| f.code == "continuity.broken_lineage").unwrap();
+        assert_eq!(broken.severity, Severity::Error);
+        assert!(broken.message.contains(short(&rid("bad"))));
+        // Line a has heads b, c and "bad" (it declares line a): diverged, listing the heads.
+        let div: Vec<&LineageFinding> = f.iter().filter(|f| f.code == "continuity.diverged").collect();
+        assert_eq!(div.len(), 1);
+        assert_eq!(div[0].severity, Severity::Warning);
+        assert!(div[0].message.contains(short(&rid("b"))) && div[0].message.contains(short(&rid("c"))), "{}", div[0].message);
+        assert_eq!(serde_json::to_value(div[0]).unwrap()["severity"], "warning");
+        assert!(graph_linear().findings().is_empty());
+    }
+
+    fn graph_linear() -> Lineage {
+        Lineage::from_links([link("a", None, None), link("b", Some("a"), Some("a")), link("x", None, None)])
+    }
+
+    #[test]
+    fn loops_answer_no() {
+        let (p, q, r) = (rid("p"), rid("q"), rid("r"));
+        let g = Lineage::from_links([(p.clone(), Some(p.clone()), Some(q.clone())), (q.clone(), Some(p.clone()), Some(p.clone()))]);
+        assert!(!g.descends(&p, &r), "a loop ends the walk");
+        assert!(g.descends(&p, &q));
+        assert_eq!(g.relation(&r, &p), Relation::Independent);
+        let self_loop = Lineage::from_links([(p.clone(), Some(p.clone()), Some(p.clone()))]);
+        assert!(!self_loop.descends(&p, &q));
+        assert_eq!(self_loop.heads(), vec![p.clone()], "a record naming itself continues nothing");
+    }
+
+    #[test]
+    fn long_chains_stop_at_the_bound() {
+        let ids: Vec<String> = (0..=MAX_STEPS + 1).map(|i| format!("{i:064x}")).collect();
+        let line = ids[0].clone();
+        let g = Lineage::from_links(ids.iter().enumerate().map(|(i, id)| {
+            if i == 0 {
+                (id.clone(), None, None)
+            } else {
+                (id.clone(), Some(line.clone()), Some(ids[i - 1].clone()))
+            }
+        }));
+        let last = &ids[MAX_STEPS + 1];
+        assert!(g.descends(last, &ids[1]), "exactly MAX_STEPS links");
+        assert!(!g.descends(last, &ids[0]), "one link more than the bound");
+    }
+
+    fn set(names: &[&str]) -> BTreeSet<String> {
+        names.iter().map(|n| rid(n)).collect()
+    }
+
+    #[test]
+    fn store_comparison() {
+        let g = graph();
+        let rel = |l: &[&str], r: &[&str]| -> Vec<(String, StoreRelation)> { g.compare_stores(&set(l), &set(r)).into_iter().map(|c| (c.line, c.relation)).collect() };
+        assert_eq!(rel(&["a", "b"], &["a", "b"]), vec![(rid("a"), StoreRelation::Equal)]);
+        assert_eq!(rel(&["a"], &["a", "b", "c"]), vec![(rid("a"), StoreRelation::RemoteNewer)]);
+        assert_eq!(rel(&["a", "b", "c"], &["a", "b"]), vec![(rid("a"), StoreRelation::LocalNewer)]);
+        assert_eq!(rel(&["a", "b", "c"], &["a", "d"]), vec![(rid("a"), StoreRelation::Diverged)]);
+        // The remote lacks the line's first record but holds a descendant of everything local.
+        assert_eq!(rel(&["a"], &["b"]), vec![(rid("a"), StoreRelation::RemoteNewer)]);
+        assert_eq!(rel(&["b"], &["a"]), vec![(rid("a"), StoreRelation::LocalNewer)]);
+        let mut both = rel(&["x"], &["y"]);
+        both.sort();
+        let mut want = vec![(rid("x"), StoreRelation::LocalOnly), (rid("y"), StoreRelation::RemoteOnly)];
+        want.sort();
+        assert_eq!(both, want);
+        let c = g.compare_stores(&set(&["a", "b", "c"]), &set(&["a", "d"]));
+        let mut heads = vec![rid("c"), rid("d")];
+        heads.sort();
+        assert_eq!(c[0].heads, heads, "the heads of both stores together");
+        assert_eq!(serde_json::to_value(&c[0]).unwrap()["relation"], "diverged");
+        assert_eq!(StoreRelation::RemoteNewer.as_str(), "remote_newer");
+        assert_eq!(serde_json::to_value(StoreRelation::RemoteOnly).unwrap(), "remote_only");
+    }
+
+    #[test]
+    fn built_from_records() {
+        use crate::continuity::record::{Device, HandoverPart, Source, SCHEMA};
+        let r = |line: Option<String>, parent: Option<String>| Record {
+            schema: SCHEMA.into(),
+            repository: "0".repeat(32),
+            device: Device { node: "a".repeat(32), label: "l".into() },
+            session: None,
+            episode: "none".into(),
+            line,
+            parent,
+            published_at: "2026-09-03T20:00:00Z".into(),
+            producer: "p".into(),
+            source: Source { working_tree: "clean".into(), ..Source::default() },
+            task: None,
+            decisions: vec![],
+            questions: vec![],
+            handover: HandoverPart { id: "0".repeat(32), task: None, issue: None, milestone: None, branch: None, head: None, created_at: None, name: None, body: "b".into() },
+        };
+        let first = r(None, None);
+        let a = rid("a");
+        let second = r(Some(a.clone()), Some(a.clone()));
+        let b = rid("b");
+        let recs = vec![(a.clone(), first), (b.clone(), second)];
+        let g = Lineage::new(recs.iter().map(|(i, r)| (i.as_str(), r)));
+        assert_eq!(g.relation(&a, &b), Relation::Newer);
+        assert_eq!(g.parent_of(&b), Some(a.as_str()));
+        assert_eq!(g.ids().count(), 2);
+    }
+}
