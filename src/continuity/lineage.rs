@@ -7,6 +7,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use serde::Serialize;
 
+use crate::continuity::admission::Diagnostic;
 use crate::continuity::record::{is_id, store_path, Record};
 use crate::continuity::view::short;
 
@@ -116,32 +117,6 @@ pub struct LineComparison {
     pub relation: StoreRelation,
     /// The heads of the line over both stores together (what a merge holds), sorted.
     pub heads: Vec<String>,
-}
-
-/// How much a lineage finding matters.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Severity {
-    /// Broken.
-    Error,
-    /// Worth attention.
-    Warning,
-    /// For information.
-    Info,
-}
-
-/// A lineage finding, in the shape of a continuity diagnostic `{severity, code, path?, message}`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct LineageFinding {
-    /// Severity.
-    pub severity: Severity,
-    /// `continuity.dangling_parent`, `continuity.broken_lineage` or `continuity.diverged`.
-    pub code: String,
-    /// The record's store path, when the finding is about one record.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub path: Option<String>,
-    /// One sentence.
-    pub message: String,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -294,40 +269,41 @@ impl Lineage {
     }
 
     /// The findings: `continuity.dangling_parent` (warning) and `continuity.broken_lineage`
-    /// (error) per record in id order, then `continuity.diverged` (warning) per line in line order.
-    pub fn findings(&self) -> Vec<LineageFinding> {
+    /// (error) per record in id order (path: the record's store path), then
+    /// `continuity.diverged` (warning, no path) per line in line order.
+    pub fn findings(&self) -> Vec<Diagnostic> {
         let mut out = Vec::new();
         for (id, link) in &self.nodes {
             let Some(parent) = link.parent.as_deref() else { continue };
             if !self.contains(parent) {
-                out.push(LineageFinding {
-                    severity: Severity::Warning,
-                    code: "continuity.dangling_parent".into(),
-                    path: Some(path_of(id)),
-                    message: format!("record {} continues {}, which this store does not hold (a sync may fetch it)", short(id), short(parent)),
-                });
+                out.push(Diagnostic::new(
+                    "warning",
+                    "continuity.dangling_parent",
+                    Some(&path_of(id)),
+                    format!("record {} continues {}, which this store does not hold (a sync may fetch it)", short(id), short(parent)),
+                ));
                 continue;
             }
             let declared = link.line.as_deref().unwrap_or(id);
             let parents = self.line_or_self(parent);
             if declared != parents {
-                out.push(LineageFinding {
-                    severity: Severity::Error,
-                    code: "continuity.broken_lineage".into(),
-                    path: Some(path_of(id)),
-                    message: format!("record {} declares line {} but its parent {} is on line {}", short(id), short(declared), short(parent), short(parents)),
-                });
+                out.push(Diagnostic::new(
+                    "error",
+                    "continuity.broken_lineage",
+                    Some(&path_of(id)),
+                    format!("record {} declares line {} but its parent {} is on line {}", short(id), short(declared), short(parent), short(parents)),
+                ));
             }
         }
         for s in self.lines() {
             if s.state == LineState::Diverged {
                 let heads: Vec<&str> = s.heads.iter().map(|h| short(h)).collect();
-                out.push(LineageFinding {
-                    severity: Severity::Warning,
-                    code: "continuity.diverged".into(),
-                    path: None,
-                    message: format!("line {} has diverged: {} heads {}", short(&s.line), s.heads.len(), heads.join(", ")),
-                });
+                out.push(Diagnostic::new(
+                    "warning",
+                    "continuity.diverged",
+                    None,
+                    format!("line {} has diverged: {} heads {}", short(&s.line), s.heads.len(), heads.join(", ")),
+                ));
             }
         }
         out
@@ -504,15 +480,15 @@ mod tests {
         assert_eq!(codes.iter().filter(|c| **c == "continuity.dangling_parent").count(), 1);
         assert_eq!(codes.iter().filter(|c| **c == "continuity.broken_lineage").count(), 1);
         let dangling = f.iter().find(|f| f.code == "continuity.dangling_parent").unwrap();
-        assert_eq!(dangling.severity, Severity::Warning);
+        assert_eq!(dangling.severity, "warning");
         assert_eq!(dangling.path.as_deref(), Some(store_path(&rid("orphan")).as_str()));
         let broken = f.iter().find(|f| f.code == "continuity.broken_lineage").unwrap();
-        assert_eq!(broken.severity, Severity::Error);
+        assert_eq!(broken.severity, "error");
         assert!(broken.message.contains(short(&rid("bad"))));
         // Line a has heads b, c and "bad" (it declares line a): diverged, listing the heads.
-        let div: Vec<&LineageFinding> = f.iter().filter(|f| f.code == "continuity.diverged").collect();
+        let div: Vec<&Diagnostic> = f.iter().filter(|f| f.code == "continuity.diverged").collect();
         assert_eq!(div.len(), 1);
-        assert_eq!(div[0].severity, Severity::Warning);
+        assert_eq!(div[0].severity, "warning");
         assert!(div[0].message.contains(short(&rid("b"))) && div[0].message.contains(short(&rid("c"))), "{}", div[0].message);
         assert_eq!(serde_json::to_value(div[0]).unwrap()["severity"], "warning");
         assert!(graph_linear().findings().is_empty());
@@ -602,7 +578,7 @@ mod tests {
         let a = rid("a");
         let second = r(Some(a.clone()), Some(a.clone()));
         let b = rid("b");
-        let recs = vec![(a.clone(), first), (b.clone(), second)];
+        let recs = [(a.clone(), first), (b.clone(), second)];
         let g = Lineage::new(recs.iter().map(|(i, r)| (i.as_str(), r)));
         assert_eq!(g.relation(&a, &b), Relation::Newer);
         assert_eq!(g.parent_of(&b), Some(a.as_str()));

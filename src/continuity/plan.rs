@@ -1111,7 +1111,7 @@ mod tests {
         let x = rec();
         let mut y = rec();
         y.handover.body = "# Objective\ny\n".into();
-        let recs = vec![(rid("r1"), rec()), (rid("r2"), late), (rid("x"), x.clone()), (rid("y"), y), (rid("m"), mine(rec()))];
+        let recs = [(rid("r1"), rec()), (rid("r2"), late), (rid("x"), x.clone()), (rid("y"), y), (rid("m"), mine(rec()))];
         let lineage = Lineage::new(recs.iter().map(|(i, r)| (i.as_str(), r)));
         let all = |pos: &[&str]| resumable(recs.iter().map(|(i, r)| (i.as_str(), r)), &lineage, Some(ME), pos);
         let mut same_time = vec![rid("x"), rid("y")];
@@ -1121,7 +1121,7 @@ mod tests {
         let r2 = rid("r2");
         assert_eq!(all(&[r2.as_str()]), same_time, "a position equal to a head");
         let mine_on = mine(cont(rec(), "x", "x"));
-        let recs2 = vec![(rid("x"), x), (rid("mx"), mine_on)];
+        let recs2 = [(rid("x"), x), (rid("mx"), mine_on)];
         let lineage2 = Lineage::new(recs2.iter().map(|(i, r)| (i.as_str(), r)));
         let mx = rid("mx");
         assert!(resumable(recs2.iter().map(|(i, r)| (i.as_str(), r)), &lineage2, Some(ME), &[mx.as_str()]).is_empty(), "my own head descends from x, which is then no head");

@@ -4,6 +4,10 @@
 
 use std::path::PathBuf;
 
+pub mod loaded;
+pub mod publish;
+pub mod status;
+
 use super::identity::digest_hex;
 use crate::continuity::local::LocalState;
 use crate::continuity::mesh::{self, Mesh};

@@ -1,0 +1,145 @@
+//! Reading a store: every file of a ref's tree through admission, with the admission cache
+//! under the git common dir (`<common-dir>/majordomus/admitted`, blob ids that passed the
+//! signature and portability checks — an optimisation only: deleting it changes no answer).
+
+use std::collections::BTreeSet;
+
+use crate::continuity::admission::{admit, Admitted, Diagnostic, Judge, Verdict};
+use crate::continuity::lineage::Lineage;
+use crate::continuity::mesh::Mesh;
+use crate::continuity::plan::{PlanRecord, RefusedFile};
+use crate::continuity::signing::{self, DeviceKey};
+use crate::ctx::Ctx;
+use crate::error::{Error, Result};
+use crate::store::atomic::{append, ensure_dir, read_opt};
+
+/// What every continuity command reads first.
+pub struct Setup {
+    /// This repository's continuity identity.
+    pub repository: String,
+    /// The enabled mesh declaration.
+    pub mesh: Option<Mesh>,
+    /// This machine's device key (never created by a read).
+    pub device: Option<DeviceKey>,
+}
+
+impl Setup {
+    /// This device's raw key, 64 hex.
+    pub fn own_key(&self) -> Option<String> {
+        self.device.as_ref().map(|d| hex(&d.public_key_raw()))
+    }
+    /// This device's node id.
+    pub fn own_node(&self) -> Option<String> {
+        self.device.as_ref().map(DeviceKey::node)
+    }
+}
+
+/// Hex of bytes.
+pub fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// A trust-list entry (`RW...` or 64 hex) as 64 hex.
+pub fn normalise_key(k: &str) -> Option<String> {
+    signing::raw_public_key(k).map(|b| hex(&b))
+}
+
+/// Loads the mesh, the repository identity and the device key (if any).
+pub fn setup(ctx: &Ctx) -> Result<Setup> {
+    ctx.require_layer()?;
+    let mesh = super::load_mesh(ctx, &normalise_key)?;
+    let repository = super::repository(ctx, mesh.as_ref())?;
+    let device = signing::load(&super::device_path(ctx)?)?;
+    Ok(Setup { repository, mesh, device })
+}
+
+/// A store as read through admission.
+#[derive(Debug, Clone, Default)]
+pub struct Loaded {
+    /// The ref read.
+    pub reference: String,
+    /// Its tip.
+    pub tip: Option<String>,
+    /// Admitted records, sorted by id.
+    pub admitted: Vec<Admitted>,
+    /// Paths of records of a later schema (kept, not read).
+    pub too_new: Vec<String>,
+    /// Refused files.
+    pub refused: Vec<RefusedFile>,
+    /// Every diagnostic, in path order.
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+impl Loaded {
+    /// The lineage over the admitted records.
+    pub fn lineage(&self) -> Lineage {
+        Lineage::new(self.admitted.iter().map(|a| (a.id.as_str(), &a.record)))
+    }
+    /// The records as the plan sees them.
+    pub fn plan_records(&self, own_node: Option<&str>) -> Vec<PlanRecord<'_>> {
+        self.admitted.iter().map(|a| PlanRecord { id: &a.id, record: &a.record, trust: a.trust, this_device: Some(a.record.device.node.as_str()) == own_node }).collect()
+    }
+    /// The admitted record `id`.
+    pub fn get(&self, id: &str) -> Option<&Admitted> {
+        self.admitted.iter().find(|a| a.id == id)
+    }
+    /// Ids of the admitted records.
+    pub fn ids(&self) -> BTreeSet<String> {
+        self.admitted.iter().map(|a| a.id.clone()).collect()
+    }
+    /// Paths that a merge may bring in: admitted and too-new records.
+    pub fn mergeable(&self) -> BTreeSet<String> {
+        self.admitted.iter().map(|a| a.path.clone()).chain(self.too_new.iter().cloned()).collect()
+    }
+}
+
+fn cache_path(ctx: &Ctx) -> std::path::PathBuf {
+    ctx.git.common_dir().join("majordomus/admitted")
+}
+
+/// Reads the store at `reference` through admission.
+pub fn load(ctx: &Ctx, s: &Setup, reference: &str) -> Result<Loaded> {
+    let git_err = |e: crate::git::Error| Error::io(format!("continuity store {reference}: {e}"));
+    let mut out = Loaded { reference: reference.to_string(), ..Default::default() };
+    let Some(tip) = ctx.git.ref_tip(reference).map_err(git_err)? else { return Ok(out) };
+    let cache_file = cache_path(ctx);
+    let cache: BTreeSet<String> = read_opt(&cache_file).ok().flatten().unwrap_or_default().lines().map(str::to_string).collect();
+    let own_key = s.own_key();
+    let judge = Judge { repository: &s.repository, mesh: s.mesh.as_ref(), own_key: own_key.as_deref() };
+    let mut newly = String::new();
+    let mut entries = ctx.git.store_list(&tip).map_err(git_err)?;
+    entries.sort_by(|a, b| a.path.cmp(&b.path));
+    for e in entries {
+        let bytes = ctx.git.read_blob(&e.blob).map_err(git_err)?;
+        let cached = cache.contains(&e.blob);
+        let (verdict, diag) = admit(&e.path, &e.blob, &bytes, &judge, cached);
+        if let Some(d) = &diag {
+            if d.severity == "error" || d.code == "continuity.schema_too_new" {
+                out.refused.push(RefusedFile { path: e.path.clone(), code: d.code.clone(), message: d.message.clone() });
+            }
+        }
+        out.diagnostics.extend(diag);
+        match verdict {
+            Verdict::Admitted(a) => {
+                if !cached {
+                    newly.push_str(&e.blob);
+                    newly.push('\n');
+                }
+                out.admitted.push(*a);
+            }
+            Verdict::TooNew => out.too_new.push(e.path),
+            Verdict::Refused | Verdict::Stray => {}
+        }
+    }
+    if !newly.is_empty() {
+        // The cache is an optimisation: failing to write it changes no answer.
+        if let Some(dir) = cache_file.parent() {
+            if ensure_dir(dir).is_ok() {
+                let _ = append(&cache_file, newly.as_bytes());
+            }
+        }
+    }
+    out.admitted.sort_by(|a, b| a.id.cmp(&b.id));
+    out.tip = Some(tip);
+    Ok(out)
+}

@@ -1,0 +1,212 @@
+//! `continuity status` (no network) and `continuity records` (SPEC §10.7).
+
+use serde::Serialize;
+
+use super::loaded::{self, Loaded, Setup};
+use super::{load_local, remote_ref, REF};
+use crate::continuity::admission::Diagnostic;
+use crate::continuity::lineage::{LineState, Lineage};
+use crate::continuity::local::{LastSync, LocalState, Position};
+use crate::continuity::plan::{offer_of, resumable};
+use crate::continuity::record::Device;
+use crate::continuity::view::RecordView;
+use crate::ctx::Ctx;
+use crate::error::Result;
+
+/// The store part of `status`.
+#[derive(Debug, Clone, Serialize)]
+pub struct StoreView {
+    /// `refs/majordomus/continuity`.
+    pub reference: String,
+    /// Local tip.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tip: Option<String>,
+    /// The remote compared against.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub remote: Option<String>,
+    /// Its remote-tracking tip.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub remote_tip: Option<String>,
+    /// `no_remote|empty|never_synced|behind|in_sync|pending|diverged`.
+    pub sync: String,
+    /// Admitted records.
+    pub records: usize,
+    /// Refused files (too-new records included).
+    pub refused: usize,
+}
+
+/// One line with its heads shown.
+#[derive(Debug, Clone, Serialize)]
+pub struct LineView {
+    /// Line id.
+    pub line: String,
+    /// `linear` or `diverged`.
+    pub state: LineState,
+    /// Records on the line.
+    pub records: usize,
+    /// Its heads.
+    pub heads: Vec<RecordView>,
+}
+
+/// `continuity status`.
+#[derive(Debug, Clone, Serialize)]
+pub struct StatusReport {
+    /// Repository identity.
+    pub repository: String,
+    /// This device (none before the first `device`/`publish`).
+    pub device: Option<Device>,
+    /// Current branch or `DETACHED`.
+    pub branch: String,
+    /// HEAD.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub head: Option<String>,
+    /// `clean|dirty`.
+    pub working_tree: String,
+    /// This checkout's position on the branch.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub position: Option<Position>,
+    /// The store.
+    pub store: StoreView,
+    /// The last sync.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub last_sync: Option<LastSync>,
+    /// Every line.
+    pub lines: Vec<LineView>,
+    /// Records resumable here.
+    pub resumable: Vec<RecordView>,
+    /// Every diagnostic.
+    pub diagnostics: Vec<Diagnostic>,
+    /// What to run next.
+    pub next: Vec<String>,
+}
+
+/// The default remote (the branch's, else `origin`, else the first).
+pub fn default_remote(ctx: &Ctx) -> Result<Option<String>> {
+    crate::ops::install::default_remote(ctx)
+}
+
+/// The sync state of the store, from refs only (SPEC §10.7).
+pub fn store_view(ctx: &Ctx, store: &Loaded, remote: Option<&str>) -> Result<StoreView> {
+    let remote_tip = match remote {
+        Some(r) => ctx.git.ref_tip(&remote_ref(r)).map_err(|e| crate::error::Error::io(e.to_string()))?,
+        None => None,
+    };
+    let anc = |a: &str, b: &str| ctx.git.commit_is_ancestor(a, b).unwrap_or(false);
+    let sync = match (remote, &store.tip, &remote_tip) {
+        (None, _, _) => "no_remote",
+        (_, None, None) => "empty",
+        (_, Some(_), None) => "never_synced",
+        (_, None, Some(_)) => "behind",
+        (_, Some(l), Some(r)) if l == r => "in_sync",
+        (_, Some(l), Some(r)) if anc(r, l) => "pending",
+        (_, Some(l), Some(r)) if anc(l, r) => "behind",
+        _ => "diverged",
+    };
+    Ok(StoreView {
+        reference: REF.into(),
+        tip: store.tip.clone(),
+        remote: remote.map(str::to_string),
+        remote_tip,
+        sync: sync.into(),
+        records: store.admitted.len(),
+        refused: store.refused.len(),
+    })
+}
+
+/// The views of a set of ids, in display order.
+pub fn views(ctx: &Ctx, s: &Setup, store: &Loaded, ids: &[String]) -> Vec<RecordView> {
+    let own = s.own_node();
+    ids.iter()
+        .filter_map(|id| store.get(id))
+        .map(|a| RecordView::new(&a.id, &a.record, a.trust, Some(a.record.device.node.as_str()) == own.as_deref(), ctx.clock.now()))
+        .collect()
+}
+
+/// The resumable ids of a store given this checkout's positions.
+pub fn resumable_ids(s: &Setup, store: &Loaded, lineage: &Lineage, local: &LocalState) -> Vec<String> {
+    let positions: Vec<&str> = local.branches.values().map(|p| p.record.as_str()).collect();
+    let own = s.own_node();
+    let live = store.admitted.iter().filter(|a| a.trust != crate::continuity::mesh::Trust::Revoked);
+    resumable(live.map(|a| (a.id.as_str(), &a.record)), lineage, own.as_deref(), &positions)
+}
+
+/// Recomputes `continuity.json` offers from the local store.
+pub fn refresh_offers(ctx: &Ctx, s: &Setup, local: &mut LocalState) -> Result<()> {
+    let store = loaded::load(ctx, s, REF)?;
+    let lineage = store.lineage();
+    local.offers = resumable_ids(s, &store, &lineage, local).iter().filter_map(|id| store.get(id)).map(|a| offer_of(&a.id, &a.record)).collect();
+    Ok(())
+}
+
+/// Store diagnostics plus lineage findings and the status-only ones.
+fn all_diagnostics(s: &Setup, store: &Loaded, lineage: &Lineage) -> Vec<Diagnostic> {
+    let mut d = store.diagnostics.clone();
+    d.extend(lineage.findings());
+    if !store.too_new.is_empty() {
+        d.push(Diagnostic::new("warning", "continuity.upgrade_required", None, format!("{} record(s) of a later schema are kept but not read; upgrade git-majordomus", store.too_new.len())));
+    }
+    if s.device.is_none() {
+        d.push(Diagnostic::new("info", "continuity.no_device_identity", None, "this machine has no device key yet; git majordomus continuity device creates one"));
+    }
+    d
+}
+
+/// `continuity status`.
+pub fn status(ctx: &Ctx) -> Result<StatusReport> {
+    let s = loaded::setup(ctx)?;
+    let store = loaded::load(ctx, &s, REF)?;
+    let local = load_local(ctx)?;
+    let lineage = store.lineage();
+    let id = ctx.identity()?.clone();
+    let remote = local.last_sync.as_ref().map(|l| l.remote.clone()).or(default_remote(ctx)?);
+    let store_v = store_view(ctx, &store, remote.as_deref())?;
+    let lines = lineage
+        .lines()
+        .into_iter()
+        .map(|l| LineView { heads: views(ctx, &s, &store, &l.heads), line: l.line, state: l.state, records: l.records })
+        .collect();
+    let resumable = views(ctx, &s, &store, &resumable_ids(&s, &store, &lineage, &local));
+    let mut next = Vec::new();
+    if matches!(store_v.sync.as_str(), "pending" | "never_synced" | "diverged" | "behind") {
+        next.push("git majordomus continuity sync".to_string());
+    }
+    if !resumable.is_empty() {
+        next.push("git majordomus continuity plan".to_string());
+    }
+    Ok(StatusReport {
+        repository: s.repository.clone(),
+        device: s.device.as_ref().map(|d| d.device()),
+        position: local.branches.get(&id.branch).cloned(),
+        head: (id.head != "NONE").then(|| id.head.clone()),
+        branch: id.branch,
+        working_tree: ctx.working_tree()?.into(),
+        store: store_v,
+        last_sync: local.last_sync.clone(),
+        lines,
+        resumable,
+        diagnostics: all_diagnostics(&s, &store, &lineage),
+        next,
+    })
+}
+
+/// `continuity records`.
+#[derive(Debug, Clone, Serialize)]
+pub struct RecordsReport {
+    /// Every admitted record, by (line, id).
+    pub records: Vec<RecordView>,
+    /// The lines.
+    pub lines: Vec<crate::continuity::lineage::LineSummary>,
+    /// Every diagnostic.
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+/// `continuity records`.
+pub fn records(ctx: &Ctx) -> Result<RecordsReport> {
+    let s = loaded::setup(ctx)?;
+    let store = loaded::load(ctx, &s, REF)?;
+    let lineage = store.lineage();
+    let mut ids: Vec<(String, String)> = store.admitted.iter().map(|a| (a.record.line.clone().unwrap_or_else(|| a.id.clone()), a.id.clone())).collect();
+    ids.sort();
+    let ordered: Vec<String> = ids.into_iter().map(|(_, id)| id).collect();
+    Ok(RecordsReport { records: views(ctx, &s, &store, &ordered), lines: lineage.lines(), diagnostics: all_diagnostics(&s, &store, &lineage) })
+}
