@@ -16,6 +16,7 @@ use crate::ui::Ui;
 mod check;
 mod checkpoint;
 mod context;
+mod continuity;
 mod decision;
 mod finish;
 mod generate;
@@ -70,6 +71,8 @@ enum Command {
     #[command(subcommand)]
     Question(question::Args),
     Context(context::Args),
+    #[command(subcommand)]
+    Continuity(continuity::Args),
     History(history::Args),
     Finish(finish::Args),
     Check(check::CheckArgs),
@@ -204,6 +207,7 @@ fn dispatch(cc: &CommandContext, command: Command, ui: &mut Ui) -> Result<Exit> 
         Command::Decision(a) => decision::run(cc, a, ui),
         Command::Question(a) => question::run(cc, a, ui),
         Command::Context(a) => context::run(cc, &a, ui),
+        Command::Continuity(a) => continuity::run(cc, a, ui),
         Command::History(a) => history::run(cc, &a, ui),
         Command::Finish(a) => finish::run(cc, &a, ui),
         Command::Check(a) => check::run_check(cc, &a, ui),

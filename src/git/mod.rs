@@ -4,6 +4,7 @@
 //! Must not touch: record semantics, stdout, clap.
 
 pub mod binary;
+pub mod store;
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};

@@ -1,6 +1,7 @@
 //! Human layout of each report. Renderers build strings; they decide nothing and read nothing.
 
 pub mod context;
+pub mod continuity;
 pub mod history;
 pub mod records;
 pub mod search;

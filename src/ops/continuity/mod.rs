@@ -4,9 +4,12 @@
 
 use std::path::PathBuf;
 
+pub mod device;
 pub mod loaded;
 pub mod publish;
+pub mod resume;
 pub mod status;
+pub mod sync;
 
 use super::identity::digest_hex;
 use crate::continuity::local::LocalState;

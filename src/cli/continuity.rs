@@ -1,0 +1,156 @@
+//! `git majordomus continuity <sub>`: cross-machine continuity (SPEC §10).
+
+use std::path::PathBuf;
+
+use serde::Serialize;
+
+use super::{flush_warnings, CommandContext};
+use crate::error::{Exit, Result};
+use crate::ops::continuity::{device, publish, resume, status, sync};
+use crate::render::continuity as render;
+use crate::ui::Ui;
+
+/// Signed handover records that travel between machines over a git remote
+#[derive(Debug, clap::Subcommand)]
+pub enum Args {
+    /// Show (or create) this machine's device key; --label renames it
+    Device {
+        /// A new label (letters, digits, '.', '_', '-')
+        #[arg(long)]
+        label: Option<String>,
+        /// Print the minisign public key file instead
+        #[arg(long)]
+        public_key_file: bool,
+    },
+    /// Sign the newest (or a named) handover into the local store (offline)
+    Publish {
+        /// The handover file name under .ai/local/state/handovers/
+        #[arg(long, value_name = "FILE.md")]
+        handover: Option<String>,
+        /// The issue the work belongs to (carried along the line)
+        #[arg(long)]
+        issue: Option<String>,
+        /// The milestone (carried along the line)
+        #[arg(long)]
+        milestone: Option<String>,
+        /// Print exactly what would leave the machine; write nothing
+        #[arg(long)]
+        dry_run: bool,
+    },
+    /// Fetch, merge and push refs/majordomus/continuity (never forced)
+    Sync {
+        /// The remote (default: the branch's, else origin, else the first)
+        #[arg(long)]
+        remote: Option<String>,
+    },
+    /// This device, the store and what is resumable (no network)
+    Status,
+    /// Every admitted record and line
+    Records,
+    /// What a resume would do (writes nothing)
+    Plan {
+        /// A record id or prefix (the empty prefix lists every record)
+        #[arg(long, value_name = "ID")]
+        record: Option<String>,
+    },
+    /// Resume a record on a ready plan: its handover, decisions and questions
+    Resume {
+        /// A record id or prefix
+        #[arg(long, value_name = "ID")]
+        record: Option<String>,
+    },
+    /// Admit every record and judge every signer (the CI step)
+    Verify {
+        /// Also verify refs/majordomus/remotes/<REMOTE>/continuity
+        #[arg(long)]
+        remote: Option<String>,
+    },
+    /// Write <id>.msg, <id>.msg.minisig and <id>.pub for the stock minisign tool
+    Export {
+        /// A unique prefix (at least 4 hex) of the record id
+        id: String,
+        /// The directory to write to
+        #[arg(long)]
+        dir: PathBuf,
+    },
+}
+
+fn emit<T: Serialize>(ui: &mut Ui, value: &T, text: impl FnOnce(&T) -> String) {
+    if ui.json_mode() {
+        ui.json(value);
+    } else {
+        ui.text(&text(value));
+    }
+}
+
+fn exit_if(ok: bool) -> Exit {
+    if ok {
+        Exit::Ok
+    } else {
+        Exit::Refused
+    }
+}
+
+/// Runs `continuity`.
+pub fn run(cc: &CommandContext, a: Args, ui: &mut Ui) -> Result<Exit> {
+    let ctx = cc.open()?;
+    let result = (|| -> Result<Exit> {
+        match a {
+            Args::Device { label, public_key_file } => {
+                let r = device::device(&ctx, label.as_deref())?;
+                if public_key_file && !ui.json_mode() {
+                    ui.text(&r.public_key_file);
+                } else {
+                    emit(ui, &r, render::device);
+                }
+                Ok(Exit::Ok)
+            }
+            Args::Publish { handover, issue, milestone, dry_run } => {
+                let r = publish::publish(&ctx, publish::PublishParams { handover, issue, milestone, dry_run })?;
+                emit(ui, &r, render::publish);
+                Ok(exit_if(!r.is_refused()))
+            }
+            Args::Sync { remote } => {
+                let r = sync::sync(&ctx, remote.as_deref())?;
+                emit(ui, &r, render::sync);
+                Ok(exit_if(!r.unreachable()))
+            }
+            Args::Status => {
+                emit(ui, &status::status(&ctx)?, render::status);
+                Ok(Exit::Ok)
+            }
+            Args::Records => {
+                emit(ui, &status::records(&ctx)?, render::records);
+                Ok(Exit::Ok)
+            }
+            Args::Plan { record } => {
+                let r = resume::plan(&ctx, record.as_deref())?;
+                emit(ui, &r, render::plan);
+                Ok(exit_if(r.status.exits_zero()))
+            }
+            Args::Resume { record } => {
+                let r = resume::resume(&ctx, record.as_deref())?;
+                emit(ui, &r, render::resume);
+                Ok(exit_if(r.resumed))
+            }
+            Args::Verify { remote } => {
+                let r = device::verify(&ctx, remote.as_deref())?;
+                emit(ui, &r, render::verify);
+                Ok(exit_if(r.ok()))
+            }
+            Args::Export { id, dir } => {
+                let files = device::export(&ctx, &id, &dir)?;
+                if ui.json_mode() {
+                    ui.json(&serde_json::json!({ "files": files }));
+                } else {
+                    for f in files {
+                        ui.line(&f);
+                    }
+                }
+                Ok(Exit::Ok)
+            }
+        }
+    })();
+    flush_warnings(ui, &ctx);
+    result
+}

@@ -1,0 +1,1117 @@
+//! The object-database and ref layer of the continuity store (SPEC §6.12, §10.6, §10.7).
+//!
+//! Owns: reading and writing the store commits of `refs/majordomus/continuity` (blobs, the
+//! two-level sharded tree, commits, compare-and-swap ref updates with bounded retry), the union
+//! merge of a fetched store, and the network steps through the `git` binary (`ls-remote`,
+//! `fetch`, `push`, `gc --auto`).
+//! Must not touch: record semantics (ids, signatures, admission — the caller decides which paths
+//! a merge may take in through `include`), the clock (the caller passes the commit time), HEAD,
+//! the index, branches or the working tree (nothing here ever moves them).
+//!
+//! Object ids cross this API as 40-hex strings so that no other module needs gix.
+
+use std::collections::HashMap;
+use std::process::{Command, Output};
+use std::time::Duration;
+
+use gix::bstr::ByteSlice;
+use gix::objs::tree::EntryKind;
+use gix::refs::transaction::{PreviousValue, RefEdit};
+use gix::refs::{FullName, Target};
+use gix::ObjectId;
+
+use super::{Error, Git};
+
+/// The local store reference.
+pub const CONTINUITY_REF: &str = "refs/majordomus/continuity";
+
+/// The private remote-tracking reference of remote `remote`'s store.
+pub fn remote_tracking_ref(remote: &str) -> String {
+    format!("refs/majordomus/remotes/{remote}/continuity")
+}
+
+/// How many times a store write re-reads the tip and tries again before giving up.
+const MAX_ATTEMPTS: u32 = 20;
+
+/// One file of a store commit's tree.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StoreEntry {
+    /// Full path inside the store tree, `/`-separated (`records/ab/cd/<id>.json`, or a stray file).
+    pub path: String,
+    /// The blob's object id, 40 hex.
+    pub blob: String,
+}
+
+/// Who writes a store commit, and when (the caller's clock; this module never reads one).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Committer {
+    /// Author and committer name.
+    pub name: String,
+    /// Author and committer email.
+    pub email: String,
+    /// Commit time, seconds since the Unix epoch (UTC; written with offset `+0000`).
+    pub seconds: i64,
+}
+
+impl Committer {
+    /// A committer with the given identity and time.
+    pub fn new(name: impl Into<String>, email: impl Into<String>, seconds: i64) -> Committer {
+        Committer { name: name.into(), email: email.into(), seconds }
+    }
+}
+
+/// The result of [`Git::store_add`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AddOutcome {
+    /// The store tip after the call (the new commit, or the unchanged tip when nothing was written).
+    pub tip: String,
+    /// Whether a commit was written; `false` when every path already held identical bytes.
+    pub written: bool,
+}
+
+/// What [`Git::store_merge`] did to the local reference.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MergeAction {
+    /// The remote tip was already contained in the local store; nothing written.
+    None,
+    /// The local reference was moved to the remote tip.
+    FastForward,
+    /// A new commit was written (a union merge, or a filtered copy of the remote store).
+    Merged,
+}
+
+impl MergeAction {
+    /// `none`, `fast_forward` or `merged`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            MergeAction::None => "none",
+            MergeAction::FastForward => "fast_forward",
+            MergeAction::Merged => "merged",
+        }
+    }
+}
+
+/// The result of [`Git::store_merge`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MergeOutcome {
+    /// What happened to the local reference.
+    pub action: MergeAction,
+    /// The local tip after the call.
+    pub tip: String,
+    /// Paths present on both sides with different contents (the local one was kept), sorted.
+    pub collisions: Vec<String>,
+}
+
+/// A remote reference as `git ls-remote` saw it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum RemoteRef {
+    /// The reference exists and points at this object (40 hex).
+    Present(String),
+    /// The remote answered and has no such reference.
+    Absent,
+}
+
+/// The result of [`Git::push_continuity`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum PushOutcome {
+    /// The remote accepted the push (or was already up to date).
+    Ok,
+    /// The remote refused the update (not a fast-forward, or a hook declined); the porcelain
+    /// summary, e.g. `[rejected] (fetch first)`.
+    Rejected(String),
+    /// The push could not be carried out (exit 128: unreachable, authentication, not a
+    /// repository; or any other failure); git's stderr.
+    Unreachable(String),
+}
+
+/// A gix error with its whole cause chain on one line (gix's own `Display` is generic).
+fn gxe(e: gix::Error) -> Error {
+    let mut parts: Vec<String> = Vec::new();
+    for cause in e.iter_errors() {
+        let text = cause.to_string();
+        if !parts.contains(&text) {
+            parts.push(text);
+        }
+    }
+    if parts.is_empty() {
+        parts.push(e.to_string());
+    }
+    Error::Gix(parts.join(": "))
+}
+
+fn oid(hex: &str) -> Result<ObjectId, Error> {
+    ObjectId::from_hex(hex.as_bytes()).map_err(|_| Error::Gix(format!("not a full object id: {hex:?}")))
+}
+
+fn full_name(name: &str) -> Result<FullName, Error> {
+    if !name.starts_with("refs/") {
+        return Err(Error::Gix(format!("not a full reference name: {name:?}")));
+    }
+    FullName::try_from(name).map_err(|e| Error::Gix(format!("invalid reference name {name:?}: {e}")))
+}
+
+/// A store path: non-empty `/`-separated components, each one git accepts in a tree on any
+/// platform (not empty, `.`, `..`, `.git` or a Windows/NTFS/HFS+ alias of it, no NUL, `\\` or `:`).
+fn check_path(path: &str) -> Result<(), Error> {
+    let opts = gix::validate::path::component::Options::default();
+    let ok = !path.is_empty() && path.split('/').all(|c| gix::validate::path::component(c.into(), None, opts).is_ok());
+    if ok {
+        Ok(())
+    } else {
+        Err(Error::Gix(format!("invalid store path {path:?}")))
+    }
+}
+
+/// A short random pause (0 to 2^attempt ms, at most 32 ms), so that concurrent writers do not
+/// retry in lock-step.
+fn backoff(attempt: u32) {
+    use std::hash::{BuildHasher, Hasher};
+    let noise = std::collections::hash_map::RandomState::new().build_hasher().finish();
+    let ms = noise % ((1u64 << attempt.min(5)) + 1);
+    std::thread::sleep(Duration::from_millis(ms));
+}
+
+/// How long a store writer waits for the writers' lock before going on without it.
+const LOCK_WAIT: Duration = Duration::from_secs(10);
+
+/// The writers' lock of this clone's store (`<common-dir>/majordomus/store.lock`), released on
+/// drop (an OS file lock: a crashed holder leaves no stale lock). It only makes local writers
+/// take turns instead of starving each other in the compare-and-swap loop; correctness comes from
+/// the compare-and-swap alone, so a writer that cannot take the lock goes on without it.
+struct WriterLock {
+    _file: Option<std::fs::File>,
+}
+
+/// The outcome of one compare-and-swap attempt.
+enum Cas {
+    Done,
+    /// The reference was not at the expected value (another writer won).
+    Conflict(String),
+    /// The reference lock could not be taken in time.
+    Busy(String),
+}
+
+/// The entries of a remote tree that a union merge takes in, and what it leaves out.
+#[derive(Default)]
+struct Union {
+    /// Included remote entries absent locally: path, object, kind.
+    adds: Vec<(String, ObjectId, EntryKind)>,
+    /// Included remote entries whose path holds something else locally.
+    collisions: Vec<String>,
+    /// Some remote entry that differs from the local tree was not included.
+    excluded: bool,
+    /// Some local entry is absent from the remote tree (a fast-forward would drop it).
+    local_only: bool,
+}
+
+/// Reading the store.
+impl Git {
+    /// The commit reference `name` (a full name such as [`CONTINUITY_REF`]) points to, or `None`
+    /// when it does not exist.
+    pub fn ref_tip(&self, name: &str) -> Result<Option<String>, Error> {
+        Ok(self.tip_id(name)?.map(|id| id.to_string()))
+    }
+
+    fn tip_id(&self, name: &str) -> Result<Option<ObjectId>, Error> {
+        full_name(name)?;
+        let Some(mut r) = self.repo.try_find_reference(name).map_err(gxe)? else {
+            return Ok(None);
+        };
+        Ok(Some(r.peel_to_id().map_err(gxe)?.detach()))
+    }
+
+    /// Every file (blob or symlink, at any depth) in the tree of commit `tip`, with its full
+    /// path, sorted by path.
+    pub fn store_list(&self, tip: &str) -> Result<Vec<StoreEntry>, Error> {
+        let tree = self.commit_tree(oid(tip)?)?;
+        let mut out = Vec::new();
+        let mut stack = vec![(String::new(), tree)];
+        while let Some((prefix, id)) = stack.pop() {
+            for (name, id, kind) in self.entries(id)? {
+                let path = format!("{prefix}{name}");
+                match kind {
+                    EntryKind::Tree => stack.push((format!("{path}/"), id)),
+                    EntryKind::Commit => {}
+                    _ => out.push(StoreEntry { path, blob: id.to_string() }),
+                }
+            }
+        }
+        out.sort_by(|a, b| a.path.cmp(&b.path));
+        Ok(out)
+    }
+
+    /// The bytes of blob `blob` (40 hex).
+    pub fn read_blob(&self, blob: &str) -> Result<Vec<u8>, Error> {
+        let obj = self.repo.find_object(oid(blob)?).map_err(gxe)?;
+        if obj.kind != gix::object::Kind::Blob {
+            return Err(Error::Gix(format!("{blob} is a {}, not a blob", obj.kind)));
+        }
+        Ok(obj.detach().data)
+    }
+
+    /// Whether `a` is an ancestor of (or equal to) `b`; both must be commits of this repository.
+    pub fn commit_is_ancestor(&self, a: &str, b: &str) -> Result<bool, Error> {
+        let a = self.commit_id(a).ok_or_else(|| Error::Gix(format!("no commit {a}")))?;
+        let b = self.commit_id(b).ok_or_else(|| Error::Gix(format!("no commit {b}")))?;
+        self.is_ancestor(a, b)
+    }
+
+    /// Whether `hex` (full or abbreviated) names a commit present in this repository.
+    pub fn has_commit(&self, hex: &str) -> bool {
+        self.commit_id(hex).is_some()
+    }
+
+    /// The identity to write store commits with: the repository's configured committer
+    /// (`GIT_COMMITTER_*`, `committer.*`, `user.*`), else `majordomus <majordomus@localhost>`.
+    pub fn store_identity(&self) -> (String, String) {
+        if let Some(Ok(sig)) = self.repo.committer() {
+            let (name, email) = (sig.name.to_str_lossy().trim().to_string(), sig.email.to_str_lossy().trim().to_string());
+            if !name.is_empty() && !email.is_empty() {
+                return (name, email);
+            }
+        }
+        ("majordomus".to_string(), "majordomus@localhost".to_string())
+    }
+
+    /// The commit named by the full 40-hex `hex`, which must be present.
+    fn full_commit(&self, hex: &str) -> Result<ObjectId, Error> {
+        let id = oid(hex)?;
+        match self.repo.try_find_header(id) {
+            Ok(Some(h)) if h.kind() == gix::object::Kind::Commit => Ok(id),
+            _ => Err(Error::Gix(format!("no commit {hex}"))),
+        }
+    }
+
+    fn commit_tree(&self, commit: ObjectId) -> Result<ObjectId, Error> {
+        Ok(self.repo.find_commit(commit).map_err(gxe)?.tree_id().map_err(gxe)?.detach())
+    }
+
+    /// The entries of tree `id`: name (lossy UTF-8), object, kind.
+    fn entries(&self, id: ObjectId) -> Result<Vec<(String, ObjectId, EntryKind)>, Error> {
+        let tree = self.repo.find_tree(id).map_err(gxe)?;
+        let mut v = Vec::new();
+        for e in tree.iter() {
+            let e = e.map_err(gxe)?;
+            v.push((e.filename().to_str_lossy().into_owned(), e.object_id(), e.mode().kind()));
+        }
+        Ok(v)
+    }
+}
+
+/// Writing the store.
+impl Git {
+    /// Adds `records` (path, bytes) to [`CONTINUITY_REF`] as one commit, starting from the empty
+    /// tree when the reference does not exist. The reference moves by compare-and-swap on the
+    /// value read; when another writer moved it first, the tip is re-read and the commit rebuilt
+    /// (at most 20 attempts). A path that holds other bytes is overwritten; when the same path is
+    /// given twice, the last one wins. When every path already holds identical bytes nothing is
+    /// written and `written` is `false`. An empty `records` on a store that does not exist is an
+    /// error. Local writers take turns through an OS file lock (`<common-dir>/majordomus/store.lock`,
+    /// an optimisation against starvation; the compare-and-swap alone keeps updates from being
+    /// lost). HEAD, the index, branches and the working tree never move.
+    pub fn store_add<P: AsRef<str>, B: AsRef<[u8]>>(&self, records: &[(P, B)], message: &str, who: &Committer) -> Result<AddOutcome, Error> {
+        self.add_at(CONTINUITY_REF, records, message, who)
+    }
+
+    fn add_at<P: AsRef<str>, B: AsRef<[u8]>>(&self, refname: &str, records: &[(P, B)], message: &str, who: &Committer) -> Result<AddOutcome, Error> {
+        let _lock = self.writer_lock();
+        self.add_unlocked(refname, records, message, who)
+    }
+
+    /// [`Git::store_add`] on any reference, without the writers' lock (compare-and-swap only).
+    fn add_unlocked<P: AsRef<str>, B: AsRef<[u8]>>(&self, refname: &str, records: &[(P, B)], message: &str, who: &Committer) -> Result<AddOutcome, Error> {
+        full_name(refname)?;
+        let mut blobs: Vec<(&str, ObjectId)> = Vec::with_capacity(records.len());
+        for (path, bytes) in records {
+            let path = path.as_ref();
+            check_path(path)?;
+            blobs.push((path, self.repo.write_blob(bytes.as_ref()).map_err(gxe)?.detach()));
+        }
+        let mut last = String::new();
+        for attempt in 0..MAX_ATTEMPTS {
+            let old = self.tip_id(refname)?;
+            let base = match old {
+                Some(c) => self.commit_tree(c)?,
+                None if blobs.is_empty() => return Err(Error::Gix(format!("{refname}: no records to add"))),
+                None => ObjectId::empty_tree(self.repo.object_hash()),
+            };
+            if let Some(tip) = old {
+                if self.all_present(base, &blobs)? {
+                    return Ok(AddOutcome { tip: tip.to_string(), written: false });
+                }
+            }
+            let tree = self.write_tree(base, blobs.iter().map(|(p, id)| (*p, *id, EntryKind::Blob)))?;
+            let commit = self.write_commit(tree, old.into_iter().collect(), message, who)?;
+            match self.cas(refname, commit, expect(old), message, who)? {
+                Cas::Done => return Ok(AddOutcome { tip: commit.to_string(), written: true }),
+                Cas::Conflict(e) | Cas::Busy(e) => last = e,
+            }
+            backoff(attempt);
+        }
+        Err(Error::Gix(format!("{refname}: gave up after {MAX_ATTEMPTS} attempts (concurrent writers): {last}")))
+    }
+
+    /// Takes the writers' lock, waiting up to [`LOCK_WAIT`]; without it when it cannot be had.
+    fn writer_lock(&self) -> WriterLock {
+        let dir = self.common_dir.join("majordomus");
+        let file = std::fs::create_dir_all(&dir).ok().and_then(|()| {
+            std::fs::OpenOptions::new().read(true).write(true).create(true).truncate(false).open(dir.join("store.lock")).ok()
+        });
+        let Some(file) = file else { return WriterLock { _file: None } };
+        let deadline = std::time::Instant::now() + LOCK_WAIT;
+        loop {
+            match file.try_lock() {
+                Ok(()) => return WriterLock { _file: Some(file) },
+                Err(std::fs::TryLockError::WouldBlock) if std::time::Instant::now() < deadline => {
+                    std::thread::sleep(Duration::from_millis(1));
+                }
+                Err(_) => return WriterLock { _file: None },
+            }
+        }
+    }
+
+    /// Applies `edits` (path, object, kind) to tree `base` and writes the rewritten trees.
+    /// Every edited object exists (blobs just written, entries of trees of this database) and
+    /// every path passed [`check_path`], so gix's checks of every entry of every rewritten tree
+    /// (a file-system probe per entry: 256 for the `records` tree) are skipped.
+    fn write_tree<'p>(&self, base: ObjectId, edits: impl Iterator<Item = (&'p str, ObjectId, EntryKind)>) -> Result<ObjectId, Error> {
+        let mut editor = self.repo.edit_tree(base).map_err(gxe)?.detach();
+        for (path, id, kind) in edits {
+            editor.upsert(path.split('/'), kind, id).map_err(gxe)?;
+        }
+        let repo = &self.repo;
+        editor.write(|tree| repo.write_object(tree).map(|id| id.detach())).map_err(gxe)
+    }
+
+    /// Whether every (path, blob) is already a blob entry with that id in tree `tree`.
+    fn all_present(&self, tree: ObjectId, blobs: &[(&str, ObjectId)]) -> Result<bool, Error> {
+        let tree = self.repo.find_tree(tree).map_err(gxe)?;
+        for (path, id) in blobs {
+            match tree.lookup_entry_by_path(path).map_err(gxe)? {
+                Some(e) if e.object_id() == *id && e.mode().kind() == EntryKind::Blob => {}
+                _ => return Ok(false),
+            }
+        }
+        Ok(true)
+    }
+
+    fn write_commit(&self, tree: ObjectId, parents: Vec<ObjectId>, message: &str, who: &Committer) -> Result<ObjectId, Error> {
+        let sig = signature(who);
+        let mut buf = gix::date::parse::TimeBuf::default();
+        let sref = sig.to_ref(&mut buf);
+        let mut msg = message.to_string();
+        if !msg.ends_with('\n') {
+            msg.push('\n');
+        }
+        Ok(self.repo.new_commit_as(sref, sref, msg, tree, parents).map_err(gxe)?.id)
+    }
+
+    /// One compare-and-swap update of `name` to `new`, writing any reflog line as `who`
+    /// (TECH-NOTES §1.4 gotcha 4).
+    fn cas(&self, name: &str, new: ObjectId, expected: PreviousValue, message: &str, who: &Committer) -> Result<Cas, Error> {
+        let sig = signature(who);
+        let mut buf = gix::date::parse::TimeBuf::default();
+        let sref = sig.to_ref(&mut buf);
+        let reflog = message.lines().next().unwrap_or_default().to_string();
+        let edit = RefEdit::update(full_name(name)?, new, expected, reflog);
+        match self.repo.edit_references_as(Some(edit), Some(sref)) {
+            Ok(_) => Ok(Cas::Done),
+            Err(e) if e.is_conflict() => Ok(Cas::Conflict(gxe(e).to_string())),
+            Err(e) if e.is_retryable() => Ok(Cas::Busy(gxe(e).to_string())),
+            Err(e) => Err(gxe(e)),
+        }
+    }
+
+    /// Sets reference `name` to commit `tip`. With `expected` given the update is a
+    /// compare-and-swap: `Some(None)` = the reference must not exist, `Some(Some(old))` = it must
+    /// point at `old`; `Ok(false)` when that expectation failed (the reference is left as it
+    /// was). With `expected` = `None` the reference is force-set (fit for the private
+    /// remote-tracking references only). Reflog lines, if any, are written as `who`.
+    pub fn set_ref(&self, name: &str, tip: &str, expected: Option<Option<&str>>, who: &Committer) -> Result<bool, Error> {
+        let new = self.full_commit(tip)?;
+        let expected = match expected {
+            None => PreviousValue::Any,
+            Some(None) => PreviousValue::MustNotExist,
+            Some(Some(old)) => PreviousValue::MustExistAndMatch(Target::Object(oid(old)?)),
+        };
+        let mut last = String::new();
+        for attempt in 0..MAX_ATTEMPTS {
+            match self.cas(name, new, expected.clone(), "majordomus: set", who)? {
+                Cas::Done => return Ok(true),
+                Cas::Conflict(_) => return Ok(false),
+                Cas::Busy(e) => last = e,
+            }
+            backoff(attempt);
+        }
+        Err(Error::Gix(format!("{name}: gave up after {MAX_ATTEMPTS} attempts: {last}")))
+    }
+
+    /// The union merge of SPEC §10.6 step 3: brings the store at commit `remote_tip` into
+    /// reference `local_ref`, taking in only remote files whose path `include` accepts.
+    ///
+    /// - `remote_tip` already contained (an ancestor of, or equal to, the local tip) → `none`.
+    /// - The local tip an ancestor of `remote_tip`, and every remote file that differs from the
+    ///   local tree included, none colliding, and no local file missing remotely →
+    ///   `fast_forward` (the reference moves to `remote_tip`).
+    /// - Otherwise `merged`: a commit with parents [local, remote] whose tree is the local tree
+    ///   plus every included remote file absent locally. A path holding different contents on
+    ///   the two sides keeps the local one and is listed in `collisions`.
+    /// - No local reference: `fast_forward` to `remote_tip` when every remote file is included;
+    ///   else `merged` as a new commit with the single parent [remote] whose tree holds only the
+    ///   included files — the remote commit stays an ancestor, so the next merge of the same tip
+    ///   is `none` and a push of the result is a fast-forward for the remote.
+    ///
+    /// The reference moves by compare-and-swap, re-reading and recomputing on a lost race (at
+    /// most 20 attempts), under the writers' lock of [`Git::store_add`]. Remote paths git would
+    /// refuse in a checkout (`.git`, `..`, …) are never taken in, whatever `include` says.
+    pub fn store_merge(&self, local_ref: &str, remote_tip: &str, include: &dyn Fn(&str) -> bool, message: &str, who: &Committer) -> Result<MergeOutcome, Error> {
+        let remote = self.full_commit(remote_tip)?;
+        let remote_tree = self.commit_tree(remote)?;
+        let _lock = self.writer_lock();
+        let mut last = String::new();
+        for attempt in 0..MAX_ATTEMPTS {
+            let local = self.tip_id(local_ref)?;
+            if let Some(l) = local {
+                if self.is_ancestor(remote, l)? {
+                    return Ok(MergeOutcome { action: MergeAction::None, tip: l.to_string(), collisions: Vec::new() });
+                }
+            }
+            let local_tree = match local {
+                Some(l) => Some(self.commit_tree(l)?),
+                None => None,
+            };
+            let mut u = Union::default();
+            self.union_walk(local_tree, remote_tree, "", include, &mut u)?;
+            u.collisions.sort();
+            u.collisions.dedup();
+            let fast_forward = match local {
+                None => !u.excluded,
+                Some(l) => !u.excluded && !u.local_only && u.collisions.is_empty() && self.is_ancestor(l, remote)?,
+            };
+            let (new, action) = if fast_forward {
+                (remote, MergeAction::FastForward)
+            } else {
+                let base = local_tree.unwrap_or_else(|| ObjectId::empty_tree(self.repo.object_hash()));
+                let tree = self.write_tree(base, u.adds.iter().map(|(p, id, kind)| (p.as_str(), *id, *kind)))?;
+                let parents = match local {
+                    Some(l) => vec![l, remote],
+                    None => vec![remote],
+                };
+                (self.write_commit(tree, parents, message, who)?, MergeAction::Merged)
+            };
+            match self.cas(local_ref, new, expect(local), message, who)? {
+                Cas::Done => return Ok(MergeOutcome { action, tip: new.to_string(), collisions: u.collisions }),
+                Cas::Conflict(e) | Cas::Busy(e) => last = e,
+            }
+            backoff(attempt);
+        }
+        Err(Error::Gix(format!("{local_ref}: gave up after {MAX_ATTEMPTS} attempts (concurrent writers): {last}")))
+    }
+
+    /// Compares remote tree `remote` with local tree `local` (`None` = absent) under `prefix`,
+    /// skipping identical subtrees, and records in `u` what a union merge takes in.
+    fn union_walk(&self, local: Option<ObjectId>, remote: ObjectId, prefix: &str, include: &dyn Fn(&str) -> bool, u: &mut Union) -> Result<(), Error> {
+        if local == Some(remote) {
+            return Ok(());
+        }
+        let local_entries = match local {
+            Some(l) => self.entries(l)?,
+            None => Vec::new(),
+        };
+        let remote_entries = self.entries(remote)?;
+        let by_name: HashMap<&str, (ObjectId, EntryKind)> = local_entries.iter().map(|(n, id, k)| (n.as_str(), (*id, *k))).collect();
+        for (name, id, kind) in &remote_entries {
+            let path = format!("{prefix}{name}");
+            let here = by_name.get(name.as_str()).copied();
+            match kind {
+                EntryKind::Tree => match here {
+                    Some((lid, EntryKind::Tree)) => self.union_walk(Some(lid), *id, &format!("{path}/"), include, u)?,
+                    None => self.union_walk(None, *id, &format!("{path}/"), include, u)?,
+                    Some(_) => {
+                        // A local file where the remote has a folder: every included remote file
+                        // below it collides with the local file.
+                        let mut below = Union::default();
+                        self.union_walk(None, *id, &format!("{path}/"), include, &mut below)?;
+                        u.excluded |= below.excluded;
+                        u.collisions.extend(below.adds.into_iter().map(|a| a.0));
+                    }
+                },
+                EntryKind::Commit => u.excluded = true,
+                _ => {
+                    if here == Some((*id, *kind)) {
+                        continue;
+                    }
+                    if !include(&path) || check_path(&path).is_err() {
+                        u.excluded = true;
+                    } else if here.is_none() {
+                        u.adds.push((path, *id, *kind));
+                    } else {
+                        u.collisions.push(path);
+                    }
+                }
+            }
+        }
+        let remote_names: std::collections::HashSet<&str> = remote_entries.iter().map(|e| e.0.as_str()).collect();
+        if local_entries.iter().any(|e| !remote_names.contains(e.0.as_str())) {
+            u.local_only = true;
+        }
+        Ok(())
+    }
+}
+
+fn expect(old: Option<ObjectId>) -> PreviousValue {
+    match old {
+        Some(o) => PreviousValue::MustExistAndMatch(Target::Object(o)),
+        None => PreviousValue::MustNotExist,
+    }
+}
+
+fn signature(who: &Committer) -> gix::actor::Signature {
+    gix::actor::Signature {
+        name: who.name.as_str().into(),
+        email: who.email.as_str().into(),
+        time: gix::date::Time { seconds: who.seconds, offset: 0 },
+    }
+}
+
+/// The network and maintenance steps, through the `git` binary (SPEC §A.4, TECH-NOTES §2).
+impl Git {
+    /// Runs `git` like [`super::binary::run`], plus `LC_ALL=C` so that its output can be parsed.
+    fn run_c(&self, args: &[&str]) -> Result<Output, String> {
+        Command::new("git")
+            .arg(format!("--git-dir={}", self.git_dir.display()))
+            .arg(format!("--work-tree={}", self.root.display()))
+            .args(args)
+            .env("GIT_TERMINAL_PROMPT", "0")
+            .env("LC_ALL", "C")
+            .env_remove("GIT_DIR")
+            .env_remove("GIT_WORK_TREE")
+            .env_remove("GIT_INDEX_FILE")
+            .current_dir(&self.root)
+            .output()
+            .map_err(|e| format!("cannot run git: {e}"))
+    }
+
+    /// `git ls-remote --exit-code --refs <remote> <refname>`: `Ok(Present(sha))` or
+    /// `Ok(Absent)` when the remote answered; `Err(stderr)` when it could not be reached (or
+    /// anything else failed).
+    pub fn ls_remote(&self, remote: &str, refname: &str) -> Result<RemoteRef, String> {
+        check_remote(remote)?;
+        let out = self.run_c(&["ls-remote", "--exit-code", "--refs", remote, refname])?;
+        match out.status.code() {
+            Some(0) => {
+                // ls-remote matches patterns by their tail; keep the exact name only.
+                let stdout = String::from_utf8_lossy(&out.stdout);
+                for line in stdout.lines() {
+                    if let Some((sha, name)) = line.split_once('\t') {
+                        if name.trim() == refname {
+                            return Ok(RemoteRef::Present(sha.trim().to_string()));
+                        }
+                    }
+                }
+                Ok(RemoteRef::Absent)
+            }
+            Some(2) => Ok(RemoteRef::Absent),
+            _ => Err(failure_text(&out)),
+        }
+    }
+
+    /// `git fetch --quiet --no-tags --no-write-fetch-head <remote>
+    /// +refs/majordomus/continuity:refs/majordomus/remotes/<remote>/continuity`; `Err(stderr)` on
+    /// failure (a remote without the reference fails too: ask [`Git::ls_remote`] first).
+    pub fn fetch_continuity(&self, remote: &str) -> Result<(), String> {
+        check_remote(remote)?;
+        let refspec = format!("+{CONTINUITY_REF}:{}", remote_tracking_ref(remote));
+        let out = self.run_c(&["fetch", "--quiet", "--no-tags", "--no-write-fetch-head", remote, &refspec])?;
+        if out.status.success() {
+            Ok(())
+        } else {
+            Err(failure_text(&out))
+        }
+    }
+
+    /// `git push --porcelain <remote> refs/majordomus/continuity:refs/majordomus/continuity`,
+    /// never forced: exit 0 → `Ok`; exit 1 with a `!` porcelain line → `Rejected(summary)`;
+    /// anything else (exit 128: unreachable) → `Unreachable(stderr)`.
+    pub fn push_continuity(&self, remote: &str) -> PushOutcome {
+        if let Err(e) = check_remote(remote) {
+            return PushOutcome::Unreachable(e);
+        }
+        let refspec = format!("{CONTINUITY_REF}:{CONTINUITY_REF}");
+        let out = match self.run_c(&["push", "--porcelain", remote, &refspec]) {
+            Ok(out) => out,
+            Err(e) => return PushOutcome::Unreachable(e),
+        };
+        match out.status.code() {
+            Some(0) => PushOutcome::Ok,
+            Some(1) => {
+                let stdout = String::from_utf8_lossy(&out.stdout);
+                let rejected = stdout.lines().find(|l| l.starts_with('!')).map(|l| l.splitn(3, '\t').nth(2).unwrap_or(l).trim().to_string());
+                match rejected {
+                    Some(summary) => PushOutcome::Rejected(summary),
+                    None => PushOutcome::Unreachable(failure_text(&out)),
+                }
+            }
+            _ => PushOutcome::Unreachable(failure_text(&out)),
+        }
+    }
+
+    /// `git gc --auto --quiet`, best effort (gix writes loose objects and never packs them).
+    pub fn gc_auto(&self) {
+        // Packing is maintenance: its failure changes no answer.
+        let _ = self.run_c(&["gc", "--auto", "--quiet"]);
+    }
+}
+
+/// Refuses what git would read as an option instead of a remote.
+fn check_remote(remote: &str) -> Result<(), String> {
+    if remote.is_empty() || remote.starts_with('-') || remote.contains('\0') {
+        Err(format!("not a remote: {remote:?}"))
+    } else {
+        Ok(())
+    }
+}
+
+/// git's stderr (trimmed), or the exit status when it said nothing.
+fn failure_text(out: &Output) -> String {
+    let text = String::from_utf8_lossy(&out.stderr).trim().to_string();
+    if text.is_empty() {
+        format!("git exited with {}", out.status)
+    } else {
+        text
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::path::Path;
+
+    fn git(dir: &Path, args: &[&str]) -> Output {
+        Command::new("git")
+            .args(args)
+            .current_dir(dir)
+            .env("GIT_CONFIG_NOSYSTEM", "1")
+            .env("GIT_CONFIG_GLOBAL", "/dev/null")
+            .env_remove("GIT_DIR")
+            .env_remove("GIT_WORK_TREE")
+            .env_remove("GIT_INDEX_FILE")
+            .output()
+            .unwrap()
+    }
+
+    fn sh(dir: &Path, args: &[&str]) -> String {
+        let out = git(dir, args);
+        assert!(out.status.success(), "git {args:?}: {}", String::from_utf8_lossy(&out.stderr));
+        String::from_utf8_lossy(&out.stdout).trim().to_string()
+    }
+
+    /// A checkout with one commit on `main` and an untracked file.
+    fn checkout(dir: &Path) -> Git {
+        std::fs::create_dir_all(dir).unwrap();
+        sh(dir, &["init", "-q", "-b", "main"]);
+        std::fs::write(dir.join("a.txt"), "a\n").unwrap();
+        sh(dir, &["add", "a.txt"]);
+        sh(dir, &["-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-q", "-m", "init"]);
+        std::fs::write(dir.join("untracked.txt"), "u\n").unwrap();
+        Git::discover(dir).unwrap()
+    }
+
+    fn who() -> Committer {
+        Committer::new("tester", "tester@example.com", 1_700_000_000)
+    }
+
+    fn path_of(id: &str) -> String {
+        format!("records/{}/{}/{id}.json", &id[..2], &id[2..4])
+    }
+
+    fn rec(n: usize) -> (String, Vec<u8>) {
+        let id = format!("{:064x}", n as u128 * 0x9e37_79b9_7f4a_7c15 + 1);
+        (path_of(&id), format!("{{\"id\":\"{id}\"}}\n").into_bytes())
+    }
+
+    fn snapshot(dir: &Path) -> (String, String, String) {
+        (
+            sh(dir, &["rev-parse", "HEAD"]),
+            sh(dir, &["status", "--porcelain"]),
+            sh(dir, &["for-each-ref", "refs/heads", "refs/remotes", "refs/tags"]),
+        )
+    }
+
+    fn paths(g: &Git, tip: &str) -> Vec<String> {
+        g.store_list(tip).unwrap().into_iter().map(|e| e.path).collect()
+    }
+
+    fn fsck(dir: &Path) {
+        let out = git(dir, &["fsck", "--strict", "--no-progress"]);
+        assert!(out.status.success(), "fsck: {}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+        let text = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+        assert!(!text.contains("error") && !text.contains("warning"), "fsck: {text}");
+    }
+
+    #[test]
+    fn add_list_read_and_idempotence() {
+        let t = tempfile::tempdir().unwrap();
+        let dir = t.path().join("w");
+        let g = checkout(&dir);
+        let before = snapshot(&dir);
+        assert_eq!(g.ref_tip(CONTINUITY_REF).unwrap(), None);
+
+        let recs: Vec<_> = (0..5).map(rec).collect();
+        let a = g.store_add(&recs[..3], "majordomus continuity: first", &who()).unwrap();
+        assert!(a.written);
+        assert_eq!(g.ref_tip(CONTINUITY_REF).unwrap().as_deref(), Some(a.tip.as_str()));
+        assert_eq!(sh(&dir, &["rev-parse", CONTINUITY_REF]), a.tip);
+        let b = g.store_add(&recs[3..], "majordomus continuity: second", &who()).unwrap();
+        assert!(b.written);
+        assert_eq!(sh(&dir, &["rev-parse", &format!("{}^", b.tip)]), a.tip);
+
+        let list = g.store_list(&b.tip).unwrap();
+        let mut want: Vec<String> = recs.iter().map(|r| r.0.clone()).collect();
+        want.sort();
+        assert_eq!(list.iter().map(|e| e.path.clone()).collect::<Vec<_>>(), want);
+        for e in &list {
+            let r = recs.iter().find(|r| r.0 == e.path).unwrap();
+            assert_eq!(g.read_blob(&e.blob).unwrap(), r.1);
+        }
+        // The commit is written as the given committer at the given time, message with newline.
+        let raw = sh(&dir, &["cat-file", "commit", &b.tip]);
+        assert!(raw.contains("committer tester <tester@example.com> 1700000000 +0000"), "{raw}");
+        assert!(raw.ends_with("majordomus continuity: second"), "{raw}");
+
+        // Same bytes again: nothing written, tip unchanged.
+        let again = g.store_add(&recs[1..4], "again", &who()).unwrap();
+        assert_eq!(again, AddOutcome { tip: b.tip.clone(), written: false });
+        assert_eq!(g.ref_tip(CONTINUITY_REF).unwrap().as_deref(), Some(b.tip.as_str()));
+
+        // Bad paths and bad ids are errors, not panics.
+        assert!(g.store_add(&[("records//x.json", b"x".to_vec())], "m", &who()).is_err());
+        assert!(g.store_add(&[("../x.json", b"x".to_vec())], "m", &who()).is_err());
+        assert!(g.store_add(&[(".git/x.json", b"x".to_vec())], "m", &who()).is_err());
+        assert!(g.store_add(&[("records/", b"x".to_vec())], "m", &who()).is_err());
+        assert!(g.read_blob("zz").is_err());
+        assert!(g.read_blob(&b.tip).is_err());
+        assert!(g.ref_tip("continuity").is_err());
+        let empty: &[(&str, &[u8])] = &[];
+        assert!(!g.store_add(empty, "m", &who()).unwrap().written);
+
+        assert!(g.has_commit(&b.tip));
+        assert!(!g.has_commit(&list[0].blob));
+        assert!(g.commit_is_ancestor(&a.tip, &b.tip).unwrap());
+        assert!(!g.commit_is_ancestor(&b.tip, &a.tip).unwrap());
+
+        assert_eq!(snapshot(&dir), before);
+        fsck(&dir);
+    }
+
+    #[test]
+    fn stray_files_are_listed_at_any_depth() {
+        let t = tempfile::tempdir().unwrap();
+        let dir = t.path().join("w");
+        let g = checkout(&dir);
+        let (p, b) = rec(1);
+        let out = g.store_add(&[(p.clone(), b), ("README".into(), b"r".to_vec()), ("records/ab/stray.txt".into(), b"s".to_vec())], "m", &who()).unwrap();
+        assert_eq!(paths(&g, &out.tip), vec!["README".to_string(), p, "records/ab/stray.txt".to_string()]);
+    }
+
+    #[test]
+    fn store_identity_is_the_configured_committer() {
+        let t = tempfile::tempdir().unwrap();
+        let dir = t.path().join("w");
+        let _ = checkout(&dir);
+        sh(&dir, &["config", "user.name", "Ada"]);
+        sh(&dir, &["config", "user.email", "ada@example.com"]);
+        let g = Git::discover(&dir).unwrap();
+        assert_eq!(g.store_identity(), ("Ada".to_string(), "ada@example.com".to_string()));
+    }
+
+    #[test]
+    fn no_identity_and_log_all_ref_updates() {
+        // Gotcha 4: with no user identity and core.logAllRefUpdates=always the update still works,
+        // and the reflog line is written as our committer.
+        let t = tempfile::tempdir().unwrap();
+        let dir = t.path().join("w");
+        let g = checkout(&dir);
+        sh(&dir, &["config", "core.logAllRefUpdates", "always"]);
+        let g2 = Git::discover(&dir).unwrap();
+        drop(g);
+        let (name, email) = ("majordomus", "majordomus@localhost");
+        let out = g2.store_add(&[rec(1)], "m", &Committer::new(name, email, 1_700_000_000)).unwrap();
+        assert!(out.written);
+        let log = std::fs::read_to_string(dir.join(".git/logs/refs/majordomus/continuity")).unwrap();
+        assert!(log.contains("majordomus <majordomus@localhost> 1700000000 +0000"), "{log}");
+    }
+
+    #[test]
+    fn concurrent_writers_lose_nothing() {
+        let t = tempfile::tempdir().unwrap();
+        let dir = t.path().join("w");
+        let _g = checkout(&dir);
+        let before = snapshot(&dir);
+        let threads: Vec<_> = (0..4)
+            .map(|k| {
+                let dir = dir.clone();
+                std::thread::spawn(move || {
+                    let g = Git::discover(&dir).unwrap();
+                    for i in 0..25 {
+                        let out = g.store_add(&[rec(k * 100 + i)], "m", &who()).unwrap();
+                        assert!(out.written);
+                    }
+                })
+            })
+            .collect();
+        for th in threads {
+            th.join().unwrap();
+        }
+        let g = Git::discover(&dir).unwrap();
+        let tip = g.ref_tip(CONTINUITY_REF).unwrap().unwrap();
+        assert_eq!(g.store_list(&tip).unwrap().len(), 100);
+        assert_eq!(sh(&dir, &["rev-list", "--count", &tip]), "100");
+        assert_eq!(snapshot(&dir), before);
+        fsck(&dir);
+    }
+
+    #[test]
+    fn concurrent_writers_without_the_lock_rely_on_compare_and_swap() {
+        let t = tempfile::tempdir().unwrap();
+        let dir = t.path().join("w");
+        let _g = checkout(&dir);
+        let threads: Vec<_> = (0..4)
+            .map(|k| {
+                let dir = dir.clone();
+                std::thread::spawn(move || {
+                    let g = Git::discover(&dir).unwrap();
+                    for i in 0..10 {
+                        assert!(g.add_unlocked(CONTINUITY_REF, &[rec(k * 100 + i)], "m", &who()).unwrap().written);
+                    }
+                })
+            })
+            .collect();
+        for th in threads {
+            th.join().unwrap();
+        }
+        let g = Git::discover(&dir).unwrap();
+        let tip = g.ref_tip(CONTINUITY_REF).unwrap().unwrap();
+        assert_eq!(g.store_list(&tip).unwrap().len(), 40);
+        fsck(&dir);
+    }
+
+    #[test]
+    fn set_ref_compare_and_swap() {
+        let t = tempfile::tempdir().unwrap();
+        let dir = t.path().join("w");
+        let g = checkout(&dir);
+        let a = g.store_add(&[rec(1)], "m", &who()).unwrap().tip;
+        let b = g.store_add(&[rec(2)], "m", &who()).unwrap().tip;
+        let r = remote_tracking_ref("origin");
+        assert!(g.set_ref(&r, &a, Some(None), &who()).unwrap());
+        // Stale expectations fail and leave the ref unchanged.
+        assert!(!g.set_ref(&r, &b, Some(None), &who()).unwrap());
+        assert!(!g.set_ref(&r, &b, Some(Some(&b)), &who()).unwrap());
+        assert_eq!(g.ref_tip(&r).unwrap().as_deref(), Some(a.as_str()));
+        assert!(g.set_ref(&r, &b, Some(Some(&a)), &who()).unwrap());
+        assert_eq!(g.ref_tip(&r).unwrap().as_deref(), Some(b.as_str()));
+        // Force-set, also backwards.
+        assert!(g.set_ref(&r, &a, None, &who()).unwrap());
+        assert_eq!(g.ref_tip(&r).unwrap().as_deref(), Some(a.as_str()));
+        // Not a commit / not a full name.
+        assert!(g.set_ref(&r, &"0".repeat(40), None, &who()).is_err());
+        assert!(g.set_ref("continuity", &a, None, &who()).is_err());
+        fsck(&dir);
+    }
+
+    #[test]
+    fn merge_cases() {
+        let t = tempfile::tempdir().unwrap();
+        let dir = t.path().join("w");
+        let g = checkout(&dir);
+        let before = snapshot(&dir);
+        let other = "refs/majordomus/remotes/peer/continuity";
+        let all = |_: &str| true;
+        let (p1, b1) = rec(1);
+        let (p2, b2) = rec(2);
+        let (p3, b3) = rec(3);
+
+        // Local absent, everything included: fast-forward.
+        let r1 = g.add_at(other, &[(p1.clone(), b1.clone())], "m", &who()).unwrap().tip;
+        let m = g.store_merge(CONTINUITY_REF, &r1, &all, "majordomus continuity: merge", &who()).unwrap();
+        assert_eq!((m.action, m.tip.as_str()), (MergeAction::FastForward, r1.as_str()));
+        assert_eq!(m.action.as_str(), "fast_forward");
+
+        // Already contained: none.
+        let m = g.store_merge(CONTINUITY_REF, &r1, &all, "merge", &who()).unwrap();
+        assert_eq!((m.action, m.tip.as_str()), (MergeAction::None, r1.as_str()));
+
+        // Remote ahead: fast-forward.
+        let r2 = g.add_at(other, &[(p2.clone(), b2.clone())], "m", &who()).unwrap().tip;
+        let m = g.store_merge(CONTINUITY_REF, &r2, &all, "merge", &who()).unwrap();
+        assert_eq!((m.action, m.tip.as_str()), (MergeAction::FastForward, r2.as_str()));
+
+        // Local ahead: none.
+        let l3 = g.store_add(&[(p3.clone(), b3.clone())], "m", &who()).unwrap().tip;
+        let m = g.store_merge(CONTINUITY_REF, &r2, &all, "merge", &who()).unwrap();
+        assert_eq!((m.action, m.tip.as_str()), (MergeAction::None, l3.as_str()));
+
+        // Diverged, with a collision (same path, other bytes) and an excluded path.
+        let (p4, b4) = rec(4);
+        let (p5, b5) = rec(5);
+        let refused = rec(6).0;
+        let refused_too = rec(8).0;
+        let r3 = g
+            .add_at(other, &[(p4.clone(), b4.clone()), (p3.clone(), b"other bytes\n".to_vec()), (refused.clone(), b"bad".to_vec()), ("stray".into(), b"s".to_vec())], "m", &who())
+            .unwrap()
+            .tip;
+        let _ = g.store_add(&[(p5.clone(), b5.clone())], "m", &who()).unwrap();
+        let local_before = g.ref_tip(CONTINUITY_REF).unwrap().unwrap();
+        let include = |p: &str| p.starts_with("records/") && p != refused && p != refused_too;
+        let m = g.store_merge(CONTINUITY_REF, &r3, &include, "majordomus continuity: merge", &who()).unwrap();
+        assert_eq!(m.action, MergeAction::Merged);
+        assert_eq!(m.collisions, vec![p3.clone()]);
+        let parents = sh(&dir, &["rev-list", "--parents", "-n1", &m.tip]);
+        assert_eq!(parents, format!("{} {local_before} {r3}", m.tip));
+        let mut want = vec![p1.clone(), p2.clone(), p3.clone(), p4.clone(), p5.clone()];
+        want.sort();
+        assert_eq!(paths(&g, &m.tip), want);
+        let kept = g.store_list(&m.tip).unwrap().into_iter().find(|e| e.path == p3).unwrap();
+        assert_eq!(g.read_blob(&kept.blob).unwrap(), b3);
+        // The merged remote is now contained.
+        let again = g.store_merge(CONTINUITY_REF, &r3, &include, "merge", &who()).unwrap();
+        assert_eq!((again.action, again.tip.as_str()), (MergeAction::None, m.tip.as_str()));
+
+        // Local ancestor of remote, but the remote carries an excluded path: merge commit, not ff.
+        let r4 = g.add_at(other, &[rec(7)], "m", &who()).unwrap().tip;
+        let _ = g.store_merge(other, &m.tip, &all, "merge", &who()).unwrap();
+        let r5 = g.add_at(other, &[(refused_too.clone(), b"x".to_vec())], "m", &who()).unwrap().tip;
+        assert!(g.commit_is_ancestor(&m.tip, &r5).unwrap());
+        let m2 = g.store_merge(CONTINUITY_REF, &r5, &include, "merge", &who()).unwrap();
+        assert_eq!(m2.action, MergeAction::Merged);
+        assert!(!paths(&g, &m2.tip).contains(&refused_too));
+        assert!(paths(&g, &m2.tip).contains(&rec(7).0));
+        assert!(g.commit_is_ancestor(&r4, &m2.tip).unwrap());
+
+        // Local absent, something excluded: a root-of-its-own commit with parent [remote].
+        let fresh = "refs/majordomus/fresh";
+        let m3 = g.store_merge(fresh, &r3, &include, "merge", &who()).unwrap();
+        assert_eq!(m3.action, MergeAction::Merged);
+        assert_eq!(sh(&dir, &["rev-list", "--parents", "-n1", &m3.tip]), format!("{} {r3}", m3.tip));
+        let mut want = vec![p1, p2, p3.clone(), p4];
+        want.sort();
+        assert_eq!(paths(&g, &m3.tip), want);
+        let p3_remote = g.store_list(&m3.tip).unwrap().into_iter().find(|e| e.path == p3).unwrap();
+        assert_eq!(g.read_blob(&p3_remote.blob).unwrap(), b"other bytes\n");
+        assert_eq!(g.store_merge(fresh, &r3, &include, "merge", &who()).unwrap().action, MergeAction::None);
+
+        assert!(g.store_merge(CONTINUITY_REF, &"1".repeat(40), &all, "m", &who()).is_err());
+        assert_eq!(snapshot(&dir), before);
+        fsck(&dir);
+    }
+
+    #[test]
+    fn push_fetch_ls_remote() {
+        let t = tempfile::tempdir().unwrap();
+        let bare = t.path().join("remote.git");
+        std::fs::create_dir_all(&bare).unwrap();
+        sh(&bare, &["init", "-q", "--bare"]);
+        sh(&bare, &["config", "receive.denyNonFastForwards", "true"]);
+        let url = bare.display().to_string();
+
+        let a_dir = t.path().join("a");
+        let a = checkout(&a_dir);
+        sh(&a_dir, &["remote", "add", "origin", &url]);
+        sh(&a_dir, &["remote", "add", "gone", "/nonexistent/majordomus-test/remote.git"]);
+        let b_dir = t.path().join("b");
+        let b = checkout(&b_dir);
+        sh(&b_dir, &["remote", "add", "origin", &url]);
+        let a_before = snapshot(&a_dir);
+
+        // ls-remote: absent, unreachable.
+        assert_eq!(a.ls_remote("origin", CONTINUITY_REF).unwrap(), RemoteRef::Absent);
+        assert!(a.ls_remote("gone", CONTINUITY_REF).is_err());
+        assert!(a.ls_remote("/nonexistent/majordomus-test/x.git", CONTINUITY_REF).is_err());
+        assert!(a.ls_remote("--upload-pack=x", CONTINUITY_REF).is_err());
+
+        // A publishes.
+        let ta = a.store_add(&[rec(1)], "m", &who()).unwrap().tip;
+        assert_eq!(a.push_continuity("origin"), PushOutcome::Ok);
+        assert_eq!(a.ls_remote("origin", CONTINUITY_REF).unwrap(), RemoteRef::Present(ta.clone()));
+        assert_eq!(a.ls_remote(&url, CONTINUITY_REF).unwrap(), RemoteRef::Present(ta.clone()));
+        assert_eq!(a.push_continuity("origin"), PushOutcome::Ok);
+        assert!(matches!(a.push_continuity("gone"), PushOutcome::Unreachable(_)));
+        assert!(a.fetch_continuity("gone").is_err());
+
+        // B diverged: its push is rejected, not forced.
+        let tb = b.store_add(&[rec(2)], "m", &who()).unwrap().tip;
+        match b.push_continuity("origin") {
+            PushOutcome::Rejected(s) => assert!(s.contains("rejected"), "{s}"),
+            other => panic!("expected a rejection, got {other:?}"),
+        }
+        assert_eq!(sh(&bare, &["rev-parse", CONTINUITY_REF]), ta);
+
+        // B fetches into its remote-tracking ref, merges, pushes.
+        b.fetch_continuity("origin").unwrap();
+        let tracking = remote_tracking_ref("origin");
+        assert_eq!(b.ref_tip(&tracking).unwrap().as_deref(), Some(ta.as_str()));
+        assert_eq!(b.ref_tip(CONTINUITY_REF).unwrap().as_deref(), Some(tb.as_str()));
+        let m = b.store_merge(CONTINUITY_REF, &ta, &|_| true, "majordomus continuity: merge", &who()).unwrap();
+        assert_eq!(m.action, MergeAction::Merged);
+        assert_eq!(b.push_continuity("origin"), PushOutcome::Ok);
+        assert!(b.set_ref(&tracking, &m.tip, None, &who()).unwrap());
+        assert_eq!(sh(&bare, &["rev-parse", CONTINUITY_REF]), m.tip);
+
+        // A is now behind: a local-only addition makes A diverge; its push is rejected (non-ff).
+        let ta2 = a.store_add(&[rec(3)], "m", &who()).unwrap().tip;
+        a.fetch_continuity("origin").unwrap();
+        assert!(matches!(a.push_continuity("origin"), PushOutcome::Rejected(_)));
+        let remote_tip = a.ref_tip(&tracking).unwrap().unwrap();
+        assert_eq!(remote_tip, m.tip);
+        let ma = a.store_merge(CONTINUITY_REF, &remote_tip, &|_| true, "merge", &who()).unwrap();
+        assert_eq!(ma.action, MergeAction::Merged);
+        assert!(a.commit_is_ancestor(&ta2, &ma.tip).unwrap());
+        assert_eq!(a.push_continuity("origin"), PushOutcome::Ok);
+        assert_eq!(paths(&a, &ma.tip).len(), 3);
+
+        // B fast-forwards.
+        b.fetch_continuity("origin").unwrap();
+        let fb = b.store_merge(CONTINUITY_REF, &ma.tip, &|_| true, "merge", &who()).unwrap();
+        assert_eq!((fb.action, fb.tip.as_str()), (MergeAction::FastForward, ma.tip.as_str()));
+
+        a.gc_auto();
+        assert_eq!(snapshot(&a_dir), a_before);
+        fsck(&a_dir);
+        fsck(&b_dir);
+        fsck(&bare);
+    }
+
+    /// Timing of `store_add` on a store of about 1000 records; run with
+    /// `cargo test --release --lib git::store -- --ignored`.
+    #[test]
+    #[ignore]
+    fn store_add_timing() {
+        let t = tempfile::tempdir().unwrap();
+        let dir = t.path().join("w");
+        let g = checkout(&dir);
+        for chunk in (0..1000).collect::<Vec<_>>().chunks(100) {
+            let recs: Vec<_> = chunk.iter().map(|&n| rec(n)).collect();
+            g.store_add(&recs, "bulk", &who()).unwrap();
+        }
+        let n = 100;
+        let start = std::time::Instant::now();
+        for i in 0..n {
+            assert!(g.store_add(&[rec(10_000 + i)], "m", &who()).unwrap().written);
+        }
+        let per = start.elapsed().as_secs_f64() * 1000.0 / n as f64;
+        let start = std::time::Instant::now();
+        for i in 0..n {
+            assert!(g.add_unlocked(CONTINUITY_REF, &[rec(20_000 + i)], "m", &who()).unwrap().written);
+        }
+        let per_unlocked = start.elapsed().as_secs_f64() * 1000.0 / n as f64;
+        let tip = g.ref_tip(CONTINUITY_REF).unwrap().unwrap();
+        let start = std::time::Instant::now();
+        let listed = g.store_list(&tip).unwrap().len();
+        let list_ms = start.elapsed().as_secs_f64() * 1000.0;
+        assert_eq!(listed, 1200);
+        assert!(per < 50.0, "store_add took {per:.2} ms per record");
+        assert!(per_unlocked < 50.0, "store_add without the lock took {per_unlocked:.2} ms per record");
+        assert!(list_ms < 1000.0, "store_list took {list_ms:.2} ms");
+    }
+}

@@ -1,0 +1,114 @@
+//! `continuity device` (SPEC §10.2), `continuity verify` and `continuity export` (§10.11).
+
+use std::path::Path;
+
+use serde::Serialize;
+
+use super::loaded::{self, Loaded};
+use super::{remote_ref, REF};
+use crate::continuity::admission::Diagnostic;
+use crate::continuity::mesh::Trust;
+use crate::continuity::record::Device;
+use crate::continuity::signing;
+use crate::ctx::Ctx;
+use crate::error::{Error, Result};
+
+/// `continuity device`.
+#[derive(Debug, Clone, Serialize)]
+pub struct DeviceReport {
+    /// Node and label.
+    pub device: Device,
+    /// Minisign public key (`RW...`).
+    pub public_key: String,
+    /// The minisign public key file.
+    #[serde(skip)]
+    pub public_key_file: String,
+}
+
+/// Loads or creates the device key; `label` renames it (the key is unchanged).
+pub fn device(ctx: &Ctx, label: Option<&str>) -> Result<DeviceReport> {
+    ctx.require_layer()?;
+    let path = super::device_path(ctx)?;
+    let key = match label {
+        Some(l) => signing::set_label(&path, l, &ctx.clock.stamp())?,
+        None => signing::load_or_create(&path, &ctx.clock.stamp())?,
+    };
+    Ok(DeviceReport { device: key.device(), public_key: key.public_key_base64(), public_key_file: key.public_key_file() })
+}
+
+/// `continuity verify`.
+#[derive(Debug, Clone, Serialize)]
+pub struct VerifyReport {
+    /// Every record file read.
+    pub verified: usize,
+    /// Admitted.
+    pub admitted: usize,
+    /// Refused (too-new ones are not counted here).
+    pub refused: usize,
+    /// Admitted, but signed by a key the mesh does not trust.
+    pub untrusted: usize,
+    /// Kept records of a later schema.
+    pub too_new: usize,
+    /// One entry per refused, too-new or untrusted record.
+    pub problems: Vec<Diagnostic>,
+}
+
+impl VerifyReport {
+    /// Exit 0 only when every record is admitted (or too new) and no signer is untrusted.
+    pub fn ok(&self) -> bool {
+        self.refused == 0 && self.untrusted == 0
+    }
+}
+
+fn tally(store: &Loaded, r: &mut VerifyReport) {
+    r.verified += store.admitted.len() + store.refused.len();
+    r.admitted += store.admitted.len();
+    r.too_new += store.too_new.len();
+    r.refused += store.refused.len() - store.too_new.len();
+    for f in &store.refused {
+        let sev = if f.code == "continuity.schema_too_new" { "warning" } else { "error" };
+        r.problems.push(Diagnostic::new(sev, &f.code, Some(&f.path), f.message.clone()));
+    }
+    for a in store.admitted.iter().filter(|a| a.trust == Trust::Untrusted) {
+        r.untrusted += 1;
+        r.problems.push(Diagnostic::new("error", "continuity.untrusted", Some(&a.path), format!("signed by {} ({}), whose key is not in trust.allow", a.record.device.label, a.record.device.node)));
+    }
+}
+
+/// `continuity verify [--remote]`: admits every record and judges every signer.
+pub fn verify(ctx: &Ctx, remote: Option<&str>) -> Result<VerifyReport> {
+    let s = loaded::setup(ctx)?;
+    let mut r = VerifyReport { verified: 0, admitted: 0, refused: 0, untrusted: 0, too_new: 0, problems: Vec::new() };
+    tally(&loaded::load(ctx, &s, REF)?, &mut r);
+    if let Some(remote) = remote {
+        if !crate::ops::install::valid_remote(remote) {
+            return Err(Error::refused(format!("{remote:?} is not a remote name")));
+        }
+        tally(&loaded::load(ctx, &s, &remote_ref(remote))?, &mut r);
+    }
+    Ok(r)
+}
+
+/// `continuity export <id> --dir <d>`: the three files the stock `minisign` verifies.
+pub fn export(ctx: &Ctx, prefix: &str, dir: &Path) -> Result<Vec<String>> {
+    if prefix.len() < 4 || !prefix.bytes().all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b)) {
+        return Err(Error::usage(format!("continuity export: {prefix:?} is not a record id prefix of at least 4 lowercase hex")));
+    }
+    let s = loaded::setup(ctx)?;
+    let store = loaded::load(ctx, &s, REF)?;
+    let hits: Vec<_> = store.admitted.iter().filter(|a| a.id.starts_with(prefix)).collect();
+    let a = match hits.as_slice() {
+        [one] => *one,
+        [] => return Err(Error::not_found(format!("no admitted record {prefix}")).hint("git majordomus continuity records lists them")),
+        many => return Err(Error::usage(format!("{prefix} matches {} records; give more of the id", many.len()))),
+    };
+    let (msg, sig, pubf) = signing::export_files(&a.envelope).map_err(|e| Error::io(format!("export: {e}")))?;
+    crate::store::atomic::ensure_dir(dir)?;
+    let mut written = Vec::new();
+    for (ext, bytes) in [(".msg", msg), (".msg.minisig", sig.into_bytes()), (".pub", pubf.into_bytes())] {
+        let p = dir.join(format!("{}{ext}", a.id));
+        crate::store::atomic::replace(&p, &bytes)?;
+        written.push(p.display().to_string());
+    }
+    Ok(written)
+}

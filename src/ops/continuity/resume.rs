@@ -1,0 +1,206 @@
+//! `continuity plan` (writes nothing) and `continuity resume` (SPEC §10.8, §10.9).
+
+use serde::Serialize;
+
+use super::loaded::{self, Loaded, Setup};
+use super::status::resumable_ids;
+use super::{load_local, save_local, REF};
+use crate::continuity::admission::Admitted;
+use crate::continuity::local::{LocalState, Position};
+use crate::continuity::plan::{self, PlanInput, ResumePlan, SourceFacts, SourceRelation};
+use crate::continuity::record::Record;
+use crate::ctx::Ctx;
+use crate::error::Result;
+use crate::model::record::{branch_key, RecordMeta};
+use crate::ops::decision::{self, seed};
+use crate::store::atomic::{append, create_new, read_opt, Lock};
+use crate::store::records::head7;
+use crate::store::{decisions, questions};
+
+/// What git says about a record's source here (SPEC §10.8 "source relation").
+fn source_facts(ctx: &Ctx, r: &Record) -> SourceFacts {
+    let id = ctx.identity().ok();
+    let local_branch = id.as_ref().map(|i| i.branch.clone()).filter(|b| b != "DETACHED");
+    let local_head = id.as_ref().map(|i| i.head.clone()).filter(|h| h != "NONE");
+    let local_dirty = ctx.working_tree().map(|w| w == "dirty").unwrap_or(false);
+    let local_fingerprint = if local_dirty { super::fingerprint(ctx).ok().flatten() } else { None };
+    let relation = match (&r.source.head, &local_head) {
+        (None, _) | (_, None) => SourceRelation::Unknown,
+        (Some(rh), Some(lh)) => {
+            if !ctx.git.has_commit(rh) {
+                SourceRelation::HeadMissing
+            } else if r.source.branch.as_ref().is_some_and(|b| Some(b) != local_branch.as_ref()) {
+                SourceRelation::BranchDiffers
+            } else if rh == lh {
+                SourceRelation::Exact
+            } else if ctx.git.commit_is_ancestor(rh, lh).unwrap_or(false) {
+                SourceRelation::LocalAhead
+            } else if ctx.git.commit_is_ancestor(lh, rh).unwrap_or(false) {
+                SourceRelation::LocalBehind
+            } else {
+                SourceRelation::Diverged
+            }
+        }
+    };
+    SourceFacts { relation, local_branch, local_head, local_dirty, local_fingerprint }
+}
+
+/// Computes the plan over a loaded store.
+fn plan_over(ctx: &Ctx, s: &Setup, store: &Loaded, local: &LocalState, prefix: Option<&str>) -> Result<ResumePlan> {
+    let lineage = store.lineage();
+    let own = s.own_node();
+    let records = store.plan_records(own.as_deref());
+    let offers = resumable_ids(s, store, &lineage, local);
+    let branch = ctx.identity()?.branch.clone();
+    let position = local.branches.get(&branch).map(|p| p.record.clone());
+    let default_remote = super::status::default_remote(ctx)?;
+    let input = PlanInput {
+        records: &records,
+        lineage: &lineage,
+        refused: &store.refused,
+        offers: &offers,
+        record_prefix: prefix,
+        branch: (branch != "DETACHED").then_some(branch.as_str()),
+        position: position.as_deref(),
+        last_sync: local.last_sync.as_ref(),
+        default_remote: default_remote.as_deref(),
+        now: ctx.clock.now(),
+    };
+    Ok(plan::plan(&input, &|_, r| source_facts(ctx, r)))
+}
+
+/// `continuity plan [--record]`: writes nothing.
+pub fn plan(ctx: &Ctx, prefix: Option<&str>) -> Result<ResumePlan> {
+    let s = loaded::setup(ctx)?;
+    let store = loaded::load(ctx, &s, REF)?;
+    plan_over(ctx, &s, &store, &load_local(ctx)?, prefix)
+}
+
+/// `continuity resume`.
+#[derive(Debug, Clone, Serialize)]
+pub struct ResumeReport {
+    /// Whether the record was resumed.
+    pub resumed: bool,
+    /// The plan it followed.
+    pub plan: ResumePlan,
+    /// The handover written (or found), repository-relative.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub handover: Option<String>,
+    /// Decisions appended to the log.
+    pub decisions_carried: usize,
+    /// This checkout's new position.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub position: Option<Position>,
+}
+
+/// `continuity resume [--record]`.
+pub fn resume(ctx: &Ctx, prefix: Option<&str>) -> Result<ResumeReport> {
+    let s = loaded::setup(ctx)?;
+    let store = loaded::load(ctx, &s, REF)?;
+    let mut local = load_local(ctx)?;
+    let mut plan = plan_over(ctx, &s, &store, &local, prefix)?;
+    let chosen = plan.record.as_ref().map(|v| v.id.clone()).and_then(|id| store.get(&id).cloned());
+    let (true, Some(a)) = (plan.status.is_resumable(), chosen) else {
+        return Ok(ResumeReport { resumed: false, plan, handover: None, decisions_carried: 0, position: None });
+    };
+    let (handover, task_id) = write_handover(ctx, &a)?;
+    let carried = carry_decisions(ctx, &a)?;
+    carry_questions(ctx, &a, &task_id)?;
+    let line = a.record.line.clone().unwrap_or_else(|| a.id.clone());
+    let pos = Position { line, record: a.id.clone(), via: "resumed".into(), at: ctx.clock.stamp() };
+    local.branches.insert(ctx.identity()?.branch.clone(), pos.clone());
+    super::status::refresh_offers(ctx, &s, &mut local)?;
+    save_local(ctx, &local)?;
+    plan.actions.retain(|x| !x.starts_with("git majordomus continuity resume"));
+    Ok(ResumeReport { resumed: true, plan, handover: Some(handover), decisions_carried: carried, position: Some(pos) })
+}
+
+/// Writes the arrived handover (§6.2), or returns the one already holding this record.
+fn write_handover(ctx: &Ctx, a: &Admitted) -> Result<(String, String)> {
+    let dir = ctx.layout.handovers();
+    let needle = format!("\ncontinuity_record: {}\n", a.id);
+    for name in crate::store::records::names(&dir)? {
+        if name.contains("--continuity--") {
+            if let Some(text) = read_opt(&dir.join(&name))? {
+                if text.contains(&needle) {
+                    let task = crate::model::record::parse(&text).map(|(m, _)| m.task_id).unwrap_or_else(|_| "none".into());
+                    return Ok((ctx.rel(&dir.join(&name)), task));
+                }
+            }
+        }
+    }
+    let r = &a.record;
+    let h = &r.handover;
+    let id = ctx.identity()?;
+    let meta = RecordMeta {
+        created_at: ctx.clock.stamp(),
+        task_id: h.task.clone().or_else(|| r.task.as_ref().map(|t| t.id.clone())).unwrap_or_else(|| "none".into()),
+        profile: "none".into(),
+        owner: format!("continuity:{}", r.device.node),
+        repository_id: id.repository_id.clone(),
+        worktree: id.worktree.clone(),
+        branch: h.branch.clone().or_else(|| r.source.branch.clone()).unwrap_or_else(|| "DETACHED".into()),
+        head: h.head.clone().or_else(|| r.source.head.clone()).unwrap_or_else(|| "NONE".into()),
+        working_tree: r.source.working_tree.clone(),
+        changed_files: r.source.changed.clone(),
+        continuity_record: Some(a.id.clone()),
+        continuity_device: Some(r.device.node.clone()),
+        continuity_created_at: Some(h.created_at.clone().unwrap_or_else(|| r.published_at.clone())),
+        issue: h.issue.clone(),
+        milestone: h.milestone.clone(),
+    };
+    let name = format!("{}--continuity--{}--{}--{}.md", ctx.clock.compact(), branch_key(&meta.branch), head7(&meta.head), &a.id[..16]);
+    let text = meta.render(&h.body);
+    let path = create_new(&dir, || name.clone(), text.as_bytes())?;
+    Ok((ctx.rel(&path), meta.task_id))
+}
+
+/// Appends the carried decisions whose titles the log lacks.
+fn carry_decisions(ctx: &Ctx, a: &Admitted) -> Result<usize> {
+    if a.record.decisions.is_empty() {
+        return Ok(0);
+    }
+    let path = ctx.layout.decisions();
+    let _lock = Lock::acquire(&ctx.layout.locks(), decision::LOCK)?;
+    seed(ctx, &path, "decisions.md", crate::assets::DECISIONS_TEMPLATE)?;
+    let have: Vec<String> = decisions::parse(&decision::read_log(ctx)?).into_iter().map(|d| d.title).collect();
+    let mut text = String::new();
+    let mut n = 0;
+    for d in a.record.decisions.iter().filter(|d| !have.contains(&d.title)) {
+        text.push_str(&format!("\n## {} — {}\n{}\nCarried: continuity {} from {}\n", ctx.clock.date(), d.title, d.text.trim_end(), &a.id[..12], a.record.device.label));
+        n += 1;
+    }
+    if n > 0 {
+        append(&path, text.as_bytes())?;
+    }
+    Ok(n)
+}
+
+/// Re-opens the carried questions whose text the store lacks (they block here too).
+fn carry_questions(ctx: &Ctx, a: &Admitted, task_id: &str) -> Result<()> {
+    if a.record.questions.is_empty() {
+        return Ok(());
+    }
+    let path = ctx.layout.questions();
+    let _lock = Lock::acquire(&ctx.layout.locks(), crate::ops::question::LOCK)?;
+    seed(ctx, &path, "open-questions.md", crate::assets::QUESTIONS_TEMPLATE)?;
+    let current = read_opt(&path)?.unwrap_or_default();
+    let have: Vec<String> = questions::parse(&current)
+        .into_iter()
+        .filter_map(|e| match e {
+            questions::Entry::Unresolved { question, .. } => Some(question),
+            questions::Entry::Resolved { text, .. } => text.rsplit_once(" (").map(|(q, _)| q.to_string()),
+            questions::Entry::Malformed { .. } => None,
+        })
+        .collect();
+    let mut text = if current.is_empty() || current.ends_with('\n') { String::new() } else { "\n".into() };
+    let before = text.len();
+    for q in a.record.questions.iter().filter(|q| !have.contains(&q.text)) {
+        text.push_str(&questions::unresolved_line(task_id, &q.text, &q.opened));
+        text.push('\n');
+    }
+    if text.len() > before {
+        append(&path, text.as_bytes())?;
+    }
+    Ok(())
+}

@@ -1,0 +1,256 @@
+//! Text renderings of the continuity reports (SPEC §10.10): 12-column prefixes.
+
+use crate::continuity::admission::Diagnostic;
+use crate::continuity::plan::ResumePlan;
+use crate::continuity::view::RecordView;
+use crate::ops::continuity::device::{DeviceReport, VerifyReport};
+use crate::ops::continuity::publish::PublishReport;
+use crate::ops::continuity::resume::ResumeReport;
+use crate::ops::continuity::status::{RecordsReport, StatusReport};
+use crate::ops::continuity::sync::SyncReport;
+
+fn p(s: &mut String, key: &str, value: impl AsRef<str>) {
+    s.push_str(&format!("{key:<12}{}\n", value.as_ref()));
+}
+
+fn short(id: &str) -> &str {
+    id.get(..12).unwrap_or(id)
+}
+
+/// `N min ago` / `N h ago` / `N d ago`.
+pub fn age(minutes: Option<i64>) -> String {
+    match minutes {
+        None => "unknown age".into(),
+        Some(m) if m < 60 => format!("{m} min ago"),
+        Some(m) if m < 48 * 60 => format!("{} h ago", m / 60),
+        Some(m) => format!("{} d ago", m / (24 * 60)),
+    }
+}
+
+/// A record block.
+pub fn record_block(s: &mut String, v: &RecordView) {
+    p(s, "record", short(&v.id));
+    if v.this_device {
+        p(s, "device", format!("{} (this device)", v.device.label));
+    } else {
+        p(s, "device", format!("{} [{}]", v.device.label, v.trust.as_str()));
+    }
+    p(s, "published", age(v.age_minutes));
+    if let Some(t) = &v.task {
+        p(s, "intent", t);
+    }
+    if let Some(i) = &v.issue {
+        p(s, "issue", i);
+    }
+    let dirty = if v.changed_total > 0 { format!(" ({} uncommitted)", v.changed_total) } else { String::new() };
+    p(s, "source", format!("{} @ {}  {}{dirty}", v.branch.as_deref().unwrap_or("DETACHED"), v.head.as_deref().map(short).unwrap_or("NONE"), v.working_tree));
+    if !v.objective.is_empty() {
+        p(s, "objective", &v.objective);
+    }
+}
+
+/// Diagnostic lines: `<SEVERITY padded 7> <code> <path>: <message>`.
+pub fn diagnostics(s: &mut String, d: &[Diagnostic]) {
+    for x in d {
+        let sev = x.severity.to_uppercase();
+        match &x.path {
+            Some(path) => s.push_str(&format!("{sev:<7} {} {path}: {}\n", x.code, x.message)),
+            None => s.push_str(&format!("{sev:<7} {}: {}\n", x.code, x.message)),
+        }
+    }
+}
+
+fn resumable(s: &mut String, list: &[RecordView]) {
+    if list.is_empty() {
+        p(s, "resumable", "none");
+        return;
+    }
+    s.push_str(&format!("Resumable from another device ({})\n", list.len()));
+    for v in list {
+        record_block(s, v);
+    }
+}
+
+/// `continuity status`.
+pub fn status(r: &StatusReport) -> String {
+    let mut s = String::new();
+    p(&mut s, "repository", short(&r.repository));
+    match &r.device {
+        Some(d) => p(&mut s, "device", format!("{} ({})", d.label, short(&d.node))),
+        None => p(&mut s, "device", "none yet (git majordomus continuity device)"),
+    }
+    p(&mut s, "branch", format!("{} @ {}  {}", r.branch, r.head.as_deref().map(short).unwrap_or("NONE"), r.working_tree));
+    match &r.position {
+        Some(pos) => p(&mut s, "continues", format!("{} ({} here)", short(&pos.record), pos.via)),
+        None => p(&mut s, "continues", "nothing yet on this branch"),
+    }
+    let remote = r.store.remote.clone().unwrap_or_else(|| "no remote".into());
+    p(&mut s, "store", format!("{} record(s), {} refused; {remote} {}", r.store.records, r.store.refused, r.store.sync));
+    if let Some(l) = &r.last_sync {
+        p(&mut s, "last sync", format!("{} with {} at {}", l.outcome, l.remote, l.at));
+    }
+    for l in r.lines.iter().filter(|l| l.state == crate::continuity::lineage::LineState::Diverged) {
+        p(&mut s, "line", format!("{} DIVERGED: {} heads", short(&l.line), l.heads.len()));
+    }
+    resumable(&mut s, &r.resumable);
+    diagnostics(&mut s, &r.diagnostics);
+    for n in &r.next {
+        p(&mut s, "next", n);
+    }
+    s
+}
+
+/// `continuity records`.
+pub fn records(r: &RecordsReport) -> String {
+    let mut s = format!("{} record(s)\n", r.records.len());
+    for v in &r.records {
+        s.push_str(&format!(
+            "{}  line {}  parent {}  {}  {}  {}\n",
+            short(&v.id),
+            short(&v.line),
+            v.parent.as_deref().map(short).unwrap_or("-"),
+            v.device.label,
+            v.branch.as_deref().unwrap_or("DETACHED"),
+            v.published_at
+        ));
+    }
+    diagnostics(&mut s, &r.diagnostics);
+    s
+}
+
+/// The body of a plan.
+pub fn plan(r: &ResumePlan) -> String {
+    let mut s = String::new();
+    p(&mut s, "Resume", r.status.as_str());
+    if let Some(v) = &r.record {
+        record_block(&mut s, v);
+    }
+    for v in &r.candidates {
+        record_block(&mut s, v);
+    }
+    if let Some(src) = &r.source {
+        s.push_str("Source\n");
+        let bh = |b: &Option<String>, h: &Option<String>| format!("{} @ {}", b.as_deref().unwrap_or("DETACHED"), h.as_deref().map(short).unwrap_or("NONE"));
+        s.push_str(&format!("  {:<12}{}\n", "expected", bh(&src.expected_branch, &src.expected_head)));
+        s.push_str(&format!("  {:<12}{}{}\n", "local", bh(&src.local_branch, &src.local_head), if src.local_dirty { "  dirty" } else { "" }));
+        s.push_str(&format!("  {:<12}{}\n", "relation", src.relation.as_str()));
+        if src.origin_dirty {
+            s.push_str(&format!("  origin dirty: {} uncommitted file(s) not in its commit\n", src.origin_changed_total));
+        }
+    }
+    if !r.next_action.is_empty() {
+        s.push_str("Next action\n");
+        for l in r.next_action.lines() {
+            s.push_str(&format!("  {l}\n"));
+        }
+    }
+    if !r.restores.is_empty() {
+        p(&mut s, "Restores", r.restores.join(", "));
+        p(&mut s, "Recomputes", r.recomputes.join(", "));
+    }
+    for b in &r.blockers {
+        s.push_str(&format!("BLOCKER {}: {}\n", b.code, b.message));
+    }
+    for w in &r.warnings {
+        s.push_str(&format!("WARN    {}: {}\n", w.code, w.message));
+    }
+    for a in &r.actions {
+        s.push_str(&format!("run {a}\n"));
+    }
+    s
+}
+
+/// `continuity resume`.
+pub fn resume(r: &ResumeReport) -> String {
+    let mut s = String::new();
+    if r.resumed {
+        s.push_str("Session resumed\n");
+        p(&mut s, "handover", r.handover.as_deref().unwrap_or(""));
+        p(&mut s, "decisions", format!("{} carried", r.decisions_carried));
+        if let Some(v) = &r.plan.record {
+            p(&mut s, "from", format!("{} -> this device", v.device.label));
+        }
+    } else {
+        s.push_str(&format!("Resume blocked  {}\n", r.plan.status.as_str()));
+    }
+    s.push_str(&plan(&r.plan));
+    s
+}
+
+/// `continuity publish`.
+pub fn publish(r: &PublishReport) -> String {
+    let mut s = String::new();
+    if r.is_refused() {
+        s.push_str("the handover is not published, because it would carry what must not leave this machine:\n");
+        for l in &r.refused {
+            s.push_str(&format!("  {l}\n"));
+        }
+        s.push_str("fix: remove those values from the handover (or the task title), write a new handover, and publish again\n");
+        return s;
+    }
+    if r.dry_run {
+        s.push_str("Dry run: nothing was signed or stored. This would leave the machine:\n");
+        for f in &r.receipt {
+            if f.pointer == "/handover/body" {
+                s.push_str(&format!("{} ({} bytes):\n{}\n", f.pointer, f.size, f.value));
+            } else {
+                s.push_str(&format!("{} ({} bytes): {}\n", f.pointer, f.size, f.value));
+            }
+        }
+        return s;
+    }
+    let Some(v) = &r.record else { return s };
+    if r.written {
+        p(&mut s, "Published", short(&v.id));
+    } else {
+        p(&mut s, "Unchanged", format!("{} already holds this handover", short(&v.id)));
+    }
+    p(&mut s, "handover", &r.handover);
+    record_block(&mut s, v);
+    match &v.parent {
+        Some(par) => p(&mut s, "continues", short(par)),
+        None => p(&mut s, "line", format!("{} (new)", short(&v.line))),
+    }
+    for n in &r.next {
+        p(&mut s, "next", n);
+    }
+    s
+}
+
+/// `continuity sync`.
+pub fn sync(r: &SyncReport) -> String {
+    let mut s = String::new();
+    p(&mut s, "Sync", format!("{} with {}", r.action, r.remote.as_deref().unwrap_or("no remote")));
+    p(&mut s, "moved", format!("{} fetched, {} published", r.fetched, r.published));
+    p(&mut s, "store", &r.store.sync);
+    for l in &r.lines {
+        p(&mut s, "line", format!("{}  {}", short(&l.line), l.relation.as_str()));
+    }
+    if !r.resumable.is_empty() {
+        resumable(&mut s, &r.resumable);
+        p(&mut s, "next", "git majordomus continuity plan");
+    }
+    diagnostics(&mut s, &r.diagnostics);
+    s
+}
+
+/// `continuity device`.
+pub fn device(r: &DeviceReport) -> String {
+    let mut s = String::new();
+    p(&mut s, "device", &r.device.label);
+    p(&mut s, "node", &r.device.node);
+    p(&mut s, "public key", &r.public_key);
+    s
+}
+
+/// `continuity verify`.
+pub fn verify(r: &VerifyReport) -> String {
+    let mut s = String::new();
+    diagnostics(&mut s, &r.problems);
+    s.push_str(&format!("verified {} record(s): {} admitted, {} refused, {} untrusted", r.verified, r.admitted, r.refused, r.untrusted));
+    if r.too_new > 0 {
+        s.push_str(&format!(" ({} too new, kept)", r.too_new));
+    }
+    s.push('\n');
+    s
+}
