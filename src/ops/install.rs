@@ -148,7 +148,19 @@ fn hooks_dir(ctx: &Ctx) -> PathBuf {
 fn script(hook: &str) -> String {
     let chained = format!("$(dirname \"$0\")/{hook}.majordomus-chained");
     let body = match hook {
-        "pre-push" => "if [ \"${MAJORDOMUS_HOOK:-}\" != 1 ]; then\n  echo \"majordomus: continuity sync is not available in this build yet; nothing was synced\" >&2\nfi\n".to_string(),
+        "pre-push" => concat!(
+            "# Sync the continuity ref with the remote being pushed to: bounded in time, never\n",
+            "# failing the push, and not recursing (the sync's own push sees MAJORDOMUS_HOOK=1).\n",
+            "if [ \"${MAJORDOMUS_HOOK:-}\" != 1 ] && [ -n \"${1:-}\" ]; then\n",
+            "  limit=\"\"; command -v timeout >/dev/null 2>&1 && limit=\"timeout 30\"\n",
+            "  if MAJORDOMUS_HOOK=1 $limit git majordomus continuity sync --remote \"$1\" </dev/null >/dev/null 2>&1; then\n",
+            "    echo \"majordomus: continuity synced with $1\" >&2\n",
+            "  else\n",
+            "    echo \"majordomus: continuity not synced with $1 (run: git majordomus continuity sync --remote $1)\" >&2\n",
+            "  fi\n",
+            "fi\n"
+        )
+        .to_string(),
         _ => "if [ \"${MAJORDOMUS_HOOK:-}\" != 1 ] && [ \"${3:-}\" = 1 ]; then\n  p=$(MAJORDOMUS_HOOK=1 git majordomus handover --resolve --path 2>/dev/null | head -n 1)\n  case \"$p\" in\n    \"\"|\"No relevant handover.\") ;;\n    *) echo \"majordomus: handover $p resolves on this branch (git majordomus handover --resolve)\" ;;\n  esac\nfi\n".to_string(),
     };
     let run_chained = if hook == "pre-push" {

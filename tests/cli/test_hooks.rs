@@ -318,3 +318,25 @@ fn git_hooks_chain_a_foreign_hook_and_fetch_refspec() {
     assert!(!r.git(&["config", "--get-all", "remote.origin.fetch"]).contains("majordomus"));
     r.mj(&["hooks", "install", "--fetch-refspec", "a:b"]).code(10);
 }
+
+#[test]
+fn pre_push_hook_syncs_the_continuity_ref_and_never_fails_the_push() {
+    let env = TestEnv::new();
+    let bare = env.path().join("remote.git");
+    env.git_in(env.path(), &["init", "-q", "--bare", bare.to_str().unwrap()]);
+    env.git_in(&bare, &["config", "receive.denyNonFastForwards", "true"]);
+    let r = env.ready_repo("r");
+    r.git(&["remote", "add", "origin", bare.to_str().unwrap()]);
+    r.mj(&["hooks", "install", "--git"]).ok();
+    r.mj_in(&["handover", "--no-task"], HANDOVER).ok();
+    r.mj(&["continuity", "publish"]).ok();
+    let out = env.sh(&r.root, "git push -q origin main 2>&1", b"", &[]).ok();
+    assert!(out.stdout.contains("majordomus: continuity synced with origin"), "{}", out.stdout);
+    let remote_ref = env.git_in(&bare, &["for-each-ref", "--format=%(refname)", "refs/majordomus/"]);
+    assert_eq!(remote_ref, "refs/majordomus/continuity");
+    assert_eq!(env.git_in(&bare, &["rev-parse", "main"]), r.head(), "the user's push went through");
+    // a push to a URL (not a remote name) still succeeds; the hook only says it did not sync
+    r.commit_file("lib/x", "x\n");
+    let out = env.sh(&r.root, &format!("git push -q {} main 2>&1", bare.display()), b"", &[]).ok();
+    assert!(out.stdout.contains("continuity not synced"), "{}", out.stdout);
+}
