@@ -151,4 +151,78 @@ show git majordomus context
 step "finish: close the task against its contract"
 show git majordomus finish --outcome completed --verify-command "test -f lib/auth/callback.rs"
 
+
+# ---- A simulated agent session: what Claude Code's hooks run -------------------------------
+printf '\n%sAn agent session, driven by its hooks%s\n' "$bold" "$off"
+
+step "hooks install --claude-code: merge the hook entries into .claude/settings.json"
+show git majordomus hooks install --claude-code
+hook_cmd() { # the exact command written for a Claude Code event
+  python3 -c 'import json,sys; s=json.load(open(".claude/settings.json")); print(next(h["command"] for g in s["hooks"][sys.argv[1]] for h in g["hooks"] if "majordomus" in h["command"]))' "$1"
+}
+payload() { printf '{"session_id":"demo-window-1","transcript_path":"/dev/null","cwd":"%s","hook_event_name":"%s"%s}' "$PWD" "$1" "$2"; }
+run_hook() { # run_hook <event> <extra payload json>
+  local cmd
+  cmd=$(hook_cmd "$1")
+  printf '%s$ %s <<< %s%s\n' "$dim" "$cmd" "$(payload "$1" "$2")" "$off"
+  payload "$1" "$2" | sh -c "$cmd"
+}
+
+step "SessionStart: the episode opens and the briefing goes to the agent (stdout)"
+run_hook SessionStart ',"source":"startup"'
+git majordomus start "Harden the login rate limit" --scope lib/auth >/dev/null
+MAJORDOMUS_SESSION_KEY=demo-window-1 git majordomus decision add "Limit login attempts per account, not per IP" --why "Shared NATs make per-IP limits lock out whole offices" >/dev/null
+
+step "PreCompact: a derived checkpoint (and knowledge) before the conversation is compacted"
+run_hook PreCompact ',"trigger":"auto"'
+
+step "SessionEnd: final checkpoint, derived handover, the episode closes into .ai/repo/sessions/"
+run_hook SessionEnd ',"reason":"prompt_input_exit"'
+show git majordomus session list
+
+step "the next SessionStart: its briefing quotes the derived handover"
+next_briefing=$(payload SessionStart ',"source":"startup"' | sed 's/demo-window-1/demo-window-2/' | sh -c "$(hook_cmd SessionStart)")
+printf '%s\n' "$next_briefing"
+grep -q '^Its Next Action:' <<<"$next_briefing" || { echo "demo: the briefing did not quote the handover's Next Action" >&2; false; }
+
+# ---- Laptop to desktop: a signed handover over a plain git remote ---------------------------
+printf '\n%sFrom a laptop to a desktop, through a git remote%s\n' "$bold" "$off"
+git add -A && git commit -q -m "Session records" || true
+
+step "a bare remote; this clone is the laptop"
+git init -q --bare "$work/remote.git"
+git -C "$work/remote.git" config receive.denyNonFastForwards true
+git remote add origin "$work/remote.git"
+git push -q origin main
+show git majordomus continuity device --label laptop
+
+step "laptop: write a handover, publish it (offline), sync it"
+show_in "# Objective
+Ship the login rate limit.
+
+# Current State
+Per-account limit designed; not yet implemented.
+
+# Next Action
+Implement the per-account counter in lib/auth/limit.rs.
+" git majordomus handover --no-task
+show git majordomus continuity publish --issue '#42'
+show git majordomus continuity sync
+
+step "desktop: a second clone with its own device"
+git clone -q -b main "$work/remote.git" "$work/desktop"
+cd "$work/desktop"
+export XDG_STATE_HOME=$work/desktop-home/.local/state
+show git majordomus continuity status
+show git majordomus continuity sync
+
+step "desktop: plan (writes nothing), then resume"
+show git majordomus continuity plan
+show git majordomus continuity resume
+
+step "desktop: handover --resolve shows the laptop's handover as this checkout's record"
+resolved=$(git majordomus handover --resolve)
+printf '%s\n' "$resolved"
+grep -q 'Implement the per-account counter' <<<"$resolved" || { echo "demo: the resumed handover did not resolve on the desktop" >&2; false; }
+
 printf '\n%sdone%s — every step succeeded; the scratch repository is removed on exit.\n' "$bold" "$off"
