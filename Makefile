@@ -5,7 +5,7 @@
 #   make install           binary, man page and completions under $(PREFIX)
 #   make install PREFIX=/usr/local
 #   make lint              clippy with warnings as errors, rustfmt check
-#   make bench             the read-path benchmark (bench/run.sh)
+#   make bench             read paths, the start hook, and the continuity store at 100,000 records
 #   make uninstall / make clean
 
 PREFIX  ?= $(HOME)/.cargo
@@ -80,8 +80,9 @@ test:
 	$(CARGO) test --doc
 
 bench: build
-	@if [ -x bench/run.sh ]; then bench/run.sh "$(CURDIR)/$(BIN)"; \
-	else echo "bench: not yet — arrives with the performance issue"; fi
+	$(CARGO) build --release --example bench_store
+	bench/run.sh "$(CURDIR)/$(BIN)"
+	bench/continuity.sh "$(CURDIR)/$(BIN)"
 
 lint:
 	$(CARGO) clippy --all-targets -- -D warnings
