@@ -340,3 +340,17 @@ fn pre_push_hook_syncs_the_continuity_ref_and_never_fails_the_push() {
     let out = env.sh(&r.root, &format!("git push -q {} main 2>&1", bare.display()), b"", &[]).ok();
     assert!(out.stdout.contains("continuity not synced"), "{}", out.stdout);
 }
+
+#[test]
+fn briefing_names_resumable_handovers_from_other_devices() {
+    let env = TestEnv::new();
+    let r = env.ready_repo("r");
+    let out = hook(&r, "start", &payload("a", "")).ok();
+    assert!(!out.stdout.contains("Mesh:"), "omitted when there is no offer");
+    r.write(
+        ".ai/local/state/continuity.json",
+        r#"{"schema":"majordomus-continuity-local/v1","branches":{},"offers":[{"record":"ab","device":"laptop","published_at":"2026-09-03T19:00:00Z"}]}"#,
+    );
+    let out = hook(&r, "start", &payload("b", "")).ok();
+    assert!(out.stdout.contains("Mesh: 1 resumable handover(s) from other devices — run git majordomus continuity plan"), "{}", out.stdout);
+}
