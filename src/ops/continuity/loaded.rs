@@ -81,7 +81,8 @@ impl Loaded {
     }
     /// The admitted record `id`.
     pub fn get(&self, id: &str) -> Option<&Admitted> {
-        self.admitted.iter().find(|a| a.id == id)
+        // `admitted` is sorted by id (see `load`).
+        self.admitted.binary_search_by(|a| a.id.as_str().cmp(id)).ok().map(|i| &self.admitted[i])
     }
     /// Ids of the admitted records.
     pub fn ids(&self) -> BTreeSet<String> {
