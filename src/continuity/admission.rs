@@ -81,9 +81,18 @@ pub fn is_record_path(path: &str) -> bool {
     is_id(id) && store_path(id) == path
 }
 
-/// Judges one file. `verified` says the blob passed signature and portability before (the
-/// admission cache); those two expensive checks are then skipped, every other check runs.
+/// Judges one file. `verified` says this blob was admitted at this very path before (the
+/// admission cache): its bytes are then known to match its id and path, to have the v1 shape, a
+/// valid signature and no portability leak, so only what depends on this machine's view —
+/// revocation, trust and the repository — is judged again.
 pub fn admit(path: &str, blob: &str, bytes: &[u8], j: &Judge<'_>, verified: bool) -> (Verdict, Option<Diagnostic>) {
+    if verified {
+        if let Ok(envelope) = serde_json::from_slice::<Envelope>(bytes) {
+            if let Ok(record) = serde_json::from_value::<Record>(envelope.record.clone()) {
+                return judge_standing(path, blob, envelope, record, j);
+            }
+        }
+    }
     let refuse = |code: &str, msg: String| (Verdict::Refused, Some(Diagnostic::new("error", code, Some(path), msg)));
     if !is_record_path(path) {
         return (Verdict::Stray, Some(Diagnostic::new("warning", "continuity.stray_file", Some(path), "not a record of the store; it is ignored")));
@@ -119,11 +128,19 @@ pub fn admit(path: &str, blob: &str, bytes: &[u8], j: &Judge<'_>, verified: bool
     if let Err(e) = super::record::check_bounds(&record) {
         return refuse("continuity.record_malformed", e);
     }
-    if !verified {
-        if let Err(e) = signing::verify(&envelope) {
-            return refuse("continuity.bad_signature", format!("the signature does not verify ({e})"));
-        }
+    if let Err(e) = signing::verify(&envelope) {
+        return refuse("continuity.bad_signature", format!("the signature does not verify ({e})"));
     }
+    if let Some(leak) = portability::scan_admission(&envelope.record).into_iter().next() {
+        return refuse(leak.code, format!("{}: {}", leak.pointer, leak.reason));
+    }
+    judge_standing(path, blob, envelope, record, j)
+}
+
+/// The checks that depend on this machine's view: the signer's key, revocation, trust and the
+/// repository.
+fn judge_standing(path: &str, blob: &str, envelope: Envelope, record: Record, j: &Judge<'_>) -> (Verdict, Option<Diagnostic>) {
+    let refuse = |code: &str, msg: String| (Verdict::Refused, Some(Diagnostic::new("error", code, Some(path), msg)));
     let Some(key) = signing::raw_public_key(&envelope.public_key).map(|k| hex(&k)) else {
         return refuse("continuity.bad_signature", "the public key does not decode".into());
     };
@@ -134,12 +151,7 @@ pub fn admit(path: &str, blob: &str, bytes: &[u8], j: &Judge<'_>, verified: bool
     if record.repository != j.repository {
         return refuse("continuity.foreign_repository", "it belongs to another repository (a fork shares a name, not a root history)".into());
     }
-    if !verified {
-        if let Some(leak) = portability::scan_admission(&envelope.record).into_iter().next() {
-            return refuse(leak.code, format!("{}: {}", leak.pointer, leak.reason));
-        }
-    }
-    let a = Admitted { id: id.to_string(), path: path.to_string(), blob: blob.to_string(), envelope, record, key, trust };
+    let a = Admitted { id: envelope.id.clone(), path: path.to_string(), blob: blob.to_string(), envelope, record, key, trust };
     (Verdict::Admitted(Box::new(a)), None)
 }
 

@@ -1,6 +1,6 @@
 //! Reading a store: every file of a ref's tree through admission, with the admission cache
-//! under the git common dir (`<common-dir>/majordomus/admitted`, blob ids that passed the
-//! signature and portability checks — an optimisation only: deleting it changes no answer).
+//! under the git common dir (`<common-dir>/majordomus/admitted`: `<blob> <path>` lines of files
+//! admitted before — an optimisation only: deleting it changes no answer).
 
 use std::collections::BTreeSet;
 
@@ -98,6 +98,25 @@ fn cache_path(ctx: &Ctx) -> std::path::PathBuf {
     ctx.git.common_dir().join("majordomus/admitted")
 }
 
+/// Reads one record of the store at `reference` through admission (`None` when it is absent or
+/// not admitted): what `publish` needs, without reading the whole store.
+pub fn load_one(ctx: &Ctx, s: &Setup, reference: &str, id: &str) -> Result<Option<Admitted>> {
+    if !crate::continuity::record::is_id(id) {
+        return Ok(None);
+    }
+    let git_err = |e: crate::git::Error| Error::io(format!("continuity store {reference}: {e}"));
+    let Some(tip) = ctx.git.ref_tip(reference).map_err(git_err)? else { return Ok(None) };
+    let path = crate::continuity::record::store_path(id);
+    let Some(entry) = ctx.git.store_list(&tip).map_err(git_err)?.into_iter().find(|e| e.path == path) else { return Ok(None) };
+    let bytes = ctx.git.read_blob(&entry.blob).map_err(git_err)?;
+    let own_key = s.own_key();
+    let judge = Judge { repository: &s.repository, mesh: s.mesh.as_ref(), own_key: own_key.as_deref() };
+    Ok(match admit(&entry.path, &entry.blob, &bytes, &judge, false).0 {
+        Verdict::Admitted(a) => Some(*a),
+        _ => None,
+    })
+}
+
 /// Reads the store at `reference` through admission.
 pub fn load(ctx: &Ctx, s: &Setup, reference: &str) -> Result<Loaded> {
     let git_err = |e: crate::git::Error| Error::io(format!("continuity store {reference}: {e}"));
@@ -112,7 +131,8 @@ pub fn load(ctx: &Ctx, s: &Setup, reference: &str) -> Result<Loaded> {
     entries.sort_by(|a, b| a.path.cmp(&b.path));
     for e in entries {
         let bytes = ctx.git.read_blob(&e.blob).map_err(git_err)?;
-        let cached = cache.contains(&e.blob);
+        let cache_key = format!("{} {}", e.blob, e.path);
+        let cached = cache.contains(&cache_key);
         let (verdict, diag) = admit(&e.path, &e.blob, &bytes, &judge, cached);
         if let Some(d) = &diag {
             if d.severity == "error" || d.code == "continuity.schema_too_new" {
@@ -123,7 +143,7 @@ pub fn load(ctx: &Ctx, s: &Setup, reference: &str) -> Result<Loaded> {
         match verdict {
             Verdict::Admitted(a) => {
                 if !cached {
-                    newly.push_str(&e.blob);
+                    newly.push_str(&cache_key);
                     newly.push('\n');
                 }
                 out.admitted.push(*a);

@@ -168,11 +168,14 @@ pub fn publish(ctx: &Ctx, p: PublishParams) -> Result<PublishReport> {
     if body.trim().is_empty() {
         return Err(Error::refused(format!("{rel}: the handover body is empty")));
     }
-    let store = loaded::load(ctx, &s, REF)?;
     let mut local = load_local(ctx)?;
     let branch = ctx.identity()?.branch.clone();
-    let position = local.branches.get(&branch).filter(|pos| store.get(&pos.record).is_some()).cloned();
-    let parent = position.as_ref().and_then(|pos| store.get(&pos.record));
+    let parent_record = match local.branches.get(&branch) {
+        Some(pos) => loaded::load_one(ctx, &s, REF, &pos.record)?,
+        None => None,
+    };
+    let parent = parent_record.as_ref();
+    let tip = ctx.git.ref_tip(REF).map_err(|e| Error::io(e.to_string()))?;
     let issue = p.issue.or_else(|| parent.and_then(|a| a.record.handover.issue.clone()));
     let milestone = p.milestone.or_else(|| parent.and_then(|a| a.record.handover.milestone.clone()));
     let source = source_now(ctx)?;
@@ -195,7 +198,7 @@ pub fn publish(ctx: &Ctx, p: PublishParams) -> Result<PublishReport> {
     if let (Some(par), false) = (parent, p.dry_run) {
         if par.record.device.node == device.node && par.record.handover.id == handover.id && par.record.source == source {
             let view = RecordView::new(&par.id, &par.record, par.trust, true, ctx.clock.now());
-            return Ok(PublishReport { record: Some(view), written: false, tip: store.tip.clone(), handover: rel, refused: vec![], receipt: vec![], dry_run: false, next: vec!["git majordomus continuity sync".into()] });
+            return Ok(PublishReport { record: Some(view), written: false, tip, handover: rel, refused: vec![], receipt: vec![], dry_run: false, next: vec!["git majordomus continuity sync".into()] });
         }
     }
     let task = present(&meta.task_id).and_then(|t| intent(ctx, &t));
@@ -242,7 +245,7 @@ pub fn publish(ctx: &Ctx, p: PublishParams) -> Result<PublishReport> {
     if p.dry_run || !leaks.is_empty() {
         let receipt = if p.dry_run { receipt(&value, "") } else { Vec::new() };
         let view = RecordView::new(&record::id_of(&rec), &rec, crate::continuity::mesh::Trust::ThisDevice, true, ctx.clock.now());
-        return Ok(PublishReport { record: Some(view), written: false, tip: store.tip.clone(), handover: rel, refused: leaks, receipt, dry_run: p.dry_run, next });
+        return Ok(PublishReport { record: Some(view), written: false, tip, handover: rel, refused: leaks, receipt, dry_run: p.dry_run, next });
     }
     let key = signing::load_or_create(&super::device_path(ctx)?, &ctx.clock.stamp())?;
     let envelope = key.sign(&rec);
@@ -252,8 +255,9 @@ pub fn publish(ctx: &Ctx, p: PublishParams) -> Result<PublishReport> {
     let out = ctx.git.store_add(&[(record::store_path(&envelope.id), record::stored_bytes(&envelope))], &msg, &who).map_err(|e| Error::io(format!("continuity store: {e}")))?;
     ctx.git.gc_auto();
     let line = rec.line.clone().unwrap_or_else(|| envelope.id.clone());
+    // The new record continues the parent: an offer of the parent is no longer resumable here.
+    local.offers.retain(|o| Some(&o.record) != rec.parent.as_ref());
     local.branches.insert(branch, Position { line, record: envelope.id.clone(), via: "published".into(), at: ctx.clock.stamp() });
-    super::status::refresh_offers(ctx, &s, &mut local)?;
     save_local(ctx, &local)?;
     let view = RecordView::new(&envelope.id, &rec, crate::continuity::mesh::Trust::ThisDevice, true, ctx.clock.now());
     Ok(PublishReport { record: Some(view), written: true, tip: Some(out.tip), handover: rel, refused: vec![], receipt: vec![], dry_run: false, next })
