@@ -233,3 +233,56 @@ fn summary_on_stdin_is_the_body_and_identity_lines_are_refused() {
     assert!(r.read(&rec).ends_with("---\n\nDid things.\n"));
     let _ = HANDOVER;
 }
+
+/// SPEC §13, 2026-09-11: concurrent `session start`s once corrupted each other through a
+/// non-atomic pointer update. Eight windows start at once: eight episodes, a pointer that is a
+/// symlink to one of them, no temporary file left behind.
+#[test]
+fn r13_concurrent_starts_leave_a_valid_pointer() {
+    let env = TestEnv::new();
+    let r = env.ready_repo("r");
+    let bin = env!("CARGO_BIN_EXE_git-majordomus");
+    let outs: Vec<std::process::Output> = std::thread::scope(|s| {
+        let handles: Vec<_> = (0..8)
+            .map(|i| {
+                let root = r.root.clone();
+                s.spawn(move || {
+                    std::process::Command::new(bin)
+                        .args(["session", "start", "--provider", "claude-code", "--provider-session", &format!("win-{i}")])
+                        .current_dir(root)
+                        .env("MAJORDOMUS_NOW", "2026-09-03T20:00:00Z")
+                        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+                        .stdin(std::process::Stdio::null())
+                        .output()
+                        .unwrap()
+                })
+            })
+            .collect();
+        handles.into_iter().map(|h| h.join().unwrap()).collect()
+    });
+    assert!(outs.iter().all(|o| o.status.success()));
+    let files: Vec<String> = std::fs::read_dir(r.state("sessions-open")).unwrap().map(|e| e.unwrap().file_name().into_string().unwrap()).collect();
+    assert_eq!(files.len(), 8, "{files:?}");
+    assert!(files.iter().all(|f| !f.starts_with('.')), "no temp file left: {files:?}");
+    let target = std::fs::read_link(r.state("session-current.yaml")).unwrap();
+    assert!(r.state("").join(&target).exists(), "the pointer resolves: {target:?}");
+    let leftovers: Vec<String> = std::fs::read_dir(r.state("")).unwrap().map(|e| e.unwrap().file_name().into_string().unwrap()).filter(|n| n.starts_with(".tmp.")).collect();
+    assert!(leftovers.is_empty(), "{leftovers:?}");
+    assert_eq!(r.ledger().iter().filter(|l| l["event"] == "session.started").count(), 8);
+}
+
+/// SPEC §13: a closed record once listed 122 "changed files" including generated output and its
+/// own sibling records.
+#[test]
+fn r13_closed_record_lists_only_real_changes() {
+    let env = TestEnv::new();
+    let r = env.ready_repo("r");
+    r.mj(&["session", "start"]).ok();
+    r.write("src/real.rs", "fn main() {}\n");
+    r.write("target/debug/build.o", "x");
+    r.write("web/node_modules/a/index.js", "x");
+    r.mj_in(&["checkpoint"], "note\n").ok();
+    let rec = r.mj(&["session", "close"]).ok().stdout.trim().to_string();
+    let text = r.read(&rec);
+    assert!(text.contains("changed_files:\n  - src/real.rs\nsession_id:"), "{text}");
+}
