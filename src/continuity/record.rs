@@ -271,9 +271,10 @@ pub fn check_bounds(r: &Record) -> Result<(), String> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
+    /// A valid record the continuity unit tests start from.
     pub(crate) fn sample() -> Record {
         Record {
             schema: SCHEMA.into(),

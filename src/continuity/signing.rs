@@ -298,7 +298,7 @@ pub fn export_files(envelope: &Envelope) -> std::result::Result<(Vec<u8>, String
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::continuity::record::{Device, HandoverPart, Source, SCHEMA};
+    use crate::continuity::record::Device;
     use std::os::unix::fs::PermissionsExt;
 
     const SEED: [u8; 32] = [7u8; 32];
@@ -308,32 +308,7 @@ mod tests {
     }
 
     fn sample(device: Device) -> Record {
-        Record {
-            schema: SCHEMA.into(),
-            repository: "0123456789abcdef0123456789abcdef".into(),
-            device,
-            session: None,
-            episode: "none".into(),
-            line: None,
-            parent: None,
-            published_at: "2026-09-03T20:00:00Z".into(),
-            producer: "git-majordomus/0.1.0".into(),
-            source: Source { branch: Some("main".into()), working_tree: "clean".into(), ..Source::default() },
-            task: None,
-            decisions: vec![],
-            questions: vec![],
-            handover: HandoverPart {
-                id: "00".repeat(16),
-                task: None,
-                issue: Some("#184".into()),
-                milestone: None,
-                branch: Some("main".into()),
-                head: None,
-                created_at: None,
-                name: None,
-                body: "# Objective\nx\n".into(),
-            },
-        }
+        Record { device, ..crate::continuity::record::tests::sample() }
     }
 
     fn signed() -> Envelope {
