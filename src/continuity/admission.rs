@@ -36,10 +36,8 @@ pub struct Admitted {
     pub id: String,
     /// Its path in the store.
     pub path: String,
-    /// The blob it was read from.
+    /// The blob it was read from (read it again for the signature: it is not kept in memory).
     pub blob: String,
-    /// The envelope as stored.
-    pub envelope: Envelope,
     /// The parsed record.
     pub record: Record,
     /// The signer's raw key, 64 hex.
@@ -87,10 +85,15 @@ pub fn is_record_path(path: &str) -> bool {
 /// revocation, trust and the repository — is judged again.
 pub fn admit(path: &str, blob: &str, bytes: &[u8], j: &Judge<'_>, verified: bool) -> (Verdict, Option<Diagnostic>) {
     if verified {
-        if let Ok(envelope) = serde_json::from_slice::<Envelope>(bytes) {
-            if let Ok(record) = serde_json::from_value::<Record>(envelope.record.clone()) {
-                return judge_standing(path, blob, envelope, record, j);
-            }
+        /// What a file admitted before still has to show: its key and its record.
+        #[derive(serde::Deserialize)]
+        struct Known {
+            id: String,
+            public_key: String,
+            record: Record,
+        }
+        if let Ok(k) = serde_json::from_slice::<Known>(bytes) {
+            return judge_standing(path, blob, &k.id, &k.public_key, k.record, j);
         }
     }
     let refuse = |code: &str, msg: String| (Verdict::Refused, Some(Diagnostic::new("error", code, Some(path), msg)));
@@ -134,14 +137,14 @@ pub fn admit(path: &str, blob: &str, bytes: &[u8], j: &Judge<'_>, verified: bool
     if let Some(leak) = portability::scan_admission(&envelope.record).into_iter().next() {
         return refuse(leak.code, format!("{}: {}", leak.pointer, leak.reason));
     }
-    judge_standing(path, blob, envelope, record, j)
+    judge_standing(path, blob, &envelope.id, &envelope.public_key, record, j)
 }
 
 /// The checks that depend on this machine's view: the signer's key, revocation, trust and the
 /// repository.
-fn judge_standing(path: &str, blob: &str, envelope: Envelope, record: Record, j: &Judge<'_>) -> (Verdict, Option<Diagnostic>) {
+fn judge_standing(path: &str, blob: &str, id: &str, public_key: &str, record: Record, j: &Judge<'_>) -> (Verdict, Option<Diagnostic>) {
     let refuse = |code: &str, msg: String| (Verdict::Refused, Some(Diagnostic::new("error", code, Some(path), msg)));
-    let Some(key) = signing::raw_public_key(&envelope.public_key).map(|k| hex(&k)) else {
+    let Some(key) = signing::raw_public_key(public_key).map(|k| hex(&k)) else {
         return refuse("continuity.bad_signature", "the public key does not decode".into());
     };
     let trust = trust_of(&key, j.own_key, j.mesh);
@@ -151,7 +154,7 @@ fn judge_standing(path: &str, blob: &str, envelope: Envelope, record: Record, j:
     if record.repository != j.repository {
         return refuse("continuity.foreign_repository", "it belongs to another repository (a fork shares a name, not a root history)".into());
     }
-    let a = Admitted { id: envelope.id.clone(), path: path.to_string(), blob: blob.to_string(), envelope, record, key, trust };
+    let a = Admitted { id: id.to_string(), path: path.to_string(), blob: blob.to_string(), record, key, trust };
     (Verdict::Admitted(Box::new(a)), None)
 }
 

@@ -102,7 +102,9 @@ pub fn export(ctx: &Ctx, prefix: &str, dir: &Path) -> Result<Vec<String>> {
         [] => return Err(Error::not_found(format!("no admitted record {prefix}")).hint("git majordomus continuity records lists them")),
         many => return Err(Error::usage(format!("{prefix} matches {} records; give more of the id", many.len()))),
     };
-    let (msg, sig, pubf) = signing::export_files(&a.envelope).map_err(|e| Error::io(format!("export: {e}")))?;
+    let bytes = ctx.git.read_blob(&a.blob).map_err(|e| Error::io(format!("export: {e}")))?;
+    let envelope: crate::continuity::record::Envelope = serde_json::from_slice(&bytes).map_err(|e| Error::io(format!("export: {e}")))?;
+    let (msg, sig, pubf) = signing::export_files(&envelope).map_err(|e| Error::io(format!("export: {e}")))?;
     crate::store::atomic::ensure_dir(dir)?;
     let mut written = Vec::new();
     for (ext, bytes) in [(".msg", msg), (".msg.minisig", sig.into_bytes()), (".pub", pubf.into_bytes())] {
