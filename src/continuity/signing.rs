@@ -135,7 +135,7 @@ pub fn load_or_create(path: &Path, now_stamp: &str) -> Result<DeviceKey> {
 /// Sets the label of the device key at `path` (created when absent); the key itself is unchanged.
 pub fn set_label(path: &Path, label: &str, now_stamp: &str) -> Result<DeviceKey> {
     if !valid_label(label) {
-        return Err(Error::usage(format!("invalid device label {label:?}")).hint("use 1-64 letters, digits, '.', '_' or '-'"));
+        return Err(Error::refused(format!("invalid device label {label:?}")).hint("use 1-64 letters, digits, '.', '_' or '-'"));
     }
     let mut key = load_or_create(path, now_stamp)?;
     key.label = Some(label.to_string());
@@ -404,7 +404,7 @@ mod tests {
         assert_eq!(renamed.node(), k.node());
         assert_eq!(load(&path).unwrap().unwrap().label(), "mac-mini_2.home");
         assert_eq!(std::fs::metadata(&path).unwrap().permissions().mode() & 0o777, 0o600);
-        assert_eq!(set_label(&path, "bad label", "later").unwrap_err().exit, crate::error::Exit::Usage);
+        assert_eq!(set_label(&path, "bad label", "later").unwrap_err().exit, crate::error::Exit::Refused);
 
         // A key read back signs records that verify.
         let k = load(&path).unwrap().unwrap();

@@ -8,6 +8,7 @@ mod test_check;
 mod test_checkpoint;
 mod test_concurrency;
 mod test_context;
+mod test_continuity;
 mod test_decision_question;
 mod test_finish;
 mod test_handover;

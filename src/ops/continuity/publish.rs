@@ -90,7 +90,9 @@ fn locate(ctx: &Ctx, named: Option<&str>) -> Result<(String, String)> {
         let path = dir.join(name);
         let inside = std::fs::canonicalize(&path).is_ok_and(|p| p.starts_with(std::fs::canonicalize(&dir).unwrap_or(dir.clone())));
         let text = if inside { read_opt(&path)? } else { None };
-        let Some(text) = text else { return Err(handover_dir_err(name, "names no handover record")) };
+        let Some(text) = text else {
+            return Err(Error::refused(format!("no handover record `{name}` under .ai/local/state/handovers/")).hint("git majordomus handover --list shows the records"));
+        };
         if arrived(&text) {
             return Err(Error::refused(format!("`{name}` arrived from another machine; it is not this machine's to publish"))
                 .hint("Write this machine's own with `git majordomus handover`"));
@@ -243,7 +245,8 @@ pub fn publish(ctx: &Ctx, p: PublishParams) -> Result<PublishReport> {
     let leaks = scan_publish(&value, &ctx.env.vars, &ctx.layout.root().display().to_string());
     let next = vec!["git majordomus continuity sync".to_string()];
     if p.dry_run || !leaks.is_empty() {
-        let receipt = if p.dry_run { receipt(&value, "") } else { Vec::new() };
+        // A refused receipt would repeat the leaked values: the refusal alone is printed.
+        let receipt = if p.dry_run && leaks.is_empty() { receipt(&value, "") } else { Vec::new() };
         let view = RecordView::new(&record::id_of(&rec), &rec, crate::continuity::mesh::Trust::ThisDevice, true, ctx.clock.now());
         return Ok(PublishReport { record: Some(view), written: false, tip, handover: rel, refused: leaks, receipt, dry_run: p.dry_run, next });
     }

@@ -159,10 +159,12 @@ fn compare(before: &Loaded, theirs: &Loaded, local: &BTreeSet<String>, remote: &
 }
 
 #[allow(clippy::too_many_arguments)]
-fn report(ctx: &Ctx, s: &Setup, remote: Option<String>, action: &str, fetched: usize, published: usize, lines: Vec<LineComparison>, diagnostics: Vec<Diagnostic>) -> Result<SyncReport> {
+fn report(ctx: &Ctx, s: &Setup, remote: Option<String>, action: &str, fetched: usize, published: usize, lines: Vec<LineComparison>, mut diagnostics: Vec<Diagnostic>) -> Result<SyncReport> {
     let store = loaded::load(ctx, s, REF)?;
     let local = load_local(ctx)?;
     let lineage = store.lineage();
+    // The lineage findings of the store after the sync (`continuity.diverged` names the heads).
+    diagnostics.extend(lineage.findings());
     let resumable = views(ctx, s, &store, &resumable_ids(s, &store, &lineage, &local));
     Ok(SyncReport { store: store_view(ctx, &store, remote.as_deref())?, remote, action: action.into(), fetched, published, lines, resumable, diagnostics })
 }

@@ -1,0 +1,1496 @@
+//! Cross-machine continuity end to end: SPEC §12 scenarios 821–827 (and the unit-level bullet
+//! after them), §14 items 33–51, `verify`/`export` (§10.11).
+//!
+//! Every scenario runs the real binary against a real bare remote (`receive.denyNonFastForwards`
+//! and `receive.fsckObjects` on, so a forced or broken push fails the test) and clones of it over a
+//! path, each clone a "machine" with its own `HOME` and `XDG_STATE_HOME` (its own device key).
+//! After each scenario `git fsck --strict` must be clean in every repository, and the continuity
+//! steps must not have moved any branch, the index or HEAD.
+
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+
+use crate::common::{Output, Repo, TestEnv, HANDOVER};
+
+const REF: &str = "refs/majordomus/continuity";
+
+// ---------------------------------------------------------------------------------------------
+// Machines
+
+/// One machine: a clone with its own `HOME` and `XDG_STATE_HOME`.
+struct Machine<'a> {
+    env: &'a TestEnv,
+    name: String,
+    repo: Repo<'a>,
+    home: PathBuf,
+    xdg: PathBuf,
+}
+
+/// What the continuity commands must never move.
+#[derive(Debug, PartialEq, Eq)]
+struct Snap {
+    head: String,
+    status: String,
+    branches: String,
+    index: String,
+}
+
+impl<'a> Machine<'a> {
+    /// A machine whose checkout is `root` (which must exist).
+    fn at(env: &'a TestEnv, name: &str, root: PathBuf) -> Machine<'a> {
+        let home = env.path().join(format!("{name}-home"));
+        let xdg = env.path().join(format!("{name}-state"));
+        std::fs::create_dir_all(&home).unwrap();
+        std::fs::create_dir_all(&xdg).unwrap();
+        let root = std::fs::canonicalize(root).unwrap();
+        Machine { env, name: name.into(), repo: Repo { env, root }, home, xdg }
+    }
+
+    /// A machine that clones `remote` into `<tmp>/<name>` (on `main`).
+    fn clone_of(env: &'a TestEnv, remote: &Path, name: &str) -> Machine<'a> {
+        env.git_in(env.path(), &["clone", "-q", remote.to_str().unwrap(), name]);
+        let m = Machine::at(env, name, env.path().join(name));
+        m.git(&["symbolic-ref", "HEAD", "refs/heads/main"]);
+        m
+    }
+
+    fn root(&self) -> &Path {
+        &self.repo.root
+    }
+
+    /// `git-majordomus <args>` on this machine.
+    #[must_use]
+    fn run(&self, args: &[&str], stdin: &str) -> Output {
+        self.run_env(args, stdin, &[])
+    }
+
+    /// `git-majordomus <args>` on this machine with extra environment.
+    #[must_use]
+    fn run_env(&self, args: &[&str], stdin: &str, extra: &[(&str, &str)]) -> Output {
+        let (h, x) = (self.home.to_str().unwrap().to_string(), self.xdg.to_str().unwrap().to_string());
+        let mut e: Vec<(&str, &str)> = vec![("HOME", &h), ("XDG_STATE_HOME", &x)];
+        e.extend_from_slice(extra);
+        self.repo.mj_env(args, stdin, &e)
+    }
+
+    /// `git-majordomus continuity <args>` (text).
+    #[must_use]
+    fn c(&self, args: &[&str]) -> Output {
+        let mut v = vec!["continuity"];
+        v.extend_from_slice(args);
+        self.run(&v, "")
+    }
+
+    /// `git-majordomus --json continuity <args>`: asserts the exit code, parses stdout.
+    #[track_caller]
+    fn cj(&self, args: &[&str], code: i32) -> Value {
+        self.cj_env(args, code, &[])
+    }
+
+    #[track_caller]
+    fn cj_env(&self, args: &[&str], code: i32, extra: &[(&str, &str)]) -> Value {
+        let mut v = vec!["--json", "continuity"];
+        v.extend_from_slice(args);
+        let out = self.run_env(&v, "", extra).code(code);
+        serde_json::from_str(&out.stdout).unwrap_or_else(|e| panic!("{}: not JSON ({e})\n--- stdout\n{}--- stderr\n{}", v.join(" "), out.stdout, out.stderr))
+    }
+
+    /// Real git in this checkout (panics on failure).
+    fn git(&self, args: &[&str]) -> String {
+        self.env.git_in(self.root(), args)
+    }
+
+    /// `continuity device --label <label>`; returns the public key (`RW...`).
+    fn device(&self, label: &str) -> String {
+        let v = self.cj(&["device", "--label", label], 0);
+        assert_eq!(v["device"]["label"], label);
+        v["public_key"].as_str().unwrap().to_string()
+    }
+
+    fn node(&self) -> String {
+        self.cj(&["device"], 0)["device"]["node"].as_str().unwrap().to_string()
+    }
+
+    fn node_json(&self) -> PathBuf {
+        self.xdg.join("majordomus/node.json")
+    }
+
+    fn state(&self, rel: &str) -> PathBuf {
+        self.repo.state(rel)
+    }
+
+    /// Writes a handover (`handover [--no-task]` with `body`); returns its file name.
+    fn handover(&self, no_task: bool, body: &str) -> String {
+        let args: &[&str] = if no_task { &["handover", "--no-task"] } else { &["handover"] };
+        let out = self.run(args, body).ok();
+        let path = out.stdout.lines().next().unwrap().trim().to_string();
+        assert!(path.starts_with(".ai/local/state/handovers/"), "{}", out.stdout);
+        path.rsplit('/').next().unwrap().to_string()
+    }
+
+    /// `continuity publish [extra]` (JSON, exit 0, written); returns the record id.
+    fn publish(&self, extra: &[&str]) -> String {
+        let mut args = vec!["publish"];
+        args.extend_from_slice(extra);
+        let v = self.cj(&args, 0);
+        assert_eq!(v["written"], true, "{v}");
+        v["record"]["id"].as_str().unwrap().to_string()
+    }
+
+    /// `continuity sync` (JSON, exit 0).
+    fn sync(&self) -> Value {
+        self.cj(&["sync"], 0)
+    }
+
+    fn snap(&self) -> Snap {
+        Snap {
+            head: self.git(&["rev-parse", "HEAD"]),
+            status: self.git(&["status", "--porcelain", "--untracked-files=all"]),
+            branches: self.git(&["for-each-ref", "refs/heads"]),
+            index: self.git(&["ls-files", "--stage"]),
+        }
+    }
+
+    /// The tip of the local store (`None` when the ref does not exist).
+    fn tip(&self) -> Option<String> {
+        let s = self.git(&["for-each-ref", "--format=%(objectname)", REF]);
+        (!s.is_empty()).then_some(s)
+    }
+
+    /// Every file of the store at `reference`: (path, text).
+    fn store_files(&self, reference: &str) -> Vec<(String, String)> {
+        store_files(self.env, self.root(), reference)
+    }
+
+    /// The `*--continuity--*.md` handovers of this checkout.
+    fn arrived(&self) -> Vec<String> {
+        self.repo.records("handovers").into_iter().filter(|n| n.contains("--continuity--")).collect()
+    }
+
+    /// Adds (or replaces) `path` in the local store with `bytes`, as a new commit on the ref,
+    /// with plumbing only (a temporary index; no branch, index or HEAD of the checkout moves).
+    fn store_put(&self, path: &str, bytes: &str) {
+        let tmp = self.env.path().join(format!("{}-plumbing", self.name));
+        std::fs::create_dir_all(&tmp).unwrap();
+        let idx = tmp.join("index");
+        let _ = std::fs::remove_file(&idx);
+        let file = tmp.join("blob");
+        std::fs::write(&file, bytes).unwrap();
+        let idx_s = idx.to_str().unwrap();
+        let with_index = [("GIT_INDEX_FILE", idx_s)];
+        let old = self.git(&["rev-parse", REF]);
+        git_env(self.env, self.root(), &["read-tree", REF], &with_index);
+        let blob = self.git(&["hash-object", "-w", file.to_str().unwrap()]);
+        git_env(self.env, self.root(), &["update-index", "--add", "--cacheinfo", &format!("100644,{blob},{path}")], &with_index);
+        let tree = git_env(self.env, self.root(), &["write-tree"], &with_index);
+        let commit = self.git(&["commit-tree", &tree, "-p", &old, "-m", "test: store edited with plumbing"]);
+        self.git(&["update-ref", REF, &commit, &old]);
+        let _ = std::fs::remove_file(&idx);
+    }
+
+    /// Every file under `.ai/local/` (path relative to the root) with its bytes.
+    fn local_files(&self) -> Vec<(String, Vec<u8>)> {
+        let mut out = Vec::new();
+        walk(self.root(), &self.root().join(".ai/local"), &mut out);
+        out.sort();
+        out
+    }
+}
+
+fn walk(root: &Path, dir: &Path, out: &mut Vec<(String, Vec<u8>)>) {
+    for e in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+        let p = e.path();
+        let ft = e.file_type().unwrap();
+        if ft.is_dir() {
+            walk(root, &p, out);
+        } else if ft.is_file() {
+            out.push((p.strip_prefix(root).unwrap().display().to_string(), std::fs::read(&p).unwrap()));
+        } else if ft.is_symlink() {
+            out.push((p.strip_prefix(root).unwrap().display().to_string(), std::fs::read_link(&p).unwrap().display().to_string().into_bytes()));
+        }
+    }
+}
+
+/// Real git with extra environment; panics on failure; trimmed stdout.
+fn git_env(env: &TestEnv, dir: &Path, args: &[&str], extra: &[(&str, &str)]) -> String {
+    let out = env.command("git").current_dir(dir).args(args).envs(extra.iter().copied()).output().unwrap();
+    assert!(out.status.success(), "git {args:?} failed: {}", String::from_utf8_lossy(&out.stderr));
+    String::from_utf8_lossy(&out.stdout).trim().to_string()
+}
+
+/// Real git that may fail: (success, stdout).
+fn git_try(env: &TestEnv, dir: &Path, args: &[&str]) -> (bool, String) {
+    let out = env.command("git").current_dir(dir).args(args).output().unwrap();
+    (out.status.success(), String::from_utf8_lossy(&out.stdout).trim().to_string())
+}
+
+fn store_files(env: &TestEnv, dir: &Path, reference: &str) -> Vec<(String, String)> {
+    let (ok, list) = git_try(env, dir, &["ls-tree", "-r", "--name-only", reference]);
+    if !ok {
+        return Vec::new();
+    }
+    list.lines().map(|p| (p.to_string(), env.git_in(dir, &["cat-file", "blob", &format!("{reference}:{p}")]))).collect()
+}
+
+/// The canonical form of a record (SPEC §6.11): keys sorted by bytes, no whitespace.
+fn canonical(v: &Value) -> String {
+    fn sorted(v: &Value) -> Value {
+        match v {
+            Value::Object(m) => {
+                let mut keys: Vec<&String> = m.keys().collect();
+                keys.sort();
+                let mut out = serde_json::Map::new();
+                for k in keys {
+                    out.insert(k.clone(), sorted(&m[k]));
+                }
+                Value::Object(out)
+            }
+            Value::Array(a) => Value::Array(a.iter().map(sorted).collect()),
+            other => other.clone(),
+        }
+    }
+    serde_json::to_string(&sorted(v)).unwrap()
+}
+
+fn record_id(record: &Value) -> String {
+    blake3::hash(canonical(record).as_bytes()).to_hex().to_string()
+}
+
+fn store_path(id: &str) -> String {
+    format!("records/{}/{}/{id}.json", &id[..2], &id[2..4])
+}
+
+fn codes(v: &Value) -> Vec<String> {
+    v.as_array().unwrap_or_else(|| panic!("not an array: {v}")).iter().map(|d| d["code"].as_str().unwrap().to_string()).collect()
+}
+
+fn strs(v: &Value) -> Vec<String> {
+    v.as_array().unwrap_or_else(|| panic!("not an array: {v}")).iter().map(|s| s.as_str().unwrap().to_string()).collect()
+}
+
+fn ids(v: &Value) -> Vec<String> {
+    v.as_array().unwrap_or_else(|| panic!("not an array: {v}")).iter().map(|r| r["id"].as_str().unwrap().to_string()).collect()
+}
+
+// ---------------------------------------------------------------------------------------------
+// The world: a bare remote and two machines
+
+/// Which keys the mesh declaration trusts.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Mesh {
+    /// No declaration at all.
+    Undeclared,
+    /// A's and B's keys.
+    Both,
+    /// Only A's key.
+    OnlyA,
+}
+
+struct World<'a> {
+    env: &'a TestEnv,
+    remote: PathBuf,
+    a: Machine<'a>,
+    b: Machine<'a>,
+}
+
+fn mesh_yaml(allow: &[&str], revoked: &[&str]) -> String {
+    let list = |keys: &[&str]| if keys.is_empty() { " []\n".to_string() } else { format!("\n{}", keys.iter().map(|k| format!("    - {k}\n")).collect::<String>()) };
+    format!("schema: mesh/v1\nkind: mesh-declaration\nid: home\nenabled: true\ntrust:\n  policy: deny_unknown\n  allow:{}  revoked:{}", list(allow), list(revoked))
+}
+
+/// A bare remote; A initialises the layer, commits and pushes; B clones; both get a device key
+/// (A `macbook-pro`, B `desktop`); with a trust list, A commits and pushes the mesh declaration
+/// and B pulls it.
+fn two_machines(env: &TestEnv, mesh: Mesh) -> World<'_> {
+    let remote = env.path().join("remote.git");
+    env.git_in(env.path(), &["init", "--bare", "-q", "-b", "main", remote.to_str().unwrap()]);
+    env.git_in(&remote, &["config", "receive.denyNonFastForwards", "true"]);
+    env.git_in(&remote, &["config", "receive.fsckObjects", "true"]);
+    let remote = std::fs::canonicalize(remote).unwrap();
+    let a = Machine::clone_of(env, &remote, "a");
+    a.run(&["init"], "").ok();
+    a.repo.write("README.md", "hello\n");
+    a.git(&["add", "-A"]);
+    a.git(&["commit", "-q", "-m", "layer"]);
+    a.git(&["push", "-q", "-u", "origin", "main"]);
+    let b = Machine::clone_of(env, &remote, "b");
+    let ka = a.device("macbook-pro");
+    let kb = b.device("desktop");
+    let allow: Vec<&str> = match mesh {
+        Mesh::Undeclared => vec![],
+        Mesh::Both => vec![&ka, &kb],
+        Mesh::OnlyA => vec![&ka],
+    };
+    if mesh != Mesh::Undeclared {
+        a.repo.write(".ai/repo/mesh/home.yaml", &mesh_yaml(&allow, &[]));
+        a.git(&["add", "-A"]);
+        a.git(&["commit", "-q", "-m", "mesh"]);
+        a.git(&["push", "-q", "origin", "main"]);
+        b.git(&["pull", "-q", "--ff-only", "origin", "main"]);
+    }
+    World { env, remote, a, b }
+}
+
+impl World<'_> {
+    /// `git fsck --strict` is clean in the remote and in both clones.
+    fn fsck(&self, more: &[&Machine<'_>]) {
+        for dir in [self.remote.as_path(), self.a.root(), self.b.root()].into_iter().chain(more.iter().map(|m| m.root())) {
+            let out = self.env.command("git").current_dir(dir).args(["fsck", "--strict", "--no-progress"]).output().unwrap();
+            assert!(out.status.success(), "git fsck --strict in {}: {}{}", dir.display(), String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+            let err = String::from_utf8_lossy(&out.stderr);
+            assert!(!err.contains("error") && !err.contains("warning"), "git fsck --strict in {}: {err}", dir.display());
+        }
+    }
+
+    fn remote_git(&self, args: &[&str]) -> String {
+        self.env.git_in(&self.remote, args)
+    }
+
+    fn remote_heads(&self) -> String {
+        self.remote_git(&["for-each-ref", "refs/heads"])
+    }
+}
+
+/// A handover body whose three sections are distinguishable.
+fn body(objective: &str, next: &str) -> String {
+    format!("# Objective\n{objective}\n\n# Current State\nWork in progress.\n\n# Next Action\n{next}\n")
+}
+
+// ---------------------------------------------------------------------------------------------
+// §12 scenario 821
+
+#[test]
+fn scenario_821_a_session_moves_between_machines() {
+    let env = TestEnv::new();
+    let w = two_machines(&env, Mesh::Both);
+    let (a, b) = (&w.a, &w.b);
+    let (node_a, node_b) = (a.node(), b.node());
+
+    // A: start, decision, handover, publish --issue '#184' (offline), sync.
+    let started = a.run(&["start", "fix OAuth callback", "--scope", "lib"], "").ok().stdout;
+    let task_id = started.split_whitespace().nth(1).unwrap().to_string();
+    a.run(&["decision", "add", "use PKCE", "--why", "the implicit flow leaks tokens"], "").ok();
+    a.run(&["question", "add", "which IdP tenants need the new callback?"], "").ok();
+    a.handover(false, HANDOVER);
+    let a_snap = a.snap();
+    let remote_heads = w.remote_heads();
+    let v = a.cj(&["publish", "--issue", "#184", "--milestone", "M3"], 0);
+    assert_eq!(v["written"], true);
+    let r1 = v["record"]["id"].as_str().unwrap().to_string();
+    assert_eq!(r1.len(), 64);
+    assert_eq!(v["record"]["issue"], "#184");
+    assert_eq!(v["record"]["line"], r1.as_str(), "the first record of a line is its own line");
+    assert!(v["record"].get("parent").is_none());
+    assert_eq!(v["record"]["task"], "fix OAuth callback");
+    assert_eq!(v["next"][0], "git majordomus continuity sync");
+    assert_eq!(w.remote_git(&["for-each-ref", REF]), "", "publish is offline");
+    let s = a.sync();
+    assert_eq!(s["action"], "published");
+    assert_eq!((s["fetched"].as_u64(), s["published"].as_u64()), (Some(0), Some(1)));
+    assert_eq!(s["store"]["sync"], "in_sync");
+    assert_eq!(w.remote_git(&["rev-parse", REF]), a.tip().unwrap(), "the remote holds the store");
+    assert_eq!(w.remote_heads(), remote_heads, "sync never moves branches on the remote");
+    assert_eq!(a.snap(), a_snap);
+
+    // B: status before any sync shows nothing resumable (status never touches the network).
+    let b_snap = b.snap();
+    let st = b.cj(&["status"], 0);
+    assert_eq!(st["resumable"].as_array().unwrap().len(), 0);
+    assert_eq!(st["store"]["sync"], "empty");
+    assert!(b.c(&["status"]).ok().stdout.contains("resumable   none\n"));
+    // A plain fetch of the store into the remote-tracking ref: status says `behind`, and the
+    // records become resumable only after `continuity sync`.
+    b.git(&["fetch", "-q", "origin", &format!("+{REF}:refs/majordomus/remotes/origin/continuity")]);
+    let st = b.cj(&["status"], 0);
+    assert_eq!(st["store"]["sync"], "behind");
+    assert_eq!(st["resumable"].as_array().unwrap().len(), 0);
+    assert_eq!(strs(&st["next"]), ["git majordomus continuity sync"]);
+    let s = b.sync();
+    assert_eq!(s["action"], "fetched");
+    assert_eq!(s["fetched"], 1);
+    assert_eq!(s["published"], 0);
+    let res = &s["resumable"];
+    assert_eq!(ids(res), vec![r1.clone()]);
+    assert_eq!(res[0]["device"]["label"], "macbook-pro");
+    assert_eq!(res[0]["device"]["node"], node_a.as_str());
+    assert_eq!(res[0]["trust"], "trusted");
+    assert_eq!(res[0]["this_device"], false);
+    let st = b.c(&["status"]).ok().stdout;
+    assert!(st.contains("Resumable from another device (1)\n") && st.contains("device      macbook-pro [trusted]\n") && st.contains("issue       #184\n"), "{st}");
+    assert!(st.contains("next        git majordomus continuity plan\n"), "{st}");
+
+    // B: plan is ready, exact; it writes nothing.
+    let before = b.local_files();
+    let plan = b.cj(&["plan"], 0);
+    assert_eq!(plan["status"], "ready", "{plan}");
+    assert_eq!(plan["record"]["id"], r1.as_str());
+    assert_eq!(plan["source"]["relation"], "exact");
+    assert_eq!(strs(&plan["restores"]), ["handover", "intent", "issue", "decisions", "next_action", "lineage", "provenance"]);
+    assert_eq!(strs(&plan["recomputes"]), ["worktree", "repository_id", "episode", "working_context", "local_source_state"]);
+    assert_eq!(plan["task"]["title"], "fix OAuth callback");
+    assert_eq!(plan["milestone"], "M3");
+    assert_eq!(strs(&plan["decisions"]), ["use PKCE"]);
+    assert_eq!(plan["next_action"], "Write the regression test.");
+    assert_eq!(plan["actions"][0], format!("git majordomus continuity resume --record {}", &r1[..12]));
+    assert!(strs(&plan["actions"]).contains(&"git majordomus start 'fix OAuth callback' --scope lib --profile implementation".to_string()), "{plan}");
+    assert!(plan["blockers"].as_array().unwrap().is_empty() && plan["warnings"].as_array().unwrap().is_empty());
+    let text = b.c(&["plan"]).ok().stdout;
+    assert!(text.starts_with("Resume      ready\n"), "{text}");
+    assert!(text.contains("  relation    exact\n") && text.contains("Restores    handover, intent, issue, decisions, next_action, lineage, provenance\n"), "{text}");
+    assert_eq!(b.local_files(), before, "plan writes nothing");
+
+    // B: resume.
+    let r = b.cj(&["resume"], 0);
+    assert_eq!(r["resumed"], true);
+    assert_eq!(r["decisions_carried"], 1);
+    assert_eq!(r["plan"]["task"]["title"], "fix OAuth callback");
+    assert_eq!(r["plan"]["record"]["issue"], "#184");
+    assert_eq!(r["plan"]["next_action"], "Write the regression test.");
+    assert_eq!(r["position"]["record"], r1.as_str());
+    assert_eq!(r["position"]["via"], "resumed");
+    assert!(!strs(&r["plan"]["actions"]).iter().any(|x| x.starts_with("git majordomus continuity resume")), "the resume action is dropped");
+    let handover = r["handover"].as_str().unwrap().to_string();
+    // §14 item 48: <stamp>--continuity--<branchkey>--<head7>--<id16>.md holding continuity_record.
+    let head7 = &a.git(&["rev-parse", "HEAD"])[..7];
+    assert_eq!(handover, format!(".ai/local/state/handovers/20260903T200000Z--continuity--main--{head7}--{}.md", &r1[..16]));
+    let text = b.repo.read(&handover);
+    assert!(text.contains(&format!("\ncontinuity_record: {r1}\n")), "{text}");
+    assert!(text.contains(&format!("\ncontinuity_device: {node_a}\n")), "{text}");
+    assert!(text.contains("\nissue: \"#184\"\n") && text.contains("\nmilestone: \"M3\"\n"), "{text}");
+    assert!(text.contains(&format!("\nowner: \"continuity:{node_a}\"\n")) && text.contains("\nprofile: none\n"), "{text}");
+    assert!(text.contains(&format!("\nworktree: {}\n", b.root().display())), "{text}");
+    assert!(text.contains("Write the regression test."));
+    let resolved = b.run(&["handover", "--resolve"], "").ok().stdout;
+    assert!(resolved.contains("Write the regression test."), "{resolved}");
+    assert!(resolved.contains("Match: same_worktree_same_branch\n") && resolved.contains("Git state: exact\n"), "{resolved}");
+    assert!(resolved.contains(&handover.rsplit('/').next().unwrap().to_string()), "{resolved}");
+    let log = b.repo.read(".ai/local/state/decisions.md");
+    assert!(log.contains("\n## 2026-09-03 — use PKCE\n") && log.contains("the implicit flow leaks tokens"), "{log}");
+    assert!(log.contains(&format!("Carried: continuity {} from macbook-pro", &r1[..12])), "{log}");
+    let questions = b.repo.read(".ai/local/state/open-questions.md");
+    assert!(questions.contains(&format!("- [unresolved] {task_id} — which IdP tenants need the new callback? (")), "blockers travel: {questions}");
+    assert!(text.contains(&format!("\ntask_id: {task_id}\n")), "{text}");
+    // No A path anywhere in B's state.
+    let a_root = a.root().display().to_string();
+    for (path, bytes) in b.local_files() {
+        let text = String::from_utf8_lossy(&bytes);
+        for p in [a_root.as_str(), a.home.to_str().unwrap(), a.xdg.to_str().unwrap()] {
+            assert!(!text.contains(p), "{path} mentions A's path {p}");
+        }
+    }
+
+    // §14 item 48: resuming again writes nothing new. Implicitly there is nothing left to
+    // resume (the position equals the record, so it is no longer offered)...
+    let again = b.cj(&["resume"], 10);
+    assert_eq!(again["resumed"], false);
+    assert_eq!(again["plan"]["status"], "nothing_to_resume");
+    assert_eq!(b.arrived().len(), 1);
+    // ...and naming it again returns the same handover, carries nothing, warns already_resumed.
+    let again = b.cj(&["resume", "--record", &r1[..12]], 0);
+    assert_eq!(again["resumed"], true);
+    assert_eq!(again["handover"], handover.as_str());
+    assert_eq!(again["decisions_carried"], 0);
+    assert_eq!(again["plan"]["lineage"], "equal");
+    assert!(codes(&again["plan"]["warnings"]).contains(&"already_resumed".to_string()), "{again}");
+    assert_eq!(b.arrived().len(), 1);
+    assert_eq!(b.repo.read(".ai/local/state/decisions.md").matches("— use PKCE\n").count(), 1);
+    assert_eq!(b.repo.read(".ai/local/state/open-questions.md").matches("which IdP tenants").count(), 1);
+
+    // §14 item 49: the arrived handover is not B's to publish.
+    let out = b.c(&["publish", "--handover", handover.rsplit('/').next().unwrap()]).code(10);
+    assert!(out.all().contains("arrived from another machine"), "{}", out.all());
+    let out = b.c(&["publish"]).code(10);
+    assert!(out.all().contains("no handover record"), "the newest-handover picker skips arrived ones: {}", out.all());
+
+    // §14 item 50: B publishes; parent and line are A's record, issue and milestone inherited.
+    b.handover(true, &body("Fix the callback.", "Run the regression test on the desktop."));
+    let v = b.cj(&["publish"], 0);
+    let r2 = v["record"]["id"].as_str().unwrap().to_string();
+    assert_eq!(v["record"]["parent"], r1.as_str());
+    assert_eq!(v["record"]["line"], r1.as_str());
+    assert_eq!(v["record"]["issue"], "#184");
+    assert!(b.c(&["publish"]).ok().stdout.starts_with(&format!("Unchanged   {} already holds this handover\n", &r2[..12])));
+    let blob = b.store_files(REF).into_iter().find(|(p, _)| *p == store_path(&r2)).unwrap().1;
+    let env2: Value = serde_json::from_str(&blob).unwrap();
+    assert_eq!(env2["record"]["handover"]["milestone"], "M3");
+    assert_eq!(env2["record"]["parent"], r1.as_str());
+    let s = b.sync();
+    assert_eq!(s["action"], "published");
+    assert_eq!(s["published"], 1);
+    assert_eq!(b.snap(), b_snap, "continuity commands moved nothing on B");
+
+    // A: sync sees the line as remote_newer; records: 2 records, 1 line, head = B's.
+    let s = a.sync();
+    assert_eq!(s["action"], "fetched");
+    assert_eq!(s["fetched"], 1);
+    assert_eq!(s["lines"].as_array().unwrap().len(), 1);
+    assert_eq!(s["lines"][0]["line"], r1.as_str());
+    assert_eq!(s["lines"][0]["relation"], "remote_newer");
+    let recs = a.cj(&["records"], 0);
+    assert_eq!(recs["records"].as_array().unwrap().len(), 2);
+    assert_eq!(recs["lines"].as_array().unwrap().len(), 1);
+    assert_eq!(recs["lines"][0]["state"], "linear");
+    assert_eq!(recs["lines"][0]["records"], 2);
+    assert_eq!(strs(&recs["lines"][0]["heads"]), vec![r2.clone()]);
+    let text = a.c(&["records"]).ok().stdout;
+    assert!(text.starts_with("2 record(s)\n"), "{text}");
+    assert!(text.contains(&format!("{}  line {}  parent -  macbook-pro  main  2026-09-03T20:00:00Z\n", &r1[..12], &r1[..12])), "{text}");
+    assert!(text.contains(&format!("{}  line {}  parent {}  desktop  main  2026-09-03T20:00:00Z\n", &r2[..12], &r1[..12], &r1[..12])), "{text}");
+    // A's plan offers B's record with lineage `newer`.
+    let plan = a.cj(&["plan"], 0);
+    assert_eq!(plan["status"], "ready", "{plan}");
+    assert_eq!(plan["record"]["id"], r2.as_str());
+    assert_eq!(plan["record"]["device"]["node"], node_b.as_str());
+    assert_eq!(plan["lineage"], "newer");
+    // A third sync has nothing to do.
+    let s = a.sync();
+    assert_eq!((s["action"].as_str(), s["fetched"].as_u64(), s["published"].as_u64()), (Some("none"), Some(0), Some(0)));
+    assert!(s["lines"].as_array().unwrap().iter().all(|l| l["relation"] == "equal"), "{s}");
+    assert_eq!(s["store"]["sync"], "in_sync");
+    let text = a.c(&["sync"]).ok().stdout;
+    assert!(text.starts_with("Sync        none with origin\nmoved       0 fetched, 0 published\nstore       in_sync\n"), "{text}");
+    assert_eq!(a.snap(), a_snap, "continuity commands moved nothing on A");
+    assert_eq!(w.remote_heads(), remote_heads);
+
+    // The stored records carry no machine path, home prefix, pid, server file or socket.
+    let files = w.a.store_files(REF);
+    assert_eq!(files.len(), 2);
+    for (path, text) in files.iter().chain(store_files(&env, &w.remote, REF).iter()) {
+        assert_eq!(path, &store_path(path.rsplit('/').next().unwrap().trim_end_matches(".json")));
+        for bad in [env.path().to_str().unwrap(), "/home/", "/Users/", "/root/", "/tmp/", "\"pid\"", "server.json", ".sock"] {
+            assert!(!text.contains(bad), "{path} contains {bad:?}:\n{text}");
+        }
+        // §14 item 37: the id is BLAKE3 over the canonical record; the envelope order is fixed.
+        let v: Value = serde_json::from_str(text).unwrap();
+        assert_eq!(v["id"].as_str().unwrap(), record_id(&v["record"]), "{path}");
+        let keys: Vec<&String> = v.as_object().unwrap().keys().collect();
+        assert_eq!(keys, ["id", "public_key", "signature", "record"]);
+        assert_eq!(v["record"]["schema"], "majordomus-continuity/v1");
+        assert!(text.starts_with("{\n  \"id\": "), "pretty-printed with two spaces");
+    }
+    w.fsck(&[]);
+}
+
+// ---------------------------------------------------------------------------------------------
+// §12 scenario 822, §14 items 46–47
+
+#[test]
+fn scenario_822_dirty_handover_and_the_source_relations() {
+    let env = TestEnv::new();
+    let w = two_machines(&env, Mesh::Both);
+    let (a, b) = (&w.a, &w.b);
+    a.git(&["switch", "-q", "-c", "feature/x"]);
+    a.repo.commit_file("lib/a", "committed\n");
+    a.git(&["push", "-q", "-u", "origin", "feature/x"]);
+    a.repo.write("lib/a", "uncommitted change\n");
+    a.repo.write("lib/new", "untracked\n");
+    a.handover(true, &body("Finish feature x.", "Commit lib/new."));
+    let a_snap = a.snap();
+    let v = a.cj(&["publish"], 0);
+    let r1 = v["record"]["id"].as_str().unwrap().to_string();
+    assert_eq!(v["record"]["working_tree"], "dirty");
+    assert_eq!(v["record"]["changed_total"], 2);
+    assert_eq!(v["record"]["branch"], "feature/x");
+    let stored: Value = serde_json::from_str(&a.store_files(REF)[0].1).unwrap();
+    assert_eq!(strs(&stored["record"]["source"]["changed"]), ["lib/a", "lib/new"]);
+    assert_eq!(stored["record"]["source"]["fingerprint"].as_str().unwrap().len(), 32);
+    a.sync();
+    assert_eq!(a.snap(), a_snap);
+
+    b.git(&["fetch", "-q", "origin"]);
+    b.git(&["switch", "-q", "feature/x"]);
+    let b_snap = b.snap();
+    b.sync();
+    let plan = b.cj(&["plan"], 0);
+    assert_eq!(plan["status"], "ready_with_warnings", "{plan}");
+    assert_eq!(plan["source"]["relation"], "exact");
+    assert_eq!(plan["source"]["origin_dirty"], true);
+    assert_eq!(strs(&plan["source"]["origin_changed"]), ["lib/a", "lib/new"]);
+    assert_eq!(plan["source"]["origin_changed_total"], 2);
+    assert_eq!(codes(&plan["warnings"]), ["source_incomplete"]);
+    let text = b.c(&["plan"]).ok().stdout;
+    assert!(text.contains("  origin dirty: 2 uncommitted file(s) not in its commit\n") && text.contains("WARN    source_incomplete: "), "{text}");
+    let r = b.cj(&["resume"], 0);
+    let h = b.repo.read(r["handover"].as_str().unwrap());
+    assert!(h.contains("\nworking_tree: dirty\n") && h.contains("\n  - lib/a\n") && h.contains("\n  - lib/new\n"), "{h}");
+    assert_eq!(b.repo.read("lib/a"), "committed\n", "uncommitted content never travels");
+    assert!(!b.repo.exists("lib/new"));
+    assert_eq!(b.snap(), b_snap);
+
+    // §14 item 47: the identical uncommitted change here → no source_incomplete, no local_dirty.
+    b.repo.write("lib/a", "uncommitted change\n");
+    b.repo.write("lib/new", "untracked\n");
+    let plan = b.cj(&["plan", "--record", &r1], 0);
+    assert_eq!(plan["source"]["same_uncommitted_work"], true, "{plan}");
+    assert!(!codes(&plan["warnings"]).iter().any(|c| c == "source_incomplete" || c == "local_dirty"), "{plan}");
+    b.repo.write("lib/new", "something else\n");
+    let plan = b.cj(&["plan", "--record", &r1], 0);
+    assert_eq!(plan["source"]["same_uncommitted_work"], false);
+    let w2 = codes(&plan["warnings"]);
+    assert!(w2.contains(&"source_incomplete".to_string()) && w2.contains(&"local_dirty".to_string()), "{plan}");
+    b.git(&["checkout", "-q", "--", "lib/a"]);
+    std::fs::remove_file(b.root().join("lib/new")).unwrap();
+
+    // An unpushed commit: its head is missing here.
+    a.git(&["add", "lib/a", "lib/new"]);
+    a.git(&["commit", "-q", "-m", "finish x"]);
+    a.handover(true, &body("Finish feature x.", "Open the pull request."));
+    let r2 = a.publish(&[]);
+    a.sync();
+    b.sync();
+    let b_snap = b.snap();
+    let plan = b.cj(&["plan"], 10);
+    assert_eq!(plan["status"], "requires_source_update", "{plan}");
+    assert_eq!(plan["record"]["id"], r2.as_str());
+    assert_eq!(plan["source"]["relation"], "head_missing");
+    assert_eq!(codes(&plan["blockers"]), ["head_missing"]);
+    assert_eq!(strs(&plan["actions"])[0], "git fetch origin");
+    assert!(b.c(&["plan"]).code(10).stdout.contains("BLOCKER head_missing: "));
+    let arrived = b.arrived();
+    let r = b.cj(&["resume"], 10);
+    assert_eq!(r["resumed"], false);
+    assert_eq!(r["plan"]["status"], "requires_source_update");
+    assert!(r.get("handover").is_none());
+    assert!(b.c(&["resume"]).code(10).stdout.starts_with("Resume blocked  requires_source_update\n"));
+    assert_eq!(b.arrived(), arrived, "a declined resume writes nothing");
+    assert_eq!(b.snap(), b_snap);
+
+    // Pushed and fetched, not pulled: local_behind.
+    a.git(&["push", "-q", "origin", "feature/x"]);
+    b.git(&["fetch", "-q", "origin"]);
+    let b_snap = b.snap();
+    let plan = b.cj(&["plan"], 10);
+    assert_eq!(plan["source"]["relation"], "local_behind", "{plan}");
+    assert_eq!(codes(&plan["blockers"]), ["local_behind"]);
+    assert!(strs(&plan["actions"]).contains(&"git pull --ff-only origin feature/x".to_string()), "{plan}");
+    assert_eq!(b.snap(), b_snap);
+
+    // On main: branch_differs.
+    b.git(&["switch", "-q", "main"]);
+    let b_snap = b.snap();
+    let plan = b.cj(&["plan"], 10);
+    assert_eq!(plan["status"], "requires_source_update");
+    assert_eq!(plan["source"]["relation"], "branch_differs", "{plan}");
+    assert_eq!(codes(&plan["blockers"]), ["branch_differs"]);
+    assert!(strs(&plan["actions"]).contains(&"git switch feature/x".to_string()), "{plan}");
+    assert_eq!(b.snap(), b_snap);
+
+    // After the pull: exact, ready; the resume continues B's position.
+    b.git(&["switch", "-q", "feature/x"]);
+    b.git(&["pull", "-q", "--ff-only", "origin", "feature/x"]);
+    let b_snap = b.snap();
+    let plan = b.cj(&["plan"], 0);
+    assert_eq!(plan["source"]["relation"], "exact", "{plan}");
+    assert_eq!(plan["status"], "ready");
+    assert_eq!(plan["lineage"], "newer");
+    let r = b.cj(&["resume"], 0);
+    assert_eq!(r["resumed"], true);
+    assert_eq!(b.arrived().len(), 2);
+
+    // §14 item 46: local extra commits → warning local_ahead, still resumable.
+    b.repo.commit_file("lib/b", "more\n");
+    let b_snap2 = b.snap();
+    let plan = b.cj(&["plan", "--record", &r2], 0);
+    assert_eq!(plan["source"]["relation"], "local_ahead");
+    assert_eq!(plan["status"], "ready_with_warnings");
+    assert!(codes(&plan["warnings"]).contains(&"local_ahead".to_string()));
+    assert_eq!(b.snap(), b_snap2);
+    assert_ne!(b_snap, b_snap2);
+    w.fsck(&[]);
+}
+
+// ---------------------------------------------------------------------------------------------
+// §12 scenario 823, §14 item 44
+
+#[test]
+fn scenario_823_continued_twice_diverges_and_is_never_picked_by_time() {
+    let env = TestEnv::new();
+    let w = two_machines(&env, Mesh::Both);
+    let (a, b) = (&w.a, &w.b);
+    let (a_snap, b_snap) = (a.snap(), b.snap());
+    a.handover(true, &body("Ship the release.", "Tag it."));
+    let r1 = a.publish(&[]);
+    a.sync();
+    b.sync();
+    env.set_now("2026-09-03T20:10:00Z");
+    b.cj(&["resume"], 0);
+    b.handover(true, &body("Ship the release.", "Write the changelog on the desktop."));
+    let r2 = b.publish(&[]);
+    b.sync();
+    // A (not synced) continues R1 too, later in time.
+    env.set_now("2026-09-03T20:20:00Z");
+    a.handover(true, &body("Ship the release.", "Write the changelog on the laptop."));
+    let v = a.cj(&["publish"], 0);
+    let r3 = v["record"]["id"].as_str().unwrap().to_string();
+    assert_eq!(v["record"]["parent"], r1.as_str());
+    let s = a.sync();
+    assert_eq!(s["action"], "exchanged", "{s}");
+    assert_eq!(s["lines"].as_array().unwrap().len(), 1);
+    assert_eq!(s["lines"][0]["relation"], "diverged");
+    let mut heads = vec![r2.clone(), r3.clone()];
+    heads.sort();
+    assert_eq!(strs(&s["lines"][0]["heads"]), heads);
+    assert!(codes(&s["diagnostics"]).contains(&"continuity.diverged".to_string()), "{s}");
+    let recs = a.cj(&["records"], 0);
+    assert_eq!(recs["records"].as_array().unwrap().len(), 3, "all three records are kept");
+    assert_eq!(recs["lines"][0]["state"], "diverged");
+    assert!(codes(&recs["diagnostics"]).contains(&"continuity.diverged".to_string()));
+    let st = a.cj(&["status"], 0);
+    assert_eq!(st["lines"][0]["state"], "diverged");
+    assert_eq!(st["lines"][0]["heads"].as_array().unwrap().len(), 2);
+    let text = a.c(&["status"]).ok().stdout;
+    assert!(text.contains(&format!("line        {} DIVERGED: 2 heads\n", &r1[..12])), "{text}");
+
+    // B: the implicit plan is a conflict (it never picks by time), resume declines.
+    b.sync();
+    let plan = b.cj(&["plan"], 10);
+    assert_eq!(plan["status"], "conflict", "{plan}");
+    assert_eq!(plan["record"]["id"], r3.as_str());
+    let bl = codes(&plan["blockers"]);
+    assert!(bl.contains(&"line_diverged".to_string()) && bl.contains(&"would_diverge".to_string()), "{plan}");
+    let arrived = b.arrived();
+    let r = b.cj(&["resume"], 10);
+    assert_eq!(r["resumed"], false);
+    assert_eq!(b.arrived(), arrived, "a declined resume writes no handover");
+    // Naming R3 explicitly: ready_with_warnings with both warnings.
+    let plan = b.cj(&["plan", "--record", &r3[..12]], 0);
+    assert_eq!(plan["status"], "ready_with_warnings", "{plan}");
+    let wa = codes(&plan["warnings"]);
+    assert!(wa.contains(&"line_diverged".to_string()) && wa.contains(&"would_diverge".to_string()), "{plan}");
+    assert!(plan["blockers"].as_array().unwrap().is_empty());
+    assert_eq!((a.snap(), b.snap()), (a_snap, b_snap));
+    w.fsck(&[]);
+}
+
+// ---------------------------------------------------------------------------------------------
+// §12 scenario 824, §14 item 45
+
+#[test]
+fn scenario_824_separate_work_on_two_branches_is_two_linear_lines() {
+    let env = TestEnv::new();
+    let w = two_machines(&env, Mesh::Both);
+    let (a, b) = (&w.a, &w.b);
+    let a_snap = a.snap();
+    a.handover(true, &body("Work on main.", "Keep going on main."));
+    let ra = a.publish(&["--issue", "#1"]);
+    a.sync();
+    b.git(&["switch", "-q", "-c", "feature/y"]);
+    b.repo.commit_file("lib/y", "y\n");
+    b.git(&["push", "-q", "-u", "origin", "feature/y"]);
+    let b_snap = b.snap();
+    b.handover(true, &body("Work on feature y.", "Keep going on y."));
+    let rb = b.publish(&["--issue", "#2"]);
+    b.sync();
+    let s = a.sync();
+    assert_eq!(s["fetched"], 1);
+    let res = &s["resumable"];
+    assert_eq!(ids(res), vec![rb.clone()]);
+    assert_eq!(res[0]["issue"], "#2");
+    assert_eq!(res[0]["branch"], "feature/y");
+    let recs = a.cj(&["records"], 0);
+    assert_eq!(recs["lines"].as_array().unwrap().len(), 2);
+    assert!(recs["lines"].as_array().unwrap().iter().all(|l| l["state"] == "linear"), "{recs}");
+    assert!(!codes(&recs["diagnostics"]).contains(&"continuity.diverged".to_string()));
+    assert!(!codes(&a.cj(&["status"], 0)["diagnostics"]).contains(&"continuity.diverged".to_string()));
+
+    b.sync();
+    let plan = b.cj(&["plan", "--record", &ra], 10);
+    assert_eq!(plan["status"], "requires_source_update", "{plan}");
+    assert_eq!(codes(&plan["blockers"]), ["branch_differs"], "exactly one blocker");
+    assert_eq!(plan["source"]["relation"], "branch_differs");
+    assert!(strs(&plan["actions"]).contains(&"git switch main".to_string()), "{plan}");
+    // The implicit plan on feature/y offers A's record too (no offer on this branch).
+    let plan = b.cj(&["plan"], 10);
+    assert_eq!(plan["record"]["id"], ra.as_str());
+    assert_eq!(codes(&plan["blockers"]), ["branch_differs"]);
+    assert_eq!((a.snap(), b.snap()), (a_snap, b_snap));
+    w.fsck(&[]);
+}
+
+// ---------------------------------------------------------------------------------------------
+// §12 scenario 825, §14 items 41, 43 and the unit-level "unreachable remote then plan"
+
+#[test]
+fn scenario_825_offline_first() {
+    let env = TestEnv::new();
+    let w = two_machines(&env, Mesh::Both);
+    let a = &w.a;
+    let a_snap = a.snap();
+    let moved = env.path().join("remote.moved");
+    std::fs::rename(&w.remote, &moved).unwrap();
+    a.handover(true, &body("Work offline.", "Sync when back online."));
+    let r1 = a.publish(&[]);
+    let tip = a.tip().unwrap();
+    let s = a.cj(&["sync"], 10);
+    assert_eq!(s["action"], "unreachable");
+    assert_eq!(s["published"], 0);
+    assert_eq!(s["fetched"], 0);
+    assert!(codes(&s["diagnostics"]).contains(&"continuity.remote_unreachable".to_string()), "{s}");
+    let text = a.c(&["sync"]).code(10).stdout;
+    assert!(text.starts_with("Sync        unreachable with origin\n") && text.contains("WARNING continuity.remote_unreachable: "), "{text}");
+    assert_eq!(a.tip().unwrap(), tip, "the local store is unchanged");
+    // Status needs no network: it still answers with the remote gone.
+    let st = a.cj(&["status"], 0);
+    assert_eq!(st["store"]["records"], 1);
+    assert!(matches!(st["store"]["sync"].as_str(), Some("never_synced" | "pending")), "{st}");
+    assert_eq!(st["last_sync"]["outcome"], "unreachable");
+    assert_eq!(st["last_sync"]["remote"], "origin");
+    assert!(strs(&st["next"]).contains(&"git majordomus continuity sync".to_string()));
+    assert!(a.c(&["status"]).ok().stdout.contains("last sync   unreachable with origin at 2026-09-03T20:00:00Z\n"));
+    // Unit-level: a plan after an unreachable sync → only warning nothing_published, no actions.
+    let plan = a.cj(&["plan"], 0);
+    assert_eq!(plan["status"], "nothing_to_resume");
+    assert_eq!(codes(&plan["warnings"]), ["nothing_published"]);
+    assert!(plan["blockers"].as_array().unwrap().is_empty() && plan["actions"].as_array().unwrap().is_empty(), "{plan}");
+
+    // The remote is back: the pending record is published.
+    std::fs::rename(&moved, &w.remote).unwrap();
+    let s = a.sync();
+    assert_eq!(s["published"], 1);
+    assert_eq!(s["store"]["sync"], "in_sync");
+    assert_eq!(a.cj(&["status"], 0)["last_sync"]["outcome"], "ok");
+    assert_eq!(a.snap(), a_snap);
+
+    // A fresh clone: status without the network shows nothing, sync finds the record.
+    let c = Machine::clone_of(&env, &w.remote, "c");
+    let st = c.cj(&["status"], 0);
+    assert_eq!(st["store"]["sync"], "empty");
+    assert!(st["resumable"].as_array().unwrap().is_empty());
+    assert!(codes(&st["diagnostics"]).contains(&"continuity.no_device_identity".to_string()));
+    assert!(!c.node_json().exists(), "a read never creates a device key");
+    let s = c.sync();
+    assert_eq!(s["fetched"], 1);
+    assert_eq!(ids(&s["resumable"]), vec![r1]);
+    w.fsck(&[&c]);
+}
+
+#[test]
+fn items_41_to_43_sync_without_remote_bad_remote_names_and_status_offline() {
+    let env = TestEnv::new();
+    // No remote at all.
+    let lone = Machine::at(&env, "lone", env.ready_repo("lone").root.clone());
+    lone.handover(true, HANDOVER);
+    lone.publish(&[]);
+    let snap = lone.snap();
+    let s = lone.cj(&["sync"], 0);
+    assert_eq!(s["action"], "no_remote");
+    assert!(s["remote"].is_null());
+    let d = &s["diagnostics"][0];
+    assert_eq!((d["severity"].as_str(), d["code"].as_str()), (Some("info"), Some("continuity.no_remote")));
+    assert_eq!(lone.cj(&["status"], 0)["store"]["sync"], "no_remote");
+    assert!(lone.c(&["sync"]).ok().stdout.starts_with("Sync        no_remote with no remote\n"));
+    for bad in ["a:b", "../x", "..", "-x", "a b"] {
+        let opt = format!("--remote={bad}");
+        let out = lone.c(&["sync", &opt]).code(10);
+        assert!(out.stderr.contains("is not a remote name"), "{bad}: {}", out.all());
+        lone.c(&["verify", &opt]).code(10);
+    }
+    let out = lone.run(&["--json", "continuity", "sync", "--remote", "a:b"], "").code(10);
+    assert!(out.stdout.is_empty(), "{}", out.all());
+    let err: Value = serde_json::from_str(&out.stderr).unwrap();
+    assert_eq!(err["error"]["exit"], 10);
+    assert_eq!(lone.snap(), snap);
+
+    // A clone whose remote does not exist any more: status never touches the network.
+    let w = two_machines(&env, Mesh::Undeclared);
+    w.a.handover(true, HANDOVER);
+    w.a.publish(&[]);
+    w.a.sync();
+    let gone = env.path().join("does-not-exist.git");
+    w.b.git(&["remote", "set-url", "origin", gone.to_str().unwrap()]);
+    let st = w.b.cj(&["status"], 0);
+    assert_eq!(st["store"]["sync"], "empty", "records only on the remote are not seen without a sync");
+    assert!(st["resumable"].as_array().unwrap().is_empty());
+    let tip_before = w.b.tip();
+    let s = w.b.cj(&["sync"], 10);
+    assert_eq!(s["action"], "unreachable");
+    assert_eq!(w.b.tip(), tip_before);
+    w.fsck(&[&lone]);
+}
+
+// ---------------------------------------------------------------------------------------------
+// §12 scenario 826, §14 item 36
+
+#[test]
+fn scenario_826_secrets_and_machine_paths_are_refused_not_redacted() {
+    let env = TestEnv::new();
+    let w = two_machines(&env, Mesh::Both);
+    let a = &w.a;
+    let a_snap = a.snap();
+    let env_secret = "s3cr3t-deploy-value-42";
+    let ghp = format!("{}{}", ["gh", "p_"].concat(), "x1Y2".repeat(9));
+    let pem = format!("-----BEGIN {} PRIVATE KEY-----", "OPENSSH");
+    let home_path = "/home/alice/work/app/notes.txt";
+    let cases: [(&str, &str, &str); 4] = [
+        ("deploy with MY_DEPLOY_TOKEN", env_secret, "continuity.secret"),
+        ("the token", &ghp, "continuity.secret"),
+        ("the key", &pem, "continuity.secret"),
+        ("the notes", home_path, "continuity.nonportable_field"),
+    ];
+    let secret_env = [("MY_DEPLOY_TOKEN", env_secret)];
+    for (what, value, code) in cases {
+        let name = a.handover(true, &format!("# Objective\nShip {what}.\n\n# Current State\nSee {value} here.\n\n# Next Action\nDeploy.\n"));
+        for json in [false, true] {
+            let mut args = vec!["continuity", "publish", "--handover", &name];
+            if json {
+                args.insert(0, "--json");
+            }
+            let out = a.run_env(&args, "", &secret_env).code(10);
+            let all = out.all();
+            assert!(all.contains("/handover/body"), "{what}: {all}");
+            assert!(all.contains(code), "{what}: {all}");
+            assert!(!all.contains(value), "{what}: the value is echoed: {all}");
+            if json {
+                let v: Value = serde_json::from_str(&out.stdout).unwrap();
+                assert_eq!(v["written"], false);
+                assert!(v["refused"].as_array().unwrap().iter().any(|l| l.to_string().contains("/handover/body")), "{v}");
+            } else {
+                assert!(out.stdout.starts_with("the handover is not published, because it would carry what must not leave this machine:\n"), "{all}");
+            }
+        }
+        // The dry run refuses too, and does not echo the value (text or JSON).
+        let out = a.run_env(&["continuity", "publish", "--dry-run", "--handover", &name], "", &secret_env).code(10);
+        assert!(!out.all().contains(value), "{what}: {}", out.all());
+        let out = a.run_env(&["--json", "continuity", "publish", "--dry-run", "--handover", &name], "", &secret_env).code(10);
+        assert!(out.stdout.contains("/handover/body") && !out.all().contains(value), "{what}: {}", out.all());
+        assert_eq!(a.tip(), None, "{what}: the store ref is never created");
+        assert!(!a.state("continuity.json").exists());
+    }
+    // A clean publication (the secret still in the environment) stores none of the values.
+    a.handover(true, &body("Ship it.", "Deploy."));
+    let out = a.run_env(&["continuity", "publish"], "", &secret_env).ok();
+    assert!(out.stdout.starts_with("Published   "), "{}", out.stdout);
+    let files = a.store_files(REF);
+    assert_eq!(files.len(), 1);
+    for v in [env_secret, ghp.as_str(), pem.as_str(), "/home/alice"] {
+        assert!(!files[0].1.contains(v));
+    }
+    assert_eq!(a.snap(), a_snap);
+    w.fsck(&[]);
+}
+
+// ---------------------------------------------------------------------------------------------
+// §12 scenario 827, §14 items 37–40 and revocation
+
+#[test]
+fn scenario_827_an_altered_blob_is_refused_as_id_mismatch() {
+    let env = TestEnv::new();
+    let w = two_machines(&env, Mesh::Both);
+    let (a, b) = (&w.a, &w.b);
+    a.handover(true, &body("Fix the callback.", "Write the test."));
+    let r1 = a.publish(&[]);
+    a.sync();
+    let b_snap = b.snap();
+    b.sync();
+    assert_eq!(b.cj(&["records"], 0)["records"].as_array().unwrap().len(), 1);
+    // Alter one byte of the blob, under the same name, in a new commit on B's ref.
+    let (path, text) = b.store_files(REF).pop().unwrap();
+    assert_eq!(path, store_path(&r1));
+    let altered = text.replace("Write the test.", "Write the tesT.");
+    assert_ne!(altered, text);
+    b.store_put(&path, &altered);
+    let recs = b.cj(&["records"], 0);
+    assert_eq!(recs["records"].as_array().unwrap().len(), 0, "{recs}");
+    let d: Vec<&Value> = recs["diagnostics"].as_array().unwrap().iter().filter(|d| d["code"] == "continuity.id_mismatch").collect();
+    assert_eq!(d.len(), 1, "{recs}");
+    assert_eq!(d[0]["path"], path.as_str());
+    assert_eq!(d[0]["severity"], "error");
+    assert!(b.c(&["records"]).ok().stdout.starts_with("0 record(s)\nERROR   continuity.id_mismatch "));
+    let plan = b.cj(&["plan", "--record", &r1[..10]], 0);
+    assert_eq!(plan["status"], "nothing_to_resume", "{plan}");
+    assert_eq!(codes(&plan["blockers"]), ["continuity.id_mismatch"]);
+    assert_eq!(b.cj(&["plan"], 0)["status"], "nothing_to_resume");
+    let st = b.cj(&["status"], 0);
+    assert_eq!((st["store"]["records"].as_u64(), st["store"]["refused"].as_u64()), (Some(0), Some(1)));
+    b.cj(&["verify"], 10);
+    // Deleting the admission cache changes no answer.
+    let _ = std::fs::remove_file(b.root().join(".git/majordomus/admitted"));
+    assert_eq!(b.cj(&["records"], 0)["records"].as_array().unwrap().len(), 0);
+    assert_eq!(b.cj(&["resume"], 10)["resumed"], false);
+    assert!(b.arrived().is_empty());
+    assert_eq!(b.snap(), b_snap);
+    w.fsck(&[]);
+}
+
+#[test]
+fn scenario_827_a_too_new_record_is_kept_across_syncs() {
+    let env = TestEnv::new();
+    let w = two_machines(&env, Mesh::Both);
+    let (a, b) = (&w.a, &w.b);
+    a.handover(true, &body("Fix the callback.", "Write the test."));
+    let r1 = a.publish(&[]);
+    // A v9 record with a correct id (computed here: BLAKE3 of the canonical record).
+    let (_, text) = a.store_files(REF).pop().unwrap();
+    let mut v: Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(v["id"].as_str().unwrap(), r1, "§14 item 37: id = BLAKE3(canonical(record))");
+    v["record"]["schema"] = "majordomus-continuity/v9".into();
+    v["record"]["future_field"] = "from a later executable".into();
+    let v9 = record_id(&v["record"]);
+    v["id"] = v9.clone().into();
+    let v9_path = store_path(&v9);
+    a.store_put(&v9_path, &(serde_json::to_string_pretty(&v).unwrap() + "\n"));
+    let check = |m: &Machine<'_>| {
+        let st = m.cj(&["status"], 0);
+        assert_eq!((st["store"]["records"].as_u64(), st["store"]["refused"].as_u64()), (Some(1), Some(1)), "{st}");
+        let c = codes(&st["diagnostics"]);
+        assert!(c.contains(&"continuity.schema_too_new".to_string()) && c.contains(&"continuity.upgrade_required".to_string()), "{st}");
+        let recs = m.cj(&["records"], 0);
+        assert_eq!(recs["records"].as_array().unwrap().len(), 1);
+        assert!(codes(&recs["diagnostics"]).contains(&"continuity.upgrade_required".to_string()));
+        let ver = m.cj(&["verify"], 0);
+        assert_eq!(ver["too_new"], 1, "{ver}");
+        assert!(m.c(&["verify"]).ok().stdout.contains("(1 too new, kept)"));
+        assert!(m.store_files(REF).iter().any(|(p, _)| *p == v9_path), "the v9 record is kept in the tree");
+    };
+    check(a);
+    let s = a.sync();
+    assert_eq!(s["published"], 1);
+    assert!(store_files(&env, &w.remote, REF).iter().any(|(p, _)| *p == v9_path));
+    b.sync();
+    check(b);
+    // Across further syncs in both directions.
+    b.handover(true, &body("Fix the callback.", "More."));
+    b.publish(&[]);
+    b.sync();
+    a.sync();
+    for m in [a, b] {
+        assert!(m.store_files(REF).iter().any(|(p, _)| *p == v9_path));
+        assert_eq!(m.cj(&["status"], 0)["store"]["refused"], 1);
+    }
+    assert!(store_files(&env, &w.remote, REF).iter().any(|(p, _)| *p == v9_path));
+    w.fsck(&[]);
+}
+
+#[test]
+fn scenario_827_a_fork_record_is_never_merged() {
+    let env = TestEnv::new();
+    let w = two_machines(&env, Mesh::Undeclared);
+    let a = &w.a;
+    a.handover(true, &body("Fix the callback.", "Write the test."));
+    a.publish(&[]);
+    a.sync();
+    // A fork: same layer, another root commit, its own store and remote.
+    let fork_remote = env.path().join("fork.git");
+    env.git_in(env.path(), &["init", "--bare", "-q", "-b", "main", fork_remote.to_str().unwrap()]);
+    env.git_in(&fork_remote, &["config", "receive.denyNonFastForwards", "true"]);
+    let f = Machine::clone_of(&env, &fork_remote, "f");
+    f.run(&["init"], "").ok();
+    f.repo.write("README.md", "a fork\n");
+    f.git(&["add", "-A"]);
+    f.git(&["commit", "-q", "-m", "fork root"]);
+    f.git(&["push", "-q", "-u", "origin", "main"]);
+    f.handover(true, &body("Fork work.", "Fork next."));
+    let rf = f.publish(&[]);
+    f.sync();
+    let a_snap = a.snap();
+    a.git(&["remote", "add", "fork", fork_remote.to_str().unwrap()]);
+    let s = a.cj(&["sync", "--remote", "fork"], 0);
+    assert!(codes(&s["diagnostics"]).contains(&"continuity.foreign_repository".to_string()), "{s}");
+    assert!(s["diagnostics"].as_array().unwrap().iter().any(|d| d["message"].as_str().unwrap().contains("fork")));
+    assert!(!a.store_files(REF).iter().any(|(p, _)| p.contains(&rf)), "the fork record is absent from the tree");
+    assert_eq!(s["fetched"], 0);
+    let st = a.cj(&["status"], 0);
+    assert!(st["resumable"].as_array().unwrap().is_empty());
+    assert_eq!((st["store"]["records"].as_u64(), st["store"]["refused"].as_u64()), (Some(1), Some(0)), "{st}");
+    assert_eq!(a.cj(&["records"], 0)["records"].as_array().unwrap().len(), 1);
+    assert_eq!(a.snap(), a_snap);
+    w.fsck(&[&f]);
+    env.git_in(&fork_remote, &["fsck", "--strict"]);
+}
+
+#[test]
+fn scenario_827_item_40_untrusted_signer_is_refused_and_undeclared_only_warned() {
+    let env = TestEnv::new();
+    let w = two_machines(&env, Mesh::OnlyA);
+    let (a, b) = (&w.a, &w.b);
+    b.handover(true, &body("Desktop work.", "Continue on the laptop."));
+    let rb = b.publish(&[]);
+    b.sync();
+    let a_snap = a.snap();
+    a.sync();
+    let plan = a.cj(&["plan"], 10);
+    assert_eq!(plan["status"], "refused", "{plan}");
+    assert_eq!(plan["record"]["id"], rb.as_str());
+    assert_eq!(plan["record"]["trust"], "untrusted");
+    assert_eq!(codes(&plan["blockers"]), ["origin_untrusted"]);
+    assert!(plan["blockers"][0]["message"].as_str().unwrap().contains("trust.allow"));
+    assert!(a.c(&["plan"]).code(10).stdout.contains("device      desktop [untrusted]\n"));
+    let r = a.cj(&["resume"], 10);
+    assert_eq!(r["resumed"], false);
+    assert!(a.arrived().is_empty(), "resume writes no handover");
+    assert!(!a.repo.exists(".ai/local/state/decisions.md") || !a.repo.read(".ai/local/state/decisions.md").contains("Carried:"));
+    let ver = a.cj(&["verify"], 10);
+    assert_eq!(ver["untrusted"], 1);
+    assert!(a.c(&["verify"]).code(10).stdout.contains("verified 1 record(s): 1 admitted, 0 refused, 1 untrusted\n"));
+    assert_eq!(a.snap(), a_snap);
+
+    w.fsck(&[]);
+
+    // No mesh declaration at all → warning origin_undeclared only.
+    let env = TestEnv::new();
+    let w = two_machines(&env, Mesh::Undeclared);
+    let (a, b) = (&w.a, &w.b);
+    b.handover(true, &body("Desktop work.", "Continue on the laptop."));
+    let rb = b.publish(&[]);
+    b.sync();
+    a.sync();
+    let plan = a.cj(&["plan"], 0);
+    assert_eq!(plan["record"]["id"], rb.as_str());
+    assert_eq!(plan["record"]["trust"], "undeclared");
+    assert_eq!(plan["status"], "ready_with_warnings");
+    assert_eq!(codes(&plan["warnings"]), ["origin_undeclared"], "{plan}");
+    assert!(plan["blockers"].as_array().unwrap().is_empty());
+    assert!(a.c(&["status"]).ok().stdout.contains("device      desktop [undeclared]\n"));
+    a.cj(&["verify"], 0);
+    w.fsck(&[]);
+}
+
+#[test]
+fn a_revoked_key_is_refused_on_every_read_even_after_admission() {
+    let env = TestEnv::new();
+    let w = two_machines(&env, Mesh::Both);
+    let (a, b) = (&w.a, &w.b);
+    let (ka, kb) = (a.cj(&["device"], 0)["public_key"].as_str().unwrap().to_string(), b.cj(&["device"], 0)["public_key"].as_str().unwrap().to_string());
+    b.handover(true, &body("Desktop work.", "Continue on the laptop."));
+    let rb = b.publish(&[]);
+    b.sync();
+    a.sync();
+    assert_eq!(a.cj(&["records"], 0)["records"].as_array().unwrap().len(), 1);
+    a.cj(&["verify"], 0);
+    // Revoke B's key (the record was admitted before and sits in the admission cache).
+    a.repo.write(".ai/repo/mesh/home.yaml", &mesh_yaml(&[&ka], &[&kb]));
+    let a_snap = a.snap();
+    let recs = a.cj(&["records"], 0);
+    assert_eq!(recs["records"].as_array().unwrap().len(), 0, "{recs}");
+    assert!(codes(&recs["diagnostics"]).contains(&"continuity.revoked_key".to_string()));
+    let st = a.cj(&["status"], 0);
+    assert!(st["resumable"].as_array().unwrap().is_empty());
+    assert_eq!(st["store"]["refused"], 1);
+    let plan = a.cj(&["plan", "--record", &rb[..8]], 0);
+    assert_eq!(plan["status"], "nothing_to_resume", "{plan}");
+    assert_eq!(codes(&plan["blockers"]), ["continuity.revoked_key"]);
+    assert_eq!(a.cj(&["plan"], 0)["status"], "nothing_to_resume");
+    let r = a.cj(&["resume", "--record", &rb[..8]], 10);
+    assert_eq!(r["resumed"], false);
+    assert!(a.arrived().is_empty());
+    let ver = a.cj(&["verify"], 10);
+    assert_eq!(ver["refused"], 1, "{ver}");
+    assert!(codes(&ver["problems"]).contains(&"continuity.revoked_key".to_string()));
+    assert_eq!(a.snap(), a_snap);
+    w.fsck(&[]);
+}
+
+// ---------------------------------------------------------------------------------------------
+// §14 items 33–35
+
+#[test]
+fn item_33_publish_without_a_handover_refuses_and_creates_nothing() {
+    let env = TestEnv::new();
+    let m = Machine::at(&env, "m", env.ready_repo("m").root.clone());
+    let snap = m.snap();
+    let out = m.c(&["publish"]).code(10);
+    assert!(out.stderr.contains("no handover record"), "{}", out.all());
+    assert!(out.all().contains("git majordomus handover"));
+    assert!(!m.node_json().exists(), "no device key");
+    assert!(!m.xdg.join("majordomus").exists());
+    assert!(!m.home.join(".local").exists());
+    assert_eq!(m.tip(), None);
+    assert!(!m.state("continuity.json").exists());
+    let out = m.run(&["--json", "continuity", "publish"], "").code(10);
+    assert!(out.stdout.is_empty(), "{}", out.all());
+    let err: Value = serde_json::from_str(&out.stderr).unwrap();
+    assert_eq!(err["error"]["exit"], 10);
+    // A named file that is not a handover record: refused.
+    for bad in ["../x.md", "x.txt", ".hidden.md"] {
+        let out = m.c(&["publish", "--handover", bad]).code(10);
+        assert!(out.stderr.contains(&format!("`{bad}` is not the file name of a handover record under .ai/local/state/handovers/")), "{}", out.stderr);
+    }
+    let out = m.c(&["publish", "--handover", "nope.md"]).code(10);
+    assert!(out.stderr.contains("no handover record `nope.md` under .ai/local/state/handovers/"), "{}", out.stderr);
+    assert!(!m.node_json().exists(), "a refused publication creates no key");
+    // The dry run is the receipt: it writes nothing, not even a key.
+    m.handover(true, HANDOVER);
+    let out = m.c(&["publish", "--dry-run"]).ok();
+    assert!(out.stdout.starts_with("Dry run: nothing was signed or stored. This would leave the machine:\n"), "{}", out.stdout);
+    assert!(out.stdout.contains("/device/node (20 bytes): (created on publish)\n") && out.stdout.contains("Write the regression test."), "{}", out.stdout);
+    assert!(!m.node_json().exists() && m.tip().is_none() && !m.state("continuity.json").exists());
+    // status never creates a key either.
+    let st = m.cj(&["status"], 0);
+    assert!(st["device"].is_null());
+    assert!(codes(&st["diagnostics"]).contains(&"continuity.no_device_identity".to_string()));
+    assert!(!m.node_json().exists());
+    // publish creates the key (0600).
+    m.publish(&[]);
+    assert!(m.node_json().exists());
+    use std::os::unix::fs::PermissionsExt;
+    assert_eq!(std::fs::metadata(m.node_json()).unwrap().permissions().mode() & 0o777, 0o600);
+    let key: Value = serde_json::from_str(&std::fs::read_to_string(m.node_json()).unwrap()).unwrap();
+    assert_eq!(key["schema"], "majordomus-device/v1");
+    // A malformed key file is an error, never replaced.
+    std::fs::write(m.node_json(), "not json\n").unwrap();
+    m.c(&["device"]).code(13);
+    m.c(&["publish"]).code(13);
+    assert_eq!(std::fs::read_to_string(m.node_json()).unwrap(), "not json\n");
+    // So is an unreadable continuity.json (§6.13).
+    std::fs::write(m.state("continuity.json"), "{\"schema\": \"other/v1\"}\n").unwrap();
+    m.c(&["status"]).code(13);
+    assert_eq!(m.repo.read(".ai/local/state/continuity.json"), "{\"schema\": \"other/v1\"}\n");
+    assert_eq!(m.snap(), snap);
+}
+
+#[test]
+fn items_34_35_republishing_is_unchanged_and_publish_touches_only_its_ref_and_state() {
+    let env = TestEnv::new();
+    let w = two_machines(&env, Mesh::Both);
+    let a = &w.a;
+    a.handover(true, HANDOVER);
+    let refs_before = a.git(&["for-each-ref"]);
+    let snap = a.snap();
+    let files_before: Vec<String> = a.local_files().into_iter().map(|(p, _)| p).collect();
+    let r1 = a.publish(&[]);
+    let tip = a.tip().unwrap();
+    // §14 item 35: only refs/majordomus/continuity and continuity.json change.
+    let refs_after = a.git(&["for-each-ref"]);
+    let added: Vec<&str> = refs_after.lines().filter(|l| !refs_before.lines().any(|b| b == *l)).collect();
+    assert_eq!(added.len(), 1, "{refs_after}");
+    assert!(added[0].ends_with(&format!("commit\t{REF}")));
+    assert!(refs_before.lines().all(|l| refs_after.lines().any(|x| x == l)));
+    let files_after: Vec<String> = a.local_files().into_iter().map(|(p, _)| p).collect();
+    let new: Vec<&String> = files_after.iter().filter(|p| !files_before.contains(p)).collect();
+    assert_eq!(new, [".ai/local/state/continuity.json"]);
+    assert_eq!(a.snap(), snap);
+    let msg = a.git(&["log", "-1", "--format=%s", REF]);
+    assert_eq!(msg, format!("majordomus continuity: {} from macbook-pro", &r1[..12]));
+    let local: Value = serde_json::from_str(&a.repo.read(".ai/local/state/continuity.json")).unwrap();
+    assert_eq!(local["schema"], "majordomus-continuity-local/v1");
+    assert_eq!(local["branches"]["main"]["record"], r1.as_str());
+    assert_eq!(local["branches"]["main"]["via"], "published");
+    // §14 item 34: the same handover at the same source → written: false, no new commit.
+    let v = a.cj(&["publish"], 0);
+    assert_eq!(v["written"], false);
+    assert_eq!(v["record"]["id"], r1.as_str());
+    let out = a.c(&["publish"]).ok();
+    assert!(out.stdout.starts_with(&format!("Unchanged   {} already holds this handover\n", &r1[..12])), "{}", out.stdout);
+    assert_eq!(a.tip().unwrap(), tip, "no new commit on the ref");
+    assert_eq!(a.store_files(REF).len(), 1);
+    // The source changed (a dirty tree): a new record continues the first.
+    a.repo.write("lib/wip.rs", "wip\n");
+    let v = a.cj(&["publish"], 0);
+    assert_eq!(v["written"], true);
+    assert_eq!(v["record"]["parent"], r1.as_str());
+    assert_eq!(a.store_files(REF).len(), 2);
+    std::fs::remove_file(a.root().join("lib/wip.rs")).unwrap();
+    assert_eq!(a.snap(), snap);
+    // Sync never moves a branch on the remote.
+    let heads = w.remote_heads();
+    a.sync();
+    assert_eq!(w.remote_heads(), heads);
+    assert_eq!(a.snap(), snap);
+    w.fsck(&[]);
+}
+
+// ---------------------------------------------------------------------------------------------
+// §14 item 51, verify, export, stray files
+
+#[test]
+fn item_51_record_prefixes_choose_and_unknown() {
+    let env = TestEnv::new();
+    let w = two_machines(&env, Mesh::Both);
+    let (a, b) = (&w.a, &w.b);
+    a.handover(true, &body("One.", "One next."));
+    let r1 = a.publish(&[]);
+    a.sync();
+    b.git(&["switch", "-q", "-c", "other"]);
+    b.handover(true, &body("Two.", "Two next."));
+    let r2 = b.publish(&[]);
+    b.sync();
+    a.sync();
+    let snap = a.snap();
+    let plan = a.cj(&["plan", "--record", ""], 10);
+    assert_eq!(plan["status"], "choose_record", "{plan}");
+    let mut got = ids(&plan["candidates"]);
+    got.sort();
+    let mut want = vec![r1.clone(), r2.clone()];
+    want.sort();
+    assert_eq!(got, want);
+    assert!(plan.get("record").is_none());
+    let unknown = (0..16u8).map(|n| format!("{n:x}")).find(|p| !r1.starts_with(p.as_str()) && !r2.starts_with(p.as_str())).unwrap() + "0000";
+    let plan = a.cj(&["plan", "--record", &unknown], 0);
+    assert_eq!(plan["status"], "nothing_to_resume");
+    assert_eq!(codes(&plan["blockers"]), ["record_unknown"]);
+    assert_eq!(strs(&plan["actions"]), ["git majordomus continuity sync"]);
+    let r = a.cj(&["resume", "--record", ""], 10);
+    assert_eq!(r["resumed"], false);
+    assert_eq!(a.snap(), snap);
+    w.fsck(&[]);
+}
+
+#[test]
+fn verify_and_export_for_the_stock_minisign_tool() {
+    let env = TestEnv::new();
+    let w = two_machines(&env, Mesh::Both);
+    let (a, b) = (&w.a, &w.b);
+    a.handover(true, HANDOVER);
+    let r1 = a.publish(&[]);
+    a.sync();
+    b.sync();
+    let snap = b.snap();
+    let v = b.cj(&["verify"], 0);
+    assert_eq!((v["verified"].as_u64(), v["admitted"].as_u64(), v["refused"].as_u64(), v["untrusted"].as_u64()), (Some(1), Some(1), Some(0), Some(0)));
+    assert_eq!(b.c(&["verify"]).ok().stdout, "verified 1 record(s): 1 admitted, 0 refused, 0 untrusted\n");
+    let v = b.cj(&["verify", "--remote", "origin"], 0);
+    assert_eq!(v["verified"], 2);
+    // export: the three files, verified by the stock minisign.
+    let dir = env.path().join("export");
+    let out = b.c(&["export", &r1[..8], "--dir", dir.to_str().unwrap()]).ok();
+    assert_eq!(out.stdout.lines().count(), 3, "{}", out.stdout);
+    let msg = dir.join(format!("{r1}.msg"));
+    let pubf = dir.join(format!("{r1}.pub"));
+    assert!(dir.join(format!("{r1}.msg.minisig")).exists());
+    let m = std::fs::read(&msg).unwrap();
+    assert!(m.starts_with(b"majordomus-continuity-record/v1\n{\""));
+    let stored: Value = serde_json::from_str(&b.store_files(REF)[0].1).unwrap();
+    assert_eq!(&m[b"majordomus-continuity-record/v1\n".len()..], canonical(&stored["record"]).as_bytes());
+    let sig = std::fs::read_to_string(dir.join(format!("{r1}.msg.minisig"))).unwrap();
+    assert_eq!(sig, stored["signature"].as_str().unwrap());
+    assert!(sig.starts_with("untrusted comment: signature from git-majordomus\n"));
+    assert!(sig.contains(&format!("trusted comment: majordomus-continuity id:{r1} node:{}", a.node())));
+    let mv = std::process::Command::new("minisign").arg("-Vm").arg(&msg).arg("-p").arg(&pubf).output().expect("minisign");
+    let said = format!("{}{}", String::from_utf8_lossy(&mv.stdout), String::from_utf8_lossy(&mv.stderr));
+    assert!(mv.status.success(), "minisign: {said}");
+    assert!(said.contains("Signature and comment signature verified"), "{said}");
+    // Tampering with the message makes the stock tool refuse.
+    let mut bad = m.clone();
+    let last = bad.len() - 2;
+    bad[last] ^= 1;
+    std::fs::write(&msg, bad).unwrap();
+    let mv = std::process::Command::new("minisign").arg("-Vm").arg(&msg).arg("-p").arg(&pubf).output().unwrap();
+    assert!(!mv.status.success());
+    // Bad prefixes.
+    b.c(&["export", "abc", "--dir", dir.to_str().unwrap()]).code(2);
+    b.c(&["export", "ABCD", "--dir", dir.to_str().unwrap()]).code(2);
+    let unknown = if r1.starts_with("0000") { "1111" } else { "0000" };
+    b.c(&["export", unknown, "--dir", dir.to_str().unwrap()]).code(12);
+    // §10.2: the public key file.
+    let pk = b.c(&["device", "--public-key-file"]).ok().stdout;
+    assert!(pk.starts_with("untrusted comment: ") && pk.lines().nth(1).unwrap().starts_with("RW"), "{pk}");
+    assert_eq!(b.snap(), snap);
+    w.fsck(&[]);
+}
+
+#[test]
+fn a_stray_file_in_the_store_is_reported_and_ignored() {
+    let env = TestEnv::new();
+    let w = two_machines(&env, Mesh::Both);
+    let (a, b) = (&w.a, &w.b);
+    a.handover(true, HANDOVER);
+    a.publish(&[]);
+    a.store_put("records/stray.json", "{}\n");
+    let snap = a.snap();
+    let text = a.c(&["records"]).ok().stdout;
+    assert!(text.starts_with("1 record(s)\n"), "{text}");
+    assert!(text.contains("WARNING continuity.stray_file records/stray.json: not a record of the store; it is ignored\n"), "{text}");
+    let recs = a.cj(&["records"], 0);
+    assert!(codes(&recs["diagnostics"]).contains(&"continuity.stray_file".to_string()));
+    assert!(a.c(&["status"]).ok().stdout.contains("WARNING continuity.stray_file records/stray.json: "));
+    let st = a.cj(&["status"], 0);
+    assert_eq!((st["store"]["records"].as_u64(), st["store"]["refused"].as_u64()), (Some(1), Some(0)));
+    a.cj(&["verify"], 0);
+    // It is pushed with the store, but a fetching store leaves it out of its tree.
+    a.sync();
+    let s = b.sync();
+    assert!(codes(&s["diagnostics"]).contains(&"continuity.stray_file".to_string()), "{s}");
+    assert!(!b.store_files(REF).iter().any(|(p, _)| p == "records/stray.json"));
+    assert_eq!(b.cj(&["records"], 0)["records"].as_array().unwrap().len(), 1);
+    assert_eq!(a.snap(), snap);
+    w.fsck(&[]);
+}
+
+#[test]
+fn two_enabled_mesh_declarations_refuse_every_continuity_command() {
+    let env = TestEnv::new();
+    let w = two_machines(&env, Mesh::Both);
+    let a = &w.a;
+    a.repo.write(".ai/repo/mesh/second.yaml", &mesh_yaml(&[], &[]));
+    for sub in [&["status"][..], &["records"], &["plan"], &["sync"], &["publish"], &["verify"]] {
+        let out = a.c(sub).code(10);
+        assert!(out.stderr.contains(".ai/repo/mesh/home.yaml") && out.stderr.contains(".ai/repo/mesh/second.yaml"), "{sub:?}: {}", out.all());
+    }
+    w.fsck(&[]);
+}
+
+// ---------------------------------------------------------------------------------------------
+// §10.6 step 4: a refused push and an unreachable push are partial syncs
+
+#[test]
+fn a_refused_or_unreachable_push_is_a_partial_sync() {
+    let env = TestEnv::new();
+    let w = two_machines(&env, Mesh::Both);
+    let a = &w.a;
+    let snap = a.snap();
+    // The remote declines every continuity ref update (a pre-receive hook).
+    let hook = w.remote.join("hooks/pre-receive");
+    std::fs::write(&hook, "#!/bin/sh\nwhile read old new name; do case \"$name\" in refs/majordomus/*) echo \"no continuity here\" >&2; exit 1;; esac; done\nexit 0\n").unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&hook, std::fs::Permissions::from_mode(0o755)).unwrap();
+    a.handover(true, HANDOVER);
+    a.publish(&[]);
+    let s = a.cj(&["sync"], 0);
+    assert_eq!(s["published"], 0, "{s}");
+    assert_eq!(s["action"], "none", "{s}");
+    assert!(codes(&s["diagnostics"]).contains(&"continuity.push_refused".to_string()), "{s}");
+    let st = a.cj(&["status"], 0);
+    assert_eq!(st["last_sync"]["outcome"], "partial");
+    assert_eq!(st["store"]["sync"], "never_synced");
+    assert_eq!(w.remote_git(&["for-each-ref", REF]), "");
+    std::fs::remove_file(&hook).unwrap();
+    // The push URL goes nowhere while fetching works: the push exits 128.
+    let gone = env.path().join("nowhere.git");
+    a.git(&["remote", "set-url", "--push", "origin", gone.to_str().unwrap()]);
+    let s = a.cj(&["sync"], 0);
+    assert_eq!(s["published"], 0, "{s}");
+    assert!(codes(&s["diagnostics"]).contains(&"continuity.remote_unreachable".to_string()), "{s}");
+    assert_eq!(a.cj(&["status"], 0)["last_sync"]["outcome"], "partial");
+    // Back to normal: the pending record is published.
+    a.git(&["config", "--unset", "remote.origin.pushurl"]);
+    let s = a.sync();
+    assert_eq!(s["published"], 1);
+    assert_eq!(s["store"]["sync"], "in_sync");
+    assert_eq!(a.snap(), snap);
+    w.fsck(&[]);
+}
+
+// ---------------------------------------------------------------------------------------------
+// §10.8: an episode still open at the origin is advisory, and only for an hour
+
+#[test]
+fn an_open_episode_at_the_origin_is_an_advisory_warning_for_an_hour() {
+    let env = TestEnv::new();
+    let w = two_machines(&env, Mesh::Both);
+    let (a, b) = (&w.a, &w.b);
+    let sid = a.run(&["session", "start"], "").ok().stdout.split_whitespace().nth(1).unwrap().to_string();
+    a.handover(true, HANDOVER);
+    let v = a.cj(&["publish"], 0);
+    let r1 = v["record"]["id"].as_str().unwrap().to_string();
+    assert_eq!(v["record"]["session"], sid.as_str());
+    let stored: Value = serde_json::from_str(&a.store_files(REF)[0].1).unwrap();
+    assert_eq!(stored["record"]["episode"], "open");
+    a.sync();
+    b.sync();
+    let snap = b.snap();
+    env.set_now("2026-09-03T20:59:00Z");
+    let plan = b.cj(&["plan"], 0);
+    assert_eq!(plan["status"], "ready_with_warnings");
+    assert_eq!(codes(&plan["warnings"]), ["origin_may_be_active"]);
+    assert_eq!(plan["record"]["age_minutes"], 59);
+    env.set_now("2026-09-03T21:00:00Z");
+    let plan = b.cj(&["plan"], 0);
+    assert_eq!(plan["status"], "ready", "{plan}");
+    assert!(b.c(&["plan"]).ok().stdout.contains("published   1 h ago\n"));
+    env.set_now("2026-09-06T21:00:00Z");
+    assert!(b.c(&["status"]).ok().stdout.contains("published   3 d ago\n"));
+    b.cj(&["resume", "--record", &r1], 0);
+    assert_eq!(b.snap(), snap);
+    w.fsck(&[]);
+}
