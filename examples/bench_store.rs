@@ -23,7 +23,9 @@ fn main() -> anyhow::Result<()> {
     let who = Committer::new("bench", "bench@example.com", 1_788_220_800);
     let mut batch = Vec::with_capacity(10_000);
     for i in 0..n {
-        let body = format!("# Objective\nBench record {i}.\n\n# Current State\nFilled by bench_store.\n\n# Next Action\nNothing.\n");
+        let body = format!(
+            "# Objective\nBench record {i}.\n\n# Current State\nFilled by bench_store.\n\n# Next Action\nNothing.\n"
+        );
         let rec = Record {
             schema: record::SCHEMA.into(),
             repository: repository.clone(),
@@ -34,11 +36,28 @@ fn main() -> anyhow::Result<()> {
             parent: None,
             published_at: "2026-09-01T00:00:00Z".into(),
             producer: "git-majordomus/bench".into(),
-            source: Source { branch: Some(format!("bench-{}", i % 100)), head: Some(head.clone()), working_tree: "clean".into(), changed: vec![], changed_total: 0, fingerprint: None },
+            source: Source {
+                branch: Some(format!("bench-{}", i % 100)),
+                head: Some(head.clone()),
+                working_tree: "clean".into(),
+                changed: vec![],
+                changed_total: 0,
+                fingerprint: None,
+            },
             task: None,
             decisions: vec![],
             questions: vec![],
-            handover: HandoverPart { id: record::blake3_hex(body.as_bytes())[..32].to_string(), task: None, issue: None, milestone: None, branch: None, head: None, created_at: None, name: None, body },
+            handover: HandoverPart {
+                id: record::blake3_hex(body.as_bytes())[..32].to_string(),
+                task: None,
+                issue: None,
+                milestone: None,
+                branch: None,
+                head: None,
+                created_at: None,
+                name: None,
+                body,
+            },
         };
         let env = key.sign(&rec);
         batch.push((record::store_path(&env.id), record::stored_bytes(&env)));

@@ -162,17 +162,21 @@ impl Ctx {
         guard(self.layout.root(), &path)?;
         let text = read_opt(&path)?.ok_or_else(Error::no_layer)?;
         let p = Policy::parse(&text).map_err(|e| {
-            Error::refused(format!(".ai/repo/policy.yaml: {}", first_line(&e))).hint("fix the key it names; git majordomus init writes the defaults of every key")
+            Error::refused(format!(".ai/repo/policy.yaml: {}", first_line(&e)))
+                .hint("fix the key it names; git majordomus init writes the defaults of every key")
         })?;
         Ok(self.policy.get_or_init(|| p))
     }
 
     /// Loads profile `name` (exit 12 when there is none by that name, 10 when it does not parse).
     pub fn profile(&self, name: &str) -> Result<Profile> {
-        let valid = !name.is_empty() && name.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.')) && !name.starts_with('.');
+        let valid = !name.is_empty()
+            && name.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'))
+            && !name.starts_with('.');
         let path = self.layout.profiles().join(format!("{name}.yaml"));
         if !valid || !path.is_file() {
-            return Err(Error::not_found(format!("unknown profile {name:?}")).hint(format!("profiles live in .ai/repo/profiles/; known: {}", self.profile_names().join(", "))));
+            return Err(Error::not_found(format!("unknown profile {name:?}"))
+                .hint(format!("profiles live in .ai/repo/profiles/; known: {}", self.profile_names().join(", "))));
         }
         guard(self.layout.root(), &path)?;
         let text = read_opt(&path)?.unwrap_or_default();
@@ -182,7 +186,12 @@ impl Ctx {
     /// Names of the profiles in `.ai/repo/profiles/`, sorted.
     pub fn profile_names(&self) -> Vec<String> {
         let mut v: Vec<String> = std::fs::read_dir(self.layout.profiles())
-            .map(|rd| rd.filter_map(|e| e.ok()).filter_map(|e| e.file_name().into_string().ok()).filter_map(|n| n.strip_suffix(".yaml").map(str::to_string)).collect())
+            .map(|rd| {
+                rd.filter_map(|e| e.ok())
+                    .filter_map(|e| e.file_name().into_string().ok())
+                    .filter_map(|n| n.strip_suffix(".yaml").map(str::to_string))
+                    .collect()
+            })
             .unwrap_or_default();
         v.sort();
         v
@@ -199,7 +208,8 @@ impl Ctx {
         if let Some(o) = self.session_override.borrow().as_ref() {
             return o.clone();
         }
-        sessions::own_episode(&self.layout, self.env.session_key.as_deref(), &self.env.provider_sessions).map(|(_, s, _)| s.session_id)
+        sessions::own_episode(&self.layout, self.env.session_key.as_deref(), &self.env.provider_sessions)
+            .map(|(_, s, _)| s.session_id)
     }
 
     /// Pins the episode of this process (after `session start` opened one, or `close` removed it).

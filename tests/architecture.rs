@@ -41,10 +41,8 @@ impl Source {
 }
 
 fn collect(dir: &Path, out: &mut Vec<Source>) {
-    let mut entries: Vec<_> = fs::read_dir(dir)
-        .expect("src/ is readable")
-        .map(|e| e.expect("src/ is readable").path())
-        .collect();
+    let mut entries: Vec<_> =
+        fs::read_dir(dir).expect("src/ is readable").map(|e| e.expect("src/ is readable").path()).collect();
     entries.sort();
     for p in entries {
         if p.is_dir() {
@@ -56,27 +54,19 @@ fn collect(dir: &Path, out: &mut Vec<Source>) {
                 .to_string_lossy()
                 .replace('\\', "/");
             let text = fs::read_to_string(&p).expect("source files are UTF-8");
-            out.push(Source {
-                rel,
-                lines: text.lines().map(str::to_owned).collect(),
-            });
+            out.push(Source { rel, lines: text.lines().map(str::to_owned).collect() });
         }
     }
 }
 
 fn architecture_md() -> String {
-    fs::read_to_string(root().join("ARCHITECTURE.md"))
-        .expect("ARCHITECTURE.md exists at the crate root")
+    fs::read_to_string(root().join("ARCHITECTURE.md")).expect("ARCHITECTURE.md exists at the crate root")
 }
 
 fn sources() -> Vec<Source> {
     let mut out = Vec::new();
     collect(&root().join("src"), &mut out);
-    assert!(
-        out.iter().any(|s| s.rel == "src/lib.rs"),
-        "src/lib.rs not found under {}",
-        root().display()
-    );
+    assert!(out.iter().any(|s| s.rel == "src/lib.rs"), "src/lib.rs not found under {}", root().display());
     out
 }
 
@@ -111,11 +101,7 @@ fn has_token(hay: &str, needle: &str, whole: bool) -> bool {
     while let Some(pos) = hay[from..].find(needle) {
         let start = from + pos;
         let end = start + needle.len();
-        let before = !ident_start
-            || hay[..start]
-                .chars()
-                .next_back()
-                .is_none_or(|c| !is_ident(c));
+        let before = !ident_start || hay[..start].chars().next_back().is_none_or(|c| !is_ident(c));
         let after = !(whole && ident_end) || hay[end..].chars().next().is_none_or(|c| !is_ident(c));
         if before && after {
             return true;
@@ -150,25 +136,11 @@ fn check(rules: &[Rule]) -> Vec<String> {
             if !rule.only.is_empty() && !rule.only.iter().any(|o| s.under(o)) {
                 continue;
             }
-            let end = if rule.production_only {
-                s.production_end()
-            } else {
-                s.lines.len()
-            };
+            let end = if rule.production_only { s.production_end() } else { s.lines.len() };
             for (i, line) in s.lines[..end].iter().enumerate() {
-                let text = if rule.comments {
-                    line.as_str()
-                } else {
-                    code(line)
-                };
+                let text = if rule.comments { line.as_str() } else { code(line) };
                 if let Some(tok) = rule.tokens.iter().find(|t| has_token(text, t, rule.whole)) {
-                    bad.push(format!(
-                        "{}:{}: {} ({tok}): {}",
-                        s.rel,
-                        i + 1,
-                        rule.what,
-                        line.trim()
-                    ));
+                    bad.push(format!("{}:{}: {} ({tok}): {}", s.rel, i + 1, rule.what, line.trim()));
                 }
             }
         }
@@ -177,24 +149,13 @@ fn check(rules: &[Rule]) -> Vec<String> {
 }
 
 fn assert_clean(bad: Vec<String>) {
-    assert!(
-        bad.is_empty(),
-        "ARCHITECTURE.md rules broken ({}):\n{}",
-        bad.len(),
-        bad.join("\n")
-    );
+    assert!(bad.is_empty(), "ARCHITECTURE.md rules broken ({}):\n{}", bad.len(), bad.join("\n"));
 }
 
 const ANY: &[&str] = &[];
 
 /// Everything under the command line.
-const BELOW_CLI: &[&str] = &[
-    "src/ops/",
-    "src/continuity/",
-    "src/store/",
-    "src/git/",
-    "src/model/",
-];
+const BELOW_CLI: &[&str] = &["src/ops/", "src/continuity/", "src/store/", "src/git/", "src/model/"];
 
 #[test]
 fn gix_only_in_git() {
@@ -322,13 +283,7 @@ fn lanes() {
         },
         Rule {
             what: "git/ and model/ sit at the bottom",
-            tokens: &[
-                "crate::store",
-                "crate::ops",
-                "crate::ctx",
-                "crate::cli",
-                "crate::continuity",
-            ],
+            tokens: &["crate::store", "crate::ops", "crate::ctx", "crate::cli", "crate::continuity"],
             whole: true,
             allowed: ANY,
             only: &["src/git/", "src/model/"],
@@ -381,16 +336,8 @@ fn architecture_md_maps_every_top_level_module() {
     let mut bad = Vec::new();
     for e in fs::read_dir(root().join("src")).expect("src/ is readable") {
         let p = e.expect("src/ is readable").path();
-        let name = p
-            .file_name()
-            .expect("a directory entry has a name")
-            .to_string_lossy()
-            .into_owned();
-        let wanted = if p.is_dir() {
-            format!("`src/{name}/`")
-        } else {
-            format!("`src/{name}`")
-        };
+        let name = p.file_name().expect("a directory entry has a name").to_string_lossy().into_owned();
+        let wanted = if p.is_dir() { format!("`src/{name}/`") } else { format!("`src/{name}`") };
         if (p.is_dir() || name.ends_with(".rs")) && !doc.contains(&wanted) {
             bad.push(format!("ARCHITECTURE.md does not map {wanted}"));
         }
@@ -402,19 +349,11 @@ fn architecture_md_maps_every_top_level_module() {
 /// `| <code> | `<Variant>` | ... |` rows under `## Exit codes`.
 fn documented_exit_codes() -> BTreeMap<u8, String> {
     let doc = architecture_md();
-    let section = doc
-        .split("\n## Exit codes")
-        .nth(1)
-        .expect("ARCHITECTURE.md has a '## Exit codes' section");
+    let section = doc.split("\n## Exit codes").nth(1).expect("ARCHITECTURE.md has a '## Exit codes' section");
     let section = section.split("\n## ").next().unwrap_or(section);
     let mut rows = BTreeMap::new();
     for line in section.lines() {
-        let cells: Vec<&str> = line
-            .trim()
-            .trim_matches('|')
-            .split('|')
-            .map(str::trim)
-            .collect();
+        let cells: Vec<&str> = line.trim().trim_matches('|').split('|').map(str::trim).collect();
         if cells.len() < 3 {
             continue;
         }
@@ -422,10 +361,7 @@ fn documented_exit_codes() -> BTreeMap<u8, String> {
             continue;
         };
         let variant = cells[1].trim_matches('`').to_owned();
-        assert!(
-            rows.insert(code, variant).is_none(),
-            "exit code {code} is listed twice"
-        );
+        assert!(rows.insert(code, variant).is_none(), "exit code {code} is listed twice");
     }
     rows
 }
@@ -433,26 +369,14 @@ fn documented_exit_codes() -> BTreeMap<u8, String> {
 /// `Variant = <code>,` lines of `pub enum Exit` in src/error.rs.
 fn enum_exit_codes() -> BTreeMap<u8, String> {
     let src = fs::read_to_string(root().join("src/error.rs")).expect("src/error.rs is readable");
-    let body = src
-        .split("pub enum Exit {")
-        .nth(1)
-        .expect("src/error.rs defines pub enum Exit");
+    let body = src.split("pub enum Exit {").nth(1).expect("src/error.rs defines pub enum Exit");
     let body = body.split('}').next().unwrap_or(body);
     let mut out = BTreeMap::new();
-    for line in body
-        .lines()
-        .map(str::trim)
-        .filter(|l| !l.starts_with("//") && !l.starts_with('#'))
-    {
+    for line in body.lines().map(str::trim).filter(|l| !l.starts_with("//") && !l.starts_with('#')) {
         if let Some((name, value)) = line.trim_end_matches(',').split_once('=') {
-            let code: u8 = value
-                .trim()
-                .parse()
-                .unwrap_or_else(|_| panic!("Exit::{} has no literal value", name.trim()));
-            assert!(
-                out.insert(code, name.trim().to_owned()).is_none(),
-                "exit code {code} appears twice in Exit"
-            );
+            let code: u8 =
+                value.trim().parse().unwrap_or_else(|_| panic!("Exit::{} has no literal value", name.trim()));
+            assert!(out.insert(code, name.trim().to_owned()).is_none(), "exit code {code} appears twice in Exit");
         }
     }
     out
@@ -462,19 +386,10 @@ fn enum_exit_codes() -> BTreeMap<u8, String> {
 fn exit_code_table_matches_the_exit_enum() {
     let doc = documented_exit_codes();
     let code = enum_exit_codes();
-    assert!(
-        !doc.is_empty(),
-        "no rows found in ARCHITECTURE.md's exit-code table"
-    );
-    assert_eq!(
-        doc, code,
-        "ARCHITECTURE.md's exit-code table (left) differs from src/error.rs `Exit` (right)"
-    );
+    assert!(!doc.is_empty(), "no rows found in ARCHITECTURE.md's exit-code table");
+    assert_eq!(doc, code, "ARCHITECTURE.md's exit-code table (left) differs from src/error.rs `Exit` (right)");
     // SPEC §A.2: the documented codes.
-    assert_eq!(
-        doc.keys().copied().collect::<Vec<_>>(),
-        vec![0, 2, 10, 11, 12, 13, 15]
-    );
+    assert_eq!(doc.keys().copied().collect::<Vec<_>>(), vec![0, 2, 10, 11, 12, 13, 15]);
 }
 
 #[test]

@@ -55,8 +55,12 @@ pub fn run(cc: &CommandContext, a: &Args, ui: &mut Ui) -> Result<Exit> {
         let body = if a.derive { String::new() } else { read_body("checkpoint")? };
         match checkpoint::write(&ctx, &body, a.derive)? {
             CheckpointReport::Written { path, .. } => ui.line(&ctx.rel(&path)),
-            CheckpointReport::NoBody { task_id: Some(t) } => ui.line(&format!("checkpoint: no body; checkpoint_at of {t} updated")),
-            CheckpointReport::NoBody { task_id: None } => ui.line("checkpoint: no body; nothing written (no active task)"),
+            CheckpointReport::NoBody { task_id: Some(t) } => {
+                ui.line(&format!("checkpoint: no body; checkpoint_at of {t} updated"))
+            }
+            CheckpointReport::NoBody { task_id: None } => {
+                ui.line("checkpoint: no body; nothing written (no active task)")
+            }
         }
         Ok(Exit::Ok)
     })();

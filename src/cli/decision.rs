@@ -49,7 +49,10 @@ pub fn run(cc: &CommandContext, a: Args, ui: &mut Ui) -> Result<Exit> {
     let result = (|| -> Result<Exit> {
         match a {
             Args::Add { title, why, rejected, evidence, supersedes } => {
-                let t = decision::add(&ctx, AddParams { title, why: why.unwrap_or_default(), rejected, evidence, supersedes })?;
+                let t = decision::add(
+                    &ctx,
+                    AddParams { title, why: why.unwrap_or_default(), rejected, evidence, supersedes },
+                )?;
                 ui.success(&format!("recorded: {t}"));
             }
             Args::List { task, limit } => {

@@ -56,7 +56,15 @@ pub fn run(cc: &CommandContext, a: &Args, ui: &mut Ui) -> Result<Exit> {
     let ctx = cc.open()?;
     let result = (|| -> Result<Exit> {
         let note = a.note.as_deref().map(finish::read_note).transpose()?;
-        let r = finish::run(&ctx, FinishParams { outcome: a.outcome.as_str().into(), verify_command: a.verify_command.clone(), note, check: a.check })?;
+        let r = finish::run(
+            &ctx,
+            FinishParams {
+                outcome: a.outcome.as_str().into(),
+                verify_command: a.verify_command.clone(),
+                note,
+                check: a.check,
+            },
+        )?;
         let Some(task) = &r.task else {
             ui.line("no active task");
             return Ok(Exit::Ok);

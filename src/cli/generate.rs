@@ -27,17 +27,11 @@ fn render(what: &str) -> Result<String> {
     let mut cmd = super::command().bin_name(BIN);
     let mut out: Vec<u8> = Vec::new();
     match what {
-        "man" => clap_mangen::Man::new(cmd)
-            .render(&mut out)
-            .map_err(|e| Error::io(e.to_string()))?,
+        "man" => clap_mangen::Man::new(cmd).render(&mut out).map_err(|e| Error::io(e.to_string()))?,
         "bash" => return Ok(bash(cmd)),
         "zsh" => clap_complete::generate(clap_complete::Shell::Zsh, &mut cmd, BIN, &mut out),
         "fish" => clap_complete::generate(clap_complete::Shell::Fish, &mut cmd, BIN, &mut out),
-        other => {
-            return Err(Error::usage(format!(
-                "generate: unknown target {other:?}; use man, bash, zsh or fish"
-            )))
-        }
+        other => return Err(Error::usage(format!("generate: unknown target {other:?}; use man, bash, zsh or fish"))),
     }
     Ok(String::from_utf8_lossy(&out).into_owned())
 }
@@ -111,33 +105,17 @@ mod tests {
     #[test]
     fn bash_states_agree() {
         let s = render("bash").expect("bash renders");
-        assert!(
-            s.starts_with("_git__majordomus() {") || s.contains("\n_git__majordomus() {"),
-            "function name"
-        );
+        assert!(s.starts_with("_git__majordomus() {") || s.contains("\n_git__majordomus() {"), "function name");
         assert!(s.contains("\n_git_majordomus() {"), "git shim");
         assert!(!s.contains(super::PLACEHOLDER));
-        let regs: Vec<&str> = s
-            .lines()
-            .filter(|l| l.trim_start().starts_with("complete "))
-            .collect();
+        let regs: Vec<&str> = s.lines().filter(|l| l.trim_start().starts_with("complete ")).collect();
         assert!(!regs.is_empty());
-        assert!(
-            regs.iter()
-                .all(|l| l.contains("-F _git__majordomus ") && l.ends_with(" git-majordomus")),
-            "{regs:?}"
-        );
+        assert!(regs.iter().all(|l| l.contains("-F _git__majordomus ") && l.ends_with(" git-majordomus")), "{regs:?}");
         // Every state the word loop sets has a case arm of its own (clap-rs/clap#6421).
         for line in s.lines() {
-            let state = line
-                .trim()
-                .strip_prefix("cmd=\"")
-                .and_then(|r| r.strip_suffix('"'));
+            let state = line.trim().strip_prefix("cmd=\"").and_then(|r| r.strip_suffix('"'));
             if let Some(state) = state.filter(|s| !s.is_empty()) {
-                assert!(
-                    s.contains(&format!("\n        {state})\n")),
-                    "no case arm for {state}"
-                );
+                assert!(s.contains(&format!("\n        {state})\n")), "no case arm for {state}");
             }
         }
     }
@@ -145,11 +123,7 @@ mod tests {
     #[test]
     fn man_names_the_page_git_majordomus() {
         let s = render("man").expect("man renders");
-        assert!(
-            s.contains(".TH git-majordomus 1"),
-            "{}",
-            &s[..200.min(s.len())]
-        );
+        assert!(s.contains(".TH git-majordomus 1"), "{}", &s[..200.min(s.len())]);
     }
 
     #[test]

@@ -38,7 +38,9 @@ pub fn run(cc: &CommandContext, a: &Args, ui: &mut Ui) -> Result<Exit> {
     let json = cc.global.json;
     let filtered = a.task.is_some() || a.event.is_some() || a.since.is_some() || a.limit.is_some() || a.all;
     if (a.validate || a.rotate) && filtered {
-        return Err(Error::usage("history: --validate and --rotate take no filters (--task, --event, --since, --limit, --all)"));
+        return Err(Error::usage(
+            "history: --validate and --rotate take no filters (--task, --event, --since, --limit, --all)",
+        ));
     }
     let ctx = cc.open()?;
     let result = (|| -> Result<Exit> {
@@ -53,7 +55,9 @@ pub fn run(cc: &CommandContext, a: &Args, ui: &mut Ui) -> Result<Exit> {
             }
             match &r {
                 Rotation::Nothing { lines, cap } => ui.line(&format!("nothing to rotate: {lines} lines, cap {cap}")),
-                Rotation::Rotated { archived, kept, archive } => ui.success(&format!("rotated: {archived} line(s) to {archive}, {kept} kept")),
+                Rotation::Rotated { archived, kept, archive } => {
+                    ui.success(&format!("rotated: {archived} line(s) to {archive}, {kept} kept"))
+                }
             }
             return Ok(Exit::Ok);
         }

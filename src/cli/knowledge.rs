@@ -57,12 +57,17 @@ pub fn run(cc: &CommandContext, a: Args, ui: &mut Ui) -> Result<Exit> {
                 if json {
                     ui.json(&r);
                 } else if r.episode.is_none() {
-                    ui.line("knowledge derive: no episode (none open here and none named with --episode); nothing derived");
+                    ui.line(
+                        "knowledge derive: no episode (none open here and none named with --episode); nothing derived",
+                    );
                 } else {
                     for (verdict, path) in &r.lines {
                         ui.line(&format!("{verdict} {path}"));
                     }
-                    ui.line(&format!("knowledge derive: {} written, {} unchanged, {} skipped", r.written, r.unchanged, r.skipped));
+                    ui.line(&format!(
+                        "knowledge derive: {} written, {} unchanged, {} skipped",
+                        r.written, r.unchanged, r.skipped
+                    ));
                 }
             }
             Args::Candidates => {

@@ -51,7 +51,9 @@ pub struct GlobalArgs {
 #[derive(Debug, Parser)]
 #[command(name = "git-majordomus", bin_name = "git majordomus", version, propagate_version = true)]
 #[command(about = "Keep the continuity of AI-assisted work in the repository itself")]
-#[command(long_about = "Keep the continuity of AI-assisted work in the repository itself.\n\nSmall, typed, durable records beside the code — the active task, checkpoints, handovers, decisions, open questions and an append-only ledger — and a bounded briefing built from them and from git, never from a transcript.")]
+#[command(
+    long_about = "Keep the continuity of AI-assisted work in the repository itself.\n\nSmall, typed, durable records beside the code — the active task, checkpoints, handovers, decisions, open questions and an append-only ledger — and a bounded briefing built from them and from git, never from a transcript."
+)]
 pub struct Cli {
     #[command(flatten)]
     global: GlobalArgs,
@@ -128,9 +130,16 @@ pub fn read_body(cmd: &str) -> Result<String> {
     if buf.len() > BODY_CAP {
         let mut rest = Vec::new();
         let extra = std::io::stdin().lock().read_to_end(&mut rest).unwrap_or(0);
-        return Err(Error::refused(format!("{cmd}: body is {} bytes, cap {BODY_CAP}", buf.len() + extra)).hint("shorten the body; nothing was written"));
+        return Err(Error::refused(format!("{cmd}: body is {} bytes, cap {BODY_CAP}", buf.len() + extra))
+            .hint("shorten the body; nothing was written"));
     }
-    String::from_utf8(buf).map_err(|e| Error::refused(format!("{cmd}: body is not valid UTF-8 (invalid byte at offset {})", e.utf8_error().valid_up_to())).hint("send UTF-8 text; nothing was written"))
+    String::from_utf8(buf).map_err(|e| {
+        Error::refused(format!(
+            "{cmd}: body is not valid UTF-8 (invalid byte at offset {})",
+            e.utf8_error().valid_up_to()
+        ))
+        .hint("send UTF-8 text; nothing was written")
+    })
 }
 
 /// Prints the warnings the use case collected.

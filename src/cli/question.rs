@@ -44,7 +44,8 @@ pub fn run(cc: &CommandContext, a: Args, ui: &mut Ui) -> Result<Exit> {
                 ui.success(&format!("opened for {t}: {q}"));
             }
             Args::Resolve { selector, answer } => {
-                let answer = answer.ok_or_else(|| crate::error::Error::usage("question resolve: --answer is required"))?;
+                let answer =
+                    answer.ok_or_else(|| crate::error::Error::usage("question resolve: --answer is required"))?;
                 let (t, q) = question::resolve(&ctx, &selector, &answer)?;
                 ui.success(&format!("resolved for {t}: {q}"));
             }
@@ -61,11 +62,15 @@ pub fn run(cc: &CommandContext, a: Args, ui: &mut Ui) -> Result<Exit> {
                                 shown += 1;
                             }
                         }
-                        Entry::Resolved { date, task: t, text, .. } if all && task.as_deref().is_none_or(|f| f == t) => {
+                        Entry::Resolved { date, task: t, text, .. }
+                            if all && task.as_deref().is_none_or(|f| f == t) =>
+                        {
                             ui.line(&format!("-  [resolved {date}] {t} — {text}"));
                             shown += 1;
                         }
-                        Entry::Malformed { line, raw } => ctx.warn(format!(".ai/local/state/open-questions.md:{line}: not a question entry: {raw}")),
+                        Entry::Malformed { line, raw } => {
+                            ctx.warn(format!(".ai/local/state/open-questions.md:{line}: not a question entry: {raw}"))
+                        }
                         _ => {}
                     }
                 }

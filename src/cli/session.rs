@@ -94,12 +94,14 @@ pub enum Args {
 }
 
 fn warning_for(label: Divergence) -> Option<String> {
-    matches!(label, Divergence::Diverged | Divergence::DifferentContext).then(|| format!("WARNING: its commit is {}; trust git, not the record", label.as_str()))
+    matches!(label, Divergence::Diverged | Divergence::DifferentContext)
+        .then(|| format!("WARNING: its commit is {}; trust git, not the record", label.as_str()))
 }
 
 /// Runs `session`.
 pub fn run(cc: &CommandContext, a: Args, ui: &mut Ui) -> Result<Exit> {
-    let json_ok = matches!(a, Args::Status | Args::List { .. } | Args::Show { .. } | Args::Latest { .. } | Args::Context { .. });
+    let json_ok =
+        matches!(a, Args::Status | Args::List { .. } | Args::Show { .. } | Args::Latest { .. } | Args::Context { .. });
     if !json_ok {
         cc.no_json("this session command")?;
     }
@@ -108,10 +110,21 @@ pub fn run(cc: &CommandContext, a: Args, ui: &mut Ui) -> Result<Exit> {
         let json = ui.json_mode();
         match a {
             Args::Start { owner, worker, if_open, provider, provider_session } => {
-                match session::start(&ctx, StartParams { owner, worker, keep: matches!(if_open, IfOpen::Keep), provider, provider_session })? {
-                    StartReport::Kept { session } => ui.status(&format!("session {} already open here since {}; kept", session.session_id, session.started_at)),
+                match session::start(
+                    &ctx,
+                    StartParams { owner, worker, keep: matches!(if_open, IfOpen::Keep), provider, provider_session },
+                )? {
+                    StartReport::Kept { session } => ui.status(&format!(
+                        "session {} already open here since {}; kept",
+                        session.session_id, session.started_at
+                    )),
                     StartReport::Opened { session, context } => {
-                        ui.line(&format!("session {} opened at {} (head {})", session.session_id, session.started_at, head7(&session.start_head)));
+                        ui.line(&format!(
+                            "session {} opened at {} (head {})",
+                            session.session_id,
+                            session.started_at,
+                            head7(&session.start_head)
+                        ));
                         if let Some(p) = context {
                             ui.line(&format!("working context: {}", ctx.rel(&p)));
                         }
@@ -137,7 +150,10 @@ pub fn run(cc: &CommandContext, a: Args, ui: &mut Ui) -> Result<Exit> {
                         ui.line(&format!("Owner: {}", o.owner));
                         ui.line(&format!("Worker: {}", o.worker.as_deref().unwrap_or("-")));
                         if let Some(p) = &o.provider {
-                            ui.line(&format!("Provider: {p} (session {})", o.provider_session.as_deref().unwrap_or("-")));
+                            ui.line(&format!(
+                                "Provider: {p} (session {})",
+                                o.provider_session.as_deref().unwrap_or("-")
+                            ));
                         }
                         ui.line(&format!("Branch: {}", o.branch));
                         ui.line(&format!("Start head: {} ({})", head7(&o.start_head), v.label.as_str()));
@@ -156,7 +172,15 @@ pub fn run(cc: &CommandContext, a: Args, ui: &mut Ui) -> Result<Exit> {
                     Outcome::Closed => "closed",
                     Outcome::Interrupted => "interrupted",
                 };
-                let r = session::close(&ctx, CloseParams { outcome: outcome.into(), ignore_none: matches!(if_none, IfNone::Ignore), provider_session, summary })?;
+                let r = session::close(
+                    &ctx,
+                    CloseParams {
+                        outcome: outcome.into(),
+                        ignore_none: matches!(if_none, IfNone::Ignore),
+                        provider_session,
+                        summary,
+                    },
+                )?;
                 if let Some(r) = r {
                     if r.reused {
                         ui.status(&format!("session {} was already closed; its record is kept", r.session_id));
@@ -174,7 +198,14 @@ pub fn run(cc: &CommandContext, a: Args, ui: &mut Ui) -> Result<Exit> {
                     ui.line("No closed sessions for this worktree and branch.");
                 }
                 for v in &views {
-                    ui.line(&format!("{}  {:<24} {:<12} {:<18} {}", v.created_at, v.session_id, v.outcome, v.label.as_str(), v.path));
+                    ui.line(&format!(
+                        "{}  {:<24} {:<12} {:<18} {}",
+                        v.created_at,
+                        v.session_id,
+                        v.outcome,
+                        v.label.as_str(),
+                        v.path
+                    ));
                 }
                 if skipped > 0 {
                     ui.line(&format!("({skipped} file(s) of another schema or unreadable skipped)"));

@@ -98,7 +98,15 @@ pub fn admit(path: &str, blob: &str, bytes: &[u8], j: &Judge<'_>, verified: bool
     }
     let refuse = |code: &str, msg: String| (Verdict::Refused, Some(Diagnostic::new("error", code, Some(path), msg)));
     if !is_record_path(path) {
-        return (Verdict::Stray, Some(Diagnostic::new("warning", "continuity.stray_file", Some(path), "not a record of the store; it is ignored")));
+        return (
+            Verdict::Stray,
+            Some(Diagnostic::new(
+                "warning",
+                "continuity.stray_file",
+                Some(path),
+                "not a record of the store; it is ignored",
+            )),
+        );
     }
     if bytes.len() > MAX_STORED_BYTES {
         return refuse("continuity.record_too_large", format!("{} bytes, cap {MAX_STORED_BYTES}", bytes.len()));
@@ -115,9 +123,18 @@ pub fn admit(path: &str, blob: &str, bytes: &[u8], j: &Judge<'_>, verified: bool
     }
     let schema = record_value.get("schema").and_then(Value::as_str).unwrap_or("");
     if schema != SCHEMA {
-        let newer = schema.strip_prefix("majordomus-continuity/v").and_then(|n| n.parse::<u32>().ok()).is_some_and(|n| n > 1);
+        let newer =
+            schema.strip_prefix("majordomus-continuity/v").and_then(|n| n.parse::<u32>().ok()).is_some_and(|n| n > 1);
         if newer {
-            return (Verdict::TooNew, Some(Diagnostic::new("warning", "continuity.schema_too_new", Some(path), format!("{schema} is newer than this executable reads; kept, not read"))));
+            return (
+                Verdict::TooNew,
+                Some(Diagnostic::new(
+                    "warning",
+                    "continuity.schema_too_new",
+                    Some(path),
+                    format!("{schema} is newer than this executable reads; kept, not read"),
+                )),
+            );
         }
         return refuse("continuity.schema_unknown", format!("unknown schema {schema:?}"));
     }
@@ -126,7 +143,12 @@ pub fn admit(path: &str, blob: &str, bytes: &[u8], j: &Judge<'_>, verified: bool
     };
     let record = match serde_json::from_value::<Record>(envelope.record.clone()) {
         Ok(r) => r,
-        Err(e) => return refuse("continuity.record_malformed", format!("the record does not have the v1 shape: {}", first_words(&e.to_string()))),
+        Err(e) => {
+            return refuse(
+                "continuity.record_malformed",
+                format!("the record does not have the v1 shape: {}", first_words(&e.to_string())),
+            )
+        }
     };
     if let Err(e) = super::record::check_bounds(&record) {
         return refuse("continuity.record_malformed", e);
@@ -142,7 +164,14 @@ pub fn admit(path: &str, blob: &str, bytes: &[u8], j: &Judge<'_>, verified: bool
 
 /// The checks that depend on this machine's view: the signer's key, revocation, trust and the
 /// repository.
-fn judge_standing(path: &str, blob: &str, id: &str, public_key: &str, record: Record, j: &Judge<'_>) -> (Verdict, Option<Diagnostic>) {
+fn judge_standing(
+    path: &str,
+    blob: &str,
+    id: &str,
+    public_key: &str,
+    record: Record,
+    j: &Judge<'_>,
+) -> (Verdict, Option<Diagnostic>) {
     let refuse = |code: &str, msg: String| (Verdict::Refused, Some(Diagnostic::new("error", code, Some(path), msg)));
     let Some(key) = signing::raw_public_key(public_key).map(|k| hex(&k)) else {
         return refuse("continuity.bad_signature", "the public key does not decode".into());
@@ -152,7 +181,10 @@ fn judge_standing(path: &str, blob: &str, id: &str, public_key: &str, record: Re
         return refuse("continuity.revoked_key", format!("signed by a revoked key (device {})", record.device.label));
     }
     if record.repository != j.repository {
-        return refuse("continuity.foreign_repository", "it belongs to another repository (a fork shares a name, not a root history)".into());
+        return refuse(
+            "continuity.foreign_repository",
+            "it belongs to another repository (a fork shares a name, not a root history)".into(),
+        );
     }
     let a = Admitted { id: id.to_string(), path: path.to_string(), blob: blob.to_string(), record, key, trust };
     (Verdict::Admitted(Box::new(a)), None)

@@ -280,7 +280,11 @@ impl Lineage {
                     "warning",
                     "continuity.dangling_parent",
                     Some(&path_of(id)),
-                    format!("record {} continues {}, which this store does not hold (a sync may fetch it)", short(id), short(parent)),
+                    format!(
+                        "record {} continues {}, which this store does not hold (a sync may fetch it)",
+                        short(id),
+                        short(parent)
+                    ),
                 ));
                 continue;
             }
@@ -291,7 +295,13 @@ impl Lineage {
                     "error",
                     "continuity.broken_lineage",
                     Some(&path_of(id)),
-                    format!("record {} declares line {} but its parent {} is on line {}", short(id), short(declared), short(parent), short(parents)),
+                    format!(
+                        "record {} declares line {} but its parent {} is on line {}",
+                        short(id),
+                        short(declared),
+                        short(parent),
+                        short(parents)
+                    ),
                 ));
             }
         }
@@ -489,7 +499,11 @@ mod tests {
         let div: Vec<&Diagnostic> = f.iter().filter(|f| f.code == "continuity.diverged").collect();
         assert_eq!(div.len(), 1);
         assert_eq!(div[0].severity, "warning");
-        assert!(div[0].message.contains(short(&rid("b"))) && div[0].message.contains(short(&rid("c"))), "{}", div[0].message);
+        assert!(
+            div[0].message.contains(short(&rid("b"))) && div[0].message.contains(short(&rid("c"))),
+            "{}",
+            div[0].message
+        );
         assert_eq!(serde_json::to_value(div[0]).unwrap()["severity"], "warning");
         assert!(graph_linear().findings().is_empty());
     }
@@ -501,7 +515,10 @@ mod tests {
     #[test]
     fn loops_answer_no() {
         let (p, q, r) = (rid("p"), rid("q"), rid("r"));
-        let g = Lineage::from_links([(p.clone(), Some(p.clone()), Some(q.clone())), (q.clone(), Some(p.clone()), Some(p.clone()))]);
+        let g = Lineage::from_links([
+            (p.clone(), Some(p.clone()), Some(q.clone())),
+            (q.clone(), Some(p.clone()), Some(p.clone())),
+        ]);
         assert!(!g.descends(&p, &r), "a loop ends the walk");
         assert!(g.descends(&p, &q));
         assert_eq!(g.relation(&r, &p), Relation::Independent);
@@ -533,7 +550,9 @@ mod tests {
     #[test]
     fn store_comparison() {
         let g = graph();
-        let rel = |l: &[&str], r: &[&str]| -> Vec<(String, StoreRelation)> { g.compare_stores(&set(l), &set(r)).into_iter().map(|c| (c.line, c.relation)).collect() };
+        let rel = |l: &[&str], r: &[&str]| -> Vec<(String, StoreRelation)> {
+            g.compare_stores(&set(l), &set(r)).into_iter().map(|c| (c.line, c.relation)).collect()
+        };
         assert_eq!(rel(&["a", "b"], &["a", "b"]), vec![(rid("a"), StoreRelation::Equal)]);
         assert_eq!(rel(&["a"], &["a", "b", "c"]), vec![(rid("a"), StoreRelation::RemoteNewer)]);
         assert_eq!(rel(&["a", "b", "c"], &["a", "b"]), vec![(rid("a"), StoreRelation::LocalNewer)]);
@@ -572,7 +591,17 @@ mod tests {
             task: None,
             decisions: vec![],
             questions: vec![],
-            handover: HandoverPart { id: "0".repeat(32), task: None, issue: None, milestone: None, branch: None, head: None, created_at: None, name: None, body: "b".into() },
+            handover: HandoverPart {
+                id: "0".repeat(32),
+                task: None,
+                issue: None,
+                milestone: None,
+                branch: None,
+                head: None,
+                created_at: None,
+                name: None,
+                body: "b".into(),
+            },
         };
         let first = r(None, None);
         let a = rid("a");

@@ -96,7 +96,10 @@ mod tests {
     #[test]
     fn round_trip_and_schema() {
         let mut s = LocalState::default();
-        s.branches.insert("main".into(), Position { line: "a".into(), record: "b".into(), via: "published".into(), at: "t".into() });
+        s.branches.insert(
+            "main".into(),
+            Position { line: "a".into(), record: "b".into(), via: "published".into(), at: "t".into() },
+        );
         let back = LocalState::parse(std::str::from_utf8(&s.to_bytes()).unwrap()).unwrap();
         assert_eq!(back, s);
         assert!(LocalState::parse(r#"{"schema":"other"}"#).is_err());

@@ -54,7 +54,8 @@ pub struct Mesh {
 /// Parses one declaration; `None` unless it is an enabled `mesh/v1` declaration.
 /// `normalise` turns a key as written (`RW...` minisign key or 64 hex) into 64 hex.
 pub fn parse(path: &str, text: &str, normalise: &dyn Fn(&str) -> Option<String>) -> Result<Option<Mesh>, String> {
-    let m: Mapping = serde_yaml::from_str(text).map_err(|e| format!("{path}: does not parse: {}", e.to_string().lines().next().unwrap_or("")))?;
+    let m: Mapping = serde_yaml::from_str(text)
+        .map_err(|e| format!("{path}: does not parse: {}", e.to_string().lines().next().unwrap_or("")))?;
     if get(&m, "schema").as_deref() != Some("mesh/v1") || get(&m, "enabled").as_deref() != Some("true") {
         return Ok(None);
     }
@@ -64,8 +65,19 @@ pub fn parse(path: &str, text: &str, normalise: &dyn Fn(&str) -> Option<String>)
         return Err(format!("{path}: trust.policy {policy:?} is not deny_unknown, allowlist or tofu"));
     }
     let keys = |k: &str| get_list(&trust, k).iter().filter_map(|s| normalise(s.trim())).collect::<Vec<_>>();
-    let repository = m.get("cooperation").and_then(|v| v.as_mapping()).and_then(|c| get(c, "repository")).filter(|r| (1..=128).contains(&r.chars().count()));
-    Ok(Some(Mesh { path: path.into(), id: get(&m, "id").unwrap_or_default(), policy, allow: keys("allow"), revoked: keys("revoked"), repository }))
+    let repository = m
+        .get("cooperation")
+        .and_then(|v| v.as_mapping())
+        .and_then(|c| get(c, "repository"))
+        .filter(|r| (1..=128).contains(&r.chars().count()));
+    Ok(Some(Mesh {
+        path: path.into(),
+        id: get(&m, "id").unwrap_or_default(),
+        policy,
+        allow: keys("allow"),
+        revoked: keys("revoked"),
+        repository,
+    }))
 }
 
 /// The trust of a signer (its raw key, 64 hex) given the declaration and this device's key.

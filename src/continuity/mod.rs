@@ -6,8 +6,8 @@
 //! (`lineage`, `plan`), admission (`admission`).
 //! Must not touch: stdout, clap, gix (object and ref access goes through `crate::git`).
 
-pub mod lineage;
 pub mod admission;
+pub mod lineage;
 pub mod local;
 pub mod mesh;
 pub mod plan;

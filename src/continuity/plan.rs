@@ -331,7 +331,8 @@ pub fn choose(input: &PlanInput<'_>) -> Choice {
 }
 
 fn choose_explicit(input: &PlanInput<'_>, prefix: &str) -> Choice {
-    let mut matches: Vec<&PlanRecord<'_>> = input.records.iter().filter(|p| p.trust != Trust::Revoked && p.id.starts_with(prefix)).collect();
+    let mut matches: Vec<&PlanRecord<'_>> =
+        input.records.iter().filter(|p| p.trust != Trust::Revoked && p.id.starts_with(prefix)).collect();
     match matches.len() {
         1 => Choice::Record(Chosen { id: matches[0].id.to_string(), explicit: true }),
         0 => {
@@ -339,8 +340,13 @@ fn choose_explicit(input: &PlanInput<'_>, prefix: &str) -> Choice {
             let mut refused: Vec<&RefusedFile> = input.refused.iter().filter(|f| f.path.contains(prefix)).collect();
             refused.sort_by(|a, b| a.path.cmp(&b.path));
             plan.blockers.push(match refused.first() {
-                Some(f) => Notice::new(&f.code, format!("the record matching `{prefix}` was refused: {}: {}", f.path, f.message)),
-                None if prefix.is_empty() => Notice::new("record_unknown", "this store holds no admitted record".into()),
+                Some(f) => Notice::new(
+                    &f.code,
+                    format!("the record matching `{prefix}` was refused: {}: {}", f.path, f.message),
+                ),
+                None if prefix.is_empty() => {
+                    Notice::new("record_unknown", "this store holds no admitted record".into())
+                }
                 None => Notice::new("record_unknown", format!("no admitted record has an id starting with `{prefix}`")),
             });
             plan.actions.push(SYNC_ACTION.into());
@@ -357,7 +363,8 @@ fn choose_explicit(input: &PlanInput<'_>, prefix: &str) -> Choice {
 
 fn choose_implicit(input: &PlanInput<'_>) -> Choice {
     let offered: Vec<&PlanRecord<'_>> = input.offers.iter().filter_map(|id| input.find(id)).collect();
-    let on_branch: Vec<&PlanRecord<'_>> = offered.iter().copied().filter(|p| p.record.source.branch.as_deref() == input.branch).collect();
+    let on_branch: Vec<&PlanRecord<'_>> =
+        offered.iter().copied().filter(|p| p.record.source.branch.as_deref() == input.branch).collect();
     let mut pool = if on_branch.is_empty() { offered } else { on_branch };
     pool.sort_by(|a, b| display_order((a.id, a.record), (b.id, b.record)));
     pool.dedup_by(|a, b| a.id == b.id);
@@ -368,10 +375,16 @@ fn choose_implicit(input: &PlanInput<'_>) -> Choice {
             match input.last_sync {
                 Some(s) => plan.warnings.push(Notice::new(
                     "nothing_published",
-                    format!("no other device has published a record to resume here (last sync with {} at {}: {})", s.remote, s.at, s.outcome),
+                    format!(
+                        "no other device has published a record to resume here (last sync with {} at {}: {})",
+                        s.remote, s.at, s.outcome
+                    ),
                 )),
                 None => {
-                    plan.warnings.push(Notice::new("nothing_published", "no other device has published a record to resume here; this checkout has never synced".into()));
+                    plan.warnings.push(Notice::new(
+                        "nothing_published",
+                        "no other device has published a record to resume here; this checkout has never synced".into(),
+                    ));
                     plan.actions.push(SYNC_ACTION.into());
                 }
             }
@@ -415,7 +428,12 @@ pub fn judge(input: &PlanInput<'_>, chosen: &Chosen, facts: &SourceFacts) -> Res
     let mut actions: Vec<String> = Vec::new();
 
     plan.record = Some(input.view(p));
-    plan.task = r.task.as_ref().map(|t| PlanTask { id: t.id.clone(), title: t.title.clone(), profile: t.profile.clone(), scope: t.scope.clone() });
+    plan.task = r.task.as_ref().map(|t| PlanTask {
+        id: t.id.clone(),
+        title: t.title.clone(),
+        profile: t.profile.clone(),
+        scope: t.scope.clone(),
+    });
     plan.milestone = r.handover.milestone.clone();
     plan.decisions = r.decisions.iter().map(|d| d.title.clone()).collect();
     plan.objective = section(&r.handover.body, "Objective");
@@ -441,22 +459,42 @@ pub fn judge(input: &PlanInput<'_>, chosen: &Chosen, facts: &SourceFacts) -> Res
     let line = input.lineage.line_of(p.id).unwrap_or(p.id).to_string();
     if let Some(summary) = input.lineage.line(&line).filter(|s| s.state == LineState::Diverged) {
         let heads: Vec<&str> = summary.heads.iter().map(|h| short(h)).collect();
-        let what = format!("line {} has {} heads ({}): the same work was continued on more than one device", short(&line), heads.len(), heads.join(", "));
+        let what = format!(
+            "line {} has {} heads ({}): the same work was continued on more than one device",
+            short(&line),
+            heads.len(),
+            heads.join(", ")
+        );
         if chosen.explicit {
-            warnings.push(Notice::new("line_diverged", format!("{what}; resuming {id12} leaves the others as they are")));
+            warnings
+                .push(Notice::new("line_diverged", format!("{what}; resuming {id12} leaves the others as they are")));
         } else {
-            blockers.push((Weight::Conflict, Notice::new("line_diverged", format!("{what}; a plan never picks one by time: name it with `--record <id>`"))));
+            blockers.push((
+                Weight::Conflict,
+                Notice::new(
+                    "line_diverged",
+                    format!("{what}; a plan never picks one by time: name it with `--record <id>`"),
+                ),
+            ));
         }
     }
     if let Some(parent) = r.parent.as_deref().filter(|pa| !input.lineage.contains(pa)) {
-        warnings.push(Notice::new("lineage_incomplete", format!("{id12} continues {}, which this store does not hold; a sync may fetch it", short(parent))));
+        warnings.push(Notice::new(
+            "lineage_incomplete",
+            format!("{id12} continues {}, which this store does not hold; a sync may fetch it", short(parent)),
+        ));
     }
     if let Some(pos) = input.position.filter(|pos| input.lineage.contains(pos)) {
         let rel = input.lineage.relation(pos, p.id);
         plan.lineage = Some(rel);
         match rel {
-            Relation::Equal => warnings.push(Notice::new("already_resumed", format!("this checkout already continues {id12}"))),
-            Relation::Older => warnings.push(Notice::new("already_resumed", format!("this checkout's position {} already continues {id12}", short(pos)))),
+            Relation::Equal => {
+                warnings.push(Notice::new("already_resumed", format!("this checkout already continues {id12}")))
+            }
+            Relation::Older => warnings.push(Notice::new(
+                "already_resumed",
+                format!("this checkout's position {} already continues {id12}", short(pos)),
+            )),
             Relation::Diverged => {
                 let n = Notice::new("would_diverge", format!("this checkout continued line {} at {}, which {id12} does not continue: resuming it forks the line", short(&line), short(pos)));
                 if chosen.explicit {
@@ -486,13 +524,17 @@ pub fn judge(input: &PlanInput<'_>, chosen: &Chosen, facts: &SourceFacts) -> Res
     // Source.
     let expected_branch = r.source.branch.clone();
     let expected_head = r.source.head.clone();
-    let relation = if expected_head.is_none() || facts.local_head.is_none() { SourceRelation::Unknown } else { facts.relation };
+    let relation =
+        if expected_head.is_none() || facts.local_head.is_none() { SourceRelation::Unknown } else { facts.relation };
     let h12 = |h: &Option<String>| h.as_deref().map_or("-", short).to_string();
     let (eh, lh) = (h12(&expected_head), h12(&facts.local_head));
     let branch_for_pull = expected_branch.as_deref().or(facts.local_branch.as_deref());
     match relation {
         SourceRelation::Exact => {}
-        SourceRelation::LocalAhead => warnings.push(Notice::new("local_ahead", format!("this checkout's head {lh} has commits after the record's head {eh}"))),
+        SourceRelation::LocalAhead => warnings.push(Notice::new(
+            "local_ahead",
+            format!("this checkout's head {lh} has commits after the record's head {eh}"),
+        )),
         SourceRelation::LocalBehind => {
             blockers.push((Weight::SourceUpdate, Notice::new("local_behind", format!("the record's head {eh} is ahead of this checkout's head {lh}; bring the branch up to date first"))));
             actions.push(match branch_for_pull {
@@ -502,32 +544,57 @@ pub fn judge(input: &PlanInput<'_>, chosen: &Chosen, facts: &SourceFacts) -> Res
         }
         SourceRelation::Diverged => blockers.push((
             Weight::Conflict,
-            Notice::new("source_diverged", format!("the record's head {eh} and this checkout's head {lh} have diverged; reconcile them with git first")),
+            Notice::new(
+                "source_diverged",
+                format!(
+                    "the record's head {eh} and this checkout's head {lh} have diverged; reconcile them with git first"
+                ),
+            ),
         )),
         SourceRelation::HeadMissing => {
-            blockers.push((Weight::SourceUpdate, Notice::new("head_missing", format!("the record's head {eh} is not a commit in this clone: it was not pushed, or not fetched"))));
+            blockers.push((
+                Weight::SourceUpdate,
+                Notice::new(
+                    "head_missing",
+                    format!("the record's head {eh} is not a commit in this clone: it was not pushed, or not fetched"),
+                ),
+            ));
             actions.push(format!("git fetch {}", shell_word(remote)));
         }
         SourceRelation::BranchDiffers => {
             let theirs = expected_branch.as_deref().unwrap_or("DETACHED");
             let ours = facts.local_branch.as_deref().unwrap_or("DETACHED");
-            blockers.push((Weight::SourceUpdate, Notice::new("branch_differs", format!("the record was published on {theirs}; this checkout is on {ours}"))));
+            blockers.push((
+                Weight::SourceUpdate,
+                Notice::new(
+                    "branch_differs",
+                    format!("the record was published on {theirs}; this checkout is on {ours}"),
+                ),
+            ));
             if let Some(b) = expected_branch.as_deref() {
                 actions.push(format!("git switch {}", shell_word(b)));
             }
         }
-        SourceRelation::Unknown => warnings.push(Notice::new("source_unknown", "the record's head or this checkout's head is unknown, so the source cannot be compared".into())),
+        SourceRelation::Unknown => warnings.push(Notice::new(
+            "source_unknown",
+            "the record's head or this checkout's head is unknown, so the source cannot be compared".into(),
+        )),
     }
     let origin_dirty = r.source.working_tree == "dirty";
-    let same_uncommitted_work = (origin_dirty && facts.local_dirty).then(|| r.source.fingerprint.is_some() && r.source.fingerprint == facts.local_fingerprint);
+    let same_uncommitted_work = (origin_dirty && facts.local_dirty)
+        .then(|| r.source.fingerprint.is_some() && r.source.fingerprint == facts.local_fingerprint);
     if origin_dirty && same_uncommitted_work != Some(true) {
         warnings.push(Notice::new(
             "source_incomplete",
-            format!("the origin had {} uncommitted file(s) that are not in its commit; they do not travel", r.source.changed_total),
+            format!(
+                "the origin had {} uncommitted file(s) that are not in its commit; they do not travel",
+                r.source.changed_total
+            ),
         ));
     }
     if facts.local_dirty && same_uncommitted_work != Some(true) {
-        warnings.push(Notice::new("local_dirty", "this checkout has uncommitted changes that are not the origin's".into()));
+        warnings
+            .push(Notice::new("local_dirty", "this checkout has uncommitted changes that are not the origin's".into()));
     }
     plan.source = Some(SourceView {
         expected_branch,
@@ -572,7 +639,17 @@ pub fn plan(input: &PlanInput<'_>, source: &dyn Fn(&str, &Record) -> SourceFacts
         Choice::Settled(plan) => *plan,
         Choice::Record(chosen) => match input.find(&chosen.id) {
             Some(p) => judge(input, &chosen, &source(p.id, p.record)),
-            None => judge(input, &chosen, &SourceFacts { relation: SourceRelation::Unknown, local_branch: None, local_head: None, local_dirty: false, local_fingerprint: None }),
+            None => judge(
+                input,
+                &chosen,
+                &SourceFacts {
+                    relation: SourceRelation::Unknown,
+                    local_branch: None,
+                    local_head: None,
+                    local_dirty: false,
+                    local_fingerprint: None,
+                },
+            ),
         },
     }
 }
@@ -586,7 +663,9 @@ where
     let mut out: Vec<(&str, &Record)> = records
         .into_iter()
         .filter(|(id, r)| lineage.is_head(id) && Some(r.device.node.as_str()) != this_node)
-        .filter(|(id, _)| !positions.iter().any(|pos| matches!(lineage.relation(id, pos), Relation::Equal | Relation::Newer)))
+        .filter(|(id, _)| {
+            !positions.iter().any(|pos| matches!(lineage.relation(id, pos), Relation::Equal | Relation::Newer))
+        })
         .collect();
     out.sort_by(|a, b| display_order(*a, *b));
     out.dedup_by(|a, b| a.0 == b.0);
@@ -631,14 +710,15 @@ pub fn single_quote(s: &str) -> String {
 
 /// `s` as it stands when it holds only characters a shell takes literally, else single-quoted.
 pub fn shell_word(s: &str) -> String {
-    let plain = !s.is_empty() && s.chars().all(|c| c.is_ascii_alphanumeric() || "._-/@%+=:,#".contains(c)) && !s.starts_with('#');
+    let plain = !s.is_empty()
+        && s.chars().all(|c| c.is_ascii_alphanumeric() || "._-/@%+=:,#".contains(c))
+        && !s.starts_with('#');
     if plain {
         s.to_string()
     } else {
         single_quote(s)
     }
 }
-
 
 #[cfg(test)]
 mod tests {
@@ -669,11 +749,34 @@ mod tests {
             parent: None,
             published_at: "2026-09-03T20:00:00Z".into(),
             producer: "git-majordomus/0.1.0".into(),
-            source: Source { branch: Some("main".into()), head: Some(HEAD.into()), working_tree: "clean".into(), changed: vec![], changed_total: 0, fingerprint: None },
-            task: Some(TaskIntent { id: "t-1".into(), title: "Ship it".into(), profile: Some("deep-work".into()), scope: vec!["src".into(), "docs".into()], outcome: None }),
+            source: Source {
+                branch: Some("main".into()),
+                head: Some(HEAD.into()),
+                working_tree: "clean".into(),
+                changed: vec![],
+                changed_total: 0,
+                fingerprint: None,
+            },
+            task: Some(TaskIntent {
+                id: "t-1".into(),
+                title: "Ship it".into(),
+                profile: Some("deep-work".into()),
+                scope: vec!["src".into(), "docs".into()],
+                outcome: None,
+            }),
             decisions: vec![CarriedDecision { title: "Use a lexer".into(), text: "because".into() }],
             questions: vec![],
-            handover: HandoverPart { id: "0".repeat(32), task: Some("t-1".into()), issue: Some("#184".into()), milestone: Some("m1".into()), branch: Some("main".into()), head: Some(HEAD.into()), created_at: None, name: None, body: BODY.into() },
+            handover: HandoverPart {
+                id: "0".repeat(32),
+                task: Some("t-1".into()),
+                issue: Some("#184".into()),
+                milestone: Some("m1".into()),
+                branch: Some("main".into()),
+                head: Some(HEAD.into()),
+                created_at: None,
+                name: None,
+                body: BODY.into(),
+            },
         }
     }
 
@@ -690,7 +793,13 @@ mod tests {
     }
 
     fn facts(relation: SourceRelation) -> SourceFacts {
-        SourceFacts { relation, local_branch: Some("main".into()), local_head: Some(LOCAL_HEAD.into()), local_dirty: false, local_fingerprint: None }
+        SourceFacts {
+            relation,
+            local_branch: Some("main".into()),
+            local_head: Some(LOCAL_HEAD.into()),
+            local_dirty: false,
+            local_fingerprint: None,
+        }
     }
 
     #[derive(Clone)]
@@ -707,7 +816,16 @@ mod tests {
 
     impl World {
         fn new() -> World {
-            World { recs: vec![], refused: vec![], prefix: None, branch: Some("main".into()), position: None, last_sync: None, default_remote: None, now: parse_stamp(NOW).unwrap() }
+            World {
+                recs: vec![],
+                refused: vec![],
+                prefix: None,
+                branch: Some("main".into()),
+                position: None,
+                last_sync: None,
+                default_remote: None,
+                now: parse_stamp(NOW).unwrap(),
+            }
         }
 
         fn with(mut self, name: &str, r: Record, trust: Trust) -> World {
@@ -729,7 +847,11 @@ mod tests {
 
         fn run(&self, f: SourceFacts) -> ResumePlan {
             let lineage = Lineage::new(self.recs.iter().map(|(i, r, _)| (i.as_str(), r)));
-            let records: Vec<PlanRecord<'_>> = self.recs.iter().map(|(i, r, t)| PlanRecord { id: i, record: r, trust: *t, this_device: r.device.node == ME }).collect();
+            let records: Vec<PlanRecord<'_>> = self
+                .recs
+                .iter()
+                .map(|(i, r, t)| PlanRecord { id: i, record: r, trust: *t, this_device: r.device.node == ME })
+                .collect();
             let positions: Vec<&str> = self.position.iter().map(String::as_str).collect();
             let offers = resumable(self.recs.iter().map(|(i, r, _)| (i.as_str(), r)), &lineage, Some(ME), &positions);
             let input = PlanInput {
@@ -761,15 +883,35 @@ mod tests {
         let p = World::new().with("r1", rec(), Trust::Trusted).run(facts(SourceRelation::Exact));
         assert_eq!(p.status, PlanStatus::Ready);
         assert!(p.blockers.is_empty() && p.warnings.is_empty(), "{p:?}");
-        assert_eq!(p.actions, vec![resume_action("r1"), "git majordomus start 'Ship it' --scope src,docs --profile deep-work".to_string()]);
+        assert_eq!(
+            p.actions,
+            vec![
+                resume_action("r1"),
+                "git majordomus start 'Ship it' --scope src,docs --profile deep-work".to_string()
+            ]
+        );
         assert_eq!(p.restores, ["handover", "intent", "issue", "decisions", "next_action", "lineage", "provenance"]);
         assert_eq!(p.recomputes, ["worktree", "repository_id", "episode", "working_context", "local_source_state"]);
-        assert_eq!((p.objective.as_str(), p.current_state.as_str(), p.next_action.as_str()), ("Move the parser.", "Half done.", "Finish lib/a."));
+        assert_eq!(
+            (p.objective.as_str(), p.current_state.as_str(), p.next_action.as_str()),
+            ("Move the parser.", "Half done.", "Finish lib/a.")
+        );
         assert_eq!(p.decisions, ["Use a lexer"]);
         assert_eq!(p.milestone.as_deref(), Some("m1"));
-        assert_eq!(p.task, Some(PlanTask { id: "t-1".into(), title: "Ship it".into(), profile: Some("deep-work".into()), scope: vec!["src".into(), "docs".into()] }));
+        assert_eq!(
+            p.task,
+            Some(PlanTask {
+                id: "t-1".into(),
+                title: "Ship it".into(),
+                profile: Some("deep-work".into()),
+                scope: vec!["src".into(), "docs".into()]
+            })
+        );
         let v = p.record.as_ref().unwrap();
-        assert_eq!((v.id.as_str(), v.trust, v.this_device, v.issue.as_deref()), (rid("r1").as_str(), Trust::Trusted, false, Some("#184")));
+        assert_eq!(
+            (v.id.as_str(), v.trust, v.this_device, v.issue.as_deref()),
+            (rid("r1").as_str(), Trust::Trusted, false, Some("#184"))
+        );
         assert_eq!(p.lineage, None, "no position on this branch");
         let s = p.source.as_ref().unwrap();
         assert_eq!((s.relation, s.origin_dirty, s.same_uncommitted_work), (SourceRelation::Exact, false, None));
@@ -780,10 +922,36 @@ mod tests {
         assert_eq!(j["source"]["relation"], "exact");
         assert!(j["source"].get("same_uncommitted_work").is_none());
         assert!(j.get("lineage").is_none());
-        for k in ["status", "record", "candidates", "source", "task", "milestone", "decisions", "objective", "current_state", "next_action", "blockers", "warnings", "actions", "restores", "recomputes"] {
+        for k in [
+            "status",
+            "record",
+            "candidates",
+            "source",
+            "task",
+            "milestone",
+            "decisions",
+            "objective",
+            "current_state",
+            "next_action",
+            "blockers",
+            "warnings",
+            "actions",
+            "restores",
+            "recomputes",
+        ] {
             assert!(j.get(k).is_some(), "{k} missing");
         }
-        for k in ["expected_branch", "expected_head", "local_branch", "local_head", "relation", "origin_dirty", "origin_changed", "origin_changed_total", "local_dirty"] {
+        for k in [
+            "expected_branch",
+            "expected_head",
+            "local_branch",
+            "local_head",
+            "relation",
+            "origin_dirty",
+            "origin_changed",
+            "origin_changed_total",
+            "local_dirty",
+        ] {
             assert!(j["source"].get(k).is_some(), "source.{k} missing");
         }
     }
@@ -791,7 +959,13 @@ mod tests {
     #[test]
     fn task_without_scope_or_profile_and_no_task() {
         let mut r = rec();
-        r.task = Some(TaskIntent { id: "t-2".into(), title: "Don't panic".into(), profile: None, scope: vec![], outcome: None });
+        r.task = Some(TaskIntent {
+            id: "t-2".into(),
+            title: "Don't panic".into(),
+            profile: None,
+            scope: vec![],
+            outcome: None,
+        });
         let p = World::new().with("r1", r, Trust::Trusted).run(facts(SourceRelation::Exact));
         assert_eq!(p.actions[1], r"git majordomus start 'Don'\''t panic'");
         let mut r = rec();
@@ -805,7 +979,10 @@ mod tests {
     fn shell_quoting() {
         assert_eq!(single_quote("it's"), r"'it'\''s'");
         assert_eq!(single_quote(""), "''");
-        assert_eq!(start_command("Fix Bob's parser", &["src/a".into(), "b".into()], Some("routine")), r"git majordomus start 'Fix Bob'\''s parser' --scope src/a,b --profile routine");
+        assert_eq!(
+            start_command("Fix Bob's parser", &["src/a".into(), "b".into()], Some("routine")),
+            r"git majordomus start 'Fix Bob'\''s parser' --scope src/a,b --profile routine"
+        );
         assert_eq!(shell_word("feature/x"), "feature/x");
         assert_eq!(shell_word("x;rm -rf ~"), "'x;rm -rf ~'");
         assert_eq!(shell_word("$(id)"), "'$(id)'");
@@ -878,13 +1055,23 @@ mod tests {
         // equal: resuming again.
         let w = World::new().with("r1", rec(), Trust::Trusted).at("r1").record(&rid("r1")[..12]);
         let p = w.run(facts(SourceRelation::Exact));
-        assert_eq!((p.status, p.lineage, codes(&p.warnings)), (PlanStatus::ReadyWithWarnings, Some(Relation::Equal), vec!["already_resumed"]));
+        assert_eq!(
+            (p.status, p.lineage, codes(&p.warnings)),
+            (PlanStatus::ReadyWithWarnings, Some(Relation::Equal), vec!["already_resumed"])
+        );
         // older: this checkout continued past the chosen record.
-        let w = World::new().with("r1", rec(), Trust::Trusted).with("r2", mine(cont(rec(), "r1", "r1")), Trust::ThisDevice).at("r2").record(&rid("r1"));
+        let w = World::new()
+            .with("r1", rec(), Trust::Trusted)
+            .with("r2", mine(cont(rec(), "r1", "r1")), Trust::ThisDevice)
+            .at("r2")
+            .record(&rid("r1"));
         let p = w.run(facts(SourceRelation::Exact));
         assert_eq!((p.lineage, codes(&p.warnings)), (Some(Relation::Older), vec!["already_resumed"]));
         // newer: the other device continued this checkout's record (scenario 821, A after B).
-        let w = World::new().with("r1", mine(rec()), Trust::ThisDevice).with("r2", cont(rec(), "r1", "r1"), Trust::Trusted).at("r1");
+        let w = World::new()
+            .with("r1", mine(rec()), Trust::ThisDevice)
+            .with("r2", cont(rec(), "r1", "r1"), Trust::Trusted)
+            .at("r1");
         let p = w.run(facts(SourceRelation::Exact));
         assert_eq!((p.status, p.lineage), (PlanStatus::Ready, Some(Relation::Newer)));
         assert_eq!(p.record.unwrap().id, rid("r2"));
@@ -913,8 +1100,12 @@ mod tests {
         assert!(p.warnings[0].message.contains("30 minute(s)"));
         let mut old = r.clone();
         old.published_at = "2026-09-03T21:00:00Z".into();
-        assert!(World::new().with("r1", old, Trust::Trusted).run(facts(SourceRelation::Exact)).warnings.is_empty(), "60 minutes is no longer active");
-        let p = World::new().with("r1", mine(r.clone()), Trust::ThisDevice).record("").run(facts(SourceRelation::Exact));
+        assert!(
+            World::new().with("r1", old, Trust::Trusted).run(facts(SourceRelation::Exact)).warnings.is_empty(),
+            "60 minutes is no longer active"
+        );
+        let p =
+            World::new().with("r1", mine(r.clone()), Trust::ThisDevice).record("").run(facts(SourceRelation::Exact));
         assert!(p.warnings.is_empty(), "this device's own episode: {:?}", p.warnings);
         let mut closed = r;
         closed.episode = "none".into();
@@ -958,7 +1149,12 @@ mod tests {
         let mut w = World::new().with("r1", rec(), Trust::Trusted);
         w.default_remote = Some("upstream".into());
         assert_eq!(w.run(facts(SourceRelation::HeadMissing)).actions[0], "git fetch upstream");
-        w.last_sync = Some(LastSync { remote: "lab".into(), at: "2026-09-03T21:00:00Z".into(), outcome: "ok".into(), detail: None });
+        w.last_sync = Some(LastSync {
+            remote: "lab".into(),
+            at: "2026-09-03T21:00:00Z".into(),
+            outcome: "ok".into(),
+            detail: None,
+        });
         assert_eq!(w.run(facts(SourceRelation::LocalBehind)).actions[0], "git pull --ff-only lab main");
     }
 
@@ -1025,11 +1221,19 @@ mod tests {
         let mut r = cont(rec(), "r0", "r0");
         r.episode = "open".into();
         r.published_at = "2026-09-03T21:59:00Z".into();
-        let w = World::new().with("r0", rec(), Trust::Untrusted).with("r1", r.clone(), Trust::Untrusted).with("r2", cont(rec(), "r0", "r0"), Trust::Trusted);
+        let w = World::new().with("r0", rec(), Trust::Untrusted).with("r1", r.clone(), Trust::Untrusted).with(
+            "r2",
+            cont(rec(), "r0", "r0"),
+            Trust::Trusted,
+        );
         // refused > conflict > requires_source_update.
         let p = w.record(&rid("r1")).run(facts(SourceRelation::Diverged));
         assert_eq!(p.status, PlanStatus::Refused);
-        let w = World::new().with("r0", rec(), Trust::Trusted).with("r1", r, Trust::Trusted).with("r2", mine(cont(rec(), "r0", "r0")), Trust::ThisDevice).at("r2");
+        let w = World::new()
+            .with("r0", rec(), Trust::Trusted)
+            .with("r1", r, Trust::Trusted)
+            .with("r2", mine(cont(rec(), "r0", "r0")), Trust::ThisDevice)
+            .at("r2");
         let p = w.run(facts(SourceRelation::HeadMissing));
         assert_eq!(p.status, PlanStatus::Conflict);
         assert_eq!(codes(&p.blockers), ["line_diverged", "would_diverge", "head_missing"]);
@@ -1058,7 +1262,11 @@ mod tests {
         assert!(p.record.is_none() && p.candidates.is_empty() && p.restores.is_empty());
 
         let bad = "deadbeef".repeat(8);
-        w.refused.push(RefusedFile { path: format!("records/de/ad/{bad}.json"), code: "continuity.id_mismatch".into(), message: "digest differs".into() });
+        w.refused.push(RefusedFile {
+            path: format!("records/de/ad/{bad}.json"),
+            code: "continuity.id_mismatch".into(),
+            message: "digest differs".into(),
+        });
         let mut w = w.record("deadbe");
         let p = w.run(facts(SourceRelation::Exact));
         assert_eq!((p.status, codes(&p.blockers)), (PlanStatus::NothingToResume, vec!["continuity.id_mismatch"]));
@@ -1078,11 +1286,19 @@ mod tests {
         // Nothing offered, never synced: warning and the sync action.
         let w = World::new().with("r1", mine(rec()), Trust::ThisDevice);
         let p = w.run(facts(SourceRelation::Exact));
-        assert_eq!((p.status, codes(&p.warnings), p.actions.clone()), (PlanStatus::NothingToResume, vec!["nothing_published"], vec![SYNC_ACTION.to_string()]));
+        assert_eq!(
+            (p.status, codes(&p.warnings), p.actions.clone()),
+            (PlanStatus::NothingToResume, vec!["nothing_published"], vec![SYNC_ACTION.to_string()])
+        );
         assert!(p.blockers.is_empty());
         // After an (unreachable) sync: only the warning, naming it.
         let mut w = World::new();
-        w.last_sync = Some(LastSync { remote: "origin".into(), at: "2026-09-03T21:00:00Z".into(), outcome: "unreachable".into(), detail: None });
+        w.last_sync = Some(LastSync {
+            remote: "origin".into(),
+            at: "2026-09-03T21:00:00Z".into(),
+            outcome: "unreachable".into(),
+            detail: None,
+        });
         let p = w.run(facts(SourceRelation::Exact));
         assert_eq!(codes(&p.warnings), ["nothing_published"]);
         assert!(p.actions.is_empty() && p.blockers.is_empty());
@@ -1091,7 +1307,11 @@ mod tests {
         // Two lines on this branch: a choice, not a conflict.
         let mut other_branch = rec();
         other_branch.source.branch = Some("feature/x".into());
-        let w = World::new().with("a", rec(), Trust::Trusted).with("b", rec(), Trust::Trusted).with("c", other_branch.clone(), Trust::Trusted);
+        let w = World::new().with("a", rec(), Trust::Trusted).with("b", rec(), Trust::Trusted).with(
+            "c",
+            other_branch.clone(),
+            Trust::Trusted,
+        );
         let p = w.run(facts(SourceRelation::Exact));
         assert_eq!((p.status, codes(&p.blockers)), (PlanStatus::ChooseRecord, vec!["several_resumable"]));
         assert_eq!(p.candidates.len(), 2, "only the offers on this branch");
@@ -1111,7 +1331,8 @@ mod tests {
         let x = rec();
         let mut y = rec();
         y.handover.body = "# Objective\ny\n".into();
-        let recs = [(rid("r1"), rec()), (rid("r2"), late), (rid("x"), x.clone()), (rid("y"), y), (rid("m"), mine(rec()))];
+        let recs =
+            [(rid("r1"), rec()), (rid("r2"), late), (rid("x"), x.clone()), (rid("y"), y), (rid("m"), mine(rec()))];
         let lineage = Lineage::new(recs.iter().map(|(i, r)| (i.as_str(), r)));
         let all = |pos: &[&str]| resumable(recs.iter().map(|(i, r)| (i.as_str(), r)), &lineage, Some(ME), pos);
         let mut same_time = vec![rid("x"), rid("y")];
@@ -1124,18 +1345,39 @@ mod tests {
         let recs2 = [(rid("x"), x), (rid("mx"), mine_on)];
         let lineage2 = Lineage::new(recs2.iter().map(|(i, r)| (i.as_str(), r)));
         let mx = rid("mx");
-        assert!(resumable(recs2.iter().map(|(i, r)| (i.as_str(), r)), &lineage2, Some(ME), &[mx.as_str()]).is_empty(), "my own head descends from x, which is then no head");
-        assert_eq!(resumable(recs.iter().map(|(i, r)| (i.as_str(), r)), &lineage, None, &[]).len(), 4, "no device identity: every head is another's");
+        assert!(
+            resumable(recs2.iter().map(|(i, r)| (i.as_str(), r)), &lineage2, Some(ME), &[mx.as_str()]).is_empty(),
+            "my own head descends from x, which is then no head"
+        );
+        assert_eq!(
+            resumable(recs.iter().map(|(i, r)| (i.as_str(), r)), &lineage, None, &[]).len(),
+            4,
+            "no device identity: every head is another's"
+        );
 
         let o = offer_of(&rid("r1"), &rec());
-        assert_eq!((o.device.as_str(), o.branch.as_deref(), o.task.as_deref(), o.issue.as_deref()), ("macbook-pro", Some("main"), Some("Ship it"), Some("#184")));
+        assert_eq!(
+            (o.device.as_str(), o.branch.as_deref(), o.task.as_deref(), o.issue.as_deref()),
+            ("macbook-pro", Some("main"), Some("Ship it"), Some("#184"))
+        );
     }
 
     #[test]
     fn judge_unknown_id_and_statuses() {
         let recs: Vec<PlanRecord<'_>> = Vec::new();
         let lineage = Lineage::default();
-        let input = PlanInput { records: &recs, lineage: &lineage, refused: &[], offers: &[], record_prefix: None, branch: None, position: None, last_sync: None, default_remote: None, now: parse_stamp(NOW).unwrap() };
+        let input = PlanInput {
+            records: &recs,
+            lineage: &lineage,
+            refused: &[],
+            offers: &[],
+            record_prefix: None,
+            branch: None,
+            position: None,
+            last_sync: None,
+            default_remote: None,
+            now: parse_stamp(NOW).unwrap(),
+        };
         let p = judge(&input, &Chosen { id: "abc".into(), explicit: true }, &facts(SourceRelation::Exact));
         assert_eq!((p.status, codes(&p.blockers)), (PlanStatus::NothingToResume, vec!["record_unknown"]));
         assert_eq!(input.remote(), "origin");
@@ -1152,7 +1394,15 @@ mod tests {
             assert_eq!((s.exits_zero(), s.as_str()), (ok, word));
             assert_eq!(serde_json::to_value(s).unwrap(), word);
         }
-        for r in [SourceRelation::Unknown, SourceRelation::HeadMissing, SourceRelation::BranchDiffers, SourceRelation::Exact, SourceRelation::LocalAhead, SourceRelation::LocalBehind, SourceRelation::Diverged] {
+        for r in [
+            SourceRelation::Unknown,
+            SourceRelation::HeadMissing,
+            SourceRelation::BranchDiffers,
+            SourceRelation::Exact,
+            SourceRelation::LocalAhead,
+            SourceRelation::LocalBehind,
+            SourceRelation::Diverged,
+        ] {
             assert_eq!(serde_json::to_value(r).unwrap(), r.as_str());
         }
     }

@@ -49,7 +49,11 @@ impl fmt::Display for Leak {
 ///
 /// Leaks are sorted by pointer, then code, and deduplicated.
 pub fn scan_publish(record: &Value, env: &[(String, String)], checkout: &str) -> Vec<Leak> {
-    let secrets = env.iter().filter(|(name, value)| value.chars().count() >= 8 && is_secret_env_name(name)).map(|(n, v)| (n.as_str(), v.as_str())).collect();
+    let secrets = env
+        .iter()
+        .filter(|(name, value)| value.chars().count() >= 8 && is_secret_env_name(name))
+        .map(|(n, v)| (n.as_str(), v.as_str()))
+        .collect();
     let checkout = checkout.trim_end_matches(['/', '\\']);
     let checkout = (checkout.len() >= 2 && checkout.contains(['/', '\\'])).then_some(checkout);
     scan(record, Some(&Machine { secrets, checkout }))
@@ -100,7 +104,12 @@ fn scan(record: &Value, machine: Option<&Machine>) -> Vec<Leak> {
             found.extend(relative_path_problem(text).map(|r| (NONPORTABLE, r.to_owned())));
         }
         if let Some(m) = machine {
-            found.extend(m.secrets.iter().filter(|(_, value)| text.contains(value)).map(|(name, _)| (SECRET, format!("the value of environment variable {name}"))));
+            found.extend(
+                m.secrets
+                    .iter()
+                    .filter(|(_, value)| text.contains(value))
+                    .map(|(name, _)| (SECRET, format!("the value of environment variable {name}"))),
+            );
             if m.checkout.is_some_and(|c| contains_path(text, c)) {
                 found.push((NONPORTABLE, "this checkout's absolute path".to_owned()));
             }
@@ -178,13 +187,20 @@ fn is_quote_or_blank(c: u8) -> bool {
 /// and not code-like (every part between `.`, `_` and `-` is letters then digits, as in
 /// `response.access_token2` or `v2_migration_plan`).
 fn opaque(v: &[u8], min: usize) -> bool {
-    let path_like = matches!(v.first(), Some(b'/' | b'~' | b'.' | b'$' | b'%')) || v.windows(3).any(|w| w == b"://") || (v.contains(&b'/') && v.contains(&b'.'));
+    let path_like = matches!(v.first(), Some(b'/' | b'~' | b'.' | b'$' | b'%'))
+        || v.windows(3).any(|w| w == b"://")
+        || (v.contains(&b'/') && v.contains(&b'.'));
     let timestamp_like = v.iter().all(|c| c.is_ascii_digit() || b"-:.+TZtz".contains(c));
     let code_like = v.split(|c| matches!(c, b'.' | b'_' | b'-')).all(|part| {
         let letters = run(part, 0, |c| c.is_ascii_alphabetic());
         part[letters..].iter().all(u8::is_ascii_digit)
     });
-    v.len() >= min && v.iter().any(u8::is_ascii_alphabetic) && v.iter().any(u8::is_ascii_digit) && !path_like && !timestamp_like && !code_like
+    v.len() >= min
+        && v.iter().any(u8::is_ascii_alphabetic)
+        && v.iter().any(u8::is_ascii_digit)
+        && !path_like
+        && !timestamp_like
+        && !code_like
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -268,7 +284,10 @@ impl Shape {
             let tail = &b[start..start + n];
             let word_start = i == 0 || !b[i - 1].is_ascii_alphanumeric();
             let word_end = !b.get(start + n).is_some_and(u8::is_ascii_alphanumeric);
-            word_start && word_end && (self.min..=self.max).contains(&n) && (!self.needs_digit || tail.iter().any(u8::is_ascii_digit))
+            word_start
+                && word_end
+                && (self.min..=self.max).contains(&n)
+                && (!self.needs_digit || tail.iter().any(u8::is_ascii_digit))
         })
     }
 }
@@ -321,7 +340,9 @@ fn pem_private_key(text: &str) -> bool {
         let rest = &text[i + m.len()..];
         rest.find("-----").is_some_and(|end| {
             let label = &rest[..end];
-            label.len() <= 48 && label.bytes().all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == b' ') && label.contains("PRIVATE KEY")
+            label.len() <= 48
+                && label.bytes().all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == b' ')
+                && label.contains("PRIVATE KEY")
         })
     })
 }
@@ -370,7 +391,11 @@ fn url_credentials(text: &str) -> bool {
         let start = i + 3;
         let len = run(b, start, |c| c.is_ascii_graphic() && !b"/?#\"'`<>()[]{},;\\".contains(&c));
         let authority = &text[start..start + len];
-        scheme > 0 && authority.rfind('@').and_then(|at| authority[..at].split_once(':')).is_some_and(|(_, password)| !password.is_empty())
+        scheme > 0
+            && authority
+                .rfind('@')
+                .and_then(|at| authority[..at].split_once(':'))
+                .is_some_and(|(_, password)| !password.is_empty())
     })
 }
 
@@ -393,8 +418,20 @@ fn secret_assignment(text: &str) -> bool {
 /// Whether an assigned-to name is a secret name: its last word (split at `_`, `-`, `.` and
 /// camelCase) is a secret word, or its last two words are a `<qualifier> key` pair.
 fn is_secret_name(name: &str) -> bool {
-    const WORDS: [&str; 10] = ["token", "secret", "password", "passwd", "passphrase", "apikey", "credential", "credentials", "auth", "cookie"];
-    const KEY_QUALIFIERS: [&str; 8] = ["api", "private", "access", "secret", "signing", "encryption", "client", "master"];
+    const WORDS: [&str; 10] = [
+        "token",
+        "secret",
+        "password",
+        "passwd",
+        "passphrase",
+        "apikey",
+        "credential",
+        "credentials",
+        "auth",
+        "cookie",
+    ];
+    const KEY_QUALIFIERS: [&str; 8] =
+        ["api", "private", "access", "secret", "signing", "encryption", "client", "master"];
     let words = name_words(name);
     match words.as_slice() {
         [.., last] if WORDS.contains(&last.as_str()) => true,
@@ -435,14 +472,21 @@ const SOCKET: &str = "a socket path";
 /// path, a word or a variable (`src/home/...`, `~/tmp/...`, `$HOME/...`), but after `://`.
 fn path_starts_at(text: &str, i: usize) -> bool {
     let b = text.as_bytes();
-    i == 0 || !(is_name_byte(b[i - 1]) || matches!(b[i - 1], b'/' | b'~' | b'\\' | b'$' | b'%' | b'}')) || text[..i].ends_with("://")
+    i == 0
+        || !(is_name_byte(b[i - 1]) || matches!(b[i - 1], b'/' | b'~' | b'\\' | b'$' | b'%' | b'}'))
+        || text[..i].ends_with("://")
 }
 
 /// Whether a path ends at byte `j`: not followed by more of a file name (`.` ends a sentence).
 fn path_ends_at(b: &[u8], j: usize) -> bool {
     match b.get(j) {
         None => true,
-        Some(&c) => !(c.is_ascii_alphanumeric() || c == b'_' || c == b'-' || (c == b'.' && b.get(j + 1).is_some_and(u8::is_ascii_alphanumeric))),
+        Some(&c) => {
+            !(c.is_ascii_alphanumeric()
+                || c == b'_'
+                || c == b'-'
+                || (c == b'.' && b.get(j + 1).is_some_and(u8::is_ascii_alphanumeric)))
+        }
     }
 }
 
@@ -462,7 +506,12 @@ fn machine_paths(text: &str) -> Vec<&'static str> {
     let mut found = Vec::new();
     for (i, _) in text.match_indices('/').filter(|&(i, _)| path_starts_at(text, i)) {
         let path = &text[i..i + run(b, i, is_path_byte)];
-        found.extend(RULES.iter().filter(|(prefixes, _)| prefixes.iter().any(|p| path.len() > p.len() && path.starts_with(p))).map(|(_, what)| *what));
+        found.extend(
+            RULES
+                .iter()
+                .filter(|(prefixes, _)| prefixes.iter().any(|p| path.len() > p.len() && path.starts_with(p)))
+                .map(|(_, what)| *what),
+        );
         if path.trim_end_matches(['.', ':']).ends_with(".sock") {
             found.push(SOCKET);
         }
@@ -470,7 +519,10 @@ fn machine_paths(text: &str) -> Vec<&'static str> {
     let lower = text.to_ascii_lowercase();
     for pattern in [":\\users\\", ":/users/"] {
         let drive_home = |i: usize| {
-            i >= 1 && b[i - 1].is_ascii_alphabetic() && (i < 2 || !is_name_byte(b[i - 2])) && b.get(i + pattern.len()).is_some_and(|&c| is_path_byte(c))
+            i >= 1
+                && b[i - 1].is_ascii_alphabetic()
+                && (i < 2 || !is_name_byte(b[i - 2]))
+                && b.get(i + pattern.len()).is_some_and(|&c| is_path_byte(c))
         };
         if lower.match_indices(pattern).any(|(i, _)| drive_home(i)) {
             found.push(HOME);
@@ -528,11 +580,22 @@ mod tests {
                 branch: Some("feature/auth-callback".into()),
                 head: Some("4b825dc642cb6eb9a060e54bf8d69288fbee4904".into()),
                 working_tree: "dirty".into(),
-                changed: vec!["lib/auth/callback.rs".into(), "src/home/page.rs".into(), "docs/tmp/notes.md".into(), "sockets/app.sock".into()],
+                changed: vec![
+                    "lib/auth/callback.rs".into(),
+                    "src/home/page.rs".into(),
+                    "docs/tmp/notes.md".into(),
+                    "sockets/app.sock".into(),
+                ],
                 changed_total: 4,
                 fingerprint: Some("0123456789abcdef0123456789abcdef".into()),
             },
-            task: Some(TaskIntent { id: "auth-callback".into(), title: "Rotate the session token on login".into(), profile: Some("default".into()), scope: vec!["lib/auth".into(), ".".into()], outcome: None }),
+            task: Some(TaskIntent {
+                id: "auth-callback".into(),
+                title: "Rotate the session token on login".into(),
+                profile: Some("default".into()),
+                scope: vec!["lib/auth".into(), ".".into()],
+                outcome: None,
+            }),
             decisions: vec![],
             questions: vec![],
             handover: HandoverPart {
@@ -608,7 +671,11 @@ mod tests {
     #[test]
     fn a_clean_realistic_record_has_no_leak() {
         assert_eq!(scan_admission(&value()), vec![]);
-        let env = vec![("HOME".into(), "/Users/alice".into()), ("GIT_TOKEN_HELPER".into(), "some-helper-value".into()), ("LANG".into(), "en_US.UTF-8".into())];
+        let env = vec![
+            ("HOME".into(), "/Users/alice".into()),
+            ("GIT_TOKEN_HELPER".into(), "some-helper-value".into()),
+            ("LANG".into(), "en_US.UTF-8".into()),
+        ];
         assert_eq!(scan_publish(&value(), &env, "/work/main"), vec![]);
     }
 
@@ -669,26 +736,45 @@ mod tests {
 
     #[test]
     fn model_provider_keys() {
-        for t in [tok("sk-proj-", "Ab_cD-eF", 48), tok("sk-ant-api03-", "xYz987-Q_w", 90), tok("sk-", "T3BlbkFJ0aB1cD2eF3gH4iJ5", 48)] {
+        for t in [
+            tok("sk-proj-", "Ab_cD-eF", 48),
+            tok("sk-ant-api03-", "xYz987-Q_w", 90),
+            tok("sk-", "T3BlbkFJ0aB1cD2eF3gH4iJ5", 48),
+        ] {
             assert_secret(&format!("export OPENAI={t}\n"), &t, MODEL);
         }
     }
 
     #[test]
     fn jwt_pem_authorization_netrc_url() {
-        let jwt = format!("{}.{}.{}", tok("eyJ", "hbGciOiJIUzI1NiJ9", 17), tok("eyJ", "zdWIiOiIxMjM0NTY3ODkwIn0", 24), tok("", "SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c", 43));
+        let jwt = format!(
+            "{}.{}.{}",
+            tok("eyJ", "hbGciOiJIUzI1NiJ9", 17),
+            tok("eyJ", "zdWIiOiIxMjM0NTY3ODkwIn0", 24),
+            tok("", "SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c", 43)
+        );
         assert_secret(&format!("cookie {jwt}"), &jwt, "a JSON Web Token");
-        for label in ["RSA PRIVATE KEY", "OPENSSH PRIVATE KEY", "PRIVATE KEY", "EC PRIVATE KEY", "ENCRYPTED PRIVATE KEY"] {
+        for label in
+            ["RSA PRIVATE KEY", "OPENSSH PRIVATE KEY", "PRIVATE KEY", "EC PRIVATE KEY", "ENCRYPTED PRIVATE KEY"]
+        {
             let pem = format!("-----BEGIN {label}-----\nb3BlbnNzaC1rZXktdjEAAAAA\n-----END {label}-----");
             assert_secret(&pem, "b3BlbnNzaC1rZXktdjEAAAAA", "a PEM private key");
         }
         let bearer = "dXNlcjpwYXNz0w9x.Q1w2";
-        assert_secret(&format!("curl -H 'Authorization: Bearer {bearer}' x"), bearer, "an Authorization header credential");
+        assert_secret(
+            &format!("curl -H 'Authorization: Bearer {bearer}' x"),
+            bearer,
+            "an Authorization header credential",
+        );
         assert_secret(&format!("\"authorization\": \"token {bearer}\""), bearer, "an Authorization header credential");
         let pw = "hunter2";
         assert_secret(&format!("machine api.example.com login alice password {pw}\n"), pw, "a .netrc password");
         assert_secret(&format!("machine example.com\n  login bob\n  password {pw}\n"), pw, "a .netrc password");
-        assert_secret(&format!("remote https://alice:{pw}@example.com/repo.git"), pw, "a URL with embedded credentials");
+        assert_secret(
+            &format!("remote https://alice:{pw}@example.com/repo.git"),
+            pw,
+            "a URL with embedded credentials",
+        );
         assert_secret(&format!("DATABASE_URL=postgres://app:{pw}@db:5432/app"), pw, "a URL with embedded credentials");
     }
 
@@ -737,7 +823,12 @@ mod tests {
 
     #[test]
     fn ordinary_relative_paths_are_portable() {
-        for body in ["src/home/page.rs docs/tmp/notes.md sockets/app.sock lib/auth/callback.rs", "~/tmp/x $HOME/tmp/x ${TMPDIR}/tmp/x ../home/x", "/home and /tmp are directories", "https://example.com/home/user/x"] {
+        for body in [
+            "src/home/page.rs docs/tmp/notes.md sockets/app.sock lib/auth/callback.rs",
+            "~/tmp/x $HOME/tmp/x ${TMPDIR}/tmp/x ../home/x",
+            "/home and /tmp are directories",
+            "https://example.com/home/user/x",
+        ] {
             assert_eq!(body_reasons(body, "\u{0}"), vec![], "{body}");
         }
     }
@@ -759,20 +850,54 @@ mod tests {
             v["task"]["scope"][0] = Value::from(path);
             let leaks = scan_admission(&v);
             for pointer in ["/source/changed/1", "/task/scope/0"] {
-                assert!(leaks.contains(&Leak { code: NONPORTABLE, pointer: pointer.into(), reason: reason.into() }), "{path}: {leaks:?}");
+                assert!(
+                    leaks.contains(&Leak { code: NONPORTABLE, pointer: pointer.into(), reason: reason.into() }),
+                    "{path}: {leaks:?}"
+                );
             }
         }
         // The same values elsewhere are not subject to the relative-path rules.
-        let leaks = scan_admission(&json!({ "task": { "title": "src/../x", "scope_note": "C:x" }, "source": { "changed_total": 1 } }));
+        let leaks = scan_admission(
+            &json!({ "task": { "title": "src/../x", "scope_note": "C:x" }, "source": { "changed_total": 1 } }),
+        );
         assert_eq!(leaks, vec![]);
     }
 
     #[test]
     fn secret_env_names() {
-        for name in ["MY_DEPLOY_TOKEN", "GITHUB_TOKEN", "AWS_SECRET_ACCESS_KEY", "DB_PASSWORD", "FTP_PASSWD", "OPENAI_APIKEY", "GCP_CREDENTIAL", "SESSION_COOKIE", "NPM_AUTH", "AUTH", "OPENAI_API_KEY", "SSH_PRIVATE_KEY", "AWS_ACCESS_KEY", "my_deploy_token"] {
+        for name in [
+            "MY_DEPLOY_TOKEN",
+            "GITHUB_TOKEN",
+            "AWS_SECRET_ACCESS_KEY",
+            "DB_PASSWORD",
+            "FTP_PASSWD",
+            "OPENAI_APIKEY",
+            "GCP_CREDENTIAL",
+            "SESSION_COOKIE",
+            "NPM_AUTH",
+            "AUTH",
+            "OPENAI_API_KEY",
+            "SSH_PRIVATE_KEY",
+            "AWS_ACCESS_KEY",
+            "my_deploy_token",
+        ] {
             assert!(is_secret_env_name(name), "{name}");
         }
-        for name in ["GIT_ASKPASS_TOKEN", "XDG_SECRET_DIR", "DBUS_SESSION_AUTH", "MAJORDOMUS_TOKEN", "HOME", "TOKENIZER_PATH", "AUTHOR", "KEY", "API", "KEY_API_PRIVATE", "AUTHORITY_URL", "GOOGLE_APPLICATION_CREDENTIALS", "PUBLIC_KEY"] {
+        for name in [
+            "GIT_ASKPASS_TOKEN",
+            "XDG_SECRET_DIR",
+            "DBUS_SESSION_AUTH",
+            "MAJORDOMUS_TOKEN",
+            "HOME",
+            "TOKENIZER_PATH",
+            "AUTHOR",
+            "KEY",
+            "API",
+            "KEY_API_PRIVATE",
+            "AUTHORITY_URL",
+            "GOOGLE_APPLICATION_CREDENTIALS",
+            "PUBLIC_KEY",
+        ] {
             assert!(!is_secret_env_name(name), "{name}");
         }
     }
@@ -781,9 +906,21 @@ mod tests {
     fn env_values_are_checked_at_publish_only() {
         let secret = "s3cr3t-deploy-value";
         let v = with_body(&format!("deploy with {secret} tomorrow"));
-        let env = vec![("MY_DEPLOY_TOKEN".to_owned(), secret.to_owned()), ("SHORT_TOKEN".to_owned(), "deploy".to_owned()), ("GIT_TOKEN".to_owned(), secret.to_owned()), ("EDITOR".to_owned(), "tomorrow-vim".to_owned())];
+        let env = vec![
+            ("MY_DEPLOY_TOKEN".to_owned(), secret.to_owned()),
+            ("SHORT_TOKEN".to_owned(), "deploy".to_owned()),
+            ("GIT_TOKEN".to_owned(), secret.to_owned()),
+            ("EDITOR".to_owned(), "tomorrow-vim".to_owned()),
+        ];
         let leaks = scan_publish(&v, &env, "/work/main");
-        assert_eq!(leaks, vec![Leak { code: SECRET, pointer: "/handover/body".into(), reason: "the value of environment variable MY_DEPLOY_TOKEN".into() }]);
+        assert_eq!(
+            leaks,
+            vec![Leak {
+                code: SECRET,
+                pointer: "/handover/body".into(),
+                reason: "the value of environment variable MY_DEPLOY_TOKEN".into()
+            }]
+        );
         assert_not_echoed(&leaks, secret);
         assert_eq!(scan_admission(&v), vec![]);
         for (name, value) in [("DB_API_KEY", "3cr3t-de"), ("AUTH", "tomorrow")] {
@@ -795,13 +932,25 @@ mod tests {
 
     #[test]
     fn checkout_path_is_checked_at_publish_only() {
-        let v = with_body("built in /work/main/target; /work/main2 and /other/work/main are other paths; src/work/main too");
+        let v = with_body(
+            "built in /work/main/target; /work/main2 and /other/work/main are other paths; src/work/main too",
+        );
         let leaks = scan_publish(&v, &[], "/work/main/");
-        assert_eq!(leaks, vec![Leak { code: NONPORTABLE, pointer: "/handover/body".into(), reason: "this checkout's absolute path".into() }]);
+        assert_eq!(
+            leaks,
+            vec![Leak {
+                code: NONPORTABLE,
+                pointer: "/handover/body".into(),
+                reason: "this checkout's absolute path".into()
+            }]
+        );
         assert_eq!(scan_admission(&v), vec![]);
         let v = with_body("only /work/main2/x and /work/mainline");
         assert_eq!(scan_publish(&v, &[], "/work/main"), vec![]);
-        assert_eq!(scan_publish(&with_body("at /work/main."), &[], "/work/main"), scan_publish(&with_body("at /work/main"), &[], "/work/main"));
+        assert_eq!(
+            scan_publish(&with_body("at /work/main."), &[], "/work/main"),
+            scan_publish(&with_body("at /work/main"), &[], "/work/main")
+        );
         assert_eq!(scan_publish(&with_body("anything / at all"), &[], "/"), vec![]);
     }
 
@@ -837,17 +986,48 @@ mod tests {
     fn leaks_are_sorted_and_deduplicated() {
         let a = tok("ghp_", "a1B2c3D4e5", 36);
         let b = tok("gho_", "Q9w8E7r6T5", 40);
-        let v = json!({ "z": format!("{a} {b} {a}"), "a": [format!("/tmp/x /tmp/y {a}")], "handover": { "body": "ok" } });
+        let v =
+            json!({ "z": format!("{a} {b} {a}"), "a": [format!("/tmp/x /tmp/y {a}")], "handover": { "body": "ok" } });
         let leaks = scan_admission(&v);
-        let keys: Vec<(&str, &str, &str)> = leaks.iter().map(|l| (l.pointer.as_str(), l.code, l.reason.as_str())).collect();
+        let keys: Vec<(&str, &str, &str)> =
+            leaks.iter().map(|l| (l.pointer.as_str(), l.code, l.reason.as_str())).collect();
         assert_eq!(keys, [("/a/0", NONPORTABLE, TEMP), ("/a/0", SECRET, GITHUB), ("/z", SECRET, GITHUB)]);
     }
 
     #[test]
     fn edges_and_multibyte_text_never_panic() {
-        let edges = ["", ":", "=", "://", "eyJ", "eyJaaaaaaaaaa.", "-----BEGIN ", "authorization", "Authorization:", "Authorization: Bearer", "C:", ":\\users\\x", ":/users/x", "machine", "machine h password", "token=", "é/home/é", "ключ: значение/tmp/é", "é:/Users/é", "/", "x.sock", "/é.sock", "ghp_", "AKIA"];
+        let edges = [
+            "",
+            ":",
+            "=",
+            "://",
+            "eyJ",
+            "eyJaaaaaaaaaa.",
+            "-----BEGIN ",
+            "authorization",
+            "Authorization:",
+            "Authorization: Bearer",
+            "C:",
+            ":\\users\\x",
+            ":/users/x",
+            "machine",
+            "machine h password",
+            "token=",
+            "é/home/é",
+            "ключ: значение/tmp/é",
+            "é:/Users/é",
+            "/",
+            "x.sock",
+            "/é.sock",
+            "ghp_",
+            "AKIA",
+        ];
         for text in edges {
-            let _ = scan_publish(&json!({ "source": { "changed": [text] }, "s": text }), &[("A_TOKEN".into(), "é".repeat(8))], "/é/ö");
+            let _ = scan_publish(
+                &json!({ "source": { "changed": [text] }, "s": text }),
+                &[("A_TOKEN".into(), "é".repeat(8))],
+                "/é/ö",
+            );
         }
         assert_eq!(body_reasons("logs in /home/josé/x", "josé").len(), 1);
     }
@@ -863,6 +1043,12 @@ mod tests {
         assert_eq!(name_words("X-Api-Key"), ["x", "api", "key"]);
         assert_eq!(name_words("clientSecret"), ["client", "secret"]);
         assert_eq!(name_words("cfg.DB_PASSWORD"), ["cfg", "db", "password"]);
-        assert!(is_secret_name("apiKey") && is_secret_name("AUTH_TOKEN") && !is_secret_name("cache_key") && !is_secret_name("key") && !is_secret_name("token_expires"));
+        assert!(
+            is_secret_name("apiKey")
+                && is_secret_name("AUTH_TOKEN")
+                && !is_secret_name("cache_key")
+                && !is_secret_name("key")
+                && !is_secret_name("token_expires")
+        );
     }
 }

@@ -229,7 +229,13 @@ pub fn check_bounds(r: &Record) -> Result<(), String> {
     if r.schema != SCHEMA {
         return Err(format!("schema: expected {SCHEMA}"));
     }
-    let hex = |name: &str, v: &str, n: usize| if v.len() == n && v.bytes().all(|b| b.is_ascii_hexdigit() && !b.is_ascii_uppercase()) { Ok(()) } else { Err(format!("{name}: expected {n} lowercase hex")) };
+    let hex = |name: &str, v: &str, n: usize| {
+        if v.len() == n && v.bytes().all(|b| b.is_ascii_hexdigit() && !b.is_ascii_uppercase()) {
+            Ok(())
+        } else {
+            Err(format!("{name}: expected {n} lowercase hex"))
+        }
+    };
     hex("/repository", &r.repository, 32)?;
     hex("/device/node", &r.device.node, 32)?;
     ident("/device/label", &r.device.label)?;
@@ -253,7 +259,14 @@ pub fn check_bounds(r: &Record) -> Result<(), String> {
     if r.source.changed.len() > MAX_CHANGED {
         return Err(format!("/source/changed: more than {MAX_CHANGED} paths"));
     }
-    for (name, v) in [("/source/branch", &r.source.branch), ("/source/head", &r.source.head), ("/handover/task", &r.handover.task), ("/handover/issue", &r.handover.issue), ("/handover/milestone", &r.handover.milestone), ("/handover/name", &r.handover.name)] {
+    for (name, v) in [
+        ("/source/branch", &r.source.branch),
+        ("/source/head", &r.source.head),
+        ("/handover/task", &r.handover.task),
+        ("/handover/issue", &r.handover.issue),
+        ("/handover/milestone", &r.handover.milestone),
+        ("/handover/name", &r.handover.name),
+    ] {
         if let Some(v) = v {
             ident(name, v)?;
         }
@@ -286,11 +299,28 @@ pub(crate) mod tests {
             parent: None,
             published_at: "2026-09-03T20:00:00Z".into(),
             producer: "git-majordomus/0.1.0".into(),
-            source: Source { branch: Some("main".into()), head: None, working_tree: "clean".into(), changed: vec![], changed_total: 0, fingerprint: None },
+            source: Source {
+                branch: Some("main".into()),
+                head: None,
+                working_tree: "clean".into(),
+                changed: vec![],
+                changed_total: 0,
+                fingerprint: None,
+            },
             task: None,
             decisions: vec![],
             questions: vec![],
-            handover: HandoverPart { id: "00".repeat(16), task: None, issue: Some("#184".into()), milestone: None, branch: Some("main".into()), head: None, created_at: None, name: None, body: "# Objective\nx\n".into() },
+            handover: HandoverPart {
+                id: "00".repeat(16),
+                task: None,
+                issue: Some("#184".into()),
+                milestone: None,
+                branch: Some("main".into()),
+                head: None,
+                created_at: None,
+                name: None,
+                body: "# Objective\nx\n".into(),
+            },
         }
     }
 

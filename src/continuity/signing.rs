@@ -135,7 +135,9 @@ pub fn load_or_create(path: &Path, now_stamp: &str) -> Result<DeviceKey> {
 /// Sets the label of the device key at `path` (created when absent); the key itself is unchanged.
 pub fn set_label(path: &Path, label: &str, now_stamp: &str) -> Result<DeviceKey> {
     if !valid_label(label) {
-        return Err(Error::refused(format!("invalid device label {label:?}")).hint("use 1-64 letters, digits, '.', '_' or '-'"));
+        return Err(
+            Error::refused(format!("invalid device label {label:?}")).hint("use 1-64 letters, digits, '.', '_' or '-'")
+        );
     }
     let mut key = load_or_create(path, now_stamp)?;
     key.label = Some(label.to_string());
@@ -397,7 +399,10 @@ mod tests {
         assert_eq!(v["secret_key"].as_str().unwrap().len(), 64);
         assert!(v.get("label").is_none());
         let again = load(&path).unwrap().unwrap();
-        assert_eq!((again.node(), again.label(), again.created_at()), (k.node(), k.node()[..8].to_string(), "2026-09-03T20:00:00Z"));
+        assert_eq!(
+            (again.node(), again.label(), again.created_at()),
+            (k.node(), k.node()[..8].to_string(), "2026-09-03T20:00:00Z")
+        );
         assert_eq!(load_or_create(&path, "later").unwrap().node(), k.node());
 
         let renamed = set_label(&path, "mac-mini_2.home", "later").unwrap();
@@ -462,7 +467,8 @@ mod tests {
         let ok = run();
         assert!(ok.status.success(), "{}", String::from_utf8_lossy(&ok.stderr));
         // Also without -x: minisign looks for <file>.minisig next to the message (§10.11).
-        let plain = std::process::Command::new("minisign").arg("-Vm").arg(p(".msg")).arg("-p").arg(p(".pub")).output().unwrap();
+        let plain =
+            std::process::Command::new("minisign").arg("-Vm").arg(p(".msg")).arg("-p").arg(p(".pub")).output().unwrap();
         assert!(plain.status.success());
         let mut tampered = msg.clone();
         let last = tampered.len() - 2;

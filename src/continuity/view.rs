@@ -120,11 +120,34 @@ mod tests {
             parent: None,
             published_at: "2026-09-03T20:00:00Z".into(),
             producer: "git-majordomus/0.1.0".into(),
-            source: Source { branch: Some("feature/x".into()), head: Some("c".repeat(40)), working_tree: "dirty".into(), changed: vec!["lib/a".into()], changed_total: 1, fingerprint: Some("f".repeat(32)) },
-            task: Some(TaskIntent { id: "t-1".into(), title: "Ship it".into(), profile: None, scope: vec![], outcome: None }),
+            source: Source {
+                branch: Some("feature/x".into()),
+                head: Some("c".repeat(40)),
+                working_tree: "dirty".into(),
+                changed: vec!["lib/a".into()],
+                changed_total: 1,
+                fingerprint: Some("f".repeat(32)),
+            },
+            task: Some(TaskIntent {
+                id: "t-1".into(),
+                title: "Ship it".into(),
+                profile: None,
+                scope: vec![],
+                outcome: None,
+            }),
             decisions: vec![],
             questions: vec![],
-            handover: HandoverPart { id: "0".repeat(32), task: None, issue: Some("#184".into()), milestone: None, branch: None, head: None, created_at: None, name: None, body: "# Objective\n\n  Move the parser.  \nmore\n# Next Action\nrun\n".into() },
+            handover: HandoverPart {
+                id: "0".repeat(32),
+                task: None,
+                issue: Some("#184".into()),
+                milestone: None,
+                branch: None,
+                head: None,
+                created_at: None,
+                name: None,
+                body: "# Objective\n\n  Move the parser.  \nmore\n# Next Action\nrun\n".into(),
+            },
         }
     }
 
@@ -146,7 +169,23 @@ mod tests {
         assert_eq!(j["branch"], "feature/x");
         assert!(j.get("parent").is_none());
         let keys: Vec<&str> = j.as_object().unwrap().keys().map(String::as_str).collect();
-        for k in ["id", "line", "device", "this_device", "trust", "session", "branch", "head", "working_tree", "changed_total", "published_at", "age_minutes", "task", "issue", "objective"] {
+        for k in [
+            "id",
+            "line",
+            "device",
+            "this_device",
+            "trust",
+            "session",
+            "branch",
+            "head",
+            "working_tree",
+            "changed_total",
+            "published_at",
+            "age_minutes",
+            "task",
+            "issue",
+            "objective",
+        ] {
             assert!(keys.contains(&k), "{k} missing from {keys:?}");
         }
     }

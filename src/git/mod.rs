@@ -130,8 +130,15 @@ impl Git {
         for item in iter.by_ref() {
             let item = item.map_err(gx)?;
             match &item {
-                gix::status::Item::IndexWorktree(Iw::DirectoryContents { entry, .. }) if !matches!(entry.status, gix::dir::entry::Status::Untracked) => continue,
-                gix::status::Item::IndexWorktree(Iw::Modification { status: gix::status::plumbing::index_as_worktree::EntryStatus::NeedsUpdate(_), .. }) => continue,
+                gix::status::Item::IndexWorktree(Iw::DirectoryContents { entry, .. })
+                    if !matches!(entry.status, gix::dir::entry::Status::Untracked) =>
+                {
+                    continue
+                }
+                gix::status::Item::IndexWorktree(Iw::Modification {
+                    status: gix::status::plumbing::index_as_worktree::EntryStatus::NeedsUpdate(_),
+                    ..
+                }) => continue,
                 _ => {}
             }
             out.insert(item.location().to_str_lossy().into_owned());
@@ -212,7 +219,13 @@ impl Git {
         Ok(v)
     }
 
-    fn diff_trees(&self, a: Option<ObjectId>, b: Option<ObjectId>, prefix: &str, out: &mut BTreeSet<String>) -> Result<(), Error> {
+    fn diff_trees(
+        &self,
+        a: Option<ObjectId>,
+        b: Option<ObjectId>,
+        prefix: &str,
+        out: &mut BTreeSet<String>,
+    ) -> Result<(), Error> {
         if a == b {
             return Ok(());
         }
@@ -253,7 +266,13 @@ impl Git {
 
     /// Every value of a multi-valued configuration key.
     pub fn config_strings(&self, key: &str) -> Vec<String> {
-        self.repo.config_snapshot().strings(key).unwrap_or_default().into_iter().map(|v| v.to_str_lossy().into_owned()).collect()
+        self.repo
+            .config_snapshot()
+            .strings(key)
+            .unwrap_or_default()
+            .into_iter()
+            .map(|v| v.to_str_lossy().into_owned())
+            .collect()
     }
 
     /// Runs the `git` binary on this checkout (see [`binary::run`]).

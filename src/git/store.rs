@@ -265,7 +265,8 @@ impl Git {
     /// (`GIT_COMMITTER_*`, `committer.*`, `user.*`), else `majordomus <majordomus@localhost>`.
     pub fn store_identity(&self) -> (String, String) {
         if let Some(Ok(sig)) = self.repo.committer() {
-            let (name, email) = (sig.name.to_str_lossy().trim().to_string(), sig.email.to_str_lossy().trim().to_string());
+            let (name, email) =
+                (sig.name.to_str_lossy().trim().to_string(), sig.email.to_str_lossy().trim().to_string());
             if !name.is_empty() && !email.is_empty() {
                 return (name, email);
             }
@@ -309,17 +310,34 @@ impl Git {
     /// error. Local writers take turns through an OS file lock (`<common-dir>/majordomus/store.lock`,
     /// an optimisation against starvation; the compare-and-swap alone keeps updates from being
     /// lost). HEAD, the index, branches and the working tree never move.
-    pub fn store_add<P: AsRef<str>, B: AsRef<[u8]>>(&self, records: &[(P, B)], message: &str, who: &Committer) -> Result<AddOutcome, Error> {
+    pub fn store_add<P: AsRef<str>, B: AsRef<[u8]>>(
+        &self,
+        records: &[(P, B)],
+        message: &str,
+        who: &Committer,
+    ) -> Result<AddOutcome, Error> {
         self.add_at(CONTINUITY_REF, records, message, who)
     }
 
-    fn add_at<P: AsRef<str>, B: AsRef<[u8]>>(&self, refname: &str, records: &[(P, B)], message: &str, who: &Committer) -> Result<AddOutcome, Error> {
+    fn add_at<P: AsRef<str>, B: AsRef<[u8]>>(
+        &self,
+        refname: &str,
+        records: &[(P, B)],
+        message: &str,
+        who: &Committer,
+    ) -> Result<AddOutcome, Error> {
         let _lock = self.writer_lock();
         self.add_unlocked(refname, records, message, who)
     }
 
     /// [`Git::store_add`] on any reference, without the writers' lock (compare-and-swap only).
-    fn add_unlocked<P: AsRef<str>, B: AsRef<[u8]>>(&self, refname: &str, records: &[(P, B)], message: &str, who: &Committer) -> Result<AddOutcome, Error> {
+    fn add_unlocked<P: AsRef<str>, B: AsRef<[u8]>>(
+        &self,
+        refname: &str,
+        records: &[(P, B)],
+        message: &str,
+        who: &Committer,
+    ) -> Result<AddOutcome, Error> {
         full_name(refname)?;
         let mut blobs: Vec<(&str, ObjectId)> = Vec::with_capacity(records.len());
         for (path, bytes) in records {
@@ -355,7 +373,13 @@ impl Git {
     fn writer_lock(&self) -> WriterLock {
         let dir = self.common_dir.join("majordomus");
         let file = std::fs::create_dir_all(&dir).ok().and_then(|()| {
-            std::fs::OpenOptions::new().read(true).write(true).create(true).truncate(false).open(dir.join("store.lock")).ok()
+            std::fs::OpenOptions::new()
+                .read(true)
+                .write(true)
+                .create(true)
+                .truncate(false)
+                .open(dir.join("store.lock"))
+                .ok()
         });
         let Some(file) = file else { return WriterLock { _file: None } };
         let deadline = std::time::Instant::now() + LOCK_WAIT;
@@ -374,7 +398,11 @@ impl Git {
     /// Every edited object exists (blobs just written, entries of trees of this database) and
     /// every path passed [`check_path`], so gix's checks of every entry of every rewritten tree
     /// (a file-system probe per entry: 256 for the `records` tree) are skipped.
-    fn write_tree<'p>(&self, base: ObjectId, edits: impl Iterator<Item = (&'p str, ObjectId, EntryKind)>) -> Result<ObjectId, Error> {
+    fn write_tree<'p>(
+        &self,
+        base: ObjectId,
+        edits: impl Iterator<Item = (&'p str, ObjectId, EntryKind)>,
+    ) -> Result<ObjectId, Error> {
         let mut editor = self.repo.edit_tree(base).map_err(gxe)?.detach();
         for (path, id, kind) in edits {
             editor.upsert(path.split('/'), kind, id).map_err(gxe)?;
@@ -395,7 +423,13 @@ impl Git {
         Ok(true)
     }
 
-    fn write_commit(&self, tree: ObjectId, parents: Vec<ObjectId>, message: &str, who: &Committer) -> Result<ObjectId, Error> {
+    fn write_commit(
+        &self,
+        tree: ObjectId,
+        parents: Vec<ObjectId>,
+        message: &str,
+        who: &Committer,
+    ) -> Result<ObjectId, Error> {
         let sig = signature(who);
         let mut buf = gix::date::parse::TimeBuf::default();
         let sref = sig.to_ref(&mut buf);
@@ -408,7 +442,14 @@ impl Git {
 
     /// One compare-and-swap update of `name` to `new`, writing any reflog line as `who`
     /// (TECH-NOTES §1.4 gotcha 4).
-    fn cas(&self, name: &str, new: ObjectId, expected: PreviousValue, message: &str, who: &Committer) -> Result<Cas, Error> {
+    fn cas(
+        &self,
+        name: &str,
+        new: ObjectId,
+        expected: PreviousValue,
+        message: &str,
+        who: &Committer,
+    ) -> Result<Cas, Error> {
         let sig = signature(who);
         let mut buf = gix::date::parse::TimeBuf::default();
         let sref = sig.to_ref(&mut buf);
@@ -427,7 +468,13 @@ impl Git {
     /// point at `old`; `Ok(false)` when that expectation failed (the reference is left as it
     /// was). With `expected` = `None` the reference is force-set (fit for the private
     /// remote-tracking references only). Reflog lines, if any, are written as `who`.
-    pub fn set_ref(&self, name: &str, tip: &str, expected: Option<Option<&str>>, who: &Committer) -> Result<bool, Error> {
+    pub fn set_ref(
+        &self,
+        name: &str,
+        tip: &str,
+        expected: Option<Option<&str>>,
+        who: &Committer,
+    ) -> Result<bool, Error> {
         let new = self.full_commit(tip)?;
         let expected = match expected {
             None => PreviousValue::Any,
@@ -464,7 +511,14 @@ impl Git {
     /// The reference moves by compare-and-swap, re-reading and recomputing on a lost race (at
     /// most 20 attempts), under the writers' lock of [`Git::store_add`]. Remote paths git would
     /// refuse in a checkout (`.git`, `..`, …) are never taken in, whatever `include` says.
-    pub fn store_merge(&self, local_ref: &str, remote_tip: &str, include: &dyn Fn(&str) -> bool, message: &str, who: &Committer) -> Result<MergeOutcome, Error> {
+    pub fn store_merge(
+        &self,
+        local_ref: &str,
+        remote_tip: &str,
+        include: &dyn Fn(&str) -> bool,
+        message: &str,
+        who: &Committer,
+    ) -> Result<MergeOutcome, Error> {
         let remote = self.full_commit(remote_tip)?;
         let remote_tree = self.commit_tree(remote)?;
         let _lock = self.writer_lock();
@@ -510,7 +564,14 @@ impl Git {
 
     /// Compares remote tree `remote` with local tree `local` (`None` = absent) under `prefix`,
     /// skipping identical subtrees, and records in `u` what a union merge takes in.
-    fn union_walk(&self, local: Option<ObjectId>, remote: ObjectId, prefix: &str, include: &dyn Fn(&str) -> bool, u: &mut Union) -> Result<(), Error> {
+    fn union_walk(
+        &self,
+        local: Option<ObjectId>,
+        remote: ObjectId,
+        prefix: &str,
+        include: &dyn Fn(&str) -> bool,
+        u: &mut Union,
+    ) -> Result<(), Error> {
         if local == Some(remote) {
             return Ok(());
         }
@@ -519,7 +580,8 @@ impl Git {
             None => Vec::new(),
         };
         let remote_entries = self.entries(remote)?;
-        let by_name: HashMap<&str, (ObjectId, EntryKind)> = local_entries.iter().map(|(n, id, k)| (n.as_str(), (*id, *k))).collect();
+        let by_name: HashMap<&str, (ObjectId, EntryKind)> =
+            local_entries.iter().map(|(n, id, k)| (n.as_str(), (*id, *k))).collect();
         for (name, id, kind) in &remote_entries {
             let path = format!("{prefix}{name}");
             let here = by_name.get(name.as_str()).copied();
@@ -646,7 +708,10 @@ impl Git {
             Some(0) => PushOutcome::Ok,
             Some(1) => {
                 let stdout = String::from_utf8_lossy(&out.stdout);
-                let rejected = stdout.lines().find(|l| l.starts_with('!')).map(|l| l.splitn(3, '\t').nth(2).unwrap_or(l).trim().to_string());
+                let rejected = stdout
+                    .lines()
+                    .find(|l| l.starts_with('!'))
+                    .map(|l| l.splitn(3, '\t').nth(2).unwrap_or(l).trim().to_string());
                 match rejected {
                     Some(summary) => PushOutcome::Rejected(summary),
                     None => PushOutcome::Unreachable(failure_text(&out)),
@@ -744,7 +809,12 @@ mod tests {
 
     fn fsck(dir: &Path) {
         let out = git(dir, &["fsck", "--strict", "--no-progress"]);
-        assert!(out.status.success(), "fsck: {}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+        assert!(
+            out.status.success(),
+            "fsck: {}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
         let text = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
         assert!(!text.contains("error") && !text.contains("warning"), "fsck: {text}");
     }
@@ -810,7 +880,13 @@ mod tests {
         let dir = t.path().join("w");
         let g = checkout(&dir);
         let (p, b) = rec(1);
-        let out = g.store_add(&[(p.clone(), b), ("README".into(), b"r".to_vec()), ("records/ab/stray.txt".into(), b"s".to_vec())], "m", &who()).unwrap();
+        let out = g
+            .store_add(
+                &[(p.clone(), b), ("README".into(), b"r".to_vec()), ("records/ab/stray.txt".into(), b"s".to_vec())],
+                "m",
+                &who(),
+            )
+            .unwrap();
         assert_eq!(paths(&g, &out.tip), vec!["README".to_string(), p, "records/ab/stray.txt".to_string()]);
     }
 
@@ -958,7 +1034,17 @@ mod tests {
         let refused = rec(6).0;
         let refused_too = rec(8).0;
         let r3 = g
-            .add_at(other, &[(p4.clone(), b4.clone()), (p3.clone(), b"other bytes\n".to_vec()), (refused.clone(), b"bad".to_vec()), ("stray".into(), b"s".to_vec())], "m", &who())
+            .add_at(
+                other,
+                &[
+                    (p4.clone(), b4.clone()),
+                    (p3.clone(), b"other bytes\n".to_vec()),
+                    (refused.clone(), b"bad".to_vec()),
+                    ("stray".into(), b"s".to_vec()),
+                ],
+                "m",
+                &who(),
+            )
             .unwrap()
             .tip;
         let _ = g.store_add(&[(p5.clone(), b5.clone())], "m", &who()).unwrap();

@@ -51,8 +51,20 @@ pub struct Finding {
 
 impl Finding {
     /// Builds a finding.
-    pub fn new(level: Level, category: &str, subject: impl Into<String>, message: impl Into<String>, reproduce: &str) -> Self {
-        Finding { level, category: category.into(), subject: subject.into(), message: message.into(), reproduce: reproduce.into() }
+    pub fn new(
+        level: Level,
+        category: &str,
+        subject: impl Into<String>,
+        message: impl Into<String>,
+        reproduce: &str,
+    ) -> Self {
+        Finding {
+            level,
+            category: category.into(),
+            subject: subject.into(),
+            message: message.into(),
+            reproduce: reproduce.into(),
+        }
     }
 }
 

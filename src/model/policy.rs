@@ -134,10 +134,7 @@ impl Policy {
     /// The freshness thresholds, each possibly absent.
     pub fn thresholds(&self) -> Thresholds {
         let f = self.session.freshness.as_ref();
-        Thresholds {
-            fresh_minutes: f.and_then(|f| f.fresh_minutes),
-            stale_minutes: f.and_then(|f| f.stale_minutes),
-        }
+        Thresholds { fresh_minutes: f.and_then(|f| f.fresh_minutes), stale_minutes: f.and_then(|f| f.stale_minutes) }
     }
 }
 

@@ -15,7 +15,12 @@ pub struct Provider {
 
 /// Every provider this build knows.
 pub const PROVIDERS: &[Provider] = &[
-    Provider { name: "claude-code", events: &["start", "compact", "end"], session_env: "CLAUDE_CODE_SESSION_ID", always_loaded: "CLAUDE.md" },
+    Provider {
+        name: "claude-code",
+        events: &["start", "compact", "end"],
+        session_env: "CLAUDE_CODE_SESSION_ID",
+        always_loaded: "CLAUDE.md",
+    },
     Provider { name: "codex", events: &["start", "end"], session_env: "CODEX_SESSION_ID", always_loaded: "AGENTS.md" },
 ];
 

@@ -244,7 +244,8 @@ pub fn is_record_name(name: &str) -> bool {
         && b[15] == b'Z'
         && &stem[16..18] == "--";
     let tail = &b[b.len() - 16..];
-    let tail_ok = tail.iter().all(|c| c.is_ascii_hexdigit() && !c.is_ascii_uppercase()) && &stem[stem.len() - 18..stem.len() - 16] == "--";
+    let tail_ok = tail.iter().all(|c| c.is_ascii_hexdigit() && !c.is_ascii_uppercase())
+        && &stem[stem.len() - 18..stem.len() - 16] == "--";
     stamp_ok && tail_ok
 }
 
@@ -291,10 +292,14 @@ mod tests {
 
     #[test]
     fn yaml_bomb_is_malformed_not_fatal() {
-        let mut y = String::from("---\nschema_version: 1\na: &a [\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\"]\n");
+        let mut y = String::from(
+            "---\nschema_version: 1\na: &a [\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\"]\n",
+        );
         let mut prev = 'a';
         for c in 'b'..='k' {
-            y.push_str(&format!("{c}: &{c} [*{prev},*{prev},*{prev},*{prev},*{prev},*{prev},*{prev},*{prev},*{prev}]\n"));
+            y.push_str(&format!(
+                "{c}: &{c} [*{prev},*{prev},*{prev},*{prev},*{prev},*{prev},*{prev},*{prev},*{prev}]\n"
+            ));
             prev = c;
         }
         y.push_str("head: x\ncreated_at: y\n---\nbody\n");

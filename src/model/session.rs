@@ -25,7 +25,12 @@ pub struct OpenSession {
 impl OpenSession {
     /// Emits the file in the order SPEC §6.7 shows.
     pub fn to_yaml(&self) -> String {
-        let mut s = format!("session_id: {}\nstarted_at: {}\nowner: {}\n", scalar(&self.session_id), self.started_at, quoted(&self.owner));
+        let mut s = format!(
+            "session_id: {}\nstarted_at: {}\nowner: {}\n",
+            scalar(&self.session_id),
+            self.started_at,
+            quoted(&self.owner)
+        );
         if let Some(w) = &self.worker {
             s.push_str(&format!("worker: {}\n", quoted(w)));
         }
@@ -114,7 +119,13 @@ impl ClosedSession {
         s.push_str(&format!("start_head: {}\n", scalar(&self.start_head)));
         s.push_str(&format!("start_working_tree: {}\n", self.start_working_tree));
         s.push_str(&list("commits", &self.commits));
-        for (k, v) in [("tasks", &self.tasks), ("checkpoints", &self.checkpoints), ("handovers", &self.handovers), ("decisions", &self.decisions), ("questions", &self.questions)] {
+        for (k, v) in [
+            ("tasks", &self.tasks),
+            ("checkpoints", &self.checkpoints),
+            ("handovers", &self.handovers),
+            ("decisions", &self.decisions),
+            ("questions", &self.questions),
+        ] {
             s.push_str(&list(k, v));
         }
         s.push_str("---\n\n");
@@ -133,7 +144,9 @@ impl ClosedSession {
         if get(&m, "schema").as_deref() != Some("session/v1") {
             return Err("unknown schema");
         }
-        let (Some(session_id), Some(head), Some(created_at)) = (get(&m, "session_id"), get(&m, "head"), get(&m, "created_at")) else {
+        let (Some(session_id), Some(head), Some(created_at)) =
+            (get(&m, "session_id"), get(&m, "head"), get(&m, "created_at"))
+        else {
             return Err("missing required fields");
         };
         let g = |k: &str| get(&m, k).unwrap_or_default();
@@ -168,8 +181,21 @@ impl ClosedSession {
 
 /// Paths a closed record does not list as changed: the tool's own records and generated output.
 pub fn is_generated(path: &str) -> bool {
-    const DIRS: &[&str] = &[".ai/", "target/", "node_modules/", "dist/", "build/", "__pycache__/", ".venv/", ".pytest_cache/", ".mypy_cache/"];
-    DIRS.iter().any(|d| path.starts_with(d) || path.contains(&format!("/{d}"))) || path.ends_with(".pyc") || path.ends_with(".DS_Store") || path.ends_with(".o")
+    const DIRS: &[&str] = &[
+        ".ai/",
+        "target/",
+        "node_modules/",
+        "dist/",
+        "build/",
+        "__pycache__/",
+        ".venv/",
+        ".pytest_cache/",
+        ".mypy_cache/",
+    ];
+    DIRS.iter().any(|d| path.starts_with(d) || path.contains(&format!("/{d}")))
+        || path.ends_with(".pyc")
+        || path.ends_with(".DS_Store")
+        || path.ends_with(".o")
 }
 
 #[cfg(test)]
@@ -196,7 +222,14 @@ mod tests {
 
     #[test]
     fn closed_round_trip() {
-        let c = ClosedSession { created_at: "2026-09-04T16:00:00Z".into(), session_id: "s-1".into(), head: "NONE".into(), title: "a \"b\"".into(), decisions: vec!["x: y".into()], ..Default::default() };
+        let c = ClosedSession {
+            created_at: "2026-09-04T16:00:00Z".into(),
+            session_id: "s-1".into(),
+            head: "NONE".into(),
+            title: "a \"b\"".into(),
+            decisions: vec!["x: y".into()],
+            ..Default::default()
+        };
         let text = c.render("# What Happened\nx\n");
         let (back, body) = ClosedSession::parse(&text).unwrap();
         assert_eq!(back, c);

@@ -20,7 +20,12 @@ pub fn lines(ctx: &Ctx, server_line: &str) -> Result<Vec<String>> {
     let id = ctx.identity()?.clone();
     let mut out = vec!["## Majordomus — what this repository already knows".to_string()];
     let episode = ctx.session_id().unwrap_or_else(|| "(none open)".into());
-    out.push(format!("Episode {episode}, on {} at {}, working tree {}.", id.branch, head7(&id.head), ctx.working_tree()?));
+    out.push(format!(
+        "Episode {episode}, on {} at {}, working tree {}.",
+        id.branch,
+        head7(&id.head),
+        ctx.working_tree()?
+    ));
     match task::read(ctx)? {
         Some(r) if !r.foreign => {
             let t = r.task;
@@ -33,7 +38,9 @@ pub fn lines(ctx: &Ctx, server_line: &str) -> Result<Vec<String>> {
     out.push(format!("Shared server: {server_line}"));
     let offers = super::continuity::load_local(ctx).map(|l| l.offers.len()).unwrap_or(0);
     if offers > 0 {
-        out.push(format!("Mesh: {offers} resumable handover(s) from other devices — run git majordomus continuity plan"));
+        out.push(format!(
+            "Mesh: {offers} resumable handover(s) from other devices — run git majordomus continuity plan"
+        ));
     }
     let open = unresolved(ctx)?;
     if !open.is_empty() {
@@ -44,12 +51,23 @@ pub fn lines(ctx: &Ctx, server_line: &str) -> Result<Vec<String>> {
     }
     out.extend(super::knowledge::briefing_lines(ctx)?);
     match resolve_labelled(ctx, None)? {
-        None => out.push("No relevant handover for this worktree and branch; absence is the answer, not a stale match.".into()),
+        None => out.push(
+            "No relevant handover for this worktree and branch; absence is the answer, not a stale match.".into(),
+        ),
         Some(l) => {
             let m = &l.record.meta;
-            out.push(format!("Handover {} ({}, {}, {}).", ctx.rel(&l.record.path), l.record.matched.as_str(), l.divergence.as_str(), age(m.judged_at(), ctx.clock.now())));
+            out.push(format!(
+                "Handover {} ({}, {}, {}).",
+                ctx.rel(&l.record.path),
+                l.record.matched.as_str(),
+                l.divergence.as_str(),
+                age(m.judged_at(), ctx.clock.now())
+            ));
             if !l.divergence.trustworthy() {
-                out.push(format!("Its commit is not in this history ({}): trust git, not the record.", l.divergence.as_str()));
+                out.push(format!(
+                    "Its commit is not in this history ({}): trust git, not the record.",
+                    l.divergence.as_str()
+                ));
             }
             if l.freshness.is_history() {
                 out.push(format!(
@@ -84,11 +102,15 @@ pub fn bounded(lines: Vec<String>, max_lines: usize, max_chars: Option<usize>) -
     if !over_lines && !over_chars {
         return lines;
     }
-    let overflow = |n: usize, cap: &str| format!("... {n} more line(s) withheld by {cap}; run `git majordomus context` for the whole briefing.");
+    let overflow = |n: usize, cap: &str| {
+        format!("... {n} more line(s) withheld by {cap}; run `git majordomus context` for the whole briefing.")
+    };
     let mut keep = if over_lines { max_lines.saturating_sub(1) } else { total };
     let mut cap = "session.briefing_budget_lines";
     if let Some(c) = max_chars {
-        while keep > 0 && chars(&lines[..keep]) + overflow(total - keep, "session.briefing_budget_chars").chars().count() + 1 > c {
+        while keep > 0
+            && chars(&lines[..keep]) + overflow(total - keep, "session.briefing_budget_chars").chars().count() + 1 > c
+        {
             keep -= 1;
             cap = "session.briefing_budget_chars";
         }

@@ -33,8 +33,10 @@ pub enum CheckpointReport {
 pub fn refuse_identity(cmd: &str, body: &str) -> Result<()> {
     if let Some(line) = identity_violation(body) {
         let key = line.split(':').next().unwrap_or(line);
-        return Err(Error::refused(format!("{cmd}: the body sets `{key}:`, a field computed from git and the clock at write time"))
-            .hint(format!("remove the `{key}:` line; identity fields are never authored")));
+        return Err(Error::refused(format!(
+            "{cmd}: the body sets `{key}:`, a field computed from git and the clock at write time"
+        ))
+        .hint(format!("remove the `{key}:` line; identity fields are never authored")));
     }
     Ok(())
 }
@@ -81,8 +83,10 @@ pub fn write(ctx: &Ctx, body: &str, derived: bool) -> Result<CheckpointReport> {
     let n = count_lines(&body);
     let cap = policy.checkpoint.max_body_lines;
     if n > cap {
-        return Err(Error::refused(format!("checkpoint: body is {n} lines, cap {cap} (checkpoint.max_body_lines); write a handover instead"))
-            .hint("a checkpoint is a short progress note; git majordomus handover takes the longer package"));
+        return Err(Error::refused(format!(
+            "checkpoint: body is {n} lines, cap {cap} (checkpoint.max_body_lines); write a handover instead"
+        ))
+        .hint("a checkpoint is a short progress note; git majordomus handover takes the longer package"));
     }
     let meta = meta_now(ctx, task.as_ref())?;
     let path = records::write(&ctx.layout.checkpoints(), &ctx.clock.compact(), &meta, &body)?;

@@ -16,13 +16,13 @@ use super::handover::{label, Labelled};
 use super::resolve::{resolve, Resolution};
 use super::task;
 use crate::ctx::Ctx;
-use crate::model::providers;
 use crate::error::{Error, Result};
 use crate::model::labels::{age, Divergence};
 use crate::model::policy::{Policy, Profile};
+use crate::model::providers;
 use crate::model::task::{in_scope, Task};
-use crate::store::atomic::{guard, read_opt};
 use crate::render::records;
+use crate::store::atomic::{guard, read_opt};
 use crate::store::records::head7;
 use crate::store::{decisions, ledger};
 
@@ -308,11 +308,14 @@ fn provider(name: &str) -> Result<Provider> {
 }
 
 fn check_prompt_name(name: &str) -> Result<()> {
-    let plain = !name.is_empty() && !name.starts_with('.') && name.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'));
+    let plain = !name.is_empty()
+        && !name.starts_with('.')
+        && name.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'));
     if plain {
         return Ok(());
     }
-    Err(Error::usage(format!("--prompt {name:?}: a prompt is named by a plain file name")).hint("pass the name of .ai/repo/prompts/<name>.md without directories or the .md suffix"))
+    Err(Error::usage(format!("--prompt {name:?}: a prompt is named by a plain file name"))
+        .hint("pass the name of .ai/repo/prompts/<name>.md without directories or the .md suffix"))
 }
 
 /// What every section builder reads.
@@ -332,7 +335,10 @@ impl Builder<'_> {
     fn fill(&self, r: &mut ContextReport, prompt: Option<&str>) -> Result<()> {
         r.task = self.task.filter(|_| self.profile.context.task).map(view);
         if self.profile.context.failing_output {
-            r.exclude("failing_output", self.axis("failing_output: true", "but context does not capture command output"));
+            r.exclude(
+                "failing_output",
+                self.axis("failing_output: true", "but context does not capture command output"),
+            );
         }
         let parts = vec![
             self.task_section(),
@@ -375,8 +381,14 @@ impl Builder<'_> {
         let (label, head, since) = super::session::context_label(self.ctx, &doc);
         Some(match label {
             Divergence::Exact => format!("briefing exact at {}", head7(&head)),
-            Divergence::Advanced => format!("briefing advanced — {since} commit(s) since it was frozen at {}", head7(&head)),
-            other => format!("WARNING: briefing {} at {} — it no longer describes this checkout", other.as_str(), head7(&head)),
+            Divergence::Advanced => {
+                format!("briefing advanced — {since} commit(s) since it was frozen at {}", head7(&head))
+            }
+            other => format!(
+                "WARNING: briefing {} at {} — it no longer describes this checkout",
+                other.as_str(),
+                head7(&head)
+            ),
         })
     }
 
@@ -390,7 +402,11 @@ impl Builder<'_> {
             format!("repository: {repository}"),
             format!("branch: {}", id.branch),
             format!("head: {}", id.head),
-            if changed == 0 { format!("working_tree: {wt}") } else { format!("working_tree: {wt} ({changed} changed)") },
+            if changed == 0 {
+                format!("working_tree: {wt}")
+            } else {
+                format!("working_tree: {wt} ({changed} changed)")
+            },
         ];
         let label = self.task.map(|t| (t, self.ctx.divergence(&t.head, &t.branch)));
         match label {
@@ -423,7 +439,10 @@ impl Builder<'_> {
             return self.off("task", "task: false");
         }
         let Some(t) = self.task else {
-            return Ok(Section::new("task", vec!["## TASK".into(), "none active — run: git majordomus start \"<task>\" --scope <path>".into()]));
+            return Ok(Section::new(
+                "task",
+                vec!["## TASK".into(), "none active — run: git majordomus start \"<task>\" --scope <path>".into()],
+            ));
         };
         let now = self.ctx.clock.now();
         Ok(Section::new(
@@ -437,7 +456,12 @@ impl Builder<'_> {
                 format!("outcome: {}", t.outcome),
                 format!("scope: {}", t.scope.join(", ")),
                 format!("started: {} ({})", t.started_at, age(&t.started_at, now)),
-                format!("checkpoint: {} ({}; interval {})", t.checkpoint_at, age(&t.checkpoint_at, now), self.profile.checkpoint_interval),
+                format!(
+                    "checkpoint: {} ({}; interval {})",
+                    t.checkpoint_at,
+                    age(&t.checkpoint_at, now),
+                    self.profile.checkpoint_interval
+                ),
             ],
         ))
     }
@@ -465,7 +489,10 @@ impl Builder<'_> {
 
     fn questions(&self) -> Result<Section> {
         let open = unresolved(self.ctx)?;
-        let mut lines = vec![format!("## OPEN QUESTIONS ({} unresolved — every one refuses finish --outcome completed)", open.len())];
+        let mut lines = vec![format!(
+            "## OPEN QUESTIONS ({} unresolved — every one refuses finish --outcome completed)",
+            open.len()
+        )];
         lines.extend(open.iter().map(|(t, q)| format!("- [unresolved] {t} — {q}")));
         if open.is_empty() {
             lines.push("- none".into());
@@ -489,7 +516,8 @@ impl Builder<'_> {
                 }
             }
         }
-        let mut lines = vec![format!("## CONTEXT DOCUMENTS ({}, from the scope paths up to the root; not quoted)", found.len())];
+        let mut lines =
+            vec![format!("## CONTEXT DOCUMENTS ({}, from the scope paths up to the root; not quoted)", found.len())];
         if found.is_empty() {
             lines.push("- none".into());
         }
@@ -500,7 +528,11 @@ impl Builder<'_> {
     fn document_line(&self, f: &Path) -> String {
         let rel = self.ctx.rel(f);
         let n = read_opt(f).ok().flatten().map_or(0, |t| t.lines().count());
-        let loaded = self.provider.filter(|p| p.always_loaded == rel).map(|p| format!("; always loaded by {}", p.name)).unwrap_or_default();
+        let loaded = self
+            .provider
+            .filter(|p| p.always_loaded == rel)
+            .map(|p| format!("; always loaded by {}", p.name))
+            .unwrap_or_default();
         format!("- {rel} ({n} line{}{loaded})", if n == 1 { "" } else { "s" })
     }
 
@@ -512,8 +544,12 @@ impl Builder<'_> {
         let mine = self.task.map(|t| t.id.as_str()).filter(|_| !c.architecture_notes);
         let log = read_opt(&self.ctx.layout.decisions())?.unwrap_or_default();
         let all = decisions::parse(&log);
-        let picked: Vec<&decisions::Decision> =
-            all.iter().rev().filter(|d| mine.is_none_or(|t| d.task.as_deref() == Some(t))).take(self.policy.context.recent_decisions).collect();
+        let picked: Vec<&decisions::Decision> = all
+            .iter()
+            .rev()
+            .filter(|d| mine.is_none_or(|t| d.task.as_deref() == Some(t)))
+            .take(self.policy.context.recent_decisions)
+            .collect();
         let scope = if mine.is_some() { "for this task" } else { "in this repository" };
         let mut lines = vec![format!("## DECISIONS ({} most recent {scope})", picked.len())];
         for d in &picked {
@@ -550,12 +586,19 @@ impl Builder<'_> {
         }
         let res = resolve(self.ctx, &self.ctx.layout.checkpoints(), self.task.map(|t| t.id.as_str()))?;
         let Some(w) = res.winner else {
-            let whose = self.task.map_or_else(|| "this worktree and branch".to_string(), |t| format!("task {} on this worktree and branch", t.id));
+            let whose = self.task.map_or_else(
+                || "this worktree and branch".to_string(),
+                |t| format!("task {} on this worktree and branch", t.id),
+            );
             return Ok(Err(("checkpoint", format!("no checkpoint for {whose}"))));
         };
         let l = label(self.ctx, w)?;
         let rel = self.ctx.rel(&l.record.path);
-        let heading = format!("## LATEST CHECKPOINT ({rel}, {}, {})", age(l.record.meta.judged_at(), self.ctx.clock.now()), l.divergence.as_str());
+        let heading = format!(
+            "## LATEST CHECKPOINT ({rel}, {}, {})",
+            age(l.record.meta.judged_at(), self.ctx.clock.now()),
+            l.divergence.as_str()
+        );
         let mut lines = vec![heading.clone()];
         lines.extend(non_blank(l.record.body.lines()));
         Ok(Ok(Section::new("checkpoint", lines).with_brief(&heading, &rel)))
@@ -587,7 +630,10 @@ impl Builder<'_> {
             lines.push(format!("HISTORY: this handover is {} — read it as background, not as the thing to do now; its Next Action is withheld", l.freshness.label.as_str()));
         }
         if !l.divergence.trustworthy() {
-            lines.push(format!("WARNING: its commit is {} from here — validate it against git before acting on it", l.divergence.as_str()));
+            lines.push(format!(
+                "WARNING: its commit is {} from here — validate it against git before acting on it",
+                l.divergence.as_str()
+            ));
         }
         let resolved = records::handover(l, &rel, self.ctx.clock.now());
         lines.extend(non_blank(resolved.lines().skip(1)));
@@ -599,14 +645,21 @@ impl Builder<'_> {
             return Ok(self.off("files", "relevant_files: false"));
         }
         let Some(t) = self.task else {
-            return Ok(Err(("files", "no active task: touched files are counted from a task's start and scope".to_string())));
+            return Ok(Err((
+                "files",
+                "no active task: touched files are counted from a task's start and scope".to_string(),
+            )));
         };
         let touched: Vec<String> = touched_since(self.ctx, t)?
             .into_iter()
             .filter(|f| f != ".ai" && !f.starts_with(".ai/") && t.scope.iter().any(|s| in_scope(f, s)))
             .collect();
         let mut lines = vec![format!("## FILES TOUCHED IN SCOPE ({})", touched.len())];
-        lines.extend(bounded(touched.iter().map(|f| format!("- {f}")).collect(), self.policy.context.max_list_items, "more"));
+        lines.extend(bounded(
+            touched.iter().map(|f| format!("- {f}")).collect(),
+            self.policy.context.max_list_items,
+            "more",
+        ));
         if touched.is_empty() {
             lines.push("- none".into());
         }
@@ -636,10 +689,14 @@ impl Builder<'_> {
         let path = self.ctx.layout.prompts().join(format!("{name}.md"));
         guard(self.ctx.layout.root(), &path)?;
         let Some(body) = read_opt(&path)? else {
-            return Err(Error::not_found(format!("no prompt {name:?}: {} does not exist", self.ctx.rel(&path))).hint("prompts live in .ai/repo/prompts/<name>.md; pass an existing name"));
+            return Err(Error::not_found(format!("no prompt {name:?}: {} does not exist", self.ctx.rel(&path)))
+                .hint("prompts live in .ai/repo/prompts/<name>.md; pass an existing name"));
         };
         if body.lines().any(|l| l.trim() == "{{CONTEXT}}") {
-            return Ok(Err(("prompt", format!("{name} holds {{{{CONTEXT}}}} alone on a line: it wraps the context rather than adding to it"))));
+            return Ok(Err((
+                "prompt",
+                format!("{name} holds {{{{CONTEXT}}}} alone on a line: it wraps the context rather than adding to it"),
+            )));
         }
         let mut lines = vec![format!("## PROMPT {name}")];
         lines.extend(body.trim_end().lines().map(str::to_string));
@@ -711,7 +768,13 @@ mod tests {
             schema: 1,
             generated_at: "2026-09-03T20:00:00Z".into(),
             provider: None,
-            git: GitView { repository: ".git".into(), branch: "main".into(), head: "NONE".into(), working_tree: "clean".into(), task_record: None },
+            git: GitView {
+                repository: ".git".into(),
+                branch: "main".into(),
+                head: "NONE".into(),
+                working_tree: "clean".into(),
+                task_record: None,
+            },
             task: None,
             sections,
             excluded: Vec::new(),

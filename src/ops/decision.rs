@@ -81,16 +81,38 @@ pub fn add(ctx: &Ctx, p: AddParams) -> Result<String> {
                 let hits: Vec<&Decision> = all.iter().filter(|d| d.title.contains(part)).collect();
                 match hits.len() {
                     1 => hits[0].title.clone(),
-                    0 => return Err(Error::usage(format!("decision add: --supersedes {part:?} matches no decision title")).hint("git majordomus decision list shows the titles")),
-                    n => return Err(Error::usage(format!("decision add: --supersedes {part:?} matches {n} decision titles")).hint("give a longer part of the title")),
+                    0 => {
+                        return Err(Error::usage(format!(
+                            "decision add: --supersedes {part:?} matches no decision title"
+                        ))
+                        .hint("git majordomus decision list shows the titles"))
+                    }
+                    n => {
+                        return Err(Error::usage(format!(
+                            "decision add: --supersedes {part:?} matches {n} decision titles"
+                        ))
+                        .hint("give a longer part of the title"))
+                    }
                 }
             }
         };
         let dash = |s: &str| if s.is_empty() { "-".to_string() } else { s.to_string() };
-        let entry = render_entry(&ctx.clock.date(), &title, &task_id, &head, &why, &dash(&rejected), &dash(&evidence), &supersedes);
+        let entry = render_entry(
+            &ctx.clock.date(),
+            &title,
+            &task_id,
+            &head,
+            &why,
+            &dash(&rejected),
+            &dash(&evidence),
+            &supersedes,
+        );
         append(&path, entry.as_bytes())?;
     }
-    ctx.record_event("decision.recorded", &[("task_id", Value::from(task_id)), ("decision", Value::from(title.clone()))])?;
+    ctx.record_event(
+        "decision.recorded",
+        &[("task_id", Value::from(task_id)), ("decision", Value::from(title.clone()))],
+    )?;
     Ok(title)
 }
 
@@ -98,7 +120,8 @@ pub fn add(ctx: &Ctx, p: AddParams) -> Result<String> {
 pub fn list(ctx: &Ctx, task: Option<&str>, limit: Option<usize>) -> Result<(Vec<Decision>, Vec<Decision>)> {
     ctx.require_layer()?;
     let all = parse(&read_log(ctx)?);
-    let mut v: Vec<Decision> = all.iter().filter(|d| task.is_none_or(|t| d.task.as_deref() == Some(t))).cloned().collect();
+    let mut v: Vec<Decision> =
+        all.iter().filter(|d| task.is_none_or(|t| d.task.as_deref() == Some(t))).cloned().collect();
     v.reverse();
     if let Some(l) = limit {
         v.truncate(l);
@@ -110,10 +133,9 @@ pub fn list(ctx: &Ctx, task: Option<&str>, limit: Option<usize>) -> Result<(Vec<
 pub fn show(ctx: &Ctx, text: &str) -> Result<(Decision, Vec<Decision>)> {
     ctx.require_layer()?;
     let all = parse(&read_log(ctx)?);
-    let d = all
-        .iter()
-        .find(|d| d.title.contains(text))
-        .cloned()
-        .ok_or_else(|| Error::not_found(format!("no decision whose title contains {text:?}")).hint("git majordomus decision list shows the titles"))?;
+    let d = all.iter().find(|d| d.title.contains(text)).cloned().ok_or_else(|| {
+        Error::not_found(format!("no decision whose title contains {text:?}"))
+            .hint("git majordomus decision list shows the titles")
+    })?;
     Ok((d, all))
 }

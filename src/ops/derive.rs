@@ -62,7 +62,11 @@ pub fn checkpoint_body(ctx: &Ctx, task: Option<&Task>) -> Result<String> {
         None => s.push_str(&format!("At {} on {}, working tree {wt}; no active task.\n", head7(&id.head), id.branch)),
         Some(t) => {
             let n = touched_since(ctx, t)?.len();
-            s.push_str(&format!("At {} on {}, working tree {wt}; {n} file(s) changed since the task started.\n", head7(&id.head), id.branch));
+            s.push_str(&format!(
+                "At {} on {}, working tree {wt}; {n} file(s) changed since the task started.\n",
+                head7(&id.head),
+                id.branch
+            ));
             let commits = commits_since(ctx, t);
             let shown = commits.len().min(8);
             for (sha, subject) in &commits[commits.len() - shown..] {
@@ -112,11 +116,14 @@ fn episode_lines(ctx: &Ctx, task: Option<&Task>) -> Result<Vec<ledger::Line>> {
 
 /// The derived handover body; a required section with no writer is a refusal (10).
 pub fn handover_body(ctx: &Ctx, task: Option<&Task>, required: &[String]) -> Result<String> {
-    const WRITERS: &[&str] = &["objective", "current_state", "next_action", "decisions", "open_questions", "verification"];
+    const WRITERS: &[&str] =
+        &["objective", "current_state", "next_action", "decisions", "open_questions", "verification"];
     for r in required {
         if !WRITERS.contains(&slug(r).as_str()) {
-            return Err(Error::refused(format!("handover --derive: required section {r:?} has no writer; write the handover by hand"))
-                .hint(format!("derivable sections: {}", WRITERS.join(", "))));
+            return Err(Error::refused(format!(
+                "handover --derive: required section {r:?} has no writer; write the handover by hand"
+            ))
+            .hint(format!("derivable sections: {}", WRITERS.join(", "))));
         }
     }
     let policy = ctx.policy()?;
@@ -129,7 +136,13 @@ pub fn handover_body(ctx: &Ctx, task: Option<&Task>, required: &[String]) -> Res
     match task {
         Some(t) => {
             s.push_str(&format!("{}\n", t.task));
-            s.push_str(&format!("Task {} (profile {}, outcome {}); scope: {}.\n", t.id, t.profile, t.outcome, t.scope.join(", ")));
+            s.push_str(&format!(
+                "Task {} (profile {}, outcome {}); scope: {}.\n",
+                t.id,
+                t.profile,
+                t.outcome,
+                t.scope.join(", ")
+            ));
         }
         None => s.push_str("No active task: this handover records the state of the episode outside any task.\n"),
     }
@@ -139,7 +152,12 @@ pub fn handover_body(ctx: &Ctx, task: Option<&Task>, required: &[String]) -> Res
     if let Some(t) = task {
         let label = ctx.divergence(&t.head, &t.branch);
         let commits = commits_since(ctx, t);
-        s.push_str(&format!("Since the task started at {}: {} commit(s), {}.\n", head7(&t.head), commits.len(), label.as_str()));
+        s.push_str(&format!(
+            "Since the task started at {}: {} commit(s), {}.\n",
+            head7(&t.head),
+            commits.len(),
+            label.as_str()
+        ));
         let touched = touched_since(ctx, t)?;
         list_bounded(&mut s, &format!("Changed files ({}):", touched.len()), &touched, max);
     } else {
@@ -147,14 +165,21 @@ pub fn handover_body(ctx: &Ctx, task: Option<&Task>, required: &[String]) -> Res
         list_bounded(&mut s, &format!("Uncommitted files ({}):", changed.len()), changed, max);
     }
     let lines = episode_lines(ctx, task)?;
-    let count = |ev: &str, key: Option<&str>| lines.iter().filter(|l| l.event() == Some(ev) && key.is_none_or(|k| l.pairs.as_ref().is_some_and(|p| p.has(k)))).count();
+    let count = |ev: &str, key: Option<&str>| {
+        lines
+            .iter()
+            .filter(|l| l.event() == Some(ev) && key.is_none_or(|k| l.pairs.as_ref().is_some_and(|p| p.has(k))))
+            .count()
+    };
     let (cps, decs, qs, hos) = (
         count("task.checkpoint", Some("checkpoint_path")),
         count("decision.recorded", None),
         count("question.opened", None),
         count("task.handed_over", None),
     );
-    s.push_str(&format!("Recorded so far: {cps} checkpoint(s), {decs} decision(s), {qs} question(s), {hos} handover(s).\n"));
+    s.push_str(&format!(
+        "Recorded so far: {cps} checkpoint(s), {decs} decision(s), {qs} question(s), {hos} handover(s).\n"
+    ));
     let cp = resolve(ctx, &ctx.layout.checkpoints(), task.map(|t| t.id.as_str()))?;
     if let Some(w) = &cp.winner {
         s.push_str(&format!("Newest checkpoint ({}):\n", ctx.rel(&w.path)));
@@ -166,12 +191,17 @@ pub fn handover_body(ctx: &Ctx, task: Option<&Task>, required: &[String]) -> Res
     s.push_str("\n# Next Action\n");
     let open = unresolved(ctx)?;
     if !open.is_empty() {
-        s.push_str(&format!("Answer the {} open question(s) first; they refuse finish --outcome completed:\n", open.len()));
+        s.push_str(&format!(
+            "Answer the {} open question(s) first; they refuse finish --outcome completed:\n",
+            open.len()
+        ));
         for (_, q) in &open {
             s.push_str(&format!("- {q}\n"));
         }
     } else {
-        s.push_str("Run `git majordomus context`, then `git majordomus check`, and continue from the current state above.\n");
+        s.push_str(
+            "Run `git majordomus context`, then `git majordomus check`, and continue from the current state above.\n",
+        );
     }
     if cps == 0 {
         s.push_str("Nothing was checkpointed in this stretch of work; read the git log for what happened.\n");
@@ -179,7 +209,8 @@ pub fn handover_body(ctx: &Ctx, task: Option<&Task>, required: &[String]) -> Res
 
     let log = read_opt(&ctx.layout.decisions())?.unwrap_or_default();
     let all = decisions::parse(&log);
-    let mine: Vec<&decisions::Decision> = all.iter().filter(|d| task.is_none_or(|t| d.task.as_deref() == Some(t.id.as_str()))).collect();
+    let mine: Vec<&decisions::Decision> =
+        all.iter().filter(|d| task.is_none_or(|t| d.task.as_deref() == Some(t.id.as_str()))).collect();
     if !mine.is_empty() {
         s.push_str("\n# Decisions\n");
         for d in mine.iter().rev().take(policy.context.recent_decisions) {
@@ -194,10 +225,9 @@ pub fn handover_body(ctx: &Ctx, task: Option<&Task>, required: &[String]) -> Res
     }
     if let Some(t) = task {
         let all_lines = ledger::read_all(&ctx.layout.ledger())?.unwrap_or_default();
-        let finished = all_lines
-            .iter()
-            .rev()
-            .find(|l| l.event() == Some("task.finished") && l.pairs.as_ref().and_then(|p| p.str("task_id")) == Some(t.id.as_str()));
+        let finished = all_lines.iter().rev().find(|l| {
+            l.event() == Some("task.finished") && l.pairs.as_ref().and_then(|p| p.str("task_id")) == Some(t.id.as_str())
+        });
         if let Some(p) = finished.and_then(|l| l.pairs.as_ref()) {
             s.push_str("\n# Verification\n");
             let outcome = p.str("outcome").unwrap_or("?");

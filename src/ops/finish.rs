@@ -86,8 +86,18 @@ impl FinishReport {
                     ("fail", false) => Level::Warn,
                     _ => Level::Info,
                 };
-                let msg = if c.required { c.message.clone() } else { format!("{} (not in verification.finish_requires)", c.message) };
-                Finding::new(level, "contract", c.name, format!("{}: {msg}", c.verdict), "git majordomus finish --check --outcome <outcome>")
+                let msg = if c.required {
+                    c.message.clone()
+                } else {
+                    format!("{} (not in verification.finish_requires)", c.message)
+                };
+                Finding::new(
+                    level,
+                    "contract",
+                    c.name,
+                    format!("{}: {msg}", c.verdict),
+                    "git majordomus finish --check --outcome <outcome>",
+                )
             })
             .collect()
     }
@@ -117,15 +127,22 @@ pub fn run(ctx: &Ctx, p: FinishParams) -> Result<FinishReport> {
     ctx.require_layer()?;
     let policy = ctx.policy()?;
     if !OUTCOMES.contains(&p.outcome.as_str()) {
-        return Err(Error::usage(format!("finish: unknown outcome {:?}; use one of {}", p.outcome, OUTCOMES.join(", "))));
+        return Err(Error::usage(format!(
+            "finish: unknown outcome {:?}; use one of {}",
+            p.outcome,
+            OUTCOMES.join(", ")
+        )));
     }
     let t = task::local(ctx)?;
     let t = match t {
         Some(t) if t.is_active() || t.outcome == "handed_over" => t,
         Some(t) if !p.check => {
-            return Err(Error::conflict(format!("task {} is already finished (outcome {})", t.id, t.outcome)).hint("run git majordomus start for new work"))
+            return Err(Error::conflict(format!("task {} is already finished (outcome {})", t.id, t.outcome))
+                .hint("run git majordomus start for new work"))
         }
-        None if !p.check => return Err(Error::not_found("no task record; nothing to finish").hint("run git majordomus start first")),
+        None if !p.check => {
+            return Err(Error::not_found("no task record; nothing to finish").hint("run git majordomus start first"))
+        }
         _ => return Ok(FinishReport { task: None, contract: Vec::new(), verify: None, unmet: 0, written: false }),
     };
     let completed = p.outcome == "completed";
@@ -147,16 +164,31 @@ pub fn run(ctx: &Ctx, p: FinishParams) -> Result<FinishReport> {
     };
     contract.push(match (&verify, completed) {
         (_, false) => line("verification_ran", "skipped", format!("outcome {} skips verification", p.outcome)),
-        (Some(v), true) if v.exit == 0 => line("verification_ran", "pass", format!("`{}` exited 0 in {} s", v.command, v.seconds)),
-        (Some(v), true) => line("verification_ran", "fail", format!("`{}` exited {} in {} s", v.command, v.exit, v.seconds)),
+        (Some(v), true) if v.exit == 0 => {
+            line("verification_ran", "pass", format!("`{}` exited 0 in {} s", v.command, v.seconds))
+        }
+        (Some(v), true) => {
+            line("verification_ran", "fail", format!("`{}` exited {} in {} s", v.command, v.exit, v.seconds))
+        }
         (None, true) => {
-            let req = profile.as_ref().map(|p| p.verification.verify_command_required.clone()).unwrap_or(Requirement::Flag(true));
+            let req = profile
+                .as_ref()
+                .map(|p| p.verification.verify_command_required.clone())
+                .unwrap_or(Requirement::Flag(true));
             match req {
-                Requirement::Flag(false) => line("verification_ran", "skipped", format!("profile {} does not require a verify command", t.profile)),
+                Requirement::Flag(false) => line(
+                    "verification_ran",
+                    "skipped",
+                    format!("profile {} does not require a verify command", t.profile),
+                ),
                 Requirement::Named(ref n) if n == "if_files_changed" && touched.is_empty() => {
                     line("verification_ran", "skipped", "no files changed (verify_command_required: if_files_changed)")
                 }
-                _ => line("verification_ran", "fail", format!("no --verify-command given; profile {} requires one ({req})", t.profile)),
+                _ => line(
+                    "verification_ran",
+                    "fail",
+                    format!("no --verify-command given; profile {} requires one ({req})", t.profile),
+                ),
             }
         }
     });
@@ -165,7 +197,11 @@ pub fn run(ctx: &Ctx, p: FinishParams) -> Result<FinishReport> {
     contract.push(if label.trustworthy() {
         line("state_updated", "pass", format!("task record is {}", label.as_str()))
     } else {
-        line("state_updated", "fail", format!("task record is {}; its head no longer describes this checkout", label.as_str()))
+        line(
+            "state_updated",
+            "fail",
+            format!("task record is {}; its head no longer describes this checkout", label.as_str()),
+        )
     });
 
     let open = unresolved(ctx)?;
@@ -174,10 +210,18 @@ pub fn run(ctx: &Ctx, p: FinishParams) -> Result<FinishReport> {
             line("no_open_blockers", "pass", "no unresolved question")
         } else {
             let qs: Vec<&str> = open.iter().take(3).map(|(_, q)| q.as_str()).collect();
-            line("no_open_blockers", "fail", format!("{} unresolved question(s) refuse completion: {}", open.len(), qs.join(" | ")))
+            line(
+                "no_open_blockers",
+                "fail",
+                format!("{} unresolved question(s) refuse completion: {}", open.len(), qs.join(" | ")),
+            )
         }
     } else {
-        line("no_open_blockers", "skipped", format!("only completed is gated by open questions ({} unresolved)", open.len()))
+        line(
+            "no_open_blockers",
+            "skipped",
+            format!("only completed is gated by open questions ({} unresolved)", open.len()),
+        )
     });
 
     contract.push(note_line(ctx, &t, &p, &policy.handover.required_sections)?);
@@ -200,9 +244,17 @@ pub fn run(ctx: &Ctx, p: FinishParams) -> Result<FinishReport> {
     let checkpoints = ledger::read_all(&ctx.layout.ledger())?
         .unwrap_or_default()
         .iter()
-        .filter(|l| l.event() == Some("task.checkpoint") && l.pairs.as_ref().and_then(|p| p.str("task_id")) == Some(t.id.as_str()) && l.pairs.as_ref().is_some_and(|p| p.has("checkpoint_path")))
+        .filter(|l| {
+            l.event() == Some("task.checkpoint")
+                && l.pairs.as_ref().and_then(|p| p.str("task_id")) == Some(t.id.as_str())
+                && l.pairs.as_ref().is_some_and(|p| p.has("checkpoint_path"))
+        })
         .count();
-    let verify_json = report.verify.as_ref().map(|v| json!({"command": v.command, "exit": v.exit, "seconds": v.seconds})).unwrap_or(Value::Null);
+    let verify_json = report
+        .verify
+        .as_ref()
+        .map(|v| json!({"command": v.command, "exit": v.exit, "seconds": v.seconds}))
+        .unwrap_or(Value::Null);
     ctx.record_event(
         "task.finished",
         &[
@@ -239,15 +291,32 @@ fn note_line(ctx: &Ctx, t: &Task, p: &FinishParams, required: &[String]) -> Resu
     let res = resolve(ctx, &ctx.layout.handovers(), Some(&t.id))?;
     if let Some(w) = res.winner {
         if needs.iter().all(|s| has_section(&w.body, s)) {
-            return Ok(line("note_present", "pass", format!("no --note; the newest handover naming the task ({}) carries # {}", ctx.rel(&w.path), needs.join(", # "))));
+            return Ok(line(
+                "note_present",
+                "pass",
+                format!(
+                    "no --note; the newest handover naming the task ({}) carries # {}",
+                    ctx.rel(&w.path),
+                    needs.join(", # ")
+                ),
+            ));
         }
     }
-    Ok(line("note_present", "fail", format!("outcome {} needs a --note with # {} (or a handover naming the task that has it)", p.outcome, needs.join(", # "))))
+    Ok(line(
+        "note_present",
+        "fail",
+        format!(
+            "outcome {} needs a --note with # {} (or a handover naming the task that has it)",
+            p.outcome,
+            needs.join(", # ")
+        ),
+    ))
 }
 
 /// Reads a note file (UTF-8, at most 1 MiB).
 pub fn read_note(path: &Path) -> Result<String> {
-    let meta = std::fs::metadata(path).map_err(|e| Error::not_found(format!("finish: note {}: {e}", path.display())))?;
+    let meta =
+        std::fs::metadata(path).map_err(|e| Error::not_found(format!("finish: note {}: {e}", path.display())))?;
     if meta.len() > super::BODY_CAP as u64 {
         return Err(Error::refused(format!("finish: note is {} bytes, cap {}", meta.len(), super::BODY_CAP)));
     }

@@ -44,18 +44,22 @@ pub fn write(ctx: &Ctx, p: HandoverParams) -> Result<HandoverReport> {
     let policy = ctx.policy()?;
     let task = task::local(ctx)?;
     if task.is_none() && !p.no_task {
-        return Err(Error::not_found("no task record; run git majordomus start, or pass --no-task").hint("git majordomus handover --no-task writes a handover outside a task"));
+        return Err(Error::not_found("no task record; run git majordomus start, or pass --no-task")
+            .hint("git majordomus handover --no-task writes a handover outside a task"));
     }
     let task = if p.no_task { None } else { task };
-    let body = if p.derive { derive::handover_body(ctx, task.as_ref(), &policy.handover.required_sections)? } else { p.body };
+    let body =
+        if p.derive { derive::handover_body(ctx, task.as_ref(), &policy.handover.required_sections)? } else { p.body };
     if body.trim().is_empty() {
-        return Err(Error::refused("handover: empty body on stdin (or pass --derive)").hint("write # Objective, # Current State and # Next Action sections on stdin"));
+        return Err(Error::refused("handover: empty body on stdin (or pass --derive)")
+            .hint("write # Objective, # Current State and # Next Action sections on stdin"));
     }
     refuse_identity("handover", &body)?;
     let missing = missing_sections(&body, &policy.handover.required_sections);
     if !missing.is_empty() {
-        return Err(Error::refused(format!("handover: missing or empty section(s): {}", missing.join(", ")))
-            .hint("each required section is a level-one heading (# Name) with real content; <placeholders> count as empty"));
+        return Err(Error::refused(format!("handover: missing or empty section(s): {}", missing.join(", "))).hint(
+            "each required section is a level-one heading (# Name) with real content; <placeholders> count as empty",
+        ));
     }
     let meta = meta_now(ctx, task.as_ref())?;
     let path = records::write(&ctx.layout.handovers(), &ctx.clock.compact(), &meta, &body)?;
@@ -97,7 +101,10 @@ impl Labelled {
     /// The body as shown: its Next Action withheld when the record is history (stale or invalid).
     pub fn shown_body(&self) -> String {
         if self.freshness.is_history() {
-            withhold_next_action(&self.record.body, &format!("{}, {}", self.freshness.label.as_str(), self.freshness.reason))
+            withhold_next_action(
+                &self.record.body,
+                &format!("{}, {}", self.freshness.label.as_str(), self.freshness.reason),
+            )
         } else {
             self.record.body.clone()
         }
@@ -110,8 +117,10 @@ pub fn label(ctx: &Ctx, record: Resolved) -> Result<Labelled> {
     let thresholds = ctx.policy().map(|p| p.thresholds()).unwrap_or_default();
     let freshness = freshness(record.meta.judged_at(), ctx.clock.now(), thresholds);
     let now_wt = ctx.working_tree()?;
-    let working_tree_now = (!record.meta.working_tree.is_empty() && record.meta.working_tree != now_wt && record.meta.continuity_record.is_none())
-        .then(|| now_wt.to_string());
+    let working_tree_now = (!record.meta.working_tree.is_empty()
+        && record.meta.working_tree != now_wt
+        && record.meta.continuity_record.is_none())
+    .then(|| now_wt.to_string());
     Ok(Labelled { record, divergence, freshness, working_tree_now })
 }
 

@@ -47,7 +47,9 @@ pub fn check(ctx: &Ctx, checkpoint: bool) -> Result<Findings> {
     ctx.require_layer()?;
     let policy = ctx.policy()?;
     let Some(rec) = task::read(ctx)? else {
-        return Err(Error::not_found("check: no task record").hint("start one: git majordomus start \"<task>\" --scope <path>"));
+        return Err(
+            Error::not_found("check: no task record").hint("start one: git majordomus start \"<task>\" --scope <path>")
+        );
     };
     let mut out = Vec::new();
     if checkpoint {
@@ -189,7 +191,13 @@ fn write_checkpoint(ctx: &Ctx, rec: &TaskRecord) -> Result<Finding> {
     } else {
         format!("outcome {}: checkpoint_at not moved; task.checkpoint recorded", rec.task.outcome)
     };
-    Ok(Finding::new(Level::Ok, "checkpoint", rec.task.id.clone(), message, "git majordomus history --event task.checkpoint"))
+    Ok(Finding::new(
+        Level::Ok,
+        "checkpoint",
+        rec.task.id.clone(),
+        message,
+        "git majordomus history --event task.checkpoint",
+    ))
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -201,9 +209,24 @@ fn task_record(ctx: &Ctx) -> (Option<TaskRecord>, Vec<Finding>) {
         Ok(Some(r)) => (Some(r), Vec::new()),
         Ok(None) => (
             None,
-            vec![Finding::new(Level::Info, "task", ".ai/local/state/current.yaml", "no task record; nothing to compare", "git majordomus start \"<task>\" --scope <path>")],
+            vec![Finding::new(
+                Level::Info,
+                "task",
+                ".ai/local/state/current.yaml",
+                "no task record; nothing to compare",
+                "git majordomus start \"<task>\" --scope <path>",
+            )],
         ),
-        Err(e) => (None, vec![Finding::new(Level::Fail, "task", ".ai/local/state/current.yaml", e.message, "cat .ai/local/state/current.yaml")]),
+        Err(e) => (
+            None,
+            vec![Finding::new(
+                Level::Fail,
+                "task",
+                ".ai/local/state/current.yaml",
+                e.message,
+                "cat .ai/local/state/current.yaml",
+            )],
+        ),
     }
 }
 
@@ -253,8 +276,13 @@ fn task_label(ctx: &Ctx, t: &Task, bad: Level, category: &str) -> Finding {
 
 /// Files touched since the task started (outside `.ai/`) that lie outside its scope: FAIL each.
 fn scope(ctx: &Ctx, t: &Task) -> Result<Vec<Finding>> {
-    let touched: Vec<String> = touched_since(ctx, t)?.into_iter().filter(|p| p != ".ai" && !p.starts_with(".ai/")).collect();
-    let reproduce = if t.head == "NONE" { "git status --porcelain".to_string() } else { format!("git diff --name-only {}; git status --porcelain", head7(&t.head)) };
+    let touched: Vec<String> =
+        touched_since(ctx, t)?.into_iter().filter(|p| p != ".ai" && !p.starts_with(".ai/")).collect();
+    let reproduce = if t.head == "NONE" {
+        "git status --porcelain".to_string()
+    } else {
+        format!("git diff --name-only {}; git status --porcelain", head7(&t.head))
+    };
     let outside: Vec<&String> = touched.iter().filter(|p| !t.scope.iter().any(|s| in_scope(p, s))).collect();
     if outside.is_empty() {
         return Ok(vec![Finding::new(
@@ -267,7 +295,15 @@ fn scope(ctx: &Ctx, t: &Task) -> Result<Vec<Finding>> {
     }
     Ok(outside
         .into_iter()
-        .map(|p| Finding::new(Level::Fail, "scope", p.clone(), format!("touched since the task started, outside its scope ({})", t.scope.join(" ")), &reproduce))
+        .map(|p| {
+            Finding::new(
+                Level::Fail,
+                "scope",
+                p.clone(),
+                format!("touched since the task started, outside its scope ({})", t.scope.join(" ")),
+                &reproduce,
+            )
+        })
         .collect())
 }
 
@@ -289,11 +325,23 @@ fn checkpoint_age(ctx: &Ctx, policy: &Policy, t: &Task, late: Level) -> Vec<Find
         }
     };
     let Some(minutes) = interval_minutes(&interval) else {
-        out.push(Finding::new(Level::Warn, "checkpoint", t.id.clone(), format!("checkpoint_interval {interval:?} ({source}) is not a span such as 15m"), REPRODUCE));
+        out.push(Finding::new(
+            Level::Warn,
+            "checkpoint",
+            t.id.clone(),
+            format!("checkpoint_interval {interval:?} ({source}) is not a span such as 15m"),
+            REPRODUCE,
+        ));
         return out;
     };
     let Some(at) = parse_stamp(&t.checkpoint_at).or_else(|| parse_stamp(&t.started_at)) else {
-        out.push(Finding::new(Level::Warn, "checkpoint", t.id.clone(), format!("checkpoint_at {:?} is not a timestamp", t.checkpoint_at), REPRODUCE));
+        out.push(Finding::new(
+            Level::Warn,
+            "checkpoint",
+            t.id.clone(),
+            format!("checkpoint_at {:?} is not a timestamp", t.checkpoint_at),
+            REPRODUCE,
+        ));
         return out;
     };
     let secs = (ctx.clock.now() - at).num_seconds();
@@ -307,7 +355,13 @@ fn checkpoint_age(ctx: &Ctx, policy: &Policy, t: &Task, late: Level) -> Vec<Find
             REPRODUCE,
         ));
     } else {
-        out.push(Finding::new(Level::Ok, "checkpoint", t.id.clone(), format!("last checkpoint {age}, interval {interval} ({source})"), REPRODUCE));
+        out.push(Finding::new(
+            Level::Ok,
+            "checkpoint",
+            t.id.clone(),
+            format!("last checkpoint {age}, interval {interval} ({source})"),
+            REPRODUCE,
+        ));
     }
     out
 }
@@ -354,7 +408,13 @@ fn question_rules(ctx: &Ctx, blockers_fail: bool) -> Result<Vec<Finding>> {
         }
     }
     if !blockers_fail && open > 0 {
-        out.push(Finding::new(Level::Info, "blockers", rel.clone(), format!("{open} unresolved question(s); each refuses finish --outcome completed"), REPRODUCE));
+        out.push(Finding::new(
+            Level::Info,
+            "blockers",
+            rel.clone(),
+            format!("{open} unresolved question(s); each refuses finish --outcome completed"),
+            REPRODUCE,
+        ));
     }
     if out.is_empty() {
         out.push(Finding::new(Level::Ok, "questions", rel, "every entry parses; none unresolved", REPRODUCE));
@@ -374,10 +434,24 @@ fn decision_rules(ctx: &Ctx) -> Result<Vec<Finding>> {
     let mut out: Vec<Finding> = all
         .iter()
         .filter(|d| !d.missing().is_empty())
-        .map(|d| Finding::new(Level::Warn, "decisions", format!("{rel}:{}", d.line), format!("entry {:?} lacks {}", d.title, d.missing().join(", ")), REPRODUCE))
+        .map(|d| {
+            Finding::new(
+                Level::Warn,
+                "decisions",
+                format!("{rel}:{}", d.line),
+                format!("entry {:?} lacks {}", d.title, d.missing().join(", ")),
+                REPRODUCE,
+            )
+        })
         .collect();
     if out.is_empty() {
-        out.push(Finding::new(Level::Ok, "decisions", rel, format!("{} decision(s), each with Task, Head and Why", all.len()), REPRODUCE));
+        out.push(Finding::new(
+            Level::Ok,
+            "decisions",
+            rel,
+            format!("{} decision(s), each with Task, Head and Why", all.len()),
+            REPRODUCE,
+        ));
     }
     Ok(out)
 }
@@ -424,7 +498,16 @@ fn retention(ctx: &Ctx, policy: &Policy, lines: Option<&[ledger::Line]>, over: L
     let handovers = names(&ctx.layout.handovers())?.len();
     let checkpoints = names(&ctx.layout.checkpoints())?.len();
     let rows = [
-        (ledger_rel.clone(), "ledger", "lines", lines.map_or(0, <[_]>::len), policy.ledger.retention_max_lines, "ledger.retention_max_lines", format!("wc -l {ledger_rel}"), "; run git majordomus history --rotate"),
+        (
+            ledger_rel.clone(),
+            "ledger",
+            "lines",
+            lines.map_or(0, <[_]>::len),
+            policy.ledger.retention_max_lines,
+            "ledger.retention_max_lines",
+            format!("wc -l {ledger_rel}"),
+            "; run git majordomus history --rotate",
+        ),
         (
             ctx.rel(&ctx.layout.handovers()),
             "handovers",
@@ -450,7 +533,13 @@ fn retention(ctx: &Ctx, policy: &Policy, lines: Option<&[ledger::Line]>, over: L
         .into_iter()
         .map(|(subject, what, unit, n, cap, key, reproduce, remedy)| {
             if n > cap {
-                Finding::new(over, "retention", subject, format!("{what} {n} {unit}, cap {cap} ({key}){remedy}"), &reproduce)
+                Finding::new(
+                    over,
+                    "retention",
+                    subject,
+                    format!("{what} {n} {unit}, cap {cap} ({key}){remedy}"),
+                    &reproduce,
+                )
             } else {
                 Finding::new(Level::Ok, "retention", subject, format!("{what} {n} {unit}, cap {cap}"), &reproduce)
             }
@@ -462,7 +551,13 @@ fn retention(ctx: &Ctx, policy: &Policy, lines: Option<&[ledger::Line]>, over: L
 fn budget(what: &str, started: Instant, budget_ms: u64, key: &str) -> Vec<Finding> {
     let ms = started.elapsed().as_millis();
     let level = if ms > u128::from(budget_ms) { Level::Warn } else { Level::Ok };
-    vec![Finding::new(level, "budget", what, format!("ran in {ms} ms, budget {budget_ms} ms ({key})"), &format!("time git majordomus {what}"))]
+    vec![Finding::new(
+        level,
+        "budget",
+        what,
+        format!("ran in {ms} ms, budget {budget_ms} ms ({key})"),
+        &format!("time git majordomus {what}"),
+    )]
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -477,13 +572,26 @@ fn archived_lines(ctx: &Ctx) -> Vec<ledger::Line> {
         .filter(|n| n.starts_with("ledger.") && n.ends_with(".jsonl.archived"))
         .collect();
     files.sort();
-    files.iter().filter_map(|n| read_opt(&ctx.layout.state().join(n)).ok().flatten()).flat_map(|t| ledger::parse_lines(&t)).collect()
+    files
+        .iter()
+        .filter_map(|n| read_opt(&ctx.layout.state().join(n)).ok().flatten())
+        .flat_map(|t| ledger::parse_lines(&t))
+        .collect()
 }
 
 /// The last line of `event` about task `id` satisfying `more`, looking in the rotated archives
 /// only when the live ledger has none.
-fn find_event<'a>(ctx: &Ctx, lines: &'a [ledger::Line], archived: &'a mut Option<Vec<ledger::Line>>, event: &str, id: &str, more: impl Fn(&ledger::Pairs) -> bool) -> Option<&'a ledger::Line> {
-    let hit = |l: &&ledger::Line| l.event() == Some(event) && l.pairs.as_ref().is_some_and(|p| p.str("task_id") == Some(id) && more(p));
+fn find_event<'a>(
+    ctx: &Ctx,
+    lines: &'a [ledger::Line],
+    archived: &'a mut Option<Vec<ledger::Line>>,
+    event: &str,
+    id: &str,
+    more: impl Fn(&ledger::Pairs) -> bool,
+) -> Option<&'a ledger::Line> {
+    let hit = |l: &&ledger::Line| {
+        l.event() == Some(event) && l.pairs.as_ref().is_some_and(|p| p.str("task_id") == Some(id) && more(p))
+    };
     if let Some(l) = lines.iter().rev().find(hit) {
         return Some(l);
     }
@@ -494,26 +602,41 @@ fn find_event<'a>(ctx: &Ctx, lines: &'a [ledger::Line], archived: &'a mut Option
 fn outcome_vs_ledger(ctx: &Ctx, t: &Task, lines: &[ledger::Line]) -> Vec<Finding> {
     let reproduce = format!("git majordomus history --task {} --all", t.id);
     let mut archived = None;
-    let finished = find_event(ctx, lines, &mut archived, "task.finished", &t.id, |_| true).map(|l| (l.pairs.as_ref().and_then(|p| p.str("outcome")).unwrap_or("?").to_string(), l.ts().unwrap_or("?").to_string()));
+    let finished = find_event(ctx, lines, &mut archived, "task.finished", &t.id, |_| true).map(|l| {
+        (l.pairs.as_ref().and_then(|p| p.str("outcome")).unwrap_or("?").to_string(), l.ts().unwrap_or("?").to_string())
+    });
     let f = |level, category: &str, msg: String| Finding::new(level, category, t.id.clone(), msg, &reproduce);
     let outcome = t.outcome.as_str();
     if outcome == "active" {
         return vec![match finished {
-            Some((o, ts)) => f(Level::Drift, "state", format!("outcome active, but the ledger finished it as {o} at {ts}")),
+            Some((o, ts)) => {
+                f(Level::Drift, "state", format!("outcome active, but the ledger finished it as {o} at {ts}"))
+            }
             None => f(Level::Ok, "state", "outcome active; the ledger has not finished it".into()),
         }];
     }
     if outcome == "handed_over" {
-        let closed = find_event(ctx, lines, &mut archived, "task.handed_over", &t.id, |p| p.get("closed").and_then(Value::as_bool) == Some(true)).map(|l| l.ts().unwrap_or("?").to_string());
+        let closed = find_event(ctx, lines, &mut archived, "task.handed_over", &t.id, |p| {
+            p.get("closed").and_then(Value::as_bool) == Some(true)
+        })
+        .map(|l| l.ts().unwrap_or("?").to_string());
         return vec![match closed {
             Some(ts) => f(Level::Ok, "state", format!("outcome handed_over; task.handed_over closed it at {ts}")),
-            None => f(Level::Drift, "state", "outcome handed_over, but no task.handed_over in the ledger closes it".into()),
+            None => {
+                f(Level::Drift, "state", "outcome handed_over, but no task.handed_over in the ledger closes it".into())
+            }
         }];
     }
     if TERMINAL.contains(&outcome) {
         return vec![match finished {
-            None => f(Level::Drift, "verification", format!("outcome {outcome} without a task.finished line in the ledger: nothing verified it")),
-            Some((o, ts)) if o != outcome => f(Level::Drift, "state", format!("outcome {outcome}, but the ledger finished it as {o} at {ts}")),
+            None => f(
+                Level::Drift,
+                "verification",
+                format!("outcome {outcome} without a task.finished line in the ledger: nothing verified it"),
+            ),
+            Some((o, ts)) if o != outcome => {
+                f(Level::Drift, "state", format!("outcome {outcome}, but the ledger finished it as {o} at {ts}"))
+            }
             Some((_, ts)) => f(Level::Ok, "verification", format!("outcome {outcome}, task.finished at {ts}")),
         }];
     }
@@ -526,13 +649,31 @@ fn handover_drift(ctx: &Ctx, policy: &Policy, t: &Task) -> Result<Vec<Finding>> 
     let reproduce = format!("git majordomus handover --resolve --task {}", t.id);
     let all = list(ctx, &ctx.layout.handovers())?;
     let Some((_, path, _, body)) = all.iter().find(|(_, _, m, _)| m.task_id == t.id) else {
-        return Ok(vec![Finding::new(Level::Drift, "handover", t.id.clone(), "task handed_over, but no handover record names it", &reproduce)]);
+        return Ok(vec![Finding::new(
+            Level::Drift,
+            "handover",
+            t.id.clone(),
+            "task handed_over, but no handover record names it",
+            &reproduce,
+        )]);
     };
     let missing = missing_sections(body, &policy.handover.required_sections);
     Ok(vec![if missing.is_empty() {
-        Finding::new(Level::Ok, "handover", ctx.rel(path), format!("newest handover of {}; every required section present", t.id), &reproduce)
+        Finding::new(
+            Level::Ok,
+            "handover",
+            ctx.rel(path),
+            format!("newest handover of {}; every required section present", t.id),
+            &reproduce,
+        )
     } else {
-        Finding::new(Level::Drift, "handover", ctx.rel(path), format!("newest handover of {} lacks {}", t.id, missing.join(", ")), &reproduce)
+        Finding::new(
+            Level::Drift,
+            "handover",
+            ctx.rel(path),
+            format!("newest handover of {} lacks {}", t.id, missing.join(", ")),
+            &reproduce,
+        )
     }])
 }
 
@@ -573,7 +714,10 @@ fn profile_rules(ctx: &Ctx, policy: Option<&Policy>) -> Vec<Finding> {
                 Level::Fail,
                 "policy",
                 ".ai/repo/policy.yaml",
-                format!("profiles.checkpoint_interval_default {:?} is not a span such as 15m", p.profiles.checkpoint_interval_default),
+                format!(
+                    "profiles.checkpoint_interval_default {:?} is not a span such as 15m",
+                    p.profiles.checkpoint_interval_default
+                ),
                 "git majordomus check",
             ));
         }
@@ -590,11 +734,23 @@ fn record_rules(ctx: &Ctx, dir: &Path, kind: &str) -> Result<Vec<Finding>> {
     for n in &all {
         let l = load(root, dir, n);
         if let Err(reason) = &l.parsed {
-            out.push(Finding::new(Level::Fail, "records", ctx.rel(&l.path), format!("the resolver skips this {kind}: {reason}"), &reproduce));
+            out.push(Finding::new(
+                Level::Fail,
+                "records",
+                ctx.rel(&l.path),
+                format!("the resolver skips this {kind}: {reason}"),
+                &reproduce,
+            ));
         }
     }
     if out.is_empty() {
-        out.push(Finding::new(Level::Ok, "records", ctx.rel(dir), format!("{} {kind} record(s), all readable", all.len()), &reproduce));
+        out.push(Finding::new(
+            Level::Ok,
+            "records",
+            ctx.rel(dir),
+            format!("{} {kind} record(s), all readable", all.len()),
+            &reproduce,
+        ));
     }
     Ok(out)
 }
@@ -609,7 +765,11 @@ fn front_matter(path: &Path) -> std::result::Result<serde_yaml::Mapping, String>
 /// File names in `dir` ending in `ext`, temp files excluded, sorted; `None` when `dir` is absent.
 fn files(dir: &Path, ext: &str) -> Option<Vec<String>> {
     let rd = std::fs::read_dir(dir).ok()?;
-    let mut v: Vec<String> = rd.filter_map(|e| e.ok()).filter_map(|e| e.file_name().into_string().ok()).filter(|n| n.ends_with(ext) && !n.starts_with('.')).collect();
+    let mut v: Vec<String> = rd
+        .filter_map(|e| e.ok())
+        .filter_map(|e| e.file_name().into_string().ok())
+        .filter(|n| n.ends_with(ext) && !n.starts_with('.'))
+        .collect();
     v.sort();
     Some(v)
 }
@@ -629,7 +789,9 @@ fn session_rules(ctx: &Ctx) -> Result<Vec<Finding>> {
             Err(e) => Some(e.message),
             Ok(()) => match front_matter(&path) {
                 Err(why) => Some(format!("working context: {why}")),
-                Ok(m) if yaml::get(&m, "head").is_none_or(|h| h.trim().is_empty()) => Some("working context without head: it cannot be compared with git".into()),
+                Ok(m) if yaml::get(&m, "head").is_none_or(|h| h.trim().is_empty()) => {
+                    Some("working context without head: it cannot be compared with git".into())
+                }
                 Ok(_) => None,
             },
         };
@@ -650,7 +812,13 @@ fn session_rules(ctx: &Ctx) -> Result<Vec<Finding>> {
                 continue;
             }
             match parsed {
-                Err(_) => out.push(Finding::new(Level::Fail, "sessions", subject, "open episode record does not parse", &reproduce)),
+                Err(_) => out.push(Finding::new(
+                    Level::Fail,
+                    "sessions",
+                    subject,
+                    "open episode record does not parse",
+                    &reproduce,
+                )),
                 Ok(s) if session::context_path(ctx, &s.session_id).is_none() => out.push(Finding::new(
                     Level::Fail,
                     "sessions",
@@ -662,7 +830,13 @@ fn session_rules(ctx: &Ctx) -> Result<Vec<Finding>> {
             }
         }
         if out.len() == before {
-            out.push(Finding::new(Level::Ok, "sessions", ctx.rel(&open_dir), format!("{} open episode(s), each parses with a working context", open.len()), "git majordomus session status"));
+            out.push(Finding::new(
+                Level::Ok,
+                "sessions",
+                ctx.rel(&open_dir),
+                format!("{} open episode(s), each parses with a working context", open.len()),
+                "git majordomus session status",
+            ));
         }
     }
     let closed_dir = ctx.layout.sessions();
@@ -679,11 +853,23 @@ fn session_rules(ctx: &Ctx) -> Result<Vec<Finding>> {
                 .and_then(|t| t.ok_or_else(|| "vanished while reading".to_string()))
                 .and_then(|t| ClosedSession::parse(&t).map(|_| ()).map_err(str::to_string));
             if let Err(p) = problem {
-                out.push(Finding::new(Level::Fail, "sessions", subject, format!("readers skip this closed session record: {p}"), &reproduce));
+                out.push(Finding::new(
+                    Level::Fail,
+                    "sessions",
+                    subject,
+                    format!("readers skip this closed session record: {p}"),
+                    &reproduce,
+                ));
             }
         }
         if out.len() == before {
-            out.push(Finding::new(Level::Ok, "sessions", ctx.rel(&closed_dir), format!("{} closed session record(s), all readable", all.len()), "git majordomus session list --all"));
+            out.push(Finding::new(
+                Level::Ok,
+                "sessions",
+                ctx.rel(&closed_dir),
+                format!("{} closed session record(s), all readable", all.len()),
+                "git majordomus session list --all",
+            ));
         }
     }
     Ok(out)
@@ -700,7 +886,9 @@ fn knowledge_rules(ctx: &Ctx, policy: &Policy, lines: &[ledger::Line]) -> Result
         let closed = lines.iter().rev().find(|l| l.event() == Some("session.closed"));
         let episode = closed.and_then(|l| l.pairs.as_ref()).and_then(|p| p.str("session"));
         if let (Some(l), Some(ep), Some(stale)) = (closed, episode, policy.thresholds().stale_minutes) {
-            let derived = lines.iter().any(|d| d.event() == Some("knowledge.derived") && d.pairs.as_ref().and_then(|p| p.str("episode")) == Some(ep));
+            let derived = lines.iter().any(|d| {
+                d.event() == Some("knowledge.derived") && d.pairs.as_ref().and_then(|p| p.str("episode")) == Some(ep)
+            });
             let age = l.ts().and_then(parse_stamp).map(|t| (now - t).num_seconds() / 60);
             let reproduce = "git majordomus history --event knowledge.derived";
             match age {
@@ -720,7 +908,9 @@ fn knowledge_rules(ctx: &Ctx, policy: &Policy, lines: &[ledger::Line]) -> Result
     let mut overdue = 0usize;
     let before = out.len();
     let mut seen_store = false;
-    for (sub, statuses) in [("candidates", &["candidate", "superseded"][..]), ("curated", &["verified", "superseded"][..])] {
+    for (sub, statuses) in
+        [("candidates", &["candidate", "superseded"][..]), ("curated", &["verified", "superseded"][..])]
+    {
         let dir = kdir.join(sub);
         let Some(all) = files(&dir, ".md") else { continue };
         seen_store = true;
@@ -767,14 +957,26 @@ fn knowledge_rules(ctx: &Ctx, policy: &Policy, lines: &[ledger::Line]) -> Result
     }
     if seen_store {
         if out.len() == before {
-            out.push(Finding::new(Level::Ok, "knowledge-integrity", ctx.rel(&kdir), "every knowledge record parses and sits in its directory", "git majordomus knowledge candidates"));
+            out.push(Finding::new(
+                Level::Ok,
+                "knowledge-integrity",
+                ctx.rel(&kdir),
+                "every knowledge record parses and sits in its directory",
+                "git majordomus knowledge candidates",
+            ));
         }
         let cap = policy.knowledge.candidates_max_files;
         let max_age = policy.knowledge.candidate_max_age_minutes;
         let (level, msg) = if candidates > cap {
-            (Level::Warn, format!("{candidates} candidates awaiting review, cap {cap} (knowledge.candidates_max_files)"))
+            (
+                Level::Warn,
+                format!("{candidates} candidates awaiting review, cap {cap} (knowledge.candidates_max_files)"),
+            )
         } else if overdue > 0 {
-            (Level::Warn, format!("{overdue} candidate(s) older than {} (knowledge.candidate_max_age_minutes)", span(max_age)))
+            (
+                Level::Warn,
+                format!("{overdue} candidate(s) older than {} (knowledge.candidate_max_age_minutes)", span(max_age)),
+            )
         } else {
             (Level::Ok, format!("{candidates} candidates awaiting review, cap {cap}"))
         };

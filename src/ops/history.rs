@@ -38,7 +38,14 @@ pub struct Filter {
 impl Filter {
     /// Builds the filter from the command-line values, refusing (exit 2) an unknown event name,
     /// an unreadable `--since` and a zero `--limit`.
-    pub fn new(task: Option<String>, event: Option<String>, since: Option<&str>, limit: Option<usize>, all: bool, now: DateTime<Utc>) -> Result<Filter> {
+    pub fn new(
+        task: Option<String>,
+        event: Option<String>,
+        since: Option<&str>,
+        limit: Option<usize>,
+        all: bool,
+        now: DateTime<Utc>,
+    ) -> Result<Filter> {
         if let Some(e) = &event {
             if !is_registered(e) {
                 return Err(Error::usage(format!("history: unknown event {e:?}; known events: {}", EVENTS.join(", "))));
@@ -113,7 +120,10 @@ fn parse_time(s: &str) -> Option<DateTime<Utc>> {
     if let Ok(n) = NaiveDateTime::parse_from_str(s, "%Y-%m-%dT%H:%M:%S") {
         return Some(Utc.from_utc_datetime(&n));
     }
-    NaiveDate::parse_from_str(s, "%Y-%m-%d").ok().and_then(|d| d.and_hms_opt(0, 0, 0)).map(|n| Utc.from_utc_datetime(&n))
+    NaiveDate::parse_from_str(s, "%Y-%m-%d")
+        .ok()
+        .and_then(|d| d.and_hms_opt(0, 0, 0))
+        .map(|n| Utc.from_utc_datetime(&n))
 }
 
 /// What `history` found.
@@ -175,17 +185,35 @@ pub fn validate_lines(lines: &[Line], rel: &str) -> Vec<Finding> {
             missing.push("event");
         }
         if !missing.is_empty() {
-            out.push(Finding::new(Level::Fail, "ledger", subject, format!("line lacks {}", missing.join(" and ")), VALIDATE_CMD));
+            out.push(Finding::new(
+                Level::Fail,
+                "ledger",
+                subject,
+                format!("line lacks {}", missing.join(" and ")),
+                VALIDATE_CMD,
+            ));
             continue;
         }
         if let Some(e) = l.event() {
             if !is_registered(e) {
-                out.push(Finding::new(Level::Fail, "ledger", subject, format!("unregistered event {e:?}"), VALIDATE_CMD));
+                out.push(Finding::new(
+                    Level::Fail,
+                    "ledger",
+                    subject,
+                    format!("unregistered event {e:?}"),
+                    VALIDATE_CMD,
+                ));
             }
         }
     }
     if out.is_empty() {
-        out.push(Finding::new(Level::Ok, "ledger", rel, format!("{} line(s), every one valid", lines.len()), VALIDATE_CMD));
+        out.push(Finding::new(
+            Level::Ok,
+            "ledger",
+            rel,
+            format!("{} line(s), every one valid", lines.len()),
+            VALIDATE_CMD,
+        ));
     }
     out
 }
@@ -251,7 +279,11 @@ pub fn rotate(ctx: &Ctx) -> Result<Rotation> {
     let rotated = build_line(
         &Envelope { ts: &ts, head: &id.head, branch: &id.branch, session: session.as_deref() },
         "ledger.rotated",
-        &[("archived", Value::from(old.len())), ("kept", Value::from(kept.len())), ("archive", Value::from(archive_rel.as_str()))],
+        &[
+            ("archived", Value::from(old.len())),
+            ("kept", Value::from(kept.len())),
+            ("archive", Value::from(archive_rel.as_str())),
+        ],
     )?;
     let archived_text = join_lines(old.iter().copied());
     if !create_if_absent(&archive, archived_text.as_bytes())? {

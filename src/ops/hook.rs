@@ -43,8 +43,15 @@ pub fn parse_payload(bytes: &[u8]) -> Payload {
     let Ok(Value::Object(m)) = serde_json::from_str::<Value>(&text) else {
         return Payload { problem: Some("payload is not a JSON object".into()), ..Default::default() };
     };
-    let pick = |keys: &[&str]| keys.iter().find_map(|k| m.get(*k).and_then(Value::as_str)).map(sanitise).filter(|s| !s.is_empty());
-    Payload { session: pick(&["session_id", "sessionId"]), source: pick(&["source", "session_source"]), reason: pick(&["reason", "end_reason"]), problem: None }
+    let pick = |keys: &[&str]| {
+        keys.iter().find_map(|k| m.get(*k).and_then(Value::as_str)).map(sanitise).filter(|s| !s.is_empty())
+    };
+    Payload {
+        session: pick(&["session_id", "sessionId"]),
+        source: pick(&["source", "session_source"]),
+        reason: pick(&["reason", "end_reason"]),
+        problem: None,
+    }
 }
 
 /// The end reasons that close an episode as `closed` (anything else is `interrupted`).
@@ -66,7 +73,14 @@ impl Run<'_> {
     fn failed(&mut self, step: &str, e: &Error) {
         let reason = format!("{step}: {}", e.message);
         self.err(format!("majordomus: {} {} hook: {reason}", self.provider, self.event));
-        let _ = self.ctx.record_event("provider.event.failed", &[("provider", Value::from(self.provider)), ("event", Value::from(self.event)), ("reason", Value::from(reason.clone()))]);
+        let _ = self.ctx.record_event(
+            "provider.event.failed",
+            &[
+                ("provider", Value::from(self.provider)),
+                ("event", Value::from(self.event)),
+                ("reason", Value::from(reason.clone())),
+            ],
+        );
         log(self.ctx.layout.root(), &self.ctx.clock.stamp(), self.provider, self.event, &reason);
     }
 
@@ -92,7 +106,10 @@ fn log(root: &Path, ts: &str, provider: &str, event: &str, reason: &str) {
 pub fn run(repo: Option<&Path>, env: &Env, provider: &str, event: &str, payload: &[u8]) -> HookReport {
     let mut report = HookReport::default();
     let Some(p) = providers::find(provider) else {
-        report.stderr.push(format!("majordomus: unknown provider {provider:?}; known: {}", providers::PROVIDERS.iter().map(|p| p.name).collect::<Vec<_>>().join(", ")));
+        report.stderr.push(format!(
+            "majordomus: unknown provider {provider:?}; known: {}",
+            providers::PROVIDERS.iter().map(|p| p.name).collect::<Vec<_>>().join(", ")
+        ));
         return report;
     };
     if !p.events.contains(&event) {
@@ -116,13 +133,22 @@ pub fn run(repo: Option<&Path>, env: &Env, provider: &str, event: &str, payload:
     }
     let mut run = Run { ctx: &ctx, provider, event, report };
     if let Some(problem) = &pl.problem {
-        run.err(format!("majordomus: {provider} {event} hook: {problem}; the boundary is still drawn (session key {key})"));
+        run.err(format!(
+            "majordomus: {provider} {event} hook: {problem}; the boundary is still drawn (session key {key})"
+        ));
     }
     if ctx.env.dry_run {
         dry_run(&mut run, &key, &pl);
         return run.report;
     }
-    let receipt = ctx.record_event("provider.event.received", &[("provider", Value::from(provider)), ("event", Value::from(event)), ("provider_session", Value::from(key.clone()))]);
+    let receipt = ctx.record_event(
+        "provider.event.received",
+        &[
+            ("provider", Value::from(provider)),
+            ("event", Value::from(event)),
+            ("provider_session", Value::from(key.clone())),
+        ],
+    );
     if let Err(e) = receipt {
         run.err(format!("majordomus: {provider} {event} hook: the receipt could not be written: {}", e.message));
         log(ctx.layout.root(), &ctx.clock.stamp(), provider, event, &e.message);
@@ -140,15 +166,29 @@ pub fn run(repo: Option<&Path>, env: &Env, provider: &str, event: &str, payload:
 
 fn start(run: &mut Run<'_>, provider: &str, key: &str) {
     let ctx = run.ctx;
-    let opened = session::start(ctx, session::StartParams { keep: true, provider: Some(provider.into()), provider_session: Some(key.into()), ..Default::default() });
+    let opened = session::start(
+        ctx,
+        session::StartParams {
+            keep: true,
+            provider: Some(provider.into()),
+            provider_session: Some(key.into()),
+            ..Default::default()
+        },
+    );
     match run.step("session start", opened) {
-        Some(session::StartReport::Kept { session }) => run.err(format!("session {} already open here since {}; kept", session.session_id, session.started_at)),
-        Some(session::StartReport::Opened { session, .. }) => run.err(format!("session {} opened at {}", session.session_id, session.started_at)),
+        Some(session::StartReport::Kept { session }) => {
+            run.err(format!("session {} already open here since {}; kept", session.session_id, session.started_at))
+        }
+        Some(session::StartReport::Opened { session, .. }) => {
+            run.err(format!("session {} opened at {}", session.session_id, session.started_at))
+        }
         None => {}
     }
     let policy = ctx.policy().ok();
     let server = match policy {
-        Some(p) if p.session.ensure_server_on_start => "not ensured: the shared server is not part of this build yet".to_string(),
+        Some(p) if p.session.ensure_server_on_start => {
+            "not ensured: the shared server is not part of this build yet".to_string()
+        }
         Some(_) => "not ensured: session.ensure_server_on_start is false".to_string(),
         None => "not ensured: the policy could not be read".to_string(),
     };
@@ -156,7 +196,8 @@ fn start(run: &mut Run<'_>, provider: &str, key: &str) {
     if policy.is_some_and(|p| !p.session.briefing_on_start) {
         return;
     }
-    let max_lines = policy.map(|p| p.session.briefing_budget_lines.unwrap_or(p.context.always_loaded_budget_lines)).unwrap_or(60);
+    let max_lines =
+        policy.map(|p| p.session.briefing_budget_lines.unwrap_or(p.context.always_loaded_budget_lines)).unwrap_or(60);
     let max_chars = policy.and_then(|p| p.session.briefing_budget_chars);
     if let Some(lines) = run.step("briefing", briefing::lines(ctx, &server)) {
         run.report.stdout = briefing::bounded(lines, max_lines, max_chars);
@@ -167,7 +208,9 @@ fn compact(run: &mut Run<'_>) {
     let ctx = run.ctx;
     let Some(policy) = run.step("policy", ctx.policy().cloned()) else { return };
     if policy.session.checkpoint_on_compact {
-        if let Some(checkpoint::CheckpointReport::Written { path, .. }) = run.step("derived checkpoint", checkpoint::write(ctx, "", true)) {
+        if let Some(checkpoint::CheckpointReport::Written { path, .. }) =
+            run.step("derived checkpoint", checkpoint::write(ctx, "", true))
+        {
             run.err(format!("checkpoint: {}", ctx.rel(&path)));
         }
     }
@@ -185,19 +228,30 @@ fn end(run: &mut Run<'_>, key: &str, reason: Option<&str>) {
     let outcome = if reason.is_some_and(|r| CLOSING_REASONS.contains(&r)) { "closed" } else { "interrupted" };
     if let Some(policy) = run.step("policy", ctx.policy().cloned()) {
         if policy.session.checkpoint_on_compact {
-            if let Some(checkpoint::CheckpointReport::Written { path, .. }) = run.step("final checkpoint", checkpoint::write(ctx, "", true)) {
+            if let Some(checkpoint::CheckpointReport::Written { path, .. }) =
+                run.step("final checkpoint", checkpoint::write(ctx, "", true))
+            {
                 run.err(format!("checkpoint: {}", ctx.rel(&path)));
             }
         }
         if policy.session.handover_on_end {
             let has_task = task::local(ctx).ok().flatten().is_some();
-            let p = handover::HandoverParams { derive: true, close: has_task, no_task: !has_task, ..Default::default() };
+            let p =
+                handover::HandoverParams { derive: true, close: has_task, no_task: !has_task, ..Default::default() };
             if let Some(r) = run.step("derived handover", handover::write(ctx, p)) {
                 run.err(format!("handover: {}", ctx.rel(&r.path)));
             }
         }
     }
-    let closed = session::close(ctx, session::CloseParams { outcome: outcome.into(), ignore_none: true, provider_session: Some(key.into()), summary: String::new() });
+    let closed = session::close(
+        ctx,
+        session::CloseParams {
+            outcome: outcome.into(),
+            ignore_none: true,
+            provider_session: Some(key.into()),
+            summary: String::new(),
+        },
+    );
     if let Some(Some(r)) = run.step("session close", closed) {
         run.err(format!("session {} {outcome}: {}", r.session_id, ctx.rel(&r.path)));
     }
@@ -209,13 +263,26 @@ fn dry_run(run: &mut Run<'_>, key: &str, pl: &Payload) {
     run.err(format!("dry run ({provider} {event}): would append provider.event.received for session key {key}"));
     let open = open_path(&ctx.layout, key).exists();
     let lines: Vec<String> = match event {
-        "start" if open => vec![format!("would keep the open episode sessions-open/{}.yaml", key_of(key)), "would print the briefing".into()],
-        "start" => vec![format!("would open an episode sessions-open/{}.yaml", key_of(key)), "would print the briefing".into()],
+        "start" if open => vec![
+            format!("would keep the open episode sessions-open/{}.yaml", key_of(key)),
+            "would print the briefing".into(),
+        ],
+        "start" => {
+            vec![format!("would open an episode sessions-open/{}.yaml", key_of(key)), "would print the briefing".into()]
+        }
         "compact" => vec!["would write a derived checkpoint".into(), "would derive knowledge".into()],
         _ if !open => vec![format!("end: no open episode for {}; nothing to close", key_of(key))],
         _ => {
-            let outcome = if pl.reason.as_deref().is_some_and(|r| CLOSING_REASONS.contains(&r)) { "closed" } else { "interrupted" };
-            vec!["would write a final derived checkpoint".into(), "would write a derived handover".into(), format!("would close the episode as {outcome}")]
+            let outcome = if pl.reason.as_deref().is_some_and(|r| CLOSING_REASONS.contains(&r)) {
+                "closed"
+            } else {
+                "interrupted"
+            };
+            vec![
+                "would write a final derived checkpoint".into(),
+                "would write a derived handover".into(),
+                format!("would close the episode as {outcome}"),
+            ]
         }
     };
     for l in lines {

@@ -43,7 +43,8 @@ pub fn strip_credentials(url: &str) -> String {
 /// The path-free repository id of closed session records: `remote.origin.url` (else the first
 /// remote's) without credentials, else `local:<continuity repository id>`.
 pub fn path_free_repository_id(ctx: &Ctx) -> Result<String> {
-    let url = ctx.git.remote_url("origin").or_else(|| ctx.git.remote_names().first().and_then(|r| ctx.git.remote_url(r)));
+    let url =
+        ctx.git.remote_url("origin").or_else(|| ctx.git.remote_names().first().and_then(|r| ctx.git.remote_url(r)));
     if let Some(u) = url {
         return Ok(strip_credentials(&u));
     }

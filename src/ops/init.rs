@@ -33,7 +33,8 @@ pub fn run(ctx: &Ctx) -> Result<InitReport> {
     let gi = l.gitignore();
     guard(l.root(), &gi)?;
     let current = read_opt(&gi)?.unwrap_or_default();
-    let has = current.lines().any(|line| matches!(line.trim(), ".ai/local/" | "/.ai/local/" | ".ai/local" | "/.ai/local"));
+    let has =
+        current.lines().any(|line| matches!(line.trim(), ".ai/local/" | "/.ai/local/" | ".ai/local" | "/.ai/local"));
     if !has {
         let mut next = current.clone();
         if !next.is_empty() && !next.ends_with('\n') {

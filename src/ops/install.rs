@@ -74,7 +74,10 @@ fn apply(ctx: &Ctx, t: Targets, add: bool) -> Result<Report> {
 }
 
 fn has_command(group: &Value, cmd: &str) -> bool {
-    group.get("hooks").and_then(Value::as_array).is_some_and(|hs| hs.iter().any(|h| h.get("command").and_then(Value::as_str) == Some(cmd)))
+    group
+        .get("hooks")
+        .and_then(Value::as_array)
+        .is_some_and(|hs| hs.iter().any(|h| h.get("command").and_then(Value::as_str) == Some(cmd)))
 }
 
 /// Merges (or removes) our entries in `.claude/settings.json`.
@@ -87,7 +90,10 @@ fn claude(ctx: &Ctx, add: bool) -> Result<String> {
         Some(t) => match serde_json::from_str::<Value>(t) {
             Ok(Value::Object(m)) => m,
             _ => {
-                let wanted: Map<String, Value> = CLAUDE_EVENTS.iter().map(|(e, c)| (e.to_string(), json!([{"hooks": [{"type": "command", "command": c}]}]))).collect();
+                let wanted: Map<String, Value> = CLAUDE_EVENTS
+                    .iter()
+                    .map(|(e, c)| (e.to_string(), json!([{"hooks": [{"type": "command", "command": c}]}])))
+                    .collect();
                 return Err(Error::conflict(format!(".claude/settings.json does not parse as a JSON object; nothing was changed. Add under \"hooks\": {}", Value::Object(wanted)))
                     .hint("fix the file, then run git majordomus hooks install --claude-code again"));
             }
@@ -103,7 +109,9 @@ fn claude(ctx: &Ctx, add: bool) -> Result<String> {
             if add {
                 let list = hooks.entry(event.to_string()).or_insert_with(|| Value::Array(Vec::new()));
                 let Some(list) = list.as_array_mut() else {
-                    return Err(Error::conflict(format!(".claude/settings.json: hooks.{event} is not an array; nothing was changed")));
+                    return Err(Error::conflict(format!(
+                        ".claude/settings.json: hooks.{event} is not an array; nothing was changed"
+                    )));
                 };
                 if !list.iter().any(|g| has_command(g, cmd)) {
                     list.push(json!({"hooks": [{"type": "command", "command": cmd}]}));
@@ -133,7 +141,11 @@ fn claude(ctx: &Ctx, add: bool) -> Result<String> {
     let mut out = serde_json::to_string_pretty(&Value::Object(root)).map_err(|e| Error::io(e.to_string()))?;
     out.push('\n');
     replace(&path, out.as_bytes())?;
-    Ok(format!(".claude/settings.json: {} {changed} hook entr{}", if add { "added" } else { "removed" }, if changed == 1 { "y" } else { "ies" }))
+    Ok(format!(
+        ".claude/settings.json: {} {changed} hook entr{}",
+        if add { "added" } else { "removed" },
+        if changed == 1 { "y" } else { "ies" }
+    ))
 }
 
 /// The directory git runs hooks from (`core.hooksPath`, else `<common dir>/hooks`).
@@ -185,7 +197,12 @@ fn git_hooks(ctx: &Ctx, add: bool) -> Result<Report> {
         if add {
             if existing.is_some() && !ours {
                 if chained.exists() {
-                    return Err(Error::conflict(format!("{} and {} both exist; nothing was changed", path.display(), chained.display())).hint("merge them by hand, then install again"));
+                    return Err(Error::conflict(format!(
+                        "{} and {} both exist; nothing was changed",
+                        path.display(),
+                        chained.display()
+                    ))
+                    .hint("merge them by hand, then install again"));
                 }
                 std::fs::rename(&path, &chained).map_err(|e| Error::io_at(&path, e))?;
                 r.push(format!("{hook}: your hook moved to {hook}.majordomus-chained and runs first"));
@@ -193,7 +210,8 @@ fn git_hooks(ctx: &Ctx, add: bool) -> Result<Report> {
             let text = script(hook);
             if existing.as_deref() != Some(text.as_str()) {
                 replace(&path, text.as_bytes())?;
-                std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).map_err(|e| Error::io_at(&path, e))?;
+                std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755))
+                    .map_err(|e| Error::io_at(&path, e))?;
                 r.push(format!("{hook}: installed in {}", ctx.rel(&dir)));
             } else {
                 r.push(format!("{hook}: already installed"));
@@ -217,7 +235,8 @@ fn git_hooks(ctx: &Ctx, add: bool) -> Result<Report> {
 pub fn default_remote(ctx: &Ctx) -> Result<Option<String>> {
     let branch = ctx.identity()?.branch.clone();
     let names = ctx.git.remote_names();
-    if let Some(r) = ctx.git.config_string(&format!("branch.{branch}.remote")).filter(|r| r != "." && names.contains(r)) {
+    if let Some(r) = ctx.git.config_string(&format!("branch.{branch}.remote")).filter(|r| r != "." && names.contains(r))
+    {
         return Ok(Some(r));
     }
     if names.iter().any(|n| n == "origin") {
@@ -228,7 +247,10 @@ pub fn default_remote(ctx: &Ctx) -> Result<Option<String>> {
 
 /// Whether a remote name is acceptable (SPEC §10.6).
 pub fn valid_remote(name: &str) -> bool {
-    (1..=64).contains(&name.len()) && name != ".." && !name.starts_with('-') && name.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-'))
+    (1..=64).contains(&name.len())
+        && name != ".."
+        && !name.starts_with('-')
+        && name.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-'))
 }
 
 /// Adds (or removes) the continuity fetch refspec of a remote.

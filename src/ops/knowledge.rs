@@ -41,7 +41,18 @@ pub struct Knowledge {
 }
 
 fn flow(items: &[String]) -> String {
-    format!("[{}]", items.iter().map(|i| if i.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.' | ':' | '/')) { i.clone() } else { quoted(i) }).collect::<Vec<_>>().join(", "))
+    format!(
+        "[{}]",
+        items
+            .iter()
+            .map(|i| if i.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.' | ':' | '/')) {
+                i.clone()
+            } else {
+                quoted(i)
+            })
+            .collect::<Vec<_>>()
+            .join(", ")
+    )
 }
 
 impl Knowledge {
@@ -104,10 +115,12 @@ impl Knowledge {
 
 /// Whether text looks like a piece of a conversation (never knowledge, never evidence).
 pub fn is_transcript(text: &str) -> bool {
-    const MARKERS: &[&str] = &["\"messages\"", "\"transcript\"", "\"transcript_path\"", "\"completion\"", "\"role\":", "\"role\" :"];
+    const MARKERS: &[&str] =
+        &["\"messages\"", "\"transcript\"", "\"transcript_path\"", "\"completion\"", "\"role\":", "\"role\" :"];
     text.lines().any(|l| {
         let t = l.trim_start();
-        MARKERS.iter().any(|m| l.contains(m)) || ["Human:", "Assistant:", "User:", "AI:"].iter().any(|p| t.starts_with(p))
+        MARKERS.iter().any(|m| l.contains(m))
+            || ["Human:", "Assistant:", "User:", "AI:"].iter().any(|p| t.starts_with(p))
     })
 }
 
@@ -150,7 +163,11 @@ fn build(ctx: &Ctx, ep: &str) -> Result<(Vec<Knowledge>, usize)> {
         let Some(p) = &l.pairs else { continue };
         let ev = l.event().unwrap_or("");
         let nth = (ev == "decision.recorded").then(|| {
-            let key = (p.str("decision").unwrap_or("").to_string(), p.str("task_id").unwrap_or("none").to_string(), p.str("head").unwrap_or("").to_string());
+            let key = (
+                p.str("decision").unwrap_or("").to_string(),
+                p.str("task_id").unwrap_or("none").to_string(),
+                p.str("head").unwrap_or("").to_string(),
+            );
             let n = seen.entry(key).or_insert(0);
             *n += 1;
             *n - 1
@@ -171,31 +188,66 @@ fn build(ctx: &Ctx, ep: &str) -> Result<(Vec<Knowledge>, usize)> {
             "decision.recorded" => {
                 let title = p.str("decision").unwrap_or("").to_string();
                 let same: Vec<_> = log.iter().filter(|d| d.title == title).collect();
-                let exact: Vec<_> = same.iter().copied().filter(|d| d.task.as_deref().unwrap_or("none") == task && d.head.as_deref() == p.str("head")).collect();
+                let exact: Vec<_> = same
+                    .iter()
+                    .copied()
+                    .filter(|d| d.task.as_deref().unwrap_or("none") == task && d.head.as_deref() == p.str("head"))
+                    .collect();
                 let pool = if exact.is_empty() { same } else { exact };
                 let why = pool.get(nth.unwrap_or(0)).or(pool.last()).and_then(|d| d.why.clone());
-                ("convention", "decided", "decision", title.clone(), why.map(|w| format!("Decided because {w}")).unwrap_or(title), format!("decision:{task}"))
+                (
+                    "convention",
+                    "decided",
+                    "decision",
+                    title.clone(),
+                    why.map(|w| format!("Decided because {w}")).unwrap_or(title),
+                    format!("decision:{task}"),
+                )
             }
             "question.resolved" => {
                 let q = p.str("question").unwrap_or("").to_string();
-                ("fact", "observed", "question", q, p.str("answer").unwrap_or("").to_string(), format!("question:{task}"))
+                (
+                    "fact",
+                    "observed",
+                    "question",
+                    q,
+                    p.str("answer").unwrap_or("").to_string(),
+                    format!("question:{task}"),
+                )
             }
             _ => {
                 let outcome = p.str("outcome").unwrap_or("");
                 let verify = p.get("verify").filter(|v| !v.is_null());
                 match (outcome, verify) {
                     ("blocked" | "failed" | "no_match", _) => {
-                        let note = read_opt(&ctx.layout.completed().join(format!("{task}.md"))).ok().flatten().unwrap_or_default();
+                        let note = read_opt(&ctx.layout.completed().join(format!("{task}.md")))
+                            .ok()
+                            .flatten()
+                            .unwrap_or_default();
                         let reason = section_text(&note, "Reason")
                             .or_else(|| section_text(&note, "Next Action"))
                             .and_then(|t| t.lines().find(|l| !l.trim().is_empty()).map(str::to_string))
                             .unwrap_or_else(|| "no note gave a reason".into());
-                        ("lesson", "inferred", "task", format!("Task {task} ended {outcome}"), reason, format!("task:{task}"))
+                        (
+                            "lesson",
+                            "inferred",
+                            "task",
+                            format!("Task {task} ended {outcome}"),
+                            reason,
+                            format!("task:{task}"),
+                        )
                     }
                     ("completed", Some(v)) => {
                         let cmd = v.get("command").and_then(Value::as_str).unwrap_or("");
                         let exit = v.get("exit").map(|e| e.to_string()).unwrap_or_default();
-                        ("fact", "observed", "task", format!("Task {task} completed and verified"), format!("`{cmd}` exited {exit}"), format!("task:{task}"))
+                        (
+                            "fact",
+                            "observed",
+                            "task",
+                            format!("Task {task} completed and verified"),
+                            format!("`{cmd}` exited {exit}"),
+                            format!("task:{task}"),
+                        )
                     }
                     _ => continue,
                 }
@@ -235,7 +287,12 @@ fn rule_commits(ctx: &Ctx, ep: &str) -> (Vec<String>, Vec<String>) {
         .flatten()
         .and_then(|p| read_opt(&p).ok().flatten())
         .and_then(|t| crate::model::session::ClosedSession::parse(&t).ok().map(|(c, _)| c.start_head))
-        .or_else(|| sessions::list_open(&ctx.layout).ok()?.into_iter().find_map(|(_, o)| o.ok().filter(|o| o.session_id == ep).map(|o| o.start_head)));
+        .or_else(|| {
+            sessions::list_open(&ctx.layout)
+                .ok()?
+                .into_iter()
+                .find_map(|(_, o)| o.ok().filter(|o| o.session_id == ep).map(|o| o.start_head))
+        });
     let (Some(start), Ok(Some(head))) = (start, ctx.git.head()) else { return (Vec::new(), Vec::new()) };
     let base = ctx.git.commit_id(&start);
     if base.is_none() && start != "NONE" {
@@ -245,7 +302,13 @@ fn rule_commits(ctx: &Ctx, ep: &str) -> (Vec<String>, Vec<String>) {
     let mut files = std::collections::BTreeSet::new();
     let mut prev = base;
     for (id, _) in ctx.git.commits_between(base, head).unwrap_or_default() {
-        let touched: Vec<String> = ctx.git.changed_between(prev, id).unwrap_or_default().into_iter().filter(|f| f.starts_with(".ai/repo/rules/") || f.starts_with(".ai/repo/adrs/")).collect();
+        let touched: Vec<String> = ctx
+            .git
+            .changed_between(prev, id)
+            .unwrap_or_default()
+            .into_iter()
+            .filter(|f| f.starts_with(".ai/repo/rules/") || f.starts_with(".ai/repo/adrs/"))
+            .collect();
         if !touched.is_empty() {
             commits.push(id.to_string());
             files.extend(touched);
@@ -297,7 +360,13 @@ pub fn derive(ctx: &Ctx, episode: Option<&str>, dry_run: bool) -> Result<DeriveR
     if !dry_run {
         ctx.record_event(
             "knowledge.derived",
-            &[("episode", Value::from(ep)), ("written", Value::from(r.written)), ("unchanged", Value::from(r.unchanged)), ("paths", Value::from(paths)), ("skipped", Value::from(r.skipped))],
+            &[
+                ("episode", Value::from(ep)),
+                ("written", Value::from(r.written)),
+                ("unchanged", Value::from(r.unchanged)),
+                ("paths", Value::from(paths)),
+                ("skipped", Value::from(r.skipped)),
+            ],
         )?;
     }
     Ok(r)
@@ -335,7 +404,8 @@ fn find_candidate(ctx: &Ctx, id: &str) -> Result<(PathBuf, Knowledge)> {
     }
     let path = candidates_dir(ctx).join(format!("{id}.md"));
     if let Some(text) = read_opt(&path)? {
-        let k = Knowledge::parse(&text).ok_or_else(|| Error::refused(format!("{} does not parse as a knowledge record", ctx.rel(&path))))?;
+        let k = Knowledge::parse(&text)
+            .ok_or_else(|| Error::refused(format!("{} does not parse as a knowledge record", ctx.rel(&path))))?;
         return Ok((path, k));
     }
     if curated_dir(ctx).join(format!("{id}.md")).exists() {
@@ -352,14 +422,20 @@ pub fn promote(ctx: &Ctx, id: &str, class: Option<&str>, evidence: &str) -> Resu
         return Err(Error::refused(format!("knowledge {id} is {}, not a candidate", k.status)));
     }
     if evidence.trim().is_empty() {
-        return Err(Error::refused("knowledge promote: evidence on stdin is required").hint("say why this is true, e.g. the test or commit that shows it"));
+        return Err(Error::refused("knowledge promote: evidence on stdin is required")
+            .hint("say why this is true, e.g. the test or commit that shows it"));
     }
     if is_transcript(evidence) {
-        return Err(Error::refused("knowledge promote: the evidence looks like a transcript; state the evidence instead"));
+        return Err(Error::refused(
+            "knowledge promote: the evidence looks like a transcript; state the evidence instead",
+        ));
     }
     if let Some(c) = class {
         if !CLASSES.contains(&c) {
-            return Err(Error::refused(format!("knowledge promote: unknown class {c:?}; use one of {}", CLASSES.join(", "))));
+            return Err(Error::refused(format!(
+                "knowledge promote: unknown class {c:?}; use one of {}",
+                CLASSES.join(", ")
+            )));
         }
         k.class = c.into();
     }
@@ -385,7 +461,10 @@ pub fn reject(ctx: &Ctx, id: &str, reason: &str, by: Option<&str>) -> Result<Pat
         return Err(Error::refused(format!("knowledge {id} is {}, not a candidate", k.status)));
     }
     if let Some(b) = by {
-        let exists = valid_id(b) && b != id && (candidates_dir(ctx).join(format!("{b}.md")).exists() || curated_dir(ctx).join(format!("{b}.md")).exists());
+        let exists = valid_id(b)
+            && b != id
+            && (candidates_dir(ctx).join(format!("{b}.md")).exists()
+                || curated_dir(ctx).join(format!("{b}.md")).exists());
         if !exists {
             return Err(Error::refused(format!("knowledge reject: --by {b} names no other knowledge record")));
         }
@@ -396,7 +475,11 @@ pub fn reject(ctx: &Ctx, id: &str, reason: &str, by: Option<&str>) -> Result<Pat
     replace(&path, k.render().as_bytes())?;
     ctx.record_event(
         "knowledge.rejected",
-        &[("id", Value::from(id)), ("reason", Value::from(reason.trim())), ("superseded_by", by.map(Value::from).unwrap_or(Value::Null))],
+        &[
+            ("id", Value::from(id)),
+            ("reason", Value::from(reason.trim())),
+            ("superseded_by", by.map(Value::from).unwrap_or(Value::Null)),
+        ],
     )?;
     Ok(path)
 }
@@ -407,20 +490,48 @@ pub fn check(ctx: &Ctx) -> Result<Vec<Finding>> {
     let policy = ctx.policy()?;
     let mut f = Vec::new();
     let mut total = 0;
-    for (dir, want) in [(candidates_dir(ctx), ["candidate", "superseded"]), (curated_dir(ctx), ["verified", "superseded"])] {
+    for (dir, want) in
+        [(candidates_dir(ctx), ["candidate", "superseded"]), (curated_dir(ctx), ["verified", "superseded"])]
+    {
         for (name, k, _) in read_dir(&dir)? {
             total += 1;
             let rel = format!("{}/{name}", ctx.rel(&dir));
             match k {
-                None => f.push(Finding::new(Level::Fail, "knowledge", rel, "does not parse as a knowledge/v1 record", "git majordomus knowledge check")),
-                Some(k) if format!("{}.md", k.id) != name => f.push(Finding::new(Level::Fail, "knowledge", rel, format!("its id {} does not match its file name", k.id), "git majordomus knowledge check")),
+                None => f.push(Finding::new(
+                    Level::Fail,
+                    "knowledge",
+                    rel,
+                    "does not parse as a knowledge/v1 record",
+                    "git majordomus knowledge check",
+                )),
+                Some(k) if format!("{}.md", k.id) != name => f.push(Finding::new(
+                    Level::Fail,
+                    "knowledge",
+                    rel,
+                    format!("its id {} does not match its file name", k.id),
+                    "git majordomus knowledge check",
+                )),
                 Some(k) if !want.contains(&k.status.as_str()) || !CLASSES.contains(&k.class.as_str()) => {
-                    f.push(Finding::new(Level::Fail, "knowledge", rel, format!("status {} / class {} is not valid here", k.status, k.class), "git majordomus knowledge check"))
+                    f.push(Finding::new(
+                        Level::Fail,
+                        "knowledge",
+                        rel,
+                        format!("status {} / class {} is not valid here", k.status, k.class),
+                        "git majordomus knowledge check",
+                    ))
                 }
                 Some(k) if k.status == "candidate" => {
-                    let old = crate::clock::parse_stamp(&format!("{}T00:00:00Z", k.date)).map(|d| (ctx.clock.now() - d).num_minutes() > policy.knowledge.candidate_max_age_minutes).unwrap_or(false);
+                    let old = crate::clock::parse_stamp(&format!("{}T00:00:00Z", k.date))
+                        .map(|d| (ctx.clock.now() - d).num_minutes() > policy.knowledge.candidate_max_age_minutes)
+                        .unwrap_or(false);
                     if old {
-                        f.push(Finding::new(Level::Warn, "knowledge", rel, format!("candidate from {} awaits review past knowledge.candidate_max_age_minutes", k.date), "git majordomus knowledge candidates"));
+                        f.push(Finding::new(
+                            Level::Warn,
+                            "knowledge",
+                            rel,
+                            format!("candidate from {} awaits review past knowledge.candidate_max_age_minutes", k.date),
+                            "git majordomus knowledge candidates",
+                        ));
                     }
                 }
                 Some(_) => {}
@@ -429,10 +540,25 @@ pub fn check(ctx: &Ctx) -> Result<Vec<Finding>> {
     }
     let pending = candidates(ctx)?.into_iter().filter(|k| k.status == "candidate").count();
     if pending > policy.knowledge.candidates_max_files {
-        f.push(Finding::new(Level::Warn, "knowledge", "candidates", format!("{pending} candidates await review, over knowledge.candidates_max_files ({})", policy.knowledge.candidates_max_files), "git majordomus knowledge candidates"));
+        f.push(Finding::new(
+            Level::Warn,
+            "knowledge",
+            "candidates",
+            format!(
+                "{pending} candidates await review, over knowledge.candidates_max_files ({})",
+                policy.knowledge.candidates_max_files
+            ),
+            "git majordomus knowledge candidates",
+        ));
     }
     if !f.iter().any(|x| x.level == Level::Fail) {
-        f.push(Finding::new(Level::Ok, "knowledge", ".ai/repo/knowledge", format!("{total} record(s) readable, {pending} candidate(s) awaiting review"), "git majordomus knowledge candidates"));
+        f.push(Finding::new(
+            Level::Ok,
+            "knowledge",
+            ".ai/repo/knowledge",
+            format!("{total} record(s) readable, {pending} candidate(s) awaiting review"),
+            "git majordomus knowledge candidates",
+        ));
     }
     Ok(f)
 }
@@ -446,8 +572,12 @@ pub fn briefing_lines(ctx: &Ctx) -> Result<Vec<String>> {
     let (mut here, mut unattributed) = (Vec::new(), Vec::new());
     for k in &pending {
         let ep = k.derived_from.iter().find_map(|d| d.strip_prefix("session:")).unwrap_or("");
-        let closed_key = session_names.iter().find_map(|n| n.split_once(&format!("--{ep}--")).map(|(_, rest)| rest.rsplitn(3, "--").nth(2).unwrap_or("").to_string()));
-        let open_key = open.iter().find_map(|(_, o)| o.as_ref().ok().filter(|o| o.session_id == ep).map(|o| branch_key(&o.branch)));
+        let closed_key = session_names.iter().find_map(|n| {
+            n.split_once(&format!("--{ep}--")).map(|(_, rest)| rest.rsplitn(3, "--").nth(2).unwrap_or("").to_string())
+        });
+        let open_key = open
+            .iter()
+            .find_map(|(_, o)| o.as_ref().ok().filter(|o| o.session_id == ep).map(|o| branch_key(&o.branch)));
         match closed_key.or(open_key) {
             Some(b) if b == key => here.push(k.id.clone()),
             Some(_) => {}
@@ -459,10 +589,18 @@ pub fn briefing_lines(ctx: &Ctx) -> Result<Vec<String>> {
         out.push("Knowledge: no candidates awaiting review on this branch.".to_string());
     } else {
         if !here.is_empty() {
-            out.push(format!("Knowledge: {} candidate(s) awaiting review on this branch: {}", here.len(), here.join(", ")));
+            out.push(format!(
+                "Knowledge: {} candidate(s) awaiting review on this branch: {}",
+                here.len(),
+                here.join(", ")
+            ));
         }
         if !unattributed.is_empty() {
-            out.push(format!("Knowledge: {} candidate(s) whose episode is unknown here: {}", unattributed.len(), unattributed.join(", ")));
+            out.push(format!(
+                "Knowledge: {} candidate(s) whose episode is unknown here: {}",
+                unattributed.len(),
+                unattributed.join(", ")
+            ));
         }
     }
     Ok(out)

@@ -40,9 +40,14 @@ pub fn add(ctx: &Ctx, question: &str) -> Result<(String, String)> {
     ctx.policy()?;
     let q = single_line("question add: the question", question)?;
     if q.contains(" — ") {
-        return Err(Error::usage("question add: ` — ` separates fields in open-questions.md and cannot appear in a question"));
+        return Err(Error::usage(
+            "question add: ` — ` separates fields in open-questions.md and cannot appear in a question",
+        ));
     }
-    let task = task::active(ctx)?.ok_or_else(|| Error::not_found("question add: no active task").hint("run git majordomus start first; a question blocks the task that asks it"))?;
+    let task = task::active(ctx)?.ok_or_else(|| {
+        Error::not_found("question add: no active task")
+            .hint("run git majordomus start first; a question blocks the task that asks it")
+    })?;
     let path = ctx.layout.questions();
     {
         let _lock = Lock::acquire(&ctx.layout.locks(), LOCK)?;
@@ -51,7 +56,10 @@ pub fn add(ctx: &Ctx, question: &str) -> Result<(String, String)> {
         let sep = if text.is_empty() || text.ends_with('\n') { "" } else { "\n" };
         append(&path, format!("{sep}{}\n", unresolved_line(&task.id, &q, &ctx.clock.date())).as_bytes())?;
     }
-    ctx.record_event("question.opened", &[("task_id", Value::from(task.id.clone())), ("question", Value::from(q.clone()))])?;
+    ctx.record_event(
+        "question.opened",
+        &[("task_id", Value::from(task.id.clone())), ("question", Value::from(q.clone()))],
+    )?;
     Ok((task.id, q))
 }
 
@@ -74,22 +82,36 @@ pub fn resolve(ctx: &Ctx, selector: &str, answer: &str) -> Result<(String, Strin
             .collect();
         let sel = selector.trim();
         let chosen = if let Ok(n) = sel.parse::<usize>() {
-            open.get(n.wrapping_sub(1)).cloned().ok_or_else(|| Error::not_found(format!("question resolve: no unresolved question number {n} ({} open)", open.len())).hint("git majordomus question list shows the numbers"))?
+            open.get(n.wrapping_sub(1)).cloned().ok_or_else(|| {
+                Error::not_found(format!("question resolve: no unresolved question number {n} ({} open)", open.len()))
+                    .hint("git majordomus question list shows the numbers")
+            })?
         } else {
             let hits: Vec<&(usize, String, String)> = open.iter().filter(|(_, _, q)| q.contains(sel)).collect();
             match hits.len() {
                 1 => hits[0].clone(),
-                0 => return Err(Error::not_found(format!("question resolve: no unresolved question contains {sel:?}")).hint("git majordomus question list shows them")),
-                n => return Err(Error::usage(format!("question resolve: {sel:?} matches {n} unresolved questions")).hint("use the number git majordomus question list prints")),
+                0 => {
+                    return Err(Error::not_found(format!("question resolve: no unresolved question contains {sel:?}"))
+                        .hint("git majordomus question list shows them"))
+                }
+                n => {
+                    return Err(Error::usage(format!("question resolve: {sel:?} matches {n} unresolved questions"))
+                        .hint("use the number git majordomus question list prints"))
+                }
             }
         };
-        let next = resolve_in(&text, chosen.0, &ctx.clock.date(), &answer).ok_or_else(|| Error::io("question resolve: the store changed while resolving; try again"))?;
+        let next = resolve_in(&text, chosen.0, &ctx.clock.date(), &answer)
+            .ok_or_else(|| Error::io("question resolve: the store changed while resolving; try again"))?;
         replace(&path, next.as_bytes())?;
         (chosen.1, chosen.2)
     };
     ctx.record_event(
         "question.resolved",
-        &[("task_id", Value::from(resolver)), ("question", Value::from(question.clone())), ("answer", Value::from(answer))],
+        &[
+            ("task_id", Value::from(resolver)),
+            ("question", Value::from(question.clone())),
+            ("answer", Value::from(answer)),
+        ],
     )?;
     Ok((task_id, question))
 }

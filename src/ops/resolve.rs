@@ -166,7 +166,9 @@ pub fn resolve_with<T>(
     let key = branch_key(&here.branch);
     let detached = here.branch == "DETACHED";
     let mut res = Answer { winner: None, skipped: 0, trace: Vec::new() };
-    let mut trace = |file: &str, verdict: &'static str, reason: String| res.trace.push(TraceEntry { file: file.to_string(), verdict, reason });
+    let mut trace = |file: &str, verdict: &'static str, reason: String| {
+        res.trace.push(TraceEntry { file: file.to_string(), verdict, reason })
+    };
     let mut all = names(dir)?;
     all.reverse(); // newest name stamp first
     let mut cands: Vec<(Found<T>, usize)> = Vec::new();
@@ -232,7 +234,8 @@ pub fn resolve_with<T>(
     // Ledger ranks matter only among the best tier's records that share the newest timestamp.
     let time = |c: &Found<T>| order_key(&c.facts.created_at, 0, "").1;
     let top = cands.iter().filter(|c| c.0.matched == best_tier).map(|c| time(&c.0)).max();
-    let tied: Vec<usize> = (0..cands.len()).filter(|&i| cands[i].0.matched == best_tier && Some(time(&cands[i].0)) == top).collect();
+    let tied: Vec<usize> =
+        (0..cands.len()).filter(|&i| cands[i].0.matched == best_tier && Some(time(&cands[i].0)) == top).collect();
     if tied.len() > 1 {
         let tied_names: Vec<&str> = tied.iter().map(|&i| cands[i].0.name.as_str()).collect();
         let ranks = crate::store::ledger::ranks(&ctx.layout.ledger(), &tied_names)?;
@@ -262,7 +265,11 @@ pub fn resolve_with<T>(
 pub fn resolve(ctx: &Ctx, dir: &Path, task: Option<&str>) -> Result<Resolution> {
     let id = ctx.identity()?;
     let root = ctx.layout.root();
-    let here = Here { repository_id: id.repository_id.clone(), worktree: root.display().to_string(), branch: id.branch.clone() };
+    let here = Here {
+        repository_id: id.repository_id.clone(),
+        worktree: root.display().to_string(),
+        branch: id.branch.clone(),
+    };
     let ans = resolve_with(ctx, dir, &here, task, record_name_key, |name| {
         let l = load(root, dir, name);
         let parsed = l.parsed.map(|(meta, body)| {
@@ -278,7 +285,13 @@ pub fn resolve(ctx: &Ctx, dir: &Path, task: Option<&str>) -> Result<Resolution> 
         (l.path, parsed)
     })?;
     Ok(Resolution {
-        winner: ans.winner.map(|f| Resolved { name: f.name, path: f.path, meta: f.item.0, body: f.item.1, matched: f.matched }),
+        winner: ans.winner.map(|f| Resolved {
+            name: f.name,
+            path: f.path,
+            meta: f.item.0,
+            body: f.item.1,
+            matched: f.matched,
+        }),
         skipped: ans.skipped,
         trace: ans.trace,
     })
@@ -312,7 +325,10 @@ mod tests {
     fn branch_key_of_names() {
         assert_eq!(record_name_key("20260903T201455Z--main--9b1e2d4--c0ffee12c0ffee12.md"), Some("main"));
         assert_eq!(record_name_key("20260903T201455Z--a--b--NONE--c0ffee12c0ffee12.md"), Some("a--b"));
-        assert!(key_matches(record_name_key("20260903T201455Z--continuity--feat-x--9b1e2d4--c0ffee12c0ffee12.md"), "feat-x"));
+        assert!(key_matches(
+            record_name_key("20260903T201455Z--continuity--feat-x--9b1e2d4--c0ffee12c0ffee12.md"),
+            "feat-x"
+        ));
         assert!(!key_matches(record_name_key("20260903T201455Z--other--9b1e2d4--c0ffee12c0ffee12.md"), "main"));
     }
 }

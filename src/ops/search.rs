@@ -41,7 +41,8 @@ pub enum Kind {
 
 impl Kind {
     /// Every kind, in authority order.
-    pub const ALL: [Kind; 6] = [Kind::Handover, Kind::Checkpoint, Kind::Decision, Kind::Question, Kind::Prompt, Kind::History];
+    pub const ALL: [Kind; 6] =
+        [Kind::Handover, Kind::Checkpoint, Kind::Decision, Kind::Question, Kind::Prompt, Kind::History];
 
     /// The kind as typed and printed.
     pub fn as_str(self) -> &'static str {
@@ -167,7 +168,13 @@ impl Searcher<'_> {
 
     /// Adds the matching `(line number, text)` pairs of one file until the kind's limit;
     /// returns whether the limit is reached.
-    fn add<'t>(&mut self, kind: Kind, path: &Path, lines: impl Iterator<Item = (usize, &'t str)>, taken: &mut usize) -> bool {
+    fn add<'t>(
+        &mut self,
+        kind: Kind,
+        path: &Path,
+        lines: impl Iterator<Item = (usize, &'t str)>,
+        taken: &mut usize,
+    ) -> bool {
         let rel = self.ctx.rel(path);
         for (n, text) in lines {
             if *taken >= self.limit {
@@ -241,7 +248,9 @@ impl Searcher<'_> {
                 let of_task: Vec<usize> = questions::parse(&text)
                     .into_iter()
                     .filter_map(|e| match e {
-                        Entry::Unresolved { line, task, .. } | Entry::Resolved { line, task, .. } if task == t => Some(line),
+                        Entry::Unresolved { line, task, .. } | Entry::Resolved { line, task, .. } if task == t => {
+                            Some(line)
+                        }
                         _ => None,
                     })
                     .collect();
@@ -326,6 +335,9 @@ mod tests {
     fn hit_json_shape() {
         let h = Hit { kind: Kind::Question, path: "p".into(), line: 3, text: "t".into() };
         let r = SearchReport { hits: vec![h], count: 1, kinds: vec![Kind::Question] };
-        assert_eq!(serde_json::to_string(&r).unwrap(), r#"{"hits":[{"kind":"question","path":"p","line":3,"text":"t"}],"count":1}"#);
+        assert_eq!(
+            serde_json::to_string(&r).unwrap(),
+            r#"{"hits":[{"kind":"question","path":"p","line":3,"text":"t"}],"count":1}"#
+        );
     }
 }

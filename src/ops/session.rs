@@ -17,9 +17,9 @@ use crate::model::record::branch_key;
 use crate::model::session::{is_generated, ClosedSession, OpenSession};
 use crate::model::yaml::{quoted, scalar};
 use crate::store::atomic::{append, create_new, ensure_dir, read_opt, Lock};
+use crate::store::ledger;
 use crate::store::records::{head7, names, random_hex};
 use crate::store::sessions::{self, key_of, open_path, read_open};
-use crate::store::ledger;
 
 /// The key of hand-opened episodes.
 pub const HAND: &str = "hand";
@@ -70,16 +70,25 @@ pub fn start(ctx: &Ctx, p: StartParams) -> Result<StartReport> {
     let here = ctx.layout.root().display().to_string();
     match read_open(&path) {
         Err(reason) => {
-            return Err(Error::refused(format!("session start: {reason}")).hint(format!("inspect or remove {}", ctx.rel(&path))));
+            return Err(Error::refused(format!("session start: {reason}"))
+                .hint(format!("inspect or remove {}", ctx.rel(&path))));
         }
         Ok(Some(s)) if s.worktree == here => {
             if p.keep {
                 ctx.set_session(Some(s.session_id.clone()));
                 return Ok(StartReport::Kept { session: s });
             }
-            return Err(Error::conflict(format!("session {} is open here since {}; run git majordomus session close first", s.session_id, s.started_at)));
+            return Err(Error::conflict(format!(
+                "session {} is open here since {}; run git majordomus session close first",
+                s.session_id, s.started_at
+            )));
         }
-        Ok(Some(s)) => ctx.warn(format!("episode {} in {} names another checkout ({}); replacing it here", s.session_id, ctx.rel(&path), s.worktree)),
+        Ok(Some(s)) => ctx.warn(format!(
+            "episode {} in {} names another checkout ({}); replacing it here",
+            s.session_id,
+            ctx.rel(&path),
+            s.worktree
+        )),
         Ok(None) => {}
     }
     let id = ctx.identity()?.clone();
@@ -144,7 +153,11 @@ fn freeze_context(ctx: &Ctx, s: &OpenSession) -> Result<PathBuf> {
 pub fn context_path(ctx: &Ctx, sid: &str) -> Option<PathBuf> {
     let suffix = format!("--{sid}.md");
     let rd = std::fs::read_dir(ctx.layout.session_contexts()).ok()?;
-    let mut v: Vec<PathBuf> = rd.filter_map(|e| e.ok()).map(|e| e.path()).filter(|p| p.file_name().and_then(|n| n.to_str()).is_some_and(|n| n.ends_with(&suffix) && !n.starts_with('.'))).collect();
+    let mut v: Vec<PathBuf> = rd
+        .filter_map(|e| e.ok())
+        .map(|e| e.path())
+        .filter(|p| p.file_name().and_then(|n| n.to_str()).is_some_and(|n| n.ends_with(&suffix) && !n.starts_with('.')))
+        .collect();
     v.sort();
     v.pop()
 }
@@ -187,11 +200,16 @@ pub fn status(ctx: &Ctx) -> Result<StatusReport> {
     let all = sessions::list_open(&ctx.layout)?;
     for (k, parsed) in &all {
         if let Err(reason) = parsed {
-            return Err(Error::refused(format!("session status: sessions-open/{k}.yaml: {reason}")).hint("git majordomus doctor names every broken episode file"));
+            return Err(Error::refused(format!("session status: sessions-open/{k}.yaml: {reason}"))
+                .hint("git majordomus doctor names every broken episode file"));
         }
     }
     let own = sessions::own_episode(&ctx.layout, ctx.env.session_key.as_deref(), &ctx.env.provider_sessions);
-    let open = own.as_ref().map(|(_, s, _)| OpenView { session: s.clone(), foreign: false, label: ctx.divergence(&s.start_head, &s.branch) });
+    let open = own.as_ref().map(|(_, s, _)| OpenView {
+        session: s.clone(),
+        foreign: false,
+        label: ctx.divergence(&s.start_head, &s.branch),
+    });
     let own_id = own.map(|(_, s, _)| s.session_id);
     let others = all
         .into_iter()
@@ -237,19 +255,26 @@ pub fn close(ctx: &Ctx, p: CloseParams) -> Result<Option<CloseReport>> {
     let strict = p.provider_session.as_deref().or(ctx.env.session_key.as_deref());
     let found = match strict {
         Some(k) => read_open(&open_path(&ctx.layout, k)).ok().flatten().map(|s| (key_of(k), s)),
-        None => sessions::own_episode(&ctx.layout, None, &ctx.env.provider_sessions).map(|(k, s, _)| (k, s)).or_else(|| {
-            let k = sessions::pointer_key(&ctx.layout)?;
-            read_open(&open_path(&ctx.layout, &k)).ok().flatten().map(|s| (k, s))
-        }),
+        None => {
+            sessions::own_episode(&ctx.layout, None, &ctx.env.provider_sessions).map(|(k, s, _)| (k, s)).or_else(|| {
+                let k = sessions::pointer_key(&ctx.layout)?;
+                read_open(&open_path(&ctx.layout, &k)).ok().flatten().map(|s| (k, s))
+            })
+        }
     };
     let Some((key, s)) = found else {
         if p.ignore_none {
             return Ok(None);
         }
-        return Err(Error::not_found("session close: no open session in this worktree").hint("git majordomus session status shows what is open"));
+        return Err(Error::not_found("session close: no open session in this worktree")
+            .hint("git majordomus session status shows what is open"));
     };
     if s.worktree != here {
-        return Err(Error::conflict(format!("session close: episode {} belongs to another checkout ({})", s.session_id, s.worktree)).hint("close it from that checkout"));
+        return Err(Error::conflict(format!(
+            "session close: episode {} belongs to another checkout ({})",
+            s.session_id, s.worktree
+        ))
+        .hint("close it from that checkout"));
     }
     let sid = s.session_id.clone();
     ctx.set_session(Some(sid.clone()));
@@ -264,19 +289,32 @@ pub fn close(ctx: &Ctx, p: CloseParams) -> Result<Option<CloseReport>> {
         }
     }
     if !reused {
-        ctx.record_event("session.closed", &[("outcome", Value::from(p.outcome.clone())), ("session_path", Value::from(ctx.rel(&path)))])?;
+        ctx.record_event(
+            "session.closed",
+            &[("outcome", Value::from(p.outcome.clone())), ("session_path", Value::from(ctx.rel(&path)))],
+        )?;
     }
     for (k, parsed) in sessions::list_open(&ctx.layout)? {
         if parsed.as_ref().is_ok_and(|o| o.session_id == sid) {
             let f = open_path(&ctx.layout, &k);
-            std::fs::remove_file(&f).or_else(|e| if e.kind() == std::io::ErrorKind::NotFound { Ok(()) } else { Err(Error::io_at(&f, e)) })?;
+            std::fs::remove_file(&f).or_else(|e| {
+                if e.kind() == std::io::ErrorKind::NotFound {
+                    Ok(())
+                } else {
+                    Err(Error::io_at(&f, e))
+                }
+            })?;
         }
     }
     let pointer = sessions::pointer_key(&ctx.layout);
     let dangling = pointer.as_ref().is_some_and(|k| !open_path(&ctx.layout, k).exists());
     if pointer.as_deref() == Some(key.as_str()) || dangling {
         sessions::remove_pointer(&ctx.layout)?;
-        let remaining: Vec<String> = sessions::list_open(&ctx.layout)?.into_iter().filter(|(_, o)| o.as_ref().is_ok_and(|o| o.worktree == here)).map(|(k, _)| k).collect();
+        let remaining: Vec<String> = sessions::list_open(&ctx.layout)?
+            .into_iter()
+            .filter(|(_, o)| o.as_ref().is_ok_and(|o| o.worktree == here))
+            .map(|(k, _)| k)
+            .collect();
         if let [only] = remaining.as_slice() {
             if let Some(w) = sessions::aim_pointer(&ctx.layout, only)? {
                 ctx.warn(w);
@@ -286,7 +324,13 @@ pub fn close(ctx: &Ctx, p: CloseParams) -> Result<Option<CloseReport>> {
     if !reused {
         if let Some(doc) = context_path(ctx, &sid) {
             let id = ctx.identity()?;
-            let close = format!("\n## Close\n\n- closed_at: {}\n- outcome: {}\n- head: {}\n- record: {}\n", ctx.clock.stamp(), p.outcome, id.head, ctx.rel(&path));
+            let close = format!(
+                "\n## Close\n\n- closed_at: {}\n- outcome: {}\n- head: {}\n- record: {}\n",
+                ctx.clock.stamp(),
+                p.outcome,
+                id.head,
+                ctx.rel(&path)
+            );
             append(&doc, close.as_bytes())?;
         }
     }
@@ -331,10 +375,18 @@ fn write_closed(ctx: &Ctx, s: &OpenSession, p: &CloseParams) -> Result<PathBuf> 
             push_unique(&mut c.tasks, t);
         }
         match l.event() {
-            Some("task.checkpoint") => pairs.str("checkpoint_path").into_iter().for_each(|x| push_unique(&mut c.checkpoints, x)),
-            Some("task.handed_over") => pairs.str("handover_path").into_iter().for_each(|x| push_unique(&mut c.handovers, x)),
-            Some("decision.recorded") => pairs.str("decision").into_iter().for_each(|x| push_unique(&mut c.decisions, x)),
-            Some("question.opened") | Some("question.resolved") => pairs.str("question").into_iter().for_each(|x| push_unique(&mut c.questions, x)),
+            Some("task.checkpoint") => {
+                pairs.str("checkpoint_path").into_iter().for_each(|x| push_unique(&mut c.checkpoints, x))
+            }
+            Some("task.handed_over") => {
+                pairs.str("handover_path").into_iter().for_each(|x| push_unique(&mut c.handovers, x))
+            }
+            Some("decision.recorded") => {
+                pairs.str("decision").into_iter().for_each(|x| push_unique(&mut c.decisions, x))
+            }
+            Some("question.opened") | Some("question.resolved") => {
+                pairs.str("question").into_iter().for_each(|x| push_unique(&mut c.questions, x))
+            }
             _ => {}
         }
     }
@@ -345,7 +397,9 @@ fn write_closed(ctx: &Ctx, s: &OpenSession, p: &CloseParams) -> Result<PathBuf> 
     c.profile = named.map(|t| t.profile.clone()).unwrap_or_else(|| "none".into());
     c.title = named.map(|t| t.task.clone()).unwrap_or_else(|| format!("Session {} on {}", s.session_id, id.branch));
     let body = if p.summary.trim().is_empty() {
-        let sections = policy.and_then(|p| p.session.record_sections.clone()).unwrap_or_else(|| ["What Happened", "Progress Notes", "Decisions", "Open Questions", "Outcome"].map(String::from).to_vec());
+        let sections = policy.and_then(|p| p.session.record_sections.clone()).unwrap_or_else(|| {
+            ["What Happened", "Progress Notes", "Decisions", "Open Questions", "Outcome"].map(String::from).to_vec()
+        });
         composed_body(ctx, &c, &sections)
     } else {
         p.summary.clone()
@@ -368,7 +422,12 @@ fn episode_commits(ctx: &Ctx, start_head: &str) -> Vec<String> {
             _ => return vec!["diverged".into()],
         }
     };
-    ctx.git.commits_between(base, head).unwrap_or_default().into_iter().map(|(id, _)| id.to_string()[..12].to_string()).collect()
+    ctx.git
+        .commits_between(base, head)
+        .unwrap_or_default()
+        .into_iter()
+        .map(|(id, _)| id.to_string()[..12].to_string())
+        .collect()
 }
 
 /// The body composed from the envelope when no summary was given: never empty, never invented.
@@ -388,13 +447,22 @@ fn composed_body(ctx: &Ctx, c: &ClosedSession, sections: &[String]) -> String {
                 .checkpoints
                 .iter()
                 .map(|p| {
-                    let first = read_opt(&ctx.layout.root().join(p)).ok().flatten().and_then(|t| crate::model::record::parse(&t).ok().and_then(|(_, b)| b.lines().find(|l| !l.trim().is_empty()).map(str::to_string)));
+                    let first = read_opt(&ctx.layout.root().join(p)).ok().flatten().and_then(|t| {
+                        crate::model::record::parse(&t)
+                            .ok()
+                            .and_then(|(_, b)| b.lines().find(|l| !l.trim().is_empty()).map(str::to_string))
+                    });
                     format!("- {p}: {}", first.unwrap_or_else(|| "(unreadable)".into()))
                 })
                 .collect(),
             "Decisions" => c.decisions.iter().map(|d| format!("- {d}")).collect(),
             "Open Questions" => c.questions.iter().map(|q| format!("- {q}")).collect(),
-            "Outcome" => vec![format!("{} at {}; tasks: {}.", c.outcome, head7(&c.head), if c.tasks.is_empty() { "none".to_string() } else { c.tasks.join(", ") })],
+            "Outcome" => vec![format!(
+                "{} at {}; tasks: {}.",
+                c.outcome,
+                head7(&c.head),
+                if c.tasks.is_empty() { "none".to_string() } else { c.tasks.join(", ") }
+            )],
             _ => Vec::new(),
         };
         if lines.is_empty() {
@@ -462,7 +530,13 @@ fn load_closed(ctx: &Ctx, name: &str) -> LoadedClosed {
         crate::store::atomic::guard(ctx.layout.root(), &path).map_err(|e| e.message)?;
         let text = read_opt(&path).map_err(|e| e.message)?.ok_or_else(|| "vanished while reading".to_string())?;
         let (c, body) = ClosedSession::parse(&text).map_err(str::to_string)?;
-        let facts = Facts { repository_id: c.repository_id.clone(), worktree: c.worktree_id.clone(), branch: c.branch.clone(), created_at: c.created_at.clone(), task_id: c.task_id.clone() };
+        let facts = Facts {
+            repository_id: c.repository_id.clone(),
+            worktree: c.worktree_id.clone(),
+            branch: c.branch.clone(),
+            created_at: c.created_at.clone(),
+            task_id: c.task_id.clone(),
+        };
         Ok((facts, (c, body.to_string())))
     })();
     (path, parsed)
@@ -471,7 +545,11 @@ fn load_closed(ctx: &Ctx, name: &str) -> LoadedClosed {
 /// `session latest`: the §5 resolver over the closed records.
 pub fn latest(ctx: &Ctx) -> Result<Option<ClosedView>> {
     ctx.require_layer()?;
-    let here = Here { repository_id: path_free_repository_id(ctx)?, worktree: worktree_id(ctx), branch: ctx.identity()?.branch.clone() };
+    let here = Here {
+        repository_id: path_free_repository_id(ctx)?,
+        worktree: worktree_id(ctx),
+        branch: ctx.identity()?.branch.clone(),
+    };
     let ans = resolve_with(ctx, &ctx.layout.sessions(), &here, None, closed_name_key, |n| load_closed(ctx, n))?;
     Ok(ans.winner.map(|f: Found<(ClosedSession, String)>| view(ctx, &f.item.0, &f.path, &f.item.1, Some(f.matched))))
 }
@@ -505,7 +583,9 @@ pub fn list(ctx: &Ctx, all: bool) -> Result<(Vec<ClosedView>, usize)> {
 /// `session show <sid>`.
 pub fn show(ctx: &Ctx, sid: &str) -> Result<ClosedView> {
     ctx.require_layer()?;
-    let path = sessions::find_closed(&ctx.layout, sid)?.ok_or_else(|| Error::not_found(format!("no closed session {sid}")).hint("git majordomus session list --all shows them"))?;
+    let path = sessions::find_closed(&ctx.layout, sid)?.ok_or_else(|| {
+        Error::not_found(format!("no closed session {sid}")).hint("git majordomus session list --all shows them")
+    })?;
     let text = read_opt(&path)?.unwrap_or_default();
     let (c, body) = ClosedSession::parse(&text).map_err(|r| Error::io(format!("{}: {r}", ctx.rel(&path))))?;
     Ok(view(ctx, &c, &path, body, None))
@@ -529,9 +609,12 @@ pub fn context(ctx: &Ctx, sid: Option<&str>) -> Result<ContextReport> {
     ctx.require_layer()?;
     let sid = match sid {
         Some(s) => s.to_string(),
-        None => ctx.session_id().ok_or_else(|| Error::not_found("no open session in this worktree").hint("name one: git majordomus session context <sid>"))?,
+        None => ctx.session_id().ok_or_else(|| {
+            Error::not_found("no open session in this worktree").hint("name one: git majordomus session context <sid>")
+        })?,
     };
-    let path = context_path(ctx, &sid).ok_or_else(|| Error::not_found(format!("no working context for session {sid}")))?;
+    let path =
+        context_path(ctx, &sid).ok_or_else(|| Error::not_found(format!("no working context for session {sid}")))?;
     let (label, recorded_head, commits_since) = context_label(ctx, &path);
     Ok(ContextReport { path: ctx.rel(&path), label, commits_since, recorded_head })
 }
@@ -541,7 +624,9 @@ pub fn context_label(ctx: &Ctx, path: &std::path::Path) -> (Divergence, String, 
     let text = read_opt(path).ok().flatten().unwrap_or_default();
     let map = crate::model::record::split_front_matter(&text).and_then(|(y, _)| crate::model::record::parse_mapping(y));
     let get = |k: &str| map.as_ref().and_then(|m| crate::model::yaml::get(m, k));
-    let (Some(head), Some(branch)) = (get("head"), get("branch")) else { return (Divergence::Unknown, String::new(), 0) };
+    let (Some(head), Some(branch)) = (get("head"), get("branch")) else {
+        return (Divergence::Unknown, String::new(), 0);
+    };
     let label = ctx.divergence(&head, &branch);
     let since = match (label, ctx.git.head()) {
         (Divergence::Advanced, Ok(Some(h))) => {

@@ -49,7 +49,8 @@ pub fn parse_scope(raw: &[String]) -> Result<Vec<String>> {
         }
     }
     if out.is_empty() {
-        return Err(Error::usage("start: --scope is required").hint("name the paths the task may touch, e.g. --scope lib/auth,tests"));
+        return Err(Error::usage("start: --scope is required")
+            .hint("name the paths the task may touch, e.g. --scope lib/auth,tests"));
     }
     Ok(out)
 }
@@ -89,7 +90,10 @@ pub fn run(ctx: &Ctx, p: StartParams) -> Result<StartReport> {
         let _lock = Lock::acquire(&ctx.layout.locks(), LOCK)?;
         if let Some(old) = task::read(ctx)? {
             if old.foreign {
-                ctx.warn(format!("task record {} names another checkout ({}); replacing it here", old.task.id, old.task.worktree));
+                ctx.warn(format!(
+                    "task record {} names another checkout ({}); replacing it here",
+                    old.task.id, old.task.worktree
+                ));
             } else if old.task.is_active() {
                 return Err(Error::conflict(format!(
                     "task {} is active ('{}'); run git majordomus handover or git majordomus finish first",
@@ -99,7 +103,11 @@ pub fn run(ctx: &Ctx, p: StartParams) -> Result<StartReport> {
             let text = read_opt(&ctx.layout.current())?.unwrap_or_default();
             let dest = ctx.layout.archive().join(format!("{}.yaml", old.task.id));
             if !create_if_absent(&dest, text.as_bytes())? {
-                return Err(Error::conflict(format!("an archive already exists at {}; nothing was changed", ctx.rel(&dest))).hint("move or remove that archive file, then start again"));
+                return Err(Error::conflict(format!(
+                    "an archive already exists at {}; nothing was changed",
+                    ctx.rel(&dest)
+                ))
+                .hint("move or remove that archive file, then start again"));
             }
             archived = Some(old.task.id);
         }
@@ -122,7 +130,12 @@ pub fn run(ctx: &Ctx, p: StartParams) -> Result<StartReport> {
             Level::Info,
             "handover",
             ctx.rel(&w.path),
-            format!("prior record, {}, {}, {}", w.matched.as_str(), label.as_str(), age(w.meta.judged_at(), ctx.clock.now())),
+            format!(
+                "prior record, {}, {}, {}",
+                w.matched.as_str(),
+                label.as_str(),
+                age(w.meta.judged_at(), ctx.clock.now())
+            ),
             "git majordomus handover --resolve",
         ));
     }

@@ -43,7 +43,16 @@ pub fn record_block(s: &mut String, v: &RecordView) {
         p(s, "issue", i);
     }
     let dirty = if v.changed_total > 0 { format!(" ({} uncommitted)", v.changed_total) } else { String::new() };
-    p(s, "source", format!("{} @ {}  {}{dirty}", v.branch.as_deref().unwrap_or("DETACHED"), v.head.as_deref().map(short).unwrap_or("NONE"), v.working_tree));
+    p(
+        s,
+        "source",
+        format!(
+            "{} @ {}  {}{dirty}",
+            v.branch.as_deref().unwrap_or("DETACHED"),
+            v.head.as_deref().map(short).unwrap_or("NONE"),
+            v.working_tree
+        ),
+    );
     if !v.objective.is_empty() {
         p(s, "objective", &v.objective);
     }
@@ -79,13 +88,21 @@ pub fn status(r: &StatusReport) -> String {
         Some(d) => p(&mut s, "device", format!("{} ({})", d.label, short(&d.node))),
         None => p(&mut s, "device", "none yet (git majordomus continuity device)"),
     }
-    p(&mut s, "branch", format!("{} @ {}  {}", r.branch, r.head.as_deref().map(short).unwrap_or("NONE"), r.working_tree));
+    p(
+        &mut s,
+        "branch",
+        format!("{} @ {}  {}", r.branch, r.head.as_deref().map(short).unwrap_or("NONE"), r.working_tree),
+    );
     match &r.position {
         Some(pos) => p(&mut s, "continues", format!("{} ({} here)", short(&pos.record), pos.via)),
         None => p(&mut s, "continues", "nothing yet on this branch"),
     }
     let remote = r.store.remote.clone().unwrap_or_else(|| "no remote".into());
-    p(&mut s, "store", format!("{} record(s), {} refused; {remote} {}", r.store.records, r.store.refused, r.store.sync));
+    p(
+        &mut s,
+        "store",
+        format!("{} record(s), {} refused; {remote} {}", r.store.records, r.store.refused, r.store.sync),
+    );
     if let Some(l) = &r.last_sync {
         p(&mut s, "last sync", format!("{} with {} at {}", l.outcome, l.remote, l.at));
     }
@@ -130,12 +147,22 @@ pub fn plan(r: &ResumePlan) -> String {
     }
     if let Some(src) = &r.source {
         s.push_str("Source\n");
-        let bh = |b: &Option<String>, h: &Option<String>| format!("{} @ {}", b.as_deref().unwrap_or("DETACHED"), h.as_deref().map(short).unwrap_or("NONE"));
+        let bh = |b: &Option<String>, h: &Option<String>| {
+            format!("{} @ {}", b.as_deref().unwrap_or("DETACHED"), h.as_deref().map(short).unwrap_or("NONE"))
+        };
         s.push_str(&format!("  {:<12}{}\n", "expected", bh(&src.expected_branch, &src.expected_head)));
-        s.push_str(&format!("  {:<12}{}{}\n", "local", bh(&src.local_branch, &src.local_head), if src.local_dirty { "  dirty" } else { "" }));
+        s.push_str(&format!(
+            "  {:<12}{}{}\n",
+            "local",
+            bh(&src.local_branch, &src.local_head),
+            if src.local_dirty { "  dirty" } else { "" }
+        ));
         s.push_str(&format!("  {:<12}{}\n", "relation", src.relation.as_str()));
         if src.origin_dirty {
-            s.push_str(&format!("  origin dirty: {} uncommitted file(s) not in its commit\n", src.origin_changed_total));
+            s.push_str(&format!(
+                "  origin dirty: {} uncommitted file(s) not in its commit\n",
+                src.origin_changed_total
+            ));
         }
     }
     if !r.next_action.is_empty() {
@@ -185,7 +212,9 @@ pub fn publish(r: &PublishReport) -> String {
         for l in &r.refused {
             s.push_str(&format!("  {l}\n"));
         }
-        s.push_str("fix: remove those values from the handover (or the task title), write a new handover, and publish again\n");
+        s.push_str(
+            "fix: remove those values from the handover (or the task title), write a new handover, and publish again\n",
+        );
         return s;
     }
     if r.dry_run {
@@ -247,7 +276,10 @@ pub fn device(r: &DeviceReport) -> String {
 pub fn verify(r: &VerifyReport) -> String {
     let mut s = String::new();
     diagnostics(&mut s, &r.problems);
-    s.push_str(&format!("verified {} record(s): {} admitted, {} refused, {} untrusted", r.verified, r.admitted, r.refused, r.untrusted));
+    s.push_str(&format!(
+        "verified {} record(s): {} admitted, {} refused, {} untrusted",
+        r.verified, r.admitted, r.refused, r.untrusted
+    ));
     if r.too_new > 0 {
         s.push_str(&format!(" ({} too new, kept)", r.too_new));
     }

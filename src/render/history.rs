@@ -71,7 +71,9 @@ pub fn detail(p: &Pairs) -> String {
         }
         "provider.event.received" => format!("{} {}", field("provider"), second_event()),
         "provider.event.failed" => format!("{} {}: {}", field("provider"), second_event(), field("reason")),
-        "knowledge.derived" => format!("written={} unchanged={} skipped={}", field("written"), field("unchanged"), field("skipped")),
+        "knowledge.derived" => {
+            format!("written={} unchanged={} skipped={}", field("written"), field("unchanged"), field("skipped"))
+        }
         "knowledge.promoted" => format!("{} {}", field("id"), field("path")),
         "knowledge.rejected" => format!("{} {}", field("id"), field("reason")),
         _ => String::new(),
@@ -94,7 +96,9 @@ mod tests {
     fn columns_and_details() {
         let head = "0123456789abcdef0123456789abcdef01234567";
         assert_eq!(
-            one(&format!(r#"{{"ts":"2026-09-03T20:00:00Z","event":"task.started","head":"{head}","branch":"main","task_id":"t-1","profile":"routine","scope":"lib doc"}}"#)),
+            one(&format!(
+                r#"{{"ts":"2026-09-03T20:00:00Z","event":"task.started","head":"{head}","branch":"main","task_id":"t-1","profile":"routine","scope":"lib doc"}}"#
+            )),
             "2026-09-03T20:00:00Z  task.started        t-1                    0123456  profile=routine scope=lib doc"
         );
         assert_eq!(
@@ -103,10 +107,16 @@ mod tests {
         );
         assert!(one(r#"{"ts":"t","event":"task.handed_over","head":"NONE","task_id":"t","handover_path":".ai/local/state/handovers/x.md","closed":true}"#).ends_with(" x.md closed=true"));
         assert!(one(r#"{"ts":"t","event":"task.finished","head":"NONE","outcome":"completed","verify":{"command":"true","exit":0,"seconds":1}}"#).ends_with(" outcome=completed verify_exit=0"));
-        assert!(one(r#"{"ts":"t","event":"task.finished","head":"NONE","outcome":"partial","verify":null}"#).ends_with(" outcome=partial"));
-        assert!(one(r#"{"ts":"t","event":"question.resolved","head":"NONE","question":"q","answer":"a"}"#).ends_with(" q -> a"));
-        assert!(one(r#"{"ts":"t","event":"ledger.rotated","head":"NONE","archived":2,"kept":3}"#).ends_with(" archived=2 kept=3"));
-        assert!(one(r#"{"ts":"t","event":"provider.event.received","head":"NONE","provider":"claude-code","event":"start"}"#).ends_with(" claude-code start"));
+        assert!(one(r#"{"ts":"t","event":"task.finished","head":"NONE","outcome":"partial","verify":null}"#)
+            .ends_with(" outcome=partial"));
+        assert!(one(r#"{"ts":"t","event":"question.resolved","head":"NONE","question":"q","answer":"a"}"#)
+            .ends_with(" q -> a"));
+        assert!(one(r#"{"ts":"t","event":"ledger.rotated","head":"NONE","archived":2,"kept":3}"#)
+            .ends_with(" archived=2 kept=3"));
+        assert!(one(
+            r#"{"ts":"t","event":"provider.event.received","head":"NONE","provider":"claude-code","event":"start"}"#
+        )
+        .ends_with(" claude-code start"));
     }
 
     #[test]

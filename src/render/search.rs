@@ -28,7 +28,8 @@ mod tests {
 
     #[test]
     fn hit_line_is_cut() {
-        let h = Hit { kind: Kind::Decision, path: ".ai/local/state/decisions.md".into(), line: 7, text: "x".repeat(200) };
+        let h =
+            Hit { kind: Kind::Decision, path: ".ai/local/state/decisions.md".into(), line: 7, text: "x".repeat(200) };
         let s = hit(&h);
         assert!(s.starts_with("decision    .ai/local/state/decisions.md:7  xxx"));
         assert_eq!(s.chars().filter(|c| *c == 'x').count(), 120);

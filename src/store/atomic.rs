@@ -120,21 +120,17 @@ impl Drop for Lock {
 /// Appends `bytes` to `path` (created 0600 when absent) with one `write` call.
 pub fn append(path: &Path, bytes: &[u8]) -> Result<()> {
     use std::os::unix::fs::OpenOptionsExt;
-    let mut f = OpenOptions::new()
-        .create(true)
-        .append(true)
-        .mode(0o600)
-        .open(path)
-        .map_err(|e| Error::io_at(path, e))?;
+    let mut f =
+        OpenOptions::new().create(true).append(true).mode(0o600).open(path).map_err(|e| Error::io_at(path, e))?;
     f.write_all(bytes).map_err(|e| Error::io_at(path, e))
 }
 
 /// Reads a file to a string; `Ok(None)` when it does not exist; invalid UTF-8 is an error naming the file.
 pub fn read_opt(path: &Path) -> Result<Option<String>> {
     match fs::read(path) {
-        Ok(bytes) => String::from_utf8(bytes)
-            .map(Some)
-            .map_err(|_| Error::io(format!("{} is not valid UTF-8", path.display()))),
+        Ok(bytes) => {
+            String::from_utf8(bytes).map(Some).map_err(|_| Error::io(format!("{} is not valid UTF-8", path.display())))
+        }
         Err(e) if e.kind() == ErrorKind::NotFound => Ok(None),
         Err(e) => Err(Error::io_at(path, e)),
     }

@@ -66,7 +66,12 @@ pub fn parse(text: &str) -> Vec<Decision> {
     for (n, line) in strip_comments(text) {
         if let Some(rest) = line.strip_prefix("## ") {
             if let Some((date, title)) = rest.split_once(" — ") {
-                out.push(Decision { line: n, date: date.trim().into(), title: title.trim().into(), ..Default::default() });
+                out.push(Decision {
+                    line: n,
+                    date: date.trim().into(),
+                    title: title.trim().into(),
+                    ..Default::default()
+                });
                 continue;
             }
         }
@@ -107,7 +112,16 @@ pub fn superseded_by<'a>(all: &'a [Decision], title: &str) -> Option<&'a str> {
 
 /// Renders a new entry, with the leading blank line SPEC §6.4 shows.
 #[allow(clippy::too_many_arguments)]
-pub fn render_entry(date: &str, title: &str, task: &str, head: &str, why: &str, rejected: &str, evidence: &str, supersedes: &str) -> String {
+pub fn render_entry(
+    date: &str,
+    title: &str,
+    task: &str,
+    head: &str,
+    why: &str,
+    rejected: &str,
+    evidence: &str,
+    supersedes: &str,
+) -> String {
     format!(
         "\n## {date} — {title}\nTask: {task}\nHead: {head}\nWhy: {why}\nRejected: {rejected}\nEvidence: {evidence}\nSupersedes: {supersedes}\n"
     )
@@ -119,7 +133,11 @@ mod tests {
 
     #[test]
     fn comments_are_never_entries() {
-        let text = format!("{}{}", crate::assets::DECISIONS_TEMPLATE, render_entry("2026-09-03", "Use X", "none", "NONE", "because", "-", "-", "-"));
+        let text = format!(
+            "{}{}",
+            crate::assets::DECISIONS_TEMPLATE,
+            render_entry("2026-09-03", "Use X", "none", "NONE", "because", "-", "-", "-")
+        );
         let d = parse(&text);
         assert_eq!(d.len(), 1);
         assert_eq!(d[0].title, "Use X");

@@ -187,7 +187,12 @@ mod tests {
     #[test]
     fn line_order_and_duplicate_event() {
         let env = Envelope { ts: "2026-09-03T19:30:12Z", head: "NONE", branch: "main", session: None };
-        let l = build_line(&env, "provider.event.received", &[("provider", "claude-code".into()), ("event", "start".into())]).unwrap();
+        let l = build_line(
+            &env,
+            "provider.event.received",
+            &[("provider", "claude-code".into()), ("event", "start".into())],
+        )
+        .unwrap();
         assert!(l.starts_with(r#"{"ts":"2026-09-03T19:30:12Z","event":"provider.event.received","head":"NONE","branch":"main","by":"git-majordomus/"#));
         let lines = parse_lines(&l);
         assert_eq!(lines[0].event(), Some("provider.event.received"));

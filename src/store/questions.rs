@@ -68,11 +68,7 @@ fn parse_line(line: usize, raw: &str) -> Entry {
 
 /// Every `- [` entry outside HTML comments, in file order.
 pub fn parse(text: &str) -> Vec<Entry> {
-    strip_comments(text)
-        .into_iter()
-        .filter(|(_, l)| l.starts_with("- ["))
-        .map(|(n, l)| parse_line(n, l))
-        .collect()
+    strip_comments(text).into_iter().filter(|(_, l)| l.starts_with("- [")).map(|(n, l)| parse_line(n, l)).collect()
 }
 
 /// Renders an unresolved entry line (without newline).

@@ -26,7 +26,9 @@ pub fn open_path(layout: &Layout, key: &str) -> PathBuf {
 pub fn read_open(path: &Path) -> std::result::Result<Option<OpenSession>, String> {
     match read_opt(path) {
         Ok(None) => Ok(None),
-        Ok(Some(text)) => OpenSession::parse(&text).map(Some).ok_or_else(|| format!("{} does not parse as an open episode", path.display())),
+        Ok(Some(text)) => OpenSession::parse(&text)
+            .map(Some)
+            .ok_or_else(|| format!("{} does not parse as an open episode", path.display())),
         Err(e) => Err(e.message),
     }
 }
@@ -136,7 +138,11 @@ pub enum Via {
 /// The episode this process belongs to: the strict key when given (its file or nothing), else
 /// the first provider-session variable naming an open episode, else the pointer. `None` also
 /// when the file found names another worktree.
-pub fn own_episode(layout: &Layout, strict_key: Option<&str>, provider_keys: &[String]) -> Option<(String, OpenSession, Via)> {
+pub fn own_episode(
+    layout: &Layout,
+    strict_key: Option<&str>,
+    provider_keys: &[String],
+) -> Option<(String, OpenSession, Via)> {
     let here = layout.root().display().to_string();
     let local = |key: &str, via: Via| -> Option<(String, OpenSession, Via)> {
         let key = key_of(key);
@@ -155,7 +161,11 @@ pub fn own_episode(layout: &Layout, strict_key: Option<&str>, provider_keys: &[S
         // A copy (filesystems without symlinks): match it by content.
         let text = read_opt(&layout.pointer()).ok()??;
         let s = OpenSession::parse(&text)?;
-        list_open(layout).ok()?.into_iter().find(|(_, o)| o.as_ref().is_ok_and(|o| o.session_id == s.session_id)).map(|(k, _)| k)
+        list_open(layout)
+            .ok()?
+            .into_iter()
+            .find(|(_, o)| o.as_ref().is_ok_and(|o| o.session_id == s.session_id))
+            .map(|(k, _)| k)
     })?;
     local(&key, Via::Pointer)
 }

@@ -14,7 +14,13 @@ fn outside_a_repository_is_a_usage_error() {
 fn without_the_layer_every_command_exits_12_with_the_init_hint() {
     let env = TestEnv::new();
     let r = env.repo("r");
-    for args in [vec!["start", "x", "--scope", "a"], vec!["handover", "--resolve"], vec!["checkpoint", "--list"], vec!["decision", "list"], vec!["question", "list"]] {
+    for args in [
+        vec!["start", "x", "--scope", "a"],
+        vec!["handover", "--resolve"],
+        vec!["checkpoint", "--list"],
+        vec!["decision", "list"],
+        vec!["question", "list"],
+    ] {
         let out = r.mj(&args).code(12);
         assert!(out.stderr.contains("error: no majordomus layer in this repository"), "{args:?}: {}", out.stderr);
         assert!(out.stderr.contains("hint: run git majordomus init"));
@@ -26,12 +32,21 @@ fn init_creates_the_layer_once_and_ignores_local() {
     let env = TestEnv::new();
     let r = env.repo("r");
     let out = r.mj(&["init"]).ok();
-    for p in [".ai/repo/policy.yaml", ".ai/repo/profiles/debugging.yaml", ".ai/repo/templates/decisions.md", ".ai/repo/templates/open-questions.md", ".gitignore"] {
+    for p in [
+        ".ai/repo/policy.yaml",
+        ".ai/repo/profiles/debugging.yaml",
+        ".ai/repo/templates/decisions.md",
+        ".ai/repo/templates/open-questions.md",
+        ".gitignore",
+    ] {
         assert!(out.stdout.contains(p), "{p} not printed: {}", out.stdout);
         assert!(r.exists(p));
     }
     assert!(r.read(".gitignore").lines().any(|l| l == ".ai/local/"));
-    r.write(".ai/repo/policy.yaml", &r.read(".ai/repo/policy.yaml").replace("max_body_lines: 40", "max_body_lines: 41"));
+    r.write(
+        ".ai/repo/policy.yaml",
+        &r.read(".ai/repo/policy.yaml").replace("max_body_lines: 40", "max_body_lines: 41"),
+    );
     let again = r.mj(&["init"]).ok();
     assert_eq!(again.stdout.trim(), "already initialised");
     assert!(r.read(".ai/repo/policy.yaml").contains("max_body_lines: 41"), "init overwrote the policy");
@@ -71,9 +86,11 @@ fn repo_flag_and_subdirectory_resolve_the_same_checkout() {
     std::fs::create_dir_all(r.root.join("lib/deep")).unwrap();
     let sub = env.run(&r.root.join("lib/deep"), &["handover", "--resolve", "--path"], None, &[]).ok();
     assert_eq!(sub.stdout.trim(), written);
-    let other = env.run(env.path(), &["--repo", r.root.to_str().unwrap(), "handover", "--resolve", "--path"], None, &[]).ok();
+    let other =
+        env.run(env.path(), &["--repo", r.root.to_str().unwrap(), "handover", "--resolve", "--path"], None, &[]).ok();
     assert_eq!(other.stdout.trim(), written);
-    let after = env.run(env.path(), &["handover", "--resolve", "--path", "--repo", r.root.to_str().unwrap()], None, &[]).ok();
+    let after =
+        env.run(env.path(), &["handover", "--resolve", "--path", "--repo", r.root.to_str().unwrap()], None, &[]).ok();
     assert_eq!(after.stdout.trim(), written, "global flags are accepted after the command too");
 }
 
@@ -166,7 +183,10 @@ fn invalid_utf8_body_is_refused_and_nothing_is_written() {
 fn policy_with_an_unknown_key_is_refused_naming_it() {
     let env = TestEnv::new();
     let r = env.ready_repo("r");
-    r.write(".ai/repo/policy.yaml", &r.read(".ai/repo/policy.yaml").replace("checkpoint:\n", "checkpoint:\n  max_body_linez: 3\n"));
+    r.write(
+        ".ai/repo/policy.yaml",
+        &r.read(".ai/repo/policy.yaml").replace("checkpoint:\n", "checkpoint:\n  max_body_linez: 3\n"),
+    );
     let out = r.mj(&["start", "t", "--scope", "lib"]).code(10);
     assert!(out.stderr.contains("max_body_linez"), "{}", out.stderr);
     assert_eq!(out.stderr.lines().filter(|l| l.starts_with("error:")).count(), 1);
@@ -177,7 +197,9 @@ fn policy_with_an_unknown_key_is_refused_naming_it() {
 fn yaml_bomb_in_front_matter_is_skipped_with_a_warning() {
     let env = TestEnv::new();
     let r = env.ready_repo("r");
-    let mut y = String::from("---\nschema_version: 1\na: &a [\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\"]\n");
+    let mut y = String::from(
+        "---\nschema_version: 1\na: &a [\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\"]\n",
+    );
     let mut prev = 'a';
     for c in 'b'..='k' {
         y.push_str(&format!("{c}: &{c} [*{prev},*{prev},*{prev},*{prev},*{prev},*{prev},*{prev},*{prev},*{prev}]\n"));
@@ -197,7 +219,8 @@ fn record_symlinked_outside_the_checkout_is_never_followed() {
     let outside = env.path().join("outside.md");
     std::fs::write(&outside, format!("---\nschema_version: 1\ncreated_at: 2026-09-03T19:00:00Z\ntask_id: none\nrepository_id: {}/.git\nworktree: {}\nbranch: main\nhead: NONE\n---\n{HANDOVER}", r.root.display(), r.root.display())).unwrap();
     std::fs::create_dir_all(r.state("handovers")).unwrap();
-    std::os::unix::fs::symlink(&outside, r.state("handovers/20260903T190000Z--main--NONE--0123456789abcdef.md")).unwrap();
+    std::os::unix::fs::symlink(&outside, r.state("handovers/20260903T190000Z--main--NONE--0123456789abcdef.md"))
+        .unwrap();
     let out = r.mj(&["handover", "--resolve"]).ok();
     assert_eq!(out.stdout, "No relevant handover.\n");
     assert!(out.stderr.contains("symlink pointing outside the checkout"), "{}", out.stderr);

@@ -61,7 +61,11 @@ fn check_on_a_fresh_task_is_clean() {
     let out = r.mj(&["check"]).ok();
     assert_clean(&out);
     assert!(out.stdout.contains(&format!("OK task {id} — task record advanced")), "{}", out.stdout);
-    assert!(out.stdout.contains("OK scope lib — 1 file(s) touched since the task started, all inside its scope"), "{}", out.stdout);
+    assert!(
+        out.stdout.contains("OK scope lib — 1 file(s) touched since the task started, all inside its scope"),
+        "{}",
+        out.stdout
+    );
     assert_eq!(lines_of(&out, "OK", "checkpoint").len(), 1, "{}", out.stdout);
     // Every line has the findings shape.
     for l in out.stdout.lines() {
@@ -82,17 +86,28 @@ fn r14_15_malformed_question_line_fails_check_but_the_template_example_never_cou
     r.mj(&["question", "add", "Which URL?"]).ok();
     r.mj(&["question", "resolve", "1", "--answer", "the staging one"]).ok();
     let store = r.read(".ai/local/state/open-questions.md");
-    assert!(store.contains("<!--") && store.contains("- [unresolved] t-20260903193012-a4f1"), "template example expected in the store:\n{store}");
+    assert!(
+        store.contains("<!--") && store.contains("- [unresolved] t-20260903193012-a4f1"),
+        "template example expected in the store:\n{store}"
+    );
     let out = r.mj(&["check"]).ok();
     assert_clean(&out);
-    assert!(out.stdout.contains("OK questions .ai/local/state/open-questions.md — every entry parses; none unresolved"), "{}", out.stdout);
+    assert!(
+        out.stdout.contains("OK questions .ai/local/state/open-questions.md — every entry parses; none unresolved"),
+        "{}",
+        out.stdout
+    );
 
     append(&r.state("open-questions.md"), "- [unresoved] t-1 — typo in the marker (2026-09-03)\n");
     let n = r.read(".ai/local/state/open-questions.md").lines().count();
     let out = r.mj(&["check"]).code(10);
     let fails = lines_of(&out, "FAIL", "questions");
     assert_eq!(fails.len(), 1, "{}", out.stdout);
-    assert!(fails[0].starts_with(&format!("FAIL questions .ai/local/state/open-questions.md:{n} — not a valid entry")), "{}", fails[0]);
+    assert!(
+        fails[0].starts_with(&format!("FAIL questions .ai/local/state/open-questions.md:{n} — not a valid entry")),
+        "{}",
+        fails[0]
+    );
     assert!(fails[0].contains("typo in the marker"));
     // watch and doctor fail on it too.
     r.mj(&["watch"]).code(10);
@@ -108,11 +123,19 @@ fn check_fails_on_each_unresolved_question() {
     let out = r.mj(&["check"]).code(10);
     let fails = lines_of(&out, "FAIL", "blockers");
     assert_eq!(fails.len(), 1, "{}", out.stdout);
-    assert!(fails[0].contains(&format!("(task {id}): Which callback URL? — refuses finish --outcome completed")), "{}", fails[0]);
+    assert!(
+        fails[0].contains(&format!("(task {id}): Which callback URL? — refuses finish --outcome completed")),
+        "{}",
+        fails[0]
+    );
     assert!(fails[0].ends_with("[reproduce: git majordomus question list]"));
     // In watch an unresolved question is information, not drift.
     let w = r.mj(&["watch"]).ok();
-    assert!(w.stdout.contains("INFO blockers .ai/local/state/open-questions.md — 1 unresolved question(s)"), "{}", w.stdout);
+    assert!(
+        w.stdout.contains("INFO blockers .ai/local/state/open-questions.md — 1 unresolved question(s)"),
+        "{}",
+        w.stdout
+    );
     r.mj(&["question", "resolve", "1", "--answer", "x"]).ok();
     r.mj(&["check"]).ok();
 }
@@ -128,7 +151,11 @@ fn check_fails_on_a_file_committed_outside_the_scope() {
     let out = r.mj(&["check"]).code(10);
     let fails = lines_of(&out, "FAIL", "scope");
     assert_eq!(fails.len(), 2, "{}", out.stdout);
-    assert!(fails[0].starts_with("FAIL scope docs/outside.md — touched since the task started, outside its scope (lib)"), "{}", fails[0]);
+    assert!(
+        fails[0].starts_with("FAIL scope docs/outside.md — touched since the task started, outside its scope (lib)"),
+        "{}",
+        fails[0]
+    );
     assert!(fails[1].starts_with("FAIL scope src/untracked.rs — "), "{}", fails[1]);
     assert!(!out.stdout.contains("lib/ok.rs"), "{}", out.stdout);
     // The layer's own files never count.
@@ -142,17 +169,33 @@ fn a_checkpoint_older_than_the_interval_warns_and_check_checkpoint_moves_it() {
     let id = r.start("task"); // implementation profile: 15m
     env.set_now("2026-09-03T20:15:00Z");
     let out = r.mj(&["check"]).ok();
-    assert!(out.stdout.contains(&format!("OK checkpoint {id} — last checkpoint 15m ago, interval 15m (profile implementation)")), "{}", out.stdout);
+    assert!(
+        out.stdout
+            .contains(&format!("OK checkpoint {id} — last checkpoint 15m ago, interval 15m (profile implementation)")),
+        "{}",
+        out.stdout
+    );
     env.set_now("2026-09-03T20:42:00Z");
     let out = r.mj(&["check"]).ok();
     let warns = lines_of(&out, "WARN", "checkpoint");
     assert_eq!(warns.len(), 1, "{}", out.stdout);
-    assert!(warns[0].contains("last checkpoint 42m ago, older than the interval 15m (profile implementation)"), "{}", warns[0]);
-    assert!(r.read(".ai/local/state/current.yaml").contains("checkpoint_at: 2026-09-03T20:00:00Z"), "check wrote without --checkpoint");
+    assert!(
+        warns[0].contains("last checkpoint 42m ago, older than the interval 15m (profile implementation)"),
+        "{}",
+        warns[0]
+    );
+    assert!(
+        r.read(".ai/local/state/current.yaml").contains("checkpoint_at: 2026-09-03T20:00:00Z"),
+        "check wrote without --checkpoint"
+    );
     let before = r.ledger().len();
 
     let out = r.mj(&["check", "--checkpoint"]).ok();
-    assert!(out.stdout.contains(&format!("OK checkpoint {id} — checkpoint_at moved to 2026-09-03T20:42:00Z")), "{}", out.stdout);
+    assert!(
+        out.stdout.contains(&format!("OK checkpoint {id} — checkpoint_at moved to 2026-09-03T20:42:00Z")),
+        "{}",
+        out.stdout
+    );
     assert!(lines_of(&out, "WARN", "checkpoint").is_empty(), "{}", out.stdout);
     assert!(r.read(".ai/local/state/current.yaml").contains("checkpoint_at: 2026-09-03T20:42:00Z"));
     let ledger = r.ledger();
@@ -183,8 +226,16 @@ fn check_warns_on_decision_entries_missing_fields_and_fails_on_bad_ledger_lines(
     let out = r.mj(&["check"]).code(10);
     let fails = lines_of(&out, "FAIL", "ledger");
     assert_eq!(fails.len(), 2, "{}", out.stdout);
-    assert!(fails[0].starts_with(&format!("FAIL ledger .ai/local/state/ledger.jsonl:{} — not a JSON object", n + 1)), "{}", fails[0]);
-    assert!(fails[1].starts_with(&format!("FAIL ledger .ai/local/state/ledger.jsonl:{} — lacks ts", n + 2)), "{}", fails[1]);
+    assert!(
+        fails[0].starts_with(&format!("FAIL ledger .ai/local/state/ledger.jsonl:{} — not a JSON object", n + 1)),
+        "{}",
+        fails[0]
+    );
+    assert!(
+        fails[1].starts_with(&format!("FAIL ledger .ai/local/state/ledger.jsonl:{} — lacks ts", n + 2)),
+        "{}",
+        fails[1]
+    );
 }
 
 #[test]
@@ -222,7 +273,9 @@ fn check_json_is_one_findings_document_whatever_the_exit_code() {
         assert_eq!(keys, vec!["category", "level", "message", "reproduce", "subject"]);
         assert!(["OK", "INFO", "WARN", "FAIL", "DRIFT", "REFUSE"].contains(&f["level"].as_str().unwrap()), "{f}");
     }
-    assert!(findings.iter().any(|f| f["level"] == "FAIL" && f["category"] == "blockers" && f["message"].as_str().unwrap().contains("Open?")));
+    assert!(findings.iter().any(|f| f["level"] == "FAIL"
+        && f["category"] == "blockers"
+        && f["message"].as_str().unwrap().contains("Open?")));
     // Also when everything passes, with the global flag after the command.
     r.mj(&["question", "resolve", "1", "--answer", "yes"]).ok();
     let ok = r.mj(&["check", "--json"]).ok();
@@ -244,13 +297,27 @@ fn watch_exit_codes_clean_drift_and_fail() {
     let id = r.start("task");
     let clean = r.mj(&["watch"]).ok();
     assert!(clean.stdout.contains(&format!("OK state {id} — outcome active")), "{}", clean.stdout);
-    assert!(clean.stdout.contains("OK retention .ai/local/state/ledger.jsonl — ledger 1 lines, cap 50000"), "{}", clean.stdout);
+    assert!(
+        clean.stdout.contains("OK retention .ai/local/state/ledger.jsonl — ledger 1 lines, cap 50000"),
+        "{}",
+        clean.stdout
+    );
 
     // handed_over by hand: no task.handed_over in the ledger, no handover names it.
     set_outcome(&r, "handed_over");
     let drift = r.mj(&["watch"]).code(11);
-    assert!(drift.stdout.contains(&format!("DRIFT state {id} — outcome handed_over, but no task.handed_over in the ledger closes it")), "{}", drift.stdout);
-    assert!(drift.stdout.contains(&format!("DRIFT handover {id} — task handed_over, but no handover record names it")), "{}", drift.stdout);
+    assert!(
+        drift.stdout.contains(&format!(
+            "DRIFT state {id} — outcome handed_over, but no task.handed_over in the ledger closes it"
+        )),
+        "{}",
+        drift.stdout
+    );
+    assert!(
+        drift.stdout.contains(&format!("DRIFT handover {id} — task handed_over, but no handover record names it")),
+        "{}",
+        drift.stdout
+    );
     let json = r.mj(&["watch", "--json"]).code(11);
     let v: serde_json::Value = serde_json::from_str(&json.stdout).unwrap();
     assert!(v["findings"].as_array().unwrap().iter().any(|f| f["level"] == "DRIFT" && f["category"] == "handover"));
@@ -269,13 +336,27 @@ fn watch_is_clean_after_a_real_handover_close_and_drifts_on_a_hand_written_termi
     let id = r.start("task");
     r.mj_in(&["handover", "--close"], HANDOVER).ok();
     let out = r.mj(&["watch"]).ok();
-    assert!(out.stdout.contains(&format!("OK state {id} — outcome handed_over; task.handed_over closed it")), "{}", out.stdout);
-    assert!(lines_of(&out, "OK", "handover").iter().any(|l| l.contains("every required section present")), "{}", out.stdout);
+    assert!(
+        out.stdout.contains(&format!("OK state {id} — outcome handed_over; task.handed_over closed it")),
+        "{}",
+        out.stdout
+    );
+    assert!(
+        lines_of(&out, "OK", "handover").iter().any(|l| l.contains("every required section present")),
+        "{}",
+        out.stdout
+    );
 
     let id2 = r.start("second");
     set_outcome(&r, "completed");
     let out = r.mj(&["watch"]).code(11);
-    assert!(out.stdout.contains(&format!("DRIFT verification {id2} — outcome completed without a task.finished line in the ledger")), "{}", out.stdout);
+    assert!(
+        out.stdout.contains(&format!(
+            "DRIFT verification {id2} — outcome completed without a task.finished line in the ledger"
+        )),
+        "{}",
+        out.stdout
+    );
 }
 
 #[test]
@@ -285,14 +366,26 @@ fn watch_drifts_on_an_old_checkpoint_and_on_retention() {
     let id = r.start("task");
     env.set_now("2026-09-03T21:00:00Z");
     let out = r.mj(&["watch"]).code(11);
-    assert!(lines_of(&out, "DRIFT", "checkpoint").iter().any(|l| l.contains(&id) && l.contains("older than the interval 15m")), "{}", out.stdout);
+    assert!(
+        lines_of(&out, "DRIFT", "checkpoint")
+            .iter()
+            .any(|l| l.contains(&id) && l.contains("older than the interval 15m")),
+        "{}",
+        out.stdout
+    );
     r.mj(&["check", "--checkpoint"]).ok();
     r.mj(&["watch"]).ok();
 
     let policy = r.read(".ai/repo/policy.yaml").replace("retention_max_lines: 50000", "retention_max_lines: 1");
     r.write(".ai/repo/policy.yaml", &policy);
     let out = r.mj(&["watch"]).code(11);
-    assert!(out.stdout.contains("DRIFT retention .ai/local/state/ledger.jsonl — ledger 2 lines, cap 1 (ledger.retention_max_lines)"), "{}", out.stdout);
+    assert!(
+        out.stdout.contains(
+            "DRIFT retention .ai/local/state/ledger.jsonl — ledger 2 lines, cap 1 (ledger.retention_max_lines)"
+        ),
+        "{}",
+        out.stdout
+    );
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -311,18 +404,43 @@ fn doctor_is_ok_on_a_healthy_store_with_retention_figures() {
     }
     assert!(out.stdout.contains("OK policy .ai/repo/policy.yaml — parses"), "{}", out.stdout);
     assert!(out.stdout.contains("OK profile .ai/repo/profiles/debugging.yaml — parses"), "{}", out.stdout);
-    assert!(out.stdout.contains("OK retention .ai/local/state/ledger.jsonl — ledger 3 lines, cap 50000"), "{}", out.stdout);
-    assert!(out.stdout.contains("OK retention .ai/local/state/handovers — handovers 1 files, cap 200"), "{}", out.stdout);
-    assert!(out.stdout.contains("OK retention .ai/local/state/checkpoints — checkpoints 1 files, cap 500"), "{}", out.stdout);
-    assert!(out.stdout.contains("OK records .ai/local/state/checkpoints — 1 checkpoint record(s), all readable"), "{}", out.stdout);
+    assert!(
+        out.stdout.contains("OK retention .ai/local/state/ledger.jsonl — ledger 3 lines, cap 50000"),
+        "{}",
+        out.stdout
+    );
+    assert!(
+        out.stdout.contains("OK retention .ai/local/state/handovers — handovers 1 files, cap 200"),
+        "{}",
+        out.stdout
+    );
+    assert!(
+        out.stdout.contains("OK retention .ai/local/state/checkpoints — checkpoints 1 files, cap 500"),
+        "{}",
+        out.stdout
+    );
+    assert!(
+        out.stdout.contains("OK records .ai/local/state/checkpoints — 1 checkpoint record(s), all readable"),
+        "{}",
+        out.stdout
+    );
     assert!(out.stdout.contains("OK ledger .ai/local/state/ledger.jsonl — 3 line(s), all valid"), "{}", out.stdout);
     assert_eq!(lines_of(&out, "OK", "budget").len() + lines_of(&out, "WARN", "budget").len(), 1, "{}", out.stdout);
     // No session or knowledge store: nothing is said about them.
     assert!(!out.stdout.contains(" sessions ") && !out.stdout.contains("knowledge"), "{}", out.stdout);
     // Over a cap is a WARN with the figures, never a FAIL.
-    r.write(".ai/repo/policy.yaml", &r.read(".ai/repo/policy.yaml").replace("retention_max_files: 200", "retention_max_files: 0"));
+    r.write(
+        ".ai/repo/policy.yaml",
+        &r.read(".ai/repo/policy.yaml").replace("retention_max_files: 200", "retention_max_files: 0"),
+    );
     let out = r.mj(&["doctor"]).ok();
-    assert!(out.stdout.contains("WARN retention .ai/local/state/handovers — handovers 1 files, cap 0 (handover.retention_max_files)"), "{}", out.stdout);
+    assert!(
+        out.stdout.contains(
+            "WARN retention .ai/local/state/handovers — handovers 1 files, cap 0 (handover.retention_max_files)"
+        ),
+        "{}",
+        out.stdout
+    );
 }
 
 #[test]
@@ -333,7 +451,10 @@ fn doctor_fails_naming_a_garbage_record_file() {
     r.mj_in(&["checkpoint"], "fine\n").ok();
     r.write(&format!(".ai/local/state/checkpoints/{RECORD_NAME}"), "garbage, no front matter\n");
     let bad_schema = RECORD_NAME.replace("0123456789abcdef", "fedcba9876543210");
-    r.write(&format!(".ai/local/state/handovers/{bad_schema}"), "---\nschema_version: 7\nhead: NONE\ncreated_at: 2026-09-03T19:50:00Z\n---\n\nbody\n");
+    r.write(
+        &format!(".ai/local/state/handovers/{bad_schema}"),
+        "---\nschema_version: 7\nhead: NONE\ncreated_at: 2026-09-03T19:50:00Z\n---\n\nbody\n",
+    );
     r.write(".ai/local/state/handovers/README.md", "not a record; ignored\n");
     let out = r.mj(&["doctor"]).code(10);
     let fails = lines_of(&out, "FAIL", "records");
@@ -347,8 +468,14 @@ fn doctor_fails_naming_a_garbage_record_file() {
     let json = r.mj(&["doctor", "--json"]).code(10);
     let v: serde_json::Value = serde_json::from_str(&json.stdout).unwrap();
     let f = v["findings"].as_array().unwrap();
-    assert!(f.iter().any(|x| x["level"] == "FAIL" && x["subject"] == format!(".ai/local/state/checkpoints/{RECORD_NAME}")), "{v}");
-    assert!(f.iter().any(|x| x["category"] == "retention" && x["message"].as_str().unwrap().starts_with("ledger ")), "{v}");
+    assert!(
+        f.iter().any(|x| x["level"] == "FAIL" && x["subject"] == format!(".ai/local/state/checkpoints/{RECORD_NAME}")),
+        "{v}"
+    );
+    assert!(
+        f.iter().any(|x| x["category"] == "retention" && x["message"].as_str().unwrap().starts_with("ledger ")),
+        "{v}"
+    );
 }
 
 #[test]
@@ -365,7 +492,12 @@ fn doctor_fails_on_a_record_symlinked_outside_the_checkout() {
     let out = r.mj(&["doctor"]).code(10);
     let fails = lines_of(&out, "FAIL", "records");
     assert_eq!(fails.len(), 1, "{}", out.stdout);
-    assert!(fails[0].starts_with(&format!("FAIL records .ai/local/state/handovers/{link} — the resolver skips this handover:")), "{}", fails[0]);
+    assert!(
+        fails[0]
+            .starts_with(&format!("FAIL records .ai/local/state/handovers/{link} — the resolver skips this handover:")),
+        "{}",
+        fails[0]
+    );
     assert!(fails[0].contains("symlink pointing outside the checkout"), "{}", fails[0]);
     // A symlink inside the checkout is fine.
     std::fs::remove_file(r.state("handovers").join(&link)).unwrap();
@@ -380,13 +512,23 @@ fn doctor_fails_on_unregistered_events_broken_profiles_and_a_broken_policy() {
     r.start("task");
     append(&r.state("ledger.jsonl"), "{\"ts\":\"2026-09-03T20:00:00Z\",\"event\":\"no.such\"}\n");
     let out = r.mj(&["doctor"]).code(10);
-    assert!(lines_of(&out, "FAIL", "ledger").iter().any(|l| l.contains(":2 — unregistered event \"no.such\"")), "{}", out.stdout);
+    assert!(
+        lines_of(&out, "FAIL", "ledger").iter().any(|l| l.contains(":2 — unregistered event \"no.such\"")),
+        "{}",
+        out.stdout
+    );
     // check does not judge the registry (history --validate and doctor do).
     r.mj(&["check"]).ok();
 
     r.write(".ai/repo/profiles/routine.yaml", "name: routine\nbogus: 1\n");
     let out = r.mj(&["doctor"]).code(10);
-    assert!(lines_of(&out, "FAIL", "profile").iter().any(|l| l.starts_with("FAIL profile .ai/repo/profiles/routine.yaml — ")), "{}", out.stdout);
+    assert!(
+        lines_of(&out, "FAIL", "profile")
+            .iter()
+            .any(|l| l.starts_with("FAIL profile .ai/repo/profiles/routine.yaml — ")),
+        "{}",
+        out.stdout
+    );
 
     r.write(".ai/repo/policy.yaml", &format!("{}bogus_key: 1\n", r.read(".ai/repo/policy.yaml")));
     let out = r.mj(&["doctor"]).code(10);
@@ -405,7 +547,11 @@ fn doctor_fails_on_a_task_record_that_does_not_parse() {
     r.start("task");
     std::fs::write(r.state("current.yaml"), "id: [unclosed\n").unwrap();
     let out = r.mj(&["doctor"]).code(10);
-    assert!(lines_of(&out, "FAIL", "task").iter().any(|l| l.starts_with("FAIL task .ai/local/state/current.yaml — ")), "{}", out.stdout);
+    assert!(
+        lines_of(&out, "FAIL", "task").iter().any(|l| l.starts_with("FAIL task .ai/local/state/current.yaml — ")),
+        "{}",
+        out.stdout
+    );
     r.mj(&["watch"]).code(10);
 }
 
@@ -427,25 +573,56 @@ fn doctor_checks_the_session_stores_as_far_as_they_exist() {
     let sid = out.stdout.split_whitespace().nth(1).unwrap().to_string();
     let doc = r.mj(&["session", "context"]).ok().stdout.trim().to_string();
     let out = r.mj(&["doctor"]).ok();
-    assert!(out.stdout.contains("OK sessions .ai/local/state/sessions-open — 1 open episode(s), each parses with a working context"), "{}", out.stdout);
+    assert!(
+        out.stdout.contains(
+            "OK sessions .ai/local/state/sessions-open — 1 open episode(s), each parses with a working context"
+        ),
+        "{}",
+        out.stdout
+    );
 
     // A working context without head cannot be compared with git; an episode without one fails.
     let text = r.read(&doc);
     let no_head: String = text.lines().filter(|l| !l.starts_with("head:")).map(|l| format!("{l}\n")).collect();
     r.write(&doc, &no_head);
     let out = r.mj(&["doctor"]).code(10);
-    assert!(out.stdout.contains(&format!("FAIL sessions {doc} — working context without head: it cannot be compared with git")), "{}", out.stdout);
+    assert!(
+        out.stdout
+            .contains(&format!("FAIL sessions {doc} — working context without head: it cannot be compared with git")),
+        "{}",
+        out.stdout
+    );
     std::fs::remove_file(r.root.join(&doc)).unwrap();
     let out = r.mj(&["doctor"]).code(10);
-    assert!(out.stdout.contains(&format!("FAIL sessions .ai/local/state/sessions-open/hand.yaml — episode {sid} has no working-context document")), "{}", out.stdout);
+    assert!(
+        out.stdout.contains(&format!(
+            "FAIL sessions .ai/local/state/sessions-open/hand.yaml — episode {sid} has no working-context document"
+        )),
+        "{}",
+        out.stdout
+    );
 
     // A closed record of another schema is skipped by readers: doctor fails naming it.
     std::fs::write(r.state("sessions-open/hand.yaml"), "not: [an episode\n").unwrap();
     let bad = format!("20260903T195000Z--{sid}--main--abcdef1--0123456789abcdef.md");
-    r.write(&format!(".ai/repo/sessions/{bad}"), "---\nschema: session/v9\nsession_id: x\nhead: NONE\ncreated_at: 2026-09-03T19:50:00Z\n---\n\nbody\n");
+    r.write(
+        &format!(".ai/repo/sessions/{bad}"),
+        "---\nschema: session/v9\nsession_id: x\nhead: NONE\ncreated_at: 2026-09-03T19:50:00Z\n---\n\nbody\n",
+    );
     let out = r.mj(&["doctor"]).code(10);
-    assert!(out.stdout.contains("FAIL sessions .ai/local/state/sessions-open/hand.yaml — open episode record does not parse"), "{}", out.stdout);
-    assert!(out.stdout.contains(&format!("FAIL sessions .ai/repo/sessions/{bad} — readers skip this closed session record: unknown schema")), "{}", out.stdout);
+    assert!(
+        out.stdout
+            .contains("FAIL sessions .ai/local/state/sessions-open/hand.yaml — open episode record does not parse"),
+        "{}",
+        out.stdout
+    );
+    assert!(
+        out.stdout.contains(&format!(
+            "FAIL sessions .ai/repo/sessions/{bad} — readers skip this closed session record: unknown schema"
+        )),
+        "{}",
+        out.stdout
+    );
 }
 
 #[test]
@@ -455,7 +632,11 @@ fn doctor_is_clean_after_a_session_is_closed() {
     r.mj(&["session", "start"]).ok();
     r.mj(&["session", "close"]).ok();
     let out = r.mj(&["doctor"]).ok();
-    assert!(out.stdout.contains("OK sessions .ai/repo/sessions — 1 closed session record(s), all readable"), "{}", out.stdout);
+    assert!(
+        out.stdout.contains("OK sessions .ai/repo/sessions — 1 closed session record(s), all readable"),
+        "{}",
+        out.stdout
+    );
 }
 
 #[test]
@@ -482,5 +663,9 @@ fn doctor_knowledge_rules_apply_only_where_knowledge_exists() {
     );
     let out = r.mj(&["doctor"]).code(10);
     assert!(out.stdout.contains("FAIL knowledge-integrity .ai/repo/knowledge/candidates/s-new-0123456789ab.md — id does not match the file name s-new-0123456789ab"), "{}", out.stdout);
-    assert!(out.stdout.contains("OK knowledge candidates-reviewed — 0 candidates awaiting review, cap 40"), "{}", out.stdout);
+    assert!(
+        out.stdout.contains("OK knowledge candidates-reviewed — 0 candidates awaiting review, cap 40"),
+        "{}",
+        out.stdout
+    );
 }

@@ -49,7 +49,13 @@ fn checkpoint_scenario() {
 
     // --show exact then advanced
     let out = r.mj(&["checkpoint", "--show"]).ok();
-    assert!(out.stdout.starts_with(&format!("Checkpoint: {rel}\nCreated: 2026-09-03T20:07:00Z (0m ago)\nGit state: exact\n---\n")), "{}", out.stdout);
+    assert!(
+        out.stdout.starts_with(&format!(
+            "Checkpoint: {rel}\nCreated: 2026-09-03T20:07:00Z (0m ago)\nGit state: exact\n---\n"
+        )),
+        "{}",
+        out.stdout
+    );
     assert!(out.stdout.ends_with("progress\n"));
     r.commit_file("lib/x", "x\n");
     assert!(r.mj(&["checkpoint", "--show"]).ok().stdout.contains("Git state: advanced"));

@@ -57,6 +57,9 @@ fn eight_processes_times_two_hundred_writes_lose_nothing() {
     assert_eq!(list.stdout.lines().count(), PROCS * EACH / 2);
     let cp_lines = lines.iter().filter(|l| l.contains("\"task.checkpoint\"")).count();
     assert_eq!(cp_lines, PROCS * EACH / 2);
-    let bodies: usize = checkpoints.iter().map(|n| r.read(&format!(".ai/local/state/checkpoints/{n}")).matches("worker ").count()).sum();
+    let bodies: usize = checkpoints
+        .iter()
+        .map(|n| r.read(&format!(".ai/local/state/checkpoints/{n}")).matches("worker ").count())
+        .sum();
     assert_eq!(bodies, PROCS * EACH / 2, "every body intact");
 }

@@ -8,7 +8,17 @@ use serde_json::Value;
 use crate::common::{Output, Repo, TestEnv, HANDOVER};
 
 /// The budget steps in their fixed order (SPEC §8.4).
-const DROP_ORDER: &[&str] = &["history", "files", "documents", "reasoning", "decisions", "checkpoint-body", "handover-body", "checkpoint", "handover"];
+const DROP_ORDER: &[&str] = &[
+    "history",
+    "files",
+    "documents",
+    "reasoning",
+    "decisions",
+    "checkpoint-body",
+    "handover-body",
+    "checkpoint",
+    "handover",
+];
 
 /// The headings of sections that are never dropped.
 const KEPT: &[&str] = &["## GIT", "## TASK", "## PROFILE ", "## OPEN QUESTIONS ("];
@@ -17,21 +27,35 @@ const NO_HANDOVER: &str = "- handover — no record for this worktree and branch
 
 /// `(lines, limit, dropped)` from the `## BUDGET` block.
 fn budget(stdout: &str) -> (usize, usize, Vec<String>) {
-    let line = stdout.lines().skip_while(|l| *l != "## BUDGET").nth(1).unwrap_or_else(|| panic!("no BUDGET line:\n{stdout}"));
+    let line =
+        stdout.lines().skip_while(|l| *l != "## BUDGET").nth(1).unwrap_or_else(|| panic!("no BUDGET line:\n{stdout}"));
     let words: Vec<&str> = line.split_whitespace().collect();
     assert_eq!((words[1], words[3]), ("of", "lines"), "{line}");
-    let dropped = line.split_once("(dropped: ").map(|(_, d)| d.trim_end_matches(')').split(' ').map(str::to_string).collect()).unwrap_or_default();
+    let dropped = line
+        .split_once("(dropped: ")
+        .map(|(_, d)| d.trim_end_matches(')').split(' ').map(str::to_string).collect())
+        .unwrap_or_default();
     (words[0].parse().unwrap(), words[2].parse().unwrap(), dropped)
 }
 
 /// The lines under `## EXCLUDED`.
 fn excluded(stdout: &str) -> Vec<String> {
-    stdout.lines().skip_while(|l| *l != "## EXCLUDED").skip(1).take_while(|l| !l.is_empty()).map(str::to_string).collect()
+    stdout
+        .lines()
+        .skip_while(|l| *l != "## EXCLUDED")
+        .skip(1)
+        .take_while(|l| !l.is_empty())
+        .map(str::to_string)
+        .collect()
 }
 
 /// Every `## ` heading of the sections (EXCLUDED and BUDGET left out).
 fn headings(stdout: &str) -> Vec<String> {
-    stdout.lines().filter(|l| l.starts_with("## ") && *l != "## EXCLUDED" && *l != "## BUDGET").map(str::to_string).collect()
+    stdout
+        .lines()
+        .filter(|l| l.starts_with("## ") && *l != "## EXCLUDED" && *l != "## BUDGET")
+        .map(str::to_string)
+        .collect()
 }
 
 fn json(out: &Output) -> Value {
@@ -85,7 +109,15 @@ fn item_19_budget_drops_in_fixed_order_and_counts_the_printed_lines() {
     let (lines, limit, dropped) = budget(&full);
     assert_eq!((lines, limit), (full.lines().count(), 300), "{full}");
     assert!(dropped.is_empty());
-    for h in ["## CONTEXT DOCUMENTS", "## DECISIONS", "## REASONING", "## LATEST CHECKPOINT", "## LATEST COMPATIBLE HANDOVER", "## FILES TOUCHED IN SCOPE (1)", "## RECENT HISTORY"] {
+    for h in [
+        "## CONTEXT DOCUMENTS",
+        "## DECISIONS",
+        "## REASONING",
+        "## LATEST CHECKPOINT",
+        "## LATEST COMPATIBLE HANDOVER",
+        "## FILES TOUCHED IN SCOPE (1)",
+        "## RECENT HISTORY",
+    ] {
         assert!(full.contains(h), "{h} missing:\n{full}");
     }
     let mut seen: Vec<Vec<String>> = Vec::new();
@@ -94,7 +126,11 @@ fn item_19_budget_drops_in_fixed_order_and_counts_the_printed_lines() {
         let out = context(&r, n);
         if out.code == 10 {
             assert!(out.stdout.is_empty(), "a refusal prints no document:\n{}", out.stdout);
-            assert!(out.stderr.starts_with("error: context: git, task, profile and open questions need "), "{}", out.stderr);
+            assert!(
+                out.stderr.starts_with("error: context: git, task, profile and open questions need "),
+                "{}",
+                out.stderr
+            );
             continue;
         }
         let out = out.ok();
@@ -106,7 +142,11 @@ fn item_19_budget_drops_in_fixed_order_and_counts_the_printed_lines() {
         assert_eq!(dropped[..], DROP_ORDER[..dropped.len()], "fixed drop order at {n}");
         let ex = excluded(&out.stdout);
         for d in &dropped {
-            assert!(ex.contains(&format!("- {d} — context budget {n} lines")), "{d} not named under EXCLUDED:\n{}", out.stdout);
+            assert!(
+                ex.contains(&format!("- {d} — context budget {n} lines")),
+                "{d} not named under EXCLUDED:\n{}",
+                out.stdout
+            );
         }
         for k in KEPT {
             assert!(out.stdout.lines().any(|l| l.starts_with(k)), "{k} dropped at {n}:\n{}", out.stdout);
@@ -116,11 +156,19 @@ fn item_19_budget_drops_in_fixed_order_and_counts_the_printed_lines() {
         }
         if dropped.contains(&"checkpoint-body".to_string()) && !dropped.contains(&"checkpoint".to_string()) {
             assert!(!out.stdout.contains("step three"), "{}", out.stdout);
-            assert!(out.stdout.contains("\nbody omitted for budget — read .ai/local/state/checkpoints/"), "{}", out.stdout);
+            assert!(
+                out.stdout.contains("\nbody omitted for budget — read .ai/local/state/checkpoints/"),
+                "{}",
+                out.stdout
+            );
         }
         if dropped.contains(&"handover-body".to_string()) && !dropped.contains(&"handover".to_string()) {
             assert!(!out.stdout.contains("Write the regression test."), "{}", out.stdout);
-            assert!(out.stdout.contains("\nbody omitted for budget — read .ai/local/state/handovers/"), "{}", out.stdout);
+            assert!(
+                out.stdout.contains("\nbody omitted for budget — read .ai/local/state/handovers/"),
+                "{}",
+                out.stdout
+            );
         }
         if seen.last() != Some(&dropped) {
             seen.push(dropped);
@@ -133,7 +181,8 @@ fn item_19_budget_drops_in_fixed_order_and_counts_the_printed_lines() {
     let need: usize = refused.stderr.split("need ").nth(1).unwrap().split(' ').next().unwrap().parse().unwrap();
     assert_eq!(need, min_ok, "{}", refused.stderr);
     let at_need = r.mj(&["context", "--json", "--budget-lines", &need.to_string()]).ok();
-    let ids: Vec<String> = json(&at_need)["sections"].as_array().unwrap().iter().map(|s| s["id"].as_str().unwrap().to_string()).collect();
+    let ids: Vec<String> =
+        json(&at_need)["sections"].as_array().unwrap().iter().map(|s| s["id"].as_str().unwrap().to_string()).collect();
     assert_eq!(ids, ["git", "task", "profile", "questions"]);
 }
 
@@ -163,12 +212,18 @@ fn item_20_json_has_the_report_shape_and_matches_the_text_selection() {
             heads.push(t.lines().next().unwrap().to_string());
         }
         assert_eq!(heads, headings(&text), "same sections, same order");
-        let ex: Vec<String> = j["excluded"].as_array().unwrap().iter().map(|e| format!("- {} — {}", e["item"].as_str().unwrap(), e["reason"].as_str().unwrap())).collect();
+        let ex: Vec<String> = j["excluded"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|e| format!("- {} — {}", e["item"].as_str().unwrap(), e["reason"].as_str().unwrap()))
+            .collect();
         assert_eq!(ex, excluded(&text));
         let (lines, limit, dropped) = budget(&text);
         assert_eq!(j["budget"]["lines"].as_u64().unwrap() as usize, lines);
         assert_eq!(j["budget"]["limit"].as_u64().unwrap() as usize, limit);
-        let jd: Vec<String> = j["budget"]["dropped"].as_array().unwrap().iter().map(|d| d.as_str().unwrap().to_string()).collect();
+        let jd: Vec<String> =
+            j["budget"]["dropped"].as_array().unwrap().iter().map(|d| d.as_str().unwrap().to_string()).collect();
         assert_eq!(jd, dropped);
         assert_eq!(lines, text.lines().count());
     }
@@ -186,7 +241,12 @@ fn item_21_routine_excludes_decisions_and_deep_work_reads_the_repository() {
     let a = r.start("first");
     r.mj(&["decision", "add", "Decision of the first task", "--why", "w"]).ok();
     let out = r.mj(&["context"]).ok().stdout;
-    assert!(out.contains("## DECISIONS (1 most recent for this task)\n- 2026-09-03 — Decision of the first task — why: w\n"), "{out}");
+    assert!(
+        out.contains(
+            "## DECISIONS (1 most recent for this task)\n- 2026-09-03 — Decision of the first task — why: w\n"
+        ),
+        "{out}"
+    );
     r.mj_in(&["handover", "--close"], HANDOVER).ok();
 
     r.mj(&["start", "second", "--scope", "lib", "--profile", "routine"]).ok();
@@ -196,7 +256,10 @@ fn item_21_routine_excludes_decisions_and_deep_work_reads_the_repository() {
     let ex = excluded(&out);
     assert!(ex.iter().any(|l| l.starts_with("- decisions — ") && l.contains("context.decisions: false")), "{ex:?}");
     assert!(ex.iter().any(|l| l.starts_with("- files — ") && l.contains("context.relevant_files: false")), "{ex:?}");
-    assert!(ex.iter().any(|l| l.starts_with("- history — ") && l.contains("context.recent_history_depth: 0")), "{ex:?}");
+    assert!(
+        ex.iter().any(|l| l.starts_with("- history — ") && l.contains("context.recent_history_depth: 0")),
+        "{ex:?}"
+    );
     r.mj_in(&["handover", "--close"], HANDOVER).ok();
 
     r.mj(&["start", "third", "--scope", "lib", "--profile", "deep-work"]).ok();
@@ -218,7 +281,8 @@ fn stale_handover_is_history_and_its_next_action_is_withheld() {
     assert!(!fresh.contains("HISTORY:"));
     env.set_now("2026-09-09T20:00:00Z");
     let out = r.mj(&["context"]).ok().stdout;
-    let section: String = out.split("\n\n").find(|b| b.starts_with("## LATEST COMPATIBLE HANDOVER (")).unwrap().to_string();
+    let section: String =
+        out.split("\n\n").find(|b| b.starts_with("## LATEST COMPATIBLE HANDOVER (")).unwrap().to_string();
     assert!(section.contains("HISTORY: this handover is stale"), "{section}");
     assert!(section.contains("Git state: advanced"), "{section}");
     assert!(section.contains("(6d ago)"), "{section}");
@@ -259,7 +323,10 @@ fn handover_of_the_task_first_then_of_any_task() {
     env.set_now("2026-09-03T20:10:00Z");
     r.mj_in(&["handover", "--no-task"], &HANDOVER.replace("Reproduced.", "newest, no task")).ok();
     let out = r.mj(&["context"]).ok().stdout;
-    assert!(out.contains("second task state") && !out.contains("newest, no task"), "the task's own handover wins\n{out}");
+    assert!(
+        out.contains("second task state") && !out.contains("newest, no task"),
+        "the task's own handover wins\n{out}"
+    );
     assert!(out.contains(&format!("Task: {b}")), "{out}");
 }
 
@@ -314,7 +381,10 @@ fn works_with_no_active_task() {
     assert!(out.contains("## TASK\nnone active — run: git majordomus start \"<task>\" --scope <path>\n"), "{out}");
     assert!(out.contains("task_record: none (no active task)"), "{out}");
     assert!(out.contains("## PROFILE implementation\n"), "the default profile applies: {out}");
-    assert!(out.contains("## OPEN QUESTIONS (0 unresolved — every one refuses finish --outcome completed)\n- none\n"), "{out}");
+    assert!(
+        out.contains("## OPEN QUESTIONS (0 unresolved — every one refuses finish --outcome completed)\n- none\n"),
+        "{out}"
+    );
     assert!(out.contains("- README.md (1 line)"), "the root chain without a scope: {out}");
     let ex = excluded(&out);
     assert!(ex.contains(&NO_HANDOVER.to_string()), "{ex:?}");
@@ -338,7 +408,12 @@ fn failing_output_is_listed_under_excluded_for_debugging() {
     r.mj(&["start", "t", "--scope", "lib", "--profile", "debugging"]).ok();
     let out = r.mj(&["context"]).ok().stdout;
     let ex = excluded(&out);
-    assert!(ex.iter().any(|l| l.starts_with("- failing_output — ") && l.contains("failing_output: true") && l.contains("does not capture command output")), "{ex:?}");
+    assert!(
+        ex.iter().any(|l| l.starts_with("- failing_output — ")
+            && l.contains("failing_output: true")
+            && l.contains("does not capture command output")),
+        "{ex:?}"
+    );
     assert!(out.contains("## REASONING\nhypothesis-driven: "), "{out}");
     let plain = env.ready_repo("q");
     plain.start("t");
@@ -422,6 +497,14 @@ fn a_task_profile_that_does_not_load_falls_back_to_the_default_with_a_warning() 
     let current = r.read(".ai/local/state/current.yaml").replace("profile: implementation", "profile: gone");
     r.write(".ai/local/state/current.yaml", &current);
     let out = r.mj(&["context"]).ok();
-    assert!(out.stdout.contains("profile: gone\n") && out.stdout.contains("## PROFILE implementation\n"), "{}", out.stdout);
-    assert!(out.stderr.contains("warning: unknown profile \"gone\"; context uses profiles.default (implementation)"), "{}", out.stderr);
+    assert!(
+        out.stdout.contains("profile: gone\n") && out.stdout.contains("## PROFILE implementation\n"),
+        "{}",
+        out.stdout
+    );
+    assert!(
+        out.stderr.contains("warning: unknown profile \"gone\"; context uses profiles.default (implementation)"),
+        "{}",
+        out.stderr
+    );
 }

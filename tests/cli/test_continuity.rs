@@ -93,7 +93,9 @@ impl<'a> Machine<'a> {
         let mut v = vec!["--json", "continuity"];
         v.extend_from_slice(args);
         let out = self.run_env(&v, "", extra).code(code);
-        serde_json::from_str(&out.stdout).unwrap_or_else(|e| panic!("{}: not JSON ({e})\n--- stdout\n{}--- stderr\n{}", v.join(" "), out.stdout, out.stderr))
+        serde_json::from_str(&out.stdout).unwrap_or_else(|e| {
+            panic!("{}: not JSON ({e})\n--- stdout\n{}--- stderr\n{}", v.join(" "), out.stdout, out.stderr)
+        })
     }
 
     /// Real git in this checkout (panics on failure).
@@ -182,7 +184,12 @@ impl<'a> Machine<'a> {
         let old = self.git(&["rev-parse", REF]);
         git_env(self.env, self.root(), &["read-tree", REF], &with_index);
         let blob = self.git(&["hash-object", "-w", file.to_str().unwrap()]);
-        git_env(self.env, self.root(), &["update-index", "--add", "--cacheinfo", &format!("100644,{blob},{path}")], &with_index);
+        git_env(
+            self.env,
+            self.root(),
+            &["update-index", "--add", "--cacheinfo", &format!("100644,{blob},{path}")],
+            &with_index,
+        );
         let tree = git_env(self.env, self.root(), &["write-tree"], &with_index);
         let commit = self.git(&["commit-tree", &tree, "-p", &old, "-m", "test: store edited with plumbing"]);
         self.git(&["update-ref", REF, &commit, &old]);
@@ -207,7 +214,10 @@ fn walk(root: &Path, dir: &Path, out: &mut Vec<(String, Vec<u8>)>) {
         } else if ft.is_file() {
             out.push((p.strip_prefix(root).unwrap().display().to_string(), std::fs::read(&p).unwrap()));
         } else if ft.is_symlink() {
-            out.push((p.strip_prefix(root).unwrap().display().to_string(), std::fs::read_link(&p).unwrap().display().to_string().into_bytes()));
+            out.push((
+                p.strip_prefix(root).unwrap().display().to_string(),
+                std::fs::read_link(&p).unwrap().display().to_string().into_bytes(),
+            ));
         }
     }
 }
@@ -262,15 +272,27 @@ fn store_path(id: &str) -> String {
 }
 
 fn codes(v: &Value) -> Vec<String> {
-    v.as_array().unwrap_or_else(|| panic!("not an array: {v}")).iter().map(|d| d["code"].as_str().unwrap().to_string()).collect()
+    v.as_array()
+        .unwrap_or_else(|| panic!("not an array: {v}"))
+        .iter()
+        .map(|d| d["code"].as_str().unwrap().to_string())
+        .collect()
 }
 
 fn strs(v: &Value) -> Vec<String> {
-    v.as_array().unwrap_or_else(|| panic!("not an array: {v}")).iter().map(|s| s.as_str().unwrap().to_string()).collect()
+    v.as_array()
+        .unwrap_or_else(|| panic!("not an array: {v}"))
+        .iter()
+        .map(|s| s.as_str().unwrap().to_string())
+        .collect()
 }
 
 fn ids(v: &Value) -> Vec<String> {
-    v.as_array().unwrap_or_else(|| panic!("not an array: {v}")).iter().map(|r| r["id"].as_str().unwrap().to_string()).collect()
+    v.as_array()
+        .unwrap_or_else(|| panic!("not an array: {v}"))
+        .iter()
+        .map(|r| r["id"].as_str().unwrap().to_string())
+        .collect()
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -295,7 +317,13 @@ struct World<'a> {
 }
 
 fn mesh_yaml(allow: &[&str], revoked: &[&str]) -> String {
-    let list = |keys: &[&str]| if keys.is_empty() { " []\n".to_string() } else { format!("\n{}", keys.iter().map(|k| format!("    - {k}\n")).collect::<String>()) };
+    let list = |keys: &[&str]| {
+        if keys.is_empty() {
+            " []\n".to_string()
+        } else {
+            format!("\n{}", keys.iter().map(|k| format!("    - {k}\n")).collect::<String>())
+        }
+    };
     format!("schema: mesh/v1\nkind: mesh-declaration\nid: home\nenabled: true\ntrust:\n  policy: deny_unknown\n  allow:{}  revoked:{}", list(allow), list(revoked))
 }
 
@@ -335,11 +363,24 @@ fn two_machines(env: &TestEnv, mesh: Mesh) -> World<'_> {
 impl World<'_> {
     /// `git fsck --strict` is clean in the remote and in both clones.
     fn fsck(&self, more: &[&Machine<'_>]) {
-        for dir in [self.remote.as_path(), self.a.root(), self.b.root()].into_iter().chain(more.iter().map(|m| m.root())) {
-            let out = self.env.command("git").current_dir(dir).args(["fsck", "--strict", "--no-progress"]).output().unwrap();
-            assert!(out.status.success(), "git fsck --strict in {}: {}{}", dir.display(), String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+        for dir in
+            [self.remote.as_path(), self.a.root(), self.b.root()].into_iter().chain(more.iter().map(|m| m.root()))
+        {
+            let out =
+                self.env.command("git").current_dir(dir).args(["fsck", "--strict", "--no-progress"]).output().unwrap();
+            assert!(
+                out.status.success(),
+                "git fsck --strict in {}: {}{}",
+                dir.display(),
+                String::from_utf8_lossy(&out.stdout),
+                String::from_utf8_lossy(&out.stderr)
+            );
             let err = String::from_utf8_lossy(&out.stderr);
-            assert!(!err.contains("error") && !err.contains("warning"), "git fsck --strict in {}: {err}", dir.display());
+            assert!(
+                !err.contains("error") && !err.contains("warning"),
+                "git fsck --strict in {}: {err}",
+                dir.display()
+            );
         }
     }
 
@@ -417,7 +458,12 @@ fn scenario_821_a_session_moves_between_machines() {
     assert_eq!(res[0]["trust"], "trusted");
     assert_eq!(res[0]["this_device"], false);
     let st = b.c(&["status"]).ok().stdout;
-    assert!(st.contains("Resumable from another device (1)\n") && st.contains("device      macbook-pro [trusted]\n") && st.contains("issue       #184\n"), "{st}");
+    assert!(
+        st.contains("Resumable from another device (1)\n")
+            && st.contains("device      macbook-pro [trusted]\n")
+            && st.contains("issue       #184\n"),
+        "{st}"
+    );
     assert!(st.contains("next        git majordomus continuity plan\n"), "{st}");
 
     // B: plan is ready, exact; it writes nothing.
@@ -426,18 +472,32 @@ fn scenario_821_a_session_moves_between_machines() {
     assert_eq!(plan["status"], "ready", "{plan}");
     assert_eq!(plan["record"]["id"], r1.as_str());
     assert_eq!(plan["source"]["relation"], "exact");
-    assert_eq!(strs(&plan["restores"]), ["handover", "intent", "issue", "decisions", "next_action", "lineage", "provenance"]);
-    assert_eq!(strs(&plan["recomputes"]), ["worktree", "repository_id", "episode", "working_context", "local_source_state"]);
+    assert_eq!(
+        strs(&plan["restores"]),
+        ["handover", "intent", "issue", "decisions", "next_action", "lineage", "provenance"]
+    );
+    assert_eq!(
+        strs(&plan["recomputes"]),
+        ["worktree", "repository_id", "episode", "working_context", "local_source_state"]
+    );
     assert_eq!(plan["task"]["title"], "fix OAuth callback");
     assert_eq!(plan["milestone"], "M3");
     assert_eq!(strs(&plan["decisions"]), ["use PKCE"]);
     assert_eq!(plan["next_action"], "Write the regression test.");
     assert_eq!(plan["actions"][0], format!("git majordomus continuity resume --record {}", &r1[..12]));
-    assert!(strs(&plan["actions"]).contains(&"git majordomus start 'fix OAuth callback' --scope lib --profile implementation".to_string()), "{plan}");
+    assert!(
+        strs(&plan["actions"])
+            .contains(&"git majordomus start 'fix OAuth callback' --scope lib --profile implementation".to_string()),
+        "{plan}"
+    );
     assert!(plan["blockers"].as_array().unwrap().is_empty() && plan["warnings"].as_array().unwrap().is_empty());
     let text = b.c(&["plan"]).ok().stdout;
     assert!(text.starts_with("Resume      ready\n"), "{text}");
-    assert!(text.contains("  relation    exact\n") && text.contains("Restores    handover, intent, issue, decisions, next_action, lineage, provenance\n"), "{text}");
+    assert!(
+        text.contains("  relation    exact\n")
+            && text.contains("Restores    handover, intent, issue, decisions, next_action, lineage, provenance\n"),
+        "{text}"
+    );
     assert_eq!(b.local_files(), before, "plan writes nothing");
 
     // B: resume.
@@ -449,27 +509,42 @@ fn scenario_821_a_session_moves_between_machines() {
     assert_eq!(r["plan"]["next_action"], "Write the regression test.");
     assert_eq!(r["position"]["record"], r1.as_str());
     assert_eq!(r["position"]["via"], "resumed");
-    assert!(!strs(&r["plan"]["actions"]).iter().any(|x| x.starts_with("git majordomus continuity resume")), "the resume action is dropped");
+    assert!(
+        !strs(&r["plan"]["actions"]).iter().any(|x| x.starts_with("git majordomus continuity resume")),
+        "the resume action is dropped"
+    );
     let handover = r["handover"].as_str().unwrap().to_string();
     // §14 item 48: <stamp>--continuity--<branchkey>--<head7>--<id16>.md holding continuity_record.
     let head7 = &a.git(&["rev-parse", "HEAD"])[..7];
-    assert_eq!(handover, format!(".ai/local/state/handovers/20260903T200000Z--continuity--main--{head7}--{}.md", &r1[..16]));
+    assert_eq!(
+        handover,
+        format!(".ai/local/state/handovers/20260903T200000Z--continuity--main--{head7}--{}.md", &r1[..16])
+    );
     let text = b.repo.read(&handover);
     assert!(text.contains(&format!("\ncontinuity_record: {r1}\n")), "{text}");
     assert!(text.contains(&format!("\ncontinuity_device: {node_a}\n")), "{text}");
     assert!(text.contains("\nissue: \"#184\"\n") && text.contains("\nmilestone: \"M3\"\n"), "{text}");
-    assert!(text.contains(&format!("\nowner: \"continuity:{node_a}\"\n")) && text.contains("\nprofile: none\n"), "{text}");
+    assert!(
+        text.contains(&format!("\nowner: \"continuity:{node_a}\"\n")) && text.contains("\nprofile: none\n"),
+        "{text}"
+    );
     assert!(text.contains(&format!("\nworktree: {}\n", b.root().display())), "{text}");
     assert!(text.contains("Write the regression test."));
     let resolved = b.run(&["handover", "--resolve"], "").ok().stdout;
     assert!(resolved.contains("Write the regression test."), "{resolved}");
-    assert!(resolved.contains("Match: same_worktree_same_branch\n") && resolved.contains("Git state: exact\n"), "{resolved}");
+    assert!(
+        resolved.contains("Match: same_worktree_same_branch\n") && resolved.contains("Git state: exact\n"),
+        "{resolved}"
+    );
     assert!(resolved.contains(&handover.rsplit('/').next().unwrap().to_string()), "{resolved}");
     let log = b.repo.read(".ai/local/state/decisions.md");
     assert!(log.contains("\n## 2026-09-03 — use PKCE\n") && log.contains("the implicit flow leaks tokens"), "{log}");
     assert!(log.contains(&format!("Carried: continuity {} from macbook-pro", &r1[..12])), "{log}");
     let questions = b.repo.read(".ai/local/state/open-questions.md");
-    assert!(questions.contains(&format!("- [unresolved] {task_id} — which IdP tenants need the new callback? (")), "blockers travel: {questions}");
+    assert!(
+        questions.contains(&format!("- [unresolved] {task_id} — which IdP tenants need the new callback? (")),
+        "blockers travel: {questions}"
+    );
     assert!(text.contains(&format!("\ntask_id: {task_id}\n")), "{text}");
     // No A path anywhere in B's state.
     let a_root = a.root().display().to_string();
@@ -510,7 +585,11 @@ fn scenario_821_a_session_moves_between_machines() {
     assert_eq!(v["record"]["parent"], r1.as_str());
     assert_eq!(v["record"]["line"], r1.as_str());
     assert_eq!(v["record"]["issue"], "#184");
-    assert!(b.c(&["publish"]).ok().stdout.starts_with(&format!("Unchanged   {} already holds this handover\n", &r2[..12])));
+    assert!(b
+        .c(&["publish"])
+        .ok()
+        .stdout
+        .starts_with(&format!("Unchanged   {} already holds this handover\n", &r2[..12])));
     let blob = b.store_files(REF).into_iter().find(|(p, _)| *p == store_path(&r2)).unwrap().1;
     let env2: Value = serde_json::from_str(&blob).unwrap();
     assert_eq!(env2["record"]["handover"]["milestone"], "M3");
@@ -535,8 +614,23 @@ fn scenario_821_a_session_moves_between_machines() {
     assert_eq!(strs(&recs["lines"][0]["heads"]), vec![r2.clone()]);
     let text = a.c(&["records"]).ok().stdout;
     assert!(text.starts_with("2 record(s)\n"), "{text}");
-    assert!(text.contains(&format!("{}  line {}  parent -  macbook-pro  main  2026-09-03T20:00:00Z\n", &r1[..12], &r1[..12])), "{text}");
-    assert!(text.contains(&format!("{}  line {}  parent {}  desktop  main  2026-09-03T20:00:00Z\n", &r2[..12], &r1[..12], &r1[..12])), "{text}");
+    assert!(
+        text.contains(&format!(
+            "{}  line {}  parent -  macbook-pro  main  2026-09-03T20:00:00Z\n",
+            &r1[..12],
+            &r1[..12]
+        )),
+        "{text}"
+    );
+    assert!(
+        text.contains(&format!(
+            "{}  line {}  parent {}  desktop  main  2026-09-03T20:00:00Z\n",
+            &r2[..12],
+            &r1[..12],
+            &r1[..12]
+        )),
+        "{text}"
+    );
     // A's plan offers B's record with lineage `newer`.
     let plan = a.cj(&["plan"], 0);
     assert_eq!(plan["status"], "ready", "{plan}");
@@ -545,11 +639,17 @@ fn scenario_821_a_session_moves_between_machines() {
     assert_eq!(plan["lineage"], "newer");
     // A third sync has nothing to do.
     let s = a.sync();
-    assert_eq!((s["action"].as_str(), s["fetched"].as_u64(), s["published"].as_u64()), (Some("none"), Some(0), Some(0)));
+    assert_eq!(
+        (s["action"].as_str(), s["fetched"].as_u64(), s["published"].as_u64()),
+        (Some("none"), Some(0), Some(0))
+    );
     assert!(s["lines"].as_array().unwrap().iter().all(|l| l["relation"] == "equal"), "{s}");
     assert_eq!(s["store"]["sync"], "in_sync");
     let text = a.c(&["sync"]).ok().stdout;
-    assert!(text.starts_with("Sync        none with origin\nmoved       0 fetched, 0 published\nstore       in_sync\n"), "{text}");
+    assert!(
+        text.starts_with("Sync        none with origin\nmoved       0 fetched, 0 published\nstore       in_sync\n"),
+        "{text}"
+    );
     assert_eq!(a.snap(), a_snap, "continuity commands moved nothing on A");
     assert_eq!(w.remote_heads(), remote_heads);
 
@@ -558,7 +658,9 @@ fn scenario_821_a_session_moves_between_machines() {
     assert_eq!(files.len(), 2);
     for (path, text) in files.iter().chain(store_files(&env, &w.remote, REF).iter()) {
         assert_eq!(path, &store_path(path.rsplit('/').next().unwrap().trim_end_matches(".json")));
-        for bad in [env.path().to_str().unwrap(), "/home/", "/Users/", "/root/", "/tmp/", "\"pid\"", "server.json", ".sock"] {
+        for bad in
+            [env.path().to_str().unwrap(), "/home/", "/Users/", "/root/", "/tmp/", "\"pid\"", "server.json", ".sock"]
+        {
             assert!(!text.contains(bad), "{path} contains {bad:?}:\n{text}");
         }
         // §14 item 37: the id is BLAKE3 over the canonical record; the envelope order is fixed.
@@ -610,10 +712,17 @@ fn scenario_822_dirty_handover_and_the_source_relations() {
     assert_eq!(plan["source"]["origin_changed_total"], 2);
     assert_eq!(codes(&plan["warnings"]), ["source_incomplete"]);
     let text = b.c(&["plan"]).ok().stdout;
-    assert!(text.contains("  origin dirty: 2 uncommitted file(s) not in its commit\n") && text.contains("WARN    source_incomplete: "), "{text}");
+    assert!(
+        text.contains("  origin dirty: 2 uncommitted file(s) not in its commit\n")
+            && text.contains("WARN    source_incomplete: "),
+        "{text}"
+    );
     let r = b.cj(&["resume"], 0);
     let h = b.repo.read(r["handover"].as_str().unwrap());
-    assert!(h.contains("\nworking_tree: dirty\n") && h.contains("\n  - lib/a\n") && h.contains("\n  - lib/new\n"), "{h}");
+    assert!(
+        h.contains("\nworking_tree: dirty\n") && h.contains("\n  - lib/a\n") && h.contains("\n  - lib/new\n"),
+        "{h}"
+    );
     assert_eq!(b.repo.read("lib/a"), "committed\n", "uncommitted content never travels");
     assert!(!b.repo.exists("lib/new"));
     assert_eq!(b.snap(), b_snap);
@@ -828,7 +937,11 @@ fn scenario_825_offline_first() {
     assert_eq!(s["fetched"], 0);
     assert!(codes(&s["diagnostics"]).contains(&"continuity.remote_unreachable".to_string()), "{s}");
     let text = a.c(&["sync"]).code(10).stdout;
-    assert!(text.starts_with("Sync        unreachable with origin\n") && text.contains("WARNING continuity.remote_unreachable: "), "{text}");
+    assert!(
+        text.starts_with("Sync        unreachable with origin\n")
+            && text.contains("WARNING continuity.remote_unreachable: "),
+        "{text}"
+    );
     assert_eq!(a.tip().unwrap(), tip, "the local store is unchanged");
     // Status needs no network: it still answers with the remote gone.
     let st = a.cj(&["status"], 0);
@@ -842,7 +955,10 @@ fn scenario_825_offline_first() {
     let plan = a.cj(&["plan"], 0);
     assert_eq!(plan["status"], "nothing_to_resume");
     assert_eq!(codes(&plan["warnings"]), ["nothing_published"]);
-    assert!(plan["blockers"].as_array().unwrap().is_empty() && plan["actions"].as_array().unwrap().is_empty(), "{plan}");
+    assert!(
+        plan["blockers"].as_array().unwrap().is_empty() && plan["actions"].as_array().unwrap().is_empty(),
+        "{plan}"
+    );
 
     // The remote is back: the pending record is published.
     std::fs::rename(&moved, &w.remote).unwrap();
@@ -930,7 +1046,10 @@ fn scenario_826_secrets_and_machine_paths_are_refused_not_redacted() {
     ];
     let secret_env = [("MY_DEPLOY_TOKEN", env_secret)];
     for (what, value, code) in cases {
-        let name = a.handover(true, &format!("# Objective\nShip {what}.\n\n# Current State\nSee {value} here.\n\n# Next Action\nDeploy.\n"));
+        let name = a.handover(
+            true,
+            &format!("# Objective\nShip {what}.\n\n# Current State\nSee {value} here.\n\n# Next Action\nDeploy.\n"),
+        );
         for json in [false, true] {
             let mut args = vec!["continuity", "publish", "--handover", &name];
             if json {
@@ -944,15 +1063,24 @@ fn scenario_826_secrets_and_machine_paths_are_refused_not_redacted() {
             if json {
                 let v: Value = serde_json::from_str(&out.stdout).unwrap();
                 assert_eq!(v["written"], false);
-                assert!(v["refused"].as_array().unwrap().iter().any(|l| l.to_string().contains("/handover/body")), "{v}");
+                assert!(
+                    v["refused"].as_array().unwrap().iter().any(|l| l.to_string().contains("/handover/body")),
+                    "{v}"
+                );
             } else {
-                assert!(out.stdout.starts_with("the handover is not published, because it would carry what must not leave this machine:\n"), "{all}");
+                assert!(
+                    out.stdout.starts_with(
+                        "the handover is not published, because it would carry what must not leave this machine:\n"
+                    ),
+                    "{all}"
+                );
             }
         }
         // The dry run refuses too, and does not echo the value (text or JSON).
         let out = a.run_env(&["continuity", "publish", "--dry-run", "--handover", &name], "", &secret_env).code(10);
         assert!(!out.all().contains(value), "{what}: {}", out.all());
-        let out = a.run_env(&["--json", "continuity", "publish", "--dry-run", "--handover", &name], "", &secret_env).code(10);
+        let out =
+            a.run_env(&["--json", "continuity", "publish", "--dry-run", "--handover", &name], "", &secret_env).code(10);
         assert!(out.stdout.contains("/handover/body") && !out.all().contains(value), "{what}: {}", out.all());
         assert_eq!(a.tip(), None, "{what}: the store ref is never created");
         assert!(!a.state("continuity.json").exists());
@@ -992,7 +1120,8 @@ fn scenario_827_an_altered_blob_is_refused_as_id_mismatch() {
     b.store_put(&path, &altered);
     let recs = b.cj(&["records"], 0);
     assert_eq!(recs["records"].as_array().unwrap().len(), 0, "{recs}");
-    let d: Vec<&Value> = recs["diagnostics"].as_array().unwrap().iter().filter(|d| d["code"] == "continuity.id_mismatch").collect();
+    let d: Vec<&Value> =
+        recs["diagnostics"].as_array().unwrap().iter().filter(|d| d["code"] == "continuity.id_mismatch").collect();
     assert_eq!(d.len(), 1, "{recs}");
     assert_eq!(d[0]["path"], path.as_str());
     assert_eq!(d[0]["severity"], "error");
@@ -1034,7 +1163,11 @@ fn scenario_827_a_too_new_record_is_kept_across_syncs() {
         let st = m.cj(&["status"], 0);
         assert_eq!((st["store"]["records"].as_u64(), st["store"]["refused"].as_u64()), (Some(1), Some(1)), "{st}");
         let c = codes(&st["diagnostics"]);
-        assert!(c.contains(&"continuity.schema_too_new".to_string()) && c.contains(&"continuity.upgrade_required".to_string()), "{st}");
+        assert!(
+            c.contains(&"continuity.schema_too_new".to_string())
+                && c.contains(&"continuity.upgrade_required".to_string()),
+            "{st}"
+        );
         let recs = m.cj(&["records"], 0);
         assert_eq!(recs["records"].as_array().unwrap().len(), 1);
         assert!(codes(&recs["diagnostics"]).contains(&"continuity.upgrade_required".to_string()));
@@ -1119,7 +1252,10 @@ fn scenario_827_item_40_untrusted_signer_is_refused_and_undeclared_only_warned()
     let r = a.cj(&["resume"], 10);
     assert_eq!(r["resumed"], false);
     assert!(a.arrived().is_empty(), "resume writes no handover");
-    assert!(!a.repo.exists(".ai/local/state/decisions.md") || !a.repo.read(".ai/local/state/decisions.md").contains("Carried:"));
+    assert!(
+        !a.repo.exists(".ai/local/state/decisions.md")
+            || !a.repo.read(".ai/local/state/decisions.md").contains("Carried:")
+    );
     let ver = a.cj(&["verify"], 10);
     assert_eq!(ver["untrusted"], 1);
     assert!(a.c(&["verify"]).code(10).stdout.contains("verified 1 record(s): 1 admitted, 0 refused, 1 untrusted\n"));
@@ -1151,7 +1287,10 @@ fn a_revoked_key_is_refused_on_every_read_even_after_admission() {
     let env = TestEnv::new();
     let w = two_machines(&env, Mesh::Both);
     let (a, b) = (&w.a, &w.b);
-    let (ka, kb) = (a.cj(&["device"], 0)["public_key"].as_str().unwrap().to_string(), b.cj(&["device"], 0)["public_key"].as_str().unwrap().to_string());
+    let (ka, kb) = (
+        a.cj(&["device"], 0)["public_key"].as_str().unwrap().to_string(),
+        b.cj(&["device"], 0)["public_key"].as_str().unwrap().to_string(),
+    );
     b.handover(true, &body("Desktop work.", "Continue on the laptop."));
     let rb = b.publish(&[]);
     b.sync();
@@ -1204,7 +1343,13 @@ fn item_33_publish_without_a_handover_refuses_and_creates_nothing() {
     // A named file that is not a handover record: refused.
     for bad in ["../x.md", "x.txt", ".hidden.md"] {
         let out = m.c(&["publish", "--handover", bad]).code(10);
-        assert!(out.stderr.contains(&format!("`{bad}` is not the file name of a handover record under .ai/local/state/handovers/")), "{}", out.stderr);
+        assert!(
+            out.stderr.contains(&format!(
+                "`{bad}` is not the file name of a handover record under .ai/local/state/handovers/"
+            )),
+            "{}",
+            out.stderr
+        );
     }
     let out = m.c(&["publish", "--handover", "nope.md"]).code(10);
     assert!(out.stderr.contains("no handover record `nope.md` under .ai/local/state/handovers/"), "{}", out.stderr);
@@ -1212,8 +1357,17 @@ fn item_33_publish_without_a_handover_refuses_and_creates_nothing() {
     // The dry run is the receipt: it writes nothing, not even a key.
     m.handover(true, HANDOVER);
     let out = m.c(&["publish", "--dry-run"]).ok();
-    assert!(out.stdout.starts_with("Dry run: nothing was signed or stored. This would leave the machine:\n"), "{}", out.stdout);
-    assert!(out.stdout.contains("/device/node (20 bytes): (created on publish)\n") && out.stdout.contains("Write the regression test."), "{}", out.stdout);
+    assert!(
+        out.stdout.starts_with("Dry run: nothing was signed or stored. This would leave the machine:\n"),
+        "{}",
+        out.stdout
+    );
+    assert!(
+        out.stdout.contains("/device/node (20 bytes): (created on publish)\n")
+            && out.stdout.contains("Write the regression test."),
+        "{}",
+        out.stdout
+    );
     assert!(!m.node_json().exists() && m.tip().is_none() && !m.state("continuity.json").exists());
     // status never creates a key either.
     let st = m.cj(&["status"], 0);
@@ -1271,7 +1425,11 @@ fn items_34_35_republishing_is_unchanged_and_publish_touches_only_its_ref_and_st
     assert_eq!(v["written"], false);
     assert_eq!(v["record"]["id"], r1.as_str());
     let out = a.c(&["publish"]).ok();
-    assert!(out.stdout.starts_with(&format!("Unchanged   {} already holds this handover\n", &r1[..12])), "{}", out.stdout);
+    assert!(
+        out.stdout.starts_with(&format!("Unchanged   {} already holds this handover\n", &r1[..12])),
+        "{}",
+        out.stdout
+    );
     assert_eq!(a.tip().unwrap(), tip, "no new commit on the ref");
     assert_eq!(a.store_files(REF).len(), 1);
     // The source changed (a dirty tree): a new record continues the first.
@@ -1315,7 +1473,11 @@ fn item_51_record_prefixes_choose_and_unknown() {
     want.sort();
     assert_eq!(got, want);
     assert!(plan.get("record").is_none());
-    let unknown = (0..16u8).map(|n| format!("{n:x}")).find(|p| !r1.starts_with(p.as_str()) && !r2.starts_with(p.as_str())).unwrap() + "0000";
+    let unknown = (0..16u8)
+        .map(|n| format!("{n:x}"))
+        .find(|p| !r1.starts_with(p.as_str()) && !r2.starts_with(p.as_str()))
+        .unwrap()
+        + "0000";
     let plan = a.cj(&["plan", "--record", &unknown], 0);
     assert_eq!(plan["status"], "nothing_to_resume");
     assert_eq!(codes(&plan["blockers"]), ["record_unknown"]);
@@ -1337,7 +1499,10 @@ fn verify_and_export_for_the_stock_minisign_tool() {
     b.sync();
     let snap = b.snap();
     let v = b.cj(&["verify"], 0);
-    assert_eq!((v["verified"].as_u64(), v["admitted"].as_u64(), v["refused"].as_u64(), v["untrusted"].as_u64()), (Some(1), Some(1), Some(0), Some(0)));
+    assert_eq!(
+        (v["verified"].as_u64(), v["admitted"].as_u64(), v["refused"].as_u64(), v["untrusted"].as_u64()),
+        (Some(1), Some(1), Some(0), Some(0))
+    );
     assert_eq!(b.c(&["verify"]).ok().stdout, "verified 1 record(s): 1 admitted, 0 refused, 0 untrusted\n");
     let v = b.cj(&["verify", "--remote", "origin"], 0);
     assert_eq!(v["verified"], 2);
@@ -1356,7 +1521,8 @@ fn verify_and_export_for_the_stock_minisign_tool() {
     assert_eq!(sig, stored["signature"].as_str().unwrap());
     assert!(sig.starts_with("untrusted comment: signature from git-majordomus\n"));
     assert!(sig.contains(&format!("trusted comment: majordomus-continuity id:{r1} node:{}", a.node())));
-    let mv = std::process::Command::new("minisign").arg("-Vm").arg(&msg).arg("-p").arg(&pubf).output().expect("minisign");
+    let mv =
+        std::process::Command::new("minisign").arg("-Vm").arg(&msg).arg("-p").arg(&pubf).output().expect("minisign");
     let said = format!("{}{}", String::from_utf8_lossy(&mv.stdout), String::from_utf8_lossy(&mv.stderr));
     assert!(mv.status.success(), "minisign: {said}");
     assert!(said.contains("Signature and comment signature verified"), "{said}");
@@ -1390,7 +1556,10 @@ fn a_stray_file_in_the_store_is_reported_and_ignored() {
     let snap = a.snap();
     let text = a.c(&["records"]).ok().stdout;
     assert!(text.starts_with("1 record(s)\n"), "{text}");
-    assert!(text.contains("WARNING continuity.stray_file records/stray.json: not a record of the store; it is ignored\n"), "{text}");
+    assert!(
+        text.contains("WARNING continuity.stray_file records/stray.json: not a record of the store; it is ignored\n"),
+        "{text}"
+    );
     let recs = a.cj(&["records"], 0);
     assert!(codes(&recs["diagnostics"]).contains(&"continuity.stray_file".to_string()));
     assert!(a.c(&["status"]).ok().stdout.contains("WARNING continuity.stray_file records/stray.json: "));
@@ -1415,7 +1584,11 @@ fn two_enabled_mesh_declarations_refuse_every_continuity_command() {
     a.repo.write(".ai/repo/mesh/second.yaml", &mesh_yaml(&[], &[]));
     for sub in [&["status"][..], &["records"], &["plan"], &["sync"], &["publish"], &["verify"]] {
         let out = a.c(sub).code(10);
-        assert!(out.stderr.contains(".ai/repo/mesh/home.yaml") && out.stderr.contains(".ai/repo/mesh/second.yaml"), "{sub:?}: {}", out.all());
+        assert!(
+            out.stderr.contains(".ai/repo/mesh/home.yaml") && out.stderr.contains(".ai/repo/mesh/second.yaml"),
+            "{sub:?}: {}",
+            out.all()
+        );
     }
     w.fsck(&[]);
 }

@@ -7,7 +7,17 @@ fn decision_add_list_show_and_supersedes() {
     let env = TestEnv::new();
     let r = env.ready_repo("r");
     assert_eq!(r.mj(&["decision", "list"]).ok().stdout, "(none)\n");
-    let out = r.mj(&["decision", "add", "Use the ledger tiebreak", "--why", "created_at has seconds only", "--rejected", "names"]).ok();
+    let out = r
+        .mj(&[
+            "decision",
+            "add",
+            "Use the ledger tiebreak",
+            "--why",
+            "created_at has seconds only",
+            "--rejected",
+            "names",
+        ])
+        .ok();
     assert_eq!(out.stdout, "recorded: Use the ledger tiebreak\n");
     let log = r.read(".ai/local/state/decisions.md");
     assert!(log.starts_with("# Decisions"), "seeded from the template");
@@ -43,7 +53,10 @@ fn item_16_question_lifecycle() {
     assert!(out.stderr.contains("no active task"));
     let id = r.start("t");
     assert_eq!(r.mj(&["question", "list"]).ok().stdout, "no open questions\n");
-    assert_eq!(r.mj(&["question", "add", "Which callback URL?"]).ok().stdout, format!("opened for {id}: Which callback URL?\n"));
+    assert_eq!(
+        r.mj(&["question", "add", "Which callback URL?"]).ok().stdout,
+        format!("opened for {id}: Which callback URL?\n")
+    );
     r.mj(&["question", "add", "Which callback owner?"]).ok();
     r.mj(&["question", "add", "has — separator"]).code(2);
     let list = r.mj(&["question", "list"]).ok().stdout;
@@ -55,7 +68,10 @@ fn item_16_question_lifecycle() {
     r.mj(&["question", "resolve", "1"]).code(2);
     env.set_now("2026-09-04T08:00:00Z");
     let before = r.read(".ai/local/state/open-questions.md");
-    assert_eq!(r.mj(&["question", "resolve", "1", "--answer", "x"]).ok().stdout, format!("resolved for {id}: Which callback URL?\n"));
+    assert_eq!(
+        r.mj(&["question", "resolve", "1", "--answer", "x"]).ok().stdout,
+        format!("resolved for {id}: Which callback URL?\n")
+    );
     let after = r.read(".ai/local/state/open-questions.md");
     let changed: Vec<(&str, &str)> = before.lines().zip(after.lines()).filter(|(a, b)| a != b).collect();
     assert_eq!(changed.len(), 1, "exactly one line rewritten");
@@ -64,7 +80,10 @@ fn item_16_question_lifecycle() {
     assert_eq!(ev["event"], "question.resolved");
     assert_eq!(ev["answer"], "x");
     // numbering is over unresolved entries only
-    assert_eq!(r.mj(&["question", "list"]).ok().stdout, format!("1  [unresolved] {id} — Which callback owner? (2026-09-03)\n"));
+    assert_eq!(
+        r.mj(&["question", "list"]).ok().stdout,
+        format!("1  [unresolved] {id} — Which callback owner? (2026-09-03)\n")
+    );
     let all = r.mj(&["question", "list", "--all"]).ok().stdout;
     assert!(all.contains("-  [resolved 2026-09-04]"), "{all}");
     r.mj(&["question", "resolve", "owner", "--answer", "ops"]).ok();

@@ -51,7 +51,11 @@ fn verify_command_runs_and_its_exit_and_seconds_are_recorded() {
     let r = env.ready_repo("r");
     r.start("t");
     let out = r.mj(&["finish", "--outcome", "completed", "--verify-command", "echo verifying; exit 3"]).code(10);
-    assert!(out.stdout.contains("FAIL contract verification_ran — fail: `echo verifying; exit 3` exited 3"), "{}", out.stdout);
+    assert!(
+        out.stdout.contains("FAIL contract verification_ran — fail: `echo verifying; exit 3` exited 3"),
+        "{}",
+        out.stdout
+    );
     assert!(out.stderr.contains("verifying"), "verify output goes to stderr: {}", out.stderr);
     assert!(!out.stdout.contains("verifying\n"));
     let out = r.mj(&["finish", "--outcome", "completed", "--verify-command", "test -f README.md && sleep 1"]).ok();
@@ -82,7 +86,11 @@ fn scope_is_enforced_from_touched_files() {
     r.start("t");
     r.commit_file("elsewhere/x.rs", "x\n");
     let out = r.mj(&["finish", "--outcome", "completed", "--verify-command", "true"]).code(10);
-    assert!(out.stdout.contains("FAIL contract scope_respected — fail: 1 file(s) outside scope: elsewhere/x.rs"), "{}", out.stdout);
+    assert!(
+        out.stdout.contains("FAIL contract scope_respected — fail: 1 file(s) outside scope: elsewhere/x.rs"),
+        "{}",
+        out.stdout
+    );
 }
 
 #[test]

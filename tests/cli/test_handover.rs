@@ -57,7 +57,14 @@ fn scenario_05_handover_lifecycle() {
     r.git(&["checkout", "-q", "main"]);
     // newest wins in tier
     env.set_now("2026-09-03T20:05:00Z");
-    let newer = r.mj_in(&["handover", "--close"], &HANDOVER.replace("Reproduced.", "Newer state.")).ok().stdout.lines().next().unwrap().to_string();
+    let newer = r
+        .mj_in(&["handover", "--close"], &HANDOVER.replace("Reproduced.", "Newer state."))
+        .ok()
+        .stdout
+        .lines()
+        .next()
+        .unwrap()
+        .to_string();
     assert_eq!(r.mj(&["handover", "--resolve", "--path"]).ok().stdout.trim(), newer);
     assert_eq!(r.ledger().pop().unwrap()["closed"], true);
     assert!(r.read(".ai/local/state/current.yaml").contains("outcome: handed_over"));
@@ -90,7 +97,8 @@ fn item_5_same_second_tie_is_decided_by_ledger_position_not_name() {
     let renamed_first = format!("{}ffffffffffffffff.md", &first[..first.len() - 19]);
     std::fs::rename(r.state(&format!("handovers/{second}")), r.state(&format!("handovers/{renamed_second}"))).unwrap();
     std::fs::rename(r.state(&format!("handovers/{first}")), r.state(&format!("handovers/{renamed_first}"))).unwrap();
-    std::fs::write(r.state("ledger.jsonl"), ledger.replace(&second, &renamed_second).replace(&first, &renamed_first)).unwrap();
+    std::fs::write(r.state("ledger.jsonl"), ledger.replace(&second, &renamed_second).replace(&first, &renamed_first))
+        .unwrap();
     let out = r.mj(&["handover", "--resolve"]).ok();
     assert!(out.stdout.contains(&renamed_second), "{}", out.stdout);
     assert!(out.stdout.contains("second"));
@@ -105,7 +113,14 @@ fn item_6_touching_an_old_record_changes_nothing() {
     let r = env.ready_repo("r");
     r.mj_in(&["handover", "--no-task"], &HANDOVER.replace("Reproduced.", "old")).ok();
     env.set_now("2026-09-03T20:10:00Z");
-    let newer = r.mj_in(&["handover", "--no-task"], &HANDOVER.replace("Reproduced.", "new")).ok().stdout.lines().next().unwrap().to_string();
+    let newer = r
+        .mj_in(&["handover", "--no-task"], &HANDOVER.replace("Reproduced.", "new"))
+        .ok()
+        .stdout
+        .lines()
+        .next()
+        .unwrap()
+        .to_string();
     let list_before = r.mj(&["handover", "--list"]).ok().stdout;
     let old = r.records("handovers")[0].clone();
     let f = std::fs::File::options().write(true).open(r.state(&format!("handovers/{old}"))).unwrap();
@@ -173,7 +188,13 @@ fn item_12_start_refused_while_active_then_archives_after_close() {
     let r = env.ready_repo("r");
     let id = r.start("one");
     let out = r.mj(&["start", "two", "--scope", "lib"]).code(15);
-    assert!(out.stderr.contains(&format!("task {id} is active ('one'); run git majordomus handover or git majordomus finish first")), "{}", out.stderr);
+    assert!(
+        out.stderr.contains(&format!(
+            "task {id} is active ('one'); run git majordomus handover or git majordomus finish first"
+        )),
+        "{}",
+        out.stderr
+    );
     r.mj_in(&["handover", "--close"], HANDOVER).ok();
     let out = r.mj(&["start", "two", "--scope", "lib"]).ok();
     assert!(out.stdout.contains("INFO handover"), "prior record named: {}", out.stdout);
@@ -204,11 +225,21 @@ fn derived_handover_has_the_required_sections_and_refuses_an_underivable_one() {
     r.mj(&["question", "add", "Which way?"]).ok();
     let rel = r.mj(&["handover", "--derive"]).ok().stdout.lines().next().unwrap().to_string();
     let text = r.read(&rel);
-    for s in ["# Objective\nDerive me", "# Current State", "# Next Action\nAnswer the 1 open question(s) first", "> noted", "# Open Questions", "no model wrote it"] {
+    for s in [
+        "# Objective\nDerive me",
+        "# Current State",
+        "# Next Action\nAnswer the 1 open question(s) first",
+        "> noted",
+        "# Open Questions",
+        "no model wrote it",
+    ] {
         assert!(text.contains(s), "missing {s:?} in {text}");
     }
     assert!(text.contains(&format!("task_id: {id}")));
-    r.write(".ai/repo/policy.yaml", &r.read(".ai/repo/policy.yaml").replace("[Objective, Current State, Next Action]", "[Objective, Risks]"));
+    r.write(
+        ".ai/repo/policy.yaml",
+        &r.read(".ai/repo/policy.yaml").replace("[Objective, Current State, Next Action]", "[Objective, Risks]"),
+    );
     let out = r.mj(&["handover", "--derive"]).code(10);
     assert!(out.stderr.contains("\"Risks\" has no writer"), "{}", out.stderr);
 }
@@ -220,17 +251,31 @@ fn item_23_freshness_boundaries_with_pinned_time() {
     let rel = r.mj_in(&["handover", "--no-task"], HANDOVER).ok().stdout.lines().next().unwrap().to_string();
     // Thresholds are read from the policy the repository carries; the test reads them back from it.
     let policy = r.read(".ai/repo/policy.yaml");
-    let num = |k: &str| -> i64 { policy.lines().find_map(|l| l.trim().strip_prefix(k)).unwrap().trim().parse().unwrap() };
+    let num =
+        |k: &str| -> i64 { policy.lines().find_map(|l| l.trim().strip_prefix(k)).unwrap().trim().parse().unwrap() };
     let (fresh, stale) = (num("fresh_minutes:"), num("stale_minutes:"));
     let at = |minutes: i64| {
         let t = chrono_like(minutes);
         env.set_now(&t);
         r.mj(&["handover", "--resolve"]).ok().stdout
     };
-    for (m, label) in [(1, "fresh"), (fresh - 1, "fresh"), (fresh, "aging"), (fresh + 1, "aging"), (stale - 1, "aging"), (stale, "stale"), (stale + 1, "stale"), (30 * 24 * 60, "stale")] {
+    for (m, label) in [
+        (1, "fresh"),
+        (fresh - 1, "fresh"),
+        (fresh, "aging"),
+        (fresh + 1, "aging"),
+        (stale - 1, "aging"),
+        (stale, "stale"),
+        (stale + 1, "stale"),
+        (30 * 24 * 60, "stale"),
+    ] {
         let out = at(m);
         assert!(out.contains(&format!("Freshness: {label} — ")), "{m} min → expected {label}: {out}");
-        assert_eq!(out.contains("Write the regression test."), label != "stale", "{m}: next action shown iff not history");
+        assert_eq!(
+            out.contains("Write the regression test."),
+            label != "stale",
+            "{m}: next action shown iff not history"
+        );
     }
     let out = at(-60);
     assert!(out.contains("Freshness: invalid — ") && out.contains("future"), "{out}");
@@ -255,6 +300,9 @@ fn item_23_freshness_boundaries_with_pinned_time() {
 fn chrono_like(minutes: i64) -> String {
     let base = 1788465600i64; // 2026-09-03T20:00:00Z
     let t = base + minutes * 60;
-    let out = std::process::Command::new("date").args(["-u", "-d", &format!("@{t}"), "+%Y-%m-%dT%H:%M:%SZ"]).output().unwrap();
+    let out = std::process::Command::new("date")
+        .args(["-u", "-d", &format!("@{t}"), "+%Y-%m-%dT%H:%M:%SZ"])
+        .output()
+        .unwrap();
     String::from_utf8(out.stdout).unwrap().trim().to_string()
 }

@@ -7,7 +7,9 @@ const LEDGER: &str = ".ai/local/state/ledger.jsonl";
 
 /// A hand-written, valid ledger line.
 fn hand_line(n: usize) -> String {
-    format!(r#"{{"ts":"2026-09-03T19:0{n}:00Z","event":"decision.recorded","head":"NONE","branch":"main","by":"hand","task_id":"none","decision":"d{n}"}}"#)
+    format!(
+        r#"{{"ts":"2026-09-03T19:0{n}:00Z","event":"decision.recorded","head":"NONE","branch":"main","by":"hand","task_id":"none","decision":"d{n}"}}"#
+    )
 }
 
 fn write_ledger(r: &Repo<'_>, lines: &[String]) {
@@ -19,7 +21,10 @@ fn write_ledger(r: &Repo<'_>, lines: &[String]) {
 fn set_cap(r: &Repo<'_>, cap: usize) {
     let policy = r.read(".ai/repo/policy.yaml");
     assert!(policy.contains("retention_max_lines: 50000"), "{policy}");
-    r.write(".ai/repo/policy.yaml", &policy.replace("retention_max_lines: 50000", &format!("retention_max_lines: {cap}")));
+    r.write(
+        ".ai/repo/policy.yaml",
+        &policy.replace("retention_max_lines: 50000", &format!("retention_max_lines: {cap}")),
+    );
 }
 
 /// Builds a ledger with real commands at distinct times: two tasks, checkpoints, a handover,
@@ -50,12 +55,25 @@ fn list_format_filters_and_trailer() {
     let (r, a, b) = busy_repo(&env);
     let head7 = &r.head()[..7];
     let events: Vec<String> = r.ledger().iter().map(|v| v["event"].as_str().unwrap().to_string()).collect();
-    assert_eq!(events, ["task.started", "task.checkpoint", "task.checkpoint", "task.handed_over", "task.started", "decision.recorded", "question.opened"]);
+    assert_eq!(
+        events,
+        [
+            "task.started",
+            "task.checkpoint",
+            "task.checkpoint",
+            "task.handed_over",
+            "task.started",
+            "decision.recorded",
+            "question.opened"
+        ]
+    );
 
     let out = r.mj(&["history"]).ok().stdout;
     let lines: Vec<&str> = out.lines().collect();
     assert_eq!(lines.len(), 7, "everything fits in the default limit, no trailer\n{out}");
-    let line = |ts: &str, ev: &str, task: &str, detail: &str| format!("{}  {:<19} {:<22} {:<8} {}", ts, ev, task, head7, detail);
+    let line = |ts: &str, ev: &str, task: &str, detail: &str| {
+        format!("{}  {:<19} {:<22} {:<8} {}", ts, ev, task, head7, detail)
+    };
     assert_eq!(lines[0], line("2026-09-03T19:00:00Z", "task.started", &a, "profile=implementation scope=lib"));
     let ckpt = r.records("checkpoints");
     assert_eq!(ckpt.len(), 1);
@@ -159,8 +177,16 @@ fn item_18_validate() {
     let out = r.mj(&["history", "--validate"]).code(10);
     let fails: Vec<&str> = out.stdout.lines().collect();
     assert_eq!(fails.len(), 3, "{}", out.stdout);
-    assert!(fails[1].starts_with("FAIL ledger .ai/local/state/ledger.jsonl:3 — line is not a JSON object"), "{}", out.stdout);
-    assert!(fails[2].starts_with("FAIL ledger .ai/local/state/ledger.jsonl:4 — unregistered event \"no.such\""), "{}", out.stdout);
+    assert!(
+        fails[1].starts_with("FAIL ledger .ai/local/state/ledger.jsonl:3 — line is not a JSON object"),
+        "{}",
+        out.stdout
+    );
+    assert!(
+        fails[2].starts_with("FAIL ledger .ai/local/state/ledger.jsonl:4 — unregistered event \"no.such\""),
+        "{}",
+        out.stdout
+    );
 
     // --json: the findings document, same exit code
     let out = r.mj(&["history", "--validate", "--json"]).code(10);

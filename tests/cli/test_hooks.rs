@@ -16,7 +16,8 @@ fn hook(r: &Repo<'_>, event: &str, body: &str) -> crate::common::Output {
 /// Ledger lines whose FIRST `event` key is `name` (receipts carry a second one).
 fn events(r: &Repo<'_>, name: &str) -> Vec<Value> {
     let raw = std::fs::read_to_string(r.state("ledger.jsonl")).unwrap_or_default();
-    let first_event = |l: &str| l.split("\"event\":\"").nth(1).and_then(|rest| rest.split('"').next()).map(str::to_string);
+    let first_event =
+        |l: &str| l.split("\"event\":\"").nth(1).and_then(|rest| rest.split('"').next()).map(str::to_string);
     raw.lines().filter(|l| first_event(l).as_deref() == Some(name)).map(|l| serde_json::from_str(l).unwrap()).collect()
 }
 
@@ -31,7 +32,13 @@ fn item_24_stale_advanced_handover_is_history_in_the_briefing() {
     let out = hook(&r, "start", &payload("cc-1", r#","source":"startup""#)).ok();
     let b = &out.stdout;
     assert!(b.starts_with("## Majordomus — what this repository already knows\n"), "{b}");
-    assert!(b.contains(".ai/local/state/handovers/") && b.contains("stale") && b.contains("6d ago") && b.contains("advanced"), "{b}");
+    assert!(
+        b.contains(".ai/local/state/handovers/")
+            && b.contains("stale")
+            && b.contains("6d ago")
+            && b.contains("advanced"),
+        "{b}"
+    );
     assert!(!b.contains("Its Next Action:"), "{b}");
     assert!(!b.contains("Write the regression test."));
     // with a fresh handover the Next Action is quoted
@@ -143,18 +150,32 @@ fn scenario_130_lifecycle_survives_a_stale_task() {
     r.commit_file("lib/x", "x\n");
     env.set_now("2026-09-11T09:00:00Z");
     let out = hook(&r, "start", &payload("cc", "")).ok();
-    assert!(out.stdout.contains("stale") && out.stdout.contains("7d ago") && out.stdout.contains("advanced") && !out.stdout.contains("Its Next Action:"), "{}", out.stdout);
+    assert!(
+        out.stdout.contains("stale")
+            && out.stdout.contains("7d ago")
+            && out.stdout.contains("advanced")
+            && !out.stdout.contains("Its Next Action:"),
+        "{}",
+        out.stdout
+    );
     let c0 = r.records("checkpoints").len();
     hook(&r, "compact", &payload("cc", r#","trigger":"auto""#)).ok();
     assert_eq!(r.records("checkpoints").len(), c0 + 1, "compact writes a checkpoint despite the handed-over task");
     hook(&r, "end", &payload("cc", r#","reason":"other""#)).ok();
     assert!(!r.state("sessions-open/cc.yaml").exists());
     assert_eq!(std::fs::read_dir(r.root.join(".ai/repo/sessions")).unwrap().count(), 1);
-    let receipts: Vec<String> = events(&r, "provider.event.received").iter().map(|l| l["provider_session"].as_str().unwrap().to_string()).collect();
+    let receipts: Vec<String> = events(&r, "provider.event.received")
+        .iter()
+        .map(|l| l["provider_session"].as_str().unwrap().to_string())
+        .collect();
     assert_eq!(receipts, vec!["cc", "cc", "cc"]);
     // the receipt's second `event` key is the provider event, the first the ledger event
     let raw = std::fs::read_to_string(r.state("ledger.jsonl")).unwrap();
-    assert!(raw.contains(r#""event":"provider.event.received","#) && raw.contains(r#""provider":"claude-code","event":"compact""#), "{raw}");
+    assert!(
+        raw.contains(r#""event":"provider.event.received","#)
+            && raw.contains(r#""provider":"claude-code","event":"compact""#),
+        "{raw}"
+    );
     // no task record at all: the same three events still write checkpoint + handover
     let env = TestEnv::new();
     let r = env.ready_repo("r");
@@ -185,10 +206,17 @@ fn scenario_127_briefing_freshness_of_the_working_context() {
     let v: Value = serde_json::from_str(&r.mj(&["--json", "session", "context"]).ok().stdout).unwrap();
     assert_eq!(v["label"], "advanced");
     assert_eq!(v["commits_since"], 2);
-    assert!(r.mj(&["context"]).ok().stdout.contains(&format!("briefing advanced — 2 commit(s) since it was frozen at {}", &start[..7])));
+    assert!(r
+        .mj(&["context"])
+        .ok()
+        .stdout
+        .contains(&format!("briefing advanced — 2 commit(s) since it was frozen at {}", &start[..7])));
     r.git(&["checkout", "-q", "-b", "elsewhere"]);
     let out = r.mj(&["context"]).ok().stdout;
-    assert!(out.contains("WARNING: briefing different_context") && out.contains("no longer describes this checkout"), "{out}");
+    assert!(
+        out.contains("WARNING: briefing different_context") && out.contains("no longer describes this checkout"),
+        "{out}"
+    );
     r.git(&["checkout", "-q", "main"]);
     let doctor = r.mj(&["doctor"]).ok().stdout;
     assert!(doctor.contains("OK"), "{doctor}");
@@ -219,7 +247,12 @@ fn installed_hooks_run_exactly_as_written_with_realistic_payloads() {
     assert_eq!(start_groups[0]["hooks"][0]["command"], "echo mine");
     let cmd = |ev: &str| -> String {
         let groups = settings["hooks"][ev].as_array().unwrap();
-        groups.iter().flat_map(|g| g["hooks"].as_array().unwrap()).map(|h| h["command"].as_str().unwrap().to_string()).find(|c| c.contains("majordomus")).unwrap()
+        groups
+            .iter()
+            .flat_map(|g| g["hooks"].as_array().unwrap())
+            .map(|h| h["command"].as_str().unwrap().to_string())
+            .find(|c| c.contains("majordomus"))
+            .unwrap()
     };
     let (start, compact, end) = (cmd("SessionStart"), cmd("PreCompact"), cmd("SessionEnd"));
     let sub = r.root.join("lib");
@@ -276,7 +309,10 @@ fn two_windows_interleaved_get_separate_records() {
     hook(&r, "end", &payload("win-a", r#","reason":"clear""#)).ok();
     assert!(r.state("sessions-open/win-b.yaml").exists(), "a's end closes only a");
     hook(&r, "end", &payload("win-b", r#","reason":"clear""#)).ok();
-    let recs: Vec<String> = std::fs::read_dir(r.root.join(".ai/repo/sessions")).unwrap().map(|e| std::fs::read_to_string(e.unwrap().path()).unwrap()).collect();
+    let recs: Vec<String> = std::fs::read_dir(r.root.join(".ai/repo/sessions"))
+        .unwrap()
+        .map(|e| std::fs::read_to_string(e.unwrap().path()).unwrap())
+        .collect();
     assert_eq!(recs.len(), 2);
     let ra = recs.iter().find(|t| t.contains("choice of a")).unwrap();
     let rb = recs.iter().find(|t| t.contains("choice of b")).unwrap();
@@ -352,5 +388,9 @@ fn briefing_names_resumable_handovers_from_other_devices() {
         r#"{"schema":"majordomus-continuity-local/v1","branches":{},"offers":[{"record":"ab","device":"laptop","published_at":"2026-09-03T19:00:00Z"}]}"#,
     );
     let out = hook(&r, "start", &payload("b", "")).ok();
-    assert!(out.stdout.contains("Mesh: 1 resumable handover(s) from other devices — run git majordomus continuity plan"), "{}", out.stdout);
+    assert!(
+        out.stdout.contains("Mesh: 1 resumable handover(s) from other devices — run git majordomus continuity plan"),
+        "{}",
+        out.stdout
+    );
 }

@@ -26,7 +26,11 @@ fn note(r: &Repo<'_>, name: &str, body: &str) -> String {
 /// `(file name, text)` of every file in a knowledge directory, sorted by name.
 fn files(r: &Repo<'_>, dir: &str) -> Vec<(String, String)> {
     let mut v: Vec<(String, String)> = std::fs::read_dir(r.root.join(dir))
-        .map(|rd| rd.filter_map(|e| e.ok()).map(|e| (e.file_name().into_string().unwrap(), std::fs::read_to_string(e.path()).unwrap())).collect())
+        .map(|rd| {
+            rd.filter_map(|e| e.ok())
+                .map(|e| (e.file_name().into_string().unwrap(), std::fs::read_to_string(e.path()).unwrap()))
+                .collect()
+        })
         .unwrap_or_default();
     v.sort();
     v
@@ -37,7 +41,9 @@ fn files(r: &Repo<'_>, dir: &str) -> Vec<(String, String)> {
 fn by_title(r: &Repo<'_>, title: &str) -> (String, String) {
     let all = files(r, CANDIDATES);
     let hit = all.iter().find(|(_, t)| t.contains(&format!("\ntitle: \"{title}\"\n")));
-    let (name, text) = hit.unwrap_or_else(|| panic!("no candidate titled {title:?} among {:?}", all.iter().map(|(n, _)| n).collect::<Vec<_>>()));
+    let (name, text) = hit.unwrap_or_else(|| {
+        panic!("no candidate titled {title:?} among {:?}", all.iter().map(|(n, _)| n).collect::<Vec<_>>())
+    });
     (name.trim_end_matches(".md").to_string(), text.clone())
 }
 
@@ -134,9 +140,17 @@ fn derivation_table_questions_and_finished_tasks() {
     // failed and no_match → lesson/inferred
     env.set_now("2026-09-04T08:00:00Z");
     let t2 = r.start("two");
-    r.mj(&["finish", "--outcome", "failed", "--note", &note(&r, "failed.md", "# Reason\nThe fix broke the build.\n")]).ok();
+    r.mj(&["finish", "--outcome", "failed", "--note", &note(&r, "failed.md", "# Reason\nThe fix broke the build.\n")])
+        .ok();
     let t3 = r.start("three");
-    r.mj(&["finish", "--outcome", "no_match", "--note", &note(&r, "nomatch.md", "# Reason\nNo such endpoint exists.\n")]).ok();
+    r.mj(&[
+        "finish",
+        "--outcome",
+        "no_match",
+        "--note",
+        &note(&r, "nomatch.md", "# Reason\nNo such endpoint exists.\n"),
+    ])
+    .ok();
     // completed with a verify command → fact/observed
     let t4 = r.start("four");
     r.mj(&["finish", "--outcome", "completed", "--verify-command", "true"]).ok();
@@ -192,7 +206,12 @@ fn derive_is_idempotent_dry_run_writes_nothing_and_json_parses() {
     // --dry-run: reports, writes nothing, appends nothing.
     let before = r.ledger().len();
     let out = r.mj(&["knowledge", "derive", "--dry-run"]).ok();
-    assert_eq!(out.stdout.lines().filter(|l| l.starts_with(&format!("would write {CANDIDATES}/{ep}-"))).count(), 2, "{}", out.stdout);
+    assert_eq!(
+        out.stdout.lines().filter(|l| l.starts_with(&format!("would write {CANDIDATES}/{ep}-"))).count(),
+        2,
+        "{}",
+        out.stdout
+    );
     assert!(!r.exists(CANDIDATES) || files(&r, CANDIDATES).is_empty());
     assert_eq!(r.ledger().len(), before);
     // First run writes.
@@ -238,7 +257,8 @@ fn only_lines_stamped_with_the_episode_count() {
     r.mj(&["decision", "add", "Before any episode", "--why", "w"]).ok();
     let other = sid_of(&r.mj(&["session", "start", "--provider-session", "win-b"]).ok().stdout);
     let ep = open(&r); // the pointer now names the hand episode
-    r.mj_env(&["decision", "add", "In the other window", "--why", "w"], "", &[("MAJORDOMUS_SESSION_KEY", "win-b")]).ok();
+    r.mj_env(&["decision", "add", "In the other window", "--why", "w"], "", &[("MAJORDOMUS_SESSION_KEY", "win-b")])
+        .ok();
     r.mj(&["decision", "add", "In this episode", "--why", "w"]).ok();
     let out = r.mj(&["knowledge", "derive"]).ok();
     assert!(out.stdout.ends_with("knowledge derive: 1 written, 0 unchanged, 0 skipped\n"), "{}", out.stdout);
@@ -278,7 +298,10 @@ fn episode_commits_touching_adrs_or_rules_add_commit_and_relation() {
     let rule = r.commit_file(".ai/repo/rules/style.md", "tabs\n");
     r.mj(&["knowledge", "derive"]).ok();
     let (_, t) = by_title(&r, "Use tabs");
-    assert!(t.contains(&format!("  derived_from: [session:{ep}, decision:none, commit:{adr}, commit:{rule}]\n")), "{t}");
+    assert!(
+        t.contains(&format!("  derived_from: [session:{ep}, decision:none, commit:{adr}, commit:{rule}]\n")),
+        "{t}"
+    );
     assert!(!t.contains(&before) && !t.contains(&lib), "{t}");
     assert!(
         t.contains("relations:\n  - type: relates_to\n    target: \"file:.ai/repo/adrs/0001-tabs.md\"\n  - type: relates_to\n    target: \"file:.ai/repo/rules/style.md\"\n---\n"),
@@ -340,8 +363,18 @@ fn candidates_lists_text_and_json() {
     let (q, _) = by_title(&r, "Which URL?");
     let out = r.mj(&["knowledge", "candidates"]).ok().stdout;
     assert_eq!(out.lines().count(), 2, "{out}");
-    assert!(out.lines().any(|l| l.starts_with(&dec) && l.contains("candidate") && l.contains("convention") && l.ends_with("Use tabs")), "{out}");
-    assert!(out.lines().any(|l| l.starts_with(&q) && l.contains("candidate") && l.contains("fact") && l.ends_with("Which URL?")), "{out}");
+    assert!(
+        out.lines().any(|l| l.starts_with(&dec)
+            && l.contains("candidate")
+            && l.contains("convention")
+            && l.ends_with("Use tabs")),
+        "{out}"
+    );
+    assert!(
+        out.lines()
+            .any(|l| l.starts_with(&q) && l.contains("candidate") && l.contains("fact") && l.ends_with("Which URL?")),
+        "{out}"
+    );
     let v: serde_json::Value = serde_json::from_str(&r.mj(&["--json", "knowledge", "candidates"]).ok().stdout).unwrap();
     let list = v["candidates"].as_array().unwrap();
     assert_eq!(list.len(), 2);
@@ -379,7 +412,12 @@ fn promote_moves_to_curated_verified_and_is_never_rederived() {
     assert!(!r.exists(CURATED) || files(&r, CURATED).is_empty());
     assert!(events(&r, "knowledge.promoted").is_empty());
     // Promote.
-    let out = r.mj_in(&["knowledge", "promote", &id, "--class", "constraint"], "The linter config in .editorconfig requires tabs.\n").ok();
+    let out = r
+        .mj_in(
+            &["knowledge", "promote", &id, "--class", "constraint"],
+            "The linter config in .editorconfig requires tabs.\n",
+        )
+        .ok();
     let dest = format!("{CURATED}/{id}.md");
     assert_eq!(out.stdout.trim_end().lines().last().unwrap(), dest);
     assert!(!r.exists(&cand));
@@ -549,11 +587,18 @@ fn knowledge_check_ok_on_a_healthy_store_and_fail_on_an_id_mismatch() {
     let wrong = format!("{CANDIDATES}/{ep}-000000000000.md");
     r.write(&wrong, &text);
     let out = r.mj(&["knowledge", "check"]).code(10);
-    assert!(out.stdout.lines().any(|l| l.starts_with(&format!("FAIL knowledge {wrong}")) && l.contains(&id)), "{}", out.stdout);
+    assert!(
+        out.stdout.lines().any(|l| l.starts_with(&format!("FAIL knowledge {wrong}")) && l.contains(&id)),
+        "{}",
+        out.stdout
+    );
     assert!(!out.stdout.contains("OK knowledge"), "{}", out.stdout);
     let out = r.mj(&["--json", "knowledge", "check"]).code(10);
     let v: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
-    assert!(v["findings"].as_array().unwrap().iter().any(|f| f["level"] == "FAIL" && f["subject"] == wrong.as_str()), "{v}");
+    assert!(
+        v["findings"].as_array().unwrap().iter().any(|f| f["level"] == "FAIL" && f["subject"] == wrong.as_str()),
+        "{v}"
+    );
     // doctor says the same (knowledge-integrity).
     let out = r.mj(&["doctor"]).code(10);
     assert!(out.stdout.lines().any(|l| l.starts_with(&format!("FAIL knowledge-integrity {wrong}"))), "{}", out.stdout);
@@ -585,7 +630,11 @@ fn doctor_stopped_writer_rule() {
     // The writer runs once (for the first episode) ...
     r.mj(&["knowledge", "derive", "--episode", &first]).ok();
     let out = r.mj(&["doctor"]).ok();
-    assert!(out.stdout.contains(&format!("OK knowledge majordomus.knowledge-observed — newest closed episode {first}")), "{}", out.stdout);
+    assert!(
+        out.stdout.contains(&format!("OK knowledge majordomus.knowledge-observed — newest closed episode {first}")),
+        "{}",
+        out.stdout
+    );
     // ... then a later episode closes without it.
     let second = open(&r);
     r.mj(&["session", "close"]).ok();
@@ -596,14 +645,29 @@ fn doctor_stopped_writer_rule() {
     // Older than stale_minutes: FAIL, exit 10, naming the episode.
     env.set_now("2026-09-13T20:00:01Z");
     let out = r.mj(&["doctor"]).code(10);
-    let fail = out.stdout.lines().find(|l| l.starts_with("FAIL knowledge majordomus.knowledge-observed")).unwrap_or_else(|| panic!("{}", out.stdout));
+    let fail = out
+        .stdout
+        .lines()
+        .find(|l| l.starts_with("FAIL knowledge majordomus.knowledge-observed"))
+        .unwrap_or_else(|| panic!("{}", out.stdout));
     assert!(fail.contains(&second) && fail.contains("knowledge.derived"), "{fail}");
     let v: serde_json::Value = serde_json::from_str(&r.mj(&["--json", "doctor"]).code(10).stdout).unwrap();
-    assert!(v["findings"].as_array().unwrap().iter().any(|f| f["level"] == "FAIL" && f["subject"] == "majordomus.knowledge-observed"), "{v}");
+    assert!(
+        v["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|f| f["level"] == "FAIL" && f["subject"] == "majordomus.knowledge-observed"),
+        "{v}"
+    );
     // Deriving the episode (even late, from outside it) clears the rule.
     r.mj(&["knowledge", "derive", "--episode", &second]).ok();
     let out = r.mj(&["doctor"]).ok();
-    assert!(out.stdout.contains(&format!("OK knowledge majordomus.knowledge-observed — newest closed episode {second}")), "{}", out.stdout);
+    assert!(
+        out.stdout.contains(&format!("OK knowledge majordomus.knowledge-observed — newest closed episode {second}")),
+        "{}",
+        out.stdout
+    );
 }
 
 #[test]
@@ -619,7 +683,11 @@ fn a_later_decision_with_the_same_title_keeps_each_candidates_own_reason() {
     env.set_now("2026-09-03T20:01:00Z");
     r.mj(&["decision", "add", "Use tabs", "--why", "second reason"]).ok();
     let out = r.mj(&["knowledge", "derive"]).ok();
-    assert!(out.stdout.contains(&format!("unchanged {CANDIDATES}/{}\n", first[0].0)), "the earlier candidate keeps its bytes\n{}", out.stdout);
+    assert!(
+        out.stdout.contains(&format!("unchanged {CANDIDATES}/{}\n", first[0].0)),
+        "the earlier candidate keeps its bytes\n{}",
+        out.stdout
+    );
     assert!(out.stdout.ends_with("knowledge derive: 1 written, 1 unchanged, 0 skipped\n"), "{}", out.stdout);
     let all = files(&r, CANDIDATES);
     assert_eq!(all.len(), 2);
@@ -650,7 +718,10 @@ fn a_readme_in_the_knowledge_store_is_no_record() {
     open(&r);
     r.mj(&["decision", "add", "Use tabs", "--why", "w"]).ok();
     r.mj(&["knowledge", "derive"]).ok();
-    r.write(&format!("{CANDIDATES}/README.md"), "# Knowledge candidates\nDerived; review with git majordomus knowledge candidates.\n");
+    r.write(
+        &format!("{CANDIDATES}/README.md"),
+        "# Knowledge candidates\nDerived; review with git majordomus knowledge candidates.\n",
+    );
     r.write(&format!("{CURATED}/README.md"), "# Curated knowledge\n");
     // knowledge check agrees with doctor (which skips README.md).
     let out = r.mj(&["knowledge", "check"]).ok();

@@ -7,7 +7,11 @@ const ALL_KINDS: &str = "handover, checkpoint, decision, question, prompt, histo
 
 /// The kind column of each hit line (the trailer excluded).
 fn kinds_of(stdout: &str) -> Vec<String> {
-    stdout.lines().filter(|l| !l.starts_with("search: ")).map(|l| l.split_whitespace().next().unwrap().to_string()).collect()
+    stdout
+        .lines()
+        .filter(|l| !l.starts_with("search: "))
+        .map(|l| l.split_whitespace().next().unwrap().to_string())
+        .collect()
 }
 
 /// One record of every kind mentions "Zebra" in some case; returns the task id.
@@ -19,7 +23,12 @@ fn zoo(env: &TestEnv) -> (Repo<'_>, String) {
     env.set_now("2026-09-03T19:10:00Z");
     let _ = r.mj_in(&["checkpoint"], "saw a zebra today\n").ok();
     env.set_now("2026-09-03T19:20:00Z");
-    let _ = r.mj_in(&["handover"], "# Objective\nCatch the Zebra.\n\n# Current State\nRunning.\n\n# Next Action\nRun faster.\n").ok();
+    let _ = r
+        .mj_in(
+            &["handover"],
+            "# Objective\nCatch the Zebra.\n\n# Current State\nRunning.\n\n# Next Action\nRun faster.\n",
+        )
+        .ok();
     env.set_now("2026-09-03T19:30:00Z");
     let _ = r.mj(&["decision", "add", "Zebras are striped", "--why", "evidence"]).ok();
     let _ = r.mj(&["question", "add", "Which zebra?"]).ok();
@@ -55,8 +64,12 @@ fn item_22_authority_order_and_case() {
 
     let ho = &r.records("handovers")[0];
     let lines: Vec<&str> = out.lines().collect();
-    let ho_line = r.read(&format!(".ai/local/state/handovers/{ho}")).lines().position(|l| l == "Catch the Zebra.").unwrap() + 1;
-    assert!(lines.contains(&format!("handover    .ai/local/state/handovers/{ho}:{ho_line}  Catch the Zebra.").as_str()), "{out}");
+    let ho_line =
+        r.read(&format!(".ai/local/state/handovers/{ho}")).lines().position(|l| l == "Catch the Zebra.").unwrap() + 1;
+    assert!(
+        lines.contains(&format!("handover    .ai/local/state/handovers/{ho}:{ho_line}  Catch the Zebra.").as_str()),
+        "{out}"
+    );
     assert!(lines.contains(&"prompt      .ai/repo/prompts/review.md:2  Look for the ZEBRA crossing."), "{out}");
     let q = lines.iter().find(|l| l.starts_with("question ")).unwrap();
     assert!(q.starts_with("question    .ai/local/state/open-questions.md:"), "{q}");
@@ -107,7 +120,8 @@ fn json_kinds_limit_and_task() {
     assert!(out.ends_with("search: 6 match(es)\n"));
 
     // --task: another task's records and events drop out
-    let _ = r.mj_in(&["handover", "--close"], "# Objective\nZebra again.\n\n# Current State\nx\n\n# Next Action\ny\n").ok();
+    let _ =
+        r.mj_in(&["handover", "--close"], "# Objective\nZebra again.\n\n# Current State\nx\n\n# Next Action\ny\n").ok();
     env.set_now("2026-09-03T20:10:00Z");
     let other = r.start("other");
     let _ = r.mj_in(&["checkpoint"], "zebra of the other task\n").ok();

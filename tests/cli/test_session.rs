@@ -20,9 +20,17 @@ fn item_32_hand_start_twice_refuses_and_context_prints_one_path() {
     assert!(out.stderr.contains(&format!("session {sid} is open here since 2026-09-03T20:00:00Z")), "{}", out.stderr);
     let ctxp = r.mj(&["session", "context"]).ok().stdout;
     assert_eq!(ctxp.lines().count(), 1);
-    assert!(ctxp.trim().starts_with(".ai/local/session-contexts/20260903T200000Z--") && ctxp.trim().ends_with(&format!("{sid}.md")));
+    assert!(
+        ctxp.trim().starts_with(".ai/local/session-contexts/20260903T200000Z--")
+            && ctxp.trim().ends_with(&format!("{sid}.md"))
+    );
     let doc = r.read(ctxp.trim());
-    assert!(doc.contains("schema: session-context/v1") && doc.contains("opened_by: hand") && doc.contains("## Context at open") && doc.contains("## Notes"));
+    assert!(
+        doc.contains("schema: session-context/v1")
+            && doc.contains("opened_by: hand")
+            && doc.contains("## Context at open")
+            && doc.contains("## Notes")
+    );
 }
 
 #[test]
@@ -31,12 +39,23 @@ fn item_29_ledger_lines_carry_the_episode_of_the_process() {
     let r = env.ready_repo("r");
     r.mj(&["decision", "add", "before", "--why", "w"]).ok();
     assert!(r.ledger().pop().unwrap().get("session").is_none(), "no episode → no session key");
-    let a = sid_of(&r.mj(&["session", "start", "--provider", "claude-code", "--provider-session", "win-a"]).ok().stdout);
-    let b = sid_of(&r.mj(&["session", "start", "--provider", "claude-code", "--provider-session", "win-b"]).ok().stdout);
+    let a =
+        sid_of(&r.mj(&["session", "start", "--provider", "claude-code", "--provider-session", "win-a"]).ok().stdout);
+    let b =
+        sid_of(&r.mj(&["session", "start", "--provider", "claude-code", "--provider-session", "win-b"]).ok().stdout);
     r.mj_env(&["decision", "add", "from a", "--why", "w"], "", &[("MAJORDOMUS_PROVIDER_SESSION", "win-a")]).ok();
     assert_eq!(r.ledger().pop().unwrap()["session"], a.as_str());
-    r.mj_env(&["decision", "add", "from pointer", "--why", "w"], "", &[("MAJORDOMUS_PROVIDER_SESSION", "unknown-window")]).ok();
-    assert_eq!(r.ledger().pop().unwrap()["session"], b.as_str(), "unknown provider session falls through to the pointer");
+    r.mj_env(
+        &["decision", "add", "from pointer", "--why", "w"],
+        "",
+        &[("MAJORDOMUS_PROVIDER_SESSION", "unknown-window")],
+    )
+    .ok();
+    assert_eq!(
+        r.ledger().pop().unwrap()["session"],
+        b.as_str(),
+        "unknown provider session falls through to the pointer"
+    );
     r.mj_env(&["decision", "add", "strict", "--why", "w"], "", &[("MAJORDOMUS_SESSION_KEY", "nope")]).ok();
     assert!(r.ledger().pop().unwrap().get("session").is_none(), "a strict key naming nothing means no episode");
     // The sanitised key is what is looked up.
@@ -50,29 +69,49 @@ fn item_29_ledger_lines_carry_the_episode_of_the_process() {
 fn scenario_111_one_episode_per_provider_session() {
     let env = TestEnv::new();
     let r = env.ready_repo("r");
-    let a = sid_of(&r.mj(&["session", "start", "--provider", "claude-code", "--provider-session", "win-a"]).ok().stdout);
-    let out = r.mj(&["session", "start", "--if-open", "keep", "--provider", "claude-code", "--provider-session", "win-a"]).ok();
-    assert!(out.stderr.contains(&format!("session {a} already open here since 2026-09-03T20:00:00Z; kept")), "{}", out.stderr);
-    let b = sid_of(&r.mj(&["session", "start", "--provider", "claude-code", "--provider-session", "win-b"]).ok().stdout);
+    let a =
+        sid_of(&r.mj(&["session", "start", "--provider", "claude-code", "--provider-session", "win-a"]).ok().stdout);
+    let out = r
+        .mj(&["session", "start", "--if-open", "keep", "--provider", "claude-code", "--provider-session", "win-a"])
+        .ok();
+    assert!(
+        out.stderr.contains(&format!("session {a} already open here since 2026-09-03T20:00:00Z; kept")),
+        "{}",
+        out.stderr
+    );
+    let b =
+        sid_of(&r.mj(&["session", "start", "--provider", "claude-code", "--provider-session", "win-b"]).ok().stdout);
     assert_ne!(a, b);
     assert!(r.state("sessions-open/win-a.yaml").exists() && r.state("sessions-open/win-b.yaml").exists());
-    assert_eq!(std::fs::read_link(r.state("session-current.yaml")).unwrap().to_str().unwrap(), "sessions-open/win-b.yaml");
+    assert_eq!(
+        std::fs::read_link(r.state("session-current.yaml")).unwrap().to_str().unwrap(),
+        "sessions-open/win-b.yaml"
+    );
     let st = r.mj(&["session", "status"]).ok().stdout;
     assert!(st.contains(&format!("Session: {b}")) && st.contains(&format!("Also open:  {a} (win-a)")), "{st}");
     assert!(st.contains("Provider: claude-code (session win-b)"));
     // end of window a closes only its own; the pointer (at b) stays
     r.mj(&["session", "close", "--provider-session", "win-a"]).ok();
     assert!(!r.state("sessions-open/win-a.yaml").exists() && r.state("sessions-open/win-b.yaml").exists());
-    assert_eq!(std::fs::read_link(r.state("session-current.yaml")).unwrap().to_str().unwrap(), "sessions-open/win-b.yaml");
+    assert_eq!(
+        std::fs::read_link(r.state("session-current.yaml")).unwrap().to_str().unwrap(),
+        "sessions-open/win-b.yaml"
+    );
     // unknown end → nothing to close (12), or 0 with ignore
     r.mj(&["session", "close", "--provider-session", "nope"]).code(12);
     assert_eq!(r.mj(&["session", "close", "--provider-session", "nope", "--if-none", "ignore"]).ok().stdout, "");
     // hand episode, then the provider close re-aims the pointer at the remaining hand episode
     let h = sid_of(&r.mj(&["session", "start"]).ok().stdout);
-    assert_eq!(std::fs::read_link(r.state("session-current.yaml")).unwrap().to_str().unwrap(), "sessions-open/hand.yaml");
+    assert_eq!(
+        std::fs::read_link(r.state("session-current.yaml")).unwrap().to_str().unwrap(),
+        "sessions-open/hand.yaml"
+    );
     r.mj(&["session", "start"]).code(15);
     r.mj(&["session", "close", "--provider-session", "win-b"]).ok();
-    assert_eq!(std::fs::read_link(r.state("session-current.yaml")).unwrap().to_str().unwrap(), "sessions-open/hand.yaml");
+    assert_eq!(
+        std::fs::read_link(r.state("session-current.yaml")).unwrap().to_str().unwrap(),
+        "sessions-open/hand.yaml"
+    );
     let st = r.mj(&["--json", "session", "status"]).ok().stdout;
     let v: serde_json::Value = serde_json::from_str(&st).unwrap();
     assert_eq!(v["open"]["session_id"], h.as_str());
@@ -80,7 +119,10 @@ fn scenario_111_one_episode_per_provider_session() {
     // last close removes the pointer
     r.mj(&["session", "close"]).ok();
     assert!(std::fs::symlink_metadata(r.state("session-current.yaml")).is_err());
-    assert_eq!(r.mj(&["session", "status"]).ok().stdout, "No open session in this worktree.\nnext: git majordomus session start\n");
+    assert_eq!(
+        r.mj(&["session", "status"]).ok().stdout,
+        "No open session in this worktree.\nnext: git majordomus session start\n"
+    );
 }
 
 #[test]
@@ -101,7 +143,10 @@ fn item_30_close_derives_lists_only_from_its_own_stamped_lines() {
     let tb = r.read(&rec_b);
     assert!(ta.contains("decisions:\n  - \"decided in a\"\nquestions:") && !ta.contains("decided in b"), "{ta}");
     assert!(ta.contains(&cp_a) && !ta.contains(&cp_b));
-    assert!(tb.contains("decisions:\n  - \"decided in b\"\nquestions:") && tb.contains(&cp_b) && !tb.contains(&cp_a), "{tb}");
+    assert!(
+        tb.contains("decisions:\n  - \"decided in b\"\nquestions:") && tb.contains(&cp_b) && !tb.contains(&cp_a),
+        "{tb}"
+    );
     // session.closed carries the stamp of its own episode
     let closed: Vec<serde_json::Value> = r.ledger().into_iter().filter(|l| l["event"] == "session.closed").collect();
     assert_eq!(closed.len(), 2);
@@ -199,7 +244,12 @@ fn scenario_62_session_divergence_and_ordering() {
     r.write(".ai/repo/sessions/20260903T210000Z--s-x--main--0000000--00000000000000ff.md", "garbage\n");
     let out = r.mj(&["session", "latest", "--path"]).ok();
     assert_eq!(out.stdout.trim(), rec2);
-    assert!(out.stderr.contains("warning: skipped .ai/repo/sessions/20260903T210000Z--s-x--main--0000000--00000000000000ff.md"), "{}", out.stderr);
+    assert!(
+        out.stderr
+            .contains("warning: skipped .ai/repo/sessions/20260903T210000Z--s-x--main--0000000--00000000000000ff.md"),
+        "{}",
+        out.stderr
+    );
 }
 
 #[test]
@@ -248,7 +298,14 @@ fn r13_concurrent_starts_leave_a_valid_pointer() {
                 let root = r.root.clone();
                 s.spawn(move || {
                     std::process::Command::new(bin)
-                        .args(["session", "start", "--provider", "claude-code", "--provider-session", &format!("win-{i}")])
+                        .args([
+                            "session",
+                            "start",
+                            "--provider",
+                            "claude-code",
+                            "--provider-session",
+                            &format!("win-{i}"),
+                        ])
                         .current_dir(root)
                         .env("MAJORDOMUS_NOW", "2026-09-03T20:00:00Z")
                         .env("GIT_CONFIG_GLOBAL", "/dev/null")
@@ -261,12 +318,19 @@ fn r13_concurrent_starts_leave_a_valid_pointer() {
         handles.into_iter().map(|h| h.join().unwrap()).collect()
     });
     assert!(outs.iter().all(|o| o.status.success()));
-    let files: Vec<String> = std::fs::read_dir(r.state("sessions-open")).unwrap().map(|e| e.unwrap().file_name().into_string().unwrap()).collect();
+    let files: Vec<String> = std::fs::read_dir(r.state("sessions-open"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .collect();
     assert_eq!(files.len(), 8, "{files:?}");
     assert!(files.iter().all(|f| !f.starts_with('.')), "no temp file left: {files:?}");
     let target = std::fs::read_link(r.state("session-current.yaml")).unwrap();
     assert!(r.state("").join(&target).exists(), "the pointer resolves: {target:?}");
-    let leftovers: Vec<String> = std::fs::read_dir(r.state("")).unwrap().map(|e| e.unwrap().file_name().into_string().unwrap()).filter(|n| n.starts_with(".tmp.")).collect();
+    let leftovers: Vec<String> = std::fs::read_dir(r.state(""))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .filter(|n| n.starts_with(".tmp."))
+        .collect();
     assert!(leftovers.is_empty(), "{leftovers:?}");
     assert_eq!(r.ledger().iter().filter(|l| l["event"] == "session.started").count(), 8);
 }

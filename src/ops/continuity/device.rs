@@ -33,7 +33,11 @@ pub fn device(ctx: &Ctx, label: Option<&str>) -> Result<DeviceReport> {
         Some(l) => signing::set_label(&path, l, &ctx.clock.stamp())?,
         None => signing::load_or_create(&path, &ctx.clock.stamp())?,
     };
-    Ok(DeviceReport { device: key.device(), public_key: key.public_key_base64(), public_key_file: key.public_key_file() })
+    Ok(DeviceReport {
+        device: key.device(),
+        public_key: key.public_key_base64(),
+        public_key_file: key.public_key_file(),
+    })
 }
 
 /// `continuity verify`.
@@ -71,7 +75,12 @@ fn tally(store: &Loaded, r: &mut VerifyReport) {
     }
     for a in store.admitted.iter().filter(|a| a.trust == Trust::Untrusted) {
         r.untrusted += 1;
-        r.problems.push(Diagnostic::new("error", "continuity.untrusted", Some(&a.path), format!("signed by {} ({}), whose key is not in trust.allow", a.record.device.label, a.record.device.node)));
+        r.problems.push(Diagnostic::new(
+            "error",
+            "continuity.untrusted",
+            Some(&a.path),
+            format!("signed by {} ({}), whose key is not in trust.allow", a.record.device.label, a.record.device.node),
+        ));
     }
 }
 
@@ -92,18 +101,24 @@ pub fn verify(ctx: &Ctx, remote: Option<&str>) -> Result<VerifyReport> {
 /// `continuity export <id> --dir <d>`: the three files the stock `minisign` verifies.
 pub fn export(ctx: &Ctx, prefix: &str, dir: &Path) -> Result<Vec<String>> {
     if prefix.len() < 4 || !prefix.bytes().all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b)) {
-        return Err(Error::usage(format!("continuity export: {prefix:?} is not a record id prefix of at least 4 lowercase hex")));
+        return Err(Error::usage(format!(
+            "continuity export: {prefix:?} is not a record id prefix of at least 4 lowercase hex"
+        )));
     }
     let s = loaded::setup(ctx)?;
     let store = loaded::load(ctx, &s, REF)?;
     let hits: Vec<_> = store.admitted.iter().filter(|a| a.id.starts_with(prefix)).collect();
     let a = match hits.as_slice() {
         [one] => *one,
-        [] => return Err(Error::not_found(format!("no admitted record {prefix}")).hint("git majordomus continuity records lists them")),
+        [] => {
+            return Err(Error::not_found(format!("no admitted record {prefix}"))
+                .hint("git majordomus continuity records lists them"))
+        }
         many => return Err(Error::usage(format!("{prefix} matches {} records; give more of the id", many.len()))),
     };
     let bytes = ctx.git.read_blob(&a.blob).map_err(|e| Error::io(format!("export: {e}")))?;
-    let envelope: crate::continuity::record::Envelope = serde_json::from_slice(&bytes).map_err(|e| Error::io(format!("export: {e}")))?;
+    let envelope: crate::continuity::record::Envelope =
+        serde_json::from_slice(&bytes).map_err(|e| Error::io(format!("export: {e}")))?;
     let (msg, sig, pubf) = signing::export_files(&envelope).map_err(|e| Error::io(format!("export: {e}")))?;
     crate::store::atomic::ensure_dir(dir)?;
     let mut written = Vec::new();

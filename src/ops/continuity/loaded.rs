@@ -77,7 +77,15 @@ impl Loaded {
     }
     /// The records as the plan sees them.
     pub fn plan_records(&self, own_node: Option<&str>) -> Vec<PlanRecord<'_>> {
-        self.admitted.iter().map(|a| PlanRecord { id: &a.id, record: &a.record, trust: a.trust, this_device: Some(a.record.device.node.as_str()) == own_node }).collect()
+        self.admitted
+            .iter()
+            .map(|a| PlanRecord {
+                id: &a.id,
+                record: &a.record,
+                trust: a.trust,
+                this_device: Some(a.record.device.node.as_str()) == own_node,
+            })
+            .collect()
     }
     /// The admitted record `id`.
     pub fn get(&self, id: &str) -> Option<&Admitted> {
@@ -107,7 +115,9 @@ pub fn load_one(ctx: &Ctx, s: &Setup, reference: &str, id: &str) -> Result<Optio
     let git_err = |e: crate::git::Error| Error::io(format!("continuity store {reference}: {e}"));
     let Some(tip) = ctx.git.ref_tip(reference).map_err(git_err)? else { return Ok(None) };
     let path = crate::continuity::record::store_path(id);
-    let Some(entry) = ctx.git.store_list(&tip).map_err(git_err)?.into_iter().find(|e| e.path == path) else { return Ok(None) };
+    let Some(entry) = ctx.git.store_list(&tip).map_err(git_err)?.into_iter().find(|e| e.path == path) else {
+        return Ok(None);
+    };
     let bytes = ctx.git.read_blob(&entry.blob).map_err(git_err)?;
     let own_key = s.own_key();
     let judge = Judge { repository: &s.repository, mesh: s.mesh.as_ref(), own_key: own_key.as_deref() };
@@ -123,7 +133,8 @@ pub fn load(ctx: &Ctx, s: &Setup, reference: &str) -> Result<Loaded> {
     let mut out = Loaded { reference: reference.to_string(), ..Default::default() };
     let Some(tip) = ctx.git.ref_tip(reference).map_err(git_err)? else { return Ok(out) };
     let cache_file = cache_path(ctx);
-    let cache: BTreeSet<String> = read_opt(&cache_file).ok().flatten().unwrap_or_default().lines().map(str::to_string).collect();
+    let cache: BTreeSet<String> =
+        read_opt(&cache_file).ok().flatten().unwrap_or_default().lines().map(str::to_string).collect();
     let own_key = s.own_key();
     let judge = Judge { repository: &s.repository, mesh: s.mesh.as_ref(), own_key: own_key.as_deref() };
     let mut newly = String::new();
@@ -136,7 +147,11 @@ pub fn load(ctx: &Ctx, s: &Setup, reference: &str) -> Result<Loaded> {
         let (verdict, diag) = admit(&e.path, &e.blob, &bytes, &judge, cached);
         if let Some(d) = &diag {
             if d.severity == "error" || d.code == "continuity.schema_too_new" {
-                out.refused.push(RefusedFile { path: e.path.clone(), code: d.code.clone(), message: d.message.clone() });
+                out.refused.push(RefusedFile {
+                    path: e.path.clone(),
+                    code: d.code.clone(),
+                    message: d.message.clone(),
+                });
             }
         }
         out.diagnostics.extend(diag);

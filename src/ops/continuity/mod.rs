@@ -30,7 +30,11 @@ pub fn remote_ref(remote: &str) -> String {
 pub fn load_mesh(ctx: &Ctx, normalise: &dyn Fn(&str) -> Option<String>) -> Result<Option<Mesh>> {
     let dir = ctx.layout.repo().join("mesh");
     let mut names: Vec<String> = match std::fs::read_dir(&dir) {
-        Ok(rd) => rd.filter_map(|e| e.ok()).filter_map(|e| e.file_name().into_string().ok()).filter(|n| n.ends_with(".yaml") && !n.starts_with('.')).collect(),
+        Ok(rd) => rd
+            .filter_map(|e| e.ok())
+            .filter_map(|e| e.file_name().into_string().ok())
+            .filter(|n| n.ends_with(".yaml") && !n.starts_with('.'))
+            .collect(),
         Err(_) => return Ok(None),
     };
     names.sort();
@@ -45,7 +49,8 @@ pub fn load_mesh(ctx: &Ctx, normalise: &dyn Fn(&str) -> Option<String>) -> Resul
     }
     if enabled.len() > 1 {
         let names: Vec<&str> = enabled.iter().map(|m| m.path.as_str()).collect();
-        return Err(Error::refused(format!("more than one enabled mesh declaration: {}", names.join(", "))).hint("keep exactly one with enabled: true"));
+        return Err(Error::refused(format!("more than one enabled mesh declaration: {}", names.join(", ")))
+            .hint("keep exactly one with enabled: true"));
     }
     Ok(enabled.pop())
 }
@@ -57,10 +62,13 @@ pub fn repository(ctx: &Ctx, mesh: Option<&Mesh>) -> Result<String> {
         return Ok(digest_hex("majordomus-repository/v1\ndeclared\n", declared, 16));
     }
     if ctx.git.common_dir().join("shallow").exists() {
-        return Err(Error::refused("this is a shallow clone: its root commits are not the repository's").hint("declare cooperation.repository in the mesh declaration under .ai/repo/mesh/"));
+        return Err(Error::refused("this is a shallow clone: its root commits are not the repository's")
+            .hint("declare cooperation.repository in the mesh declaration under .ai/repo/mesh/"));
     }
-    super::identity::continuity_repository(ctx)?
-        .ok_or_else(|| Error::refused("this repository has no commits, so it has no continuity identity yet").hint("commit first, or declare cooperation.repository in the mesh declaration"))
+    super::identity::continuity_repository(ctx)?.ok_or_else(|| {
+        Error::refused("this repository has no commits, so it has no continuity identity yet")
+            .hint("commit first, or declare cooperation.repository in the mesh declaration")
+    })
 }
 
 /// The uncommitted-change fingerprint (SPEC §6.11): `None` when the tree is clean.
@@ -94,7 +102,11 @@ pub fn device_path(ctx: &Ctx) -> Result<PathBuf> {
     if let Some(x) = &ctx.env.xdg_state_home {
         return Ok(PathBuf::from(x).join("majordomus/node.json"));
     }
-    let home = ctx.env.home.as_ref().ok_or_else(|| Error::not_found("neither XDG_STATE_HOME nor HOME is set; the device key has no home"))?;
+    let home = ctx
+        .env
+        .home
+        .as_ref()
+        .ok_or_else(|| Error::not_found("neither XDG_STATE_HOME nor HOME is set; the device key has no home"))?;
     Ok(PathBuf::from(home).join(".local/state/majordomus/node.json"))
 }
 
@@ -104,7 +116,10 @@ pub fn load_local(ctx: &Ctx) -> Result<LocalState> {
     guard(ctx.layout.root(), &path)?;
     match read_opt(&path)? {
         None => Ok(LocalState::default()),
-        Some(text) => LocalState::parse(&text).map_err(|e| Error::io(format!(".ai/local/state/continuity.json {e}")).hint("fix or move the file; it is never replaced silently")),
+        Some(text) => LocalState::parse(&text).map_err(|e| {
+            Error::io(format!(".ai/local/state/continuity.json {e}"))
+                .hint("fix or move the file; it is never replaced silently")
+        }),
     }
 }
 

@@ -9,7 +9,10 @@ use super::loaded;
 use super::{load_local, save_local, REF};
 use crate::continuity::local::Position;
 use crate::continuity::portability::{scan_publish, Leak};
-use crate::continuity::record::{self, CarriedDecision, CarriedQuestion, Device, HandoverPart, Record, Source, TaskIntent, MAX_CHANGED, MAX_DECISIONS, MAX_DECISION_TEXT};
+use crate::continuity::record::{
+    self, CarriedDecision, CarriedQuestion, Device, HandoverPart, Record, Source, TaskIntent, MAX_CHANGED,
+    MAX_DECISIONS, MAX_DECISION_TEXT,
+};
 use crate::continuity::signing;
 use crate::continuity::view::RecordView;
 use crate::ctx::Ctx;
@@ -76,26 +79,33 @@ impl PublishReport {
 }
 
 fn handover_dir_err(name: &str, why: &str) -> Error {
-    Error::refused(format!("`{name}` {why} under .ai/local/state/handovers/")).hint("git majordomus handover --list shows the records")
+    Error::refused(format!("`{name}` {why} under .ai/local/state/handovers/"))
+        .hint("git majordomus handover --list shows the records")
 }
 
 /// Step 1–2: the handover file to publish.
 fn locate(ctx: &Ctx, named: Option<&str>) -> Result<(String, String)> {
     let dir = ctx.layout.handovers();
-    let arrived = |text: &str| split_front_matter(text).is_some_and(|(y, _)| y.lines().any(|l| l.starts_with("continuity_device:")));
+    let arrived = |text: &str| {
+        split_front_matter(text).is_some_and(|(y, _)| y.lines().any(|l| l.starts_with("continuity_device:")))
+    };
     if let Some(name) = named {
         if name.contains('/') || !name.ends_with(".md") || name.starts_with('.') {
             return Err(handover_dir_err(name, "is not the file name of a handover record"));
         }
         let path = dir.join(name);
-        let inside = std::fs::canonicalize(&path).is_ok_and(|p| p.starts_with(std::fs::canonicalize(&dir).unwrap_or(dir.clone())));
+        let inside = std::fs::canonicalize(&path)
+            .is_ok_and(|p| p.starts_with(std::fs::canonicalize(&dir).unwrap_or(dir.clone())));
         let text = if inside { read_opt(&path)? } else { None };
         let Some(text) = text else {
-            return Err(Error::refused(format!("no handover record `{name}` under .ai/local/state/handovers/")).hint("git majordomus handover --list shows the records"));
+            return Err(Error::refused(format!("no handover record `{name}` under .ai/local/state/handovers/"))
+                .hint("git majordomus handover --list shows the records"));
         };
         if arrived(&text) {
-            return Err(Error::refused(format!("`{name}` arrived from another machine; it is not this machine's to publish"))
-                .hint("Write this machine's own with `git majordomus handover`"));
+            return Err(Error::refused(format!(
+                "`{name}` arrived from another machine; it is not this machine's to publish"
+            ))
+            .hint("Write this machine's own with `git majordomus handover`"));
         }
         return Ok((name.to_string(), text));
     }
@@ -121,7 +131,8 @@ fn locate(ctx: &Ctx, named: Option<&str>) -> Result<(String, String)> {
         }
     }
     best.map(|((_, _, name), text)| (name, text)).ok_or_else(|| {
-        Error::refused("no handover record under .ai/local/state/handovers/ to publish").hint("write one with `git majordomus handover` (# Objective, # Current State, # Next Action on stdin)")
+        Error::refused("no handover record under .ai/local/state/handovers/ to publish")
+            .hint("write one with `git majordomus handover` (# Objective, # Current State, # Next Action on stdin)")
     })
 }
 
@@ -132,7 +143,9 @@ fn present(v: &str) -> Option<String> {
 /// The task intent of `task_id`: `current.yaml` if its id matches, else the archive.
 fn intent(ctx: &Ctx, task_id: &str) -> Option<TaskIntent> {
     let from = |p: &Path| read_opt(p).ok().flatten().and_then(|t| Task::parse(&t).ok());
-    let t = from(&ctx.layout.current()).filter(|t| t.id == task_id).or_else(|| from(&ctx.layout.archive().join(format!("{task_id}.yaml"))))?;
+    let t = from(&ctx.layout.current())
+        .filter(|t| t.id == task_id)
+        .or_else(|| from(&ctx.layout.archive().join(format!("{task_id}.yaml"))))?;
     Some(TaskIntent { id: t.id, title: t.task, profile: Some(t.profile), scope: t.scope, outcome: Some(t.outcome) })
 }
 
@@ -198,29 +211,49 @@ pub fn publish(ctx: &Ctx, p: PublishParams) -> Result<PublishReport> {
         (None, false) => signing::load_or_create(&super::device_path(ctx)?, &ctx.clock.stamp())?.device(),
     };
     if let (Some(par), false) = (parent, p.dry_run) {
-        if par.record.device.node == device.node && par.record.handover.id == handover.id && par.record.source == source {
+        if par.record.device.node == device.node && par.record.handover.id == handover.id && par.record.source == source
+        {
             let view = RecordView::new(&par.id, &par.record, par.trust, true, ctx.clock.now());
-            return Ok(PublishReport { record: Some(view), written: false, tip, handover: rel, refused: vec![], receipt: vec![], dry_run: false, next: vec!["git majordomus continuity sync".into()] });
+            return Ok(PublishReport {
+                record: Some(view),
+                written: false,
+                tip,
+                handover: rel,
+                refused: vec![],
+                receipt: vec![],
+                dry_run: false,
+                next: vec!["git majordomus continuity sync".into()],
+            });
         }
     }
     let task = present(&meta.task_id).and_then(|t| intent(ctx, &t));
     let log = decisions::parse(&read_opt(&ctx.layout.decisions())?.unwrap_or_default());
     let carried: Vec<CarriedDecision> = match &task {
         Some(t) => {
-            let mut v: Vec<CarriedDecision> = log.iter().filter(|d| d.task.as_deref() == Some(t.id.as_str())).map(|d| CarriedDecision { title: d.title.clone(), text: truncate(&d.text.join("\n"), MAX_DECISION_TEXT) }).collect();
+            let mut v: Vec<CarriedDecision> = log
+                .iter()
+                .filter(|d| d.task.as_deref() == Some(t.id.as_str()))
+                .map(|d| CarriedDecision {
+                    title: d.title.clone(),
+                    text: truncate(&d.text.join("\n"), MAX_DECISION_TEXT),
+                })
+                .collect();
             let skip = v.len().saturating_sub(MAX_DECISIONS);
             v.drain(..skip);
             v
         }
         None => Vec::new(),
     };
-    let open_questions: Vec<CarriedQuestion> = questions::parse(&read_opt(&ctx.layout.questions())?.unwrap_or_default())
-        .into_iter()
-        .filter_map(|e| match e {
-            questions::Entry::Unresolved { question, opened, .. } => Some(CarriedQuestion { text: question, opened }),
-            _ => None,
-        })
-        .collect();
+    let open_questions: Vec<CarriedQuestion> =
+        questions::parse(&read_opt(&ctx.layout.questions())?.unwrap_or_default())
+            .into_iter()
+            .filter_map(|e| match e {
+                questions::Entry::Unresolved { question, opened, .. } => {
+                    Some(CarriedQuestion { text: question, opened })
+                }
+                _ => None,
+            })
+            .collect();
     let session = crate::store::sessions::own_episode(&ctx.layout, None, &[]).map(|(_, o, _)| o.session_id);
     let rec = Record {
         schema: record::SCHEMA.into(),
@@ -239,7 +272,8 @@ pub fn publish(ctx: &Ctx, p: PublishParams) -> Result<PublishReport> {
         handover,
     };
     if !p.dry_run {
-        record::check_bounds(&rec).map_err(|e| Error::refused(format!("publish: the record would be malformed: {e}")))?;
+        record::check_bounds(&rec)
+            .map_err(|e| Error::refused(format!("publish: the record would be malformed: {e}")))?;
     }
     let value = serde_json::to_value(&rec).map_err(|e| Error::io(e.to_string()))?;
     let leaks = scan_publish(&value, &ctx.env.vars, &ctx.layout.root().display().to_string());
@@ -247,23 +281,52 @@ pub fn publish(ctx: &Ctx, p: PublishParams) -> Result<PublishReport> {
     if p.dry_run || !leaks.is_empty() {
         // A refused receipt would repeat the leaked values: the refusal alone is printed.
         let receipt = if p.dry_run && leaks.is_empty() { receipt(&value, "") } else { Vec::new() };
-        let view = RecordView::new(&record::id_of(&rec), &rec, crate::continuity::mesh::Trust::ThisDevice, true, ctx.clock.now());
-        return Ok(PublishReport { record: Some(view), written: false, tip, handover: rel, refused: leaks, receipt, dry_run: p.dry_run, next });
+        let view = RecordView::new(
+            &record::id_of(&rec),
+            &rec,
+            crate::continuity::mesh::Trust::ThisDevice,
+            true,
+            ctx.clock.now(),
+        );
+        return Ok(PublishReport {
+            record: Some(view),
+            written: false,
+            tip,
+            handover: rel,
+            refused: leaks,
+            receipt,
+            dry_run: p.dry_run,
+            next,
+        });
     }
     let key = signing::load_or_create(&super::device_path(ctx)?, &ctx.clock.stamp())?;
     let envelope = key.sign(&rec);
     let (name_c, email) = ctx.git.store_identity();
     let who = crate::git::store::Committer::new(name_c, email, ctx.clock.now().timestamp());
     let msg = format!("majordomus continuity: {} from {}", &envelope.id[..12], rec.device.label);
-    let out = ctx.git.store_add(&[(record::store_path(&envelope.id), record::stored_bytes(&envelope))], &msg, &who).map_err(|e| Error::io(format!("continuity store: {e}")))?;
+    let out = ctx
+        .git
+        .store_add(&[(record::store_path(&envelope.id), record::stored_bytes(&envelope))], &msg, &who)
+        .map_err(|e| Error::io(format!("continuity store: {e}")))?;
     ctx.git.gc_auto();
     let line = rec.line.clone().unwrap_or_else(|| envelope.id.clone());
     // The new record continues the parent: an offer of the parent is no longer resumable here.
     local.offers.retain(|o| Some(&o.record) != rec.parent.as_ref());
-    local.branches.insert(branch, Position { line, record: envelope.id.clone(), via: "published".into(), at: ctx.clock.stamp() });
+    local
+        .branches
+        .insert(branch, Position { line, record: envelope.id.clone(), via: "published".into(), at: ctx.clock.stamp() });
     save_local(ctx, &local)?;
     let view = RecordView::new(&envelope.id, &rec, crate::continuity::mesh::Trust::ThisDevice, true, ctx.clock.now());
-    Ok(PublishReport { record: Some(view), written: true, tip: Some(out.tip), handover: rel, refused: vec![], receipt: vec![], dry_run: false, next })
+    Ok(PublishReport {
+        record: Some(view),
+        written: true,
+        tip: Some(out.tip),
+        handover: rel,
+        refused: vec![],
+        receipt: vec![],
+        dry_run: false,
+        next,
+    })
 }
 
 /// Every string and number of a value, with its JSON pointer and size (the dry-run receipt).

@@ -123,7 +123,8 @@ fn write_handover(ctx: &Ctx, a: &Admitted) -> Result<(String, String)> {
         if name.contains("--continuity--") {
             if let Some(text) = read_opt(&dir.join(&name))? {
                 if text.contains(&needle) {
-                    let task = crate::model::record::parse(&text).map(|(m, _)| m.task_id).unwrap_or_else(|_| "none".into());
+                    let task =
+                        crate::model::record::parse(&text).map(|(m, _)| m.task_id).unwrap_or_else(|_| "none".into());
                     return Ok((ctx.rel(&dir.join(&name)), task));
                 }
             }
@@ -149,7 +150,13 @@ fn write_handover(ctx: &Ctx, a: &Admitted) -> Result<(String, String)> {
         issue: h.issue.clone(),
         milestone: h.milestone.clone(),
     };
-    let name = format!("{}--continuity--{}--{}--{}.md", ctx.clock.compact(), branch_key(&meta.branch), head7(&meta.head), &a.id[..16]);
+    let name = format!(
+        "{}--continuity--{}--{}--{}.md",
+        ctx.clock.compact(),
+        branch_key(&meta.branch),
+        head7(&meta.head),
+        &a.id[..16]
+    );
     let text = meta.render(&h.body);
     let path = create_new(&dir, || name.clone(), text.as_bytes())?;
     Ok((ctx.rel(&path), meta.task_id))
@@ -167,7 +174,14 @@ fn carry_decisions(ctx: &Ctx, a: &Admitted) -> Result<usize> {
     let mut text = String::new();
     let mut n = 0;
     for d in a.record.decisions.iter().filter(|d| !have.contains(&d.title)) {
-        text.push_str(&format!("\n## {} — {}\n{}\nCarried: continuity {} from {}\n", ctx.clock.date(), d.title, d.text.trim_end(), &a.id[..12], a.record.device.label));
+        text.push_str(&format!(
+            "\n## {} — {}\n{}\nCarried: continuity {} from {}\n",
+            ctx.clock.date(),
+            d.title,
+            d.text.trim_end(),
+            &a.id[..12],
+            a.record.device.label
+        ));
         n += 1;
     }
     if n > 0 {

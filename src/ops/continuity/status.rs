@@ -118,7 +118,15 @@ pub fn views(ctx: &Ctx, s: &Setup, store: &Loaded, ids: &[String]) -> Vec<Record
     let own = s.own_node();
     ids.iter()
         .filter_map(|id| store.get(id))
-        .map(|a| RecordView::new(&a.id, &a.record, a.trust, Some(a.record.device.node.as_str()) == own.as_deref(), ctx.clock.now()))
+        .map(|a| {
+            RecordView::new(
+                &a.id,
+                &a.record,
+                a.trust,
+                Some(a.record.device.node.as_str()) == own.as_deref(),
+                ctx.clock.now(),
+            )
+        })
         .collect()
 }
 
@@ -134,7 +142,11 @@ pub fn resumable_ids(s: &Setup, store: &Loaded, lineage: &Lineage, local: &Local
 pub fn refresh_offers(ctx: &Ctx, s: &Setup, local: &mut LocalState) -> Result<()> {
     let store = loaded::load(ctx, s, REF)?;
     let lineage = store.lineage();
-    local.offers = resumable_ids(s, &store, &lineage, local).iter().filter_map(|id| store.get(id)).map(|a| offer_of(&a.id, &a.record)).collect();
+    local.offers = resumable_ids(s, &store, &lineage, local)
+        .iter()
+        .filter_map(|id| store.get(id))
+        .map(|a| offer_of(&a.id, &a.record))
+        .collect();
     Ok(())
 }
 
@@ -143,10 +155,23 @@ fn all_diagnostics(s: &Setup, store: &Loaded, lineage: &Lineage) -> Vec<Diagnost
     let mut d = store.diagnostics.clone();
     d.extend(lineage.findings());
     if !store.too_new.is_empty() {
-        d.push(Diagnostic::new("warning", "continuity.upgrade_required", None, format!("{} record(s) of a later schema are kept but not read; upgrade git-majordomus", store.too_new.len())));
+        d.push(Diagnostic::new(
+            "warning",
+            "continuity.upgrade_required",
+            None,
+            format!(
+                "{} record(s) of a later schema are kept but not read; upgrade git-majordomus",
+                store.too_new.len()
+            ),
+        ));
     }
     if s.device.is_none() {
-        d.push(Diagnostic::new("info", "continuity.no_device_identity", None, "this machine has no device key yet; git majordomus continuity device creates one"));
+        d.push(Diagnostic::new(
+            "info",
+            "continuity.no_device_identity",
+            None,
+            "this machine has no device key yet; git majordomus continuity device creates one",
+        ));
     }
     d
 }
@@ -205,8 +230,13 @@ pub fn records(ctx: &Ctx) -> Result<RecordsReport> {
     let s = loaded::setup(ctx)?;
     let store = loaded::load(ctx, &s, REF)?;
     let lineage = store.lineage();
-    let mut ids: Vec<(String, String)> = store.admitted.iter().map(|a| (a.record.line.clone().unwrap_or_else(|| a.id.clone()), a.id.clone())).collect();
+    let mut ids: Vec<(String, String)> =
+        store.admitted.iter().map(|a| (a.record.line.clone().unwrap_or_else(|| a.id.clone()), a.id.clone())).collect();
     ids.sort();
     let ordered: Vec<String> = ids.into_iter().map(|(_, id)| id).collect();
-    Ok(RecordsReport { records: views(ctx, &s, &store, &ordered), lines: lineage.lines(), diagnostics: all_diagnostics(&s, &store, &lineage) })
+    Ok(RecordsReport {
+        records: views(ctx, &s, &store, &ordered),
+        lines: lineage.lines(),
+        diagnostics: all_diagnostics(&s, &store, &lineage),
+    })
 }

@@ -66,9 +66,17 @@ fn merge(ctx: &Ctx, theirs: &Loaded, diags: &mut Vec<Diagnostic>) -> Result<()> 
     let Some(tip) = &theirs.tip else { return Ok(()) };
     let allowed = theirs.mergeable();
     let include = |p: &str| allowed.contains(p);
-    let out = ctx.git.store_merge(REF, tip, &include, "majordomus continuity: merge", &committer(ctx)).map_err(|e| Error::io(format!("continuity merge: {e}")))?;
+    let out = ctx
+        .git
+        .store_merge(REF, tip, &include, "majordomus continuity: merge", &committer(ctx))
+        .map_err(|e| Error::io(format!("continuity merge: {e}")))?;
     for c in out.collisions {
-        diags.push(Diagnostic::new("error", "continuity.collision", Some(&c), "the remote holds different bytes under the same name; the local file is kept"));
+        diags.push(Diagnostic::new(
+            "error",
+            "continuity.collision",
+            Some(&c),
+            "the remote holds different bytes under the same name; the local file is kept",
+        ));
     }
     Ok(())
 }
@@ -89,7 +97,12 @@ pub fn sync(ctx: &Ctx, remote: Option<&str>) -> Result<SyncReport> {
     let before = loaded::load(ctx, &s, REF)?;
     let mut diags = Vec::new();
     let Some(remote) = remote else {
-        diags.push(Diagnostic::new("info", "continuity.no_remote", None, "no remote is configured; nothing was synced"));
+        diags.push(Diagnostic::new(
+            "info",
+            "continuity.no_remote",
+            None,
+            "no remote is configured; nothing was synced",
+        ));
         return report(ctx, &s, None, "no_remote", 0, 0, Vec::new(), diags);
     };
     if !ctx.git.remote_names().contains(&remote) {
@@ -98,8 +111,18 @@ pub fn sync(ctx: &Ctx, remote: Option<&str>) -> Result<SyncReport> {
     let theirs = match fetch(ctx, &s, &remote) {
         Ok(t) => t,
         Err(detail) => {
-            diags.push(Diagnostic::new("warning", "continuity.remote_unreachable", None, format!("{remote} could not be reached; the local store is unchanged and its records stay pending")));
-            local_state.last_sync = Some(LastSync { remote: remote.clone(), at: ctx.clock.stamp(), outcome: "unreachable".into(), detail: Some(first_line(&detail)) });
+            diags.push(Diagnostic::new(
+                "warning",
+                "continuity.remote_unreachable",
+                None,
+                format!("{remote} could not be reached; the local store is unchanged and its records stay pending"),
+            ));
+            local_state.last_sync = Some(LastSync {
+                remote: remote.clone(),
+                at: ctx.clock.stamp(),
+                outcome: "unreachable".into(),
+                detail: Some(first_line(&detail)),
+            });
             save_local(ctx, &local_state)?;
             return report(ctx, &s, Some(remote), "unreachable", 0, 0, Vec::new(), diags);
         }
@@ -128,12 +151,22 @@ pub fn sync(ctx: &Ctx, remote: Option<&str>) -> Result<SyncReport> {
                 }
             }
             PushOutcome::Rejected(why) => {
-                diags.push(Diagnostic::new("warning", "continuity.push_refused", None, format!("{remote} refused the push ({why}); run continuity sync again")));
+                diags.push(Diagnostic::new(
+                    "warning",
+                    "continuity.push_refused",
+                    None,
+                    format!("{remote} refused the push ({why}); run continuity sync again"),
+                ));
                 outcome = "partial";
                 published = 0;
             }
             PushOutcome::Unreachable(_) => {
-                diags.push(Diagnostic::new("warning", "continuity.remote_unreachable", None, format!("{remote} could not be reached for the push; the records stay pending")));
+                diags.push(Diagnostic::new(
+                    "warning",
+                    "continuity.remote_unreachable",
+                    None,
+                    format!("{remote} could not be reached for the push; the records stay pending"),
+                ));
                 outcome = "partial";
                 published = 0;
             }
@@ -146,27 +179,52 @@ pub fn sync(ctx: &Ctx, remote: Option<&str>) -> Result<SyncReport> {
         (false, true) => "published",
         (false, false) => "none",
     };
-    local_state.last_sync = Some(LastSync { remote: remote.clone(), at: ctx.clock.stamp(), outcome: outcome.into(), detail: None });
+    local_state.last_sync =
+        Some(LastSync { remote: remote.clone(), at: ctx.clock.stamp(), outcome: outcome.into(), detail: None });
     refresh_offers(ctx, &s, &mut local_state)?;
     save_local(ctx, &local_state)?;
     report(ctx, &s, Some(remote), action, fetched, published, lines, diags)
 }
 
-fn compare(before: &Loaded, theirs: &Loaded, local: &BTreeSet<String>, remote: &BTreeSet<String>) -> Vec<LineComparison> {
-    let mut all: Vec<(&str, &crate::continuity::record::Record)> = before.admitted.iter().map(|a| (a.id.as_str(), &a.record)).collect();
+fn compare(
+    before: &Loaded,
+    theirs: &Loaded,
+    local: &BTreeSet<String>,
+    remote: &BTreeSet<String>,
+) -> Vec<LineComparison> {
+    let mut all: Vec<(&str, &crate::continuity::record::Record)> =
+        before.admitted.iter().map(|a| (a.id.as_str(), &a.record)).collect();
     all.extend(theirs.admitted.iter().filter(|a| !local.contains(&a.id)).map(|a| (a.id.as_str(), &a.record)));
     Lineage::new(all).compare_stores(local, remote)
 }
 
 #[allow(clippy::too_many_arguments)]
-fn report(ctx: &Ctx, s: &Setup, remote: Option<String>, action: &str, fetched: usize, published: usize, lines: Vec<LineComparison>, mut diagnostics: Vec<Diagnostic>) -> Result<SyncReport> {
+fn report(
+    ctx: &Ctx,
+    s: &Setup,
+    remote: Option<String>,
+    action: &str,
+    fetched: usize,
+    published: usize,
+    lines: Vec<LineComparison>,
+    mut diagnostics: Vec<Diagnostic>,
+) -> Result<SyncReport> {
     let store = loaded::load(ctx, s, REF)?;
     let local = load_local(ctx)?;
     let lineage = store.lineage();
     // The lineage findings of the store after the sync (`continuity.diverged` names the heads).
     diagnostics.extend(lineage.findings());
     let resumable = views(ctx, s, &store, &resumable_ids(s, &store, &lineage, &local));
-    Ok(SyncReport { store: store_view(ctx, &store, remote.as_deref())?, remote, action: action.into(), fetched, published, lines, resumable, diagnostics })
+    Ok(SyncReport {
+        store: store_view(ctx, &store, remote.as_deref())?,
+        remote,
+        action: action.into(),
+        fetched,
+        published,
+        lines,
+        resumable,
+        diagnostics,
+    })
 }
 
 fn first_line(s: &str) -> String {

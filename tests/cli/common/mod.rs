@@ -3,9 +3,9 @@
 #![allow(dead_code)]
 
 use std::cell::Cell;
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
-use std::io::Write;
 
 /// The default pinned time of every test.
 pub const NOW: &str = "2026-09-03T20:00:00Z";
@@ -92,7 +92,13 @@ impl TestEnv {
     #[must_use]
     pub fn sh(&self, dir: &Path, script: &str, stdin: &[u8], extra_env: &[(&str, &str)]) -> Output {
         let mut cmd = self.command("sh");
-        cmd.arg("-c").arg(script).current_dir(dir).envs(extra_env.iter().copied()).stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped());
+        cmd.arg("-c")
+            .arg(script)
+            .current_dir(dir)
+            .envs(extra_env.iter().copied())
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
         let mut child = cmd.spawn().expect("spawn sh");
         {
             let mut si = child.stdin.take().unwrap();
@@ -223,7 +229,12 @@ impl<'a> Repo<'a> {
     /// Record file names in `.ai/local/state/<kind>` (kind = checkpoints|handovers), sorted.
     pub fn records(&self, kind: &str) -> Vec<String> {
         let mut v: Vec<String> = std::fs::read_dir(self.state(kind))
-            .map(|rd| rd.filter_map(|e| e.ok()).map(|e| e.file_name().into_string().unwrap()).filter(|n| !n.starts_with('.')).collect())
+            .map(|rd| {
+                rd.filter_map(|e| e.ok())
+                    .map(|e| e.file_name().into_string().unwrap())
+                    .filter(|n| !n.starts_with('.'))
+                    .collect()
+            })
             .unwrap_or_default();
         v.sort();
         v
@@ -244,4 +255,5 @@ impl<'a> Repo<'a> {
 }
 
 /// A well-formed handover body.
-pub const HANDOVER: &str = "# Objective\nFix the callback.\n\n# Current State\nReproduced.\n\n# Next Action\nWrite the regression test.\n";
+pub const HANDOVER: &str =
+    "# Objective\nFix the callback.\n\n# Current State\nReproduced.\n\n# Next Action\nWrite the regression test.\n";
