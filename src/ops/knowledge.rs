@@ -484,80 +484,76 @@ pub fn reject(ctx: &Ctx, id: &str, reason: &str, by: Option<&str>) -> Result<Pat
     Ok(path)
 }
 
-/// `knowledge check`: integrity of both stores plus the advisory rules.
-pub fn check(ctx: &Ctx) -> Result<Vec<Finding>> {
-    ctx.require_layer()?;
-    let policy = ctx.policy()?;
+/// The knowledge store's findings: every record parses, carries the id of its file name and a
+/// status that belongs in its directory (`knowledge-integrity`, FAIL otherwise), and the review
+/// advisory (`knowledge candidates-reviewed`, WARN over `knowledge.candidates_max_files` or past
+/// `knowledge.candidate_max_age_minutes`). Empty when the repository has no knowledge store.
+pub fn store_findings(ctx: &Ctx, policy: &crate::model::policy::Policy) -> Result<Vec<Finding>> {
     let mut f = Vec::new();
-    let mut total = 0;
+    let (mut seen, mut pending, mut overdue) = (false, 0usize, 0usize);
     for (dir, want) in
         [(candidates_dir(ctx), ["candidate", "superseded"]), (curated_dir(ctx), ["verified", "superseded"])]
     {
+        seen |= dir.is_dir();
         for (name, k, _) in read_dir(&dir)? {
-            total += 1;
             let rel = format!("{}/{name}", ctx.rel(&dir));
-            match k {
-                None => f.push(Finding::new(
-                    Level::Fail,
-                    "knowledge",
-                    rel,
-                    "does not parse as a knowledge/v1 record",
-                    "git majordomus knowledge check",
-                )),
-                Some(k) if format!("{}.md", k.id) != name => f.push(Finding::new(
-                    Level::Fail,
-                    "knowledge",
-                    rel,
-                    format!("its id {} does not match its file name", k.id),
-                    "git majordomus knowledge check",
-                )),
+            let problem = match &k {
+                None => Some("does not parse as a knowledge/v1 record".to_string()),
+                Some(k) if format!("{}.md", k.id) != name => {
+                    Some(format!("id does not match the file name {}", name.trim_end_matches(".md")))
+                }
                 Some(k) if !want.contains(&k.status.as_str()) || !CLASSES.contains(&k.class.as_str()) => {
-                    f.push(Finding::new(
-                        Level::Fail,
-                        "knowledge",
-                        rel,
-                        format!("status {} / class {} is not valid here", k.status, k.class),
-                        "git majordomus knowledge check",
-                    ))
+                    Some(format!("status {} / class {} does not belong here", k.status, k.class))
                 }
-                Some(k) if k.status == "candidate" => {
-                    let old = crate::clock::parse_stamp(&format!("{}T00:00:00Z", k.date))
-                        .map(|d| (ctx.clock.now() - d).num_minutes() > policy.knowledge.candidate_max_age_minutes)
-                        .unwrap_or(false);
-                    if old {
-                        f.push(Finding::new(
-                            Level::Warn,
-                            "knowledge",
-                            rel,
-                            format!("candidate from {} awaits review past knowledge.candidate_max_age_minutes", k.date),
-                            "git majordomus knowledge candidates",
-                        ));
-                    }
-                }
-                Some(_) => {}
+                Some(_) => None,
+            };
+            if let Some(p) = problem {
+                f.push(Finding::new(Level::Fail, "knowledge-integrity", rel, p, "git majordomus knowledge check"));
+                continue;
+            }
+            if let Some(k) = k.filter(|k| k.status == "candidate") {
+                pending += 1;
+                let old = crate::clock::parse_stamp(&format!("{}T00:00:00Z", k.date))
+                    .is_some_and(|d| (ctx.clock.now() - d).num_minutes() > policy.knowledge.candidate_max_age_minutes);
+                overdue += usize::from(old);
             }
         }
     }
-    let pending = candidates(ctx)?.into_iter().filter(|k| k.status == "candidate").count();
-    if pending > policy.knowledge.candidates_max_files {
+    if !seen {
+        return Ok(f);
+    }
+    if f.is_empty() {
         f.push(Finding::new(
-            Level::Warn,
-            "knowledge",
-            "candidates",
-            format!(
-                "{pending} candidates await review, over knowledge.candidates_max_files ({})",
-                policy.knowledge.candidates_max_files
-            ),
+            Level::Ok,
+            "knowledge-integrity",
+            ctx.rel(&ctx.layout.repo().join("knowledge")),
+            "every knowledge record parses and sits in its directory",
             "git majordomus knowledge candidates",
         ));
     }
-    if !f.iter().any(|x| x.level == Level::Fail) {
+    let cap = policy.knowledge.candidates_max_files;
+    let (level, msg) = if pending > cap {
+        (Level::Warn, format!("{pending} candidates awaiting review, cap {cap} (knowledge.candidates_max_files)"))
+    } else if overdue > 0 {
+        (Level::Warn, format!("{overdue} candidate(s) awaiting review past knowledge.candidate_max_age_minutes"))
+    } else {
+        (Level::Ok, format!("{pending} candidates awaiting review, cap {cap}"))
+    };
+    f.push(Finding::new(level, "knowledge", "candidates-reviewed", msg, "git majordomus knowledge candidates"));
+    Ok(f)
+}
+
+/// `knowledge check`: [`store_findings`], or one OK line when there is no store yet.
+pub fn check(ctx: &Ctx) -> Result<Vec<Finding>> {
+    ctx.require_layer()?;
+    let mut f = store_findings(ctx, ctx.policy()?)?;
+    if f.is_empty() {
         f.push(Finding::new(
             Level::Ok,
-            "knowledge",
+            "knowledge-integrity",
             ".ai/repo/knowledge",
-            format!("{total} record(s) readable, {pending} candidate(s) awaiting review"),
-            "git majordomus knowledge candidates",
+            "no knowledge store yet: nothing to check",
+            "git majordomus knowledge derive",
         ));
     }
     Ok(f)

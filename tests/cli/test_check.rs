@@ -659,7 +659,7 @@ fn doctor_knowledge_rules_apply_only_where_knowledge_exists() {
     // A candidate whose id does not match its file name breaks integrity.
     r.write(
         ".ai/repo/knowledge/candidates/s-new-0123456789ab.md",
-        "---\nschema: knowledge/v1\nid: s-other-0123456789ab\nkind: knowledge\nclass: fact\nstatus: candidate\ndate: 2026-09-01\n---\n# t\nd\n",
+        "---\nschema: knowledge/v1\nid: s-other-0123456789ab\nkind: knowledge\nclass: fact\ntitle: t\nstatus: candidate\ndate: 2026-09-01\n---\n# t\nd\n",
     );
     let out = r.mj(&["doctor"]).code(10);
     assert!(out.stdout.contains("FAIL knowledge-integrity .ai/repo/knowledge/candidates/s-new-0123456789ab.md — id does not match the file name s-new-0123456789ab"), "{}", out.stdout);

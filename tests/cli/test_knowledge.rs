@@ -588,11 +588,13 @@ fn knowledge_check_ok_on_a_healthy_store_and_fail_on_an_id_mismatch() {
     r.write(&wrong, &text);
     let out = r.mj(&["knowledge", "check"]).code(10);
     assert!(
-        out.stdout.lines().any(|l| l.starts_with(&format!("FAIL knowledge {wrong}")) && l.contains(&id)),
+        out.stdout
+            .lines()
+            .any(|l| l.starts_with(&format!("FAIL knowledge-integrity {wrong}")) && l.contains("id does not match")),
         "{}",
         out.stdout
     );
-    assert!(!out.stdout.contains("OK knowledge"), "{}", out.stdout);
+    assert!(!out.stdout.contains("OK knowledge-integrity"), "{}", out.stdout);
     let out = r.mj(&["--json", "knowledge", "check"]).code(10);
     let v: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
     assert!(
