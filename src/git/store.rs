@@ -11,7 +11,7 @@
 //! Object ids cross this API as 40-hex strings so that no other module needs gix.
 
 use std::collections::HashMap;
-use std::process::{Command, Output};
+use std::process::Output;
 use std::time::Duration;
 
 use gix::bstr::ByteSlice;
@@ -640,18 +640,7 @@ fn signature(who: &Committer) -> gix::actor::Signature {
 impl Git {
     /// Runs `git` like [`super::binary::run`], plus `LC_ALL=C` so that its output can be parsed.
     fn run_c(&self, args: &[&str]) -> Result<Output, String> {
-        Command::new("git")
-            .arg(format!("--git-dir={}", self.git_dir.display()))
-            .arg(format!("--work-tree={}", self.root.display()))
-            .args(args)
-            .env("GIT_TERMINAL_PROMPT", "0")
-            .env("LC_ALL", "C")
-            .env_remove("GIT_DIR")
-            .env_remove("GIT_WORK_TREE")
-            .env_remove("GIT_INDEX_FILE")
-            .current_dir(&self.root)
-            .output()
-            .map_err(|e| format!("cannot run git: {e}"))
+        super::binary::run(&self.git_dir, &self.root, args).map_err(|e| e.to_string())
     }
 
     /// `git ls-remote --exit-code --refs <remote> <refname>`: `Ok(Present(sha))` or

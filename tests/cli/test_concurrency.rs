@@ -63,3 +63,29 @@ fn eight_processes_times_two_hundred_writes_lose_nothing() {
         .sum();
     assert_eq!(bodies, PROCS * EACH / 2, "every body intact");
 }
+
+/// Two processes each publishing 50 records into one checkout at once: 100 records, none lost.
+#[test]
+fn two_publishers_times_fifty_records_lose_nothing() {
+    let env = TestEnv::new();
+    let r = env.ready_repo("r");
+    let script = r#"i=0; while [ $i -lt 50 ]; do
+        f=$(printf '# Objective\nWorker %s record %s.\n# Current State\nx\n# Next Action\ny\n' "$W" "$i" | git majordomus handover --no-task | head -n 1) || exit 1
+        git majordomus continuity publish --handover "$(basename "$f")" >/dev/null || exit 1
+        i=$((i + 1)); done"#;
+    let children: Vec<_> = (0..2)
+        .map(|w| {
+            let mut c = env.command("sh");
+            c.arg("-c").arg(script).current_dir(&r.root).env("W", w.to_string()).stdout(Stdio::null()).spawn().unwrap()
+        })
+        .collect();
+    for mut c in children {
+        assert!(c.wait().unwrap().success(), "a publisher failed");
+    }
+    let listing = r.git(&["ls-tree", "-r", "--name-only", "refs/majordomus/continuity"]);
+    assert_eq!(listing.lines().filter(|l| l.ends_with(".json")).count(), 100, "{listing}");
+    let records = r.mj(&["--json", "continuity", "records"]).ok();
+    let v: serde_json::Value = serde_json::from_str(&records.stdout).unwrap();
+    assert_eq!(v["records"].as_array().unwrap().len(), 100);
+    r.git(&["fsck", "--strict"]);
+}

@@ -394,3 +394,19 @@ fn briefing_names_resumable_handovers_from_other_devices() {
         out.stdout
     );
 }
+
+/// A direct `continuity sync` pushes; the installed pre-push hook must not sync again (it would
+/// wait for the lock the running sync holds).
+#[test]
+fn direct_sync_with_the_pre_push_hook_installed_does_not_recurse() {
+    let env = TestEnv::new();
+    let bare = env.path().join("remote.git");
+    env.git_in(env.path(), &["init", "-q", "--bare", bare.to_str().unwrap()]);
+    let r = env.ready_repo("r");
+    r.git(&["remote", "add", "origin", bare.to_str().unwrap()]);
+    r.mj(&["hooks", "install", "--git"]).ok();
+    r.mj_in(&["handover", "--no-task"], HANDOVER).ok();
+    r.mj(&["continuity", "publish"]).ok();
+    let out = env.sh(&r.root, "timeout 60 git majordomus continuity sync", b"", &[]).ok();
+    assert!(out.stdout.contains("1 published"), "{}{}", out.stdout, out.stderr);
+}

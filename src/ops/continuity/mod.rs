@@ -123,6 +123,12 @@ pub fn load_local(ctx: &Ctx) -> Result<LocalState> {
     }
 }
 
+/// The lock `publish`, `sync` and `resume` hold from reading `continuity.json` to writing it back,
+/// so concurrent writers in one checkout never lose a position or an offer.
+pub fn writer_lock(ctx: &Ctx) -> Result<crate::store::atomic::Lock> {
+    crate::store::atomic::Lock::acquire(&ctx.layout.locks(), "continuity")
+}
+
 /// Writes `continuity.json` atomically.
 pub fn save_local(ctx: &Ctx, s: &LocalState) -> Result<()> {
     replace(&ctx.layout.state().join("continuity.json"), &s.to_bytes())

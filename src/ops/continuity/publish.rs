@@ -183,6 +183,7 @@ pub fn publish(ctx: &Ctx, p: PublishParams) -> Result<PublishReport> {
     if body.trim().is_empty() {
         return Err(Error::refused(format!("{rel}: the handover body is empty")));
     }
+    let _lock = if p.dry_run { None } else { Some(super::writer_lock(ctx)?) };
     let mut local = load_local(ctx)?;
     let branch = ctx.identity()?.branch.clone();
     let parent_record = match local.branches.get(&branch) {

@@ -97,6 +97,7 @@ pub struct ResumeReport {
 pub fn resume(ctx: &Ctx, prefix: Option<&str>) -> Result<ResumeReport> {
     let s = loaded::setup(ctx)?;
     let store = loaded::load(ctx, &s, REF)?;
+    let _lock = super::writer_lock(ctx)?;
     let mut local = load_local(ctx)?;
     let mut plan = plan_over(ctx, &s, &store, &local, prefix)?;
     let chosen = plan.record.as_ref().map(|v| v.id.clone()).and_then(|id| store.get(&id).cloned());

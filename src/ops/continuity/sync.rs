@@ -93,6 +93,7 @@ pub fn sync(ctx: &Ctx, remote: Option<&str>) -> Result<SyncReport> {
         Some(r) => Some(r.to_string()),
         None => super::status::default_remote(ctx)?,
     };
+    let _lock = super::writer_lock(ctx)?;
     let mut local_state = load_local(ctx)?;
     let before = loaded::load(ctx, &s, REF)?;
     let mut diags = Vec::new();
