@@ -740,6 +740,7 @@ fn failure_text(out: &Output) -> String {
 mod tests {
     use super::*;
     use std::path::Path;
+    use std::process::Command;
 
     fn git(dir: &Path, args: &[&str]) -> Output {
         Command::new("git")
