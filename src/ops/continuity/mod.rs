@@ -124,9 +124,11 @@ pub fn load_local(ctx: &Ctx) -> Result<LocalState> {
 }
 
 /// The lock `publish`, `sync` and `resume` hold from reading `continuity.json` to writing it back,
-/// so concurrent writers in one checkout never lose a position or an offer.
+/// so concurrent writers never lose a position or an offer. It lives under the git common dir
+/// (`<common-dir>/majordomus/continuity.lock`, beside the store's own lock): a publication changes
+/// nothing in the checkout but `continuity.json` (SPEC §14 item 35).
 pub fn writer_lock(ctx: &Ctx) -> Result<crate::store::atomic::Lock> {
-    crate::store::atomic::Lock::acquire(&ctx.layout.locks(), "continuity")
+    crate::store::atomic::Lock::acquire_file(&ctx.git.common_dir().join("majordomus"), "continuity.lock")
 }
 
 /// Writes `continuity.json` atomically.
