@@ -962,6 +962,24 @@ mod tests {
         fsck(&dir);
     }
 
+    /// SPEC §12 unit-level: with the ref's lock held by someone else, a write fails after a bounded
+    /// number of attempts and leaves the ref unchanged; once the lock is gone it succeeds.
+    #[test]
+    fn held_ref_lock_fails_the_write_and_leaves_the_ref() {
+        let t = tempfile::tempdir().unwrap();
+        let dir = t.path().join("w");
+        let g = checkout(&dir);
+        let first = g.store_add(&[rec(0)], "first", &who()).unwrap();
+        let lock = dir.join(".git/refs/majordomus/continuity.lock");
+        std::fs::write(&lock, "held").unwrap();
+        let err = g.store_add(&[rec(1)], "second", &who());
+        assert!(err.is_err(), "the write must fail while the lock is held");
+        assert_eq!(g.ref_tip(CONTINUITY_REF).unwrap().as_deref(), Some(first.tip.as_str()));
+        std::fs::remove_file(&lock).unwrap();
+        assert!(g.store_add(&[rec(1)], "second", &who()).unwrap().written);
+        fsck(&dir);
+    }
+
     #[test]
     fn set_ref_compare_and_swap() {
         let t = tempfile::tempdir().unwrap();
