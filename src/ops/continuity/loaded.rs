@@ -140,31 +140,57 @@ pub fn load(ctx: &Ctx, s: &Setup, reference: &str) -> Result<Loaded> {
     let mut newly = String::new();
     let mut entries = ctx.git.store_list(&tip).map_err(git_err)?;
     entries.sort_by(|a, b| a.path.cmp(&b.path));
-    for e in entries {
-        let bytes = ctx.git.read_blob(&e.blob).map_err(git_err)?;
-        let cache_key = format!("{} {}", e.blob, e.path);
-        let cached = cache.contains(&cache_key);
-        let (verdict, diag) = admit(&e.path, &e.blob, &bytes, &judge, cached);
-        if let Some(d) = &diag {
-            if d.severity == "error" || d.code == "continuity.schema_too_new" {
-                out.refused.push(RefusedFile {
-                    path: e.path.clone(),
-                    code: d.code.clone(),
-                    message: d.message.clone(),
-                });
-            }
+    // Blobs are read in order (the repository handle is not shared between threads); admission —
+    // signature checks above all — is pure and runs on every core, a chunk at a time.
+    let workers = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1).min(8);
+    for chunk in entries.chunks(1024) {
+        let mut items = Vec::with_capacity(chunk.len());
+        for e in chunk {
+            let key = format!("{} {}", e.blob, e.path);
+            let cached = cache.contains(&key);
+            items.push((e, key, cached, ctx.git.read_blob(&e.blob).map_err(git_err)?));
         }
-        out.diagnostics.extend(diag);
-        match verdict {
-            Verdict::Admitted(a) => {
-                if !cached {
-                    newly.push_str(&cache_key);
-                    newly.push('\n');
-                }
-                out.admitted.push(*a);
+        let per = items.len().div_ceil(workers).max(1);
+        let verdicts: Result<Vec<(Verdict, Option<Diagnostic>)>> = std::thread::scope(|scope| {
+            let handles: Vec<_> = items
+                .chunks(per)
+                .map(|part| {
+                    let judge = &judge;
+                    scope.spawn(move || {
+                        part.iter()
+                            .map(|(e, _, cached, bytes)| admit(&e.path, &e.blob, bytes, judge, *cached))
+                            .collect::<Vec<_>>()
+                    })
+                })
+                .collect();
+            let mut all = Vec::with_capacity(items.len());
+            for h in handles {
+                all.extend(h.join().map_err(|_| Error::io("internal: an admission worker panicked"))?);
             }
-            Verdict::TooNew => out.too_new.push(e.path),
-            Verdict::Refused | Verdict::Stray => {}
+            Ok(all)
+        });
+        for ((e, key, cached, _), (verdict, diag)) in items.into_iter().zip(verdicts?) {
+            if let Some(d) = &diag {
+                if d.severity == "error" || d.code == "continuity.schema_too_new" {
+                    out.refused.push(RefusedFile {
+                        path: e.path.clone(),
+                        code: d.code.clone(),
+                        message: d.message.clone(),
+                    });
+                }
+            }
+            out.diagnostics.extend(diag);
+            match verdict {
+                Verdict::Admitted(a) => {
+                    if !cached {
+                        newly.push_str(&key);
+                        newly.push('\n');
+                    }
+                    out.admitted.push(*a);
+                }
+                Verdict::TooNew => out.too_new.push(e.path.clone()),
+                Verdict::Refused | Verdict::Stray => {}
+            }
         }
     }
     if !newly.is_empty() {
