@@ -71,6 +71,20 @@ pub fn parse(text: &str) -> Vec<Entry> {
     strip_comments(text).into_iter().filter(|(_, l)| l.starts_with("- [")).map(|(n, l)| parse_line(n, l)).collect()
 }
 
+/// The question of a resolved entry's text (`<question> (<opened>) — <answer>`).
+pub fn resolved_question(text: &str) -> &str {
+    let mut from = 0;
+    while let Some(i) = text[from..].find(" (") {
+        let at = from + i;
+        let rest = &text[at + 2..];
+        if rest.get(..10).is_some_and(is_date) && rest[10..].starts_with(") — ") {
+            return &text[..at];
+        }
+        from = at + 2;
+    }
+    text
+}
+
 /// Renders an unresolved entry line (without newline).
 pub fn unresolved_line(task: &str, question: &str, opened: &str) -> String {
     format!("- [unresolved] {task} — {question} ({opened})")
@@ -111,5 +125,6 @@ mod tests {
         let Entry::Unresolved { line, .. } = &e[0] else { unreachable!() };
         let r = resolve_in(&text, *line, "2026-09-05", "x").unwrap();
         assert!(r.contains("- [resolved 2026-09-05] t-1 — Which URL? (2026-09-03) — x\n"));
+        assert_eq!(resolved_question("Which (one) URL? (2026-09-03) — the (new) one"), "Which (one) URL?");
     }
 }

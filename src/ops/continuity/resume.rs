@@ -204,7 +204,7 @@ fn carry_questions(ctx: &Ctx, a: &Admitted, task_id: &str) -> Result<()> {
         .into_iter()
         .filter_map(|e| match e {
             questions::Entry::Unresolved { question, .. } => Some(question),
-            questions::Entry::Resolved { text, .. } => text.rsplit_once(" (").map(|(q, _)| q.to_string()),
+            questions::Entry::Resolved { text, .. } => Some(questions::resolved_question(&text).to_string()),
             questions::Entry::Malformed { .. } => None,
         })
         .collect();
