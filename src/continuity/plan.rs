@@ -724,7 +724,7 @@ pub fn shell_word(s: &str) -> String {
 mod tests {
     use super::*;
     use crate::clock::parse_stamp;
-    use crate::continuity::record::{blake3_hex, CarriedDecision, Device, HandoverPart, Source, TaskIntent, SCHEMA};
+    use crate::continuity::record::{blake3_hex, CarriedDecision, Device, HandoverPart, Source, TaskIntent};
 
     const ME: &str = "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa";
     const OTHER: &str = "bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb";
@@ -740,15 +740,8 @@ mod tests {
     /// A first record published by the other device on `main` at HEAD, clean, with a task.
     fn rec() -> Record {
         Record {
-            schema: SCHEMA.into(),
             repository: "0".repeat(32),
             device: Device { node: OTHER.into(), label: "macbook-pro".into() },
-            session: None,
-            episode: "none".into(),
-            line: None,
-            parent: None,
-            published_at: "2026-09-03T20:00:00Z".into(),
-            producer: "git-majordomus/0.1.0".into(),
             source: Source {
                 branch: Some("main".into()),
                 head: Some(HEAD.into()),
@@ -765,7 +758,6 @@ mod tests {
                 outcome: None,
             }),
             decisions: vec![CarriedDecision { title: "Use a lexer".into(), text: "because".into() }],
-            questions: vec![],
             handover: HandoverPart {
                 id: "0".repeat(32),
                 task: Some("t-1".into()),
@@ -777,6 +769,7 @@ mod tests {
                 name: None,
                 body: BODY.into(),
             },
+            ..crate::continuity::record::tests::sample()
         }
     }
 
