@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Measures the continuity store at scale: publish into a store that already holds N records,
-# `continuity status` and `continuity verify` cold (empty admission cache) and warm.
+# `continuity status` and `continuity verify` cold (no admission index) and warm.
 # Usage: bench/continuity.sh [path/to/git-majordomus]   (N defaults to 100000)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -17,7 +17,7 @@ git init -q -b main && "$BIN" init >/dev/null && echo x > lib/a && git add -A &&
 s=$(date +%s%N); "$FILL" "$work/repo" "$N"; e=$(date +%s%N)
 git gc -q
 echo "store: $N records filled in $(( (e - s) / 1000000 )) ms; $(du -sh .git | cut -f1) .git after gc"
-cache=.git/majordomus/admitted
+cache=.git/majordomus/index.json
 median() { # label, then command...; prints the median wall ms of RUNS runs
   local label=$1; shift; local t=() s e
   for _ in $(seq 1 "$RUNS"); do

@@ -1,7 +1,7 @@
 //! Admission (SPEC §10.3): which files of a store are records this machine accepts, cheapest
 //! check first. Pure: the caller reads the blobs and passes their bytes.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::mesh::{trust_of, Mesh, Trust};
@@ -9,10 +9,10 @@ use super::record::{id_of_value, is_id, store_path, Envelope, Record, MAX_STORED
 use super::{portability, signing};
 
 /// One diagnostic of a store read.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Diagnostic {
     /// `error`, `warning` or `info`.
-    pub severity: &'static str,
+    pub severity: String,
     /// `continuity.<code>`.
     pub code: String,
     /// The file, when the diagnostic is about one.
@@ -25,7 +25,12 @@ pub struct Diagnostic {
 impl Diagnostic {
     /// Builds a diagnostic.
     pub fn new(severity: &'static str, code: &str, path: Option<&str>, message: impl Into<String>) -> Diagnostic {
-        Diagnostic { severity, code: code.into(), path: path.map(str::to_string), message: message.into() }
+        Diagnostic {
+            severity: severity.into(),
+            code: code.into(),
+            path: path.map(str::to_string),
+            message: message.into(),
+        }
     }
 }
 
@@ -79,34 +84,43 @@ pub fn is_record_path(path: &str) -> bool {
     is_id(id) && store_path(id) == path
 }
 
-/// Judges one file. `verified` says this blob was admitted at this very path before (the
-/// admission cache): its bytes are then known to match its id and path, to have the v1 shape, a
-/// valid signature and no portability leak, so only what depends on this machine's view —
-/// revocation, trust and the repository — is judged again.
-pub fn admit(path: &str, blob: &str, bytes: &[u8], j: &Judge<'_>, verified: bool) -> (Verdict, Option<Diagnostic>) {
-    if verified {
-        /// What a file admitted before still has to show: its key and its record.
-        #[derive(serde::Deserialize)]
-        struct Known {
-            id: String,
-            public_key: String,
-            record: Record,
-        }
-        if let Ok(k) = serde_json::from_slice::<Known>(bytes) {
-            return judge_standing(path, blob, &k.id, &k.public_key, k.record, j);
-        }
-    }
-    let refuse = |code: &str, msg: String| (Verdict::Refused, Some(Diagnostic::new("error", code, Some(path), msg)));
+/// What a store file is, whoever reads it: every check that does not depend on this machine's
+/// view (path, size, JSON, id, schema, shape, signature, portability). It is what the per-ref
+/// index keeps, keyed by blob and path.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub enum Intrinsic {
+    /// A well-formed, correctly signed, portable v1 record.
+    Record {
+        /// Its id.
+        id: String,
+        /// The signer's minisign public key.
+        public_key: String,
+        /// The record.
+        record: Box<Record>,
+    },
+    /// A record of a later schema: kept, not read.
+    TooNew(Diagnostic),
+    /// Refused whoever reads it.
+    Refused(Diagnostic),
+    /// Not a record of the store.
+    Stray(Diagnostic),
+}
+
+/// Judges one file: [`intrinsic`], then [`standing`].
+pub fn admit(path: &str, blob: &str, bytes: &[u8], j: &Judge<'_>) -> (Verdict, Option<Diagnostic>) {
+    standing(path, blob, intrinsic(path, bytes), j)
+}
+
+/// The machine-independent checks of one file (SPEC §10.3, cheapest first).
+pub fn intrinsic(path: &str, bytes: &[u8]) -> Intrinsic {
+    let refuse = |code: &str, msg: String| Intrinsic::Refused(Diagnostic::new("error", code, Some(path), msg));
     if !is_record_path(path) {
-        return (
-            Verdict::Stray,
-            Some(Diagnostic::new(
-                "warning",
-                "continuity.stray_file",
-                Some(path),
-                "not a record of the store; it is ignored",
-            )),
-        );
+        return Intrinsic::Stray(Diagnostic::new(
+            "warning",
+            "continuity.stray_file",
+            Some(path),
+            "not a record of the store; it is ignored",
+        ));
     }
     if bytes.len() > MAX_STORED_BYTES {
         return refuse("continuity.record_too_large", format!("{} bytes, cap {MAX_STORED_BYTES}", bytes.len()));
@@ -126,15 +140,12 @@ pub fn admit(path: &str, blob: &str, bytes: &[u8], j: &Judge<'_>, verified: bool
         let newer =
             schema.strip_prefix("majordomus-continuity/v").and_then(|n| n.parse::<u32>().ok()).is_some_and(|n| n > 1);
         if newer {
-            return (
-                Verdict::TooNew,
-                Some(Diagnostic::new(
-                    "warning",
-                    "continuity.schema_too_new",
-                    Some(path),
-                    format!("{schema} is newer than this executable reads; kept, not read"),
-                )),
-            );
+            return Intrinsic::TooNew(Diagnostic::new(
+                "warning",
+                "continuity.schema_too_new",
+                Some(path),
+                format!("{schema} is newer than this executable reads; kept, not read"),
+            ));
         }
         return refuse("continuity.schema_unknown", format!("unknown schema {schema:?}"));
     }
@@ -159,11 +170,20 @@ pub fn admit(path: &str, blob: &str, bytes: &[u8], j: &Judge<'_>, verified: bool
     if let Some(leak) = portability::scan_admission(&envelope.record).into_iter().next() {
         return refuse(leak.code, format!("{}: {}", leak.pointer, leak.reason));
     }
-    judge_standing(path, blob, &envelope.id, &envelope.public_key, record, j)
+    Intrinsic::Record { id: envelope.id, public_key: envelope.public_key, record: Box::new(record) }
 }
 
-/// The checks that depend on this machine's view: the signer's key, revocation, trust and the
-/// repository.
+/// The checks that depend on this machine's view — the signer's key, revocation, trust and the
+/// repository — applied to a file's [`Intrinsic`] verdict.
+pub fn standing(path: &str, blob: &str, i: Intrinsic, j: &Judge<'_>) -> (Verdict, Option<Diagnostic>) {
+    match i {
+        Intrinsic::Record { id, public_key, record } => judge_standing(path, blob, &id, &public_key, *record, j),
+        Intrinsic::TooNew(d) => (Verdict::TooNew, Some(d)),
+        Intrinsic::Refused(d) => (Verdict::Refused, Some(d)),
+        Intrinsic::Stray(d) => (Verdict::Stray, Some(d)),
+    }
+}
+
 fn judge_standing(
     path: &str,
     blob: &str,

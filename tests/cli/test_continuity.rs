@@ -1133,8 +1133,8 @@ fn scenario_827_an_altered_blob_is_refused_as_id_mismatch() {
     let st = b.cj(&["status"], 0);
     assert_eq!((st["store"]["records"].as_u64(), st["store"]["refused"].as_u64()), (Some(0), Some(1)));
     b.cj(&["verify"], 10);
-    // Deleting the admission cache changes no answer.
-    let _ = std::fs::remove_file(b.root().join(".git/majordomus/admitted"));
+    // Deleting the admission index changes no answer.
+    let _ = std::fs::remove_file(b.root().join(".git/majordomus/index.json"));
     assert_eq!(b.cj(&["records"], 0)["records"].as_array().unwrap().len(), 0);
     assert_eq!(b.cj(&["resume"], 10)["resumed"], false);
     assert!(b.arrived().is_empty());

@@ -1,17 +1,21 @@
-//! Reading a store: every file of a ref's tree through admission, with the admission cache
-//! under the git common dir (`<common-dir>/majordomus/admitted`: `<blob> <path>` lines of files
-//! admitted before — an optimisation only: deleting it changes no answer).
+//! Reading a store: every file of a ref's tree through admission. The machine-independent half of
+//! admission (shape, id, signature, portability) is kept in an index under the git common dir
+//! (`<common-dir>/majordomus/index.json`, keyed by blob and path, shared by every ref): a file seen
+//! before is not read or verified again, only judged against this machine's trust, revocation and
+//! repository. The index is an optimisation only: deleting it changes no answer.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 
-use crate::continuity::admission::{admit, Admitted, Diagnostic, Judge, Verdict};
+use serde::{Deserialize, Serialize};
+
+use crate::continuity::admission::{admit, intrinsic, standing, Admitted, Diagnostic, Intrinsic, Judge, Verdict};
 use crate::continuity::lineage::Lineage;
 use crate::continuity::mesh::Mesh;
 use crate::continuity::plan::{PlanRecord, RefusedFile};
 use crate::continuity::signing::{self, DeviceKey};
 use crate::ctx::Ctx;
 use crate::error::{Error, Result};
-use crate::store::atomic::{append, ensure_dir, read_opt};
+use crate::store::atomic::{read_opt, replace};
 
 /// What every continuity command reads first.
 pub struct Setup {
@@ -102,8 +106,27 @@ impl Loaded {
     }
 }
 
-fn cache_path(ctx: &Ctx) -> std::path::PathBuf {
-    ctx.git.common_dir().join("majordomus/admitted")
+/// The admission index: the [`Intrinsic`] verdict of every store file seen, by `<blob> <path>`.
+#[derive(Debug, Default, Serialize, Deserialize)]
+struct Index {
+    version: u32,
+    entries: BTreeMap<String, Intrinsic>,
+}
+
+/// The version of the index format; another version is ignored (and rewritten).
+const INDEX_VERSION: u32 = 1;
+
+fn index_path(ctx: &Ctx) -> std::path::PathBuf {
+    ctx.git.common_dir().join("majordomus/index.json")
+}
+
+fn read_index(ctx: &Ctx) -> Index {
+    read_opt(&index_path(ctx))
+        .ok()
+        .flatten()
+        .and_then(|t| serde_json::from_str::<Index>(&t).ok())
+        .filter(|i| i.version == INDEX_VERSION)
+        .unwrap_or(Index { version: INDEX_VERSION, entries: BTreeMap::new() })
 }
 
 /// Reads one record of the store at `reference` through admission (`None` when it is absent or
@@ -121,7 +144,7 @@ pub fn load_one(ctx: &Ctx, s: &Setup, reference: &str, id: &str) -> Result<Optio
     let bytes = ctx.git.read_blob(&entry.blob).map_err(git_err)?;
     let own_key = s.own_key();
     let judge = Judge { repository: &s.repository, mesh: s.mesh.as_ref(), own_key: own_key.as_deref() };
-    Ok(match admit(&entry.path, &entry.blob, &bytes, &judge, false).0 {
+    Ok(match admit(&entry.path, &entry.blob, &bytes, &judge).0 {
         Verdict::Admitted(a) => Some(*a),
         _ => None,
     })
@@ -132,35 +155,27 @@ pub fn load(ctx: &Ctx, s: &Setup, reference: &str) -> Result<Loaded> {
     let git_err = |e: crate::git::Error| Error::io(format!("continuity store {reference}: {e}"));
     let mut out = Loaded { reference: reference.to_string(), ..Default::default() };
     let Some(tip) = ctx.git.ref_tip(reference).map_err(git_err)? else { return Ok(out) };
-    let cache_file = cache_path(ctx);
-    let cache: BTreeSet<String> =
-        read_opt(&cache_file).ok().flatten().unwrap_or_default().lines().map(str::to_string).collect();
+    let mut index = read_index(ctx);
     let own_key = s.own_key();
     let judge = Judge { repository: &s.repository, mesh: s.mesh.as_ref(), own_key: own_key.as_deref() };
-    let mut newly = String::new();
     let mut entries = ctx.git.store_list(&tip).map_err(git_err)?;
     entries.sort_by(|a, b| a.path.cmp(&b.path));
-    // Blobs are read in order (the repository handle is not shared between threads); admission —
-    // signature checks above all — is pure and runs on every core, a chunk at a time.
+    // Files the index has not seen: blobs read in order (the repository handle is not shared
+    // between threads), the machine-independent checks — signatures above all — on every core.
+    let unseen: Vec<&crate::git::store::StoreEntry> =
+        entries.iter().filter(|e| !index.entries.contains_key(&format!("{} {}", e.blob, e.path))).collect();
     let workers = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1).min(8);
-    for chunk in entries.chunks(1024) {
+    for chunk in unseen.chunks(1024) {
         let mut items = Vec::with_capacity(chunk.len());
         for e in chunk {
-            let key = format!("{} {}", e.blob, e.path);
-            let cached = cache.contains(&key);
-            items.push((e, key, cached, ctx.git.read_blob(&e.blob).map_err(git_err)?));
+            items.push((*e, ctx.git.read_blob(&e.blob).map_err(git_err)?));
         }
         let per = items.len().div_ceil(workers).max(1);
-        let verdicts: Result<Vec<(Verdict, Option<Diagnostic>)>> = std::thread::scope(|scope| {
+        let verdicts: Result<Vec<Intrinsic>> = std::thread::scope(|scope| {
             let handles: Vec<_> = items
                 .chunks(per)
                 .map(|part| {
-                    let judge = &judge;
-                    scope.spawn(move || {
-                        part.iter()
-                            .map(|(e, _, cached, bytes)| admit(&e.path, &e.blob, bytes, judge, *cached))
-                            .collect::<Vec<_>>()
-                    })
+                    scope.spawn(move || part.iter().map(|(e, bytes)| intrinsic(&e.path, bytes)).collect::<Vec<_>>())
                 })
                 .collect();
             let mut all = Vec::with_capacity(items.len());
@@ -169,36 +184,33 @@ pub fn load(ctx: &Ctx, s: &Setup, reference: &str) -> Result<Loaded> {
             }
             Ok(all)
         });
-        for ((e, key, cached, _), (verdict, diag)) in items.into_iter().zip(verdicts?) {
-            if let Some(d) = &diag {
-                if d.severity == "error" || d.code == "continuity.schema_too_new" {
-                    out.refused.push(RefusedFile {
-                        path: e.path.clone(),
-                        code: d.code.clone(),
-                        message: d.message.clone(),
-                    });
-                }
-            }
-            out.diagnostics.extend(diag);
-            match verdict {
-                Verdict::Admitted(a) => {
-                    if !cached {
-                        newly.push_str(&key);
-                        newly.push('\n');
-                    }
-                    out.admitted.push(*a);
-                }
-                Verdict::TooNew => out.too_new.push(e.path.clone()),
-                Verdict::Refused | Verdict::Stray => {}
-            }
+        for ((e, _), v) in items.iter().zip(verdicts?) {
+            index.entries.insert(format!("{} {}", e.blob, e.path), v);
         }
     }
-    if !newly.is_empty() {
-        // The cache is an optimisation: failing to write it changes no answer.
-        if let Some(dir) = cache_file.parent() {
-            if ensure_dir(dir).is_ok() {
-                let _ = append(&cache_file, newly.as_bytes());
+    if !unseen.is_empty() {
+        // The index is an optimisation: failing to write it changes no answer.
+        if let Ok(text) = serde_json::to_string(&index) {
+            let _ = replace(&index_path(ctx), text.as_bytes());
+        }
+    }
+    for e in &entries {
+        let Some(i) = index.entries.get(&format!("{} {}", e.blob, e.path)) else { continue };
+        let (verdict, diag) = standing(&e.path, &e.blob, i.clone(), &judge);
+        if let Some(d) = &diag {
+            if d.severity == "error" || d.code == "continuity.schema_too_new" {
+                out.refused.push(RefusedFile {
+                    path: e.path.clone(),
+                    code: d.code.clone(),
+                    message: d.message.clone(),
+                });
             }
+        }
+        out.diagnostics.extend(diag);
+        match verdict {
+            Verdict::Admitted(a) => out.admitted.push(*a),
+            Verdict::TooNew => out.too_new.push(e.path.clone()),
+            Verdict::Refused | Verdict::Stray => {}
         }
     }
     out.admitted.sort_by(|a, b| a.id.cmp(&b.id));
