@@ -82,7 +82,7 @@ fn repo_flag_and_subdirectory_resolve_the_same_checkout() {
     let env = TestEnv::new();
     let r = env.ready_repo("r");
     r.start("task");
-    let written = r.mj_in(&["handover"], HANDOVER).ok().stdout.lines().next().unwrap().to_string();
+    let written = r.mj_in(&["handover"], HANDOVER).ok().first_line();
     std::fs::create_dir_all(r.root.join("lib/deep")).unwrap();
     let sub = env.run(&r.root.join("lib/deep"), &["handover", "--resolve", "--path"], None, &[]).ok();
     assert_eq!(sub.stdout.trim(), written);

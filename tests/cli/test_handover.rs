@@ -57,14 +57,7 @@ fn scenario_05_handover_lifecycle() {
     r.git(&["checkout", "-q", "main"]);
     // newest wins in tier
     env.set_now("2026-09-03T20:05:00Z");
-    let newer = r
-        .mj_in(&["handover", "--close"], &HANDOVER.replace("Reproduced.", "Newer state."))
-        .ok()
-        .stdout
-        .lines()
-        .next()
-        .unwrap()
-        .to_string();
+    let newer = r.mj_in(&["handover", "--close"], &HANDOVER.replace("Reproduced.", "Newer state.")).ok().first_line();
     assert_eq!(r.mj(&["handover", "--resolve", "--path"]).ok().stdout.trim(), newer);
     assert_eq!(r.ledger().pop().unwrap()["closed"], true);
     assert!(r.read(".ai/local/state/current.yaml").contains("outcome: handed_over"));
@@ -113,14 +106,7 @@ fn item_6_touching_an_old_record_changes_nothing() {
     let r = env.ready_repo("r");
     r.mj_in(&["handover", "--no-task"], &HANDOVER.replace("Reproduced.", "old")).ok();
     env.set_now("2026-09-03T20:10:00Z");
-    let newer = r
-        .mj_in(&["handover", "--no-task"], &HANDOVER.replace("Reproduced.", "new"))
-        .ok()
-        .stdout
-        .lines()
-        .next()
-        .unwrap()
-        .to_string();
+    let newer = r.mj_in(&["handover", "--no-task"], &HANDOVER.replace("Reproduced.", "new")).ok().first_line();
     let list_before = r.mj(&["handover", "--list"]).ok().stdout;
     let old = r.records("handovers")[0].clone();
     let f = std::fs::File::options().write(true).open(r.state(&format!("handovers/{old}"))).unwrap();
@@ -163,7 +149,7 @@ fn item_4_other_branch_record_never_resolves_even_when_newer() {
 fn item_10_handover_without_task_has_task_id_none_and_no_task_id_in_the_event() {
     let env = TestEnv::new();
     let r = env.ready_repo("r");
-    let rel = r.mj_in(&["handover", "--no-task"], HANDOVER).ok().stdout.lines().next().unwrap().to_string();
+    let rel = r.mj_in(&["handover", "--no-task"], HANDOVER).ok().first_line();
     assert!(r.read(&rel).contains("task_id: none\n"));
     let ev = r.ledger().pop().unwrap();
     assert_eq!(ev["event"], "task.handed_over");
@@ -223,7 +209,7 @@ fn derived_handover_has_the_required_sections_and_refuses_an_underivable_one() {
     let id = r.start("Derive me");
     r.mj_in(&["checkpoint"], "noted\n").ok();
     r.mj(&["question", "add", "Which way?"]).ok();
-    let rel = r.mj(&["handover", "--derive"]).ok().stdout.lines().next().unwrap().to_string();
+    let rel = r.mj(&["handover", "--derive"]).ok().first_line();
     let text = r.read(&rel);
     for s in [
         "# Objective\nDerive me",
@@ -248,7 +234,7 @@ fn derived_handover_has_the_required_sections_and_refuses_an_underivable_one() {
 fn item_23_freshness_boundaries_with_pinned_time() {
     let env = TestEnv::new();
     let r = env.ready_repo("r");
-    let rel = r.mj_in(&["handover", "--no-task"], HANDOVER).ok().stdout.lines().next().unwrap().to_string();
+    let rel = r.mj_in(&["handover", "--no-task"], HANDOVER).ok().first_line();
     // Thresholds are read from the policy the repository carries; the test reads them back from it.
     let policy = r.read(".ai/repo/policy.yaml");
     let num =

@@ -30,6 +30,10 @@ impl Output {
     pub fn ok(self) -> Self {
         self.code(0)
     }
+    /// The first line of stdout (a written record's path, a session id line, ...).
+    pub fn first_line(&self) -> String {
+        self.stdout.lines().next().unwrap_or("").to_string()
+    }
     /// Both streams together.
     pub fn all(&self) -> String {
         format!("{}{}", self.stdout, self.stderr)
