@@ -6,6 +6,7 @@
 pub mod events;
 pub mod finding;
 pub mod labels;
+pub mod markdown;
 pub mod policy;
 pub mod providers;
 pub mod record;
