@@ -5,6 +5,7 @@ use crate::error::{Error, Exit, Result};
 use crate::model::finding::Findings;
 use crate::ops::history::{self, Filter, Listing, Rotation};
 use crate::render;
+use crate::store::ledger::Line;
 use crate::ui::Ui;
 
 /// Read the ledger back, validate it, or rotate it
@@ -62,7 +63,16 @@ pub fn run(cc: &CommandContext, a: &Args, ui: &mut Ui) -> Result<Exit> {
             return Ok(Exit::Ok);
         }
         let filter = Filter::new(a.task.clone(), a.event.clone(), a.since.as_deref(), a.limit, a.all, ctx.clock.now())?;
-        match history::list(&ctx, &filter)? {
+        let mut emit = |l: &Line| {
+            // JSON Lines: the matching lines verbatim, so duplicate keys survive.
+            if json {
+                ui.line(&l.raw);
+            } else {
+                ui.line(&render::history::line(l));
+            }
+        };
+        let listing = history::list(&ctx, &filter, &mut emit)?;
+        match listing {
             Listing::NoLedger { path } => {
                 if json {
                     ui.status(&format!("no ledger yet ({path} does not exist)"));
@@ -71,19 +81,11 @@ pub fn run(cc: &CommandContext, a: &Args, ui: &mut Ui) -> Result<Exit> {
                 }
             }
             Listing::Events { shown, matched } => {
-                if json {
-                    // JSON Lines: the matching lines verbatim, so duplicate keys survive.
-                    for l in &shown {
-                        ui.line(&l.raw);
-                    }
-                } else if shown.is_empty() {
-                    ui.line("no matching events");
-                } else {
-                    for l in &shown {
-                        ui.line(&render::history::line(l));
-                    }
-                    if shown.len() < matched {
-                        ui.line(&render::history::trailer(shown.len(), matched));
+                if !json {
+                    if shown == 0 {
+                        ui.line("no matching events");
+                    } else if let Some(t) = render::history::trailer(shown, matched) {
+                        ui.line(&t);
                     }
                 }
             }

@@ -671,10 +671,18 @@ impl Builder<'_> {
         if depth == 0 {
             return Ok(self.off("history", "recent_history_depth: 0"));
         }
-        let all = ledger::read_all(&self.ctx.layout.ledger())?.unwrap_or_default();
-        let valid: Vec<&ledger::Line> = all.iter().filter(|l| l.is_valid()).collect();
-        let recent = &valid[valid.len().saturating_sub(depth)..];
-        let mut events: Vec<String> = recent.iter().rev().map(|l| event_line(l)).collect();
+        // The newest `depth` valid lines, read from the ledger's tail (SPEC §A.16).
+        let mut recent = Vec::new();
+        for l in ledger::backward(&self.ctx.layout.ledger())?.into_iter().flatten() {
+            let l = l?;
+            if recent.len() == depth {
+                break;
+            }
+            if l.is_valid() {
+                recent.push(l);
+            }
+        }
+        let mut events: Vec<String> = recent.iter().map(event_line).collect();
         events = bounded(events, self.policy.context.max_list_items, "earlier");
         events.reverse();
         let mut lines = vec![format!("## RECENT HISTORY (last {} events)", recent.len())];

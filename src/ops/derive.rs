@@ -99,19 +99,12 @@ fn slug(name: &str) -> String {
 
 /// Lines of the current episode (by session stamp) or, without an episode, of the task.
 fn episode_lines(ctx: &Ctx, task: Option<&Task>) -> Result<Vec<ledger::Line>> {
-    let lines = ledger::read_all(&ctx.layout.ledger())?.unwrap_or_default();
     let session = ctx.session_id();
-    Ok(lines
-        .into_iter()
-        .filter(|l| {
-            let Some(p) = &l.pairs else { return false };
-            match (&session, task) {
-                (Some(s), _) => p.str("session") == Some(s.as_str()),
-                (None, Some(t)) => p.str("task_id") == Some(t.id.as_str()),
-                (None, None) => false,
-            }
-        })
-        .collect())
+    ledger::select(&ctx.layout.ledger(), |l| match (&session, task) {
+        (Some(s), _) => l.str("session") == Some(s.as_str()),
+        (None, Some(t)) => l.str("task_id") == Some(t.id.as_str()),
+        (None, None) => false,
+    })
 }
 
 /// The derived handover body; a required section with no writer is a refusal (10).
@@ -224,11 +217,10 @@ pub fn handover_body(ctx: &Ctx, task: Option<&Task>, required: &[String]) -> Res
         }
     }
     if let Some(t) = task {
-        let all_lines = ledger::read_all(&ctx.layout.ledger())?.unwrap_or_default();
-        let finished = all_lines.iter().rev().find(|l| {
-            l.event() == Some("task.finished") && l.pairs.as_ref().and_then(|p| p.str("task_id")) == Some(t.id.as_str())
-        });
-        if let Some(p) = finished.and_then(|l| l.pairs.as_ref()) {
+        let finished = ledger::last(&ctx.layout.ledger(), |l| {
+            l.event() == Some("task.finished") && l.str("task_id") == Some(t.id.as_str())
+        })?;
+        if let Some(p) = finished.as_ref().and_then(|l| l.pairs.as_ref()) {
             s.push_str("\n# Verification\n");
             let outcome = p.str("outcome").unwrap_or("?");
             match p.get("verify").filter(|v| !v.is_null()) {

@@ -241,15 +241,14 @@ pub fn run(ctx: &Ctx, p: FinishParams) -> Result<FinishReport> {
         replace(&ctx.layout.completed().join(format!("{}.md", t.id)), note.as_bytes())?;
     }
     let verdicts: BTreeMap<&str, &str> = report.contract.iter().map(|c| (c.name, c.verdict)).collect();
-    let checkpoints = ledger::read_all(&ctx.layout.ledger())?
-        .unwrap_or_default()
-        .iter()
-        .filter(|l| {
-            l.event() == Some("task.checkpoint")
-                && l.pairs.as_ref().and_then(|p| p.str("task_id")) == Some(t.id.as_str())
-                && l.pairs.as_ref().is_some_and(|p| p.has("checkpoint_path"))
-        })
-        .count();
+    let mut checkpoints = 0;
+    for l in ledger::forward(&ctx.layout.ledger())?.into_iter().flatten() {
+        let l = l?;
+        let counted = l.event() == Some("task.checkpoint")
+            && l.str("task_id") == Some(t.id.as_str())
+            && l.pairs.as_ref().is_some_and(|p| p.has("checkpoint_path"));
+        checkpoints += usize::from(counted);
+    }
     let verify_json = report
         .verify
         .as_ref()

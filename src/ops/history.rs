@@ -14,7 +14,7 @@ use crate::error::{Error, Result};
 use crate::model::events::{is_registered, EVENTS};
 use crate::model::finding::{Finding, Level};
 use crate::store::atomic::{create_if_absent, guard, read_opt, replace, Lock};
-use crate::store::ledger::{self, build_line, parse_lines, Envelope, Line};
+use crate::store::ledger::{self, build_line, Envelope, Line};
 
 /// How many matches `history` shows without `--limit`.
 pub const DEFAULT_LIMIT: usize = 20;
@@ -126,6 +126,15 @@ fn parse_time(s: &str) -> Option<DateTime<Utc>> {
         .map(|n| Utc.from_utc_datetime(&n))
 }
 
+/// How many lines matched a listing in all.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Matched {
+    /// Counted: the read reached the ledger's first line.
+    Exact(usize),
+    /// Not counted: the tail read stopped once the limit was met (SPEC §A.16).
+    Uncounted,
+}
+
 /// What `history` found.
 #[derive(Debug, Clone)]
 pub enum Listing {
@@ -134,98 +143,106 @@ pub enum Listing {
         /// The ledger's repository-relative path.
         path: String,
     },
-    /// The ledger was read.
+    /// The matching lines were handed to the caller, oldest first.
     Events {
-        /// The newest `limit` matches, oldest first.
-        shown: Vec<Line>,
-        /// How many lines matched in all.
-        matched: usize,
+        /// How many were shown.
+        shown: usize,
+        /// How many matched in all.
+        matched: Matched,
     },
 }
 
-fn read_ledger(ctx: &Ctx) -> Result<Option<String>> {
+/// Bytes a limited listing reads past its newest matches to count the rest: a small ledger
+/// gets an exact count, a large one says its count is not taken.
+const COUNT_BUDGET: u64 = 256 * 1024;
+
+/// Runs `history`: the newest `limit` lines that pass `filter` (all with `--all`), handed to
+/// `emit` oldest first. Lines that are not JSON or lack `ts`/`event` are skipped (readers skip
+/// them; `--validate` reports them). A limited listing reads the ledger from its tail; `--all`
+/// streams it from the start; neither holds more than the lines it shows.
+pub fn list(ctx: &Ctx, filter: &Filter, emit: &mut dyn FnMut(&Line)) -> Result<Listing> {
+    ctx.require_layer()?;
     let path = ctx.layout.ledger();
     guard(ctx.layout.root(), &path)?;
-    read_opt(&path)
-}
-
-/// Runs `history`: the newest `limit` lines that pass `filter`, oldest first. Lines that are
-/// not JSON or lack `ts`/`event` are skipped (readers skip them; `--validate` reports them).
-pub fn list(ctx: &Ctx, filter: &Filter) -> Result<Listing> {
-    ctx.require_layer()?;
-    let Some(text) = read_ledger(ctx)? else {
-        return Ok(Listing::NoLedger { path: ctx.rel(&ctx.layout.ledger()) });
+    let Some(limit) = filter.limit else {
+        let Some(lines) = ledger::forward(&path)? else { return Ok(Listing::NoLedger { path: ctx.rel(&path) }) };
+        let mut shown = 0;
+        for l in lines {
+            let l = l?;
+            if filter.matches(&l) {
+                emit(&l);
+                shown += 1;
+            }
+        }
+        return Ok(Listing::Events { shown, matched: Matched::Exact(shown) });
     };
-    let mut matches: Vec<Line> = parse_lines(&text).into_iter().filter(|l| filter.matches(l)).collect();
-    let matched = matches.len();
-    if let Some(n) = filter.limit {
-        if matches.len() > n {
-            matches.drain(..matches.len() - n);
+    let Some(mut lines) = ledger::backward(&path)? else { return Ok(Listing::NoLedger { path: ctx.rel(&path) }) };
+    let mut newest = Vec::new();
+    let mut counted = 0;
+    // Where the tail read stood when the limit was met; counting goes on for COUNT_BUDGET bytes.
+    let mut limit_met_at = None;
+    let mut matched = None;
+    while let Some(l) = lines.next() {
+        if limit_met_at.is_some_and(|at: u64| at.saturating_sub(lines.unread()) > COUNT_BUDGET) {
+            matched = Some(Matched::Uncounted);
+            break;
         }
-    }
-    Ok(Listing::Events { shown: matches, matched })
-}
-
-/// The findings of `--validate` for already-parsed ledger lines: one FAIL per line that is not
-/// a JSON object or lacks `ts` or `event`, one FAIL per unregistered event name, else one OK.
-/// `rel` is the ledger's repository-relative path (the findings' subject).
-pub fn validate_lines(lines: &[Line], rel: &str) -> Vec<Finding> {
-    let mut out = Vec::new();
-    for l in lines {
-        let subject = format!("{rel}:{}", l.number);
-        let Some(p) = &l.pairs else {
-            out.push(Finding::new(Level::Fail, "ledger", subject, "line is not a JSON object", VALIDATE_CMD));
-            continue;
-        };
-        let mut missing = Vec::new();
-        if p.str("ts").is_none() {
-            missing.push("ts");
-        }
-        if p.str("event").is_none() {
-            missing.push("event");
-        }
-        if !missing.is_empty() {
-            out.push(Finding::new(
-                Level::Fail,
-                "ledger",
-                subject,
-                format!("line lacks {}", missing.join(" and ")),
-                VALIDATE_CMD,
-            ));
+        let l = l?;
+        if !filter.matches(&l) {
             continue;
         }
-        if let Some(e) = l.event() {
-            if !is_registered(e) {
-                out.push(Finding::new(
-                    Level::Fail,
-                    "ledger",
-                    subject,
-                    format!("unregistered event {e:?}"),
-                    VALIDATE_CMD,
-                ));
+        counted += 1;
+        if newest.len() < limit {
+            newest.push(l);
+            if newest.len() == limit {
+                limit_met_at = Some(lines.unread());
             }
         }
     }
-    if out.is_empty() {
-        out.push(Finding::new(
-            Level::Ok,
-            "ledger",
-            rel,
-            format!("{} line(s), every one valid", lines.len()),
-            VALIDATE_CMD,
-        ));
+    let matched = matched.unwrap_or(Matched::Exact(counted));
+    for l in newest.iter().rev() {
+        emit(l);
     }
-    out
+    Ok(Listing::Events { shown: newest.len(), matched })
 }
 
-/// Runs `history --validate`. No ledger yet is an OK finding.
+/// The FAIL finding of one ledger line that is not a valid, registered event.
+fn line_finding(l: &Line, rel: &str) -> Option<Finding> {
+    let problem = l.problem()?;
+    let message = match problem {
+        ledger::Problem::NotObject => format!("line is {problem}"),
+        ledger::Problem::Lacks(_) => format!("line {problem}"),
+        ledger::Problem::Unregistered(_) => problem.to_string(),
+    };
+    Some(Finding::new(Level::Fail, "ledger", l.subject(rel), message, VALIDATE_CMD))
+}
+
+/// The findings of `--validate` for ledger lines: one FAIL per line that is not a JSON object
+/// or lacks `ts` or `event`, one FAIL per unregistered event name, else one OK.
+/// `rel` is the ledger's repository-relative path (the findings' subject).
+pub fn validate_lines(lines: impl Iterator<Item = Result<Line>>, rel: &str) -> Result<Vec<Finding>> {
+    let mut out = Vec::new();
+    let mut n = 0;
+    for l in lines {
+        let l = l?;
+        n += 1;
+        out.extend(line_finding(&l, rel));
+    }
+    if out.is_empty() {
+        out.push(Finding::new(Level::Ok, "ledger", rel, format!("{n} line(s), every one valid"), VALIDATE_CMD));
+    }
+    Ok(out)
+}
+
+/// Runs `history --validate`, streaming the ledger. No ledger yet is an OK finding.
 pub fn validate(ctx: &Ctx) -> Result<Vec<Finding>> {
     ctx.require_layer()?;
     let rel = ctx.rel(&ctx.layout.ledger());
-    let Some(text) = read_ledger(ctx)? else {
+    guard(ctx.layout.root(), &ctx.layout.ledger())?;
+    let Some(lines) = ledger::forward(&ctx.layout.ledger())? else {
         return Ok(vec![Finding::new(Level::Ok, "ledger", rel, "no ledger yet", VALIDATE_CMD)]);
     };
-    Ok(validate_lines(&parse_lines(&text), &rel))
+    validate_lines(lines, &rel)
 }
 
 /// What `history --rotate` did.
@@ -312,6 +329,7 @@ fn join_lines<'a>(lines: impl Iterator<Item = &'a str>) -> String {
 #[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
+    use crate::store::ledger::parse_lines;
 
     fn now() -> DateTime<Utc> {
         crate::clock::parse_stamp("2026-09-03T20:00:00Z").unwrap()
@@ -342,10 +360,10 @@ mod tests {
     #[test]
     fn validation_findings() {
         let text = "{\"ts\":\"2026-09-03T20:00:00Z\",\"event\":\"task.started\"}\nnot json\n{\"event\":\"task.started\"}\n{\"ts\":\"2026-09-03T20:00:00Z\",\"event\":\"no.such\"}\n";
-        let f = validate_lines(&parse_lines(text), "l");
+        let f = validate_lines(parse_lines(text).into_iter().map(Ok), "l").unwrap();
         assert_eq!(f.iter().map(|f| f.subject.as_str()).collect::<Vec<_>>(), ["l:2", "l:3", "l:4"]);
         assert!(f.iter().all(|f| f.level == Level::Fail));
-        let ok = validate_lines(&parse_lines(text.lines().next().unwrap()), "l");
+        let ok = validate_lines(parse_lines(text.lines().next().unwrap()).into_iter().map(Ok), "l").unwrap();
         assert_eq!(ok.len(), 1);
         assert_eq!(ok[0].level, Level::Ok);
     }

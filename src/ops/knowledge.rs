@@ -159,7 +159,8 @@ fn build(ctx: &Ctx, ep: &str) -> Result<(Vec<Knowledge>, usize)> {
     // The n-th `decision.recorded` line of a (title, task, head) is the n-th such entry of the log:
     // a later decision with the same title never rewrites an earlier candidate's reason.
     let mut seen: std::collections::HashMap<(String, String, String), usize> = std::collections::HashMap::new();
-    for l in ledger::read_all(&ctx.layout.ledger())?.unwrap_or_default() {
+    for l in ledger::forward(&ctx.layout.ledger())?.into_iter().flatten() {
+        let l = l?;
         let Some(p) = &l.pairs else { continue };
         let ev = l.event().unwrap_or("");
         let nth = (ev == "decision.recorded").then(|| {

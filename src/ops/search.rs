@@ -5,6 +5,7 @@
 //! stamp, never by mtime), the `--task` filter of each kind, the per-kind limit.
 //! Must not touch: clap, `Ui`, the text layout of a hit.
 
+use std::collections::VecDeque;
 use std::fs;
 use std::path::{Path, PathBuf};
 
@@ -15,7 +16,7 @@ use crate::error::{Error, Result};
 use crate::model::record;
 use crate::store::atomic::{guard, read_opt};
 use crate::store::decisions::{self, strip_comments};
-use crate::store::ledger::parse_lines;
+use crate::store::ledger;
 use crate::store::questions::{self, Entry};
 
 /// How many hits per kind `search` reports without `--limit`.
@@ -277,18 +278,30 @@ impl Searcher<'_> {
     }
 
     /// `ledger.jsonl`, newest line first; `--task` keeps the lines whose `task_id` names it.
+    ///
+    /// One forward stream over the ledger that keeps only the newest `limit` hits (SPEC §A.16):
+    /// the line numbers stay exact and memory stays bounded whatever the ledger's length.
     fn history(&mut self) -> Result<()> {
         let path = self.ctx.layout.ledger();
-        let Some(text) = self.read(&path) else { return Ok(()) };
-        let lines = parse_lines(&text);
-        let task = self.task;
-        let picked = lines
-            .iter()
-            .rev()
-            .filter(|l| task.is_none_or(|t| l.pairs.as_ref().and_then(|p| p.str("task_id")) == Some(t)))
-            .map(|l| (l.number, l.raw.as_str()));
+        if let Err(e) = guard(self.ctx.layout.root(), &path) {
+            self.ctx.warn(format!("search: skipped {}: {}", self.ctx.rel(&path), e.message));
+            return Ok(());
+        }
+        let Some(lines) = ledger::forward(&path)? else { return Ok(()) };
+        let mut newest: VecDeque<(usize, String)> = VecDeque::with_capacity(self.limit + 1);
+        for l in lines {
+            let l = l?;
+            let hit =
+                l.raw.to_lowercase().contains(self.needle) && self.task.is_none_or(|t| l.str("task_id") == Some(t));
+            if hit && self.limit > 0 {
+                if newest.len() == self.limit {
+                    newest.pop_front();
+                }
+                newest.push_back((l.number.expect("a forward read numbers its lines"), l.raw));
+            }
+        }
         let mut taken = 0;
-        self.add(Kind::History, &path, picked, &mut taken);
+        self.add(Kind::History, &path, newest.iter().rev().map(|(n, raw)| (*n, raw.as_str())), &mut taken);
         Ok(())
     }
 }

@@ -4,6 +4,7 @@ use std::path::Path;
 
 use serde_json::Value;
 
+use crate::ops::history::Matched;
 use crate::store::ledger::{Line, Pairs};
 use crate::store::records::head7;
 
@@ -19,9 +20,15 @@ pub fn line(l: &Line) -> String {
     s.trim_end().to_string()
 }
 
-/// The trailer under a list the limit cut: `(L of N events; --all for everything)`.
-pub fn trailer(shown: usize, matched: usize) -> String {
-    format!("({shown} of {matched} events; --all for everything)")
+/// The trailer under a list the limit cut: `(L of N events; --all for everything)`, or
+/// `(the newest L events; --all for everything)` when the rest was not counted; none when
+/// nothing was cut.
+pub fn trailer(shown: usize, matched: Matched) -> Option<String> {
+    match matched {
+        Matched::Exact(n) if n > shown => Some(format!("({shown} of {n} events; --all for everything)")),
+        Matched::Exact(_) => None,
+        Matched::Uncounted => Some(format!("(the newest {shown} events; --all for everything)")),
+    }
 }
 
 /// A JSON value as shown: strings bare, everything else as JSON.
@@ -121,6 +128,8 @@ mod tests {
 
     #[test]
     fn trailer_text() {
-        assert_eq!(trailer(2, 5), "(2 of 5 events; --all for everything)");
+        assert_eq!(trailer(2, Matched::Exact(5)).unwrap(), "(2 of 5 events; --all for everything)");
+        assert_eq!(trailer(2, Matched::Exact(2)), None);
+        assert_eq!(trailer(2, Matched::Uncounted).unwrap(), "(the newest 2 events; --all for everything)");
     }
 }

@@ -1,13 +1,19 @@
 //! The append-only ledger `ledger.jsonl` (SPEC §6.6): building lines, appending under a lock,
 //! reading them back with duplicate keys preserved (readers take the FIRST `event` key).
+//!
+//! Reads stay bounded as the ledger grows (SPEC §A.16): tail questions read [`backward`] from
+//! the end and stop when answered; whole-ledger scans stream [`forward`] one line at a time.
+//! Nothing here reads the whole file into memory.
 
 use std::fmt;
-use std::path::Path;
+use std::fs::File;
+use std::io::{BufRead, BufReader, ErrorKind, Read, Seek, SeekFrom};
+use std::path::{Path, PathBuf};
 
 use serde::de::{Deserialize, Deserializer, MapAccess, Visitor};
 use serde_json::Value;
 
-use super::atomic::{append, guard, read_opt, Lock};
+use super::atomic::{append, guard, Lock};
 use super::Layout;
 use crate::error::{Error, Result};
 use crate::model::events::is_registered;
@@ -111,15 +117,20 @@ impl Pairs {
 /// One line of the ledger as read.
 #[derive(Debug, Clone)]
 pub struct Line {
-    /// 1-based line number.
-    pub number: usize,
-    /// The line verbatim (without its newline).
+    /// 1-based line number; `None` for a line read from the tail, whose number is not counted.
+    pub number: Option<usize>,
+    /// The line verbatim (without its newline; invalid UTF-8 replaced).
     pub raw: String,
     /// The parsed object, or `None` when the line is not a JSON object.
     pub pairs: Option<Pairs>,
 }
 
 impl Line {
+    fn parse(number: Option<usize>, bytes: &[u8]) -> Line {
+        let bytes = bytes.strip_suffix(b"\r").unwrap_or(bytes);
+        let pairs = std::str::from_utf8(bytes).ok().and_then(|t| serde_json::from_str::<Pairs>(t).ok());
+        Line { number, raw: String::from_utf8_lossy(bytes).into_owned(), pairs }
+    }
     /// The first `event` key, when the line parses.
     pub fn event(&self) -> Option<&str> {
         self.pairs.as_ref()?.str("event")
@@ -128,52 +139,245 @@ impl Line {
     pub fn ts(&self) -> Option<&str> {
         self.pairs.as_ref()?.str("ts")
     }
+    /// The first value of `key` as a string, when the line parses.
+    pub fn str(&self, key: &str) -> Option<&str> {
+        self.pairs.as_ref()?.str(key)
+    }
     /// Whether the line parses and carries both `ts` and `event`.
     pub fn is_valid(&self) -> bool {
         self.ts().is_some() && self.event().is_some()
     }
+    /// `<rel>:<n>`, or `<rel>` alone for a line read from the tail.
+    pub fn subject(&self, rel: &str) -> String {
+        match self.number {
+            Some(n) => format!("{rel}:{n}"),
+            None => rel.to_string(),
+        }
+    }
 }
 
-/// Reads every line (blank lines skipped); `Ok(None)` when there is no ledger yet.
-pub fn read_all(path: &Path) -> Result<Option<Vec<Line>>> {
-    let Some(text) = read_opt(path)? else { return Ok(None) };
-    Ok(Some(parse_lines(&text)))
+/// What is wrong with a ledger line (SPEC §8.7 `--validate`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Problem {
+    /// The line is not a JSON object.
+    NotObject,
+    /// The object lacks `ts`, `event` or both (the names, joined by " and ").
+    Lacks(&'static str),
+    /// The first `event` names no registered event.
+    Unregistered(String),
 }
 
-/// Parses ledger text into lines.
+impl fmt::Display for Problem {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Problem::NotObject => f.write_str("not a JSON object"),
+            Problem::Lacks(what) => write!(f, "lacks {what}"),
+            Problem::Unregistered(e) => write!(f, "unregistered event {e:?}"),
+        }
+    }
+}
+
+impl Line {
+    /// What is wrong with this line, if anything.
+    pub fn problem(&self) -> Option<Problem> {
+        let Some(p) = &self.pairs else { return Some(Problem::NotObject) };
+        match (p.str("ts").is_some(), p.str("event")) {
+            (false, None) => Some(Problem::Lacks("ts and event")),
+            (false, Some(_)) => Some(Problem::Lacks("ts")),
+            (true, None) => Some(Problem::Lacks("event")),
+            (true, Some(e)) => (!is_registered(e)).then(|| Problem::Unregistered(e.to_string())),
+        }
+    }
+}
+
+fn is_blank(bytes: &[u8]) -> bool {
+    bytes.iter().all(u8::is_ascii_whitespace)
+}
+
+fn open(path: &Path) -> Result<Option<File>> {
+    match File::open(path) {
+        Ok(f) => Ok(Some(f)),
+        Err(e) if e.kind() == ErrorKind::NotFound => Ok(None),
+        Err(e) => Err(Error::io_at(path, e)),
+    }
+}
+
+/// Streams a ledger from its first line, holding one line at a time (blank lines skipped).
+pub struct Forward {
+    reader: BufReader<File>,
+    path: PathBuf,
+    number: usize,
+    buf: Vec<u8>,
+}
+
+impl Iterator for Forward {
+    type Item = Result<Line>;
+    fn next(&mut self) -> Option<Result<Line>> {
+        loop {
+            self.buf.clear();
+            match self.reader.read_until(b'\n', &mut self.buf) {
+                Ok(0) => return None,
+                Ok(_) => {}
+                Err(e) => return Some(Err(Error::io_at(&self.path, e))),
+            }
+            self.number += 1;
+            let bytes = self.buf.strip_suffix(b"\n").unwrap_or(&self.buf);
+            if !is_blank(bytes) {
+                return Some(Ok(Line::parse(Some(self.number), bytes)));
+            }
+        }
+    }
+}
+
+/// Opens `path` for a forward scan; `Ok(None)` when there is no ledger yet.
+pub fn forward(path: &Path) -> Result<Option<Forward>> {
+    Ok(open(path)?.map(|f| Forward {
+        reader: BufReader::with_capacity(64 * 1024, f),
+        path: path.to_path_buf(),
+        number: 0,
+        buf: Vec::new(),
+    }))
+}
+
+/// Reads a ledger from its end, newest line first, a block at a time (blank lines skipped):
+/// the cost of a tail question is the tail it reads, not the ledger's length.
+pub struct Backward {
+    file: File,
+    path: PathBuf,
+    /// Bytes of the file not read yet: `[0, pos)`.
+    pos: u64,
+    /// The start of the oldest line read so far, which may continue into earlier bytes.
+    carry: Vec<u8>,
+    /// Whole lines of the last block, oldest first (popped from the end).
+    ready: Vec<Vec<u8>>,
+}
+
+/// The block a tail read takes at a time.
+const BLOCK: u64 = 64 * 1024;
+
+impl Backward {
+    /// Bytes before the lines returned so far that were not read yet (0 once the start is reached).
+    pub fn unread(&self) -> u64 {
+        self.pos
+    }
+
+    fn fill(&mut self) -> Result<()> {
+        let n = self.pos.min(BLOCK);
+        self.pos -= n;
+        let mut block = vec![0; usize::try_from(n).expect("a block is at most 64 KiB")];
+        self.file.seek(SeekFrom::Start(self.pos)).map_err(|e| Error::io_at(&self.path, e))?;
+        self.file.read_exact(&mut block).map_err(|e| Error::io_at(&self.path, e))?;
+        block.append(&mut self.carry);
+        let mut parts = block.split(|&b| b == b'\n');
+        // The first part may continue into earlier bytes unless the start of the file is reached.
+        let first = parts.next().unwrap_or_default().to_vec();
+        self.ready = parts.map(<[u8]>::to_vec).collect();
+        if self.pos == 0 {
+            self.ready.insert(0, first);
+        } else {
+            self.carry = first;
+        }
+        Ok(())
+    }
+}
+
+impl Iterator for Backward {
+    type Item = Result<Line>;
+    fn next(&mut self) -> Option<Result<Line>> {
+        loop {
+            if let Some(bytes) = self.ready.pop() {
+                if !is_blank(&bytes) {
+                    return Some(Ok(Line::parse(None, &bytes)));
+                }
+                continue;
+            }
+            if self.pos == 0 {
+                return None;
+            }
+            if let Err(e) = self.fill() {
+                self.pos = 0;
+                return Some(Err(e));
+            }
+        }
+    }
+}
+
+/// Opens `path` for a tail read; `Ok(None)` when there is no ledger yet.
+pub fn backward(path: &Path) -> Result<Option<Backward>> {
+    let Some(file) = open(path)? else { return Ok(None) };
+    let pos = file.metadata().map_err(|e| Error::io_at(path, e))?.len();
+    Ok(Some(Backward { file, path: path.to_path_buf(), pos, carry: Vec::new(), ready: Vec::new() }))
+}
+
+/// The newest line satisfying `hit`, read from the tail.
+pub fn last(path: &Path, mut hit: impl FnMut(&Line) -> bool) -> Result<Option<Line>> {
+    let Some(lines) = backward(path)? else { return Ok(None) };
+    for l in lines {
+        let l = l?;
+        if hit(&l) {
+            return Ok(Some(l));
+        }
+    }
+    Ok(None)
+}
+
+/// Every line satisfying `keep`, oldest first, from one forward scan (only the kept lines are held).
+pub fn select(path: &Path, mut keep: impl FnMut(&Line) -> bool) -> Result<Vec<Line>> {
+    let mut out = Vec::new();
+    for l in forward(path)?.into_iter().flatten() {
+        let l = l?;
+        if keep(&l) {
+            out.push(l);
+        }
+    }
+    Ok(out)
+}
+
+/// Parses ledger text into lines (tests and small archives).
 pub fn parse_lines(text: &str) -> Vec<Line> {
     text.lines()
         .enumerate()
         .filter(|(_, l)| !l.trim().is_empty())
-        .map(|(i, l)| Line { number: i + 1, raw: l.to_string(), pairs: serde_json::from_str::<Pairs>(l).ok() })
+        .map(|(i, l)| Line::parse(Some(i + 1), l.as_bytes()))
         .collect()
 }
 
-/// The ledger rank of each name: the number of the LAST line whose text contains it (0 when none).
+/// The ledger rank of each name: larger is later; 0 when no line names it. Only the order of
+/// ranks means anything (they are not line numbers).
 ///
-/// Record names are made of `[A-Za-z0-9._-]` only, so each line is cut into maximal runs of
-/// those characters and every run is looked up: one pass over the ledger whatever the number of
-/// names. A name embedded in a longer run (never the case for our paths, which separate names by
-/// `/` and quotes) is found by the slower substring check, which runs only for names not found.
+/// The ledger is read from its tail and the read stops once every name is found: the last
+/// line that contains a name is the first one the tail read meets. Record names are made of
+/// `[A-Za-z0-9._-]` only, so each line is cut into maximal runs of those characters and every
+/// run is looked up; a name embedded in a longer run is found by a substring check.
 pub fn ranks(path: &Path, names: &[&str]) -> Result<Vec<usize>> {
     let mut out = vec![0; names.len()];
     if names.is_empty() {
         return Ok(out);
     }
-    let Some(text) = read_opt(path)? else { return Ok(out) };
     let index: std::collections::HashMap<&str, usize> = names.iter().enumerate().map(|(i, n)| (*n, i)).collect();
     let is_name_char = |c: char| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-');
-    for (i, line) in text.lines().enumerate() {
-        for token in line.split(|c: char| !is_name_char(c)) {
+    let mut missing = names.len();
+    for (k, l) in backward(path)?.into_iter().flatten().enumerate() {
+        let l = l?;
+        for token in l.raw.split(|c: char| !is_name_char(c)) {
             if let Some(&j) = index.get(token) {
-                out[j] = i + 1;
+                if out[j] == 0 {
+                    out[j] = usize::MAX - k;
+                    missing -= 1;
+                }
             }
         }
+        if missing == 0 {
+            return Ok(out);
+        }
     }
-    for (j, n) in names.iter().enumerate() {
-        if out[j] == 0 {
-            if let Some((i, _)) = text.lines().enumerate().filter(|(_, l)| l.contains(n)).last() {
-                out[j] = i + 1;
+    // Names no token matched: the slower substring check, for those only.
+    let unfound: Vec<usize> = (0..names.len()).filter(|&j| out[j] == 0).collect();
+    for (k, l) in backward(path)?.into_iter().flatten().enumerate() {
+        let l = l?;
+        for &j in &unfound {
+            if out[j] == 0 && l.raw.contains(names[j]) {
+                out[j] = usize::MAX - k;
             }
         }
     }
@@ -197,5 +401,48 @@ mod tests {
         let lines = parse_lines(&l);
         assert_eq!(lines[0].event(), Some("provider.event.received"));
         assert!(build_line(&env, "no.such", &[]).is_err());
+    }
+
+    fn write(lines: &[String]) -> tempfile::NamedTempFile {
+        let mut f = tempfile::NamedTempFile::new().unwrap();
+        std::io::Write::write_all(&mut f, lines.join("\n").as_bytes()).unwrap();
+        f
+    }
+
+    #[test]
+    fn forward_and_backward_agree_across_blocks() {
+        // Lines of varied length, some longer than a block, blank lines, no final newline.
+        let mut lines = Vec::new();
+        for i in 0..3000 {
+            lines.push(match i % 7 {
+                0 => String::new(),
+                3 => format!(r#"{{"ts":"t","event":"e{i}","pad":"{}"}}"#, "x".repeat(70_000)),
+                _ => format!(r#"{{"ts":"t","event":"e{i}"}}"#),
+            });
+        }
+        let f = write(&lines);
+        let fwd: Vec<Line> = forward(f.path()).unwrap().unwrap().map(Result::unwrap).collect();
+        let mut back: Vec<Line> = backward(f.path()).unwrap().unwrap().map(Result::unwrap).collect();
+        back.reverse();
+        let expected: Vec<&String> = lines.iter().filter(|l| !l.is_empty()).collect();
+        assert_eq!(fwd.iter().map(|l| &l.raw).collect::<Vec<_>>(), expected);
+        assert_eq!(back.iter().map(|l| &l.raw).collect::<Vec<_>>(), expected);
+        assert_eq!(fwd[1].number, Some(3), "numbers count blank lines");
+        assert!(back.iter().all(|l| l.number.is_none() && l.event().is_some()));
+        assert!(forward(&f.path().with_extension("none")).unwrap().is_none());
+    }
+
+    #[test]
+    fn tail_reads_stop_early_and_ranks_order_by_position() {
+        let lines: Vec<String> = (0..50_000).map(|i| format!(r#"{{"ts":"t","event":"e","path":"n{i}.md"}}"#)).collect();
+        let f = write(&lines);
+        let mut tail = backward(f.path()).unwrap().unwrap();
+        assert_eq!(tail.next().unwrap().unwrap().str("path"), Some("n49999.md"));
+        assert!(tail.unread() > 1_000_000, "one block read, not the whole file");
+        let r = ranks(f.path(), &["n10.md", "n49998.md", "absent.md", "n4999"]).unwrap();
+        assert!(r[1] > r[0] && r[0] > 0 && r[2] == 0, "{r:?}");
+        assert!(r[3] > 0, "a name inside a longer run is found by substring");
+        let hit = last(f.path(), |l| l.str("path") == Some("n7.md")).unwrap().unwrap();
+        assert_eq!(hit.raw, lines[7]);
     }
 }

@@ -137,6 +137,30 @@ fn default_limit_is_twenty() {
     assert_eq!(r.mj(&["history", "--all"]).ok().stdout.lines().count(), 25);
 }
 
+/// SPEC §A.16: a limited listing reads the ledger from its tail and does not count a long
+/// ledger's earlier matches; `--all` and `--validate` stream every line.
+#[test]
+fn a_long_ledger_is_read_from_its_tail() {
+    let env = TestEnv::new();
+    let r = env.ready_repo("r");
+    let lines: Vec<String> = (0..6000)
+        .map(|i| format!(r#"{{"ts":"2026-09-03T19:00:00Z","event":"decision.recorded","head":"NONE","branch":"main","by":"hand","task_id":"t{}","decision":"d{i}"}}"#, i % 3))
+        .collect();
+    write_ledger(&r, &lines);
+    let out = r.mj(&["history", "--limit", "3"]).ok().stdout;
+    let shown: Vec<&str> = out.lines().collect();
+    assert_eq!(shown.len(), 4, "{out}");
+    assert!(shown[0].ends_with(" d5997") && shown[2].ends_with(" d5999"), "oldest first among the newest: {out}");
+    assert_eq!(shown[3], "(the newest 3 events; --all for everything)");
+    let out = r.mj(&["history", "--task", "t1", "--limit", "2"]).ok().stdout;
+    assert!(out.starts_with("2026-09-03T19:00:00Z") && out.contains(" d5995\n") && out.contains(" d5998\n"), "{out}");
+    let json = r.mj(&["history", "--limit", "2", "--json"]).ok().stdout;
+    assert_eq!(json, format!("{}\n{}\n", lines[5998], lines[5999]), "JSON Lines carry no trailer");
+    assert_eq!(r.mj(&["history", "--all"]).ok().stdout.lines().count(), 6000);
+    let out = r.mj(&["history", "--validate"]).ok().stdout;
+    assert!(out.contains("6000 line(s), every one valid"), "{out}");
+}
+
 #[test]
 fn item_18_unknown_event_is_usage_error() {
     let env = TestEnv::new();

@@ -12,6 +12,9 @@ use std::time::Instant;
 
 use serde_json::Value;
 
+mod ledger;
+
+use self::ledger::{retention, LedgerScan};
 use super::derive::touched_since;
 use super::resolve::list;
 use super::session;
@@ -19,7 +22,6 @@ use super::task::{self, TaskRecord};
 use crate::clock::parse_stamp;
 use crate::ctx::Ctx;
 use crate::error::{Error, Exit, Result};
-use crate::model::events::is_registered;
 use crate::model::finding::{Finding, Findings, Level};
 use crate::model::labels::{span, Divergence};
 use crate::model::policy::{interval_minutes, Policy};
@@ -29,10 +31,7 @@ use crate::model::task::{in_scope, Task};
 use crate::model::yaml;
 use crate::store::atomic::read_opt;
 use crate::store::records::{head7, load, names};
-use crate::store::{decisions, ledger, questions, sessions};
-
-/// Outcomes that end a task through `finish` (and so need a `task.finished` line).
-const TERMINAL: &[&str] = &["completed", "partial", "blocked", "no_match", "failed"];
+use crate::store::{decisions, questions, sessions};
 
 /// The exit code of a findings document: 10 on any FAIL, else 11 on any DRIFT, else 0.
 pub fn exit_code(f: &Findings) -> Exit {
@@ -76,8 +75,7 @@ pub fn check(ctx: &Ctx, checkpoint: bool) -> Result<Findings> {
     }
     out.extend(question_rules(ctx, true)?);
     out.extend(decision_rules(ctx)?);
-    let lines = ledger_lines(ctx)?;
-    out.extend(ledger_rules(ctx, lines.as_deref(), false));
+    out.extend(LedgerScan::read(ctx, None)?.rules(ctx, false));
     Ok(Findings { findings: out })
 }
 
@@ -89,8 +87,9 @@ pub fn watch(ctx: &Ctx) -> Result<Findings> {
     ctx.require_layer()?;
     let policy = ctx.policy()?;
     let mut out = Vec::new();
-    let lines = ledger_lines(ctx)?;
     let (rec, bad) = task_record(ctx);
+    let active = rec.as_ref().filter(|r| !r.foreign).map(|r| r.task.id.as_str());
+    let scan = LedgerScan::read(ctx, active)?;
     out.extend(bad);
     match &rec {
         None => {}
@@ -99,7 +98,7 @@ pub fn watch(ctx: &Ctx) -> Result<Findings> {
             let t = &r.task;
             out.push(task_summary(r));
             out.push(task_label(ctx, t, Level::Drift, "state"));
-            out.extend(outcome_vs_ledger(ctx, t, lines.as_deref().unwrap_or(&[])));
+            out.extend(scan.outcome_vs_ledger(ctx, t)?);
             if t.outcome == "handed_over" {
                 out.extend(handover_drift(ctx, policy, t)?);
             }
@@ -110,8 +109,8 @@ pub fn watch(ctx: &Ctx) -> Result<Findings> {
     }
     out.extend(question_rules(ctx, false)?);
     out.extend(decision_rules(ctx)?);
-    out.extend(ledger_rules(ctx, lines.as_deref(), false));
-    out.extend(retention(ctx, policy, lines.as_deref(), Level::Drift)?);
+    out.extend(scan.rules(ctx, false));
+    out.extend(retention(ctx, policy, scan.lines, Level::Drift)?);
     out.extend(budget("watch", started, policy.benchmark.budget.watch_ms, "benchmark.budget.watch_ms"));
     Ok(Findings { findings: out })
 }
@@ -139,15 +138,16 @@ pub fn doctor(ctx: &Ctx) -> Result<Findings> {
     }
     out.extend(record_rules(ctx, &ctx.layout.checkpoints(), "checkpoint")?);
     out.extend(record_rules(ctx, &ctx.layout.handovers(), "handover")?);
-    let lines = ledger_lines(ctx)?;
-    out.extend(ledger_rules(ctx, lines.as_deref(), true));
+    let scan = LedgerScan::read(ctx, None)?;
+    out.extend(scan.rules(ctx, true));
     out.extend(question_rules(ctx, false)?);
     out.extend(decision_rules(ctx)?);
     out.extend(session_rules(ctx)?);
     match policy {
         Some(p) => {
-            out.extend(retention(ctx, p, lines.as_deref(), Level::Warn)?);
-            out.extend(knowledge_rules(ctx, p, lines.as_deref().unwrap_or(&[]))?);
+            out.extend(retention(ctx, p, scan.lines, Level::Warn)?);
+            out.extend(scan.knowledge_observed(ctx, p));
+            out.extend(super::knowledge::store_findings(ctx, p)?);
             out.extend(budget("doctor", started, p.benchmark.budget.doctor_ms, "benchmark.budget.doctor_ms"));
         }
         None => out.push(Finding::new(
@@ -456,97 +456,6 @@ fn decision_rules(ctx: &Ctx) -> Result<Vec<Finding>> {
     Ok(out)
 }
 
-/// The ledger's lines; `None` when there is no ledger yet.
-fn ledger_lines(ctx: &Ctx) -> Result<Option<Vec<ledger::Line>>> {
-    ledger::read_all(&ctx.layout.ledger())
-}
-
-/// A FAIL per line that is not a JSON object or lacks `ts`/`event`; with `registry`, also per
-/// unregistered event name.
-fn ledger_rules(ctx: &Ctx, lines: Option<&[ledger::Line]>, registry: bool) -> Vec<Finding> {
-    const REPRODUCE: &str = "git majordomus history --validate";
-    let rel = ctx.rel(&ctx.layout.ledger());
-    let Some(lines) = lines else {
-        return vec![Finding::new(Level::Ok, "ledger", rel, "no ledger yet", REPRODUCE)];
-    };
-    let mut out = Vec::new();
-    for l in lines {
-        let problem = match &l.pairs {
-            None => Some("not a JSON object".to_string()),
-            Some(p) => {
-                let missing: Vec<&str> = ["ts", "event"].into_iter().filter(|k| p.str(k).is_none()).collect();
-                if !missing.is_empty() {
-                    Some(format!("lacks {}", missing.join(" and ")))
-                } else {
-                    l.event().filter(|e| registry && !is_registered(e)).map(|e| format!("unregistered event {e:?}"))
-                }
-            }
-        };
-        if let Some(p) = problem {
-            out.push(Finding::new(Level::Fail, "ledger", format!("{rel}:{}", l.number), p, REPRODUCE));
-        }
-    }
-    if out.is_empty() {
-        out.push(Finding::new(Level::Ok, "ledger", rel, format!("{} line(s), all valid", lines.len()), REPRODUCE));
-    }
-    out
-}
-
-/// Retention caps with figures: ledger lines, handover and checkpoint files; over a cap at `over`.
-fn retention(ctx: &Ctx, policy: &Policy, lines: Option<&[ledger::Line]>, over: Level) -> Result<Vec<Finding>> {
-    let ledger_rel = ctx.rel(&ctx.layout.ledger());
-    let handovers = names(&ctx.layout.handovers())?.len();
-    let checkpoints = names(&ctx.layout.checkpoints())?.len();
-    let rows = [
-        (
-            ledger_rel.clone(),
-            "ledger",
-            "lines",
-            lines.map_or(0, <[_]>::len),
-            policy.ledger.retention_max_lines,
-            "ledger.retention_max_lines",
-            format!("wc -l {ledger_rel}"),
-            "; run git majordomus history --rotate",
-        ),
-        (
-            ctx.rel(&ctx.layout.handovers()),
-            "handovers",
-            "files",
-            handovers,
-            policy.handover.retention_max_files,
-            "handover.retention_max_files",
-            "git majordomus handover --list".to_string(),
-            "; move old handovers out of the store",
-        ),
-        (
-            ctx.rel(&ctx.layout.checkpoints()),
-            "checkpoints",
-            "files",
-            checkpoints,
-            policy.checkpoint.retention_max_files,
-            "checkpoint.retention_max_files",
-            "git majordomus checkpoint --list".to_string(),
-            "; move old checkpoints out of the store",
-        ),
-    ];
-    Ok(rows
-        .into_iter()
-        .map(|(subject, what, unit, n, cap, key, reproduce, remedy)| {
-            if n > cap {
-                Finding::new(
-                    over,
-                    "retention",
-                    subject,
-                    format!("{what} {n} {unit}, cap {cap} ({key}){remedy}"),
-                    &reproduce,
-                )
-            } else {
-                Finding::new(Level::Ok, "retention", subject, format!("{what} {n} {unit}, cap {cap}"), &reproduce)
-            }
-        })
-        .collect())
-}
-
 /// WARN when the run took longer than its budget.
 fn budget(what: &str, started: Instant, budget_ms: u64, key: &str) -> Vec<Finding> {
     let ms = started.elapsed().as_millis();
@@ -562,86 +471,6 @@ fn budget(what: &str, started: Instant, budget_ms: u64, key: &str) -> Vec<Findin
 
 // ---------------------------------------------------------------------------------------------
 // Watch rules
-
-/// Lines of the rotated ledger archives `ledger.<utc>.jsonl.archived`, oldest archive first.
-fn archived_lines(ctx: &Ctx) -> Vec<ledger::Line> {
-    let Ok(rd) = std::fs::read_dir(ctx.layout.state()) else { return Vec::new() };
-    let mut files: Vec<String> = rd
-        .filter_map(|e| e.ok())
-        .filter_map(|e| e.file_name().into_string().ok())
-        .filter(|n| n.starts_with("ledger.") && n.ends_with(".jsonl.archived"))
-        .collect();
-    files.sort();
-    files
-        .iter()
-        .filter_map(|n| read_opt(&ctx.layout.state().join(n)).ok().flatten())
-        .flat_map(|t| ledger::parse_lines(&t))
-        .collect()
-}
-
-/// The last line of `event` about task `id` satisfying `more`, looking in the rotated archives
-/// only when the live ledger has none.
-fn find_event<'a>(
-    ctx: &Ctx,
-    lines: &'a [ledger::Line],
-    archived: &'a mut Option<Vec<ledger::Line>>,
-    event: &str,
-    id: &str,
-    more: impl Fn(&ledger::Pairs) -> bool,
-) -> Option<&'a ledger::Line> {
-    let hit = |l: &&ledger::Line| {
-        l.event() == Some(event) && l.pairs.as_ref().is_some_and(|p| p.str("task_id") == Some(id) && more(p))
-    };
-    if let Some(l) = lines.iter().rev().find(hit) {
-        return Some(l);
-    }
-    archived.get_or_insert_with(|| archived_lines(ctx)).iter().rev().find(hit)
-}
-
-/// State and verification drift: the task's outcome against what the ledger says happened.
-fn outcome_vs_ledger(ctx: &Ctx, t: &Task, lines: &[ledger::Line]) -> Vec<Finding> {
-    let reproduce = format!("git majordomus history --task {} --all", t.id);
-    let mut archived = None;
-    let finished = find_event(ctx, lines, &mut archived, "task.finished", &t.id, |_| true).map(|l| {
-        (l.pairs.as_ref().and_then(|p| p.str("outcome")).unwrap_or("?").to_string(), l.ts().unwrap_or("?").to_string())
-    });
-    let f = |level, category: &str, msg: String| Finding::new(level, category, t.id.clone(), msg, &reproduce);
-    let outcome = t.outcome.as_str();
-    if outcome == "active" {
-        return vec![match finished {
-            Some((o, ts)) => {
-                f(Level::Drift, "state", format!("outcome active, but the ledger finished it as {o} at {ts}"))
-            }
-            None => f(Level::Ok, "state", "outcome active; the ledger has not finished it".into()),
-        }];
-    }
-    if outcome == "handed_over" {
-        let closed = find_event(ctx, lines, &mut archived, "task.handed_over", &t.id, |p| {
-            p.get("closed").and_then(Value::as_bool) == Some(true)
-        })
-        .map(|l| l.ts().unwrap_or("?").to_string());
-        return vec![match closed {
-            Some(ts) => f(Level::Ok, "state", format!("outcome handed_over; task.handed_over closed it at {ts}")),
-            None => {
-                f(Level::Drift, "state", "outcome handed_over, but no task.handed_over in the ledger closes it".into())
-            }
-        }];
-    }
-    if TERMINAL.contains(&outcome) {
-        return vec![match finished {
-            None => f(
-                Level::Drift,
-                "verification",
-                format!("outcome {outcome} without a task.finished line in the ledger: nothing verified it"),
-            ),
-            Some((o, ts)) if o != outcome => {
-                f(Level::Drift, "state", format!("outcome {outcome}, but the ledger finished it as {o} at {ts}"))
-            }
-            Some((_, ts)) => f(Level::Ok, "verification", format!("outcome {outcome}, task.finished at {ts}")),
-        }];
-    }
-    Vec::new()
-}
 
 /// Handover drift of a `handed_over` task: no handover names it, or the newest naming it lacks a
 /// required section.
@@ -872,38 +701,6 @@ fn session_rules(ctx: &Ctx) -> Result<Vec<Finding>> {
             ));
         }
     }
-    Ok(out)
-}
-
-/// Knowledge rules, as far as the ledger and the stores carry knowledge: the stopped-writer rule
-/// (`majordomus.knowledge-observed`), `knowledge-integrity` and the advisory
-/// `candidates-reviewed`.
-fn knowledge_rules(ctx: &Ctx, policy: &Policy, lines: &[ledger::Line]) -> Result<Vec<Finding>> {
-    let mut out = Vec::new();
-    let now = ctx.clock.now();
-    // Stopped writer: skipped while the ledger has no knowledge.derived at all.
-    if lines.iter().any(|l| l.event() == Some("knowledge.derived")) {
-        let closed = lines.iter().rev().find(|l| l.event() == Some("session.closed"));
-        let episode = closed.and_then(|l| l.pairs.as_ref()).and_then(|p| p.str("session"));
-        if let (Some(l), Some(ep), Some(stale)) = (closed, episode, policy.thresholds().stale_minutes) {
-            let derived = lines.iter().any(|d| {
-                d.event() == Some("knowledge.derived") && d.pairs.as_ref().and_then(|p| p.str("episode")) == Some(ep)
-            });
-            let age = l.ts().and_then(parse_stamp).map(|t| (now - t).num_seconds() / 60);
-            let reproduce = "git majordomus history --event knowledge.derived";
-            match age {
-                Some(age) if !derived && age >= stale => out.push(Finding::new(
-                    Level::Fail,
-                    "knowledge",
-                    "majordomus.knowledge-observed",
-                    format!("the newest closed episode {ep} ({} ago) has no knowledge.derived: the knowledge writer has stopped", span(age)),
-                    reproduce,
-                )),
-                _ => out.push(Finding::new(Level::Ok, "knowledge", "majordomus.knowledge-observed", format!("newest closed episode {ep}: knowledge writer observed"), reproduce)),
-            }
-        }
-    }
-    out.extend(super::knowledge::store_findings(ctx, policy)?);
     Ok(out)
 }
 

@@ -1,0 +1,269 @@
+//! The ledger's health rules (SPEC §8.9): malformed lines, unregistered events, retention, the
+//! task's outcome against the ledger, and the stopped knowledge writer — all from one streaming
+//! pass over the ledger (SPEC §A.16) that keeps only what the rules need.
+//!
+//! Owns: [`LedgerScan`] and the rules that read it. Must not touch: clap, `Ui`.
+
+use std::collections::BTreeSet;
+
+use serde_json::Value;
+
+use crate::clock::parse_stamp;
+use crate::ctx::Ctx;
+use crate::error::Result;
+use crate::model::finding::{Finding, Level};
+use crate::model::labels::span;
+use crate::model::policy::Policy;
+use crate::model::task::Task;
+use crate::store::ledger::{self, Line, Problem};
+use crate::store::records::names;
+
+/// Outcomes that end a task through `finish` (and so need a `task.finished` line).
+const TERMINAL: &[&str] = &["completed", "partial", "blocked", "no_match", "failed"];
+
+const VALIDATE: &str = "git majordomus history --validate";
+
+/// What the rules need from the ledger, gathered in one forward pass.
+#[derive(Debug, Default)]
+pub(super) struct LedgerScan {
+    /// Non-blank lines; `None` when there is no ledger yet.
+    pub lines: Option<usize>,
+    /// `(subject, problem)` of each line that is not a valid, registered event, in ledger order.
+    problems: Vec<(String, Problem)>,
+    /// The active task's newest `task.finished`: `(outcome, ts)`.
+    finished: Option<(String, String)>,
+    /// The active task's newest closing `task.handed_over`: its `ts`.
+    closed: Option<String>,
+    /// Whether any `knowledge.derived` line exists.
+    any_derived: bool,
+    /// The newest `session.closed`: `(ts, episode)`.
+    last_closed: Option<(String, Option<String>)>,
+    /// Episodes named by `knowledge.derived` lines.
+    derived: BTreeSet<String>,
+}
+
+fn finished_of(l: &Line, id: &str) -> Option<(String, String)> {
+    (l.event() == Some("task.finished") && l.str("task_id") == Some(id))
+        .then(|| (l.str("outcome").unwrap_or("?").to_string(), l.ts().unwrap_or("?").to_string()))
+}
+
+fn closed_of(l: &Line, id: &str) -> Option<String> {
+    let closes = l.event() == Some("task.handed_over")
+        && l.str("task_id") == Some(id)
+        && l.pairs.as_ref().and_then(|p| p.get("closed")).and_then(Value::as_bool) == Some(true);
+    closes.then(|| l.ts().unwrap_or("?").to_string())
+}
+
+impl LedgerScan {
+    /// Streams the ledger once; `task` is the active task whose outcome the ledger must back.
+    pub fn read(ctx: &Ctx, task: Option<&str>) -> Result<LedgerScan> {
+        let rel = ctx.rel(&ctx.layout.ledger());
+        let mut scan = LedgerScan::default();
+        let Some(lines) = ledger::forward(&ctx.layout.ledger())? else { return Ok(scan) };
+        let mut count = 0;
+        for l in lines {
+            let l = l?;
+            count += 1;
+            match l.problem() {
+                Some(p @ (Problem::NotObject | Problem::Lacks(_))) => {
+                    scan.problems.push((l.subject(&rel), p));
+                    continue;
+                }
+                Some(p) => scan.problems.push((l.subject(&rel), p)),
+                None => {}
+            }
+            let event = l.event().unwrap_or_default();
+            if let Some(id) = task {
+                scan.finished = finished_of(&l, id).or(scan.finished.take());
+                scan.closed = closed_of(&l, id).or(scan.closed.take());
+            }
+            match event {
+                "knowledge.derived" => {
+                    scan.any_derived = true;
+                    if let Some(ep) = l.str("episode") {
+                        scan.derived.insert(ep.to_string());
+                    }
+                }
+                "session.closed" => {
+                    scan.last_closed =
+                        Some((l.ts().unwrap_or_default().to_string(), l.str("session").map(str::to_string)))
+                }
+                _ => {}
+            }
+        }
+        scan.lines = Some(count);
+        Ok(scan)
+    }
+
+    /// A FAIL per line that is not a JSON object or lacks `ts`/`event`; with `registry`, also
+    /// per unregistered event name; else one OK.
+    pub fn rules(&self, ctx: &Ctx, registry: bool) -> Vec<Finding> {
+        let rel = ctx.rel(&ctx.layout.ledger());
+        let Some(lines) = self.lines else {
+            return vec![Finding::new(Level::Ok, "ledger", rel, "no ledger yet", VALIDATE)];
+        };
+        let mut out: Vec<Finding> = self
+            .problems
+            .iter()
+            .filter(|(_, p)| registry || !matches!(p, Problem::Unregistered(_)))
+            .map(|(subject, p)| Finding::new(Level::Fail, "ledger", subject.clone(), p.to_string(), VALIDATE))
+            .collect();
+        if out.is_empty() {
+            out.push(Finding::new(Level::Ok, "ledger", rel, format!("{lines} line(s), all valid"), VALIDATE));
+        }
+        out
+    }
+
+    /// State and verification drift: the task's outcome against what the ledger says happened,
+    /// looking in the rotated archives only when the live ledger has no answer.
+    pub fn outcome_vs_ledger(&self, ctx: &Ctx, t: &Task) -> Result<Vec<Finding>> {
+        let reproduce = format!("git majordomus history --task {} --all", t.id);
+        let f = |level, category: &str, msg: String| Finding::new(level, category, t.id.clone(), msg, &reproduce);
+        let outcome = t.outcome.as_str();
+        let finished = || -> Result<Option<(String, String)>> {
+            match &self.finished {
+                Some(x) => Ok(Some(x.clone())),
+                None => archived_last(ctx, |l| finished_of(l, &t.id)),
+            }
+        };
+        if outcome == "active" {
+            return Ok(vec![match finished()? {
+                Some((o, ts)) => {
+                    f(Level::Drift, "state", format!("outcome active, but the ledger finished it as {o} at {ts}"))
+                }
+                None => f(Level::Ok, "state", "outcome active; the ledger has not finished it".into()),
+            }]);
+        }
+        if outcome == "handed_over" {
+            let closed = match &self.closed {
+                Some(ts) => Some(ts.clone()),
+                None => archived_last(ctx, |l| closed_of(l, &t.id))?,
+            };
+            return Ok(vec![match closed {
+                Some(ts) => f(Level::Ok, "state", format!("outcome handed_over; task.handed_over closed it at {ts}")),
+                None => f(
+                    Level::Drift,
+                    "state",
+                    "outcome handed_over, but no task.handed_over in the ledger closes it".into(),
+                ),
+            }]);
+        }
+        if TERMINAL.contains(&outcome) {
+            return Ok(vec![match finished()? {
+                None => f(
+                    Level::Drift,
+                    "verification",
+                    format!("outcome {outcome} without a task.finished line in the ledger: nothing verified it"),
+                ),
+                Some((o, ts)) if o != outcome => {
+                    f(Level::Drift, "state", format!("outcome {outcome}, but the ledger finished it as {o} at {ts}"))
+                }
+                Some((_, ts)) => f(Level::Ok, "verification", format!("outcome {outcome}, task.finished at {ts}")),
+            }]);
+        }
+        Ok(Vec::new())
+    }
+
+    /// The stopped-writer rule (`majordomus.knowledge-observed`): skipped while the ledger has no
+    /// `knowledge.derived` at all.
+    pub fn knowledge_observed(&self, ctx: &Ctx, policy: &Policy) -> Vec<Finding> {
+        let reproduce = "git majordomus history --event knowledge.derived";
+        let Some((ts, Some(ep))) = self.last_closed.as_ref().filter(|_| self.any_derived) else { return Vec::new() };
+        let Some(stale) = policy.thresholds().stale_minutes else { return Vec::new() };
+        let age = parse_stamp(ts).map(|t| (ctx.clock.now() - t).num_seconds() / 60);
+        vec![match age {
+            Some(age) if !self.derived.contains(ep) && age >= stale => Finding::new(
+                Level::Fail,
+                "knowledge",
+                "majordomus.knowledge-observed",
+                format!("the newest closed episode {ep} ({} ago) has no knowledge.derived: the knowledge writer has stopped", span(age)),
+                reproduce,
+            ),
+            _ => Finding::new(
+                Level::Ok,
+                "knowledge",
+                "majordomus.knowledge-observed",
+                format!("newest closed episode {ep}: knowledge writer observed"),
+                reproduce,
+            ),
+        }]
+    }
+}
+
+/// The newest answer `pick` finds in the rotated archives `ledger.<utc>.jsonl.archived`,
+/// newest archive first, each read from its tail.
+fn archived_last<T>(ctx: &Ctx, mut pick: impl FnMut(&Line) -> Option<T>) -> Result<Option<T>> {
+    let Ok(rd) = std::fs::read_dir(ctx.layout.state()) else { return Ok(None) };
+    let mut files: Vec<String> = rd
+        .filter_map(|e| e.ok())
+        .filter_map(|e| e.file_name().into_string().ok())
+        .filter(|n| n.starts_with("ledger.") && n.ends_with(".jsonl.archived"))
+        .collect();
+    files.sort();
+    for name in files.iter().rev() {
+        let mut found = None;
+        ledger::last(&ctx.layout.state().join(name), |l| {
+            found = pick(l);
+            found.is_some()
+        })?;
+        if found.is_some() {
+            return Ok(found);
+        }
+    }
+    Ok(None)
+}
+
+/// Retention caps with figures: ledger lines, handover and checkpoint files; over a cap at `over`.
+pub(super) fn retention(ctx: &Ctx, policy: &Policy, lines: Option<usize>, over: Level) -> Result<Vec<Finding>> {
+    let ledger_rel = ctx.rel(&ctx.layout.ledger());
+    let handovers = names(&ctx.layout.handovers())?.len();
+    let checkpoints = names(&ctx.layout.checkpoints())?.len();
+    let rows = [
+        (
+            ledger_rel.clone(),
+            "ledger",
+            "lines",
+            lines.unwrap_or(0),
+            policy.ledger.retention_max_lines,
+            "ledger.retention_max_lines",
+            format!("wc -l {ledger_rel}"),
+            "; run git majordomus history --rotate",
+        ),
+        (
+            ctx.rel(&ctx.layout.handovers()),
+            "handovers",
+            "files",
+            handovers,
+            policy.handover.retention_max_files,
+            "handover.retention_max_files",
+            "git majordomus handover --list".to_string(),
+            "; move old handovers out of the store",
+        ),
+        (
+            ctx.rel(&ctx.layout.checkpoints()),
+            "checkpoints",
+            "files",
+            checkpoints,
+            policy.checkpoint.retention_max_files,
+            "checkpoint.retention_max_files",
+            "git majordomus checkpoint --list".to_string(),
+            "; move old checkpoints out of the store",
+        ),
+    ];
+    Ok(rows
+        .into_iter()
+        .map(|(subject, what, unit, n, cap, key, reproduce, remedy)| {
+            if n > cap {
+                Finding::new(
+                    over,
+                    "retention",
+                    subject,
+                    format!("{what} {n} {unit}, cap {cap} ({key}){remedy}"),
+                    &reproduce,
+                )
+            } else {
+                Finding::new(Level::Ok, "retention", subject, format!("{what} {n} {unit}, cap {cap}"), &reproduce)
+            }
+        })
+        .collect())
+}
