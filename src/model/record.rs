@@ -255,6 +255,33 @@ mod tests {
         assert_eq!(body, "# Objective\nx\n");
     }
 
+    proptest::proptest! {
+        /// Every authored or computed string field reads back equal (SPEC §6.2 front matter).
+        #[test]
+        fn any_field_round_trips(
+            fields in proptest::collection::vec("\\PC{0,12}|(null|true|1e3|~|: x|#c| lead|-x)", 9),
+            changed in proptest::collection::vec("\\PC{0,10}|(null|1e3)", 0..3),
+        ) {
+            let m = RecordMeta {
+                task_id: fields[0].clone(),
+                profile: fields[1].clone(),
+                owner: fields[2].clone(),
+                repository_id: fields[3].clone(),
+                worktree: fields[4].clone(),
+                branch: fields[5].clone(),
+                continuity_device: Some(fields[6].clone()),
+                issue: Some(fields[7].clone()),
+                milestone: Some(fields[8].clone()),
+                changed_files: changed,
+                ..meta()
+            };
+            let text = m.render("# Objective\nx\n");
+            let (back, body) = parse(&text).unwrap();
+            proptest::prop_assert_eq!(back, m);
+            proptest::prop_assert_eq!(body, "# Objective\nx\n");
+        }
+    }
+
     #[test]
     fn skips() {
         assert_eq!(parse("hello").unwrap_err(), Skip::NoFrontMatter);

@@ -7,11 +7,13 @@ pub fn quoted(s: &str) -> String {
     serde_json::to_string(s).unwrap_or_else(|_| "\"\"".into())
 }
 
-/// A plain scalar when that reads back as the same string, else a double-quoted one.
-pub fn scalar(s: &str) -> String {
+/// `s` plain when it is made of alphanumerics and `extra` only, starts with neither `-`, `.`
+/// nor `+`, and reads back as the same string (so `null`, `true`, `1e3` and `~` are quoted);
+/// else double-quoted. The one rule every front-matter writer follows.
+fn plain_or_quoted(s: &str, extra: &[char]) -> String {
     let plain_chars = !s.is_empty()
-        && s.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '/' | '-' | '+'))
-        && !s.starts_with(['-', '.', '+']);
+        && s.chars().all(|c| c.is_ascii_alphanumeric() || extra.contains(&c))
+        && !s.starts_with(['-', '.', '+', ':']);
     if plain_chars {
         if let Ok(Value::String(back)) = serde_yaml::from_str::<Value>(s) {
             if back == s {
@@ -20,6 +22,18 @@ pub fn scalar(s: &str) -> String {
         }
     }
     quoted(s)
+}
+
+/// A plain scalar when that reads back as the same string, else a double-quoted one.
+pub fn scalar(s: &str) -> String {
+    plain_or_quoted(s, &['.', '_', '/', '-', '+'])
+}
+
+/// A flow sequence `[a, b]` whose items read back as the same strings (`kind:value` items stay
+/// plain, as SPEC §6.10 writes them).
+pub fn flow(items: &[String]) -> String {
+    let items: Vec<String> = items.iter().map(|i| plain_or_quoted(i, &['.', '_', '/', '-', ':'])).collect();
+    format!("[{}]", items.join(", "))
 }
 
 /// A block list (`key:\n  - a\n`) or `key: []`.
@@ -73,5 +87,37 @@ mod tests {
         }
         assert_eq!(scalar("lib/a"), "lib/a");
         assert_eq!(scalar("true"), "\"true\"");
+        assert_eq!(
+            flow(&["session:abc".into(), "derived".into(), "1e3".into(), "null".into()]),
+            r#"[session:abc, derived, "1e3", "null"]"#
+        );
+    }
+
+    fn reads_back(yaml: &str) -> serde_yaml::Mapping {
+        serde_yaml::from_str(yaml).unwrap_or_else(|e| panic!("{e}: {yaml}"))
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(512))]
+
+        /// Every string the writers emit reads back equal: plain, quoted, block and flow lists.
+        #[test]
+        fn every_string_round_trips(
+            s in proptest::prop_oneof![
+                proptest::strategy::Just(String::new()),
+                "(null|true|false|yes|no|on|off|~|1e3|0x1F|\\.inf|-\\.5|0o7|1_000|2026-09-03)",
+                "[ -~]{0,16}",
+                "\\PC{0,16}",
+                "[a-z:/.#_+-]{0,10}( |: |\n|\t|  )?[a-z:#-]{0,6}",
+            ],
+            items in proptest::collection::vec("\\PC{0,10}|(null|1e3|~|true|a:b|: x|#x)", 0..4),
+        ) {
+            let m = reads_back(&format!("k: {}\nq: {}\n", scalar(&s), quoted(&s)));
+            proptest::prop_assert_eq!(get(&m, "k"), Some(s.clone()));
+            proptest::prop_assert_eq!(get(&m, "q"), Some(s.clone()));
+            let m = reads_back(&format!("{}f: {}\n", list("b", &items), flow(&items)));
+            proptest::prop_assert_eq!(get_list(&m, "b"), items.clone());
+            proptest::prop_assert_eq!(get_list(&m, "f"), items);
+        }
     }
 }

@@ -12,7 +12,7 @@ use crate::ctx::Ctx;
 use crate::error::{Error, Result};
 use crate::model::finding::{Finding, Level};
 use crate::model::record::{branch_key, parse_mapping, section_text, split_front_matter};
-use crate::model::yaml::{get, get_list, quoted};
+use crate::model::yaml::{flow, get, get_list, quoted};
 use crate::store::atomic::{guard, read_opt, replace};
 use crate::store::{decisions, ledger, sessions};
 
@@ -38,21 +38,6 @@ pub struct Knowledge {
     /// Sections after the description (`# Evidence`, `# Rejected`).
     #[serde(skip)]
     pub extra: String,
-}
-
-fn flow(items: &[String]) -> String {
-    format!(
-        "[{}]",
-        items
-            .iter()
-            .map(|i| if i.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.' | ':' | '/')) {
-                i.clone()
-            } else {
-                quoted(i)
-            })
-            .collect::<Vec<_>>()
-            .join(", ")
-    )
 }
 
 impl Knowledge {

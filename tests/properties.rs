@@ -1,0 +1,168 @@
+//! Property tests of the pure formats (issue 7, item 6): canonical JSON and record ids,
+//! minisign signatures, and the Markdown section parser against pulldown-cmark's own events.
+#![allow(clippy::unwrap_used)]
+
+use majordomus::continuity::record::{self, Record};
+use majordomus::continuity::signing::{self, DeviceKey};
+use majordomus::model::markdown;
+use proptest::prelude::*;
+use serde_json::{json, Map, Value};
+
+/// Any JSON value a record field could hold, a few levels deep.
+fn json_value() -> impl Strategy<Value = Value> {
+    let leaf = prop_oneof![
+        Just(Value::Null),
+        any::<bool>().prop_map(Value::from),
+        any::<i64>().prop_map(Value::from),
+        "\\PC{0,12}".prop_map(Value::from),
+    ];
+    leaf.prop_recursive(3, 32, 6, |inner| {
+        prop_oneof![
+            prop::collection::vec(inner.clone(), 0..5).prop_map(Value::Array),
+            prop::collection::btree_map("[a-z_]{1,8}", inner, 0..6)
+                .prop_map(|m| Value::Object(m.into_iter().collect::<Map<String, Value>>())),
+        ]
+    })
+}
+
+/// The same value with every object's keys in a shuffled order (by a seed).
+fn reordered(v: &Value, seed: u64) -> Value {
+    match v {
+        Value::Object(m) => {
+            let mut keys: Vec<&String> = m.keys().collect();
+            keys.sort_by_key(|k| record::blake3_hex(format!("{seed}{k}").as_bytes()));
+            Value::Object(keys.into_iter().map(|k| (k.clone(), reordered(&m[k], seed))).collect())
+        }
+        Value::Array(a) => Value::Array(a.iter().map(|x| reordered(x, seed)).collect()),
+        other => other.clone(),
+    }
+}
+
+fn sample(body: &str, node: &str) -> Record {
+    serde_json::from_value(json!({
+        "schema": "majordomus-continuity/v1",
+        "repository": "0123456789abcdef0123456789abcdef",
+        "device": {"node": node, "label": "laptop"},
+        "episode": "none",
+        "published_at": "2026-09-03T20:00:00Z",
+        "producer": "git-majordomus/0.1.0",
+        "source": {"branch": "main", "working_tree": "clean", "changed_total": 0},
+        "handover": {"id": "00000000000000000000000000000000", "body": body}
+    }))
+    .unwrap()
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(128))]
+
+    /// The id is a function of the content: key order and whitespace never change it.
+    #[test]
+    fn record_id_ignores_key_order_and_whitespace(v in json_value(), seed in any::<u64>()) {
+        let shuffled = reordered(&v, seed);
+        let pretty: Value = serde_json::from_str(&serde_json::to_string_pretty(&shuffled).unwrap()).unwrap();
+        prop_assert_eq!(record::id_of_value(&v), record::id_of_value(&pretty));
+        prop_assert_eq!(record::canonical_value(&v), record::canonical_value(&pretty));
+    }
+
+    /// Different content, different id (for values that differ after canonicalisation).
+    #[test]
+    fn record_id_follows_the_content(a in json_value(), b in json_value()) {
+        prop_assume!(record::canonical_value(&a) != record::canonical_value(&b));
+        prop_assert_ne!(record::id_of_value(&a), record::id_of_value(&b));
+    }
+
+    /// What a device signs verifies; any change to the signed record does not.
+    #[test]
+    fn signatures_round_trip_and_catch_tampering(seed in any::<[u8; 32]>(), body in "\\PC{1,200}", extra in "\\PC{1,20}") {
+        let key = DeviceKey::from_seed(seed, Some("laptop".into()), "2026-09-03T20:00:00Z");
+        let envelope = key.sign(&sample(&body, &key.node()));
+        prop_assert!(signing::verify(&envelope).is_ok());
+        prop_assert_eq!(&envelope.id, &record::id_of_value(&envelope.record));
+        let mut tampered = envelope.clone();
+        tampered.record["handover"]["body"] = Value::from(format!("{body}{extra}"));
+        prop_assert!(signing::verify(&tampered).is_err());
+        let other = DeviceKey::from_seed(seed.map(|b| b ^ 0x5a), None, "2026-09-03T20:00:00Z");
+        let mut foreign = envelope.clone();
+        foreign.public_key = other.public_key_base64();
+        prop_assert!(signing::verify(&foreign).is_err());
+    }
+}
+
+/// One line of a Markdown body, from the shapes that make section parsing hard.
+fn md_line() -> impl Strategy<Value = String> {
+    prop_oneof![
+        "[A-Za-z ]{0,12}".prop_map(|t| format!("# {t}")),
+        "[A-Za-z ]{0,12}".prop_map(|t| format!("## {t}")),
+        "[A-Za-z ]{1,12}".prop_map(|t| format!("# {t} ##")),
+        Just("```sh".to_string()),
+        Just("```".to_string()),
+        Just("~~~".to_string()),
+        Just("    # indented".to_string()),
+        Just("<div>".to_string()),
+        Just("</div>".to_string()),
+        Just("<!--".to_string()),
+        Just("-->".to_string()),
+        Just("===".to_string()),
+        Just("> # quoted".to_string()),
+        Just("- # item".to_string()),
+        Just(String::new()),
+        "[a-z #]{0,16}",
+    ]
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(256))]
+
+    /// Sections tile the body from the first heading to the end, in order, without overlap, and
+    /// each starts at an H1 that pulldown-cmark reports at the top level.
+    #[test]
+    fn sections_tile_the_body(lines in prop::collection::vec(md_line(), 0..24)) {
+        let body = lines.join("\n");
+        let secs = markdown::sections(&body);
+        for pair in secs.windows(2) {
+            prop_assert_eq!(pair[0].content.end, pair[1].heading.start);
+        }
+        if let Some(last) = secs.last() {
+            prop_assert_eq!(last.content.end, body.len());
+        }
+        for s in &secs {
+            prop_assert_eq!(s.heading.end, s.content.start);
+            prop_assert!(body[s.heading.clone()].trim_start().starts_with('#'));
+        }
+        // Every top-level ATX H1 the parser reports is a section, and nothing else is.
+        use pulldown_cmark::{Event, HeadingLevel, Parser, Tag, TagEnd};
+        let mut depth = 0;
+        let mut h1 = Vec::new();
+        for (ev, range) in Parser::new(&body).into_offset_iter() {
+            match ev {
+                Event::Start(Tag::BlockQuote(_) | Tag::Item) => depth += 1,
+                Event::End(TagEnd::BlockQuote(_) | TagEnd::Item) => depth -= 1,
+                Event::Start(Tag::Heading { level: HeadingLevel::H1, .. }) if depth == 0 => {
+                    let first = body[range.clone()].lines().next().unwrap_or("").trim_start().to_string();
+                    if first == "#" || first.starts_with("# ") {
+                        h1.push(range.start);
+                    }
+                }
+                _ => {}
+            }
+        }
+        prop_assert_eq!(secs.iter().map(|s| s.heading.start).collect::<Vec<_>>(), h1);
+    }
+
+    /// Withholding replaces a section's whole content and keeps every other section as written.
+    #[test]
+    fn withholding_replaces_exactly_one_section(lines in prop::collection::vec(md_line(), 0..24)) {
+        let body = format!("# Objective\nx\n\n# Next Action\n{}\n", lines.join("\n"));
+        let out = markdown::replace_content(&body, "Next Action", "(withheld)");
+        let before = markdown::sections(&body);
+        let after = markdown::sections(&out);
+        prop_assert_eq!(before.iter().map(|s| &s.name).collect::<Vec<_>>(), after.iter().map(|s| &s.name).collect::<Vec<_>>());
+        for (b, a) in before.iter().zip(&after) {
+            if a.name == "Next Action" {
+                prop_assert_eq!(&out[a.content.clone()], "(withheld)\n");
+            } else {
+                prop_assert_eq!(&body[b.content.clone()], &out[a.content.clone()]);
+            }
+        }
+    }
+}
