@@ -237,4 +237,23 @@ mod tests {
     fn clap_definition_is_consistent() {
         super::command().debug_assert();
     }
+
+    /// Every command's `--help`, depth first: any change to the CLI surface shows in review.
+    fn help_tree(cmd: &mut clap::Command, path: &str, out: &mut String) {
+        let name = if path.is_empty() { cmd.get_name().to_string() } else { format!("{path} {}", cmd.get_name()) };
+        out.push_str(&format!("===== {name} --help\n{}\n", cmd.render_long_help()));
+        let mut subs: Vec<clap::Command> = cmd.get_subcommands().filter(|c| !c.is_hide_set()).cloned().collect();
+        for sub in &mut subs {
+            help_tree(sub, &name, out);
+        }
+    }
+
+    #[test]
+    fn help_tree_snapshot() {
+        let mut cmd = super::command().bin_name("git-majordomus").term_width(100);
+        cmd.build();
+        let mut out = String::new();
+        help_tree(&mut cmd, "", &mut out);
+        insta::assert_snapshot!("help_tree", out);
+    }
 }

@@ -18,3 +18,4 @@ mod test_knowledge;
 mod test_markdown;
 mod test_search;
 mod test_session;
+mod test_snapshots;

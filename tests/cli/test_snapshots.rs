@@ -1,0 +1,84 @@
+//! Snapshots (insta) of the fixed text renderings: the resolved handover (SPEC §8.3), the
+//! context document (§8.4), the start briefing (§9.2) and the continuity texts (§10.10). Paths of
+//! the temporary directory, commit and record hashes, keys and random name suffixes are filtered,
+//! so a snapshot changes only when the layout does. Review changes with `cargo insta review`.
+
+use crate::common::{Output, Repo, TestEnv, HANDOVER};
+
+/// Stdout, then stderr and the exit code, as one reviewable text.
+fn shown(out: &Output) -> String {
+    format!("{}--- stderr\n{}--- exit {}\n", out.stdout, out.stderr, out.code)
+}
+
+/// Runs `assert_snapshot!` with the environment-dependent parts filtered.
+macro_rules! snap {
+    ($env:expr, $name:expr, $text:expr) => {{
+        let root = $env.path().display().to_string();
+        let mut settings = insta::Settings::clone_current();
+        settings.set_snapshot_path("snapshots");
+        settings.set_prepend_module_to_snapshot(false);
+        settings.add_filter(&regex_escape(&root), "[TMP]");
+        settings.add_filter(r"\b([ts])-[0-9a-z]+-[0-9a-f]{4}\b", "$1-[ID]");
+        settings.add_filter(r"RW[A-Za-z0-9+/]{40,}={0,2}", "[PUBLIC KEY]");
+        settings.add_filter(r"\b[0-9a-f]{7,64}\b", "[HEX]");
+        settings.add_filter(r"git-majordomus/\d+\.\d+\.\d+", "git-majordomus/[VERSION]");
+        settings.bind(|| insta::assert_snapshot!($name, $text));
+    }};
+}
+
+fn regex_escape(s: &str) -> String {
+    s.chars().fold(String::new(), |mut o, c| {
+        if "\\.+*?()|[]{}^$".contains(c) {
+            o.push('\\');
+        }
+        o.push(c);
+        o
+    })
+}
+
+/// A checkout with a task, a checkpoint, a decision, an open question and a handover.
+fn worked(env: &TestEnv) -> Repo<'_> {
+    let r = env.ready_repo("r");
+    r.start("Fix the parser");
+    r.mj_in(&["checkpoint"], "Reproduced the fault; next, the regression test.\n").ok();
+    r.mj(&["decision", "add", "Parse with pulldown-cmark", "--why", "code blocks are not sections"]).ok();
+    r.mj(&["question", "add", "Keep setext headings?"]).ok();
+    r.mj_in(&["handover"], HANDOVER).ok();
+    r
+}
+
+#[test]
+fn handover_resolve_fresh_and_stale() {
+    let env = TestEnv::new();
+    let r = worked(&env);
+    snap!(env, "handover_resolve_fresh", shown(&r.mj(&["handover", "--resolve"])));
+    r.commit_file("lib/a.rs", "x\n");
+    env.set_now("2026-09-09T20:00:00Z");
+    snap!(env, "handover_resolve_stale", shown(&r.mj(&["handover", "--resolve"])));
+}
+
+#[test]
+fn context_document() {
+    let env = TestEnv::new();
+    let r = worked(&env);
+    snap!(env, "context", shown(&r.mj(&["context"])));
+}
+
+#[test]
+fn start_briefing() {
+    let env = TestEnv::new();
+    let r = worked(&env);
+    let payload = r#"{"session_id":"cc-1","transcript_path":"/tmp/t.jsonl","cwd":"/tmp","hook_event_name":"SessionStart","source":"startup"}"#;
+    snap!(env, "start_briefing", shown(&r.mj_in(&["hook", "claude-code", "start"], payload)));
+}
+
+#[test]
+fn continuity_texts() {
+    let env = TestEnv::new();
+    let r = worked(&env);
+    r.mj(&["continuity", "device", "--label", "laptop"]).ok();
+    r.mj(&["continuity", "publish", "--issue", "#7"]).ok();
+    snap!(env, "continuity_status", shown(&r.mj(&["continuity", "status"])));
+    snap!(env, "continuity_records", shown(&r.mj(&["continuity", "records"])));
+    snap!(env, "continuity_plan", shown(&r.mj(&["continuity", "plan"])));
+}
