@@ -63,6 +63,12 @@ fn truncate(t: DateTime<Utc>) -> DateTime<Utc> {
     Utc.timestamp_opt(t.timestamp(), 0).single().unwrap_or(t)
 }
 
+/// Nanoseconds of the wall clock, as a seed only (never a time a record asserts): the fallback
+/// when the operating system offers no randomness.
+pub fn entropy_seed() -> u128 {
+    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos())
+}
+
 /// Formats an instant as `YYYY-MM-DDTHH:MM:SSZ`.
 pub fn stamp(t: DateTime<Utc>) -> String {
     t.to_rfc3339_opts(SecondsFormat::Secs, true)

@@ -4,7 +4,7 @@
 //! and for `.unwrap()` everything from a file's first `#[cfg(test)]` line onwards is test code.
 //! A violation names the file, the line and the rule, and the test lists every one at once.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
 use std::path::{Path, PathBuf};
 
@@ -254,7 +254,7 @@ fn lanes() {
         },
         Rule {
             what: "the wall clock is read only in src/clock.rs",
-            tokens: &["Utc::now", "Local::now"],
+            tokens: &["Utc::now", "Local::now", "SystemTime::now"],
             whole: true,
             allowed: &["src/clock.rs"],
             only: ANY,
@@ -318,6 +318,149 @@ fn lanes() {
             production_only: false,
         },
     ]));
+}
+
+/// The top-level module of a source file (`src/ops/x.rs` → `ops`, `src/ctx.rs` → `ctx`).
+fn top_module(rel: &str) -> &str {
+    let rest = rel.strip_prefix("src/").unwrap_or(rel);
+    let first = rest.split('/').next().unwrap_or(rest);
+    first.strip_suffix(".rs").unwrap_or(first)
+}
+
+/// The `crate::<name>` paths a line's code names.
+fn crate_paths(line: &str) -> Vec<&str> {
+    let code = code(line);
+    let mut out = Vec::new();
+    let mut from = 0;
+    while let Some(pos) = code[from..].find("crate::") {
+        let start = from + pos + "crate::".len();
+        let end = code[start..].find(|c: char| !is_ident(c)).map_or(code.len(), |e| start + e);
+        out.push(&code[start..end]);
+        from = end;
+    }
+    out
+}
+
+/// Which top-level modules each module may name (`crate::<module>`): the layers of
+/// ARCHITECTURE.md as a table. `lib` and `main` are the roots and may name anything.
+fn allowed_imports() -> BTreeMap<&'static str, &'static [&'static str]> {
+    BTreeMap::from([
+        ("cli", &["ctx", "error", "model", "ops", "render", "store", "ui", "clock", "assets"][..]),
+        ("ops", &["assets", "clock", "continuity", "ctx", "error", "git", "model", "render", "store"][..]),
+        ("render", &["continuity", "model", "ops", "store", "clock", "error"][..]),
+        ("ctx", &["clock", "error", "git", "model", "store"][..]),
+        ("continuity", &["clock", "error", "git", "model", "store"][..]),
+        ("store", &["assets", "clock", "error", "model"][..]),
+        ("git", &["error"][..]),
+        ("model", &["assets", "clock", "error"][..]),
+        ("ui", &["error", "model"][..]),
+        ("clock", &["error"][..]),
+        ("error", &[][..]),
+        ("assets", &[][..]),
+    ])
+}
+
+#[test]
+fn imports_follow_the_layers() {
+    let allowed = allowed_imports();
+    let mut bad = Vec::new();
+    for s in sources() {
+        let from = top_module(&s.rel);
+        if matches!(from, "lib" | "main") {
+            continue;
+        }
+        let Some(ok) = allowed.get(from) else {
+            bad.push(format!("{}: module {from} has no row in the layer table", s.rel));
+            continue;
+        };
+        for (i, line) in s.lines[..s.production_end()].iter().enumerate() {
+            for to in crate_paths(line) {
+                if to != from && !ok.contains(&to) {
+                    bad.push(format!("{}:{}: {from} may not name crate::{to}: {}", s.rel, i + 1, line.trim()));
+                }
+            }
+        }
+    }
+    assert_clean(bad);
+}
+
+/// The use-case module a file of `src/ops/` belongs to (`ops/x.rs` and `ops/x/…` → `x`).
+fn ops_module(rel: &str) -> Option<&str> {
+    let rest = rel.strip_prefix("src/ops/")?;
+    let first = rest.split('/').next()?;
+    Some(first.strip_suffix(".rs").unwrap_or(first))
+}
+
+/// The ops modules a line names: `crate::ops::x`, and `super::x` from a file directly in
+/// `src/ops/` or from a module's `mod.rs` (deeper files' `super::` stays inside their module).
+fn ops_edges<'a>(rel: &str, line: &'a str) -> Vec<&'a str> {
+    let code = code(line);
+    let direct = rel.matches('/').count() == 2 || rel.ends_with("/mod.rs");
+    let mut out = Vec::new();
+    for prefix in ["crate::ops::", "super::super::", "super::"] {
+        let mut from = 0;
+        while let Some(pos) = code[from..].find(prefix) {
+            let start = from + pos + prefix.len();
+            let end = code[start..].find(|c: char| !is_ident(c)).map_or(code.len(), |e| start + e);
+            let before = &code[..from + pos];
+            let nested = before.ends_with("super::") || before.ends_with("crate::ops::");
+            let counts = match prefix {
+                "super::" => direct && !nested,
+                "super::super::" => !direct && rel.matches('/').count() == 3,
+                _ => true,
+            };
+            if counts && end > start {
+                out.push(&code[start..end]);
+            }
+            from = end;
+        }
+    }
+    out
+}
+
+#[test]
+fn use_cases_form_no_cycle() {
+    let mut graph: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    let srcs = sources();
+    let modules: BTreeSet<&str> = srcs.iter().filter_map(|s| ops_module(&s.rel)).filter(|m| *m != "mod").collect();
+    for s in &srcs {
+        let Some(from) = ops_module(&s.rel).filter(|m| *m != "mod") else { continue };
+        for line in &s.lines[..s.production_end()] {
+            for to in ops_edges(&s.rel, line) {
+                if to != from && modules.contains(to) {
+                    graph.entry(from.to_string()).or_default().insert(to.to_string());
+                }
+            }
+        }
+    }
+    // Depth-first search; a back edge is a cycle, reported as its path.
+    fn visit(
+        n: &str,
+        g: &BTreeMap<String, BTreeSet<String>>,
+        path: &mut Vec<String>,
+        done: &mut BTreeSet<String>,
+        cycles: &mut Vec<String>,
+    ) {
+        if let Some(i) = path.iter().position(|p| p == n) {
+            cycles.push(format!("{} -> {n}", path[i..].join(" -> ")));
+            return;
+        }
+        if !done.insert(n.to_string()) {
+            return;
+        }
+        path.push(n.to_string());
+        for m in g.get(n).into_iter().flatten() {
+            visit(m, g, path, done, cycles);
+        }
+        path.pop();
+    }
+    let mut cycles = Vec::new();
+    let mut done = BTreeSet::new();
+    for n in graph.keys() {
+        visit(n, &graph, &mut Vec::new(), &mut done, &mut cycles);
+    }
+    assert!(graph.get("session").is_some_and(|e| e.contains("context")), "the graph sees super:: edges: {graph:?}");
+    assert!(cycles.is_empty(), "use cases in src/ops/ import each other in a cycle:\n{}", cycles.join("\n"));
 }
 
 #[test]

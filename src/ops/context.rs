@@ -24,7 +24,7 @@ use crate::model::task::{in_scope, Task};
 use crate::render::records;
 use crate::store::atomic::{guard, read_opt};
 use crate::store::records::head7;
-use crate::store::{decisions, ledger};
+use crate::store::{decisions, ledger, session_context};
 
 /// The documents a scope chain names, in the order they are looked for in each directory.
 const DOCUMENTS: &[&str] = &["README.md", "AGENTS.md", "CLAUDE.md"];
@@ -377,8 +377,8 @@ impl Builder<'_> {
     /// How the working context of this process's episode compares with HEAD (SPEC §6.8).
     fn briefing_line(&self) -> Option<String> {
         let sid = self.ctx.session_id()?;
-        let doc = super::session::context_path(self.ctx, &sid)?;
-        let (label, head, since) = super::session::context_label(self.ctx, &doc);
+        let doc = session_context::find(&self.ctx.layout, &sid)?;
+        let (label, head, since) = context_label(self.ctx, &doc);
         Some(match label {
             Divergence::Exact => format!("briefing exact at {}", head7(&head)),
             Divergence::Advanced => {
@@ -730,6 +730,27 @@ fn view(t: &Task) -> TaskView {
         checkpoint_at: t.checkpoint_at.clone(),
         scope: t.scope.clone(),
     }
+}
+
+/// The label of a working context document against HEAD, the head it was frozen at, and the
+/// commits since (SPEC §6.8).
+pub fn context_label(ctx: &Ctx, path: &Path) -> (Divergence, String, usize) {
+    let Some((head, branch)) = session_context::anchor(path) else {
+        return (Divergence::Unknown, String::new(), 0);
+    };
+    let label = ctx.divergence(&head, &branch);
+    let since = match (label, ctx.git.head()) {
+        (Divergence::Advanced, Ok(Some(h))) => {
+            let base = ctx.git.commit_id(&head);
+            if head == "NONE" || base.is_some() {
+                ctx.git.commits_between(base, h).map(|v| v.len()).unwrap_or(0)
+            } else {
+                0
+            }
+        }
+        _ => 0,
+    };
+    (label, head, since)
 }
 
 /// The lines that are not blank: inside a section, a blank line would read as a section break.

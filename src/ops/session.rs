@@ -15,11 +15,10 @@ use crate::error::{Error, Result};
 use crate::model::labels::{age, Divergence};
 use crate::model::record::branch_key;
 use crate::model::session::{is_generated, ClosedSession, OpenSession};
-use crate::model::yaml::{quoted, scalar};
-use crate::store::atomic::{append, create_new, ensure_dir, read_opt, Lock};
-use crate::store::ledger;
+use crate::store::atomic::{create_new, ensure_dir, read_opt, Lock};
 use crate::store::records::{head7, names, random_hex};
 use crate::store::sessions::{self, key_of, open_path, read_open};
+use crate::store::{ledger, session_context};
 
 /// The key of hand-opened episodes.
 pub const HAND: &str = "hand";
@@ -129,37 +128,12 @@ pub fn start(ctx: &Ctx, p: StartParams) -> Result<StartReport> {
 fn freeze_context(ctx: &Ctx, s: &OpenSession) -> Result<PathBuf> {
     let task = task::local(ctx)?;
     let briefing = super::context::text_for_session(ctx)?;
-    let opt = |v: &Option<String>| v.as_deref().map(quoted).unwrap_or_else(|| "none".into());
-    let mut text = String::from("---\nschema: session-context/v1\nkind: session-context\n");
-    text.push_str(&format!("session_id: {}\nopened_at: {}\n", s.session_id, s.started_at));
-    text.push_str(&format!("opened_by: {}\n", if s.provider.is_some() { "hook" } else { "hand" }));
-    text.push_str(&format!("provider: {}\nprovider_session: {}\n", opt(&s.provider), opt(&s.provider_session)));
-    text.push_str(&format!("branch: {}\nhead: {}\n", scalar(&s.branch), scalar(&s.start_head)));
-    text.push_str(&format!("task_id: {}\n", task.as_ref().map(|t| t.id.as_str()).unwrap_or("none")));
-    text.push_str(&format!("profile: {}\n", task.as_ref().map(|t| t.profile.as_str()).unwrap_or("none")));
-    text.push_str(&format!("worker: {}\n---\n\n", opt(&s.worker)));
-    text.push_str(&format!("# Working context of session {}\n\n## Context at open\n\n{briefing}", s.session_id));
-    if !text.ends_with('\n') {
-        text.push('\n');
-    }
-    text.push_str("\n## Notes\n\n");
-    let dir = ctx.layout.session_contexts();
-    let stamp = ctx.clock.compact();
-    let sid = s.session_id.clone();
-    create_new(&dir, || format!("{stamp}--{sid}.md"), text.as_bytes())
-}
-
-/// The working context document of `sid`, if any.
-pub fn context_path(ctx: &Ctx, sid: &str) -> Option<PathBuf> {
-    let suffix = format!("--{sid}.md");
-    let rd = std::fs::read_dir(ctx.layout.session_contexts()).ok()?;
-    let mut v: Vec<PathBuf> = rd
-        .filter_map(|e| e.ok())
-        .map(|e| e.path())
-        .filter(|p| p.file_name().and_then(|n| n.to_str()).is_some_and(|n| n.ends_with(&suffix) && !n.starts_with('.')))
-        .collect();
-    v.sort();
-    v.pop()
+    let at_open = session_context::TaskAtOpen {
+        id: task.as_ref().map(|t| t.id.clone()),
+        profile: task.as_ref().map(|t| t.profile.clone()),
+    };
+    let text = session_context::render(s, &at_open, &briefing);
+    session_context::write(&ctx.layout, &ctx.clock.compact(), s, &text)
 }
 
 /// `session status`.
@@ -322,16 +296,9 @@ pub fn close(ctx: &Ctx, p: CloseParams) -> Result<Option<CloseReport>> {
         }
     }
     if !reused {
-        if let Some(doc) = context_path(ctx, &sid) {
+        if let Some(doc) = session_context::find(&ctx.layout, &sid) {
             let id = ctx.identity()?;
-            let close = format!(
-                "\n## Close\n\n- closed_at: {}\n- outcome: {}\n- head: {}\n- record: {}\n",
-                ctx.clock.stamp(),
-                p.outcome,
-                id.head,
-                ctx.rel(&path)
-            );
-            append(&doc, close.as_bytes())?;
+            session_context::append_close(&doc, &ctx.clock.stamp(), &p.outcome, &id.head, &ctx.rel(&path))?;
         }
     }
     ctx.set_session(None);
@@ -614,33 +581,10 @@ pub fn context(ctx: &Ctx, sid: Option<&str>) -> Result<ContextReport> {
             Error::not_found("no open session in this worktree").hint("name one: git majordomus session context <sid>")
         })?,
     };
-    let path =
-        context_path(ctx, &sid).ok_or_else(|| Error::not_found(format!("no working context for session {sid}")))?;
-    let (label, recorded_head, commits_since) = context_label(ctx, &path);
+    let path = session_context::find(&ctx.layout, &sid)
+        .ok_or_else(|| Error::not_found(format!("no working context for session {sid}")))?;
+    let (label, recorded_head, commits_since) = super::context::context_label(ctx, &path);
     Ok(ContextReport { path: ctx.rel(&path), label, commits_since, recorded_head })
-}
-
-/// The label of a working context document against HEAD, its head, and commits since.
-pub fn context_label(ctx: &Ctx, path: &std::path::Path) -> (Divergence, String, usize) {
-    let text = read_opt(path).ok().flatten().unwrap_or_default();
-    let map = crate::model::record::split_front_matter(&text).and_then(|(y, _)| crate::model::record::parse_mapping(y));
-    let get = |k: &str| map.as_ref().and_then(|m| crate::model::yaml::get(m, k));
-    let (Some(head), Some(branch)) = (get("head"), get("branch")) else {
-        return (Divergence::Unknown, String::new(), 0);
-    };
-    let label = ctx.divergence(&head, &branch);
-    let since = match (label, ctx.git.head()) {
-        (Divergence::Advanced, Ok(Some(h))) => {
-            let base = ctx.git.commit_id(&head);
-            if head == "NONE" || base.is_some() {
-                ctx.git.commits_between(base, h).map(|v| v.len()).unwrap_or(0)
-            } else {
-                0
-            }
-        }
-        _ => 0,
-    };
-    (label, head, since)
 }
 
 /// A human age for status lines.

@@ -10,6 +10,7 @@ pub mod layout;
 pub mod ledger;
 pub mod questions;
 pub mod records;
+pub mod session_context;
 pub mod sessions;
 
 pub use layout::Layout;

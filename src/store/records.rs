@@ -13,8 +13,7 @@ pub fn random_hex(n: usize) -> String {
     if getrandom::fill(&mut buf).is_err() {
         // Without an entropy source, fall back to the process id and time; names stay unique
         // through the no-overwrite retry of `create_new`.
-        let seed = std::process::id() as u128
-            ^ std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_nanos()).unwrap_or(0);
+        let seed = std::process::id() as u128 ^ crate::clock::entropy_seed();
         for (i, b) in buf.iter_mut().enumerate() {
             *b = (seed >> ((i % 16) * 8)) as u8;
         }

@@ -17,7 +17,6 @@ mod ledger;
 use self::ledger::{retention, LedgerScan};
 use super::derive::touched_since;
 use super::resolve::list;
-use super::session;
 use super::task::{self, TaskRecord};
 use crate::clock::parse_stamp;
 use crate::ctx::Ctx;
@@ -648,13 +647,19 @@ fn session_rules(ctx: &Ctx) -> Result<Vec<Finding>> {
                     "open episode record does not parse",
                     &reproduce,
                 )),
-                Ok(s) if session::context_path(ctx, &s.session_id).is_none() => out.push(Finding::new(
-                    Level::Fail,
-                    "sessions",
-                    subject,
-                    format!("episode {} has no working-context document in {}", s.session_id, ctx.rel(&contexts_dir)),
-                    &format!("git majordomus session context {}", s.session_id),
-                )),
+                Ok(s) if crate::store::session_context::find(&ctx.layout, &s.session_id).is_none() => {
+                    out.push(Finding::new(
+                        Level::Fail,
+                        "sessions",
+                        subject,
+                        format!(
+                            "episode {} has no working-context document in {}",
+                            s.session_id,
+                            ctx.rel(&contexts_dir)
+                        ),
+                        &format!("git majordomus session context {}", s.session_id),
+                    ))
+                }
                 Ok(_) => {}
             }
         }

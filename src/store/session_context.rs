@@ -1,0 +1,99 @@
+//! The working context document `.ai/local/session-contexts/<stamp>--<sid>.md` (SPEC §6.8):
+//! what an episode was told when it opened, its notes, and its close. Written once, appended to,
+//! never rewritten.
+//!
+//! Owns: the document's front matter and layout, where it lives, reading its anchor back.
+//! Must not touch: git, the context builder (the briefing text is handed in), stdout.
+
+use std::path::{Path, PathBuf};
+
+use super::atomic::{append, create_new, read_opt};
+use super::Layout;
+use crate::error::Result;
+use crate::model::record::{parse_mapping, split_front_matter};
+use crate::model::session::OpenSession;
+use crate::model::yaml::{get, quoted, scalar};
+
+/// What the front matter says about the task at open.
+#[derive(Debug, Clone, Default)]
+pub struct TaskAtOpen {
+    /// The task id, when a task was active.
+    pub id: Option<String>,
+    /// Its profile.
+    pub profile: Option<String>,
+}
+
+/// The document's text: front matter, the briefing as it was at open, an empty notes section.
+pub fn render(s: &OpenSession, task: &TaskAtOpen, briefing: &str) -> String {
+    let opt = |v: &Option<String>| v.as_deref().map(quoted).unwrap_or_else(|| "none".into());
+    let bare = |v: &Option<String>| v.as_deref().map(scalar).unwrap_or_else(|| "none".into());
+    let mut text = String::from("---\nschema: session-context/v1\nkind: session-context\n");
+    text.push_str(&format!("session_id: {}\nopened_at: {}\n", scalar(&s.session_id), s.started_at));
+    text.push_str(&format!("opened_by: {}\n", if s.provider.is_some() { "hook" } else { "hand" }));
+    text.push_str(&format!("provider: {}\nprovider_session: {}\n", opt(&s.provider), opt(&s.provider_session)));
+    text.push_str(&format!("branch: {}\nhead: {}\n", scalar(&s.branch), scalar(&s.start_head)));
+    text.push_str(&format!("task_id: {}\nprofile: {}\n", bare(&task.id), bare(&task.profile)));
+    text.push_str(&format!("worker: {}\n---\n\n", opt(&s.worker)));
+    text.push_str(&format!("# Working context of session {}\n\n## Context at open\n\n{briefing}", s.session_id));
+    if !text.ends_with('\n') {
+        text.push('\n');
+    }
+    text.push_str("\n## Notes\n\n");
+    text
+}
+
+/// Writes a new document for `s` stamped `stamp` (a compact UTC time); never overwrites.
+pub fn write(layout: &Layout, stamp: &str, s: &OpenSession, text: &str) -> Result<PathBuf> {
+    let sid = s.session_id.clone();
+    create_new(&layout.session_contexts(), || format!("{stamp}--{sid}.md"), text.as_bytes())
+}
+
+/// The newest document of episode `sid`, if any.
+pub fn find(layout: &Layout, sid: &str) -> Option<PathBuf> {
+    let suffix = format!("--{sid}.md");
+    let rd = std::fs::read_dir(layout.session_contexts()).ok()?;
+    let mut v: Vec<PathBuf> = rd
+        .filter_map(|e| e.ok())
+        .map(|e| e.path())
+        .filter(|p| p.file_name().and_then(|n| n.to_str()).is_some_and(|n| n.ends_with(&suffix) && !n.starts_with('.')))
+        .collect();
+    v.sort();
+    v.pop()
+}
+
+/// The `(head, branch)` the document was frozen at; `None` when it cannot be read or lacks them.
+pub fn anchor(path: &Path) -> Option<(String, String)> {
+    let text = read_opt(path).ok().flatten()?;
+    let map = split_front_matter(&text).and_then(|(y, _)| parse_mapping(y))?;
+    Some((get(&map, "head")?, get(&map, "branch")?))
+}
+
+/// Appends the close block.
+pub fn append_close(path: &Path, closed_at: &str, outcome: &str, head: &str, record: &str) -> Result<()> {
+    let close =
+        format!("\n## Close\n\n- closed_at: {closed_at}\n- outcome: {outcome}\n- head: {head}\n- record: {record}\n");
+    append(path, close.as_bytes())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_anchor_reads_back_what_render_wrote() {
+        let dir = tempfile::tempdir().unwrap();
+        let layout = Layout::new(dir.path());
+        let s = OpenSession {
+            session_id: "s-1".into(),
+            started_at: "2026-09-03T20:00:00Z".into(),
+            branch: "null".into(),
+            start_head: "1e3".into(),
+            ..Default::default()
+        };
+        let text = render(&s, &TaskAtOpen::default(), "briefing\n");
+        let path = write(&layout, "20260903T200000Z", &s, &text).unwrap();
+        assert_eq!(find(&layout, "s-1"), Some(path.clone()));
+        assert_eq!(anchor(&path), Some(("1e3".into(), "null".into())));
+        assert!(text.contains("task_id: none\nprofile: none\n"));
+    }
+}
