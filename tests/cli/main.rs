@@ -15,5 +15,6 @@ mod test_handover;
 mod test_history;
 mod test_hooks;
 mod test_knowledge;
+mod test_remotes;
 mod test_search;
 mod test_session;
