@@ -6,6 +6,7 @@ mod common;
 mod test_basics;
 mod test_check;
 mod test_checkpoint;
+mod test_ci;
 mod test_concurrency;
 mod test_context;
 mod test_continuity;
