@@ -9,6 +9,7 @@
 //! network, and pushes first (fetching is the fetch refspec's job) — it fetches only after a race.
 
 use std::collections::BTreeSet;
+use std::time::{Duration, Instant};
 
 use serde::Serialize;
 
@@ -28,6 +29,9 @@ use crate::ops::install::valid_remote;
 
 /// How many pushes a sync makes in all when the remote keeps moving under it.
 pub const PUSH_ATTEMPTS: usize = 3;
+
+/// How long the pre-push hook's network steps may take in all before they are stopped.
+pub const PRE_PUSH_BOUND: Duration = Duration::from_secs(30);
 
 /// `continuity sync`.
 #[derive(Debug, Clone, Serialize)]
@@ -239,7 +243,11 @@ fn run(ctx: &Ctx, remote: Option<&str>, mode: Mode) -> Result<SyncReport> {
     if !ctx.git.remote_names().contains(&remote) {
         return Err(Error::not_found(format!("no remote named {remote}")).hint("git remote -v lists them"));
     }
-    let np = no_prompt(ctx);
+    let np = match mode {
+        Mode::Full => no_prompt(ctx),
+        // The hook must not delay the user's push by more than a bounded time (SPEC §9.1).
+        Mode::PushFirst => no_prompt(ctx).until(Instant::now() + PRE_PUSH_BOUND),
+    };
     let fetched_now = match mode {
         Mode::Full => fetch(ctx, &s, &remote, &np),
         Mode::PushFirst => Ok(tracked(ctx, &s, &remote)?),
