@@ -145,3 +145,30 @@ fn the_github_action_and_the_gitlab_job_run_the_shared_script() {
     assert_eq!(job["variables"]["MAJORDOMUS_CI_SCRIPT"].as_str(), Some("contrib/ci/majordomus-ci.sh"));
     assert!(job["script"][0].as_str().unwrap().contains("sh \"$MAJORDOMUS_CI_SCRIPT\""));
 }
+
+/// `make demo`, `make install` and `make bench` find the binary where cargo put it when
+/// `CARGO_TARGET_DIR` is set (issue 10 item 7), and under `target/` otherwise.
+#[test]
+fn the_makefile_honours_cargo_target_dir() {
+    let env = TestEnv::new();
+    let manifest = env!("CARGO_MANIFEST_DIR");
+    let elsewhere = env.path().join("build");
+    let make = |target_dir: Option<&Path>| {
+        let mut cmd = env.command("make");
+        cmd.args(["-n", "-C", manifest, "demo", "install", "bench"]).env("PREFIX", env.path().join("prefix"));
+        if let Some(d) = target_dir {
+            cmd.env("CARGO_TARGET_DIR", d);
+        }
+        let out = cmd.output().expect("make");
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    let out = make(Some(&elsewhere));
+    let bin = format!("{}/release/git-majordomus", elsewhere.display());
+    assert!(out.contains(&format!("MAJORDOMUS_BIN_DIR=\"{}/release\"", elsewhere.display())), "{out}");
+    assert!(out.contains(&format!("install -m 755 {bin} ")), "{out}");
+    assert!(out.contains(&format!("bench/pre-push.sh \"{bin}\"")), "{out}");
+    assert!(!out.contains("target/release"), "{out}");
+    let out = make(None);
+    assert!(out.contains(&format!("MAJORDOMUS_BIN_DIR=\"{manifest}/target/release\"")), "{out}");
+}
