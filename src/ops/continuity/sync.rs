@@ -126,10 +126,15 @@ fn merge(ctx: &Ctx, theirs: &Loaded, diags: &mut Vec<Diagnostic>) -> Result<()> 
     Ok(())
 }
 
+/// The tip of `reference`, if it exists.
+fn tip(ctx: &Ctx, reference: &str) -> Result<Option<String>> {
+    ctx.git.ref_tip(reference).map_err(|e| Error::io(format!("continuity: {reference}: {e}")))
+}
+
 /// The remote store as the last fetch left it in the remote-tracking ref (no network).
 fn tracked(ctx: &Ctx, s: &Setup, remote: &str) -> Result<Option<Loaded>> {
     let reference = remote_ref(remote);
-    match ctx.git.ref_tip(&reference).map_err(|e| Error::io(format!("continuity: {e}")))? {
+    match tip(ctx, &reference)? {
         None => Ok(None),
         Some(_) => loaded::load(ctx, s, &reference).map(Some),
     }
@@ -172,12 +177,11 @@ pub fn pre_push(ctx: &Ctx, remote: &str) -> Result<PrePush> {
     if !valid_remote(remote) || !ctx.git.remote_names().iter().any(|n| n == remote) {
         return Ok(PrePush::NotARemote { remote: remote.to_string() });
     }
-    let tip = |r: &str| ctx.git.ref_tip(r).map_err(|e| Error::io(format!("continuity: {e}")));
-    let Some(local) = tip(REF)? else { return Ok(PrePush::NothingPending) };
-    if let Some(theirs) = tip(&remote_ref(remote))? {
-        let contained =
-            ctx.git.commit_is_ancestor(&local, &theirs).map_err(|e| Error::io(format!("continuity: {e}")))?;
-        if theirs == local || contained {
+    let Some(local) = tip(ctx, REF)? else { return Ok(PrePush::NothingPending) };
+    if let Some(theirs) = tip(ctx, &remote_ref(remote))? {
+        if theirs == local
+            || ctx.git.commit_is_ancestor(&local, &theirs).map_err(|e| Error::io(format!("continuity: {e}")))?
+        {
             return Ok(PrePush::NothingPending);
         }
     }
@@ -192,13 +196,12 @@ const FRESH_CLONE_MARKER: &str = "fresh-clone-hint-given";
 /// store is told once — by the first continuity command that reads the store — how to get the
 /// records. `Ok(None)` every other time; no network.
 pub fn fresh_clone_hint(ctx: &Ctx) -> Result<Option<String>> {
-    let tip = |r: &str| ctx.git.ref_tip(r).map_err(|e| Error::io(format!("continuity: {e}")));
     let remotes = ctx.git.remote_names();
-    if remotes.is_empty() || tip(REF)?.is_some() {
+    if remotes.is_empty() || tip(ctx, REF)?.is_some() {
         return Ok(None);
     }
     for r in &remotes {
-        if tip(&remote_ref(r))?.is_some() {
+        if tip(ctx, &remote_ref(r))?.is_some() {
             return Ok(None);
         }
     }
