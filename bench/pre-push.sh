@@ -46,6 +46,14 @@ print(f"git push, no hook:              median {wo['median']*1000:.1f} ms (mean 
 print(f"git push, hook, none pending:   median {w['median']*1000:.1f} ms (mean {w['mean']*1000:.1f} ± {w['stddev']*1000:.1f})")
 print(f"pre-push hook cost:             {(w['median']-wo['median'])*1000:+.1f} ms (budget 10 ms)")
 PY
+  # The hook alone, as git runs it (the difference above is noisy on a busy machine).
+  hyperfine -N --warmup 5 --runs $((RUNS * 3)) --export-json "$work/hook.json" \
+    -n hook "$work/with/.git/hooks/pre-push origin $work/remote.git" >/dev/null
+  python3 - "$work/hook.json" <<'PY'
+import json, sys
+h = json.load(open(sys.argv[1]))["results"][0]
+print(f"the hook alone, none pending:   median {h['median']*1000:.1f} ms (mean {h['mean']*1000:.1f} ± {h['stddev']*1000:.1f}, min {h['min']*1000:.1f}); CPU user+system {(h['user']+h['system'])*1000:.1f} ms")
+PY
 else
   median() {
     local t=() s e

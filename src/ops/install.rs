@@ -158,7 +158,8 @@ fn hooks_dir(ctx: &Ctx) -> PathBuf {
 }
 
 fn script(hook: &str) -> String {
-    let chained = format!("$(dirname \"$0\")/{hook}.majordomus-chained");
+    // `${0%/*}`, not `$(dirname "$0")`: no process for a hook that runs on every push.
+    let chained = format!("${{0%/*}}/{hook}.majordomus-chained");
     let body = match hook {
         "pre-push" => concat!(
             "# Publish pending continuity records to the remote being pushed to (SPEC §9.1, §A.19):\n",
