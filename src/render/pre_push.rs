@@ -10,6 +10,9 @@ pub fn line(r: &PrePush) -> Option<String> {
         PrePush::NotARemote { remote } => Some(format!(
             "majordomus: continuity not synced: {remote} is not a configured remote name (run: git majordomus continuity sync --remote <name>)"
         )),
+        PrePush::Busy { remote } => Some(format!(
+            "majordomus: continuity not synced with {remote}: another continuity sync or publish is running; run: git majordomus continuity sync --remote {remote}"
+        )),
         PrePush::Synced(s) => Some(synced(s)),
     }
 }

@@ -556,3 +556,40 @@ fn two_clones_exchange_over_smart_http() {
     assert_eq!(s["action"], "unreachable", "{s}");
     assert!(message(&s, "continuity.remote_unreachable").contains("could not be reached"), "{s}");
 }
+
+#[test]
+fn the_pre_push_hook_never_waits_for_another_continuity_writer() {
+    let env = TestEnv::new();
+    let (remote, a) = world(&env, path_url);
+    a.mj(&["hooks", "install", "--git"]).ok();
+    let id = a.publish("Pending.");
+    a.repo.commit_file("lib/a", "a\n");
+    // Another writer holds the writers' lock for 20 s (flock -o: only flock holds it, so killing
+    // flock releases it); the push must not wait for it.
+    let lock = a.root().join(".git/majordomus/continuity.lock");
+    let held = env.path().join("held");
+    let started = std::time::Instant::now();
+    let out = a.sh(&format!(
+        "flock -o {} sh -c 'touch {h}; exec sleep 20' >/dev/null 2>&1 & pid=$!\n\
+         while [ ! -e {h} ]; do sleep 0.05; done\n\
+         git push -q origin main 2>&1; st=$?\nkill $pid\nexit $st",
+        lock.display(),
+        h = held.display()
+    ));
+    let out = out.ok();
+    assert!(started.elapsed() < std::time::Duration::from_secs(15), "{:?}", started.elapsed());
+    assert!(
+        out.stdout
+            .contains("majordomus: continuity not synced with origin: another continuity sync or publish is running"),
+        "{}",
+        out.stdout
+    );
+    assert_eq!(env.git_in(&remote, &["rev-parse", "main"]), a.repo.head(), "the code push went through");
+    assert_eq!(ids_in(&env, &remote, REF), Vec::<String>::new());
+    // Once the writer is done, the next push carries the record.
+    a.repo.commit_file("lib/b", "b\n");
+    let out = a.sh("git push -q origin main 2>&1").ok();
+    assert!(out.stdout.contains("1 record(s) published"), "{}", out.stdout);
+    assert_eq!(ids_in(&env, &remote, REF), vec![id]);
+    fsck(&env, &[&remote, a.root()]);
+}

@@ -165,14 +165,40 @@ pub enum PrePush {
     },
     /// The local store holds nothing the remote-tracking ref lacks: no network, nothing done.
     NothingPending,
+    /// Records were pending, but another continuity writer (a sync, a publish) holds the lock:
+    /// the hook does not wait for it.
+    Busy {
+        /// The remote.
+        remote: String,
+    },
     /// Records were pending: the push step ran.
     Synced(Box<SyncReport>),
+}
+
+/// The writers' lock of [`super::writer_lock`] (the same file), taken without waiting: `None`
+/// while another writer holds it. Dropping the file releases it.
+fn try_writer_lock(ctx: &Ctx) -> Result<Option<std::fs::File>> {
+    let dir = ctx.git.common_dir().join("majordomus");
+    crate::store::atomic::ensure_dir(&dir)?;
+    let path = dir.join("continuity.lock");
+    let file = std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(&path)
+        .map_err(|e| Error::io_at(&path, e))?;
+    match file.try_lock() {
+        Ok(()) => Ok(Some(file)),
+        Err(std::fs::TryLockError::WouldBlock) => Ok(None),
+        Err(std::fs::TryLockError::Error(e)) => Err(Error::io_at(&path, e)),
+    }
 }
 
 /// The pre-push hook's sync with `remote` (SPEC §9.1, §A.19): when the local store's tip is
 /// absent, equal to the remote-tracking tip or an ancestor of it, nothing is pending and nothing
 /// runs (no network, no lock); otherwise the push step of [`sync`] runs from what the fetch
-/// refspec last brought.
+/// refspec last brought. It never waits for another writer: while one holds the lock, it answers
+/// [`PrePush::Busy`].
 pub fn pre_push(ctx: &Ctx, remote: &str) -> Result<PrePush> {
     if !valid_remote(remote) || !ctx.git.remote_names().iter().any(|n| n == remote) {
         return Ok(PrePush::NotARemote { remote: remote.to_string() });
@@ -185,6 +211,7 @@ pub fn pre_push(ctx: &Ctx, remote: &str) -> Result<PrePush> {
             return Ok(PrePush::NothingPending);
         }
     }
+    let Some(_lock) = try_writer_lock(ctx)? else { return Ok(PrePush::Busy { remote: remote.to_string() }) };
     Ok(PrePush::Synced(Box::new(run(ctx, Some(remote), Mode::PushFirst)?)))
 }
 
@@ -230,7 +257,11 @@ fn run(ctx: &Ctx, remote: Option<&str>, mode: Mode) -> Result<SyncReport> {
         Some(r) => Some(r.to_string()),
         None => super::status::default_remote(ctx)?,
     };
-    let _lock = super::writer_lock(ctx)?;
+    // The pre-push hook took the writers' lock already (without waiting, see `pre_push`).
+    let _lock = match mode {
+        Mode::Full => Some(super::writer_lock(ctx)?),
+        Mode::PushFirst => None,
+    };
     let mut local_state = load_local(ctx)?;
     let before = loaded::load(ctx, &s, REF)?;
     let mut diags = Vec::new();
