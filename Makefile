@@ -1,11 +1,12 @@
 # git-majordomus — build, install, demo, test.
 #
 #   make demo              build, then run the everyday lifecycle in a scratch repository
-#   make test              the whole test suite (needs only the Rust toolchain and git)
+#   make test              the whole test suite (needs the Rust toolchain, git and python3)
 #   make install           binary, man page and completions under $(PREFIX)
 #   make install PREFIX=/usr/local
 #   make lint              clippy with warnings as errors, rustfmt check
-#   make bench             read paths, the start hook, and the continuity store at 100,000 records
+#   make bench             read paths, the start hook, the continuity store at 100,000 records, and
+#                          the cost of the pre-push hook on a `git push` with nothing pending
 #   make uninstall / make clean
 
 PREFIX  ?= $(HOME)/.cargo
@@ -16,8 +17,11 @@ MANDIR  ?= $(DATADIR)/man
 DESTDIR ?=
 
 CARGO   ?= cargo
-BIN     := target/release/git-majordomus
-GEN     := target/release/generated
+# Where cargo builds: $(CARGO_TARGET_DIR) when set (relative to this directory, as cargo reads
+# it here), else ./target.
+TARGET_DIR := $(abspath $(if $(CARGO_TARGET_DIR),$(CARGO_TARGET_DIR),target))
+BIN     := $(TARGET_DIR)/release/git-majordomus
+GEN     := $(TARGET_DIR)/release/generated
 
 BASH_COMPLETION := $(DATADIR)/bash-completion/completions/git-majordomus
 ZSH_COMPLETION  := $(DATADIR)/zsh/site-functions/_git-majordomus
@@ -29,7 +33,7 @@ MAN_PAGE        := $(MANDIR)/man1/git-majordomus.1
 all: build
 
 help:
-	@sed -n '2,10s/^# \{0,1\}//p' Makefile
+	@sed -n '2,11s/^# \{0,1\}//p' Makefile
 
 # Cargo decides whether anything needs rebuilding, so this always asks it.
 build:
@@ -70,7 +74,7 @@ uninstall:
 		$(DESTDIR)$(BASH_COMPLETION) $(DESTDIR)$(ZSH_COMPLETION) $(DESTDIR)$(FISH_COMPLETION)
 
 demo: build
-	MAJORDOMUS_BIN_DIR="$(CURDIR)/target/release" contrib/demo.sh
+	MAJORDOMUS_BIN_DIR="$(TARGET_DIR)/release" contrib/demo.sh
 
 # The whole suite: unit tests, the end-to-end binary (tests/cli), tests/architecture.rs, and
 # doc tests (which --all-targets does not run).
@@ -81,8 +85,9 @@ test:
 
 bench: build
 	$(CARGO) build --release --example bench_store
-	bench/run.sh "$(CURDIR)/$(BIN)"
-	bench/continuity.sh "$(CURDIR)/$(BIN)"
+	bench/run.sh "$(BIN)"
+	FILL="$(TARGET_DIR)/release/examples/bench_store" bench/continuity.sh "$(BIN)"
+	bench/pre-push.sh "$(BIN)"
 
 lint:
 	$(CARGO) clippy --all-targets -- -D warnings

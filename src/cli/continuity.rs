@@ -42,6 +42,10 @@ pub enum Args {
         /// The remote (default: the branch's, else origin, else the first)
         #[arg(long)]
         remote: Option<String>,
+        /// Run as the installed pre-push hook does: nothing unless records are pending, one line
+        /// of outcome, exit 0 whatever the remote said
+        #[arg(long, hide = true, requires = "remote")]
+        pre_push: bool,
     },
     /// This device, the store and what is resumable (no network)
     Status,
@@ -64,6 +68,9 @@ pub enum Args {
         /// Also verify refs/majordomus/remotes/<REMOTE>/continuity
         #[arg(long)]
         remote: Option<String>,
+        /// `github` adds a workflow annotation per refused or untrusted record
+        #[arg(long, value_enum, default_value_t = Format::Text)]
+        format: Format,
     },
     /// Write <id>.msg, <id>.msg.minisig and <id>.pub for the stock minisign tool
     Export {
@@ -73,6 +80,15 @@ pub enum Args {
         #[arg(long)]
         dir: PathBuf,
     },
+}
+
+/// How `verify` prints its report.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Format {
+    /// The summary and one line per problem
+    Text,
+    /// GitHub Actions workflow annotations (`::error title=…::…`), then the text
+    Github,
 }
 
 fn emit<T: Serialize>(ui: &mut Ui, value: &T, text: impl FnOnce(&T) -> String) {
@@ -94,6 +110,12 @@ fn exit_if(ok: bool) -> Exit {
 /// Runs `continuity`.
 pub fn run(cc: &CommandContext, a: Args, ui: &mut Ui) -> Result<Exit> {
     let ctx = cc.open()?;
+    if matches!(a, Args::Status | Args::Records | Args::Plan { .. } | Args::Resume { .. } | Args::Verify { .. }) {
+        // Best effort: a hint is never a reason to fail the command.
+        if let Ok(Some(h)) = sync::fresh_clone_hint(&ctx) {
+            ui.status(&format!("hint: {h}"));
+        }
+    }
     let result = (|| -> Result<Exit> {
         match a {
             Args::Device { label, public_key_file } => {
@@ -110,10 +132,19 @@ pub fn run(cc: &CommandContext, a: Args, ui: &mut Ui) -> Result<Exit> {
                 emit(ui, &r, render::publish);
                 Ok(exit_if(!r.is_refused()))
             }
-            Args::Sync { remote } => {
+            Args::Sync { remote: Some(remote), pre_push: true } => {
+                let r = sync::pre_push(&ctx, &remote)?;
+                if ui.json_mode() {
+                    ui.json(&r);
+                } else if let Some(line) = crate::render::pre_push::line(&r) {
+                    ui.line(&line);
+                }
+                Ok(Exit::Ok)
+            }
+            Args::Sync { remote, .. } => {
                 let r = sync::sync(&ctx, remote.as_deref())?;
                 emit(ui, &r, render::sync);
-                Ok(exit_if(!r.unreachable()))
+                Ok(exit_if(!r.refused()))
             }
             Args::Status => {
                 emit(ui, &status::status(&ctx)?, render::status);
@@ -133,9 +164,15 @@ pub fn run(cc: &CommandContext, a: Args, ui: &mut Ui) -> Result<Exit> {
                 emit(ui, &r, render::resume);
                 Ok(exit_if(r.resumed))
             }
-            Args::Verify { remote } => {
+            Args::Verify { remote, format } => {
+                if format == Format::Github && ui.json_mode() {
+                    return Err(crate::error::Error::usage("--format github and --json cannot be combined"));
+                }
                 let r = device::verify(&ctx, remote.as_deref())?;
-                emit(ui, &r, render::verify);
+                match format {
+                    Format::Text => emit(ui, &r, render::verify),
+                    Format::Github => ui.text(&crate::render::annotations::verify(&r)),
+                }
                 Ok(exit_if(r.ok()))
             }
             Args::Export { id, dir } => {

@@ -16,12 +16,12 @@ pub struct Targets {
     pub claude_code: bool,
     /// `pre-push` and `post-checkout`.
     pub git: bool,
-    /// The fetch refspec; `Some(None)` = the default remote.
+    /// The fetch refspec; `Some(None)` = every configured remote.
     pub fetch_refspec: Option<Option<String>>,
 }
 
 impl Targets {
-    /// All three, for the default remote, when nothing was chosen.
+    /// All three (the refspec on every remote) when nothing was chosen.
     pub fn or_all(self) -> Targets {
         if !self.claude_code && !self.git && self.fetch_refspec.is_none() {
             Targets { claude_code: true, git: true, fetch_refspec: Some(None) }
@@ -68,7 +68,7 @@ fn apply(ctx: &Ctx, t: Targets, add: bool) -> Result<Report> {
         r.extend(git_hooks(ctx, add)?);
     }
     if let Some(remote) = t.fetch_refspec {
-        r.push(refspec(ctx, remote, add)?);
+        r.extend(refspec(ctx, remote, add)?);
     }
     Ok(r)
 }
@@ -158,18 +158,19 @@ fn hooks_dir(ctx: &Ctx) -> PathBuf {
 }
 
 fn script(hook: &str) -> String {
-    let chained = format!("$(dirname \"$0\")/{hook}.majordomus-chained");
+    // `${0%/*}`, not `$(dirname "$0")`: no process for a hook that runs on every push.
+    let chained = format!("${{0%/*}}/{hook}.majordomus-chained");
     let body = match hook {
         "pre-push" => concat!(
-            "# Sync the continuity ref with the remote being pushed to: bounded in time, never\n",
-            "# failing the push, and not recursing (the sync's own push sees MAJORDOMUS_HOOK=1).\n",
+            "# Publish pending continuity records to the remote being pushed to (SPEC §9.1, §A.19):\n",
+            "# no network and nothing done when none is pending (the fetch refspec does the fetching),\n",
+            "# bounded in time, never prompting, never failing the push, printing at most one line,\n",
+            "# and not recursing (its own push runs with --no-verify and MAJORDOMUS_HOOK=1).\n",
+            "# The time bound (30 s for the network steps) is the binary's own, so it holds where\n",
+            "# timeout(1) is missing and costs no process when nothing is pending.\n",
             "if [ \"${MAJORDOMUS_HOOK:-}\" != 1 ] && [ -n \"${1:-}\" ]; then\n",
-            "  limit=\"\"; command -v timeout >/dev/null 2>&1 && limit=\"timeout 30\"\n",
-            "  if MAJORDOMUS_HOOK=1 $limit git majordomus continuity sync --remote \"$1\" </dev/null >/dev/null 2>&1; then\n",
-            "    echo \"majordomus: continuity synced with $1\" >&2\n",
-            "  else\n",
+            "  MAJORDOMUS_HOOK=1 GIT_TERMINAL_PROMPT=0 git-majordomus continuity sync --pre-push --remote \"$1\" </dev/null >&2 2>/dev/null ||\n",
             "    echo \"majordomus: continuity not synced with $1 (run: git majordomus continuity sync --remote $1)\" >&2\n",
-            "  fi\n",
             "fi\n"
         )
         .to_string(),
@@ -253,22 +254,34 @@ pub fn valid_remote(name: &str) -> bool {
         && name.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-'))
 }
 
-/// Adds (or removes) the continuity fetch refspec of a remote.
-fn refspec(ctx: &Ctx, remote: Option<String>, add: bool) -> Result<String> {
-    let remote = match remote {
-        Some(r) => r,
-        None => match default_remote(ctx)? {
-            Some(r) => r,
-            None => return Ok("fetch refspec: no remote configured; skipped".into()),
-        },
+/// Adds (or removes) the continuity fetch refspec of `remote`, or of every configured remote when
+/// none is named (so that running `hooks install` again covers remotes added since).
+fn refspec(ctx: &Ctx, remote: Option<String>, add: bool) -> Result<Report> {
+    let names = ctx.git.remote_names();
+    let remotes = match remote {
+        Some(r) => {
+            if !valid_remote(&r) {
+                return Err(Error::refused(format!("{r:?} is not a remote name")));
+            }
+            if !names.contains(&r) {
+                return Err(Error::not_found(format!("no remote named {r}")).hint("git remote -v lists them"));
+            }
+            vec![r]
+        }
+        None if names.is_empty() => return Ok(vec!["fetch refspec: no remote configured; skipped".into()]),
+        None => names.into_iter().filter(|r| valid_remote(r)).collect(),
     };
-    if !valid_remote(&remote) {
-        return Err(Error::refused(format!("{remote:?} is not a remote name")));
-    }
-    if !ctx.git.remote_names().contains(&remote) {
-        return Err(Error::not_found(format!("no remote named {remote}")).hint("git remote -v lists them"));
-    }
-    let spec = format!("+refs/majordomus/continuity*:refs/majordomus/remotes/{remote}/continuity*");
+    remotes.iter().map(|r| refspec_of(ctx, r, add)).collect()
+}
+
+/// The fetch refspec that brings `remote`'s store into its remote-tracking ref (SPEC §9.1); the
+/// glob keeps a plain `git fetch` at exit 0 while the remote has no store.
+pub fn fetch_refspec(remote: &str) -> String {
+    format!("+refs/majordomus/continuity*:refs/majordomus/remotes/{remote}/continuity*")
+}
+
+fn refspec_of(ctx: &Ctx, remote: &str, add: bool) -> Result<String> {
+    let spec = fetch_refspec(remote);
     let key = format!("remote.{remote}.fetch");
     let present = ctx.git.config_strings(&key).contains(&spec);
     let args: Vec<&str> = match (add, present) {

@@ -1,7 +1,9 @@
 //! Human layout of each report. Renderers build strings; they decide nothing and read nothing.
 
+pub mod annotations;
 pub mod context;
 pub mod continuity;
 pub mod history;
+pub mod pre_push;
 pub mod records;
 pub mod search;

@@ -1609,10 +1609,10 @@ fn a_refused_or_unreachable_push_is_a_partial_sync() {
     std::fs::set_permissions(&hook, std::fs::Permissions::from_mode(0o755)).unwrap();
     a.handover(true, HANDOVER);
     a.publish(&[]);
-    let s = a.cj(&["sync"], 0);
+    let s = a.cj(&["sync"], 10);
     assert_eq!(s["published"], 0, "{s}");
     assert_eq!(s["action"], "none", "{s}");
-    assert!(codes(&s["diagnostics"]).contains(&"continuity.push_refused".to_string()), "{s}");
+    assert!(codes(&s["diagnostics"]).contains(&"continuity.push_rejected".to_string()), "{s}");
     let st = a.cj(&["status"], 0);
     assert_eq!(st["last_sync"]["outcome"], "partial");
     assert_eq!(st["store"]["sync"], "never_synced");

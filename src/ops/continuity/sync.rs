@@ -1,7 +1,15 @@
 //! `continuity sync` (SPEC §10.6): fetch the remote's store into its remote-tracking ref, merge
-//! the admitted records in-process, push (never forced), once more after a rejection.
+//! the admitted records in-process, push (never forced, `--no-verify`, only our ref). A refused
+//! push is classified (SPEC §A.19): a race is re-fetched, merged and pushed again (up to
+//! [`PUSH_ATTEMPTS`] in all); a remote hook or policy is `continuity.push_rejected` (exit 10); an
+//! unreachable remote is `continuity.remote_unreachable`; a failure on this side is an error (13).
+//!
+//! The pre-push hook's sync ([`pre_push`]) is the same push step, but it costs nothing when no
+//! record is pending: it compares the local tip with the remote-tracking one without touching the
+//! network, and pushes first (fetching is the fetch refspec's job) — it fetches only after a race.
 
 use std::collections::BTreeSet;
+use std::time::{Duration, Instant};
 
 use serde::Serialize;
 
@@ -11,11 +19,19 @@ use super::{load_local, remote_ref, save_local, REF};
 use crate::continuity::admission::Diagnostic;
 use crate::continuity::lineage::{LineComparison, Lineage};
 use crate::continuity::local::LastSync;
+use crate::continuity::portability::{scan_publish, SECRET};
 use crate::continuity::view::RecordView;
 use crate::ctx::Ctx;
 use crate::error::{Error, Result};
+use crate::git::binary::NoPrompt;
 use crate::git::store::{Committer, PushOutcome, RemoteRef};
 use crate::ops::install::valid_remote;
+
+/// How many pushes a sync makes in all when the remote keeps moving under it.
+pub const PUSH_ATTEMPTS: usize = 3;
+
+/// How long the pre-push hook's network steps may take in all before they are stopped.
+pub const PRE_PUSH_BOUND: Duration = Duration::from_secs(30);
 
 /// `continuity sync`.
 #[derive(Debug, Clone, Serialize)]
@@ -28,6 +44,11 @@ pub struct SyncReport {
     pub fetched: usize,
     /// Records published (local ones the remote lacked, when the push went through).
     pub published: usize,
+    /// `ok`, `partial` (fetched but not published: refused, rejected or unreachable for the
+    /// push) or `unreachable`; what `last_sync.outcome` records.
+    pub outcome: String,
+    /// Pushes made (0 when nothing was pending).
+    pub push_attempts: usize,
     /// Per-line comparison of the local store before the merge and the remote store.
     pub lines: Vec<LineComparison>,
     /// The store after the sync.
@@ -43,6 +64,30 @@ impl SyncReport {
     pub fn unreachable(&self) -> bool {
         self.action == "unreachable"
     }
+
+    /// Whether the remote's hook or policy rejected the push (exit 10).
+    pub fn push_rejected(&self) -> bool {
+        self.diagnostics.iter().any(|d| d.code == PUSH_REJECTED)
+    }
+
+    /// Whether the sync's answer is "no" (exit 10): unreachable, or a push the remote rejected.
+    pub fn refused(&self) -> bool {
+        self.unreachable() || self.push_rejected()
+    }
+}
+
+/// The diagnostic of a push the remote's own hook or policy rejected.
+pub const PUSH_REJECTED: &str = "continuity.push_rejected";
+/// The diagnostic of a push that lost the race every time.
+pub const PUSH_REFUSED: &str = "continuity.push_refused";
+/// The diagnostic of a remote that could not be reached.
+pub const REMOTE_UNREACHABLE: &str = "continuity.remote_unreachable";
+
+/// How the network steps of this process avoid every prompt: ssh in batch mode on top of the
+/// user's own ssh command (the rest is in [`crate::git::binary::run_network`]).
+fn no_prompt(ctx: &Ctx) -> NoPrompt {
+    let var = |k: &str| ctx.env.vars.iter().find(|(n, _)| n == k).map(|(_, v)| v.as_str());
+    NoPrompt::new(var("GIT_SSH_COMMAND"), ctx.git.config_string("core.sshCommand").as_deref(), var("GIT_SSH"))
 }
 
 fn committer(ctx: &Ctx) -> Committer {
@@ -51,11 +96,11 @@ fn committer(ctx: &Ctx) -> Committer {
 }
 
 /// Fetches and admits the remote's store; `Ok(None)` when the remote has none.
-fn fetch(ctx: &Ctx, s: &Setup, remote: &str) -> std::result::Result<Option<Loaded>, String> {
-    match ctx.git.ls_remote(remote, REF)? {
+fn fetch(ctx: &Ctx, s: &Setup, remote: &str, np: &NoPrompt) -> std::result::Result<Option<Loaded>, String> {
+    match ctx.git.ls_remote(remote, REF, np)? {
         RemoteRef::Absent => Ok(None),
         RemoteRef::Present(_) => {
-            ctx.git.fetch_continuity(remote)?;
+            ctx.git.fetch_continuity(remote, np)?;
             loaded::load(ctx, s, &remote_ref(remote)).map(Some).map_err(|e| e.message)
         }
     }
@@ -81,8 +126,127 @@ fn merge(ctx: &Ctx, theirs: &Loaded, diags: &mut Vec<Diagnostic>) -> Result<()> 
     Ok(())
 }
 
+/// The tip of `reference`, if it exists.
+fn tip(ctx: &Ctx, reference: &str) -> Result<Option<String>> {
+    ctx.git.ref_tip(reference).map_err(|e| Error::io(format!("continuity: {reference}: {e}")))
+}
+
+/// The remote store as the last fetch left it in the remote-tracking ref (no network).
+fn tracked(ctx: &Ctx, s: &Setup, remote: &str) -> Result<Option<Loaded>> {
+    let reference = remote_ref(remote);
+    match tip(ctx, &reference)? {
+        None => Ok(None),
+        Some(_) => loaded::load(ctx, s, &reference).map(Some),
+    }
+}
+
+/// How a sync reaches its remote.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Mode {
+    /// `continuity sync`: ls-remote, fetch, merge, push.
+    Full,
+    /// The pre-push hook: merge what the fetch refspec brought, push; fetch only after a race.
+    PushFirst,
+}
+
 /// Runs `sync`.
 pub fn sync(ctx: &Ctx, remote: Option<&str>) -> Result<SyncReport> {
+    run(ctx, remote, Mode::Full)
+}
+
+/// What the pre-push hook's sync did.
+#[derive(Debug, Clone, Serialize)]
+#[serde(tag = "pre_push", rename_all = "snake_case")]
+pub enum PrePush {
+    /// The push goes to a URL or to something that is not a configured remote name.
+    NotARemote {
+        /// What git passed as the remote.
+        remote: String,
+    },
+    /// The local store holds nothing the remote-tracking ref lacks: no network, nothing done.
+    NothingPending,
+    /// Records were pending, but another continuity writer (a sync, a publish) holds the lock:
+    /// the hook does not wait for it.
+    Busy {
+        /// The remote.
+        remote: String,
+    },
+    /// Records were pending: the push step ran.
+    Synced(Box<SyncReport>),
+}
+
+/// The writers' lock of [`super::writer_lock`] (the same file), taken without waiting: `None`
+/// while another writer holds it. Dropping the file releases it.
+fn try_writer_lock(ctx: &Ctx) -> Result<Option<std::fs::File>> {
+    let dir = ctx.git.common_dir().join("majordomus");
+    crate::store::atomic::ensure_dir(&dir)?;
+    let path = dir.join("continuity.lock");
+    let file = std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(&path)
+        .map_err(|e| Error::io_at(&path, e))?;
+    match file.try_lock() {
+        Ok(()) => Ok(Some(file)),
+        Err(std::fs::TryLockError::WouldBlock) => Ok(None),
+        Err(std::fs::TryLockError::Error(e)) => Err(Error::io_at(&path, e)),
+    }
+}
+
+/// The pre-push hook's sync with `remote` (SPEC §9.1, §A.19): when the local store's tip is
+/// absent, equal to the remote-tracking tip or an ancestor of it, nothing is pending and nothing
+/// runs (no network, no lock); otherwise the push step of [`sync`] runs from what the fetch
+/// refspec last brought. It never waits for another writer: while one holds the lock, it answers
+/// [`PrePush::Busy`].
+pub fn pre_push(ctx: &Ctx, remote: &str) -> Result<PrePush> {
+    if !valid_remote(remote) || !ctx.git.remote_names().iter().any(|n| n == remote) {
+        return Ok(PrePush::NotARemote { remote: remote.to_string() });
+    }
+    let Some(local) = tip(ctx, REF)? else { return Ok(PrePush::NothingPending) };
+    if let Some(theirs) = tip(ctx, &remote_ref(remote))? {
+        if theirs == local
+            || ctx.git.commit_is_ancestor(&local, &theirs).map_err(|e| Error::io(format!("continuity: {e}")))?
+        {
+            return Ok(PrePush::NothingPending);
+        }
+    }
+    let Some(_lock) = try_writer_lock(ctx)? else { return Ok(PrePush::Busy { remote: remote.to_string() }) };
+    Ok(PrePush::Synced(Box::new(run(ctx, Some(remote), Mode::PushFirst)?)))
+}
+
+/// The marker under `<common dir>/majordomus/` that says the fresh-clone hint was given.
+const FRESH_CLONE_MARKER: &str = "fresh-clone-hint-given";
+
+/// The one-time hint for a fresh clone (issue 10): `git clone` never brings
+/// `refs/majordomus/continuity`, so a clone with remotes, no local store and no remote-tracking
+/// store is told once — by the first continuity command that reads the store — how to get the
+/// records. `Ok(None)` every other time; no network.
+pub fn fresh_clone_hint(ctx: &Ctx) -> Result<Option<String>> {
+    let remotes = ctx.git.remote_names();
+    if remotes.is_empty() || tip(ctx, REF)?.is_some() {
+        return Ok(None);
+    }
+    for r in &remotes {
+        if tip(ctx, &remote_ref(r))?.is_some() {
+            return Ok(None);
+        }
+    }
+    let dir = ctx.git.common_dir().join("majordomus");
+    let marker = dir.join(FRESH_CLONE_MARKER);
+    if marker.exists() {
+        return Ok(None);
+    }
+    crate::store::atomic::ensure_dir(&dir)?;
+    crate::store::atomic::replace(&marker, ctx.clock.stamp().as_bytes())?;
+    Ok(Some(
+        "this clone has no continuity records yet (git clone does not bring refs/majordomus/continuity): \
+         run git majordomus continuity sync, and git majordomus hooks install --fetch-refspec so that git fetch brings them"
+            .to_string(),
+    ))
+}
+
+fn run(ctx: &Ctx, remote: Option<&str>, mode: Mode) -> Result<SyncReport> {
     let s = loaded::setup(ctx)?;
     if let Some(r) = remote {
         if !valid_remote(r) {
@@ -93,7 +257,11 @@ pub fn sync(ctx: &Ctx, remote: Option<&str>) -> Result<SyncReport> {
         Some(r) => Some(r.to_string()),
         None => super::status::default_remote(ctx)?,
     };
-    let _lock = super::writer_lock(ctx)?;
+    // The pre-push hook took the writers' lock already (without waiting, see `pre_push`).
+    let _lock = match mode {
+        Mode::Full => Some(super::writer_lock(ctx)?),
+        Mode::PushFirst => None,
+    };
     let mut local_state = load_local(ctx)?;
     let before = loaded::load(ctx, &s, REF)?;
     let mut diags = Vec::new();
@@ -104,19 +272,31 @@ pub fn sync(ctx: &Ctx, remote: Option<&str>) -> Result<SyncReport> {
             None,
             "no remote is configured; nothing was synced",
         ));
-        return report(ctx, &s, None, "no_remote", 0, 0, Vec::new(), diags);
+        return report(ctx, &s, None, "no_remote", (0, 0), "ok", 0, Vec::new(), diags);
     };
     if !ctx.git.remote_names().contains(&remote) {
         return Err(Error::not_found(format!("no remote named {remote}")).hint("git remote -v lists them"));
     }
-    let theirs = match fetch(ctx, &s, &remote) {
+    let np = match mode {
+        Mode::Full => no_prompt(ctx),
+        // The hook must not delay the user's push by more than a bounded time (SPEC §9.1).
+        Mode::PushFirst => no_prompt(ctx).until(Instant::now() + PRE_PUSH_BOUND),
+    };
+    let fetched_now = match mode {
+        Mode::Full => fetch(ctx, &s, &remote, &np),
+        Mode::PushFirst => Ok(tracked(ctx, &s, &remote)?),
+    };
+    let theirs = match fetched_now {
         Ok(t) => t,
         Err(detail) => {
             diags.push(Diagnostic::new(
                 "warning",
-                "continuity.remote_unreachable",
+                REMOTE_UNREACHABLE,
                 None,
-                format!("{remote} could not be reached; the local store is unchanged and its records stay pending"),
+                format!(
+                    "{remote} could not be reached ({}); the local store is unchanged and its records stay pending",
+                    first_line(&detail)
+                ),
             ));
             local_state.last_sync = Some(LastSync {
                 remote: remote.clone(),
@@ -125,51 +305,91 @@ pub fn sync(ctx: &Ctx, remote: Option<&str>) -> Result<SyncReport> {
                 detail: Some(first_line(&detail)),
             });
             save_local(ctx, &local_state)?;
-            return report(ctx, &s, Some(remote), "unreachable", 0, 0, Vec::new(), diags);
+            return report(ctx, &s, Some(remote), "unreachable", (0, 0), "unreachable", 0, Vec::new(), diags);
         }
     };
     let theirs = theirs.unwrap_or_default();
     diags.extend(theirs.diagnostics.iter().cloned());
     let local_ids = before.ids();
     let remote_ids = theirs.ids();
-    let fetched = remote_ids.difference(&local_ids).count();
+    let mut fetched = remote_ids.difference(&local_ids).count();
     let mut published = local_ids.difference(&remote_ids).count();
     let lines = compare(&before, &theirs, &local_ids, &remote_ids);
     merge(ctx, &theirs, &mut diags)?;
     let mut outcome = "ok";
+    let mut detail = None;
+    let mut attempts = 0;
     if published > 0 {
-        let mut push = ctx.git.push_continuity(&remote);
-        if let PushOutcome::Rejected(_) = push {
-            if let Ok(Some(again)) = fetch(ctx, &s, &remote) {
-                merge(ctx, &again, &mut diags)?;
+        let mut known = &local_ids | &remote_ids;
+        let push = loop {
+            attempts += 1;
+            match ctx.git.push_continuity(&remote, &np) {
+                PushOutcome::Race(_) if attempts < PUSH_ATTEMPTS => match fetch(ctx, &s, &remote, &np) {
+                    // Another machine pushed first: take its records in, push from the fresh tip.
+                    Ok(Some(again)) => {
+                        let ids = again.ids();
+                        fetched += ids.difference(&known).count();
+                        published = local_ids.difference(&ids).count();
+                        known.extend(ids);
+                        diags.extend(again.diagnostics.iter().cloned());
+                        merge(ctx, &again, &mut diags)?;
+                    }
+                    Ok(None) => {}
+                    Err(e) => break PushOutcome::Unreachable(e),
+                },
+                other => break other,
             }
-            push = ctx.git.push_continuity(&remote);
-        }
+        };
         match push {
             PushOutcome::Ok => {
                 if let Ok(Some(tip)) = ctx.git.ref_tip(REF) {
+                    // Best effort: status reads the remote as in sync without network; a failure
+                    // here only makes the next status say `pending` until the next sync.
                     let _ = ctx.git.set_ref(&remote_ref(&remote), &tip, None, &committer(ctx));
                 }
             }
-            PushOutcome::Rejected(why) => {
+            PushOutcome::Race(why) => {
                 diags.push(Diagnostic::new(
                     "warning",
-                    "continuity.push_refused",
+                    PUSH_REFUSED,
                     None,
-                    format!("{remote} refused the push ({why}); run continuity sync again"),
+                    format!("{remote} moved under each of {attempts} pushes ({why}); the records stay pending: run continuity sync again"),
                 ));
-                outcome = "partial";
-                published = 0;
+                detail = Some(format!("push refused: {why}"));
+                (outcome, published) = ("partial", 0);
             }
-            PushOutcome::Unreachable(_) => {
+            PushOutcome::Rejected { summary, remote: said } => {
+                let said = screen(ctx, &said);
+                let quoted = if said.is_empty() {
+                    "it gave no message".to_string()
+                } else {
+                    format!("it said: {}", said.iter().map(|l| format!("\"{l}\"")).collect::<Vec<_>>().join(" / "))
+                };
+                diags.push(Diagnostic::new(
+                    "error",
+                    PUSH_REJECTED,
+                    None,
+                    format!("{remote} rejected the push of {REF} ({summary}); {quoted}. Its hook or policy does not accept this ref: nothing is retried and the records stay pending (docs/SYNC.md)"),
+                ));
+                detail = Some(format!("push rejected: {summary}"));
+                (outcome, published) = ("partial", 0);
+            }
+            PushOutcome::Unreachable(why) => {
                 diags.push(Diagnostic::new(
                     "warning",
-                    "continuity.remote_unreachable",
+                    REMOTE_UNREACHABLE,
                     None,
-                    format!("{remote} could not be reached for the push; the records stay pending"),
+                    format!(
+                        "{remote} could not be reached for the push ({}); the records stay pending",
+                        first_line(&why)
+                    ),
                 ));
-                outcome = "partial";
-                published = 0;
+                detail = Some(first_line(&why));
+                (outcome, published) = ("partial", 0);
+            }
+            PushOutcome::Local(why) => {
+                return Err(Error::io(format!("continuity sync: the push to {remote} failed on this side: {why}"))
+                    .hint("git fsck --strict shows what is damaged; the remote was not changed"));
             }
         }
     }
@@ -181,10 +401,10 @@ pub fn sync(ctx: &Ctx, remote: Option<&str>) -> Result<SyncReport> {
         (false, false) => "none",
     };
     local_state.last_sync =
-        Some(LastSync { remote: remote.clone(), at: ctx.clock.stamp(), outcome: outcome.into(), detail: None });
+        Some(LastSync { remote: remote.clone(), at: ctx.clock.stamp(), outcome: outcome.into(), detail });
     refresh_offers(ctx, &s, &mut local_state)?;
     save_local(ctx, &local_state)?;
-    report(ctx, &s, Some(remote), action, fetched, published, lines, diags)
+    report(ctx, &s, Some(remote), action, (fetched, published), outcome, attempts, lines, diags)
 }
 
 fn compare(
@@ -205,8 +425,9 @@ fn report(
     s: &Setup,
     remote: Option<String>,
     action: &str,
-    fetched: usize,
-    published: usize,
+    (fetched, published): (usize, usize),
+    outcome: &str,
+    push_attempts: usize,
     lines: Vec<LineComparison>,
     mut diagnostics: Vec<Diagnostic>,
 ) -> Result<SyncReport> {
@@ -222,10 +443,28 @@ fn report(
         action: action.into(),
         fetched,
         published,
+        outcome: outcome.into(),
+        push_attempts,
         lines,
         resumable,
         diagnostics,
     })
+}
+
+/// The remote's message lines as they may be shown: a line that looks like a credential (or holds
+/// the value of a secret-named environment variable) is withheld, never echoed.
+fn screen(ctx: &Ctx, lines: &[String]) -> Vec<String> {
+    lines
+        .iter()
+        .map(|l| {
+            let leaks = scan_publish(&serde_json::Value::String(l.clone()), &ctx.env.vars, "");
+            if leaks.iter().any(|k| k.code == SECRET) {
+                "(a line withheld: it looks like a credential)".to_string()
+            } else {
+                l.chars().take(200).collect()
+            }
+        })
+        .collect()
 }
 
 fn first_line(s: &str) -> String {

@@ -2,6 +2,8 @@
 //! `git` binary, the real `git-majordomus` binary, a cleared environment and pinned time.
 #![allow(dead_code)]
 
+pub mod remotes;
+
 use std::cell::Cell;
 use std::io::Write;
 use std::path::{Path, PathBuf};

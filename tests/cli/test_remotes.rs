@@ -1,0 +1,595 @@
+//! Sync over real remotes (issue 10, SPEC §A.19, §A.20, §9.1, §10.6): our push skips the user's
+//! pre-push hooks and pushes only our ref; refused pushes are classified (a race is fetched,
+//! merged and pushed again; a remote hook's rejection is quoted and exits 10; an unreachable
+//! remote is a partial sync; a failure on this side exits 13); the pre-push hook costs nothing
+//! when no record is pending; fetch refspecs on every remote; the fresh-clone hint; the same
+//! two-clone exchange over `file://`, `git daemon` and smart HTTP; and the shipped CI script.
+//!
+//! Every remote is bare with `receive.denyNonFastForwards` and `receive.fsckObjects` on, and every
+//! scenario ends with `git fsck --strict` clean where nothing was damaged on purpose.
+
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+
+use crate::common::remotes::{self, REFUSE_MAJORDOMUS};
+use crate::common::{Output, Repo, TestEnv};
+
+const REF: &str = "refs/majordomus/continuity";
+
+/// A clone with its own device key (`XDG_STATE_HOME`).
+struct Node<'a> {
+    env: &'a TestEnv,
+    repo: Repo<'a>,
+    xdg: PathBuf,
+}
+
+impl<'a> Node<'a> {
+    /// Clones `url` into `<tmp>/<name>`.
+    fn clone_of(env: &'a TestEnv, url: &str, name: &str) -> Node<'a> {
+        env.git_in(env.path(), &["clone", "-q", url, name]);
+        let root = std::fs::canonicalize(env.path().join(name)).unwrap();
+        let xdg = env.path().join(format!("{name}-state"));
+        std::fs::create_dir_all(&xdg).unwrap();
+        let n = Node { env, repo: Repo { env, root }, xdg };
+        n.git(&["symbolic-ref", "HEAD", "refs/heads/main"]);
+        n
+    }
+
+    fn root(&self) -> &Path {
+        &self.repo.root
+    }
+
+    fn xdg(&self) -> String {
+        self.xdg.to_str().unwrap().to_string()
+    }
+
+    #[must_use]
+    fn mj(&self, args: &[&str]) -> Output {
+        self.repo.mj_env(args, "", &[("XDG_STATE_HOME", &self.xdg())])
+    }
+
+    /// `--json continuity <args>`: asserts the exit code, parses stdout.
+    #[track_caller]
+    fn cj(&self, args: &[&str], code: i32) -> Value {
+        let mut v = vec!["--json", "continuity"];
+        v.extend_from_slice(args);
+        let out = self.mj(&v).code(code);
+        serde_json::from_str(&out.stdout).unwrap_or_else(|e| panic!("not JSON ({e}): {}{}", out.stdout, out.stderr))
+    }
+
+    /// Writes a handover with `objective` and publishes it; returns the record id.
+    fn publish(&self, objective: &str) -> String {
+        let body = format!("# Objective\n{objective}\n\n# Current State\nDone.\n\n# Next Action\nGo on.\n");
+        self.repo.mj_env(&["handover", "--no-task"], &body, &[("XDG_STATE_HOME", &self.xdg())]).ok();
+        let v = self.cj(&["publish"], 0);
+        v["record"]["id"].as_str().unwrap().to_string()
+    }
+
+    fn git(&self, args: &[&str]) -> String {
+        self.env.git_in(self.root(), args)
+    }
+
+    /// `sh -c <script>` in the checkout with this node's key (`git push` and friends: hooks run).
+    #[must_use]
+    fn sh(&self, script: &str) -> Output {
+        self.env.sh(self.root(), script, b"", &[("XDG_STATE_HOME", &self.xdg())])
+    }
+
+    fn tip(&self, reference: &str) -> Option<String> {
+        let s = self.git(&["for-each-ref", "--format=%(objectname)", reference]);
+        (!s.is_empty()).then_some(s)
+    }
+
+    /// The record ids of a store reference.
+    fn ids(&self, reference: &str) -> Vec<String> {
+        ids_in(self.env, self.root(), reference)
+    }
+}
+
+fn ids_in(env: &TestEnv, dir: &Path, reference: &str) -> Vec<String> {
+    if env.git_in(dir, &["for-each-ref", reference]).is_empty() {
+        return Vec::new();
+    }
+    let mut v: Vec<String> = env
+        .git_in(dir, &["ls-tree", "-r", "--name-only", reference])
+        .lines()
+        .filter_map(|p| p.rsplit('/').next()?.strip_suffix(".json").map(str::to_string))
+        .collect();
+    v.sort();
+    v
+}
+
+fn codes(v: &Value) -> Vec<String> {
+    v["diagnostics"].as_array().unwrap().iter().map(|d| d["code"].as_str().unwrap().to_string()).collect()
+}
+
+fn message(v: &Value, code: &str) -> String {
+    let d = v["diagnostics"].as_array().unwrap().iter().find(|d| d["code"] == code);
+    d.unwrap_or_else(|| panic!("no {code} in {v}"))["message"].as_str().unwrap().to_string()
+}
+
+/// `git fsck --strict` is clean in each directory.
+fn fsck(env: &TestEnv, dirs: &[&Path]) {
+    for dir in dirs {
+        let out = env.command("git").current_dir(dir).args(["fsck", "--strict", "--no-progress"]).output().unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(out.status.success() && !err.contains("error"), "git fsck --strict in {}: {err}", dir.display());
+    }
+}
+
+/// A bare remote under `<tmp>/srv/remote.git` and machine `a`, cloned from `url(remote)`, that
+/// commits the layer and pushes `main`.
+fn world<'a>(env: &'a TestEnv, url: impl Fn(&Path) -> String) -> (PathBuf, Node<'a>) {
+    let remote = remotes::bare(env, &env.path().join("srv/remote.git"));
+    let a = Node::clone_of(env, &url(&remote), "a");
+    a.mj(&["init"]).ok();
+    a.repo.write("README.md", "hello\n");
+    a.git(&["add", "-A"]);
+    a.git(&["commit", "-q", "-m", "layer"]);
+    a.git(&["push", "-q", "-u", "origin", "main"]);
+    (remote, a)
+}
+
+fn path_url(p: &Path) -> String {
+    p.to_str().unwrap().to_string()
+}
+
+// ---------------------------------------------------------------------------------------------
+// Our push is ours (§A.19)
+
+#[test]
+fn a_failing_user_pre_push_hook_gates_code_pushes_but_never_our_sync() {
+    let env = TestEnv::new();
+    let (remote, a) = world(&env, path_url);
+    // The user's own pre-push hook (a lint, a test run) fails, and says that it ran.
+    let ran = env.path().join("user-hook-ran");
+    let user_hook = format!("#!/bin/sh\necho ran >> {}\necho 'lint failed' >&2\nexit 1\n", ran.display());
+    remotes::script(&a.root().join(".git/hooks/pre-push"), &user_hook);
+    let id = a.publish("First.");
+    let s = a.cj(&["sync"], 0);
+    assert_eq!((s["published"].as_u64(), s["outcome"].as_str()), (Some(1), Some("ok")), "{s}");
+    assert!(!ran.exists(), "our push must not run the user's pre-push hook");
+    assert_eq!(ids_in(&env, &remote, REF), vec![id.clone()]);
+    assert_eq!(ids_in(&env, &remote, "refs/heads/main"), Vec::<String>::new(), "only our ref travels");
+    let heads = env.git_in(&remote, &["for-each-ref", "--format=%(refname)"]);
+    assert_eq!(heads, format!("refs/heads/main\n{REF}"));
+    // A plain code push is still gated by the user's hook.
+    a.repo.commit_file("lib/a.rs", "fn a() {}\n");
+    let out = a.sh("git push -q origin main 2>&1");
+    assert_ne!(out.code, 0, "{}", out.stdout);
+    assert!(out.stdout.contains("lint failed"), "{}", out.stdout);
+    assert!(ran.exists());
+    assert_ne!(env.git_in(&remote, &["rev-parse", "main"]), a.repo.head());
+    // With our hook installed (chaining the user's): the code push is still refused, our records
+    // still travel, with one line saying so.
+    a.mj(&["hooks", "install", "--git"]).ok();
+    let id2 = a.publish("Second.");
+    let out = a.sh("git push -q origin main 2>&1");
+    assert_ne!(out.code, 0, "{}", out.stdout);
+    assert!(out.stdout.contains("lint failed"), "{}", out.stdout);
+    let ours: Vec<&str> = out.stdout.lines().filter(|l| l.starts_with("majordomus:")).collect();
+    assert_eq!(ours, ["majordomus: continuity synced with origin: 1 record(s) published"], "{}", out.stdout);
+    let mut want = vec![id, id2];
+    want.sort();
+    assert_eq!(ids_in(&env, &remote, REF), want);
+    assert_ne!(env.git_in(&remote, &["rev-parse", "main"]), a.repo.head());
+    fsck(&env, &[&remote, a.root()]);
+}
+
+#[test]
+fn a_pre_receive_policy_rejection_is_quoted_never_retried_and_exits_10() {
+    let env = TestEnv::new();
+    let (remote, a) = world(&env, path_url);
+    let count = env.path().join("pre-receive-runs");
+    let hook = REFUSE_MAJORDOMUS.replacen(
+        "status=0\n",
+        &format!(
+            "status=0\necho run >> {}\necho 'see https://example.com/policy; token ghp_abcdefghijklmnopqrstuvwxyz0123456789' >&2\n",
+            count.display()
+        ),
+        1,
+    );
+    remotes::script(&remote.join("hooks/pre-receive"), &hook);
+    let id = a.publish("Held back.");
+    let before = a.tip(REF);
+    let s = a.cj(&["sync"], 10);
+    assert_eq!(
+        (s["published"].as_u64(), s["outcome"].as_str(), s["push_attempts"].as_u64()),
+        (Some(0), Some("partial"), Some(1)),
+        "{s}"
+    );
+    assert_eq!(
+        codes(&s).iter().filter(|c| c.starts_with("continuity.push") || c.contains("unreachable")).collect::<Vec<_>>(),
+        ["continuity.push_rejected"]
+    );
+    let m = message(&s, "continuity.push_rejected");
+    assert!(m.contains("[remote rejected] (pre-receive hook declined)"), "{m}");
+    assert!(m.contains("\"majordomus: updates to refs/majordomus/continuity are not accepted here\""), "{m}");
+    assert!(m.contains("(a line withheld: it looks like a credential)") && !m.contains("ghp_"), "{m}");
+    assert_eq!(std::fs::read_to_string(&count).unwrap().lines().count(), 1, "a policy rejection is not retried");
+    // Nothing lost locally; the remote unchanged; status shows the attempt.
+    assert_eq!(a.tip(REF), before);
+    assert_eq!(a.ids(REF), vec![id]);
+    assert_eq!(env.git_in(&remote, &["for-each-ref", REF]), "");
+    let st = a.cj(&["status"], 0);
+    assert_eq!(st["last_sync"]["outcome"], "partial");
+    assert!(st["last_sync"]["detail"].as_str().unwrap().contains("pre-receive hook declined"), "{st}");
+    // The text form quotes it too, on stdout, with exit 10.
+    let out = a.mj(&["continuity", "sync"]).code(10);
+    assert!(
+        out.stdout.contains("continuity.push_rejected") && out.stdout.contains("not accepted here"),
+        "{}",
+        out.stdout
+    );
+    // Through the installed pre-push hook: the code push goes through, one line says why the
+    // records did not.
+    a.mj(&["hooks", "install", "--git"]).ok();
+    a.repo.commit_file("lib/b.rs", "b\n");
+    let out = a.sh("git push -q origin main 2>&1").ok();
+    let ours: Vec<&str> = out.stdout.lines().filter(|l| l.starts_with("majordomus:")).collect();
+    assert_eq!(ours.len(), 1, "{}", out.stdout);
+    assert!(
+        ours[0].starts_with("majordomus: continuity not published (continuity.push_rejected): origin rejected"),
+        "{}",
+        ours[0]
+    );
+    assert_eq!(env.git_in(&remote, &["rev-parse", "main"]), a.repo.head());
+    fsck(&env, &[&remote, a.root()]);
+}
+
+/// The remote's `pre-receive` moves our ref to `racer` (another machine's store pushed as a
+/// branch) just before receive-pack updates it: git ≥ 2.47 reports the crossed push as
+/// `[remote rejected] (failed to update ref)` / "cannot lock ref".
+fn racing_hook(remote: &Path, always: bool) {
+    let once = if always { "" } else { "[ -e raced ] && exit 0\ntouch raced\n" };
+    let text = format!(
+        "#!/bin/sh\n{once}unset GIT_QUARANTINE_PATH GIT_OBJECT_DIRECTORY GIT_ALTERNATE_OBJECT_DIRECTORIES\n\
+         echo race >> races\n\
+         tree=$(git rev-parse refs/heads/racer^{{tree}})\n\
+         cur=$(git rev-parse -q --verify {REF})\n\
+         new=$(GIT_AUTHOR_NAME=r GIT_AUTHOR_EMAIL=r@x GIT_COMMITTER_NAME=r GIT_COMMITTER_EMAIL=r@x git commit-tree ${{cur:+-p $cur}} -m race $tree)\n\
+         git update-ref {REF} $new >/dev/null 2>&1\nexit 0\n"
+    );
+    remotes::script(&remote.join("hooks/pre-receive"), &text);
+}
+
+#[test]
+fn a_crossed_push_is_fetched_merged_and_pushed_again() {
+    let env = TestEnv::new();
+    let (remote, a) = world(&env, path_url);
+    let b = Node::clone_of(&env, remote.to_str().unwrap(), "b");
+    let theirs = b.publish("From B.");
+    b.git(&["push", "-q", "origin", &format!("{REF}:refs/heads/racer")]);
+    racing_hook(&remote, false);
+    let ours = a.publish("From A.");
+    let s = a.cj(&["sync"], 0);
+    assert_eq!(s["push_attempts"], 2, "{s}");
+    assert_eq!(
+        (s["fetched"].as_u64(), s["published"].as_u64(), s["outcome"].as_str()),
+        (Some(1), Some(1), Some("ok")),
+        "{s}"
+    );
+    assert_eq!(s["store"]["sync"], "in_sync", "{s}");
+    let mut both = vec![ours.clone(), theirs.clone()];
+    both.sort();
+    assert_eq!(ids_in(&env, &remote, REF), both);
+    assert_eq!(a.ids(REF), both);
+    fsck(&env, &[&remote, a.root()]);
+
+    // A remote that moves under every push: three attempts in all, then push_refused (exit 0,
+    // partial), nothing lost.
+    racing_hook(&remote, true);
+    std::fs::remove_file(remote.join("races")).unwrap();
+    let third = a.publish("Again from A.");
+    let s = a.cj(&["sync"], 0);
+    assert_eq!(s["push_attempts"], 3, "{s}");
+    assert_eq!((s["published"].as_u64(), s["outcome"].as_str()), (Some(0), Some("partial")), "{s}");
+    assert!(codes(&s).contains(&"continuity.push_refused".to_string()), "{s}");
+    assert_eq!(std::fs::read_to_string(remote.join("races")).unwrap().lines().count(), 3);
+    assert!(a.ids(REF).contains(&third));
+    std::fs::remove_file(remote.join("hooks/pre-receive")).unwrap();
+    let s = a.cj(&["sync"], 0);
+    assert_eq!((s["outcome"].as_str(), s["store"]["sync"].as_str()), (Some("ok"), Some("in_sync")), "{s}");
+    let mut all = vec![ours, theirs, third];
+    all.sort();
+    assert_eq!(ids_in(&env, &remote, REF), all);
+    fsck(&env, &[&remote, a.root()]);
+}
+
+#[test]
+fn a_remote_that_vanishes_mid_sync_leaves_the_records_pending() {
+    let env = TestEnv::new();
+    let (remote, a) = world(&env, path_url);
+    a.publish("Published.");
+    a.cj(&["sync"], 0);
+    let pending = a.publish("Pending.");
+    // upload-pack serves the ls-remote and the fetch, then the repository is gone before the push.
+    let count = env.path().join("uploads");
+    let gone = env.path().join("srv/gone.git");
+    let wrapper = env.path().join("vanish.sh");
+    remotes::script(
+        &wrapper,
+        &format!(
+            "#!/bin/sh\ngit-upload-pack \"$@\"\nst=$?\necho x >> {c}\n[ $(wc -l < {c}) -ge 2 ] && mv {r} {g}\nexit $st\n",
+            c = count.display(),
+            r = remote.display(),
+            g = gone.display()
+        ),
+    );
+    a.git(&["config", "remote.origin.uploadpack", wrapper.to_str().unwrap()]);
+    let before = a.tip(REF);
+    let s = a.cj(&["sync"], 0);
+    assert!(!remote.exists(), "the remote vanished during the sync");
+    assert_eq!((s["published"].as_u64(), s["outcome"].as_str()), (Some(0), Some("partial")), "{s}");
+    assert!(message(&s, "continuity.remote_unreachable").contains("could not be reached for the push"), "{s}");
+    assert_eq!(a.tip(REF), before);
+    assert!(a.ids(REF).contains(&pending));
+    assert_eq!(a.cj(&["status"], 0)["store"]["sync"], "pending");
+    // Gone for good: the next sync cannot even fetch (unreachable, exit 10), nothing lost.
+    let s = a.cj(&["sync"], 10);
+    assert_eq!(s["action"], "unreachable");
+    assert_eq!(a.tip(REF), before);
+    fsck(&env, &[&gone, a.root()]);
+}
+
+#[test]
+fn a_failure_on_this_side_is_an_error_13_not_unreachable() {
+    let env = TestEnv::new();
+    let (remote, a) = world(&env, path_url);
+    a.publish("One.");
+    a.publish("Two.");
+    // The store's first commit is lost from this object database: the push cannot pack it.
+    let first = a.git(&["rev-parse", &format!("{REF}~1")]);
+    let loose = a.root().join(".git/objects").join(&first[..2]).join(&first[2..]);
+    assert!(loose.exists(), "the store's commits are loose objects");
+    std::fs::remove_file(&loose).unwrap();
+    let out = a.mj(&["continuity", "sync"]).code(13);
+    assert!(out.stderr.contains("failed on this side"), "{}", out.stderr);
+    assert!(!out.stderr.contains("could not be reached"), "{}", out.stderr);
+    assert_eq!(env.git_in(&remote, &["for-each-ref", REF]), "", "the remote was not changed");
+}
+
+// ---------------------------------------------------------------------------------------------
+// The pre-push hook costs nothing when nothing is pending
+
+#[test]
+fn the_pre_push_hook_touches_the_network_only_for_pending_records() {
+    let env = TestEnv::new();
+    let (remote, a) = world(&env, path_url);
+    a.mj(&["hooks", "install"]).ok();
+    // Count every upload-pack (ls-remote, fetch) and receive-pack (push) the remote serves.
+    let log = env.path().join("served");
+    for (key, prog) in [("uploadpack", "git-upload-pack"), ("receivepack", "git-receive-pack")] {
+        let w = env.path().join(format!("{prog}.sh"));
+        remotes::script(&w, &format!("#!/bin/sh\necho {prog} >> {}\nexec {prog} \"$@\"\n", log.display()));
+        a.git(&["config", &format!("remote.origin.{key}"), w.to_str().unwrap()]);
+    }
+    let served = || {
+        let t = std::fs::read_to_string(&log).unwrap_or_default();
+        std::fs::remove_file(&log).ok();
+        t
+    };
+    // Nothing published: the code push is the only conversation, and the hook prints nothing.
+    a.repo.commit_file("lib/a", "a\n");
+    let out = a.sh("git push -q origin main 2>&1").ok();
+    assert!(!out.stdout.contains("majordomus"), "{}", out.stdout);
+    assert_eq!(served(), "git-receive-pack\n");
+    // A record pending: one more push (ours), no ls-remote, no fetch.
+    let id = a.publish("Pending.");
+    a.repo.commit_file("lib/b", "b\n");
+    let out = a.sh("git push -q origin main 2>&1").ok();
+    assert!(out.stdout.contains("majordomus: continuity synced with origin: 1 record(s) published"), "{}", out.stdout);
+    assert_eq!(served(), "git-receive-pack\ngit-receive-pack\n");
+    assert_eq!(ids_in(&env, &remote, REF), vec![id]);
+    assert_eq!(a.cj(&["status"], 0)["store"]["sync"], "in_sync");
+    // Published already: nothing pending again.
+    a.repo.commit_file("lib/c", "c\n");
+    let out = a.sh("git push -q origin main 2>&1").ok();
+    assert!(!out.stdout.contains("majordomus"), "{}", out.stdout);
+    assert_eq!(served(), "git-receive-pack\n");
+    // Records fetched by the refspec (local behind the remote-tracking ref) are not pending.
+    let b = Node::clone_of(&env, remote.to_str().unwrap(), "b");
+    b.cj(&["sync"], 0);
+    b.publish("From B.");
+    b.cj(&["sync"], 0);
+    a.git(&["config", "--unset", "remote.origin.uploadpack"]);
+    a.git(&["fetch", "-q", "origin"]);
+    assert_eq!(a.cj(&["status"], 0)["store"]["sync"], "behind");
+    a.repo.commit_file("lib/d", "d\n");
+    let out = a.sh("git push -q origin main 2>&1").ok();
+    assert!(!out.stdout.contains("majordomus"), "{}", out.stdout);
+    assert_eq!(served(), "git-receive-pack\n");
+    fsck(&env, &[&remote, a.root()]);
+}
+
+#[test]
+fn the_pre_push_hook_never_prompts_and_never_fails_the_push() {
+    let env = TestEnv::new();
+    let srv_root = env.path().join("srv");
+    let (remote, a) = world(&env, path_url);
+    let mut http = remotes::http(&env, &srv_root);
+    // A second remote that asks for a password: with an askpass program and a terminal prompt
+    // configured, nothing may be asked (the askpass program records being called).
+    let asked = env.path().join("asked");
+    let askpass = env.path().join("askpass.sh");
+    remotes::script(&askpass, &format!("#!/bin/sh\necho called >> {}\necho secret\n", asked.display()));
+    a.git(&["remote", "add", "private", &format!("{}private/remote.git", http.base)]);
+    a.publish("Pending.");
+    let out = a.repo.mj_env(
+        &["--json", "continuity", "sync", "--remote", "private"],
+        "",
+        &[
+            ("XDG_STATE_HOME", &a.xdg()),
+            ("GIT_ASKPASS", askpass.to_str().unwrap()),
+            ("SSH_ASKPASS", askpass.to_str().unwrap()),
+            ("GIT_TERMINAL_PROMPT", "1"),
+        ],
+    );
+    let s: Value = serde_json::from_str(&out.code(10).stdout).unwrap();
+    assert_eq!(s["action"], "unreachable", "{s}");
+    assert!(!asked.exists(), "no credential prompt may run");
+    // Through the hook, a push to a remote that is not a name and one whose server is gone still
+    // succeed (for the code) and say one line.
+    a.mj(&["hooks", "install", "--git"]).ok();
+    a.repo.commit_file("lib/x", "x\n");
+    let out = a.sh(&format!("git push -q {} main 2>&1", remote.display())).ok();
+    assert!(out.stdout.contains("majordomus: continuity not synced: "), "{}", out.stdout);
+    a.git(&["remote", "add", "web", &format!("{}remote.git", http.base)]);
+    http.stop();
+    a.repo.commit_file("lib/y", "y\n");
+    let out = a.sh("git push -q origin main 2>&1").ok();
+    assert_eq!(out.stdout.lines().filter(|l| l.starts_with("majordomus:")).count(), 1, "{}", out.stdout);
+    assert!(out.stdout.contains("majordomus: continuity synced with origin: 1 record(s) published"), "{}", out.stdout);
+    fsck(&env, &[&remote, a.root()]);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Fetch that just works
+
+#[test]
+fn fetch_refspecs_on_every_remote_idempotent_and_removable_and_the_fresh_clone_hint() {
+    let env = TestEnv::new();
+    let (remote, a) = world(&env, path_url);
+    let id = a.publish("Shared.");
+    a.cj(&["sync"], 0);
+    // A fresh clone never gets the custom ref; the first continuity read says how, once.
+    let c = Node::clone_of(&env, remote.to_str().unwrap(), "c");
+    assert_eq!(c.tip("refs/majordomus/"), None);
+    let out = c.mj(&["continuity", "status"]).ok();
+    assert!(out.stderr.contains("hint: this clone has no continuity records yet"), "{}", out.stderr);
+    assert!(out.stderr.contains("git majordomus continuity sync"), "{}", out.stderr);
+    let out = c.mj(&["continuity", "status"]).ok();
+    assert!(!out.stderr.contains("hint:"), "told once: {}", out.stderr);
+    // hooks install: the refspec on every remote; a plain fetch and pull bring the records.
+    let mirror = remotes::bare(&env, &env.path().join("srv/mirror.git"));
+    c.git(&["remote", "add", "mirror", mirror.to_str().unwrap()]);
+    let out = c.mj(&["hooks", "install", "--fetch-refspec"]).ok();
+    assert!(
+        out.stdout.contains("fetch refspec: added to mirror") && out.stdout.contains("fetch refspec: added to origin"),
+        "{}",
+        out.stdout
+    );
+    c.git(&["pull", "-q", "--ff-only"]);
+    assert_eq!(c.ids("refs/majordomus/remotes/origin/continuity"), vec![id.clone()]);
+    assert_eq!(c.cj(&["status"], 0)["store"]["sync"], "behind");
+    c.git(&["fetch", "-q", "--all"]);
+    // A remote added later: install again adds only what is missing.
+    let later = remotes::bare(&env, &env.path().join("srv/later.git"));
+    c.git(&["remote", "add", "later", later.to_str().unwrap()]);
+    let out = c.mj(&["hooks", "install"]).ok();
+    assert!(out.stdout.contains("fetch refspec: already on origin"), "{}", out.stdout);
+    assert!(out.stdout.contains("fetch refspec: already on mirror"), "{}", out.stdout);
+    assert!(out.stdout.contains("fetch refspec: added to later"), "{}", out.stdout);
+    for r in ["origin", "mirror", "later"] {
+        let specs = c.git(&["config", "--get-all", &format!("remote.{r}.fetch")]);
+        assert_eq!(specs.matches("+refs/majordomus/continuity*:").count(), 1, "{r}: {specs}");
+    }
+    // Uninstall removes exactly what install added.
+    c.mj(&["hooks", "uninstall", "--fetch-refspec"]).ok();
+    for r in ["origin", "mirror", "later"] {
+        let specs = c.git(&["config", "--get-all", &format!("remote.{r}.fetch")]);
+        assert_eq!(specs, format!("+refs/heads/*:refs/remotes/{r}/*"), "{r}");
+    }
+    fsck(&env, &[&remote, c.root()]);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Real transports
+
+/// A publishes and syncs, B syncs and gets the record, B publishes and syncs, A gets it; then a
+/// pre-receive policy rejects our ref over the same transport (push_rejected, exit 10).
+fn exchange_over(env: &TestEnv, base: &str, remote: &Path, a: &Node<'_>) {
+    let b = Node::clone_of(env, &format!("{base}remote.git"), "b");
+    let r1 = a.publish("From A.");
+    let s = a.cj(&["sync"], 0);
+    assert_eq!((s["action"].as_str(), s["published"].as_u64()), (Some("published"), Some(1)), "{s}");
+    let s = b.cj(&["sync"], 0);
+    assert_eq!((s["action"].as_str(), s["fetched"].as_u64()), (Some("fetched"), Some(1)), "{s}");
+    let r2 = b.publish("From B.");
+    let s = b.cj(&["sync"], 0);
+    assert_eq!(s["action"], "published", "{s}");
+    let s = a.cj(&["sync"], 0);
+    assert_eq!(s["action"], "fetched", "{s}");
+    let mut both = vec![r1, r2];
+    both.sort();
+    assert_eq!(a.ids(REF), both);
+    assert_eq!(ids_in(env, remote, REF), both);
+    remotes::script(&remote.join("hooks/pre-receive"), REFUSE_MAJORDOMUS);
+    let r3 = a.publish("Refused.");
+    let s = a.cj(&["sync"], 10);
+    assert!(message(&s, "continuity.push_rejected").contains("not accepted here"), "{s}");
+    assert!(a.ids(REF).contains(&r3));
+    assert!(!ids_in(env, remote, REF).contains(&r3));
+    std::fs::remove_file(remote.join("hooks/pre-receive")).unwrap();
+    fsck(env, &[remote, a.root(), b.root()]);
+}
+
+#[test]
+fn two_clones_exchange_over_git_daemon() {
+    let env = TestEnv::new();
+    let srv = env.path().join("srv");
+    std::fs::create_dir_all(&srv).unwrap();
+    let mut daemon = remotes::daemon(&env, &srv);
+    let base = daemon.base.clone();
+    let (remote, a) = world(&env, |_| format!("{base}remote.git"));
+    exchange_over(&env, &base, &remote, &a);
+    // The daemon stops: unreachable, exit 10, nothing lost.
+    daemon.stop();
+    let before = a.tip(REF);
+    let s = a.cj(&["sync"], 10);
+    assert_eq!(s["action"], "unreachable", "{s}");
+    assert_eq!(a.tip(REF), before);
+}
+
+#[test]
+fn two_clones_exchange_over_smart_http() {
+    let env = TestEnv::new();
+    let srv = env.path().join("srv");
+    std::fs::create_dir_all(&srv).unwrap();
+    let mut http = remotes::http(&env, &srv);
+    let base = http.base.clone();
+    let (remote, a) = world(&env, |_| format!("{base}remote.git"));
+    exchange_over(&env, &base, &remote, &a);
+    http.stop();
+    let s = a.cj(&["sync"], 10);
+    assert_eq!(s["action"], "unreachable", "{s}");
+    assert!(message(&s, "continuity.remote_unreachable").contains("could not be reached"), "{s}");
+}
+
+#[test]
+fn the_pre_push_hook_never_waits_for_another_continuity_writer() {
+    let env = TestEnv::new();
+    let (remote, a) = world(&env, path_url);
+    a.mj(&["hooks", "install", "--git"]).ok();
+    let id = a.publish("Pending.");
+    a.repo.commit_file("lib/a", "a\n");
+    // Another writer holds the writers' lock for 20 s (flock -o: only flock holds it, so killing
+    // flock releases it); the push must not wait for it.
+    let lock = a.root().join(".git/majordomus/continuity.lock");
+    let held = env.path().join("held");
+    let started = std::time::Instant::now();
+    let out = a.sh(&format!(
+        "flock -o {} sh -c 'touch {h}; exec sleep 20' >/dev/null 2>&1 & pid=$!\n\
+         while [ ! -e {h} ]; do sleep 0.05; done\n\
+         git push -q origin main 2>&1; st=$?\nkill $pid\nexit $st",
+        lock.display(),
+        h = held.display()
+    ));
+    let out = out.ok();
+    assert!(started.elapsed() < std::time::Duration::from_secs(15), "{:?}", started.elapsed());
+    assert!(
+        out.stdout
+            .contains("majordomus: continuity not synced with origin: another continuity sync or publish is running"),
+        "{}",
+        out.stdout
+    );
+    assert_eq!(env.git_in(&remote, &["rev-parse", "main"]), a.repo.head(), "the code push went through");
+    assert_eq!(ids_in(&env, &remote, REF), Vec::<String>::new());
+    // Once the writer is done, the next push carries the record.
+    a.repo.commit_file("lib/b", "b\n");
+    let out = a.sh("git push -q origin main 2>&1").ok();
+    assert!(out.stdout.contains("1 record(s) published"), "{}", out.stdout);
+    assert_eq!(ids_in(&env, &remote, REF), vec![id]);
+    fsck(&env, &[&remote, a.root()]);
+}
