@@ -13,7 +13,7 @@ use crate::ctx::Ctx;
 use crate::error::{Error, Result};
 use crate::model::events::{is_registered, EVENTS};
 use crate::model::finding::{Finding, Level};
-use crate::store::atomic::{create_if_absent, guard, read_opt, replace, Lock};
+use crate::store::atomic::{create_if_absent_with, guard, replace_with, write_to, Lock};
 use crate::store::ledger::{self, build_line, Envelope, Line};
 
 /// How many matches `history` shows without `--limit`.
@@ -286,43 +286,49 @@ pub fn rotate(ctx: &Ctx) -> Result<Rotation> {
     let session = ctx.session_id();
 
     let _lock = Lock::acquire(&ctx.layout.locks(), ledger::LOCK)?;
-    let text = read_opt(&path)?.unwrap_or_default();
-    let lines: Vec<&str> = text.lines().filter(|l| !l.trim().is_empty()).collect();
-    if lines.len() <= cap {
-        return Ok(Rotation::Nothing { lines: lines.len(), cap });
+    // Streamed three times (count, archive, keep): the ledger is never held whole (SPEC §A.16).
+    let lines = || -> Result<ledger::RawLines> {
+        ledger::raw_lines(&path)?
+            .ok_or_else(|| Error::io(format!("{}: vanished under the ledger lock", ctx.rel(&path))))
+    };
+    let total = match ledger::raw_lines(&path)? {
+        None => 0,
+        Some(all) => all.map(|l| l.map(|_| 1)).sum::<Result<usize>>()?,
+    };
+    if total <= cap {
+        return Ok(Rotation::Nothing { lines: total, cap });
     }
-    let cut = lines.len() - cap;
-    let (old, kept) = lines.split_at(cut);
+    let cut = total - cap;
     let rotated = build_line(
         &Envelope { ts: &ts, head: &id.head, branch: &id.branch, session: session.as_deref() },
         "ledger.rotated",
-        &[
-            ("archived", Value::from(old.len())),
-            ("kept", Value::from(kept.len())),
-            ("archive", Value::from(archive_rel.as_str())),
-        ],
+        &[("archived", Value::from(cut)), ("kept", Value::from(cap)), ("archive", Value::from(archive_rel.as_str()))],
     )?;
-    let archived_text = join_lines(old.iter().copied());
-    if !create_if_absent(&archive, archived_text.as_bytes())? {
+    let copy = |w: &mut dyn std::io::Write, from: usize, to: usize, dest: &std::path::Path| -> Result<()> {
+        for (i, l) in lines()?.enumerate() {
+            let (_, bytes) = l?;
+            if (from..to).contains(&i) {
+                write_to(w, dest, &bytes)?;
+                write_to(w, dest, b"\n")?;
+            }
+        }
+        Ok(())
+    };
+    if !create_if_absent_with(&archive, |w| copy(w, 0, cut, &archive))? {
         return Err(Error::conflict(format!("history --rotate: {archive_rel} already exists; nothing was moved"))
             .hint("archive names carry the second; rerun in a second, or move the existing archive aside"));
     }
-    let new_text = join_lines(kept.iter().copied().chain(std::iter::once(rotated.as_str())));
-    if let Err(e) = replace(&path, new_text.as_bytes()) {
+    let kept = replace_with(&path, |w| {
+        copy(w, cut, total, &path)?;
+        write_to(w, &path, rotated.as_bytes())?;
+        write_to(w, &path, b"\n")
+    });
+    if let Err(e) = kept {
         // The ledger is untouched: take the archive back so no line exists twice.
         let _ = std::fs::remove_file(&archive);
         return Err(e);
     }
-    Ok(Rotation::Rotated { archived: old.len(), kept: kept.len(), archive: archive_rel })
-}
-
-fn join_lines<'a>(lines: impl Iterator<Item = &'a str>) -> String {
-    let mut s = String::new();
-    for l in lines {
-        s.push_str(l);
-        s.push('\n');
-    }
-    s
+    Ok(Rotation::Rotated { archived: cut, kept: cap, archive: archive_rel })
 }
 
 #[cfg(test)]

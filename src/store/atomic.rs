@@ -41,12 +41,32 @@ pub fn guard(root: &Path, path: &Path) -> Result<()> {
     }
 }
 
+/// A temp file (mode 0600) in `dir` that `fill` wrote and that is synced to disk.
+fn staged(dir: &Path, fill: impl FnOnce(&mut dyn Write) -> Result<()>) -> Result<tempfile::NamedTempFile> {
+    ensure_dir(dir)?;
+    let mut tmp = temp_in(dir)?;
+    {
+        let mut w = std::io::BufWriter::new(tmp.as_file_mut());
+        fill(&mut w)?;
+        w.flush().map_err(|e| Error::io(format!("{}: {e}", dir.display())))?;
+    }
+    tmp.as_file().sync_all().map_err(|e| Error::io_at(tmp.path(), e))?;
+    Ok(tmp)
+}
+
+fn parent(path: &Path) -> Result<&Path> {
+    path.parent().ok_or_else(|| Error::io(format!("{}: no parent directory", path.display())))
+}
+
+/// Writes `bytes` through `w`, naming `path` in the error.
+pub fn write_to(w: &mut dyn Write, path: &Path, bytes: &[u8]) -> Result<()> {
+    w.write_all(bytes).map_err(|e| Error::io_at(path, e))
+}
+
 /// Writes a new file whose name `name()` proposes, never overwriting: temp file (mode 0600) in
 /// the same directory, then `link(2)` to the final name, retrying with a new name on collision.
 pub fn create_new(dir: &Path, mut name: impl FnMut() -> String, bytes: &[u8]) -> Result<PathBuf> {
-    ensure_dir(dir)?;
-    let mut tmp = temp_in(dir)?;
-    tmp.write_all(bytes).and_then(|_| tmp.as_file().sync_all()).map_err(|e| Error::io_at(tmp.path(), e))?;
+    let tmp = staged(dir, |w| write_to(w, dir, bytes))?;
     for _ in 0..NAME_TRIES {
         let target = dir.join(name());
         match fs::hard_link(tmp.path(), &target) {
@@ -60,23 +80,28 @@ pub fn create_new(dir: &Path, mut name: impl FnMut() -> String, bytes: &[u8]) ->
 
 /// Replaces (or creates) `path` atomically: temp file in the same directory, then `rename(2)`.
 pub fn replace(path: &Path, bytes: &[u8]) -> Result<()> {
-    let dir = path.parent().ok_or_else(|| Error::io(format!("{}: no parent directory", path.display())))?;
-    ensure_dir(dir)?;
-    let mut tmp = temp_in(dir)?;
-    tmp.write_all(bytes).and_then(|_| tmp.as_file().sync_all()).map_err(|e| Error::io_at(tmp.path(), e))?;
+    replace_with(path, |w| write_to(w, path, bytes))
+}
+
+/// [`replace`] with the content streamed by `fill`.
+pub fn replace_with(path: &Path, fill: impl FnOnce(&mut dyn Write) -> Result<()>) -> Result<()> {
+    let tmp = staged(parent(path)?, fill)?;
     tmp.persist(path).map_err(|e| Error::io_at(path, e.error))?;
     Ok(())
 }
 
 /// Creates `path` with `bytes` only if it does not exist; returns whether it was created.
 pub fn create_if_absent(path: &Path, bytes: &[u8]) -> Result<bool> {
-    let dir = path.parent().ok_or_else(|| Error::io(format!("{}: no parent directory", path.display())))?;
-    ensure_dir(dir)?;
+    create_if_absent_with(path, |w| write_to(w, path, bytes))
+}
+
+/// [`create_if_absent`] with the content streamed by `fill`.
+pub fn create_if_absent_with(path: &Path, fill: impl FnOnce(&mut dyn Write) -> Result<()>) -> Result<bool> {
+    let dir = parent(path)?;
     if fs::symlink_metadata(path).is_ok() {
         return Ok(false);
     }
-    let mut tmp = temp_in(dir)?;
-    tmp.write_all(bytes).and_then(|_| tmp.as_file().sync_all()).map_err(|e| Error::io_at(tmp.path(), e))?;
+    let tmp = staged(dir, fill)?;
     match fs::hard_link(tmp.path(), path) {
         Ok(()) => Ok(true),
         Err(e) if e.kind() == ErrorKind::AlreadyExists => Ok(false),

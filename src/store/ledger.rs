@@ -202,41 +202,57 @@ fn open(path: &Path) -> Result<Option<File>> {
     }
 }
 
-/// Streams a ledger from its first line, holding one line at a time (blank lines skipped).
-pub struct Forward {
+/// Streams a ledger's raw lines from the first, holding one at a time (blank lines skipped):
+/// `(1-based line number, bytes without the newline)`.
+pub struct RawLines {
     reader: BufReader<File>,
     path: PathBuf,
     number: usize,
-    buf: Vec<u8>,
 }
 
-impl Iterator for Forward {
-    type Item = Result<Line>;
-    fn next(&mut self) -> Option<Result<Line>> {
+impl Iterator for RawLines {
+    type Item = Result<(usize, Vec<u8>)>;
+    fn next(&mut self) -> Option<Result<(usize, Vec<u8>)>> {
         loop {
-            self.buf.clear();
-            match self.reader.read_until(b'\n', &mut self.buf) {
+            let mut buf = Vec::new();
+            match self.reader.read_until(b'\n', &mut buf) {
                 Ok(0) => return None,
                 Ok(_) => {}
                 Err(e) => return Some(Err(Error::io_at(&self.path, e))),
             }
             self.number += 1;
-            let bytes = self.buf.strip_suffix(b"\n").unwrap_or(&self.buf);
-            if !is_blank(bytes) {
-                return Some(Ok(Line::parse(Some(self.number), bytes)));
+            if buf.last() == Some(&b'\n') {
+                buf.pop();
+            }
+            if !is_blank(&buf) {
+                return Some(Ok((self.number, buf)));
             }
         }
     }
 }
 
-/// Opens `path` for a forward scan; `Ok(None)` when there is no ledger yet.
-pub fn forward(path: &Path) -> Result<Option<Forward>> {
-    Ok(open(path)?.map(|f| Forward {
+/// Opens `path` for a forward scan of raw lines; `Ok(None)` when there is no ledger yet.
+pub fn raw_lines(path: &Path) -> Result<Option<RawLines>> {
+    Ok(open(path)?.map(|f| RawLines {
         reader: BufReader::with_capacity(64 * 1024, f),
         path: path.to_path_buf(),
         number: 0,
-        buf: Vec::new(),
     }))
+}
+
+/// Streams a ledger from its first line, parsed, holding one line at a time (blank lines skipped).
+pub struct Forward(RawLines);
+
+impl Iterator for Forward {
+    type Item = Result<Line>;
+    fn next(&mut self) -> Option<Result<Line>> {
+        Some(self.0.next()?.map(|(n, bytes)| Line::parse(Some(n), &bytes)))
+    }
+}
+
+/// Opens `path` for a forward scan; `Ok(None)` when there is no ledger yet.
+pub fn forward(path: &Path) -> Result<Option<Forward>> {
+    Ok(raw_lines(path)?.map(Forward))
 }
 
 /// Reads a ledger from its end, newest line first, a block at a time (blank lines skipped):
