@@ -2,13 +2,14 @@
 
 use super::{flush_warnings, CommandContext};
 use crate::error::{Error, Exit, Result};
+use crate::model::task::Outcome;
 use crate::ops::finish::{self, FinishParams};
 use crate::ui::Ui;
 
 /// The outcomes `finish` accepts.
 #[derive(Debug, Clone, Copy, clap::ValueEnum)]
 #[value(rename_all = "snake_case")]
-pub enum Outcome {
+pub enum FinishOutcome {
     /// The work is done; refused while any question is unresolved
     Completed,
     /// Part of it is done; needs a note with # Next Action
@@ -21,14 +22,14 @@ pub enum Outcome {
     Failed,
 }
 
-impl Outcome {
-    fn as_str(self) -> &'static str {
-        match self {
-            Outcome::Completed => "completed",
-            Outcome::Partial => "partial",
-            Outcome::Blocked => "blocked",
-            Outcome::NoMatch => "no_match",
-            Outcome::Failed => "failed",
+impl From<FinishOutcome> for Outcome {
+    fn from(o: FinishOutcome) -> Outcome {
+        match o {
+            FinishOutcome::Completed => Outcome::Completed,
+            FinishOutcome::Partial => Outcome::Partial,
+            FinishOutcome::Blocked => Outcome::Blocked,
+            FinishOutcome::NoMatch => Outcome::NoMatch,
+            FinishOutcome::Failed => Outcome::Failed,
         }
     }
 }
@@ -38,7 +39,7 @@ impl Outcome {
 pub struct Args {
     /// How the task ended
     #[arg(long, value_enum)]
-    pub outcome: Outcome,
+    pub outcome: FinishOutcome,
     /// A command that verifies the work (run as sh -c in the worktree root)
     #[arg(long, value_name = "CMD")]
     pub verify_command: Option<String>,
@@ -58,12 +59,7 @@ pub fn run(cc: &CommandContext, a: &Args, ui: &mut Ui) -> Result<Exit> {
         let note = a.note.as_deref().map(finish::read_note).transpose()?;
         let r = finish::run(
             &ctx,
-            FinishParams {
-                outcome: a.outcome.as_str().into(),
-                verify_command: a.verify_command.clone(),
-                note,
-                check: a.check,
-            },
+            FinishParams { outcome: a.outcome.into(), verify_command: a.verify_command.clone(), note, check: a.check },
         )?;
         let Some(task) = &r.task else {
             ui.line("no active task");
@@ -80,9 +76,9 @@ pub fn run(cc: &CommandContext, a: &Args, ui: &mut Ui) -> Result<Exit> {
             return Err(Error::refused(format!("finish: refused, {} unmet", r.unmet)).hint("resolve what the FAIL lines name, or finish with an honest outcome (partial, blocked, no_match, failed)"));
         }
         if a.check {
-            ui.line(&format!("finish --check: {} would be accepted as {}", task.id, a.outcome.as_str()));
+            ui.line(&format!("finish --check: {} would be accepted as {}", task.id, Outcome::from(a.outcome)));
         } else {
-            ui.line(&format!("finished {}: {}", task.id, a.outcome.as_str()));
+            ui.line(&format!("finished {}: {}", task.id, Outcome::from(a.outcome)));
         }
         Ok(Exit::Ok)
     })();

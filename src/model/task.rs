@@ -1,11 +1,73 @@
 //! The active task, `current.yaml` (SPEC §6.1).
 
-use serde::Deserialize;
+use std::fmt;
+
+use serde::{Deserialize, Serialize};
 
 use super::yaml::{list, quoted, scalar};
 
-/// Every outcome a task record may carry.
-pub const OUTCOMES: &[&str] = &["active", "completed", "partial", "blocked", "no_match", "failed", "handed_over"];
+/// The outcome a task record carries (SPEC §6.1): `active` until `handover --close` or
+/// `finish` ends it. Serialised as the snake_case names the files and JSON use.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Outcome {
+    /// Work in progress.
+    Active,
+    /// Done; verified when the profile asks for it.
+    Completed,
+    /// Part of it done.
+    Partial,
+    /// Blocked.
+    Blocked,
+    /// Nothing to do.
+    NoMatch,
+    /// It failed.
+    Failed,
+    /// Closed by `handover --close`.
+    HandedOver,
+}
+
+impl Outcome {
+    /// Every outcome, in SPEC order.
+    pub const ALL: [Outcome; 7] = [
+        Outcome::Active,
+        Outcome::Completed,
+        Outcome::Partial,
+        Outcome::Blocked,
+        Outcome::NoMatch,
+        Outcome::Failed,
+        Outcome::HandedOver,
+    ];
+
+    /// The name files and JSON use.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Outcome::Active => "active",
+            Outcome::Completed => "completed",
+            Outcome::Partial => "partial",
+            Outcome::Blocked => "blocked",
+            Outcome::NoMatch => "no_match",
+            Outcome::Failed => "failed",
+            Outcome::HandedOver => "handed_over",
+        }
+    }
+
+    /// The outcome called `s`.
+    pub fn parse(s: &str) -> Option<Outcome> {
+        Outcome::ALL.into_iter().find(|o| o.as_str() == s)
+    }
+
+    /// Whether `finish` ends a task with it (and so a `task.finished` line must back it).
+    pub fn is_terminal(self) -> bool {
+        !matches!(self, Outcome::Active | Outcome::HandedOver)
+    }
+}
+
+impl fmt::Display for Outcome {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
 
 /// The task record.
 #[derive(Debug, Clone, Deserialize, PartialEq, Eq)]
@@ -21,7 +83,7 @@ pub struct Task {
     pub started_at: String,
     #[serde(default)]
     pub checkpoint_at: String,
-    pub outcome: String,
+    pub outcome: Outcome,
     #[serde(default)]
     pub requires: Vec<String>,
     pub repository_id: String,
@@ -35,11 +97,7 @@ pub struct Task {
 impl Task {
     /// Parses `current.yaml` text.
     pub fn parse(text: &str) -> Result<Task, String> {
-        let t: Task = serde_yaml::from_str(text).map_err(|e| e.to_string())?;
-        if !OUTCOMES.contains(&t.outcome.as_str()) {
-            return Err(format!("unknown outcome {:?}", t.outcome));
-        }
-        Ok(t)
+        serde_yaml::from_str(text).map_err(|e| e.to_string())
     }
 
     /// Emits the record in the order SPEC §6.1 shows.
@@ -67,7 +125,7 @@ impl Task {
 
     /// Whether the task is still `active`.
     pub fn is_active(&self) -> bool {
-        self.outcome == "active"
+        self.outcome == Outcome::Active
     }
 }
 
@@ -123,7 +181,7 @@ mod tests {
             scope: vec!["lib/auth".into()],
             started_at: "2026-09-03T19:30:12Z".into(),
             checkpoint_at: "2026-09-03T19:30:12Z".into(),
-            outcome: "active".into(),
+            outcome: Outcome::Active,
             requires: vec![],
             repository_id: "/abs/.git".into(),
             worktree: "/abs".into(),
@@ -132,5 +190,14 @@ mod tests {
             working_tree: "dirty".into(),
         };
         assert_eq!(Task::parse(&t.to_yaml()).unwrap(), t);
+        for o in Outcome::ALL {
+            let again = Task { outcome: o, ..t.clone() };
+            assert_eq!(Task::parse(&again.to_yaml()).unwrap().outcome, o);
+            assert_eq!(Outcome::parse(o.as_str()), Some(o));
+            assert_eq!(serde_json::to_value(o).unwrap(), o.as_str());
+        }
+        let bad = t.to_yaml().replace("outcome: active", "outcome: done");
+        assert!(Task::parse(&bad).unwrap_err().contains("unknown variant `done`"));
+        assert!(Outcome::ALL.iter().filter(|o| o.is_terminal()).count() == 5);
     }
 }

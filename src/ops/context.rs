@@ -20,7 +20,7 @@ use crate::error::{Error, Result};
 use crate::model::labels::{age, Divergence};
 use crate::model::policy::{Policy, Profile};
 use crate::model::providers;
-use crate::model::task::{in_scope, Task};
+use crate::model::task::{in_scope, Outcome, Task};
 use crate::render::records;
 use crate::store::atomic::{guard, read_opt};
 use crate::store::records::head7;
@@ -121,7 +121,7 @@ pub struct TaskView {
     pub task: String,
     pub profile: String,
     pub owner: String,
-    pub outcome: String,
+    pub outcome: Outcome,
     pub started_at: String,
     pub checkpoint_at: String,
     pub scope: Vec<String>,
@@ -725,7 +725,7 @@ fn view(t: &Task) -> TaskView {
         task: t.task.clone(),
         profile: t.profile.clone(),
         owner: t.owner.clone(),
-        outcome: t.outcome.clone(),
+        outcome: t.outcome,
         started_at: t.started_at.clone(),
         checkpoint_at: t.checkpoint_at.clone(),
         scope: t.scope.clone(),

@@ -15,18 +15,15 @@ use crate::error::{Error, Result};
 use crate::model::finding::{Finding, Level};
 use crate::model::policy::Requirement;
 use crate::model::record::has_section;
-use crate::model::task::{in_scope, Task};
+use crate::model::task::{in_scope, Outcome, Task};
 use crate::store::atomic::{read_opt, replace};
 use crate::store::ledger;
-
-/// The outcomes `finish` accepts.
-pub const OUTCOMES: &[&str] = &["completed", "partial", "blocked", "no_match", "failed"];
 
 /// Parameters of `finish`.
 #[derive(Debug, Clone)]
 pub struct FinishParams {
-    /// One of [`OUTCOMES`].
-    pub outcome: String,
+    /// A terminal outcome ([`Outcome::is_terminal`]).
+    pub outcome: Outcome,
     /// Run as `sh -c` in the worktree root.
     pub verify_command: Option<String>,
     /// The note's text and its path as given.
@@ -126,16 +123,13 @@ fn run_verify(root: &Path, cmd: &str) -> Result<Verify> {
 pub fn run(ctx: &Ctx, p: FinishParams) -> Result<FinishReport> {
     ctx.require_layer()?;
     let policy = ctx.policy()?;
-    if !OUTCOMES.contains(&p.outcome.as_str()) {
-        return Err(Error::usage(format!(
-            "finish: unknown outcome {:?}; use one of {}",
-            p.outcome,
-            OUTCOMES.join(", ")
-        )));
+    if !p.outcome.is_terminal() {
+        return Err(Error::usage(format!("finish: outcome {} does not end a task", p.outcome))
+            .hint("use completed, partial, blocked, no_match or failed"));
     }
     let t = task::local(ctx)?;
     let t = match t {
-        Some(t) if t.is_active() || t.outcome == "handed_over" => t,
+        Some(t) if t.is_active() || t.outcome == Outcome::HandedOver => t,
         Some(t) if !p.check => {
             return Err(Error::conflict(format!("task {} is already finished (outcome {})", t.id, t.outcome))
                 .hint("run git majordomus start for new work"))
@@ -145,7 +139,7 @@ pub fn run(ctx: &Ctx, p: FinishParams) -> Result<FinishReport> {
         }
         _ => return Ok(FinishReport { task: None, contract: Vec::new(), verify: None, unmet: 0, written: false }),
     };
-    let completed = p.outcome == "completed";
+    let completed = p.outcome == Outcome::Completed;
     let profile = ctx.profile(&t.profile).ok();
     let mut contract = Vec::new();
 
@@ -235,8 +229,7 @@ pub fn run(ctx: &Ctx, p: FinishParams) -> Result<FinishReport> {
         return Ok(report);
     }
 
-    let outcome = p.outcome.clone();
-    task::update(ctx, |x| x.outcome = outcome.clone())?;
+    task::update(ctx, |x| x.outcome = p.outcome)?;
     if let Some(note) = &p.note {
         replace(&ctx.layout.completed().join(format!("{}.md", t.id)), note.as_bytes())?;
     }
@@ -258,7 +251,7 @@ pub fn run(ctx: &Ctx, p: FinishParams) -> Result<FinishReport> {
         "task.finished",
         &[
             ("task_id", Value::from(t.id.clone())),
-            ("outcome", Value::from(p.outcome.clone())),
+            ("outcome", Value::from(p.outcome.as_str())),
             ("contract", json!(verdicts)),
             ("verify", verify_json),
             ("checkpoints", Value::from(checkpoints)),
@@ -270,9 +263,9 @@ pub fn run(ctx: &Ctx, p: FinishParams) -> Result<FinishReport> {
 
 /// The `note_present` line: what the outcome needs from the note (or the newest handover).
 fn note_line(ctx: &Ctx, t: &Task, p: &FinishParams, required: &[String]) -> Result<ContractLine> {
-    let needs: Vec<String> = match p.outcome.as_str() {
-        "completed" => required.to_vec(),
-        "partial" | "blocked" => vec!["Next Action".into()],
+    let needs: Vec<String> = match p.outcome {
+        Outcome::Completed => required.to_vec(),
+        Outcome::Partial | Outcome::Blocked => vec!["Next Action".into()],
         _ => vec!["Reason".into()],
     };
     if let Some(note) = &p.note {
@@ -284,7 +277,7 @@ fn note_line(ctx: &Ctx, t: &Task, p: &FinishParams, required: &[String]) -> Resu
             line("note_present", "fail", format!("the note lacks section(s): {}", m.join(", ")))
         });
     }
-    if p.outcome == "completed" {
+    if p.outcome == Outcome::Completed {
         return Ok(line("note_present", "skipped", "no --note given (completed needs none)"));
     }
     let res = resolve(ctx, &ctx.layout.handovers(), Some(&t.id))?;

@@ -12,6 +12,7 @@ use crate::ctx::Ctx;
 use crate::error::{Error, Result};
 use crate::model::labels::{freshness, Divergence, Freshness};
 use crate::model::record::{missing_sections, withhold_next_action};
+use crate::model::task::Outcome;
 use crate::store::records;
 
 /// Parameters of writing a handover.
@@ -69,10 +70,10 @@ pub fn write(ctx: &Ctx, p: HandoverParams) -> Result<HandoverReport> {
         let updated = task::update(ctx, |t| {
             t.checkpoint_at = now;
             if p.close && t.is_active() {
-                t.outcome = "handed_over".into();
+                t.outcome = Outcome::HandedOver;
             }
         })?;
-        closed = p.close && updated.is_some_and(|t| t.outcome == "handed_over");
+        closed = p.close && updated.is_some_and(|t| t.outcome == Outcome::HandedOver);
     }
     let mut fields: Vec<(&str, Value)> = Vec::new();
     if let Some(t) = &task {

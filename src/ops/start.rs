@@ -8,7 +8,7 @@ use crate::ctx::Ctx;
 use crate::error::{Error, Result};
 use crate::model::finding::{Finding, Level};
 use crate::model::labels::age;
-use crate::model::task::{in_scope, normalise_scope, Task};
+use crate::model::task::{in_scope, normalise_scope, Outcome, Task};
 use crate::store::atomic::{create_if_absent, read_opt, replace, Lock};
 use crate::store::records::random_hex;
 
@@ -77,7 +77,7 @@ pub fn run(ctx: &Ctx, p: StartParams) -> Result<StartReport> {
         scope,
         started_at: now.clone(),
         checkpoint_at: now,
-        outcome: "active".into(),
+        outcome: Outcome::Active,
         requires: Vec::new(),
         repository_id: id.repository_id.clone(),
         worktree: id.worktree.clone(),

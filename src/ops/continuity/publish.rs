@@ -146,7 +146,13 @@ fn intent(ctx: &Ctx, task_id: &str) -> Option<TaskIntent> {
     let t = from(&ctx.layout.current())
         .filter(|t| t.id == task_id)
         .or_else(|| from(&ctx.layout.archive().join(format!("{task_id}.yaml"))))?;
-    Some(TaskIntent { id: t.id, title: t.task, profile: Some(t.profile), scope: t.scope, outcome: Some(t.outcome) })
+    Some(TaskIntent {
+        id: t.id,
+        title: t.task,
+        profile: Some(t.profile),
+        scope: t.scope,
+        outcome: Some(t.outcome.to_string()),
+    })
 }
 
 fn truncate(s: &str, max: usize) -> String {

@@ -14,12 +14,9 @@ use crate::error::Result;
 use crate::model::finding::{Finding, Level};
 use crate::model::labels::span;
 use crate::model::policy::Policy;
-use crate::model::task::Task;
+use crate::model::task::{Outcome, Task};
 use crate::store::ledger::{self, Line, Problem};
 use crate::store::records::names;
-
-/// Outcomes that end a task through `finish` (and so need a `task.finished` line).
-const TERMINAL: &[&str] = &["completed", "partial", "blocked", "no_match", "failed"];
 
 const VALIDATE: &str = "git majordomus history --validate";
 
@@ -119,14 +116,14 @@ impl LedgerScan {
     pub fn outcome_vs_ledger(&self, ctx: &Ctx, t: &Task) -> Result<Vec<Finding>> {
         let reproduce = format!("git majordomus history --task {} --all", t.id);
         let f = |level, category: &str, msg: String| Finding::new(level, category, t.id.clone(), msg, &reproduce);
-        let outcome = t.outcome.as_str();
+        let outcome = t.outcome;
         let finished = || -> Result<Option<(String, String)>> {
             match &self.finished {
                 Some(x) => Ok(Some(x.clone())),
                 None => archived_last(ctx, |l| finished_of(l, &t.id)),
             }
         };
-        if outcome == "active" {
+        if outcome == Outcome::Active {
             return Ok(vec![match finished()? {
                 Some((o, ts)) => {
                     f(Level::Drift, "state", format!("outcome active, but the ledger finished it as {o} at {ts}"))
@@ -134,7 +131,7 @@ impl LedgerScan {
                 None => f(Level::Ok, "state", "outcome active; the ledger has not finished it".into()),
             }]);
         }
-        if outcome == "handed_over" {
+        if outcome == Outcome::HandedOver {
             let closed = match &self.closed {
                 Some(ts) => Some(ts.clone()),
                 None => archived_last(ctx, |l| closed_of(l, &t.id))?,
@@ -148,14 +145,14 @@ impl LedgerScan {
                 ),
             }]);
         }
-        if TERMINAL.contains(&outcome) {
+        if outcome.is_terminal() {
             return Ok(vec![match finished()? {
                 None => f(
                     Level::Drift,
                     "verification",
                     format!("outcome {outcome} without a task.finished line in the ledger: nothing verified it"),
                 ),
-                Some((o, ts)) if o != outcome => {
+                Some((o, ts)) if o != outcome.as_str() => {
                     f(Level::Drift, "state", format!("outcome {outcome}, but the ledger finished it as {o} at {ts}"))
                 }
                 Some((_, ts)) => f(Level::Ok, "verification", format!("outcome {outcome}, task.finished at {ts}")),

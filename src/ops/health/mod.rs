@@ -26,7 +26,7 @@ use crate::model::labels::{span, Divergence};
 use crate::model::policy::{interval_minutes, Policy};
 use crate::model::record::{missing_sections, parse_mapping, split_front_matter};
 use crate::model::session::ClosedSession;
-use crate::model::task::{in_scope, Task};
+use crate::model::task::{in_scope, Outcome, Task};
 use crate::model::yaml;
 use crate::store::atomic::read_opt;
 use crate::store::records::{head7, load, names};
@@ -98,7 +98,7 @@ pub fn watch(ctx: &Ctx) -> Result<Findings> {
             out.push(task_summary(r));
             out.push(task_label(ctx, t, Level::Drift, "state"));
             out.extend(scan.outcome_vs_ledger(ctx, t)?);
-            if t.outcome == "handed_over" {
+            if t.outcome == Outcome::HandedOver {
                 out.extend(handover_drift(ctx, policy, t)?);
             }
             if t.is_active() {
