@@ -2,14 +2,35 @@
 # Installs what the test suite needs beyond the Rust toolchain and git, when it is missing:
 # - minisign (the stock CLI): the cross-machine tests check that an exported record verifies
 #   with it (src/continuity/signing.rs, stock_minisign_verifies_the_export).
+# - chromium (Debian's): the cockpit is loaded headless (tests/cli/test_surfaces.rs).
+# - a Python virtual environment under target/surfaces-venv with the official MCP SDK (`mcp`),
+#   `schemathesis` and `jsonschema`: the real peers of the read surfaces (SPEC §11).
 set -euo pipefail
-if command -v minisign >/dev/null 2>&1; then exit 0; fi
-if ! command -v apt-get >/dev/null 2>&1; then
-  echo "test-deps: minisign is missing and apt-get is not available; install minisign by hand" >&2
-  exit 1
-fi
-sudo=""
-if [ "$(id -u)" != 0 ]; then sudo="sudo"; fi
-echo "test-deps: installing minisign with apt-get" >&2
-$sudo apt-get install -y -q minisign >/dev/null 2>&1 || { $sudo apt-get update -q >/dev/null && $sudo apt-get install -y -q minisign >/dev/null; }
+here="$(cd "$(dirname "$0")/.." && pwd)"
+
+apt_install() {
+  if ! command -v apt-get >/dev/null 2>&1; then
+    echo "test-deps: $* missing and apt-get is not available; install it by hand" >&2
+    exit 1
+  fi
+  local sudo=""
+  if [ "$(id -u)" != 0 ]; then sudo="sudo"; fi
+  echo "test-deps: installing $* with apt-get" >&2
+  $sudo apt-get install -y -q --no-install-recommends "$@" >/dev/null 2>&1 \
+    || { $sudo apt-get update -q >/dev/null && $sudo apt-get install -y -q --no-install-recommends "$@" >/dev/null; }
+}
+
+command -v minisign >/dev/null 2>&1 || apt_install minisign
 command -v minisign >/dev/null
+command -v chromium >/dev/null 2>&1 || apt_install chromium
+command -v chromium >/dev/null
+
+venv="$here/target/surfaces-venv"
+if ! "$venv/bin/python" -c 'import mcp, jsonschema, schemathesis' >/dev/null 2>&1; then
+  if ! python3 -m venv --help >/dev/null 2>&1; then apt_install python3-venv; fi
+  echo "test-deps: creating $venv with mcp, schemathesis and jsonschema" >&2
+  rm -rf "$venv"
+  python3 -m venv "$venv"
+  "$venv/bin/pip" install -q --disable-pip-version-check 'mcp>=2,<3' 'schemathesis>=4,<5' jsonschema
+fi
+"$venv/bin/python" -c 'import mcp, jsonschema, schemathesis'

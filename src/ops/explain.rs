@@ -63,7 +63,7 @@ pub struct Answer {
     /// Where it comes from (at least one).
     pub citations: Vec<Citation>,
     /// For a selection: every candidate with its verdict.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub candidates: Vec<Candidate>,
 }
 

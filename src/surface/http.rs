@@ -234,7 +234,8 @@ fn respond(shared: &Shared, req: Request) {
     let method = req.method().as_str().to_string();
     let host = req.headers().iter().find(|h| h.field.equiv("Host")).map(|h| h.value.as_str().to_string());
     let reply = shared.answer(&method, req.url(), host.as_deref());
-    let mut resp = Response::from_string(reply.body).with_status_code(reply.status);
+    // Every body is in memory: always a Content-Length, never chunked.
+    let mut resp = Response::from_string(reply.body).with_status_code(reply.status).with_chunked_threshold(usize::MAX);
     let mut headers = vec![
         ("Content-Type", reply.content_type.to_string()),
         ("Cache-Control", "no-store".to_string()),

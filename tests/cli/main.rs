@@ -17,3 +17,4 @@ mod test_hooks;
 mod test_knowledge;
 mod test_search;
 mod test_session;
+mod test_surfaces;
