@@ -245,7 +245,7 @@ fn respond(shared: &Shared, req: Request) {
             "default-src 'none'; style-src 'self'; script-src 'self'; connect-src 'self'; img-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'".to_string(),
         ),
     ];
-    headers.extend(reply.headers.into_iter().map(|(k, v)| (k, v)));
+    headers.extend(reply.headers);
     for (k, v) in headers {
         if let Ok(h) = Header::from_bytes(k.as_bytes(), v.as_bytes()) {
             resp.add_header(h);

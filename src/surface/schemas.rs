@@ -5,11 +5,10 @@
 //!
 //! Owns: the list of generated schemas. Must not touch: I/O.
 
-use crate::ops::read::Model;
-
 /// The generated schemas: (file name under `schemas/`, pretty JSON text with a final newline).
 #[cfg(feature = "mcp")]
 pub fn generated() -> Vec<(&'static str, String)> {
+    use crate::ops::read::Model;
     use crate::ops::{explain, lifecycle};
     fn text<T: schemars::JsonSchema>() -> String {
         let v = serde_json::to_value(schemars::schema_for!(T)).unwrap_or_default();

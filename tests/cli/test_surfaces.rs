@@ -534,7 +534,7 @@ fn mcp_python_sdk_client_reads_every_tool_and_resource() {
     }
     let res: Vec<&str> = v["resources"].as_array().unwrap().iter().map(|x| x.as_str().unwrap()).collect();
     assert!(res.contains(&"majordomus://continuity") && res.contains(&"majordomus://lifecycle/episodes"));
-    for (name, cli, _) in &TOOLS[..] {
+    for (name, cli, _) in TOOLS {
         let Some(call) = v["calls"].get(*name) else { continue };
         assert_eq!(call["is_error"], false, "{name}");
         assert_eq!(call["structured"], call["text"], "{name}: text and structuredContent carry one value");
