@@ -554,9 +554,10 @@ fn cli_mcp_http_return_the_same_value_for_every_read_model() {
     let env = TestEnv::new();
     let r = fixture(&env);
     env.set_now(LATER);
+    let before = snapshot(&r);
     let s = serve(&env, &r.root);
     let names: Vec<&str> = TOOLS.iter().map(|t| t.0).collect();
-    let m = mcp_client(&env, &r.root, &names, &[]);
+    let m = mcp_client(&env, &r.root, &names, &["majordomus://continuity", "majordomus://lifecycle/recovery"]);
     for (tool, cli, route) in TOOLS {
         let mut args = vec!["--json"];
         args.extend_from_slice(cli);
@@ -567,6 +568,32 @@ fn cli_mcp_http_return_the_same_value_for_every_read_model() {
         assert_eq!(c, h, "CLI {cli:?} = HTTP {route}");
         assert_eq!(c, m["calls"][*tool]["structured"], "CLI {cli:?} = MCP {tool}");
     }
+    for page in ["/", "/cockpit/fragment", "/api/v1/openapi.json", "/healthz"] {
+        assert_eq!(get(&s.addr, page).0, 200, "{page}");
+    }
+    drop(s);
+    assert_eq!(snapshot(&r), before, "no surface wrote anything (files under .ai/, refs, HEAD, index)");
+}
+
+/// Every file under `.ai/` with its bytes, every ref, HEAD and the index: what a read must not change.
+fn snapshot(r: &Repo<'_>) -> Vec<(String, Vec<u8>)> {
+    fn walk(root: &Path, dir: &Path, out: &mut Vec<(String, Vec<u8>)>) {
+        for e in std::fs::read_dir(dir).unwrap().map(|e| e.unwrap()) {
+            let p = e.path();
+            if p.is_dir() {
+                walk(root, &p, out);
+            } else {
+                out.push((p.strip_prefix(root).unwrap().display().to_string(), std::fs::read(&p).unwrap_or_default()));
+            }
+        }
+    }
+    let mut out = Vec::new();
+    walk(&r.root, &r.root.join(".ai"), &mut out);
+    out.push(("refs".into(), r.git(&["for-each-ref", "--format=%(refname) %(objectname)"]).into_bytes()));
+    out.push(("HEAD".into(), r.head().into_bytes()));
+    out.push(("index".into(), std::fs::read(r.root.join(".git/index")).unwrap()));
+    out.sort();
+    out
 }
 
 #[test]
@@ -642,6 +669,11 @@ fn cockpit_in_headless_chromium_shows_history_and_a_diverged_line() {
     assert!(!dom.contains("Write the regression test."), "{dom}");
     assert!(dom.contains("class=\"diverged\"") && dom.contains("DIVERGED: 2 heads"), "{dom}");
     assert!(dom.contains("Which retry policy?"));
+    // Keyboard: a skip link to the content, and every section heading is focusable.
+    assert!(dom.contains("class=\"skip\" href=\"#main\""), "{dom}");
+    let headings = dom.matches("<h2 ").count();
+    assert!(headings >= 6 && dom.matches("<h2 id=\"h-").count() == headings, "{dom}");
+    assert_eq!(dom.matches("tabindex=\"0\">").count(), headings, "{dom}");
     // Screenshots at 1280×800 and on a narrow window: non-blank PNGs of the requested size.
     let shots = manifest().join("target/cockpit-screenshots");
     std::fs::create_dir_all(&shots).unwrap();
@@ -670,4 +702,45 @@ fn cockpit_in_headless_chromium_shows_history_and_a_diverged_line() {
             String::from_utf8_lossy(&check.stderr)
         );
     }
+}
+
+/// SPEC §11.1: malformed input never crashes the server and stdout carries only protocol.
+#[test]
+fn mcp_answers_malformed_requests_with_errors_and_keeps_serving() {
+    let env = TestEnv::new();
+    let r = env.ready_repo("w");
+    let long = format!(
+        "{{\"jsonrpc\":\"2.0\",\"id\":99,\"method\":\"ping\",\"params\":{{\"x\":\"{}\"}}}}",
+        "x".repeat(1_100_000)
+    );
+    let lines = [
+        r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}"#.to_string(),
+        r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#.to_string(),
+        "this is not json".to_string(),
+        long,
+        r#"{"jsonrpc":"2.0","id":2,"method":"no/such/method"}"#.to_string(),
+        r#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"majordomus_nothing","arguments":{}}}"#.to_string(),
+        r#"{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"majordomus_continuity","arguments":{"x":1}}}"#.to_string(),
+        r#"{"jsonrpc":"2.0","id":5,"method":"resources/read","params":{"uri":"majordomus://nothing"}}"#.to_string(),
+        r#"{"jsonrpc":"2.0","id":6,"method":"tools/call","params":{"name":"majordomus_continuity","arguments":{}}}"#.to_string(),
+    ];
+    let input = lines.join("\n") + "\n";
+    let out = env.run(&r.root, &["mcp"], Some(input.as_bytes()), &[]).ok();
+    let replies: Vec<Value> = out
+        .stdout
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("stdout line is not JSON-RPC ({e}): {l}")))
+        .collect();
+    let by_id = |id: u64| {
+        replies.iter().find(|v| v["id"] == id).unwrap_or_else(|| panic!("no reply {id}: {replies:?}")).clone()
+    };
+    assert!(by_id(1)["result"]["serverInfo"]["name"] == "git-majordomus");
+    assert!(replies.iter().all(|v| v["id"] != 99), "the over-long line was dropped");
+    assert_eq!(by_id(2)["error"]["code"], -32601);
+    assert_eq!(by_id(3)["error"]["code"], -32602);
+    assert_eq!(by_id(4)["error"]["code"], -32602);
+    assert!(by_id(5)["error"]["code"].is_i64());
+    let ok = by_id(6);
+    assert_eq!(ok["result"]["structuredContent"], json(&r.mj(&["--json", "state"]).ok()));
+    assert!(out.stderr.contains("not JSON") && out.stderr.contains("over 1048576 bytes"), "{}", out.stderr);
 }
