@@ -112,9 +112,32 @@ fn episode_current(ctx: &Ctx) -> Answer {
     }
 }
 
-fn episode_close(lines: &[ledger::Line]) -> Answer {
+/// The last `session.closed` ledger line and the provider `end` receipts seen before it, read in
+/// one streaming pass.
+fn last_close(ctx: &Ctx) -> Result<(Option<ledger::Line>, Vec<ledger::Line>)> {
+    let (mut closed, mut ends, mut ends_before) = (None, Vec::new(), Vec::new());
+    lifecycle::for_each_ledger_line(ctx, |l| match l.event() {
+        Some("session.closed") => {
+            ends_before = std::mem::take(&mut ends);
+            closed = Some(l);
+        }
+        // A receipt carries `event` twice (SPEC §6.6): the ledger event, then the provider's.
+        Some("provider.event.received")
+            if l.pairs.as_ref().is_some_and(|p| p.0.iter().any(|(k, v)| k == "event" && v == "end")) =>
+        {
+            ends.push(l);
+            if ends.len() > 64 {
+                ends.remove(0);
+            }
+        }
+        _ => {}
+    })?;
+    Ok((closed, ends_before))
+}
+
+fn episode_close(closed: Option<ledger::Line>, ends: &[ledger::Line]) -> Answer {
     let q = "episode.close";
-    let Some(closed) = lines.iter().rev().find(|l| l.event() == Some("session.closed")) else {
+    let Some(closed) = closed else {
         return answer(
             q,
             "none",
@@ -126,10 +149,7 @@ fn episode_close(lines: &[ledger::Line]) -> Answer {
     let outcome = p.and_then(|p| p.str("outcome")).unwrap_or("unknown").to_string();
     let sid = p.and_then(|p| p.str("session")).unwrap_or("").to_string();
     let mut cites = vec![Citation { line: Some(closed.number as u64), ..Citation::of("ledger_line", LEDGER) }];
-    let event = lines[..closed.number.saturating_sub(1).min(lines.len())].iter().rev().find(|l| {
-        l.event() == Some("provider.event.received")
-            && l.pairs.as_ref().is_some_and(|p| p.str("event") == Some("end") && p.str("session") == Some(sid.as_str()))
-    });
+    let event = ends.iter().rev().find(|l| l.pairs.as_ref().is_some_and(|p| p.str("session") == Some(sid.as_str())));
     let reason = match event {
         Some(e) => {
             cites.push(Citation { line: Some(e.number as u64), ..Citation::of("ledger_line", LEDGER) });
@@ -265,13 +285,13 @@ fn freshness(ctx: &Ctx, q: &str, kind: &str, res: &Resolution) -> Answer {
 /// `continuity.explain`.
 pub fn explain(ctx: &Ctx) -> Result<Explain> {
     ctx.require_layer()?;
-    let lines = ledger::read_all(&ctx.layout.ledger())?.unwrap_or_default();
+    let (closed, ends) = last_close(ctx)?;
     let handovers = resolve(ctx, &ctx.layout.handovers(), None)?;
     let task = task::active(ctx)?.map(|t| t.id);
     let checkpoints = resolve(ctx, &ctx.layout.checkpoints(), task.as_deref())?;
     let answers = vec![
         episode_current(ctx),
-        episode_close(&lines),
+        episode_close(closed, &ends),
         episode_task(ctx),
         episode_recovery(ctx),
         selected(ctx, "handover.selected", ".ai/local/state/handovers", &handovers),

@@ -73,16 +73,44 @@ struct LedgerFacts {
     closed: u64,
 }
 
+/// Streams the ledger one line at a time (SPEC §A.16: a whole-ledger scan holds a bounded number
+/// of lines), numbering lines as `ledger::parse_lines` does; blank lines are skipped.
+pub fn for_each_ledger_line(ctx: &Ctx, mut f: impl FnMut(ledger::Line)) -> Result<()> {
+    use std::io::BufRead;
+    let path = ctx.layout.ledger();
+    let file = match std::fs::File::open(&path) {
+        Ok(file) => file,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
+        Err(e) => return Err(crate::error::Error::io_at(&path, e)),
+    };
+    let mut reader = std::io::BufReader::new(file);
+    let mut buf = Vec::new();
+    let mut number = 0;
+    loop {
+        buf.clear();
+        let n = reader.read_until(b'\n', &mut buf).map_err(|e| crate::error::Error::io_at(&path, e))?;
+        if n == 0 {
+            return Ok(());
+        }
+        number += 1;
+        let text = String::from_utf8_lossy(&buf);
+        if let Some(mut l) = ledger::parse_lines(&text).pop() {
+            l.number = number;
+            f(l);
+        }
+    }
+}
+
 fn ledger_facts(ctx: &Ctx) -> Result<LedgerFacts> {
     let mut f = LedgerFacts { activity: BTreeMap::new(), started: 0, closed: 0 };
-    for l in ledger::read_all(&ctx.layout.ledger())?.unwrap_or_default() {
-        let Some(p) = &l.pairs else { continue };
+    for_each_ledger_line(ctx, |l| {
+        let Some(p) = &l.pairs else { return };
         match l.event() {
             Some("session.started") => f.started += 1,
             Some("session.closed") => f.closed += 1,
             _ => {}
         }
-        let Some(sid) = p.str("session") else { continue };
+        let Some(sid) = p.str("session") else { return };
         let e = f.activity.entry(sid.to_string()).or_default();
         e.0 += 1;
         e.1 = l.ts().map(str::to_string);
@@ -92,7 +120,7 @@ fn ledger_facts(ctx: &Ctx) -> Result<LedgerFacts> {
                 e.3.push(t.to_string());
             }
         }
-    }
+    })?;
     Ok(f)
 }
 

@@ -168,6 +168,7 @@ fn explain_answers_every_question_with_a_reason_and_a_citation() {
     }
     let by = |q: &str| answers.iter().find(|a| a["question"] == q).unwrap().clone();
     assert_eq!(by("episode.close")["answer"], "closed");
+    assert!(by("episode.close")["reason"].as_str().unwrap().contains("by hand"));
     assert_eq!(by("episode.close")["citations"][0]["kind"], "ledger_line");
     assert!(by("episode.close")["citations"][0]["line"].as_u64().unwrap() > 0);
     assert_eq!(by("episode.current")["answer"], "none");
@@ -185,6 +186,25 @@ fn explain_answers_every_question_with_a_reason_and_a_citation() {
         .unwrap()
         .iter()
         .any(|c| c["kind"] == "policy_key" && c["key"] == "session.freshness.stale_minutes"));
+}
+
+#[test]
+fn explain_cites_the_provider_end_event_that_closed_the_episode() {
+    let env = TestEnv::new();
+    let r = env.ready_repo("w");
+    r.mj_in(&["hook", "claude-code", "start"], r#"{"session_id":"cc-9"}"#).ok();
+    r.mj_in(&["hook", "claude-code", "end"], r#"{"session_id":"cc-9","reason":"logout"}"#).ok();
+    let v = json(&r.mj(&["--json", "explain"]).ok());
+    let a = v["answers"].as_array().unwrap().iter().find(|a| a["question"] == "episode.close").unwrap().clone();
+    assert_eq!(a["answer"], "closed", "{a:#}");
+    assert!(a["reason"].as_str().unwrap().contains("claude-code end event"), "{a:#}");
+    let lines: Vec<u64> = a["citations"].as_array().unwrap().iter().filter_map(|c| c["line"].as_u64()).collect();
+    assert_eq!(lines.len(), 2, "{a:#}");
+    let ledger = r.ledger();
+    assert_eq!(ledger[lines[0] as usize - 1]["event"], "session.closed");
+    // The receipt's duplicate `event` key: a JSON parser keeps the provider's (the last).
+    assert_eq!(ledger[lines[1] as usize - 1]["event"], "end");
+    assert_eq!(ledger[lines[1] as usize - 1]["provider"], "claude-code");
 }
 
 #[test]
