@@ -225,4 +225,29 @@ resolved=$(git majordomus handover --resolve)
 printf '%s\n' "$resolved"
 grep -q 'Implement the per-account counter' <<<"$resolved" || { echo "demo: the resumed handover did not resolve on the desktop" >&2; false; }
 
+# ---- The read surfaces: state, and the cockpit in a browser tab ------------------------------
+printf '\n%sThe same state, read from elsewhere%s\n' "$bold" "$off"
+
+step "state: the continuity.state read model (what MCP and HTTP serve too)"
+show git majordomus state
+
+step "serve ensure: one detached cockpit server for this checkout"
+printf '%s$ git majordomus serve ensure%s\n' "$dim" "$off"
+ready=$(git majordomus serve ensure)
+printf '%s\n' "$ready"
+url=$(sed -n 's/^Shared server: ready \(http:[^ ]*\) pid .*/\1/p' <<<"$ready")
+[[ -n $url ]] || { echo "demo: serve ensure printed no URL" >&2; false; }
+printf 'The cockpit is at %s — open it in a browser while the demo runs.\n' "$url"
+
+step "fetch the cockpit page once"
+python3 - "$url" <<'PY'
+import sys, urllib.request
+page = urllib.request.urlopen(sys.argv[1], timeout=10).read().decode()
+assert "Continuity cockpit" in page and "Handover" in page, page[:400]
+print(f"GET {sys.argv[1]} -> {len(page)} bytes of server-rendered HTML")
+PY
+
+step "serve stop: no process is left behind"
+show git majordomus serve stop
+
 printf '\n%sdone%s — every step succeeded; the scratch repository is removed on exit.\n' "$bold" "$off"

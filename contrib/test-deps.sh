@@ -4,17 +4,37 @@
 #   with it (src/continuity/signing.rs, stock_minisign_verifies_the_export).
 # - python3 (standard library only): the smart-HTTP remote of the sync tests
 #   (tests/support/git_http_server.py, tests/cli/test_remotes.rs).
+# - chromium (Debian's): the cockpit is loaded headless (tests/cli/test_surfaces.rs).
+# - a Python virtual environment under target/surfaces-venv with the official MCP SDK (`mcp`),
+#   `schemathesis` and `jsonschema`: the real peers of the read surfaces (SPEC §11).
 set -euo pipefail
-missing=()
-command -v minisign >/dev/null 2>&1 || missing+=(minisign)
-command -v python3 >/dev/null 2>&1 || missing+=(python3)
-if [ ${#missing[@]} -eq 0 ]; then exit 0; fi
-if ! command -v apt-get >/dev/null 2>&1; then
-  echo "test-deps: ${missing[*]} missing and apt-get is not available; install by hand" >&2
-  exit 1
+here="$(cd "$(dirname "$0")/.." && pwd)"
+
+apt_install() {
+  if ! command -v apt-get >/dev/null 2>&1; then
+    echo "test-deps: $* missing and apt-get is not available; install it by hand" >&2
+    exit 1
+  fi
+  local sudo=""
+  if [ "$(id -u)" != 0 ]; then sudo="sudo"; fi
+  echo "test-deps: installing $* with apt-get" >&2
+  $sudo apt-get install -y -q --no-install-recommends "$@" >/dev/null 2>&1 \
+    || { $sudo apt-get update -q >/dev/null && $sudo apt-get install -y -q --no-install-recommends "$@" >/dev/null; }
+}
+
+command -v minisign >/dev/null 2>&1 || apt_install minisign
+command -v python3 >/dev/null 2>&1 || apt_install python3
+command -v python3 >/dev/null
+command -v minisign >/dev/null
+command -v chromium >/dev/null 2>&1 || apt_install chromium
+command -v chromium >/dev/null
+
+venv="$here/target/surfaces-venv"
+if ! "$venv/bin/python" -c 'import mcp, jsonschema, schemathesis' >/dev/null 2>&1; then
+  if ! python3 -m venv --help >/dev/null 2>&1; then apt_install python3-venv; fi
+  echo "test-deps: creating $venv with mcp, schemathesis and jsonschema" >&2
+  rm -rf "$venv"
+  python3 -m venv "$venv"
+  "$venv/bin/pip" install -q --disable-pip-version-check 'mcp>=2,<3' 'schemathesis>=4,<5' jsonschema
 fi
-sudo=""
-if [ "$(id -u)" != 0 ]; then sudo="sudo"; fi
-echo "test-deps: installing ${missing[*]} with apt-get" >&2
-$sudo apt-get install -y -q "${missing[@]}" >/dev/null 2>&1 || { $sudo apt-get update -q >/dev/null && $sudo apt-get install -y -q "${missing[@]}" >/dev/null; }
-for m in "${missing[@]}"; do command -v "$m" >/dev/null; done
+"$venv/bin/python" -c 'import mcp, jsonschema, schemathesis'

@@ -15,4 +15,5 @@ pub mod model;
 pub mod ops;
 pub mod render;
 pub mod store;
+pub mod surface;
 pub mod ui;

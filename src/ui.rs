@@ -137,6 +137,11 @@ impl Ui {
     }
 }
 
+/// One diagnostic line on stderr from a long-running surface (MCP, HTTP) — never stdout.
+pub fn note(text: &str) {
+    eprintln!("{text}");
+}
+
 impl Drop for Ui {
     fn drop(&mut self) {
         self.flush();

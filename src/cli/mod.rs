@@ -18,6 +18,7 @@ mod checkpoint;
 mod context;
 mod continuity;
 mod decision;
+mod explain;
 mod finish;
 mod generate;
 mod handover;
@@ -26,10 +27,15 @@ mod hook;
 mod hooks;
 mod init;
 mod knowledge;
+mod lifecycle;
+#[cfg(feature = "mcp")]
+mod mcp;
 mod question;
 mod search;
+mod serve;
 mod session;
 mod start;
+mod state;
 
 pub use crate::ops::BODY_CAP;
 
@@ -88,6 +94,13 @@ enum Command {
     Knowledge(knowledge::Args),
     #[command(subcommand)]
     Session(session::Args),
+    State(state::Args),
+    Explain(explain::Args),
+    #[command(subcommand)]
+    Lifecycle(lifecycle::Args),
+    #[cfg(feature = "mcp")]
+    Mcp(mcp::Args),
+    Serve(serve::Args),
     #[command(hide = true)]
     Generate(generate::Args),
 }
@@ -227,6 +240,12 @@ fn dispatch(cc: &CommandContext, command: Command, ui: &mut Ui) -> Result<Exit> 
         Command::Hooks(a) => hooks::run(cc, &a, ui),
         Command::Knowledge(a) => knowledge::run(cc, a, ui),
         Command::Session(a) => session::run(cc, a, ui),
+        Command::State(a) => state::run(cc, &a, ui),
+        Command::Explain(a) => explain::run(cc, &a, ui),
+        Command::Lifecycle(a) => lifecycle::run(cc, a, ui),
+        #[cfg(feature = "mcp")]
+        Command::Mcp(a) => mcp::run(cc, &a, ui),
+        Command::Serve(a) => serve::run(cc, &a, ui),
         Command::Generate(a) => generate::run(&a, ui),
     }
 }

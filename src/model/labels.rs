@@ -7,6 +7,7 @@ use crate::clock::parse_stamp;
 
 /// Where a record's commit sits relative to HEAD.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "mcp", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum Divergence {
     /// Written at this commit.
@@ -40,6 +41,7 @@ impl Divergence {
 
 /// How old a record is against the policy's thresholds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "mcp", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum FreshnessLabel {
     /// Younger than `fresh_minutes`.

@@ -185,13 +185,7 @@ fn start(run: &mut Run<'_>, provider: &str, key: &str) {
         None => {}
     }
     let policy = ctx.policy().ok();
-    let server = match policy {
-        Some(p) if p.session.ensure_server_on_start => {
-            "not ensured: the shared server is not part of this build yet".to_string()
-        }
-        Some(_) => "not ensured: session.ensure_server_on_start is false".to_string(),
-        None => "not ensured: the policy could not be read".to_string(),
-    };
+    let server = super::server::hook_line(ctx, std::env::current_exe().ok().as_deref());
     run.err(format!("Shared server: {server}"));
     if policy.is_some_and(|p| !p.session.briefing_on_start) {
         return;

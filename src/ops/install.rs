@@ -149,7 +149,7 @@ fn claude(ctx: &Ctx, add: bool) -> Result<String> {
 }
 
 /// The directory git runs hooks from (`core.hooksPath`, else `<common dir>/hooks`).
-fn hooks_dir(ctx: &Ctx) -> PathBuf {
+pub fn hooks_dir(ctx: &Ctx) -> PathBuf {
     match ctx.git.config_string("core.hooksPath") {
         Some(p) if PathBuf::from(&p).is_absolute() => PathBuf::from(p),
         Some(p) => ctx.layout.root().join(p),

@@ -9,6 +9,7 @@ pub mod context;
 pub mod continuity;
 pub mod decision;
 pub mod derive;
+pub mod explain;
 pub mod finish;
 pub mod handover;
 pub mod health;
@@ -18,11 +19,15 @@ pub mod identity;
 pub mod init;
 pub mod install;
 pub mod knowledge;
+pub mod lifecycle;
 pub mod question;
+pub mod read;
 pub mod resolve;
 pub mod search;
+pub mod server;
 pub mod session;
 pub mod start;
+pub mod state;
 pub mod task;
 
 /// Every body read from stdin or a note file is capped at 1 MiB (SPEC §A.2).

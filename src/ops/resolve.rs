@@ -16,6 +16,7 @@ use crate::store::records::{load, names, Loaded};
 
 /// Which tier matched.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[cfg_attr(feature = "mcp", derive(schemars::JsonSchema))]
 pub enum Match {
     /// Tier 0.
     #[serde(rename = "same_worktree_same_branch")]

@@ -448,6 +448,7 @@ fn composed_body(ctx: &Ctx, c: &ClosedSession, sections: &[String]) -> String {
 
 /// A closed record as listed and shown.
 #[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "mcp", derive(schemars::JsonSchema))]
 #[allow(missing_docs)]
 pub struct ClosedView {
     pub session_id: String,

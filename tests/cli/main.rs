@@ -21,3 +21,4 @@ mod test_remotes;
 mod test_search;
 mod test_session;
 mod test_snapshots;
+mod test_surfaces;

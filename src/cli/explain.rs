@@ -1,0 +1,15 @@
+//! `git majordomus explain`: the `continuity.explain` read model (SPEC §11, §A.13).
+
+use super::CommandContext;
+use crate::error::{Exit, Result};
+use crate::ops::read::Model;
+use crate::ui::Ui;
+
+/// Explain why state answered what it did: each answer with its reason and citations
+#[derive(Debug, clap::Args)]
+pub struct Args {}
+
+/// Runs `explain`: the same JSON value with or without `--json`.
+pub fn run(cc: &CommandContext, _a: &Args, ui: &mut Ui) -> Result<Exit> {
+    super::lifecycle::print_model(cc, &Model::Explain, ui)
+}

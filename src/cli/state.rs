@@ -1,0 +1,15 @@
+//! `git majordomus state`: the `continuity.state` read model (SPEC §11, §A.13).
+
+use super::CommandContext;
+use crate::error::{Exit, Result};
+use crate::ops::read::Model;
+use crate::ui::Ui;
+
+/// Show what the lifecycle of this checkout holds (the MCP/HTTP continuity.state value)
+#[derive(Debug, clap::Args)]
+pub struct Args {}
+
+/// Runs `state`: the same JSON value with or without `--json` (indented either way).
+pub fn run(cc: &CommandContext, _a: &Args, ui: &mut Ui) -> Result<Exit> {
+    super::lifecycle::print_model(cc, &Model::State, ui)
+}

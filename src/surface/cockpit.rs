@@ -1,0 +1,291 @@
+//! The continuity cockpit (SPEC §11.2): the page at `/`, rendered on the server from the same
+//! read-model values the API serves — the open episodes, the task, the resolved handover and
+//! checkpoint with both labels (a stale record shown as history, its Next Action withheld), the
+//! blockers, the continuity lines with their heads (diverged lines marked) and the sync state.
+//! The embedded script only refreshes `<main>`; the first paint needs no JavaScript.
+//!
+//! Owns: the HTML of the page. Must not touch: anything but the values `ops::read` returns.
+
+use serde_json::Value;
+
+use crate::ctx::Ctx;
+use crate::ops::lifecycle::GitState;
+use crate::ops::read::{self, Model};
+
+/// The stylesheet, served at `/cockpit.css`.
+pub const CSS: &str = include_str!("../../assets/cockpit/cockpit.css");
+/// The refresh script, served at `/cockpit.js`.
+pub const JS: &str = include_str!("../../assets/cockpit/cockpit.js");
+const PAGE: &str = include_str!("../../assets/cockpit/page.html");
+
+/// Escapes text for HTML.
+pub fn esc(s: &str) -> String {
+    let mut o = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '&' => o.push_str("&amp;"),
+            '<' => o.push_str("&lt;"),
+            '>' => o.push_str("&gt;"),
+            '"' => o.push_str("&quot;"),
+            '\'' => o.push_str("&#39;"),
+            c => o.push(c),
+        }
+    }
+    o
+}
+
+fn s<'a>(v: &'a Value, k: &str) -> &'a str {
+    v.get(k).and_then(Value::as_str).unwrap_or("")
+}
+
+fn short(h: &str) -> &str {
+    h.get(..7).unwrap_or(h)
+}
+
+fn label(word: &str) -> String {
+    format!("<span class=\"label l-{0}\">{0}</span>", esc(word))
+}
+
+fn section(id: &str, title: &str, wide: bool, body: &str) -> String {
+    let class = if wide { " class=\"wide\"" } else { "" };
+    format!(
+        "<section{class} aria-labelledby=\"h-{id}\"><h2 id=\"h-{id}\" tabindex=\"0\">{title}</h2>\n{body}</section>\n"
+    )
+}
+
+fn record(kind: &str, r: &Value) -> String {
+    if r.is_null() {
+        return section(
+            kind,
+            &capital(kind),
+            false,
+            &format!(
+                "<p class=\"empty\">No relevant {kind} for this worktree and branch; absence is the answer.</p>\n"
+            ),
+        );
+    }
+    let fresh = s(r, "freshness");
+    let history = matches!(fresh, "stale" | "invalid");
+    let age = r.get("age_minutes").and_then(Value::as_i64).map(|m| format!(", {m} min old")).unwrap_or_default();
+    let mut b = format!(
+        "<p class=\"mono\">{}</p>\n<p>{} {} <span>({}{})</span></p>\n",
+        esc(s(r, "path")),
+        label(s(r, "divergence")),
+        label(fresh),
+        esc(s(r, "matched")),
+        esc(&age)
+    );
+    b.push_str(&format!(
+        "<p>task <code>{}</code> · branch <code>{}</code> at <code>{}</code> · written {}</p>\n",
+        esc(s(r, "task_id")),
+        esc(s(r, "branch")),
+        esc(short(s(r, "head"))),
+        esc(s(r, "created_at"))
+    ));
+    b.push_str(&format!("<p>{}</p>\n", esc(s(r, "freshness_reason"))));
+    if matches!(s(r, "divergence"), "diverged" | "different_context") {
+        b.push_str("<p class=\"banner\">Its commit is not in this history: trust git, not the record.</p>\n");
+    }
+    if history {
+        b.push_str(&format!(
+            "<p class=\"banner\">HISTORY — this {kind} is {}: read it as background, not as the thing to do now.</p>\n",
+            esc(fresh)
+        ));
+        if let Some(w) = r.get("next_action_withheld").and_then(Value::as_str) {
+            b.push_str(&format!("<p class=\"withheld\">Next Action withheld ({})</p>\n", esc(w)));
+        }
+    } else if let Some(na) = r.get("next_action").and_then(Value::as_str) {
+        b.push_str(&format!("<h3>Next Action</h3>\n<pre>{}</pre>\n", esc(na)));
+    }
+    let title = if history { format!("{} (history)", capital(kind)) } else { capital(kind) };
+    let class = if history { "history" } else { "" };
+    format!(
+        "<section class=\"{class}\" aria-labelledby=\"h-{kind}\"><h2 id=\"h-{kind}\" tabindex=\"0\">{title}</h2>\n{b}</section>\n"
+    )
+}
+
+fn capital(s: &str) -> String {
+    let mut c = s.chars();
+    c.next().map(|f| f.to_uppercase().collect::<String>() + c.as_str()).unwrap_or_default()
+}
+
+fn episodes(v: &Value) -> String {
+    let list = v.get("episodes").and_then(Value::as_array).cloned().unwrap_or_default();
+    if list.is_empty() {
+        return section("episodes", "Open episodes", true, "<p class=\"empty\">No open episode.</p>\n");
+    }
+    let mut b = String::from(
+        "<table><thead><tr><th>episode</th><th>standing</th><th class=\"hide-narrow\">provider</th><th>started</th><th class=\"hide-narrow\">last event</th><th>tasks</th></tr></thead><tbody>\n",
+    );
+    for e in &list {
+        b.push_str(&format!(
+            "<tr><td class=\"mono\">{}</td><td>{}</td><td class=\"hide-narrow\">{}</td><td>{}</td><td class=\"hide-narrow\">{} {}</td><td>{}</td></tr>\n",
+            esc(s(e, "session_id")),
+            label(s(e, "standing")),
+            esc(s(e, "provider")),
+            esc(s(e, "started_at")),
+            esc(s(e, "last_event")),
+            esc(s(e, "last_activity")),
+            esc(&e.get("tasks").and_then(Value::as_array).map(|a| a.iter().filter_map(Value::as_str).collect::<Vec<_>>().join(", ")).unwrap_or_default())
+        ));
+    }
+    b.push_str("</tbody></table>\n");
+    section("episodes", "Open episodes", true, &b)
+}
+
+fn task(t: &Value) -> String {
+    if t.is_null() {
+        return section("task", "Task", false, "<p class=\"empty\">No active task in this checkout.</p>\n");
+    }
+    let scope = t
+        .get("scope")
+        .and_then(Value::as_array)
+        .map(|a| a.iter().filter_map(Value::as_str).collect::<Vec<_>>().join(", "))
+        .unwrap_or_default();
+    let b = format!(
+        "<p><code>{}</code> {}</p>\n<p><strong>{}</strong></p>\n<p>profile {} · scope <code>{}</code> · started {}</p>\n",
+        esc(s(t, "id")),
+        label(s(t, "outcome")),
+        esc(s(t, "task")),
+        esc(s(t, "profile")),
+        esc(&scope),
+        esc(s(t, "started_at"))
+    );
+    section("task", "Task", false, &b)
+}
+
+fn blockers(state: &Value) -> String {
+    let list = state.get("blockers").and_then(Value::as_array).cloned().unwrap_or_default();
+    let b = if list.is_empty() {
+        "<p class=\"empty\">No unresolved question.</p>\n".to_string()
+    } else {
+        let mut b = format!(
+            "<p class=\"banner\">{} unresolved question(s) refuse finish --outcome completed.</p>\n<ul>\n",
+            list.len()
+        );
+        for q in list.iter().filter_map(Value::as_str) {
+            b.push_str(&format!("<li>{}</li>\n", esc(q)));
+        }
+        b + "</ul>\n"
+    };
+    section("blockers", "Blockers", false, &b)
+}
+
+fn findings(state: &Value) -> String {
+    let list = state.get("findings").and_then(Value::as_array).cloned().unwrap_or_default();
+    let b = if list.is_empty() {
+        "<p class=\"empty\">Nothing to warn about.</p>\n".to_string()
+    } else {
+        let items: String = list.iter().filter_map(Value::as_str).map(|f| format!("<li>{}</li>\n", esc(f))).collect();
+        format!("<ul>\n{items}</ul>\n")
+    };
+    section("findings", "Findings", false, &b)
+}
+
+fn lines(status: &Result<Value, String>) -> String {
+    let st = match status {
+        Ok(v) => v,
+        Err(e) => {
+            return section(
+                "lines",
+                "Continuity lines",
+                true,
+                &format!("<p class=\"empty\">Unavailable: {}</p>\n", esc(e)),
+            )
+        }
+    };
+    let store = st.get("store").cloned().unwrap_or(Value::Null);
+    let mut b = format!(
+        "<p>Sync {} · store tip <code>{}</code> · remote {} · {} record(s), {} refused</p>\n",
+        label(s(&store, "sync")),
+        esc(short(s(&store, "tip"))),
+        esc(if s(&store, "remote").is_empty() { "none" } else { s(&store, "remote") }),
+        store.get("records").and_then(Value::as_u64).unwrap_or(0),
+        store.get("refused").and_then(Value::as_u64).unwrap_or(0)
+    );
+    let list = st.get("lines").and_then(Value::as_array).cloned().unwrap_or_default();
+    if list.is_empty() {
+        b.push_str("<p class=\"empty\">No continuity line in this store.</p>\n");
+        return section("lines", "Continuity lines", true, &b);
+    }
+    b.push_str("<table><thead><tr><th>line</th><th>state</th><th>records</th><th>heads</th></tr></thead><tbody>\n");
+    for l in &list {
+        let state = s(l, "state");
+        let heads: Vec<String> = l
+            .get("heads")
+            .and_then(Value::as_array)
+            .map(|a| {
+                a.iter()
+                    .map(|h| {
+                        format!(
+                            "<code>{}</code> {} on {} at <code>{}</code>",
+                            esc(s(h, "id").get(..12).unwrap_or(s(h, "id"))),
+                            esc(h.get("device").map(|d| s(d, "label")).unwrap_or("")),
+                            esc(h.get("branch").and_then(Value::as_str).unwrap_or("?")),
+                            esc(short(h.get("head").and_then(Value::as_str).unwrap_or("")))
+                        )
+                    })
+                    .collect()
+            })
+            .unwrap_or_default();
+        let mark = if state == "diverged" {
+            format!("{} DIVERGED: {} heads", label(state), heads.len())
+        } else {
+            label(state)
+        };
+        b.push_str(&format!(
+            "<tr class=\"{}\"><td class=\"mono\">{}</td><td>{mark}</td><td>{}</td><td>{}</td></tr>\n",
+            esc(state),
+            esc(s(l, "line").get(..12).unwrap_or(s(l, "line"))),
+            l.get("records").and_then(Value::as_u64).unwrap_or(0),
+            heads.join("<br>")
+        ));
+    }
+    b.push_str("</tbody></table>\n");
+    section("lines", "Continuity lines", true, &b)
+}
+
+/// The content of `<main>` (also served alone at `/cockpit/fragment` for the refresh).
+pub fn main(ctx: &Ctx, served: &GitState) -> String {
+    let get = |m: &Model| read::value(ctx, m, Some(served)).map_err(|e| e.message);
+    let state = get(&Model::State);
+    let eps = get(&Model::Episodes).unwrap_or(Value::Null);
+    let status = get(&Model::ContinuityStatus);
+    let runtime = get(&Model::Runtime).unwrap_or(Value::Null);
+    let state = match state {
+        Ok(v) => v,
+        Err(e) => {
+            return section("state", "State", true, &format!("<p class=\"banner\">Unavailable: {}</p>\n", esc(&e)))
+        }
+    };
+    let mut out = String::new();
+    let agree = runtime.get("agree").and_then(Value::as_bool).unwrap_or(true);
+    let git = format!(
+        "<p>On <code>{}</code> at <code>{}</code>, working tree {}.{}</p>\n",
+        esc(s(&state, "branch")),
+        esc(short(s(&state, "head"))),
+        esc(s(&state, "working_tree")),
+        if agree {
+            ""
+        } else {
+            " <span class=\"banner\">The repository has moved since this server started; values are read afresh.</span>"
+        }
+    );
+    out.push_str(&section("git", "Checkout", true, &git));
+    out.push_str(&episodes(&eps));
+    out.push_str(&task(state.get("task").unwrap_or(&Value::Null)));
+    out.push_str(&blockers(&state));
+    out.push_str(&record("handover", state.get("handover").unwrap_or(&Value::Null)));
+    out.push_str(&record("checkpoint", state.get("checkpoint").unwrap_or(&Value::Null)));
+    out.push_str(&lines(&status));
+    out.push_str(&findings(&state));
+    out
+}
+
+/// The whole page, server-rendered.
+pub fn page(ctx: &Ctx, served: &GitState) -> String {
+    let title = ctx.layout.root().display().to_string();
+    PAGE.replace("{{title}}", &esc(&title))
+        .replace("{{version}}", env!("CARGO_PKG_VERSION"))
+        .replace("{{main}}", &main(ctx, served))
+}

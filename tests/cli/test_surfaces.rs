@@ -1,0 +1,766 @@
+//! The read surfaces (SPEC §11, §11.1, §11.2, §14 item 52): `state`, `explain`, `lifecycle <x>`
+//! on the CLI; `serve` (HTTP, the cockpit, OpenAPI) and `mcp` — each tested against a real peer:
+//! the Python `jsonschema` validator, the official MCP Python SDK, schemathesis and headless
+//! Chromium, all from the virtual environment `contrib/test-deps.sh` creates under `target/`.
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpStream;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::Duration;
+
+use serde_json::Value;
+
+use crate::common::{Output, Repo, TestEnv, HANDOVER, NOW};
+
+const LATER: &str = "2026-09-06T20:00:00Z"; // three days after NOW: past stale_minutes
+
+fn manifest() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn bin() -> &'static str {
+    env!("CARGO_BIN_EXE_git-majordomus")
+}
+
+/// The test venv's python (created by `contrib/test-deps.sh`, which `make test` runs first).
+fn python() -> PathBuf {
+    let p = manifest().join("target/surfaces-venv/bin/python");
+    assert!(p.exists(), "{} is missing: run contrib/test-deps.sh (make test does)", p.display());
+    p
+}
+
+fn json(out: &Output) -> Value {
+    serde_json::from_str(&out.stdout).unwrap_or_else(|e| panic!("not JSON ({e}):\n{}\n{}", out.stdout, out.stderr))
+}
+
+fn validate(schema: &str, doc: &Value) -> (bool, String) {
+    let mut child = Command::new(python())
+        .arg(manifest().join("tests/surfaces/validate.py"))
+        .arg(manifest().join("schemas").join(schema))
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child.stdin.take().unwrap().write_all(doc.to_string().as_bytes()).unwrap();
+    let out = child.wait_with_output().unwrap();
+    (out.status.success(), format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr)))
+}
+
+/// A checkout holding one of everything: a task, an open episode, a question, a checkpoint, a
+/// handover (stale once the clock is moved to LATER), one from another branch, and a continuity
+/// line that diverged (two records continue the same parent).
+fn fixture(env: &TestEnv) -> Repo<'_> {
+    let r = env.ready_repo("w");
+    r.start("Fix the callback");
+    r.mj(&["session", "start"]).ok();
+    r.mj(&["question", "add", "Which retry policy?"]).ok();
+    r.mj_in(&["checkpoint"], "Reproduced the race.\n").ok();
+    // A handover on another branch: never offered here.
+    r.git(&["checkout", "-q", "-b", "side"]);
+    r.mj_in(&["handover", "--no-task"], HANDOVER).ok();
+    r.git(&["checkout", "-q", "main"]);
+    // A continuity line with two heads: R1, R2 continuing it, then R3 continuing R1 again.
+    let publish = |body: &str| {
+        r.mj_in(&["handover", "--no-task"], body).ok();
+        let v = json(&r.mj(&["--json", "continuity", "publish"]).ok());
+        v["record"]["id"].as_str().unwrap().to_string()
+    };
+    let body =
+        |na: &str| format!("# Objective\nShip the release.\n\n# Current State\nTagged.\n\n# Next Action\n{na}\n");
+    publish(&body("Write the changelog."));
+    let saved = std::fs::read(r.state("continuity.json")).unwrap();
+    publish(&body("Announce the release."));
+    std::fs::write(r.state("continuity.json"), saved).unwrap();
+    publish(&body("Bump the version for the next cycle."));
+    r.mj_in(&["handover"], HANDOVER).ok();
+    r
+}
+
+// ---------------------------------------------------------------------------------------------
+// CLI: state, explain, lifecycle
+
+#[test]
+fn state_json_validates_against_the_verbatim_seed_schema() {
+    let env = TestEnv::new();
+    let r = fixture(&env);
+    for now in [NOW, LATER] {
+        env.set_now(now);
+        let v = json(&r.mj(&["--json", "state"]).ok());
+        let (ok, why) = validate("continuity-state.schema.json", &v);
+        assert!(ok, "state --json at {now} does not validate:\n{why}\n{v:#}");
+    }
+    // An invalid value is refused by the same validator: the check is not vacuous.
+    let mut bad = json(&r.mj(&["--json", "state"]).ok());
+    bad["handover"]["divergence"] = Value::from("sideways");
+    assert!(!validate("continuity-state.schema.json", &bad).0);
+    // A fresh checkout: present false, every nullable member null, and still valid.
+    let fresh = env.ready_repo("fresh");
+    let v = json(&fresh.mj(&["--json", "state"]).ok());
+    assert_eq!(v["present"], false, "{v:#}");
+    for k in ["session", "task", "handover", "checkpoint"] {
+        assert!(v[k].is_null(), "{k}: {v:#}");
+    }
+    assert!(validate("continuity-state.schema.json", &v).0);
+}
+
+#[test]
+fn r52_state_reports_divergence_and_freshness_apart_and_withholds_a_stale_next_action() {
+    let env = TestEnv::new();
+    let r = fixture(&env);
+    let v = json(&r.mj(&["--json", "state"]).ok());
+    let h = &v["handover"];
+    assert_eq!(h["freshness"], "fresh", "{v:#}");
+    assert_eq!(h["divergence"], "exact");
+    assert_eq!(h["next_action"], "Write the regression test.");
+    assert!(h.get("next_action_withheld").is_none());
+    assert_eq!(h["branch"], "main", "a record from another branch is never listed");
+    assert_eq!(v["task"]["task"], "Fix the callback");
+    assert_eq!(v["session"]["foreign"], false);
+    assert_eq!(v["blockers"].as_array().unwrap().len(), 1);
+    assert!(v["blockers"][0].as_str().unwrap().contains("Which retry policy?"));
+    assert_eq!(v["tallies"]["handovers"], 5);
+    assert_eq!(v["checkpoint"]["matched"], "same_worktree_same_branch");
+
+    r.commit_file("lib/a.rs", "fn a() {}\n");
+    env.set_now(LATER);
+    let v = json(&r.mj(&["--json", "state"]).ok());
+    let h = &v["handover"];
+    assert_eq!(h["divergence"], "advanced", "{v:#}");
+    assert_eq!(h["freshness"], "stale");
+    assert!(h.get("next_action").is_none(), "a stale record's Next Action is withheld: {v:#}");
+    assert!(h["next_action_withheld"].as_str().unwrap().starts_with("stale: "));
+    assert!(h["age_minutes"].as_i64().unwrap() >= 3 * 24 * 60);
+    let findings = v["findings"].to_string();
+    assert!(findings.contains("stale") && findings.contains("unresolved question"), "{findings}");
+    // Without --json the same value, indented.
+    let text = r.mj(&["state"]).ok().stdout;
+    assert_eq!(serde_json::from_str::<Value>(&text).unwrap(), v);
+    assert!(text.starts_with("{\n  \""));
+}
+
+#[test]
+fn explain_answers_every_question_with_a_reason_and_a_citation() {
+    let env = TestEnv::new();
+    let r = fixture(&env);
+    r.mj(&["session", "close"]).ok();
+    env.set_now(LATER);
+    let v = json(&r.mj(&["--json", "explain"]).ok());
+    let answers = v["answers"].as_array().unwrap();
+    let qs: Vec<&str> = answers.iter().map(|a| a["question"].as_str().unwrap()).collect();
+    assert_eq!(
+        qs,
+        [
+            "episode.current",
+            "episode.close",
+            "episode.task",
+            "episode.recovery",
+            "handover.selected",
+            "checkpoint.selected",
+            "handover.freshness",
+            "checkpoint.freshness"
+        ]
+    );
+    for a in answers {
+        assert!(!a["reason"].as_str().unwrap().is_empty(), "{a}");
+        assert!(!a["citations"].as_array().unwrap().is_empty(), "{a}");
+    }
+    let by = |q: &str| answers.iter().find(|a| a["question"] == q).unwrap().clone();
+    assert_eq!(by("episode.close")["answer"], "closed");
+    assert!(by("episode.close")["reason"].as_str().unwrap().contains("by hand"));
+    assert_eq!(by("episode.close")["citations"][0]["kind"], "ledger_line");
+    assert!(by("episode.close")["citations"][0]["line"].as_u64().unwrap() > 0);
+    assert_eq!(by("episode.current")["answer"], "none");
+    let sel = by("handover.selected");
+    assert!(sel["answer"].as_str().unwrap().starts_with(".ai/local/state/handovers/"));
+    let cands = sel["candidates"].as_array().unwrap();
+    assert!(cands
+        .iter()
+        .any(|c| c["verdict"] == "rejected" && c["reason"].as_str().unwrap().contains("another branch")));
+    assert!(cands.iter().any(|c| c["verdict"] == "superseded"));
+    let fr = by("handover.freshness");
+    assert_eq!(fr["answer"], "stale");
+    assert!(fr["citations"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|c| c["kind"] == "policy_key" && c["key"] == "session.freshness.stale_minutes"));
+}
+
+#[test]
+fn explain_cites_the_provider_end_event_that_closed_the_episode() {
+    let env = TestEnv::new();
+    let r = env.ready_repo("w");
+    r.mj_in(&["hook", "claude-code", "start"], r#"{"session_id":"cc-9"}"#).ok();
+    r.mj_in(&["hook", "claude-code", "end"], r#"{"session_id":"cc-9","reason":"logout"}"#).ok();
+    let v = json(&r.mj(&["--json", "explain"]).ok());
+    let a = v["answers"].as_array().unwrap().iter().find(|a| a["question"] == "episode.close").unwrap().clone();
+    assert_eq!(a["answer"], "closed", "{a:#}");
+    assert!(a["reason"].as_str().unwrap().contains("claude-code end event"), "{a:#}");
+    let lines: Vec<u64> = a["citations"].as_array().unwrap().iter().filter_map(|c| c["line"].as_u64()).collect();
+    assert_eq!(lines.len(), 2, "{a:#}");
+    let ledger = r.ledger();
+    assert_eq!(ledger[lines[0] as usize - 1]["event"], "session.closed");
+    // The receipt's duplicate `event` key: a JSON parser keeps the provider's (the last).
+    assert_eq!(ledger[lines[1] as usize - 1]["event"], "end");
+    assert_eq!(ledger[lines[1] as usize - 1]["provider"], "claude-code");
+}
+
+#[test]
+fn lifecycle_reads_the_episode_store() {
+    let env = TestEnv::new();
+    let r = env.ready_repo("w");
+    r.start("Fix it");
+    let sid = r.mj(&["session", "start"]).ok().stdout;
+    let ep = json(&r.mj(&["--json", "lifecycle", "episodes"]).ok());
+    assert_eq!(ep["episodes"].as_array().unwrap().len(), 1, "{ep:#}");
+    let e = &ep["episodes"][0];
+    assert_eq!(e["standing"], "current");
+    assert!(sid.contains(e["session_id"].as_str().unwrap()));
+    assert!(e["events"].as_u64().unwrap() >= 1);
+    assert_eq!(e["last_event"], "session.started");
+    // An episode whose worktree is gone is stranded, and recovery names it with a remedy.
+    let gone = env.path().join("gone").display().to_string();
+    let text = std::fs::read_to_string(r.state(&format!("sessions-open/{}.yaml", e["key"].as_str().unwrap()))).unwrap();
+    let stranded = text
+        .replace(&r.root.display().to_string(), &gone)
+        .replace(e["session_id"].as_str().unwrap(), "s-20260101T000000Z-dead");
+    std::fs::write(r.state("sessions-open/other.yaml"), stranded).unwrap();
+    let rec = json(&r.mj(&["--json", "lifecycle", "recovery"]).ok());
+    assert_eq!(rec["pointer"]["layout"], "pointer", "{rec:#}");
+    assert_eq!(rec["pointer"]["resolves"], true);
+    assert_eq!(rec["stranded"][0]["worktree"], gone.as_str());
+    assert!(rec["stranded"][0]["remedy"].as_str().unwrap().contains("sessions-open/other.yaml"));
+    assert_eq!(rec["balance"]["started"], 1);
+    assert_eq!(rec["balance"]["open"], 2);
+    assert_eq!(rec["balance"]["unaccounted"], -1);
+    assert_eq!(rec["balance"]["agrees"], false);
+    std::fs::remove_file(r.state("sessions-open/other.yaml")).unwrap();
+    r.mj(&["session", "close"]).ok();
+    let closed = json(&r.mj(&["--json", "lifecycle", "closed"]).ok());
+    assert_eq!(closed["total"], 1, "{closed:#}");
+    assert_eq!(closed["on_this_branch"], 1);
+    assert_eq!(closed["newest"][0]["outcome"], "closed");
+    let rec = json(&r.mj(&["--json", "lifecycle", "recovery"]).ok());
+    assert_eq!(rec["balance"]["agrees"], true, "{rec:#}");
+    assert_eq!(rec["pointer"]["layout"], "absent");
+    let rt = json(&r.mj(&["--json", "lifecycle", "runtime"]).ok());
+    assert_eq!(rt["agree"], true);
+    assert_eq!(rt["repository"]["head"], r.head().as_str());
+    r.mj(&["hooks", "install"]).ok();
+    let pv = json(&r.mj(&["--json", "lifecycle", "providers"]).ok());
+    let cc = pv["providers"].as_array().unwrap().iter().find(|p| p["name"] == "claude-code").unwrap().clone();
+    assert_eq!(cc["events"], serde_json::json!(["start", "compact", "end"]));
+    assert!(!cc["wired"].as_array().unwrap().is_empty(), "{pv:#}");
+    assert!(pv["git_hooks"].as_array().unwrap().iter().any(|h| h == ".git/hooks/pre-push"), "{pv:#}");
+}
+
+#[test]
+fn read_commands_refuse_without_the_layer_and_reject_unknown_models() {
+    let env = TestEnv::new();
+    let r = env.repo("bare-layer");
+    for args in [&["state"][..], &["explain"], &["lifecycle", "episodes"], &["serve", "status"]] {
+        let out = r.mj(args).code(12);
+        assert!(out.stderr.contains("hint: run git majordomus init"), "{args:?}: {}", out.stderr);
+    }
+    let out = env.ready_repo("w").mj(&["lifecycle", "everything"]).code(2);
+    assert!(out.stderr.contains("everything"), "{}", out.stderr);
+}
+
+#[cfg(feature = "mcp")]
+#[test]
+fn committed_schemas_match_the_types() {
+    let dir = manifest().join("schemas");
+    let update = std::env::var("MAJORDOMUS_UPDATE_SCHEMAS").is_ok_and(|v| v == "1");
+    let mut drift = Vec::new();
+    for (file, text) in majordomus::surface::schemas::generated() {
+        let path = dir.join(file);
+        if update {
+            std::fs::write(&path, &text).unwrap();
+        }
+        if std::fs::read_to_string(&path).unwrap_or_default() != text {
+            drift.push(file);
+        }
+    }
+    assert!(drift.is_empty(), "schemas differ from their types: {drift:?}; regenerate with MAJORDOMUS_UPDATE_SCHEMAS=1 cargo test --test cli committed_schemas");
+    // The state type's own properties are exactly the seed schema's.
+    let seed: Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("continuity-state.schema.json")).unwrap()).unwrap();
+    let derived = majordomus::surface::schemas::state_derived();
+    let keys =
+        |v: &Value| v["properties"].as_object().unwrap().keys().cloned().collect::<std::collections::BTreeSet<_>>();
+    assert_eq!(keys(&derived), keys(&seed));
+    let rkeys = |v: &Value| {
+        v["$defs"]["Record"]["properties"]
+            .as_object()
+            .unwrap()
+            .keys()
+            .cloned()
+            .collect::<std::collections::BTreeSet<_>>()
+    };
+    assert_eq!(rkeys(&derived), rkeys(&seed));
+}
+
+// ---------------------------------------------------------------------------------------------
+// HTTP
+
+/// A `serve` child, killed on drop.
+struct Served {
+    child: Child,
+    addr: String,
+}
+
+impl Drop for Served {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn serve(env: &TestEnv, root: &Path) -> Served {
+    let mut child = env
+        .command(bin())
+        .args(["serve", "--listen", "127.0.0.1:0"])
+        .current_dir(root)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    BufReader::new(child.stderr.take().unwrap()).read_line(&mut line).unwrap();
+    let addr = line
+        .split("http://")
+        .nth(1)
+        .and_then(|s| s.split('/').next())
+        .unwrap_or_else(|| panic!("no URL in {line:?}"))
+        .to_string();
+    Served { child, addr }
+}
+
+/// One raw HTTP/1.1 request; returns (status, head, body).
+fn http(addr: &str, method: &str, target: &str, host: Option<&str>) -> (u16, String, String) {
+    let mut s = TcpStream::connect(addr).unwrap();
+    s.set_read_timeout(Some(Duration::from_secs(20))).unwrap();
+    let host = host.map(|h| format!("Host: {h}\r\n")).unwrap_or_default();
+    write!(s, "{method} {target} HTTP/1.1\r\n{host}Connection: close\r\n\r\n").unwrap();
+    let mut raw = String::new();
+    s.read_to_string(&mut raw).unwrap();
+    let (head, body) = raw.split_once("\r\n\r\n").unwrap_or((&raw, ""));
+    let status = head.split_whitespace().nth(1).unwrap().parse().unwrap();
+    (status, head.to_string(), body.to_string())
+}
+
+fn get(addr: &str, target: &str) -> (u16, String, String) {
+    http(addr, "GET", target, Some(addr))
+}
+
+#[test]
+fn serve_routes_refusals_and_host_check() {
+    let env = TestEnv::new();
+    let r = fixture(&env);
+    let s = serve(&env, &r.root);
+    let a = s.addr.as_str();
+    let (st, _, body) = get(a, "/healthz");
+    assert_eq!(st, 200);
+    assert_eq!(serde_json::from_str::<Value>(&body).unwrap()["worktree"], r.root.display().to_string().as_str());
+    for m in ["POST", "PUT", "DELETE", "PATCH", "TRACE"] {
+        let (st, head, body) = http(a, m, "/api/v1/continuity", Some(a));
+        assert_eq!(st, 405, "{m}");
+        assert!(head.contains("Allow: GET, HEAD"), "{head}");
+        assert!(serde_json::from_str::<Value>(&body).unwrap()["error"]["message"].is_string());
+    }
+    let (st, head, body) = http(a, "HEAD", "/api/v1/continuity", Some(a));
+    assert_eq!(st, 200, "{head}");
+    assert!(body.is_empty());
+    let (st, _, body) = get(a, "/api/v2/nothing");
+    assert_eq!(st, 404);
+    assert_eq!(serde_json::from_str::<Value>(&body).unwrap()["error"]["status"], 404);
+    for t in [
+        "/../../etc/passwd",
+        "/%2e%2e/%2e%2e/etc/passwd",
+        "/cockpit.css/..%2f..%2fCargo.toml",
+        "/%2E%2E%5cfoo",
+        "/..%252f",
+    ] {
+        let (st, _, body) = get(a, t);
+        assert!(st == 400 || st == 404, "{t}: {st}");
+        assert!(body.starts_with('{') && !body.contains("root:") && !body.contains("[package]"), "{t}: {body}");
+    }
+    for h in [Some("evil.example"), Some("127.0.0.1.evil.example"), Some("localhost:1"), None] {
+        let (st, _, body) = http(a, "GET", "/api/v1/continuity", h);
+        assert!(st == 403 || st == 400, "{h:?}: {st}");
+        assert!(body.contains("\"error\""));
+    }
+    let port = a.rsplit(':').next().unwrap();
+    assert_eq!(http(a, "GET", "/healthz", Some(&format!("localhost:{port}"))).0, 200);
+    assert_eq!(http(a, "GET", "/healthz", Some(&format!("LOCALHOST:{port}"))).0, 200);
+    // OpenAPI 3.1 with every route and its response schema.
+    let (st, _, body) = get(a, "/api/v1/openapi.json");
+    assert_eq!(st, 200);
+    let doc: Value = serde_json::from_str(&body).unwrap();
+    assert_eq!(doc["openapi"], "3.1.0");
+    for route in
+        ["/api/v1/continuity", "/api/v1/continuity/explain", "/api/v1/lifecycle/episodes", "/api/v1/continuity/plan"]
+    {
+        let schema = &doc["paths"][route]["get"]["responses"]["200"]["content"]["application/json"]["schema"]["$ref"];
+        let name = schema.as_str().unwrap().rsplit('/').next().unwrap();
+        assert!(doc["components"]["schemas"][name].is_object(), "{route}");
+    }
+    assert!(!body.contains("#/$defs/"), "every reference is rewritten into components");
+    // The cockpit's assets are exact routes; nothing else is served from disk.
+    assert_eq!(get(a, "/cockpit.css").0, 200);
+    assert_eq!(get(a, "/assets/cockpit/cockpit.css").0, 404);
+}
+
+#[test]
+fn serve_refuses_a_non_loopback_bind_without_allow_remote() {
+    let env = TestEnv::new();
+    let r = env.ready_repo("w");
+    let out = r.mj(&["serve", "--listen", "0.0.0.0:0"]).code(2);
+    assert!(out.stderr.contains("not a loopback address") && out.stderr.contains("--allow-remote"), "{}", out.stderr);
+    let out = r.mj(&["serve", "--listen", "nonsense"]).code(2);
+    assert!(out.stderr.contains("not an address"), "{}", out.stderr);
+    assert!(r.mj(&["--json", "serve"]).code(2).stderr.contains("no JSON form"));
+}
+
+#[test]
+fn serve_answers_many_clients_while_one_is_slow() {
+    let env = TestEnv::new();
+    let r = fixture(&env);
+    let s = serve(&env, &r.root);
+    // A client that sends half a request and stalls.
+    let mut slow = TcpStream::connect(&s.addr).unwrap();
+    write!(slow, "GET /api/v1/continuity HTTP/1.1\r\nHost: {}\r\n", s.addr).unwrap();
+    let started = std::time::Instant::now();
+    let handles: Vec<_> = (0..16)
+        .map(|i| {
+            let addr = s.addr.clone();
+            std::thread::spawn(move || {
+                let path = if i % 2 == 0 { "/api/v1/continuity" } else { "/api/v1/lifecycle/episodes" };
+                get(&addr, path).0
+            })
+        })
+        .collect();
+    for h in handles {
+        assert_eq!(h.join().unwrap(), 200);
+    }
+    assert!(started.elapsed() < Duration::from_secs(15), "{:?}", started.elapsed());
+    drop(slow);
+    // Computed afresh (or cached ≤ 2 s): a new question shows up after the cache expires.
+    let before: Value = serde_json::from_str(&get(&s.addr, "/api/v1/continuity").2).unwrap();
+    r.mj(&["question", "add", "Second question?"]).ok();
+    std::thread::sleep(Duration::from_millis(2100));
+    let after: Value = serde_json::from_str(&get(&s.addr, "/api/v1/continuity").2).unwrap();
+    assert_eq!(after["tallies"]["blockers"].as_u64(), before["tallies"]["blockers"].as_u64().map(|n| n + 1));
+}
+
+#[test]
+fn serve_ensure_status_stop_and_the_start_hook() {
+    let env = TestEnv::new();
+    let r = env.ready_repo("w");
+    assert!(r.mj(&["serve", "status"]).ok().stdout.contains("none recorded"));
+    // A stale record (a process that is gone) is detected and replaced.
+    std::fs::create_dir_all(r.state("")).unwrap();
+    std::fs::write(
+        r.state("server.json"),
+        r#"{"pid":999999,"listen":"127.0.0.1:9","port":9,"url":"http://127.0.0.1:9/","worktree":"x","head":"NONE","started_at":"2026-09-03T20:00:00Z"}"#,
+    )
+    .unwrap();
+    assert!(r.mj(&["serve", "status"]).ok().stdout.contains("Shared server: stale"));
+    let out = r.mj(&["serve", "ensure"]).ok();
+    assert!(out.stdout.starts_with("Shared server: ready http://127.0.0.1:"), "{}", out.stdout);
+    let rec: Value = serde_json::from_str(&r.read(".ai/local/state/server.json")).unwrap();
+    assert_ne!(rec["pid"], 999999);
+    assert_eq!(rec["worktree"], r.root.display().to_string().as_str());
+    assert_eq!(rec["head"], r.head().as_str());
+    let addr = rec["listen"].as_str().unwrap().to_string();
+    assert_eq!(get(&addr, "/healthz").0, 200);
+    // A second ensure finds it: one server per checkout.
+    let again = r.mj(&["serve", "ensure"]).ok();
+    assert!(again.stdout.contains(&format!("pid {}", rec["pid"])), "{}", again.stdout);
+    assert!(r.mj(&["serve", "status"]).ok().stdout.contains("Shared server: running"));
+    let out = r.mj(&["serve", "stop"]).ok();
+    assert!(out.stdout.contains("stopped pid"), "{}", out.stdout);
+    assert!(TcpStream::connect(&addr).is_err() || get(&addr, "/healthz").0 != 200);
+    assert!(!r.exists(".ai/local/state/server.json"));
+
+    // The start hook: not ensured by default; ensured when the policy says so.
+    let payload = r#"{"session_id":"cc-1","source":"startup"}"#;
+    let out = r.mj_in(&["hook", "claude-code", "start"], payload).ok();
+    assert!(out.all().contains("Shared server: not ensured: session.ensure_server_on_start is false"), "{}", out.all());
+    let policy =
+        r.read(".ai/repo/policy.yaml").replace("ensure_server_on_start: false", "ensure_server_on_start: true");
+    r.write(".ai/repo/policy.yaml", &policy);
+    let out = r.mj_in(&["hook", "claude-code", "start"], r#"{"session_id":"cc-2","source":"startup"}"#).ok();
+    assert!(out.stdout.contains("Shared server: ready http://127.0.0.1:"), "{}", out.all());
+    r.mj(&["serve", "stop"]).ok();
+}
+
+// ---------------------------------------------------------------------------------------------
+// Real peers: the MCP Python SDK, the three-surface equality, schemathesis, Chromium
+
+const TOOLS: &[(&str, &[&str], &str)] = &[
+    ("majordomus_continuity", &["state"], "/api/v1/continuity"),
+    ("majordomus_continuity_explain", &["explain"], "/api/v1/continuity/explain"),
+    ("majordomus_lifecycle_episodes", &["lifecycle", "episodes"], "/api/v1/lifecycle/episodes"),
+    ("majordomus_lifecycle_recovery", &["lifecycle", "recovery"], "/api/v1/lifecycle/recovery"),
+    ("majordomus_lifecycle_runtime", &["lifecycle", "runtime"], "/api/v1/lifecycle/runtime"),
+    ("majordomus_lifecycle_providers", &["lifecycle", "providers"], "/api/v1/lifecycle/providers"),
+    ("majordomus_lifecycle_closed", &["lifecycle", "closed"], "/api/v1/lifecycle/closed"),
+    ("majordomus_continuity_status", &["continuity", "status"], "/api/v1/continuity/status"),
+    ("majordomus_continuity_records", &["continuity", "records"], "/api/v1/continuity/records"),
+    ("majordomus_continuity_plan", &["continuity", "plan"], "/api/v1/continuity/plan"),
+];
+
+fn mcp_client(env: &TestEnv, root: &Path, tools: &[&str], uris: &[&str]) -> Value {
+    let out = env
+        .command(python().to_str().unwrap())
+        .arg(manifest().join("tests/surfaces/mcp_client.py"))
+        .arg(root)
+        .arg(tools.join(","))
+        .arg(uris.join(","))
+        .arg("--")
+        .arg(bin())
+        .arg("mcp")
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "mcp client failed:\n{}", String::from_utf8_lossy(&out.stderr));
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+#[test]
+fn mcp_python_sdk_client_reads_every_tool_and_resource() {
+    let env = TestEnv::new();
+    let r = fixture(&env);
+    env.set_now(LATER);
+    let v = mcp_client(
+        &env,
+        &r.root,
+        &[
+            "majordomus_continuity",
+            "majordomus_continuity_explain",
+            "majordomus_lifecycle_episodes",
+            "majordomus_continuity_status",
+        ],
+        &["majordomus://continuity", "majordomus://lifecycle/episodes", "majordomus://lifecycle/recovery"],
+    );
+    assert_eq!(v["server"], "git-majordomus");
+    let tools = v["tools"].as_object().unwrap();
+    assert_eq!(tools.len(), TOOLS.len());
+    for (name, _, _) in TOOLS {
+        assert_eq!(tools[*name]["type"], "object", "{name} declares an input schema");
+    }
+    let res: Vec<&str> = v["resources"].as_array().unwrap().iter().map(|x| x.as_str().unwrap()).collect();
+    assert!(res.contains(&"majordomus://continuity") && res.contains(&"majordomus://lifecycle/episodes"));
+    for (name, cli, _) in TOOLS {
+        let Some(call) = v["calls"].get(*name) else { continue };
+        assert_eq!(call["is_error"], false, "{name}");
+        assert_eq!(call["structured"], call["text"], "{name}: text and structuredContent carry one value");
+        let mut args = vec!["--json"];
+        args.extend_from_slice(cli);
+        let out = r.mj(&args);
+        assert_eq!(call["structured"], json(&out), "{name} = CLI {cli:?}");
+    }
+    assert_eq!(v["reads"]["majordomus://continuity"], json(&r.mj(&["--json", "state"]).ok()));
+    assert_eq!(v["calls"]["majordomus_continuity"]["structured"]["handover"]["freshness"], "stale");
+}
+
+/// The three-surface equality test: CLI `--json` = MCP `structuredContent` = HTTP body, for every
+/// read model, on one fixture state.
+#[test]
+fn cli_mcp_http_return_the_same_value_for_every_read_model() {
+    let env = TestEnv::new();
+    let r = fixture(&env);
+    env.set_now(LATER);
+    let before = snapshot(&r);
+    let s = serve(&env, &r.root);
+    let names: Vec<&str> = TOOLS.iter().map(|t| t.0).collect();
+    let m = mcp_client(&env, &r.root, &names, &["majordomus://continuity", "majordomus://lifecycle/recovery"]);
+    for (tool, cli, route) in TOOLS {
+        let mut args = vec!["--json"];
+        args.extend_from_slice(cli);
+        let c = json(&r.mj(&args));
+        let (st, _, body) = get(&s.addr, route);
+        assert_eq!(st, 200, "{route}: {body}");
+        let h: Value = serde_json::from_str(&body).unwrap();
+        assert_eq!(c, h, "CLI {cli:?} = HTTP {route}");
+        assert_eq!(c, m["calls"][*tool]["structured"], "CLI {cli:?} = MCP {tool}");
+    }
+    for page in ["/", "/cockpit/fragment", "/api/v1/openapi.json", "/healthz"] {
+        assert_eq!(get(&s.addr, page).0, 200, "{page}");
+    }
+    drop(s);
+    assert_eq!(snapshot(&r), before, "no surface wrote anything (files under .ai/, refs, HEAD, index)");
+}
+
+/// Every file under `.ai/` with its bytes, every ref, HEAD and the index: what a read must not change.
+fn snapshot(r: &Repo<'_>) -> Vec<(String, Vec<u8>)> {
+    fn walk(root: &Path, dir: &Path, out: &mut Vec<(String, Vec<u8>)>) {
+        for e in std::fs::read_dir(dir).unwrap().map(|e| e.unwrap()) {
+            let p = e.path();
+            if p.is_dir() {
+                walk(root, &p, out);
+            } else {
+                out.push((p.strip_prefix(root).unwrap().display().to_string(), std::fs::read(&p).unwrap_or_default()));
+            }
+        }
+    }
+    let mut out = Vec::new();
+    walk(&r.root, &r.root.join(".ai"), &mut out);
+    out.push(("refs".into(), r.git(&["for-each-ref", "--format=%(refname) %(objectname)"]).into_bytes()));
+    out.push(("HEAD".into(), r.head().into_bytes()));
+    out.push(("index".into(), std::fs::read(r.root.join(".git/index")).unwrap()));
+    out.sort();
+    out
+}
+
+#[test]
+fn schemathesis_finds_no_failure_in_the_served_openapi() {
+    let env = TestEnv::new();
+    let r = fixture(&env);
+    let s = serve(&env, &r.root);
+    let st = manifest().join("target/surfaces-venv/bin/st");
+    let work = tempfile::tempdir().unwrap();
+    let out = Command::new(st)
+        .args([
+            "run",
+            &format!("http://{}/api/v1/openapi.json", s.addr),
+            "--max-examples",
+            "20",
+            "--checks",
+            "not_a_server_error,status_code_conformance,content_type_conformance,response_schema_conformance,unsupported_method",
+            "--phases",
+            "examples,coverage,fuzzing",
+            "--seed",
+            "1",
+            "--no-color",
+        ])
+        .current_dir(work.path())
+        .output()
+        .unwrap();
+    let text = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    assert!(out.status.success(), "schemathesis failed:\n{text}");
+    assert!(text.contains("passed"), "{text}");
+}
+
+fn chromium(args: &[&str]) -> std::process::Output {
+    let profile = tempfile::tempdir().unwrap();
+    Command::new("chromium")
+        .args([
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--no-first-run",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+            "--log-level=3",
+        ])
+        .arg(format!("--user-data-dir={}", profile.path().display()))
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+#[test]
+fn cockpit_in_headless_chromium_shows_history_and_a_diverged_line() {
+    let env = TestEnv::new();
+    let r = fixture(&env);
+    env.set_now(LATER);
+    let s = serve(&env, &r.root);
+    let url = format!("http://{}/", s.addr);
+    let state = json(&r.mj(&["--json", "state"]).ok());
+    let handover = state["handover"]["path"].as_str().unwrap();
+    // JavaScript off: the first paint is server-rendered.
+    let (st, head, page) = get(&s.addr, "/");
+    assert_eq!(st, 200);
+    assert!(head.contains("text/html"));
+    assert!(page.contains(handover) && page.contains("HISTORY") && page.contains("DIVERGED"), "{page}");
+    assert!(!page.contains("Write the regression test."), "a stale Next Action is never shown");
+    // Chromium with the refresh script: the DOM after it ran.
+    let out = chromium(&["--virtual-time-budget=3000", "--dump-dom", &url]);
+    let dom = String::from_utf8_lossy(&out.stdout);
+    assert!(dom.contains("data-ready=\"1\""), "the refresh ran: {dom}");
+    assert!(dom.contains(handover), "{dom}");
+    assert!(dom.contains("l-stale\">stale<"), "{dom}");
+    assert!(dom.contains("Handover (history)"), "{dom}");
+    assert!(!dom.contains("Write the regression test."), "{dom}");
+    assert!(dom.contains("class=\"diverged\"") && dom.contains("DIVERGED: 2 heads"), "{dom}");
+    assert!(dom.contains("Which retry policy?"));
+    // Keyboard: a skip link to the content, and every section heading is focusable.
+    assert!(dom.contains("class=\"skip\" href=\"#main\""), "{dom}");
+    let headings = dom.matches("<h2 ").count();
+    assert!(headings >= 6 && dom.matches("<h2 id=\"h-").count() == headings, "{dom}");
+    assert_eq!(dom.matches("tabindex=\"0\">").count(), headings, "{dom}");
+    // Screenshots at 1280×800 and on a narrow window: non-blank PNGs of the requested size.
+    let shots = manifest().join("target/cockpit-screenshots");
+    std::fs::create_dir_all(&shots).unwrap();
+    for (w, h) in [(1280, 800), (400, 800)] {
+        let png = shots.join(format!("cockpit-{w}x{h}.png"));
+        let _ = std::fs::remove_file(&png);
+        let out = chromium(&[
+            &format!("--screenshot={}", png.display()),
+            &format!("--window-size={w},{h}"),
+            "--hide-scrollbars",
+            "--virtual-time-budget=3000",
+            &url,
+        ]);
+        assert!(png.exists(), "no screenshot: {}", String::from_utf8_lossy(&out.stderr));
+        let check = Command::new(python())
+            .arg(manifest().join("tests/surfaces/png_check.py"))
+            .arg(&png)
+            .arg(w.to_string())
+            .arg(h.to_string())
+            .output()
+            .unwrap();
+        assert!(
+            check.status.success(),
+            "{}{}",
+            String::from_utf8_lossy(&check.stdout),
+            String::from_utf8_lossy(&check.stderr)
+        );
+    }
+}
+
+/// SPEC §11.1: malformed input never crashes the server and stdout carries only protocol.
+#[test]
+fn mcp_answers_malformed_requests_with_errors_and_keeps_serving() {
+    let env = TestEnv::new();
+    let r = env.ready_repo("w");
+    let long = format!(
+        "{{\"jsonrpc\":\"2.0\",\"id\":99,\"method\":\"ping\",\"params\":{{\"x\":\"{}\"}}}}",
+        "x".repeat(1_100_000)
+    );
+    let lines = [
+        r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}"#.to_string(),
+        r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#.to_string(),
+        "this is not json".to_string(),
+        long,
+        r#"{"jsonrpc":"2.0","id":2,"method":"no/such/method"}"#.to_string(),
+        r#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"majordomus_nothing","arguments":{}}}"#.to_string(),
+        r#"{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"majordomus_continuity","arguments":{"x":1}}}"#.to_string(),
+        r#"{"jsonrpc":"2.0","id":5,"method":"resources/read","params":{"uri":"majordomus://nothing"}}"#.to_string(),
+        r#"{"jsonrpc":"2.0","id":6,"method":"tools/call","params":{"name":"majordomus_continuity","arguments":{}}}"#.to_string(),
+    ];
+    let input = lines.join("\n") + "\n";
+    let out = env.run(&r.root, &["mcp"], Some(input.as_bytes()), &[]).ok();
+    let replies: Vec<Value> = out
+        .stdout
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("stdout line is not JSON-RPC ({e}): {l}")))
+        .collect();
+    let by_id = |id: u64| {
+        replies.iter().find(|v| v["id"] == id).unwrap_or_else(|| panic!("no reply {id}: {replies:?}")).clone()
+    };
+    assert!(by_id(1)["result"]["serverInfo"]["name"] == "git-majordomus");
+    assert!(replies.iter().all(|v| v["id"] != 99), "the over-long line was dropped");
+    assert_eq!(by_id(2)["error"]["code"], -32601);
+    assert_eq!(by_id(3)["error"]["code"], -32602);
+    assert_eq!(by_id(4)["error"]["code"], -32602);
+    assert!(by_id(5)["error"]["code"].is_i64());
+    let ok = by_id(6);
+    assert_eq!(ok["result"]["structuredContent"], json(&r.mj(&["--json", "state"]).ok()));
+    assert!(out.stderr.contains("not JSON") && out.stderr.contains("over 1048576 bytes"), "{}", out.stderr);
+}
