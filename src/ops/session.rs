@@ -13,10 +13,9 @@ use super::task;
 use crate::ctx::Ctx;
 use crate::error::{Error, Result};
 use crate::model::labels::{age, Divergence};
-use crate::model::record::branch_key;
 use crate::model::session::{is_generated, ClosedSession, OpenSession};
 use crate::store::atomic::{create_new, ensure_dir, read_opt, Lock};
-use crate::store::records::{head7, names, random_hex};
+use crate::store::records::{head7, names, random_hex, record_name};
 use crate::store::sessions::{self, key_of, open_path, read_open};
 use crate::store::{ledger, session_context};
 
@@ -372,10 +371,10 @@ fn write_closed(ctx: &Ctx, s: &OpenSession, p: &CloseParams) -> Result<PathBuf> 
     } else {
         p.summary.clone()
     };
-    let prefix = format!("{}--{}--{}--{}", ctx.clock.compact(), s.session_id, branch_key(&id.branch), head7(&id.head));
     let dir = ctx.layout.sessions();
     ensure_dir(&dir)?;
-    create_new(&dir, || format!("{prefix}--{}.md", random_hex(16)), c.render(&body).as_bytes())
+    let name = record_name(&ctx.clock.compact(), &[&s.session_id], &id.branch, &id.head);
+    create_new(&dir, name, c.render(&body).as_bytes())
 }
 
 /// `start_head..HEAD`, first 12 hex each, oldest first; `[diverged]` when the start is no

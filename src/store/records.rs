@@ -28,11 +28,21 @@ pub fn head7(head: &str) -> &str {
     head.get(..7).unwrap_or(head)
 }
 
+/// The one record-name shape: `<compact>--<middle...>--<branchkey>--<head7>--<16 hex>.md`,
+/// a fresh random suffix on every call (so a collision retries with another name).
+pub fn record_name(compact: &str, middle: &[&str], branch: &str, head: &str) -> impl FnMut() -> String {
+    let mut parts = vec![compact.to_string()];
+    parts.extend(middle.iter().map(|m| m.to_string()));
+    parts.push(branch_key(branch));
+    parts.push(head7(head).to_string());
+    let prefix = parts.join("--");
+    move || format!("{prefix}--{}.md", random_hex(16))
+}
+
 /// Writes a new record `<compact>--<branchkey>--<head7>--<16 hex>.md` into `dir`.
 pub fn write(dir: &Path, compact: &str, meta: &RecordMeta, body: &str) -> Result<PathBuf> {
     let text = meta.render(body);
-    let prefix = format!("{compact}--{}--{}", branch_key(&meta.branch), head7(&meta.head));
-    create_new(dir, || format!("{prefix}--{}.md", random_hex(16)), text.as_bytes())
+    create_new(dir, record_name(compact, &[], &meta.branch, &meta.head), text.as_bytes())
 }
 
 /// Record-shaped file names in `dir` (temp files and other names ignored), sorted.
