@@ -3,7 +3,9 @@
 use serde_yaml::Mapping;
 
 use super::markdown;
-use super::yaml::{get, get_list, list, quoted, scalar};
+use serde::Deserialize;
+
+use super::yaml::{list, quoted, scalar};
 
 /// Front matter larger than this is refused unparsed (a YAML bomb never reaches the parser).
 pub const MAX_FRONT_MATTER_BYTES: usize = 64 * 1024;
@@ -134,32 +136,78 @@ pub fn parse_mapping(yaml: &str) -> Option<Mapping> {
     serde_yaml::from_str::<Mapping>(yaml).ok()
 }
 
+/// A list field that a hand edit may have written as one scalar.
+#[derive(Debug, Default, Deserialize)]
+#[serde(untagged)]
+enum OneOrMany {
+    #[default]
+    None,
+    One(String),
+    Many(Vec<String>),
+}
+
+impl From<OneOrMany> for Vec<String> {
+    fn from(v: OneOrMany) -> Vec<String> {
+        match v {
+            OneOrMany::None => Vec::new(),
+            OneOrMany::One(s) => vec![s],
+            OneOrMany::Many(v) => v,
+        }
+    }
+}
+
+/// The front matter as written (SPEC §6.2): every scalar read as the text written, unknown keys
+/// tolerated, absent fields defaulted by [`parse`].
+#[derive(Debug, Deserialize)]
+struct Front {
+    schema_version: Option<String>,
+    created_at: Option<String>,
+    head: Option<String>,
+    task_id: Option<String>,
+    profile: Option<String>,
+    owner: Option<String>,
+    repository_id: Option<String>,
+    worktree: Option<String>,
+    branch: Option<String>,
+    working_tree: Option<String>,
+    #[serde(default)]
+    changed_files: OneOrMany,
+    continuity_record: Option<String>,
+    continuity_device: Option<String>,
+    continuity_created_at: Option<String>,
+    issue: Option<String>,
+    milestone: Option<String>,
+}
+
 /// Parses a checkpoint or handover file into its meta and body.
 pub fn parse(text: &str) -> Result<(RecordMeta, &str), Skip> {
     let (yaml, body) = split_front_matter(text).ok_or(Skip::NoFrontMatter)?;
-    let map = parse_mapping(yaml).ok_or(Skip::Malformed)?;
-    if get(&map, "schema_version").as_deref() != Some("1") {
+    // The generic parse refuses oversize input and alias bombs, even under keys a record never
+    // reads (SPEC §14: such a record is skipped as malformed); the typed read follows.
+    parse_mapping(yaml).ok_or(Skip::Malformed)?;
+    let front: Front = serde_yaml::from_str(yaml).map_err(|_| Skip::Malformed)?;
+    if front.schema_version.as_deref() != Some("1") {
         return Err(Skip::UnknownSchema);
     }
-    let (Some(head), Some(created_at)) = (get(&map, "head"), get(&map, "created_at")) else {
+    let (Some(head), Some(created_at)) = (front.head, front.created_at) else {
         return Err(Skip::MissingFields);
     };
     let meta = RecordMeta {
         created_at,
         head,
-        task_id: get(&map, "task_id").unwrap_or_else(|| "none".into()),
-        profile: get(&map, "profile").unwrap_or_else(|| "none".into()),
-        owner: get(&map, "owner").unwrap_or_default(),
-        repository_id: get(&map, "repository_id").unwrap_or_default(),
-        worktree: get(&map, "worktree").unwrap_or_default(),
-        branch: get(&map, "branch").unwrap_or_default(),
-        working_tree: get(&map, "working_tree").unwrap_or_default(),
-        changed_files: get_list(&map, "changed_files"),
-        continuity_record: get(&map, "continuity_record"),
-        continuity_device: get(&map, "continuity_device"),
-        continuity_created_at: get(&map, "continuity_created_at"),
-        issue: get(&map, "issue"),
-        milestone: get(&map, "milestone"),
+        task_id: front.task_id.unwrap_or_else(|| "none".into()),
+        profile: front.profile.unwrap_or_else(|| "none".into()),
+        owner: front.owner.unwrap_or_default(),
+        repository_id: front.repository_id.unwrap_or_default(),
+        worktree: front.worktree.unwrap_or_default(),
+        branch: front.branch.unwrap_or_default(),
+        working_tree: front.working_tree.unwrap_or_default(),
+        changed_files: front.changed_files.into(),
+        continuity_record: front.continuity_record,
+        continuity_device: front.continuity_device,
+        continuity_created_at: front.continuity_created_at,
+        issue: front.issue,
+        milestone: front.milestone,
     };
     Ok((meta, body.strip_prefix('\n').unwrap_or(body)))
 }
@@ -290,6 +338,7 @@ mod tests {
         assert_eq!(parse("---\nschema_version: 1\n---\n").unwrap_err(), Skip::MissingFields);
     }
 
+    /// A billion-laughs document is malformed, wherever its aliases sit.
     #[test]
     fn yaml_bomb_is_malformed_not_fatal() {
         let mut y = String::from(
@@ -302,8 +351,10 @@ mod tests {
             ));
             prev = c;
         }
-        y.push_str("head: x\ncreated_at: y\n---\nbody\n");
-        assert_eq!(parse(&y).unwrap_err(), Skip::Malformed);
+        let ignored = format!("{y}head: x\ncreated_at: y\n---\nbody\n");
+        assert_eq!(parse(&ignored).unwrap_err(), Skip::Malformed);
+        let read = format!("{y}head: x\ncreated_at: y\nchanged_files: *k\n---\nbody\n");
+        assert_eq!(parse(&read).unwrap_err(), Skip::Malformed);
     }
 
     #[test]
