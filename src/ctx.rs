@@ -13,6 +13,7 @@ use serde_json::Value;
 use crate::clock::Clock;
 use crate::error::{Error, Result};
 use crate::git::{self, Git, Identity};
+use crate::model::events::Event;
 use crate::model::labels::Divergence;
 use crate::model::policy::{Policy, Profile};
 use crate::store::atomic::{guard, read_opt};
@@ -218,7 +219,7 @@ impl Ctx {
     }
 
     /// Appends one ledger line for `event` — the only way anything reaches the ledger.
-    pub fn record_event(&self, event: &str, fields: &[(&str, Value)]) -> Result<()> {
+    pub fn record_event(&self, event: Event, fields: &[(&str, Value)]) -> Result<()> {
         let id = self.identity()?;
         let ts = self.clock.stamp();
         let session = self.session_id();

@@ -1,25 +1,108 @@
-//! The closed registry of ledger event names (SPEC §6.6).
+//! The closed registry of ledger event names (SPEC §6.6): writers name an [`Event`], so an
+//! unregistered event cannot be written (it does not compile); readers check names against it.
+
+use std::fmt;
+
+/// Every event a ledger line may record.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[allow(missing_docs)]
+pub enum Event {
+    TaskStarted,
+    TaskCheckpoint,
+    TaskHandedOver,
+    TaskFinished,
+    DecisionRecorded,
+    QuestionOpened,
+    QuestionResolved,
+    SessionStarted,
+    SessionClosed,
+    LedgerRotated,
+    ProviderEventReceived,
+    ProviderEventFailed,
+    KnowledgeDerived,
+    KnowledgePromoted,
+    KnowledgeRejected,
+}
+
+impl Event {
+    /// Every event, in SPEC order.
+    pub const ALL: [Event; 15] = [
+        Event::TaskStarted,
+        Event::TaskCheckpoint,
+        Event::TaskHandedOver,
+        Event::TaskFinished,
+        Event::DecisionRecorded,
+        Event::QuestionOpened,
+        Event::QuestionResolved,
+        Event::SessionStarted,
+        Event::SessionClosed,
+        Event::LedgerRotated,
+        Event::ProviderEventReceived,
+        Event::ProviderEventFailed,
+        Event::KnowledgeDerived,
+        Event::KnowledgePromoted,
+        Event::KnowledgeRejected,
+    ];
+
+    /// The name the ledger writes.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Event::TaskStarted => "task.started",
+            Event::TaskCheckpoint => "task.checkpoint",
+            Event::TaskHandedOver => "task.handed_over",
+            Event::TaskFinished => "task.finished",
+            Event::DecisionRecorded => "decision.recorded",
+            Event::QuestionOpened => "question.opened",
+            Event::QuestionResolved => "question.resolved",
+            Event::SessionStarted => "session.started",
+            Event::SessionClosed => "session.closed",
+            Event::LedgerRotated => "ledger.rotated",
+            Event::ProviderEventReceived => "provider.event.received",
+            Event::ProviderEventFailed => "provider.event.failed",
+            Event::KnowledgeDerived => "knowledge.derived",
+            Event::KnowledgePromoted => "knowledge.promoted",
+            Event::KnowledgeRejected => "knowledge.rejected",
+        }
+    }
+
+    /// The event called `name`, if it is registered.
+    pub fn parse(name: &str) -> Option<Event> {
+        Event::ALL.into_iter().find(|e| e.as_str() == name)
+    }
+}
+
+impl fmt::Display for Event {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
 
 /// Every event name the ledger may carry.
-pub const EVENTS: &[&str] = &[
-    "task.started",
-    "task.checkpoint",
-    "task.handed_over",
-    "task.finished",
-    "decision.recorded",
-    "question.opened",
-    "question.resolved",
-    "session.started",
-    "session.closed",
-    "ledger.rotated",
-    "provider.event.received",
-    "provider.event.failed",
-    "knowledge.derived",
-    "knowledge.promoted",
-    "knowledge.rejected",
-];
+pub const EVENTS: [&str; 15] = {
+    let mut names = [""; 15];
+    let mut i = 0;
+    while i < Event::ALL.len() {
+        names[i] = Event::ALL[i].as_str();
+        i += 1;
+    }
+    names
+};
 
 /// Whether `name` is a registered event.
 pub fn is_registered(name: &str) -> bool {
-    EVENTS.contains(&name)
+    Event::parse(name).is_some()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_round_trip() {
+        for e in Event::ALL {
+            assert_eq!(Event::parse(e.as_str()), Some(e));
+        }
+        assert_eq!(EVENTS[3], "task.finished");
+        assert!(!is_registered("no.such"));
+    }
 }

@@ -9,6 +9,7 @@ use super::resolve::{resolve, Resolved};
 use super::task;
 use crate::ctx::Ctx;
 use crate::error::{Error, Result};
+use crate::model::events::Event;
 use crate::model::record::{identity_violation, RecordMeta};
 use crate::store::records;
 
@@ -76,7 +77,7 @@ pub fn write(ctx: &Ctx, body: &str, derived: bool) -> Result<CheckpointReport> {
     }
     if body.trim().is_empty() {
         let moved = bump(ctx, task.as_ref())?;
-        ctx.record_event("task.checkpoint", &fields)?;
+        ctx.record_event(Event::TaskCheckpoint, &fields)?;
         return Ok(CheckpointReport::NoBody { task_id: moved });
     }
     refuse_identity("checkpoint", &body)?;
@@ -92,7 +93,7 @@ pub fn write(ctx: &Ctx, body: &str, derived: bool) -> Result<CheckpointReport> {
     let path = records::write(&ctx.layout.checkpoints(), &ctx.clock.compact(), &meta, &body)?;
     bump(ctx, task.as_ref())?;
     fields.push(("checkpoint_path", Value::from(ctx.rel(&path))));
-    ctx.record_event("task.checkpoint", &fields)?;
+    ctx.record_event(Event::TaskCheckpoint, &fields)?;
     Ok(CheckpointReport::Written { path, task_id: meta.task_id })
 }
 

@@ -5,6 +5,7 @@ use serde_json::Value;
 use super::task;
 use crate::ctx::Ctx;
 use crate::error::{Error, Result};
+use crate::model::events::Event;
 use crate::store::atomic::{append, create_if_absent, guard, read_opt, Lock};
 use crate::store::decisions::{parse, render_entry, Decision};
 
@@ -110,7 +111,7 @@ pub fn add(ctx: &Ctx, p: AddParams) -> Result<String> {
         append(&path, entry.as_bytes())?;
     }
     ctx.record_event(
-        "decision.recorded",
+        Event::DecisionRecorded,
         &[("task_id", Value::from(task_id)), ("decision", Value::from(title.clone()))],
     )?;
     Ok(title)

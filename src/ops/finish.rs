@@ -12,6 +12,7 @@ use super::resolve::resolve;
 use super::task;
 use crate::ctx::Ctx;
 use crate::error::{Error, Result};
+use crate::model::events::Event;
 use crate::model::finding::{Finding, Level};
 use crate::model::policy::Requirement;
 use crate::model::record::has_section;
@@ -248,7 +249,7 @@ pub fn run(ctx: &Ctx, p: FinishParams) -> Result<FinishReport> {
         .map(|v| json!({"command": v.command, "exit": v.exit, "seconds": v.seconds}))
         .unwrap_or(Value::Null);
     ctx.record_event(
-        "task.finished",
+        Event::TaskFinished,
         &[
             ("task_id", Value::from(t.id.clone())),
             ("outcome", Value::from(p.outcome.as_str())),

@@ -10,6 +10,7 @@ use super::resolve::{resolve, Resolved};
 use super::task;
 use crate::ctx::Ctx;
 use crate::error::{Error, Result};
+use crate::model::events::Event;
 use crate::model::labels::{freshness, Divergence, Freshness};
 use crate::model::record::{missing_sections, withhold_next_action};
 use crate::model::task::Outcome;
@@ -81,7 +82,7 @@ pub fn write(ctx: &Ctx, p: HandoverParams) -> Result<HandoverReport> {
     }
     fields.push(("handover_path", Value::from(ctx.rel(&path))));
     fields.push(("closed", Value::from(closed)));
-    ctx.record_event("task.handed_over", &fields)?;
+    ctx.record_event(Event::TaskHandedOver, &fields)?;
     Ok(HandoverReport { path, task_id: meta.task_id, closed })
 }
 

@@ -11,7 +11,7 @@ use serde_json::Value;
 
 use crate::ctx::Ctx;
 use crate::error::{Error, Result};
-use crate::model::events::{is_registered, EVENTS};
+use crate::model::events::{is_registered, Event, EVENTS};
 use crate::model::finding::{Finding, Level};
 use crate::store::atomic::{create_if_absent_with, guard, replace_with, write_to, Lock};
 use crate::store::ledger::{self, build_line, Envelope, Line};
@@ -301,7 +301,7 @@ pub fn rotate(ctx: &Ctx) -> Result<Rotation> {
     let cut = total - cap;
     let rotated = build_line(
         &Envelope { ts: &ts, head: &id.head, branch: &id.branch, session: session.as_deref() },
-        "ledger.rotated",
+        Event::LedgerRotated,
         &[("archived", Value::from(cut)), ("kept", Value::from(cap)), ("archive", Value::from(archive_rel.as_str()))],
     )?;
     let copy = |w: &mut dyn std::io::Write, from: usize, to: usize, dest: &std::path::Path| -> Result<()> {

@@ -8,6 +8,7 @@ use serde_json::Value;
 use super::{briefing, checkpoint, handover, knowledge, session, task};
 use crate::ctx::{Ctx, Env};
 use crate::error::Error;
+use crate::model::events::Event;
 use crate::model::providers::{self, sanitise};
 use crate::store::atomic::{append, ensure_dir};
 use crate::store::sessions::{key_of, open_path};
@@ -74,7 +75,7 @@ impl Run<'_> {
         let reason = format!("{step}: {}", e.message);
         self.err(format!("majordomus: {} {} hook: {reason}", self.provider, self.event));
         let _ = self.ctx.record_event(
-            "provider.event.failed",
+            Event::ProviderEventFailed,
             &[
                 ("provider", Value::from(self.provider)),
                 ("event", Value::from(self.event)),
@@ -142,7 +143,7 @@ pub fn run(repo: Option<&Path>, env: &Env, provider: &str, event: &str, payload:
         return run.report;
     }
     let receipt = ctx.record_event(
-        "provider.event.received",
+        Event::ProviderEventReceived,
         &[
             ("provider", Value::from(provider)),
             ("event", Value::from(event)),

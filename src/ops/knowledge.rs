@@ -10,6 +10,7 @@ use serde_json::Value;
 use super::identity::digest_hex;
 use crate::ctx::Ctx;
 use crate::error::{Error, Result};
+use crate::model::events::Event;
 use crate::model::finding::{Finding, Level};
 use crate::model::record::{branch_key, parse_mapping, section_text, split_front_matter};
 use crate::model::yaml::{flow, get, get_list, quoted};
@@ -345,7 +346,7 @@ pub fn derive(ctx: &Ctx, episode: Option<&str>, dry_run: bool) -> Result<DeriveR
     }
     if !dry_run {
         ctx.record_event(
-            "knowledge.derived",
+            Event::KnowledgeDerived,
             &[
                 ("episode", Value::from(ep)),
                 ("written", Value::from(r.written)),
@@ -432,7 +433,7 @@ pub fn promote(ctx: &Ctx, id: &str, class: Option<&str>, evidence: &str) -> Resu
     guard(ctx.layout.root(), &dest)?;
     replace(&dest, k.render().as_bytes())?;
     std::fs::remove_file(&path).map_err(|e| Error::io_at(&path, e))?;
-    ctx.record_event("knowledge.promoted", &[("id", Value::from(id)), ("path", Value::from(ctx.rel(&dest)))])?;
+    ctx.record_event(Event::KnowledgePromoted, &[("id", Value::from(id)), ("path", Value::from(ctx.rel(&dest)))])?;
     Ok(dest)
 }
 
@@ -460,7 +461,7 @@ pub fn reject(ctx: &Ctx, id: &str, reason: &str, by: Option<&str>) -> Result<Pat
     k.extra = format!("{}\n# Rejected\n{}\n", k.extra, reason.trim());
     replace(&path, k.render().as_bytes())?;
     ctx.record_event(
-        "knowledge.rejected",
+        Event::KnowledgeRejected,
         &[
             ("id", Value::from(id)),
             ("reason", Value::from(reason.trim())),

@@ -6,6 +6,7 @@ use super::decision::seed;
 use super::task;
 use crate::ctx::Ctx;
 use crate::error::{Error, Result};
+use crate::model::events::Event;
 use crate::store::atomic::{append, guard, read_opt, replace, Lock};
 use crate::store::questions::{parse, resolve_in, unresolved_line, Entry};
 
@@ -57,7 +58,7 @@ pub fn add(ctx: &Ctx, question: &str) -> Result<(String, String)> {
         append(&path, format!("{sep}{}\n", unresolved_line(&task.id, &q, &ctx.clock.date())).as_bytes())?;
     }
     ctx.record_event(
-        "question.opened",
+        Event::QuestionOpened,
         &[("task_id", Value::from(task.id.clone())), ("question", Value::from(q.clone()))],
     )?;
     Ok((task.id, q))
@@ -106,7 +107,7 @@ pub fn resolve(ctx: &Ctx, selector: &str, answer: &str) -> Result<(String, Strin
         (chosen.1, chosen.2)
     };
     ctx.record_event(
-        "question.resolved",
+        Event::QuestionResolved,
         &[
             ("task_id", Value::from(resolver)),
             ("question", Value::from(question.clone())),

@@ -12,6 +12,7 @@ use super::resolve::{resolve_with, Facts, Found, Here, Match};
 use super::task;
 use crate::ctx::Ctx;
 use crate::error::{Error, Result};
+use crate::model::events::Event;
 use crate::model::labels::{age, Divergence};
 use crate::model::session::{is_generated, ClosedSession, OpenSession};
 use crate::store::atomic::{create_new, ensure_dir, read_opt, Lock};
@@ -112,7 +113,7 @@ pub fn start(ctx: &Ctx, p: StartParams) -> Result<StartReport> {
     if let Some(w) = &s.worker {
         fields.push(("worker", Value::from(w.clone())));
     }
-    ctx.record_event("session.started", &fields)?;
+    ctx.record_event(Event::SessionStarted, &fields)?;
     let context = match freeze_context(ctx, &s) {
         Ok(p) => Some(p),
         Err(e) => {
@@ -263,7 +264,7 @@ pub fn close(ctx: &Ctx, p: CloseParams) -> Result<Option<CloseReport>> {
     }
     if !reused {
         ctx.record_event(
-            "session.closed",
+            Event::SessionClosed,
             &[("outcome", Value::from(p.outcome.clone())), ("session_path", Value::from(ctx.rel(&path)))],
         )?;
     }

@@ -6,6 +6,7 @@ use super::resolve::resolve;
 use super::task::{self, LOCK};
 use crate::ctx::Ctx;
 use crate::error::{Error, Result};
+use crate::model::events::Event;
 use crate::model::finding::{Finding, Level};
 use crate::model::labels::age;
 use crate::model::task::{in_scope, normalise_scope, Outcome, Task};
@@ -114,7 +115,7 @@ pub fn run(ctx: &Ctx, p: StartParams) -> Result<StartReport> {
         replace(&ctx.layout.current(), task.to_yaml().as_bytes())?;
     }
     ctx.record_event(
-        "task.started",
+        Event::TaskStarted,
         &[
             ("task_id", Value::from(task.id.clone())),
             ("profile", Value::from(task.profile.clone())),

@@ -21,6 +21,7 @@ use super::task::{self, TaskRecord};
 use crate::clock::parse_stamp;
 use crate::ctx::Ctx;
 use crate::error::{Error, Exit, Result};
+use crate::model::events::Event;
 use crate::model::finding::{Finding, Findings, Level};
 use crate::model::labels::{span, Divergence};
 use crate::model::policy::{interval_minutes, Policy};
@@ -184,7 +185,7 @@ fn write_checkpoint(ctx: &Ctx, rec: &TaskRecord) -> Result<Finding> {
         })?
         .is_some_and(|t| t.checkpoint_at == now);
     }
-    ctx.record_event("task.checkpoint", &[("task_id", Value::from(rec.task.id.clone()))])?;
+    ctx.record_event(Event::TaskCheckpoint, &[("task_id", Value::from(rec.task.id.clone()))])?;
     let message = if moved {
         format!("checkpoint_at moved to {now}; task.checkpoint recorded")
     } else {
