@@ -5,7 +5,7 @@ use serde_yaml::Mapping;
 use super::markdown;
 use serde::Deserialize;
 
-use super::yaml::{list, quoted, scalar};
+use super::yaml::{list, list_field, quoted, scalar};
 
 /// Front matter larger than this is refused unparsed (a YAML bomb never reaches the parser).
 pub const MAX_FRONT_MATTER_BYTES: usize = 64 * 1024;
@@ -136,26 +136,6 @@ pub fn parse_mapping(yaml: &str) -> Option<Mapping> {
     serde_yaml::from_str::<Mapping>(yaml).ok()
 }
 
-/// A list field that a hand edit may have written as one scalar.
-#[derive(Debug, Default, Deserialize)]
-#[serde(untagged)]
-enum OneOrMany {
-    #[default]
-    None,
-    One(String),
-    Many(Vec<String>),
-}
-
-impl From<OneOrMany> for Vec<String> {
-    fn from(v: OneOrMany) -> Vec<String> {
-        match v {
-            OneOrMany::None => Vec::new(),
-            OneOrMany::One(s) => vec![s],
-            OneOrMany::Many(v) => v,
-        }
-    }
-}
-
 /// The front matter as written (SPEC §6.2): every scalar read as the text written, unknown keys
 /// tolerated, absent fields defaulted by [`parse`].
 #[derive(Debug, Deserialize)]
@@ -170,8 +150,8 @@ struct Front {
     worktree: Option<String>,
     branch: Option<String>,
     working_tree: Option<String>,
-    #[serde(default)]
-    changed_files: OneOrMany,
+    #[serde(default, deserialize_with = "list_field")]
+    changed_files: Vec<String>,
     continuity_record: Option<String>,
     continuity_device: Option<String>,
     continuity_created_at: Option<String>,
@@ -179,13 +159,18 @@ struct Front {
     milestone: Option<String>,
 }
 
+/// Parses front matter into a typed struct: scalars read as the text written, unknown keys
+/// tolerated. The generic parse runs first: it refuses oversize input and alias bombs even under
+/// keys the struct never reads (SPEC §14: such a file is skipped as malformed).
+pub fn parse_typed<T: serde::de::DeserializeOwned>(yaml: &str) -> Option<T> {
+    parse_mapping(yaml)?;
+    serde_yaml::from_str(yaml).ok()
+}
+
 /// Parses a checkpoint or handover file into its meta and body.
 pub fn parse(text: &str) -> Result<(RecordMeta, &str), Skip> {
     let (yaml, body) = split_front_matter(text).ok_or(Skip::NoFrontMatter)?;
-    // The generic parse refuses oversize input and alias bombs, even under keys a record never
-    // reads (SPEC §14: such a record is skipped as malformed); the typed read follows.
-    parse_mapping(yaml).ok_or(Skip::Malformed)?;
-    let front: Front = serde_yaml::from_str(yaml).map_err(|_| Skip::Malformed)?;
+    let front: Front = parse_typed(yaml).ok_or(Skip::Malformed)?;
     if front.schema_version.as_deref() != Some("1") {
         return Err(Skip::UnknownSchema);
     }
@@ -202,7 +187,7 @@ pub fn parse(text: &str) -> Result<(RecordMeta, &str), Skip> {
         worktree: front.worktree.unwrap_or_default(),
         branch: front.branch.unwrap_or_default(),
         working_tree: front.working_tree.unwrap_or_default(),
-        changed_files: front.changed_files.into(),
+        changed_files: front.changed_files,
         continuity_record: front.continuity_record,
         continuity_device: front.continuity_device,
         continuity_created_at: front.continuity_created_at,

@@ -1,9 +1,9 @@
 //! Episodes: the open episode file (SPEC §6.7) and the closed session record (§6.9).
 
-use serde_yaml::Mapping;
+use serde::Deserialize;
 
-use super::record::{parse_mapping, split_front_matter};
-use super::yaml::{get, get_list, list, quoted, scalar};
+use super::record::{parse_typed, split_front_matter};
+use super::yaml::{list, list_field, quoted, scalar};
 
 /// An open episode, `sessions-open/<key>.yaml`.
 #[derive(Debug, Clone, PartialEq, Eq, Default, serde::Serialize)]
@@ -51,19 +51,33 @@ impl OpenSession {
 
     /// Parses an open episode file; `None` when it is not one.
     pub fn parse(text: &str) -> Option<OpenSession> {
-        let m: Mapping = serde_yaml::from_str(text).ok()?;
+        #[derive(Deserialize)]
+        struct Front {
+            session_id: Option<String>,
+            started_at: Option<String>,
+            owner: Option<String>,
+            worker: Option<String>,
+            provider: Option<String>,
+            provider_session: Option<String>,
+            repository_id: Option<String>,
+            worktree: Option<String>,
+            branch: Option<String>,
+            start_head: Option<String>,
+            start_working_tree: Option<String>,
+        }
+        let f: Front = parse_typed(text)?;
         Some(OpenSession {
-            session_id: get(&m, "session_id").filter(|s| !s.is_empty())?,
-            started_at: get(&m, "started_at")?,
-            owner: get(&m, "owner").unwrap_or_default(),
-            worker: get(&m, "worker"),
-            provider: get(&m, "provider"),
-            provider_session: get(&m, "provider_session"),
-            repository_id: get(&m, "repository_id").unwrap_or_default(),
-            worktree: get(&m, "worktree")?,
-            branch: get(&m, "branch").unwrap_or_default(),
-            start_head: get(&m, "start_head").unwrap_or_default(),
-            start_working_tree: get(&m, "start_working_tree").unwrap_or_default(),
+            session_id: f.session_id.filter(|s| !s.is_empty())?,
+            started_at: f.started_at?,
+            owner: f.owner.unwrap_or_default(),
+            worker: f.worker,
+            provider: f.provider,
+            provider_session: f.provider_session,
+            repository_id: f.repository_id.unwrap_or_default(),
+            worktree: f.worktree?,
+            branch: f.branch.unwrap_or_default(),
+            start_head: f.start_head.unwrap_or_default(),
+            start_working_tree: f.start_working_tree.unwrap_or_default(),
         })
     }
 }
@@ -139,41 +153,77 @@ impl ClosedSession {
     /// Parses a closed record (SPEC §5 for sessions: `schema: session/v1`; `session_id`, `head`
     /// and `created_at` required). The error is the skip reason.
     pub fn parse(text: &str) -> Result<(ClosedSession, &str), &'static str> {
+        /// Every field; absent ones are `None` or empty.
+        #[derive(Deserialize, Default)]
+        #[serde(default)]
+        struct Front {
+            schema: Option<String>,
+            session_id: Option<String>,
+            head: Option<String>,
+            created_at: Option<String>,
+            task_id: Option<String>,
+            profile: Option<String>,
+            repository_id: Option<String>,
+            worktree_id: Option<String>,
+            branch: Option<String>,
+            working_tree: Option<String>,
+            #[serde(deserialize_with = "list_field")]
+            changed_files: Vec<String>,
+            started_at: Option<String>,
+            closed_at: Option<String>,
+            outcome: Option<String>,
+            title: Option<String>,
+            worker: Option<String>,
+            start_head: Option<String>,
+            start_working_tree: Option<String>,
+            #[serde(deserialize_with = "list_field")]
+            commits: Vec<String>,
+            #[serde(deserialize_with = "list_field")]
+            tasks: Vec<String>,
+            #[serde(deserialize_with = "list_field")]
+            checkpoints: Vec<String>,
+            #[serde(deserialize_with = "list_field")]
+            handovers: Vec<String>,
+            #[serde(deserialize_with = "list_field")]
+            decisions: Vec<String>,
+            #[serde(deserialize_with = "list_field")]
+            questions: Vec<String>,
+        }
         let (yaml, body) = split_front_matter(text).ok_or("no front matter")?;
-        let m = parse_mapping(yaml).ok_or("malformed front matter")?;
-        if get(&m, "schema").as_deref() != Some("session/v1") {
+        let f: Front = parse_typed(yaml).ok_or("malformed front matter")?;
+        if f.schema.as_deref() != Some("session/v1") {
             return Err("unknown schema");
         }
         let (Some(session_id), Some(head), Some(created_at)) =
-            (get(&m, "session_id"), get(&m, "head"), get(&m, "created_at"))
+            (f.session_id.clone(), f.head.clone(), f.created_at.clone())
         else {
             return Err("missing required fields");
         };
-        let g = |k: &str| get(&m, k).unwrap_or_default();
+        let r = f;
         let c = ClosedSession {
             created_at,
             head,
             session_id,
-            task_id: g("task_id"),
-            profile: g("profile"),
-            repository_id: g("repository_id"),
-            worktree_id: g("worktree_id"),
-            branch: g("branch"),
-            working_tree: g("working_tree"),
-            changed_files: get_list(&m, "changed_files"),
-            started_at: g("started_at"),
-            closed_at: g("closed_at"),
-            outcome: g("outcome"),
-            title: g("title"),
-            worker: g("worker"),
-            start_head: g("start_head"),
-            start_working_tree: g("start_working_tree"),
-            commits: get_list(&m, "commits"),
-            tasks: get_list(&m, "tasks"),
-            checkpoints: get_list(&m, "checkpoints"),
-            handovers: get_list(&m, "handovers"),
-            decisions: get_list(&m, "decisions"),
-            questions: get_list(&m, "questions"),
+            task_id: r.task_id.unwrap_or_default(),
+            profile: r.profile.unwrap_or_default(),
+            repository_id: r.repository_id.unwrap_or_default(),
+            worktree_id: r.worktree_id.unwrap_or_default(),
+            branch: r.branch.unwrap_or_default(),
+            working_tree: r.working_tree.unwrap_or_default(),
+            changed_files: r.changed_files,
+            started_at: r.started_at.unwrap_or_default(),
+            closed_at: r.closed_at.unwrap_or_default(),
+            outcome: r.outcome.unwrap_or_default(),
+            title: r.title.unwrap_or_default(),
+            worker: r.worker.unwrap_or_default(),
+            start_head: r.start_head.unwrap_or_default(),
+            start_working_tree: r.start_working_tree.unwrap_or_default(),
+            commits: r.commits,
+            tasks: r.tasks,
+            checkpoints: r.checkpoints,
+            handovers: r.handovers,
+            decisions: r.decisions,
+            questions: r.questions,
         };
         Ok((c, body.strip_prefix('\n').unwrap_or(body)))
     }
@@ -218,6 +268,10 @@ mod tests {
             start_working_tree: "clean".into(),
         };
         assert_eq!(OpenSession::parse(&o.to_yaml()).unwrap(), o);
+        for odd in ["null", "1e3", "~", "true", "123", ": x", "#c"] {
+            let o = OpenSession { owner: odd.into(), worker: Some(odd.into()), branch: odd.into(), ..o.clone() };
+            assert_eq!(OpenSession::parse(&o.to_yaml()).unwrap(), o, "{odd}");
+        }
     }
 
     #[test]
@@ -227,7 +281,8 @@ mod tests {
             session_id: "s-1".into(),
             head: "NONE".into(),
             title: "a \"b\"".into(),
-            decisions: vec!["x: y".into()],
+            decisions: vec!["x: y".into(), "1e3".into(), "null".into()],
+            branch: "123".into(),
             ..Default::default()
         };
         let text = c.render("# What Happened\nx\n");

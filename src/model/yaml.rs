@@ -65,6 +65,16 @@ pub fn get(map: &serde_yaml::Mapping, key: &str) -> Option<String> {
     map.get(key).and_then(text)
 }
 
+/// A list field of a typed front matter (`#[serde(default, deserialize_with = "list_field")]`):
+/// items read as texts like [`get_list`] (a lone scalar is a one-item list, `null` none).
+pub fn list_field<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Vec<String>, D::Error> {
+    Ok(match <Option<Value> as serde::Deserialize>::deserialize(d)? {
+        Some(Value::Sequence(s)) => s.iter().filter_map(text).collect(),
+        Some(v) => text(&v).into_iter().collect(),
+        None => Vec::new(),
+    })
+}
+
 /// Reads `key` of a mapping as a list of texts (a lone scalar is a one-item list).
 pub fn get_list(map: &serde_yaml::Mapping, key: &str) -> Vec<String> {
     match map.get(key) {
