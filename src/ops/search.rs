@@ -181,7 +181,7 @@ impl Searcher<'_> {
             if *taken >= self.limit {
                 return true;
             }
-            if text.to_lowercase().contains(self.needle) {
+            if contains_folded(text, self.needle) {
                 self.hits.push(Hit { kind, path: rel.clone(), line: n, text: text.trim_end().to_string() });
                 *taken += 1;
             }
@@ -287,23 +287,37 @@ impl Searcher<'_> {
             self.ctx.warn(format!("search: skipped {}: {}", self.ctx.rel(&path), e.message));
             return Ok(());
         }
-        let Some(lines) = ledger::forward(&path)? else { return Ok(()) };
+        let Some(lines) = ledger::raw_lines(&path)? else { return Ok(()) };
         let mut newest: VecDeque<(usize, String)> = VecDeque::with_capacity(self.limit + 1);
         for l in lines {
-            let l = l?;
-            let hit =
-                l.raw.to_lowercase().contains(self.needle) && self.task.is_none_or(|t| l.str("task_id") == Some(t));
-            if hit && self.limit > 0 {
+            let (number, bytes) = l?;
+            let raw = String::from_utf8_lossy(&bytes);
+            // The text is checked first; only a hit is parsed for `--task`.
+            if !contains_folded(&raw, self.needle) {
+                continue;
+            }
+            let line = ledger::Line::parse(Some(number), &bytes);
+            if self.task.is_none_or(|t| line.str("task_id") == Some(t)) && self.limit > 0 {
                 if newest.len() == self.limit {
                     newest.pop_front();
                 }
-                newest.push_back((l.number.expect("a forward read numbers its lines"), l.raw));
+                newest.push_back((number, line.raw));
             }
         }
         let mut taken = 0;
         self.add(Kind::History, &path, newest.iter().rev().map(|(n, raw)| (*n, raw.as_str())), &mut taken);
         Ok(())
     }
+}
+
+/// Whether `text` contains `needle` (already lowercase) ignoring case: byte-wise for an ASCII
+/// needle (no allocation per line), else through `to_lowercase`.
+fn contains_folded(text: &str, needle: &str) -> bool {
+    if !needle.is_ascii() {
+        return text.to_lowercase().contains(needle);
+    }
+    let (t, n) = (text.as_bytes(), needle.as_bytes());
+    n.is_empty() || t.windows(n.len()).any(|w| w.eq_ignore_ascii_case(n))
 }
 
 /// Lines with their 1-based numbers.
@@ -335,6 +349,20 @@ fn md_files(dir: &Path, newest_first: bool) -> Result<Vec<PathBuf>> {
 #[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn case_folding_finds_what_to_lowercase_finds() {
+        for (text, needle, found) in [
+            ("Fix the OAuth Callback", "oauth callback", true),
+            ("Fix the OAuth Callback", "oauth  callback", false),
+            ("Straße über Brücke", "über", true),
+            ("STRASSE ÜBER", "über", true),
+            ("abc", "abcd", false),
+        ] {
+            assert_eq!(contains_folded(text, needle), found, "{text} / {needle}");
+            assert_eq!(text.to_lowercase().contains(needle), found, "{text} / {needle}");
+        }
+    }
 
     #[test]
     fn kinds_in_authority_order() {

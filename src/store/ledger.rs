@@ -123,7 +123,8 @@ pub struct Line {
 }
 
 impl Line {
-    fn parse(number: Option<usize>, bytes: &[u8]) -> Line {
+    /// Parses one line's bytes (without the newline).
+    pub fn parse(number: Option<usize>, bytes: &[u8]) -> Line {
         let bytes = bytes.strip_suffix(b"\r").unwrap_or(bytes);
         let pairs = std::str::from_utf8(bytes).ok().and_then(|t| serde_json::from_str::<Pairs>(t).ok());
         Line { number, raw: String::from_utf8_lossy(bytes).into_owned(), pairs }
