@@ -43,10 +43,18 @@ pub enum Args {
         #[arg(long)]
         remote: Option<String>,
     },
-    /// This device, the store and what is resumable (no network)
-    Status,
+    /// This device, the store, the diverged lines and the newest resumable records (no network)
+    Status {
+        /// List every line and every resumable record, not only the diverged lines and the newest 20
+        #[arg(long)]
+        all: bool,
+    },
     /// Every admitted record and line
-    Records,
+    Records {
+        /// Show only the first N records (by line, then id)
+        #[arg(long, value_name = "N")]
+        limit: Option<usize>,
+    },
     /// What a resume would do (writes nothing)
     Plan {
         /// A record id or prefix (the empty prefix lists every record)
@@ -115,12 +123,12 @@ pub fn run(cc: &CommandContext, a: Args, ui: &mut Ui) -> Result<Exit> {
                 emit(ui, &r, render::sync);
                 Ok(exit_if(!r.unreachable()))
             }
-            Args::Status => {
-                emit(ui, &status::status(&ctx)?, render::status);
+            Args::Status { all } => {
+                emit(ui, &status::status(&ctx, all)?, render::status);
                 Ok(Exit::Ok)
             }
-            Args::Records => {
-                emit(ui, &status::records(&ctx)?, render::records);
+            Args::Records { limit } => {
+                emit(ui, &status::records(&ctx, limit)?, render::records);
                 Ok(Exit::Ok)
             }
             Args::Plan { record } => {
