@@ -71,7 +71,13 @@ pub struct LocalState {
 
 impl Default for LocalState {
     fn default() -> Self {
-        LocalState { schema: SCHEMA.into(), branches: BTreeMap::new(), offers: Vec::new(), offers_total: None, last_sync: None }
+        LocalState {
+            schema: SCHEMA.into(),
+            branches: BTreeMap::new(),
+            offers: Vec::new(),
+            offers_total: None,
+            last_sync: None,
+        }
     }
 }
 

@@ -142,23 +142,16 @@ impl Entry {
     pub fn of(path: &str, blob: &str, i: Intrinsic) -> Entry {
         let other = |kind, diagnostic| Entry::Other(Other { path: path.into(), blob: blob.into(), kind, diagnostic });
         match i {
-            Intrinsic::Record { id, public_key, record } => {
-                match super::signing::raw_public_key(&public_key) {
-                    Some(k) => {
-                        let key: String = k.iter().map(|b| format!("{b:02x}")).collect();
-                        Entry::Record(Box::new(Summary::of(&id, blob, &key, &record)))
-                    }
-                    None => other(
-                        OtherKind::Refused,
-                        Diagnostic::new(
-                            "error",
-                            "continuity.bad_signature",
-                            Some(path),
-                            "the public key does not decode",
-                        ),
-                    ),
+            Intrinsic::Record { id, public_key, record } => match super::signing::raw_public_key(&public_key) {
+                Some(k) => {
+                    let key: String = k.iter().map(|b| format!("{b:02x}")).collect();
+                    Entry::Record(Box::new(Summary::of(&id, blob, &key, &record)))
                 }
-            }
+                None => other(
+                    OtherKind::Refused,
+                    Diagnostic::new("error", "continuity.bad_signature", Some(path), "the public key does not decode"),
+                ),
+            },
             Intrinsic::TooNew(d) => other(OtherKind::TooNew, d),
             Intrinsic::Refused(d) => other(OtherKind::Refused, d),
             Intrinsic::Stray(d) => other(OtherKind::Stray, d),

@@ -5,9 +5,9 @@ use std::path::Path;
 use serde::Serialize;
 
 use super::loaded::{self, Setup};
-use crate::continuity::admission::{admit, Judge, Verdict};
 use super::{remote_ref, REF};
 use crate::continuity::admission::Diagnostic;
+use crate::continuity::admission::{admit, Judge, Verdict};
 use crate::continuity::mesh::Trust;
 use crate::continuity::record::Device;
 use crate::continuity::signing;

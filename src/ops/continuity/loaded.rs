@@ -129,9 +129,10 @@ impl Loaded {
 /// The whole record of an admitted row, read from its blob when it is shown (plan, resume).
 /// The blob id names its bytes, so what admission concluded about them still holds.
 pub fn full(ctx: &Ctx, row: &Row) -> Result<Record> {
-    let bytes = ctx.git.read_blob(&row.s.blob).map_err(|e| Error::io(format!("continuity record {}: {e}", row.s.id)))?;
-    let envelope: Envelope = serde_json::from_slice(&bytes)
-        .map_err(|e| Error::io(format!("continuity record {}: {e}", row.s.id)))?;
+    let bytes =
+        ctx.git.read_blob(&row.s.blob).map_err(|e| Error::io(format!("continuity record {}: {e}", row.s.id)))?;
+    let envelope: Envelope =
+        serde_json::from_slice(&bytes).map_err(|e| Error::io(format!("continuity record {}: {e}", row.s.id)))?;
     serde_json::from_value(envelope.record).map_err(|e| Error::io(format!("continuity record {}: {e}", row.s.id)))
 }
 
@@ -180,9 +181,8 @@ fn admit_all(ctx: &Ctx, entries: &[StoreEntry]) -> std::result::Result<Vec<Entry
 fn model_at(ctx: &Ctx, reference: &str, tip: &str) -> Result<Model> {
     let git_err = |e: crate::git::Error| Error::io(format!("continuity store {reference}: {e}"));
     let rules = rules_hash();
-    let base = read_cache(ctx, reference, &rules).or_else(|| {
-        (reference != super::REF).then(|| read_cache(ctx, super::REF, &rules)).flatten()
-    });
+    let base = read_cache(ctx, reference, &rules)
+        .or_else(|| (reference != super::REF).then(|| read_cache(ctx, super::REF, &rules)).flatten());
     if let Some(m) = &base {
         if m.tip == tip {
             if !cache_path(ctx, reference).exists() {

@@ -242,7 +242,8 @@ pub fn records(ctx: &Ctx, limit: Option<usize>) -> Result<RecordsReport> {
     let lineage = store.lineage();
     let mut ids: Vec<(&str, &str)> = store.admitted.iter().map(|a| (a.s.line_id(), a.s.id.as_str())).collect();
     ids.sort_unstable();
-    let ordered: Vec<String> = ids.into_iter().take(limit.unwrap_or(usize::MAX)).map(|(_, id)| id.to_string()).collect();
+    let ordered: Vec<String> =
+        ids.into_iter().take(limit.unwrap_or(usize::MAX)).map(|(_, id)| id.to_string()).collect();
     Ok(RecordsReport {
         records: views(ctx, &s, &store, &ordered),
         records_total: store.admitted.len(),

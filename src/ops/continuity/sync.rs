@@ -198,7 +198,8 @@ fn compare(
     remote: &BTreeSet<String>,
 ) -> Vec<LineComparison> {
     let links = |a: &loaded::Row| (a.s.id.clone(), a.s.line.clone(), a.s.parent.clone());
-    let all = before.admitted.iter().map(links).chain(theirs.admitted.iter().filter(|a| !local.contains(&a.s.id)).map(links));
+    let all =
+        before.admitted.iter().map(links).chain(theirs.admitted.iter().filter(|a| !local.contains(&a.s.id)).map(links));
     Lineage::from_links(all).compare_stores(local, remote)
 }
 
