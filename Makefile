@@ -5,7 +5,7 @@
 #   make install           binary, man page and completions under $(PREFIX)
 #   make install PREFIX=/usr/local
 #   make lint              clippy with warnings as errors, rustfmt check
-#   make bench             read paths, the start hook, and the continuity store at 100,000 records
+#   make bench             every command on a large and a tiny fixture, the git floor, the growth curve
 #   make uninstall / make clean
 
 PREFIX  ?= $(HOME)/.cargo
@@ -79,10 +79,11 @@ test:
 	$(CARGO) test --all-targets
 	$(CARGO) test --doc
 
+# Fixtures are cached under target/bench/fixtures/ (rebuilt when the generator changes); the
+# table is written to target/bench/report.md. BENCH_MILLION=1 adds the 1,000,000-record point.
 bench: build
-	$(CARGO) build --release --example bench_store
-	bench/run.sh "$(CURDIR)/$(BIN)"
-	bench/continuity.sh "$(CURDIR)/$(BIN)"
+	$(CARGO) build --release --example bench_fixture
+	bench/bench.sh "$(CURDIR)/$(BIN)"
 
 lint:
 	$(CARGO) clippy --all-targets -- -D warnings

@@ -225,29 +225,30 @@ pub fn load(ctx: &Ctx, s: &Setup, reference: &str) -> Result<Loaded> {
     let model = model_at(ctx, reference, &tip)?;
     let own_key = s.own_key();
     let judge = Judge { repository: &s.repository, mesh: s.mesh.as_ref(), own_key: own_key.as_deref() };
-    // Standing is judged once per (signer, repository), never cached across processes.
-    let mut standing: HashMap<(String, String), std::result::Result<Trust, ()>> = HashMap::new();
+    // Standing is judged once per (signer, repository) on every read, never cached.
+    let mut standing: HashMap<(&str, &str), Option<Trust>> = HashMap::new();
+    let verdicts: Vec<Option<Trust>> = model
+        .records
+        .iter()
+        .map(|sm| {
+            *standing.entry((sm.key.as_str(), sm.repository.as_str())).or_insert_with(|| {
+                standing_of(&store_path(&sm.id), &sm.key, &sm.repository, &sm.device.label, &judge).ok()
+            })
+        })
+        .collect();
+    drop(standing);
     let mut diags: Vec<Diagnostic> = Vec::new();
     out.admitted.reserve(model.records.len());
-    for sm in model.records {
-        let k = (sm.key.clone(), sm.repository.clone());
-        let verdict = match standing.get(&k) {
-            Some(Ok(t)) => Ok(*t),
-            _ => {
-                let path = store_path(&sm.id);
-                let v = standing_of(&path, &sm.key, &sm.repository, &sm.device.label, &judge);
-                standing.insert(k, v.as_ref().map(|t| *t).map_err(|_| ()));
-                v
-            }
-        };
+    for (sm, verdict) in model.records.into_iter().zip(verdicts) {
         match verdict {
-            Ok(trust) => out.admitted.push(Row { s: sm, trust }),
-            Err(d) => {
-                out.refused.push(RefusedFile {
-                    path: d.path.clone().unwrap_or_default(),
-                    code: d.code.clone(),
-                    message: d.message.clone(),
-                });
+            Some(trust) => out.admitted.push(Row { s: sm, trust }),
+            None => {
+                let path = store_path(&sm.id);
+                let d = match standing_of(&path, &sm.key, &sm.repository, &sm.device.label, &judge) {
+                    Err(d) => d,
+                    Ok(_) => continue,
+                };
+                out.refused.push(RefusedFile { path, code: d.code.clone(), message: d.message.clone() });
                 diags.push(d);
             }
         }
