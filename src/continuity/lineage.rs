@@ -223,11 +223,7 @@ impl Lineage {
 
     fn parent_of_row(&self, row: u32) -> Option<&str> {
         match self.parent[row as usize] {
-            NONE => self
-                .outside
-                .binary_search_by(|(r, _)| r.cmp(&row))
-                .ok()
-                .map(|i| self.outside[i].1.as_str()),
+            NONE => self.outside.binary_search_by(|(r, _)| r.cmp(&row)).ok().map(|i| self.outside[i].1.as_str()),
             p => Some(self.ids[p as usize].as_str()),
         }
     }
@@ -292,6 +288,11 @@ impl Lineage {
     /// The heads: records no admitted record continues, sorted.
     pub fn heads(&self) -> Vec<String> {
         (0..self.ids.len()).filter(|r| !self.continued[*r]).map(|r| self.ids[r].clone()).collect()
+    }
+
+    /// Every record id, line by line (lines sorted by id, records by id within a line).
+    pub fn ids_by_line(&self) -> impl Iterator<Item = &str> {
+        self.members.iter().flat_map(|rows| rows.iter().map(|r| self.ids[*r as usize].as_str()))
     }
 
     /// The summary of one line, if the graph holds any of its records.

@@ -656,26 +656,26 @@ pub fn plan(input: &PlanInput<'_>, source: &dyn Fn(&str, &Record) -> SourceFacts
 }
 
 /// What the offers need of one record: its id, its device's node and its published time.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 pub struct Candidate<'a> {
     /// The record id.
-    pub id: &'a str,
+    pub id: String,
     /// The publishing device's node id.
     pub node: &'a str,
     /// `published_at` as Unix seconds, when readable.
     pub published: Option<i64>,
-    /// `published_at` as written (the tie-break of unreadable times).
-    pub published_at: &'a str,
+    /// `published_at` as written (the tie-break of equal or unreadable times).
+    pub published_at: String,
 }
 
 impl<'a> Candidate<'a> {
     /// The candidate of a record.
     pub fn of(id: &'a str, r: &'a Record) -> Candidate<'a> {
         Candidate {
-            id,
+            id: id.to_string(),
             node: &r.device.node,
             published: published_at(r).map(|t| t.timestamp()),
-            published_at: &r.published_at,
+            published_at: r.published_at.clone(),
         }
     }
 }
@@ -696,14 +696,14 @@ where
 {
     let mut out: Vec<Candidate<'a>> = records
         .into_iter()
-        .filter(|c| lineage.is_head(c.id) && Some(c.node) != this_node)
+        .filter(|c| lineage.is_head(&c.id) && Some(c.node) != this_node)
         .filter(|c| {
-            !positions.iter().any(|pos| matches!(lineage.relation(c.id, pos), Relation::Equal | Relation::Newer))
+            !positions.iter().any(|pos| matches!(lineage.relation(&c.id, pos), Relation::Equal | Relation::Newer))
         })
         .collect();
     out.sort_by(candidate_order);
     out.dedup_by(|a, b| a.id == b.id);
-    out.into_iter().map(|c| c.id.to_string()).collect()
+    out.into_iter().map(|c| c.id).collect()
 }
 
 /// The `continuity.json` offer of a record.
@@ -729,7 +729,7 @@ pub fn display_order(a: (&str, &Record), b: (&str, &Record)) -> Ordering {
 }
 
 fn candidate_order(a: &Candidate<'_>, b: &Candidate<'_>) -> Ordering {
-    b.published.cmp(&a.published).then_with(|| b.published_at.cmp(a.published_at)).then_with(|| a.id.cmp(b.id))
+    b.published.cmp(&a.published).then_with(|| b.published_at.cmp(&a.published_at)).then_with(|| a.id.cmp(&b.id))
 }
 
 /// `git majordomus start '<title>' --scope a,b --profile p`: the title single-quoted with `'`

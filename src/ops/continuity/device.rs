@@ -151,8 +151,8 @@ pub fn export(ctx: &Ctx, prefix: &str, dir: &Path) -> Result<Vec<String>> {
     }
     let s = loaded::setup(ctx)?;
     let store = loaded::load(ctx, &s, REF)?;
-    let hits: Vec<_> = store.admitted.iter().filter(|a| a.s.id.starts_with(prefix)).collect();
-    let a = match hits.as_slice() {
+    let hits: Vec<_> = store.rows().filter(|r| store.id(*r).starts_with(prefix)).collect();
+    let row = match hits.as_slice() {
         [one] => *one,
         [] => {
             return Err(Error::not_found(format!("no admitted record {prefix}"))
@@ -160,14 +160,15 @@ pub fn export(ctx: &Ctx, prefix: &str, dir: &Path) -> Result<Vec<String>> {
         }
         many => return Err(Error::usage(format!("{prefix} matches {} records; give more of the id", many.len()))),
     };
-    let bytes = ctx.git.read_blob(&a.s.blob).map_err(|e| Error::io(format!("export: {e}")))?;
+    let a = store.summary(row);
+    let bytes = ctx.git.read_blob(&a.blob).map_err(|e| Error::io(format!("export: {e}")))?;
     let envelope: crate::continuity::record::Envelope =
         serde_json::from_slice(&bytes).map_err(|e| Error::io(format!("export: {e}")))?;
     let (msg, sig, pubf) = signing::export_files(&envelope).map_err(|e| Error::io(format!("export: {e}")))?;
     crate::store::atomic::ensure_dir(dir)?;
     let mut written = Vec::new();
     for (ext, bytes) in [(".msg", msg), (".msg.minisig", sig.into_bytes()), (".pub", pubf.into_bytes())] {
-        let p = dir.join(format!("{}{ext}", a.s.id));
+        let p = dir.join(format!("{}{ext}", a.id));
         crate::store::atomic::replace(&p, &bytes)?;
         written.push(p.display().to_string());
     }

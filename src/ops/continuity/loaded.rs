@@ -16,7 +16,7 @@ use crate::continuity::admission::{admit, intrinsic, standing_of, Admitted, Diag
 use crate::continuity::lineage::Lineage;
 use crate::continuity::mesh::{Mesh, Trust};
 use crate::continuity::plan::{Candidate, RefusedFile};
-use crate::continuity::readmodel::{rules_hash, Entry, Model, OtherKind, Summary};
+use crate::continuity::readmodel::{rules_hash, Change, Entry, OtherKind, Summary, View};
 use crate::continuity::record::{store_path, Envelope, Record};
 use crate::continuity::signing::{self, DeviceKey};
 use crate::ctx::Ctx;
@@ -64,31 +64,27 @@ pub fn setup(ctx: &Ctx) -> Result<Setup> {
     Ok(Setup { repository, mesh, device })
 }
 
-/// One admitted record: its read-model summary and its signer's standing on this machine.
-#[derive(Debug, Clone)]
+/// One admitted record of a [`Loaded`] store: its row in the read model and its signer's
+/// standing on this machine (never `revoked`: those are refused).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Row {
-    /// What the read model keeps of it.
-    pub s: Summary,
-    /// The signer's standing (never `revoked`: those are refused).
+    /// The row in the read model.
+    pub row: u32,
+    /// The signer's standing.
     pub trust: Trust,
 }
 
-impl Row {
-    /// Its path in the store.
-    pub fn path(&self) -> String {
-        store_path(&self.s.id)
-    }
-}
-
-/// A store as read through admission.
+/// A store as read through admission: the read model, read in place, and the standing of each
+/// of its records on this machine.
 #[derive(Debug, Clone, Default)]
 pub struct Loaded {
     /// The ref read.
     pub reference: String,
     /// Its tip.
     pub tip: Option<String>,
-    /// Admitted records, sorted by id.
-    pub admitted: Vec<Row>,
+    view: Option<View>,
+    /// Admitted records, in id order.
+    admitted: Vec<Row>,
     /// Paths of records of a later schema (kept, not read).
     pub too_new: Vec<String>,
     /// Refused files.
@@ -98,42 +94,76 @@ pub struct Loaded {
 }
 
 impl Loaded {
-    /// The lineage over the admitted records.
-    pub fn lineage(&self) -> Lineage {
-        Lineage::from_links(self.admitted.iter().map(|a| (a.s.id.clone(), a.s.line.clone(), a.s.parent.clone())))
+    fn view(&self) -> &View {
+        self.view.as_ref().expect("a store with admitted records has a read model")
     }
-    /// What the offers need of every admitted record.
-    pub fn candidates(&self) -> impl Iterator<Item = Candidate<'_>> {
-        self.admitted.iter().map(|a| Candidate {
-            id: &a.s.id,
-            node: &a.s.device.node,
-            published: a.s.published,
-            published_at: &a.s.published_at,
-        })
+    /// How many records are admitted.
+    pub fn len(&self) -> usize {
+        self.admitted.len()
+    }
+    /// Whether no record is admitted.
+    pub fn is_empty(&self) -> bool {
+        self.admitted.is_empty()
+    }
+    /// The admitted records, in id order.
+    pub fn rows(&self) -> impl Iterator<Item = Row> + '_ {
+        self.admitted.iter().copied()
     }
     /// The admitted record `id`.
-    pub fn get(&self, id: &str) -> Option<&Row> {
-        // `admitted` is sorted by id (see `load`).
-        self.admitted.binary_search_by(|a| a.s.id.as_str().cmp(id)).ok().map(|i| &self.admitted[i])
+    pub fn get(&self, id: &str) -> Option<Row> {
+        let row = self.view.as_ref()?.find(id)? as u32;
+        self.admitted.binary_search_by(|a| a.row.cmp(&row)).ok().map(|i| self.admitted[i])
+    }
+    /// A record's id.
+    pub fn id(&self, r: Row) -> String {
+        self.view().id(r.row as usize)
+    }
+    /// A record's device node.
+    pub fn node(&self, r: Row) -> &str {
+        self.view().device(r.row as usize).0
+    }
+    /// What the read model keeps of a record.
+    pub fn summary(&self, r: Row) -> Summary {
+        self.view().summary(r.row as usize)
+    }
+    /// The lineage over the admitted records.
+    pub fn lineage(&self) -> Lineage {
+        Lineage::from_links(self.links())
+    }
+    /// `(id, line, parent)` of every admitted record.
+    pub fn links(&self) -> impl Iterator<Item = (String, Option<String>, Option<String>)> + '_ {
+        self.admitted.iter().map(|a| self.view().links(a.row as usize))
+    }
+    /// What the offers need of record `id`, if it is admitted.
+    pub fn candidate(&self, id: &str) -> Option<Candidate<'_>> {
+        let r = self.get(id)?;
+        let v = self.view();
+        let i = r.row as usize;
+        Some(Candidate {
+            id: id.to_string(),
+            node: v.device(i).0,
+            published: v.published(i),
+            published_at: v.summary(i).published_at,
+        })
     }
     /// Ids of the admitted records.
     pub fn ids(&self) -> BTreeSet<String> {
-        self.admitted.iter().map(|a| a.s.id.clone()).collect()
+        self.rows().map(|r| self.id(r)).collect()
     }
     /// Paths that a merge may bring in: admitted and too-new records.
     pub fn mergeable(&self) -> BTreeSet<String> {
-        self.admitted.iter().map(Row::path).chain(self.too_new.iter().cloned()).collect()
+        self.rows().map(|r| store_path(&self.id(r))).chain(self.too_new.iter().cloned()).collect()
     }
 }
 
 /// The whole record of an admitted row, read from its blob when it is shown (plan, resume).
 /// The blob id names its bytes, so what admission concluded about them still holds.
-pub fn full(ctx: &Ctx, row: &Row) -> Result<Record> {
-    let bytes =
-        ctx.git.read_blob(&row.s.blob).map_err(|e| Error::io(format!("continuity record {}: {e}", row.s.id)))?;
-    let envelope: Envelope =
-        serde_json::from_slice(&bytes).map_err(|e| Error::io(format!("continuity record {}: {e}", row.s.id)))?;
-    serde_json::from_value(envelope.record).map_err(|e| Error::io(format!("continuity record {}: {e}", row.s.id)))
+pub fn full(ctx: &Ctx, store: &Loaded, row: Row) -> Result<Record> {
+    let s = store.summary(row);
+    let fail = |e: String| Error::io(format!("continuity record {}: {e}", s.id));
+    let bytes = ctx.git.read_blob(&s.blob).map_err(|e| fail(e.to_string()))?;
+    let envelope: Envelope = serde_json::from_slice(&bytes).map_err(|e| fail(e.to_string()))?;
+    serde_json::from_value(envelope.record).map_err(|e| fail(e.to_string()))
 }
 
 /// Reads one record of the store at `reference` through admission (`None` when it is absent or
@@ -165,10 +195,9 @@ fn cache_path(ctx: &Ctx, reference: &str) -> std::path::PathBuf {
     ctx.git.common_dir().join("majordomus/readmodel").join(format!("{}.bin", reference.replace('/', "%")))
 }
 
-/// The cached model of `reference` (written under `rules`), if any is usable.
-fn read_cache(ctx: &Ctx, reference: &str, rules: &str) -> Option<Model> {
-    let bytes = std::fs::read(cache_path(ctx, reference)).ok()?;
-    Model::decode(&bytes, rules)
+/// The cached view of `reference` (written under `rules`), if any is usable.
+fn read_cache(ctx: &Ctx, reference: &str, rules: &str) -> Option<View> {
+    View::parse(std::fs::read(cache_path(ctx, reference)).ok()?, rules)
 }
 
 /// Admits `entries` on every core.
@@ -178,82 +207,73 @@ fn admit_all(ctx: &Ctx, entries: &[StoreEntry]) -> std::result::Result<Vec<Entry
 
 /// The read model of the store at `tip`: the cache of `reference` (or, for a ref read the first
 /// time, the local store's) brought up to date from the tree difference; else built cold.
-fn model_at(ctx: &Ctx, reference: &str, tip: &str) -> Result<Model> {
+fn view_at(ctx: &Ctx, reference: &str, tip: &str) -> Result<View> {
     let git_err = |e: crate::git::Error| Error::io(format!("continuity store {reference}: {e}"));
     let rules = rules_hash();
-    let base = read_cache(ctx, reference, &rules)
-        .or_else(|| (reference != super::REF).then(|| read_cache(ctx, super::REF, &rules)).flatten());
-    if let Some(m) = &base {
-        if m.tip == tip {
-            if !cache_path(ctx, reference).exists() {
-                save_cache(ctx, reference, m, &rules);
+    let own = read_cache(ctx, reference, &rules);
+    let own_exists = own.is_some();
+    let base = own.or_else(|| (reference != super::REF).then(|| read_cache(ctx, super::REF, &rules)).flatten());
+    if let Some(v) = &base {
+        if v.tip() == tip {
+            if !own_exists {
+                let _ = replace(&cache_path(ctx, reference), v.bytes());
             }
-            return Ok(base.unwrap_or_default());
+            return base.ok_or_else(|| Error::io("internal: the read model vanished"));
         }
     }
-    let mut model = match base.map(|m| (ctx.git.store_changes(&m.tip, tip), m)) {
-        Some((Ok(changes), mut m)) => {
+    let changes = base.as_ref().and_then(|v| ctx.git.store_changes(v.tip(), tip).ok());
+    let bytes = match (base, changes) {
+        (Some(base), Some(changes)) => {
             let added = admit_all(ctx, &changes.added).map_err(git_err)?;
-            let paths: Vec<String> = changes.added.iter().map(|e| e.path.clone()).collect();
-            m.apply(&changes.removed, added, &paths);
-            m
+            let mut gone: Vec<&str> = changes.removed.iter().map(String::as_str).collect();
+            gone.extend(changes.added.iter().map(|e| e.path.as_str()));
+            base.update(tip, Change { gone, added }, &rules)
         }
         // No cache, or its tip is gone (pruned after a forced update): read the whole tree.
         _ => {
             let entries = ctx.git.store_list(tip).map_err(git_err)?;
-            let mut m = Model::default();
-            let paths: Vec<String> = Vec::new();
-            m.apply(&[], admit_all(ctx, &entries).map_err(git_err)?, &paths);
-            m
+            let added = admit_all(ctx, &entries).map_err(git_err)?;
+            View::empty(EMPTY_TIP, &rules).update(tip, Change { gone: Vec::new(), added }, &rules)
         }
     };
-    model.tip = tip.to_string();
-    save_cache(ctx, reference, &model, &rules);
-    Ok(model)
+    // The cache is an optimisation: failing to write it changes no answer.
+    let _ = replace(&cache_path(ctx, reference), &bytes);
+    View::parse(bytes, &rules).ok_or_else(|| Error::io("internal: the read model just written does not parse"))
 }
 
-/// Writes the cache; failing to write it changes no answer.
-fn save_cache(ctx: &Ctx, reference: &str, m: &Model, rules: &str) {
-    let _ = replace(&cache_path(ctx, reference), &m.encode(rules));
-}
+/// The tip of an empty read model (no store commit has it).
+const EMPTY_TIP: &str = "0000000000000000000000000000000000000000";
 
 /// Reads the store at `reference` through the read model, judging every signer's standing.
 pub fn load(ctx: &Ctx, s: &Setup, reference: &str) -> Result<Loaded> {
     let git_err = |e: crate::git::Error| Error::io(format!("continuity store {reference}: {e}"));
     let mut out = Loaded { reference: reference.to_string(), ..Default::default() };
     let Some(tip) = ctx.git.ref_tip(reference).map_err(git_err)? else { return Ok(out) };
-    let model = model_at(ctx, reference, &tip)?;
+    let view = view_at(ctx, reference, &tip)?;
     let own_key = s.own_key();
     let judge = Judge { repository: &s.repository, mesh: s.mesh.as_ref(), own_key: own_key.as_deref() };
     // Standing is judged once per (signer, repository) on every read, never cached.
-    let mut standing: HashMap<(&str, &str), Option<Trust>> = HashMap::new();
-    let verdicts: Vec<Option<Trust>> = model
-        .records
-        .iter()
-        .map(|sm| {
-            *standing.entry((sm.key.as_str(), sm.repository.as_str())).or_insert_with(|| {
-                standing_of(&store_path(&sm.id), &sm.key, &sm.repository, &sm.device.label, &judge).ok()
-            })
-        })
-        .collect();
-    drop(standing);
+    let mut standing: HashMap<(usize, usize), Option<Trust>> = HashMap::new();
     let mut diags: Vec<Diagnostic> = Vec::new();
-    out.admitted.reserve(model.records.len());
-    for (sm, verdict) in model.records.into_iter().zip(verdicts) {
+    out.admitted.reserve(view.len());
+    for i in 0..view.len() {
+        let k = view.standing_key(i);
+        let label = || view.device(i).1;
+        let verdict = *standing
+            .entry(k)
+            .or_insert_with(|| standing_of("", view.key_at(k.0), view.repository_at(k.1), label(), &judge).ok());
         match verdict {
-            Some(trust) => out.admitted.push(Row { s: sm, trust }),
+            Some(trust) => out.admitted.push(Row { row: i as u32, trust }),
             None => {
-                let path = store_path(&sm.id);
-                let d = match standing_of(&path, &sm.key, &sm.repository, &sm.device.label, &judge) {
-                    Err(d) => d,
-                    Ok(_) => continue,
-                };
-                out.refused.push(RefusedFile { path, code: d.code.clone(), message: d.message.clone() });
-                diags.push(d);
+                let path = store_path(&view.id(i));
+                if let Err(d) = standing_of(&path, view.key_at(k.0), view.repository_at(k.1), label(), &judge) {
+                    out.refused.push(RefusedFile { path, code: d.code.clone(), message: d.message.clone() });
+                    diags.push(d);
+                }
             }
         }
     }
-    for o in model.others {
+    for o in view.others() {
         if o.kind != OtherKind::Stray {
             out.refused.push(RefusedFile {
                 path: o.path.clone(),
@@ -264,11 +284,12 @@ pub fn load(ctx: &Ctx, s: &Setup, reference: &str) -> Result<Loaded> {
         if o.kind == OtherKind::TooNew {
             out.too_new.push(o.path.clone());
         }
-        diags.push(o.diagnostic);
+        diags.push(o.diagnostic.clone());
     }
     diags.sort_by(|a, b| a.path.cmp(&b.path));
     out.refused.sort_by(|a, b| a.path.cmp(&b.path));
     out.diagnostics = diags;
     out.tip = Some(tip);
+    out.view = Some(view);
     Ok(out)
 }

@@ -51,22 +51,25 @@ fn plan_over(ctx: &Ctx, s: &Setup, store: &Loaded, local: &LocalState, prefix: O
     let lineage = store.lineage();
     let own = s.own_node();
     let offers = resumable_ids(s, store, &lineage, local);
-    let mut wanted: Vec<&loaded::Row> = match prefix {
-        Some(p) => store.admitted.iter().filter(|a| a.s.id.starts_with(p)).collect(),
+    let mut wanted: Vec<String> = match prefix {
+        Some(p) => lineage.ids().filter(|id| id.starts_with(p)).map(str::to_string).collect(),
         None => Vec::new(),
     };
-    wanted.extend(offers.iter().filter_map(|id| store.get(id)));
-    wanted.sort_by(|a, b| a.s.id.cmp(&b.s.id));
-    wanted.dedup_by(|a, b| a.s.id == b.s.id);
-    let whole: Vec<(&loaded::Row, Record)> =
-        wanted.into_iter().map(|a| Ok((a, loaded::full(ctx, a)?))).collect::<Result<_>>()?;
+    wanted.extend(offers.iter().cloned());
+    wanted.sort();
+    wanted.dedup();
+    let whole: Vec<(String, loaded::Row, Record)> = wanted
+        .into_iter()
+        .filter_map(|id| store.get(&id).map(|r| (id, r)))
+        .map(|(id, r)| Ok((id, r, loaded::full(ctx, store, r)?)))
+        .collect::<Result<_>>()?;
     let records: Vec<PlanRecord<'_>> = whole
         .iter()
-        .map(|(a, r)| PlanRecord {
-            id: &a.s.id,
+        .map(|(id, row, r)| PlanRecord {
+            id,
             record: r,
-            trust: a.trust,
-            this_device: Some(a.s.device.node.as_str()) == own.as_deref(),
+            trust: row.trust,
+            this_device: Some(r.device.node.as_str()) == own.as_deref(),
         })
         .collect();
     let branch = ctx.identity()?.branch.clone();
@@ -122,7 +125,7 @@ pub fn resume(ctx: &Ctx, prefix: Option<&str>) -> Result<ResumeReport> {
     let (true, Some(row)) = (plan.status.is_resumable(), chosen) else {
         return Ok(ResumeReport { resumed: false, plan, handover: None, decisions_carried: 0, position: None });
     };
-    let a = Whole { id: row.s.id.clone(), record: loaded::full(ctx, row)? };
+    let a = Whole { id: store.id(row), record: loaded::full(ctx, &store, row)? };
     let (handover, task_id) = write_handover(ctx, &a)?;
     let carried = carry_decisions(ctx, &a)?;
     carry_questions(ctx, &a, &task_id)?;

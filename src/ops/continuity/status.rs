@@ -116,7 +116,7 @@ pub fn store_view(ctx: &Ctx, store: &Loaded, remote: Option<&str>) -> Result<Sto
         remote: remote.map(str::to_string),
         remote_tip,
         sync: sync.into(),
-        records: store.admitted.len(),
+        records: store.len(),
         refused: store.refused.len(),
     })
 }
@@ -127,7 +127,7 @@ pub fn views(ctx: &Ctx, s: &Setup, store: &Loaded, ids: &[String]) -> Vec<Record
     let now = ctx.clock.now();
     ids.iter()
         .filter_map(|id| store.get(id))
-        .map(|a| RecordView::of(&a.s, a.trust, Some(a.s.device.node.as_str()) == own.as_deref(), now))
+        .map(|r| RecordView::of(&store.summary(r), r.trust, Some(store.node(r)) == own.as_deref(), now))
         .collect()
 }
 
@@ -135,7 +135,8 @@ pub fn views(ctx: &Ctx, s: &Setup, store: &Loaded, ids: &[String]) -> Vec<Record
 pub fn resumable_ids(s: &Setup, store: &Loaded, lineage: &Lineage, local: &LocalState) -> Vec<String> {
     let positions: Vec<&str> = local.branches.values().map(|p| p.record.as_str()).collect();
     let own = s.own_node();
-    resumable_of(store.candidates(), lineage, own.as_deref(), &positions)
+    let heads = lineage.heads();
+    resumable_of(heads.iter().filter_map(|id| store.candidate(id)), lineage, own.as_deref(), &positions)
 }
 
 /// Recomputes `continuity.json` offers from a loaded local store: the newest [`SHOWN`], and
@@ -143,7 +144,8 @@ pub fn resumable_ids(s: &Setup, store: &Loaded, lineage: &Lineage, local: &Local
 pub fn refresh_offers(s: &Setup, store: &Loaded, lineage: &Lineage, local: &mut LocalState) {
     let ids = resumable_ids(s, store, lineage, local);
     local.offers_total = Some(ids.len());
-    local.offers = ids.iter().take(SHOWN).filter_map(|id| store.get(id)).map(|a| offer_of_summary(&a.s)).collect();
+    local.offers =
+        ids.iter().take(SHOWN).filter_map(|id| store.get(id)).map(|r| offer_of_summary(&store.summary(r))).collect();
 }
 
 /// Store diagnostics plus lineage findings and the status-only ones.
@@ -240,13 +242,10 @@ pub fn records(ctx: &Ctx, limit: Option<usize>) -> Result<RecordsReport> {
     let s = loaded::setup(ctx)?;
     let store = loaded::load(ctx, &s, REF)?;
     let lineage = store.lineage();
-    let mut ids: Vec<(&str, &str)> = store.admitted.iter().map(|a| (a.s.line_id(), a.s.id.as_str())).collect();
-    ids.sort_unstable();
-    let ordered: Vec<String> =
-        ids.into_iter().take(limit.unwrap_or(usize::MAX)).map(|(_, id)| id.to_string()).collect();
+    let ordered: Vec<String> = lineage.ids_by_line().take(limit.unwrap_or(usize::MAX)).map(str::to_string).collect();
     Ok(RecordsReport {
         records: views(ctx, &s, &store, &ordered),
-        records_total: store.admitted.len(),
+        records_total: store.len(),
         lines: lineage.lines(),
         diagnostics: all_diagnostics(&s, &store, &lineage),
     })

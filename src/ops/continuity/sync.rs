@@ -197,9 +197,7 @@ fn compare(
     local: &BTreeSet<String>,
     remote: &BTreeSet<String>,
 ) -> Vec<LineComparison> {
-    let links = |a: &loaded::Row| (a.s.id.clone(), a.s.line.clone(), a.s.parent.clone());
-    let all =
-        before.admitted.iter().map(links).chain(theirs.admitted.iter().filter(|a| !local.contains(&a.s.id)).map(links));
+    let all = before.links().chain(theirs.links().filter(|(id, _, _)| !local.contains(id)));
     Lineage::from_links(all).compare_stores(local, remote)
 }
 
