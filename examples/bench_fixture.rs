@@ -5,7 +5,7 @@
 //!   on `main`, then `<commits>` commits spread over `<branches>` branches (`main` and `b1`…).
 //! - `bench_fixture store <checkout> <records> <lines> <devices> <salt> [<parent>]` prints a
 //!   `git fast-import` stream that commits `<records>` signed continuity records of this
-//!   checkout's repository onto `refs/majordomus/continuity` (from `<parent>` when given): 
+//!   checkout's repository onto `refs/majordomus/continuity` (from `<parent>` when given):
 //!   `<devices>` device keys, `<lines>` lines, every 25th line diverged (its last record continues
 //!   the same parent as the one before it). `<salt>` makes two stores of the same shape differ.
 //! - `bench_fixture layer <checkout> <handovers> <checkpoints> <ledger> <decisions> <questions>`
@@ -33,7 +33,7 @@ fn compact(secs: i64) -> String {
 }
 
 fn data(out: &mut impl Write, bytes: &[u8]) -> Result<()> {
-    write!(out, "data {}\n", bytes.len())?;
+    writeln!(out, "data {}", bytes.len())?;
     out.write_all(bytes)?;
     out.write_all(b"\n")?;
     Ok(())
@@ -99,7 +99,7 @@ fn store(repo: PathBuf, n: usize, lines: usize, devices: usize, salt: &str, pare
                             .map(|&l| {
                                 let i = step * lines + l;
                                 let key = &keys[(l + step) % keys.len()];
-                                let diverge = l % 25 == 0 && step + 1 == per_line && step >= 2;
+                                let diverge = l.is_multiple_of(25) && step + 1 == per_line && step >= 2;
                                 let (line, parent) = match &state[l] {
                                     None => (None, None),
                                     Some((line, _, before)) if diverge => (Some(line.clone()), before.clone()),
@@ -120,7 +120,7 @@ fn store(repo: PathBuf, n: usize, lines: usize, devices: usize, salt: &str, pare
                                     published_at: stamp(BASE + (i as i64) * 60),
                                     producer: "git-majordomus/bench".into(),
                                     source: Source {
-                                        branch: Some(if l % 50 == 0 { "main".into() } else { format!("b{}", l % 50) }),
+                                        branch: Some(if l.is_multiple_of(50) { "main".into() } else { format!("b{}", l % 50) }),
                                         head: Some(head.clone()),
                                         working_tree: "clean".into(),
                                         changed: vec![],
@@ -188,7 +188,14 @@ fn store(repo: PathBuf, n: usize, lines: usize, devices: usize, salt: &str, pare
     Ok(())
 }
 
-fn layer(repo: PathBuf, handovers: usize, checkpoints: usize, ledger: usize, decisions: usize, questions: usize) -> Result<()> {
+fn layer(
+    repo: PathBuf,
+    handovers: usize,
+    checkpoints: usize,
+    ledger: usize,
+    decisions: usize,
+    questions: usize,
+) -> Result<()> {
     let ctx = Ctx::open(Some(&repo), Env::from_process()).map_err(|e| anyhow!(e.message))?;
     let id = ctx.identity().map_err(|e| anyhow!(e.message))?.clone();
     let meta = |i: usize, t: i64| RecordMeta {
@@ -198,7 +205,7 @@ fn layer(repo: PathBuf, handovers: usize, checkpoints: usize, ledger: usize, dec
         owner: "bench".into(),
         repository_id: id.repository_id.clone(),
         worktree: id.worktree.clone(),
-        branch: if i % 50 == 0 { "main".into() } else { format!("b{}", i % 50) },
+        branch: if i.is_multiple_of(50) { "main".into() } else { format!("b{}", i % 50) },
         head: id.head.clone(),
         working_tree: "clean".into(),
         changed_files: vec![],
@@ -234,7 +241,11 @@ fn layer(repo: PathBuf, handovers: usize, checkpoints: usize, ledger: usize, dec
     std::fs::write(ctx.layout.decisions(), text)?;
     let mut text = String::from("# Open questions\n\n");
     for i in 0..questions {
-        text.push_str(&majordomus::store::questions::unresolved_line("none", &format!("Bench question {i}?"), "2026-09-01"));
+        text.push_str(&majordomus::store::questions::unresolved_line(
+            "none",
+            &format!("Bench question {i}?"),
+            "2026-09-01",
+        ));
         text.push('\n');
     }
     std::fs::write(ctx.layout.questions(), text)?;

@@ -564,7 +564,7 @@ fn hex(bytes: &[u8]) -> String {
 
 /// Lowercase hex of an even length as bytes; anything else `None`.
 fn unhex(s: &str) -> Option<Vec<u8>> {
-    let ok = s.len() % 2 == 0 && s.bytes().all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b));
+    let ok = s.len().is_multiple_of(2) && s.bytes().all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b));
     ok.then(|| (0..s.len()).step_by(2).filter_map(|i| u8::from_str_radix(&s[i..i + 2], 16).ok()).collect())
 }
 
