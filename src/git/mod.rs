@@ -67,6 +67,7 @@ impl Git {
         let git_dir = canonical(repo.git_dir());
         let mut repo = repo;
         repo.object_cache_size_if_unset(4 << 20);
+        repo.objects.set_pack_cache(|| Box::new(store::BaseCache::new(8 << 20)));
         Ok(Git { repo, root, common_dir, git_dir })
     }
 

@@ -308,6 +308,49 @@ pub struct StoreChanges {
     pub removed: Vec<String>,
 }
 
+/// How many bytes of delta bases each blob-reading thread keeps.
+const BASE_CACHE_BYTES: usize = 16 << 20;
+
+/// A bounded cache of decoded pack entries (delta bases), first in first out. gix is built
+/// without its own pack caches; without one, every blob of a deltified pack re-inflates its
+/// whole delta chain.
+pub(crate) struct BaseCache {
+    map: HashMap<(u32, u64), (gix::object::Kind, Vec<u8>)>,
+    order: std::collections::VecDeque<(u32, u64)>,
+    bytes: usize,
+    cap: usize,
+}
+
+impl BaseCache {
+    pub(crate) fn new(cap: usize) -> BaseCache {
+        BaseCache { map: HashMap::new(), order: std::collections::VecDeque::new(), bytes: 0, cap }
+    }
+}
+
+impl gix::odb::pack::cache::DecodeEntry for BaseCache {
+    fn put(&mut self, pack_id: u32, offset: u64, data: &[u8], kind: gix::object::Kind, _compressed: usize) {
+        if data.len() > self.cap / 4 || self.map.contains_key(&(pack_id, offset)) {
+            return;
+        }
+        while self.bytes + data.len() > self.cap {
+            let Some(old) = self.order.pop_front() else { break };
+            if let Some((_, d)) = self.map.remove(&old) {
+                self.bytes -= d.len();
+            }
+        }
+        self.bytes += data.len();
+        self.order.push_back((pack_id, offset));
+        self.map.insert((pack_id, offset), (kind, data.to_vec()));
+    }
+
+    fn get(&mut self, pack_id: u32, offset: u64, out: &mut Vec<u8>) -> Option<(gix::object::Kind, usize)> {
+        let (kind, data) = self.map.get(&(pack_id, offset))?;
+        out.clear();
+        out.extend_from_slice(data);
+        Some((*kind, data.len()))
+    }
+}
+
 /// Incremental reads of the store.
 impl Git {
     /// The files that differ between the trees of commits `old` and `new`. Subtrees with the
@@ -409,7 +452,8 @@ impl Git {
             let handles: Vec<_> = entries
                 .chunks(per)
                 .map(|part| {
-                    let repo = self.repo.clone();
+                    let mut repo = self.repo.clone();
+                    repo.objects.set_pack_cache(|| Box::new(BaseCache::new(BASE_CACHE_BYTES)));
                     scope.spawn(move || -> Result<Vec<T>, Error> {
                         let mut out = Vec::with_capacity(part.len());
                         for e in part {
