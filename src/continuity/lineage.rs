@@ -167,32 +167,69 @@ impl Lineage {
                 _ => kept.push(l),
             }
         }
-        let mut g = Lineage { ids: kept.iter().map(|l| l.0.clone()).collect(), ..Lineage::default() };
-        let n = g.ids.len();
+        let ids: Vec<String> = kept.iter().map(|l| l.0.clone()).collect();
+        Lineage::from_sorted(ids, |row| (kept[row].1.clone(), kept[row].2.clone()))
+    }
+
+    /// Builds the graph from ids sorted and unique, and a function giving row `i`'s `line` and
+    /// `parent`: nothing but the ids is held for every record, so a large store's lineage costs
+    /// its ids and a few integers per record.
+    pub fn from_sorted<F>(ids: Vec<String>, links: F) -> Lineage
+    where
+        F: Fn(usize) -> (Option<String>, Option<String>),
+    {
+        debug_assert!(ids.windows(2).all(|w| w[0] < w[1]), "ids must be sorted and unique");
+        let n = ids.len();
+        let mut g = Lineage { ids, ..Lineage::default() };
         g.parent = vec![NONE; n];
         g.continued = vec![false; n];
-        let mut line_names: Vec<&str> = kept.iter().map(|(id, line, _)| line.as_deref().unwrap_or(id)).collect();
+        // Lines first (few): a record's line, or its own id.
+        let mut line_names: Vec<String> = Vec::new();
+        for row in 0..n {
+            if let (Some(line), _) = links(row) {
+                line_names.push(line);
+            }
+        }
         line_names.sort_unstable();
         line_names.dedup();
-        g.line_ids = line_names.iter().map(|s| s.to_string()).collect();
-        g.members = vec![Vec::new(); g.line_ids.len()];
-        g.line = Vec::with_capacity(n);
-        for (row, (id, line, parent)) in kept.iter().enumerate() {
-            let li = g.line_ids.binary_search_by(|x| x.as_str().cmp(line.as_deref().unwrap_or(id))).unwrap_or(0);
-            g.line.push(li as u32);
-            g.members[li].push(row as u32);
+        let declared = line_names;
+        let mut own: Vec<usize> = Vec::new();
+        g.line = vec![0; n];
+        let mut line_of: Vec<Option<usize>> = vec![None; n];
+        for row in 0..n {
+            let (line, parent) = links(row);
+            match line {
+                Some(l) => line_of[row] = declared.binary_search(&l).ok(),
+                None => own.push(row),
+            }
             if let Some(p) = parent {
-                match g.row(p) {
+                match g.row(&p) {
                     Some(pr) => {
                         g.parent[row] = pr;
-                        if p != id {
+                        if pr as usize != row {
                             g.continued[pr as usize] = true;
                         }
                     }
-                    None => g.outside.push((row as u32, p.clone())),
+                    None => g.outside.push((row as u32, p)),
                 }
             }
         }
+        // Line ids: the declared lines and the ids of first records, merged, sorted, unique.
+        let mut all: Vec<String> = declared.clone();
+        all.extend(own.iter().map(|r| g.ids[*r].clone()));
+        all.sort_unstable();
+        all.dedup();
+        g.members = vec![Vec::new(); all.len()];
+        for row in 0..n {
+            let name: &str = match line_of[row] {
+                Some(d) => &declared[d],
+                None => &g.ids[row],
+            };
+            let li = all.binary_search_by(|x| x.as_str().cmp(name)).unwrap_or(0);
+            g.line[row] = li as u32;
+            g.members[li].push(row as u32);
+        }
+        g.line_ids = all;
         g
     }
 

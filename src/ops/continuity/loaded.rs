@@ -128,7 +128,12 @@ impl Loaded {
     }
     /// The lineage over the admitted records.
     pub fn lineage(&self) -> Lineage {
-        Lineage::from_links(self.links())
+        let Some(v) = self.view.as_ref() else { return Lineage::default() };
+        let ids: Vec<String> = self.admitted.iter().map(|a| v.id(a.row as usize)).collect();
+        Lineage::from_sorted(ids, |i| {
+            let (_, line, parent) = v.links(self.admitted[i].row as usize);
+            (line, parent)
+        })
     }
     /// `(id, line, parent)` of every admitted record.
     pub fn links(&self) -> impl Iterator<Item = (String, Option<String>, Option<String>)> + '_ {
