@@ -195,12 +195,12 @@ impl Lineage {
         let declared = line_names;
         let mut own: Vec<usize> = Vec::new();
         g.line = vec![0; n];
-        let mut line_of: Vec<Option<usize>> = vec![None; n];
+        let mut line_of: Vec<Option<usize>> = Vec::with_capacity(n);
         for row in 0..n {
             let (line, parent) = links(row);
-            match line {
-                Some(l) => line_of[row] = declared.binary_search(&l).ok(),
-                None => own.push(row),
+            line_of.push(line.as_ref().and_then(|l| declared.binary_search(l).ok()));
+            if line.is_none() {
+                own.push(row);
             }
             if let Some(p) = parent {
                 match g.row(&p) {
@@ -220,9 +220,9 @@ impl Lineage {
         all.sort_unstable();
         all.dedup();
         g.members = vec![Vec::new(); all.len()];
-        for row in 0..n {
-            let name: &str = match line_of[row] {
-                Some(d) => &declared[d],
+        for (row, declared_line) in line_of.iter().enumerate() {
+            let name: &str = match declared_line {
+                Some(d) => &declared[*d],
                 None => &g.ids[row],
             };
             let li = all.binary_search_by(|x| x.as_str().cmp(name)).unwrap_or(0);
