@@ -376,7 +376,12 @@ impl View {
     /// The file of this view after `change`, at `tip`: rows of gone paths dropped, added entries
     /// merged in by id, every kept row copied as bytes.
     pub fn update(&self, tip: &str, change: Change<'_>, rules: &str) -> Vec<u8> {
-        View::update_from(Some(self), tip, change, rules).bytes
+        self.updated(tip, change, rules).bytes
+    }
+
+    /// [`View::update`], as a view (what it builds is consistent by construction).
+    pub fn updated(&self, tip: &str, change: Change<'_>, rules: &str) -> View {
+        View::update_from(Some(self), tip, change, rules)
     }
 
     fn update_from(old: Option<&View>, tip: &str, change: Change<'_>, rules: &str) -> View {

@@ -227,23 +227,44 @@ fn view_at(ctx: &Ctx, reference: &str, tip: &str) -> Result<View> {
         }
     }
     let changes = base.as_ref().and_then(|v| ctx.git.store_changes(v.tip(), tip).ok());
-    let bytes = match (base, changes) {
+    let view = match (base, changes) {
         (Some(base), Some(changes)) => {
-            let added = admit_all(ctx, &changes.added).map_err(git_err)?;
             let mut gone: Vec<&str> = changes.removed.iter().map(String::as_str).collect();
             gone.extend(changes.added.iter().map(|e| e.path.as_str()));
-            base.update(tip, Change { gone, added }, &rules)
+            admit_into(ctx, base, tip, gone, &changes.added, &rules).map_err(git_err)?
         }
         // No cache, or its tip is gone (pruned after a forced update): read the whole tree.
         _ => {
             let entries = ctx.git.store_list(tip).map_err(git_err)?;
-            let added = admit_all(ctx, &entries).map_err(git_err)?;
-            View::empty(EMPTY_TIP, &rules).update(tip, Change { gone: Vec::new(), added }, &rules)
+            admit_into(ctx, View::empty(EMPTY_TIP, &rules), tip, Vec::new(), &entries, &rules).map_err(git_err)?
         }
     };
     // The cache is an optimisation: failing to write it changes no answer.
-    let _ = replace(&cache_path(ctx, reference), &bytes);
-    View::parse(bytes, &rules).ok_or_else(|| Error::io("internal: the read model just written does not parse"))
+    let _ = replace(&cache_path(ctx, reference), view.bytes());
+    Ok(view)
+}
+
+/// How many files are admitted before they are folded into the read model: what is held in
+/// flight stays bounded however large the change.
+const ADMIT_CHUNK: usize = 8192;
+
+/// `view` after dropping `gone` and admitting `entries`, a bounded chunk at a time.
+fn admit_into(
+    ctx: &Ctx,
+    mut view: View,
+    tip: &str,
+    mut gone: Vec<&str>,
+    entries: &[StoreEntry],
+    rules: &str,
+) -> std::result::Result<View, crate::git::Error> {
+    if entries.is_empty() {
+        return Ok(view.updated(tip, Change { gone, added: Vec::new() }, rules));
+    }
+    for chunk in entries.chunks(ADMIT_CHUNK) {
+        let added = admit_all(ctx, chunk)?;
+        view = view.updated(tip, Change { gone: std::mem::take(&mut gone), added }, rules);
+    }
+    Ok(view)
 }
 
 /// The tip of an empty read model (no store commit has it).
