@@ -129,6 +129,9 @@ const NONE: u32 = u32::MAX;
 pub struct Lineage {
     /// Record ids, sorted and unique; the index is the row.
     ids: Vec<String>,
+    /// Per row: the first 8 bytes of the id as a big-endian integer ([`key`]), so a lookup
+    /// compares integers and touches the strings only to confirm.
+    keys: Vec<u64>,
     /// Per row: the parent's row, or [`NONE`] (no parent, or a parent the graph lacks).
     parent: Vec<u32>,
     /// Parents the graph does not hold, by row (sorted by row).
@@ -180,7 +183,8 @@ impl Lineage {
     {
         debug_assert!(ids.windows(2).all(|w| w[0] < w[1]), "ids must be sorted and unique");
         let n = ids.len();
-        let mut g = Lineage { ids, ..Lineage::default() };
+        let keys = ids.iter().map(|s| key(s)).collect();
+        let mut g = Lineage { ids, keys, ..Lineage::default() };
         g.parent = vec![NONE; n];
         g.continued = vec![false; n];
         // Lines first (few): a record's line, or its own id.
@@ -193,12 +197,13 @@ impl Lineage {
         line_names.sort_unstable();
         line_names.dedup();
         let declared = line_names;
+        let declared_keys: Vec<u64> = declared.iter().map(|s| key(s)).collect();
         let mut own: Vec<usize> = Vec::new();
         g.line = vec![0; n];
         let mut line_of: Vec<Option<usize>> = Vec::with_capacity(n);
         for row in 0..n {
             let (line, parent) = links(row);
-            line_of.push(line.as_ref().and_then(|l| declared.binary_search(l).ok()));
+            line_of.push(line.as_ref().and_then(|l| find(&declared_keys, &declared, l)));
             if line.is_none() {
                 own.push(row);
             }
@@ -220,12 +225,13 @@ impl Lineage {
         all.sort_unstable();
         all.dedup();
         g.members = vec![Vec::new(); all.len()];
+        let all_keys: Vec<u64> = all.iter().map(|s| key(s)).collect();
         for (row, declared_line) in line_of.iter().enumerate() {
             let name: &str = match declared_line {
                 Some(d) => &declared[*d],
                 None => &g.ids[row],
             };
-            let li = all.binary_search_by(|x| x.as_str().cmp(name)).unwrap_or(0);
+            let li = find(&all_keys, &all, name).unwrap_or(0);
             g.line[row] = li as u32;
             g.members[li].push(row as u32);
         }
@@ -235,7 +241,7 @@ impl Lineage {
 
     /// The row of `id`.
     fn row(&self, id: &str) -> Option<u32> {
-        self.ids.binary_search_by(|x| x.as_str().cmp(id)).ok().map(|r| r as u32)
+        find(&self.keys, &self.ids, id).map(|r| r as u32)
     }
 
     /// How many records the graph holds.
@@ -463,6 +469,23 @@ impl Lineage {
     fn covers(&self, newer: &[&str], older: &[&str]) -> bool {
         older.iter().all(|o| newer.iter().any(|n| n == o || self.descends(n, o)))
     }
+}
+
+/// The first 8 bytes of `s` (zero-padded) as a big-endian integer: sorted strings have
+/// non-decreasing keys.
+fn key(s: &str) -> u64 {
+    let mut b = [0u8; 8];
+    let n = s.len().min(8);
+    b[..n].copy_from_slice(&s.as_bytes()[..n]);
+    u64::from_be_bytes(b)
+}
+
+/// The index of `s` in `items` (sorted, unique) whose [`key`]s are `keys`.
+fn find(keys: &[u64], items: &[String], s: &str) -> Option<usize> {
+    let k = key(s);
+    let start = keys.partition_point(|x| *x < k);
+    let end = start + keys[start..].partition_point(|x| *x == k);
+    items[start..end].binary_search_by(|x| x.as_str().cmp(s)).ok().map(|i| start + i)
 }
 
 /// The store path of a record, or the id itself when it is not a record id.
