@@ -55,7 +55,18 @@ fn plan_over(ctx: &Ctx, s: &Setup, store: &Loaded, local: &LocalState, prefix: O
         Some(p) => lineage.ids().filter(|id| id.starts_with(p)).map(str::to_string).collect(),
         None => Vec::new(),
     };
-    wanted.extend(offers.iter().cloned());
+    // Without `--record` the plan chooses among the offers on this branch (all offers when none
+    // is): only those are read whole.
+    let here = ctx.identity()?.branch.clone();
+    let on_branch: Vec<&String> = offers
+        .iter()
+        .filter(|id| store.get(id).is_some_and(|r| store.summary(r).branch.as_deref() == Some(here.as_str())))
+        .collect();
+    if prefix.is_some() || on_branch.is_empty() {
+        wanted.extend(offers.iter().cloned());
+    } else {
+        wanted.extend(on_branch.into_iter().cloned());
+    }
     wanted.sort();
     wanted.dedup();
     let whole: Vec<(String, loaded::Row, Record)> = wanted
