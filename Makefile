@@ -5,8 +5,8 @@
 #   make install           binary, man page and completions under $(PREFIX)
 #   make install PREFIX=/usr/local
 #   make lint              clippy with warnings as errors, rustfmt check
-#   make bench             read paths, the start hook, the continuity store at 100,000 records, and
-#                          the cost of the pre-push hook on a `git push` with nothing pending
+#   make bench             every command on a large and a tiny fixture, the git floor, the growth curve,
+#                          and the cost of the pre-push hook on a `git push` with nothing pending
 #   make uninstall / make clean
 
 PREFIX  ?= $(HOME)/.cargo
@@ -83,10 +83,11 @@ test:
 	$(CARGO) test --all-targets
 	$(CARGO) test --doc
 
+# Fixtures are cached under target/bench/fixtures/ (rebuilt when the generator changes); the
+# table is written to target/bench/report.md. BENCH_MILLION=1 adds the 1,000,000-record point.
 bench: build
-	$(CARGO) build --release --example bench_store
-	bench/run.sh "$(BIN)"
-	FILL="$(TARGET_DIR)/release/examples/bench_store" bench/continuity.sh "$(BIN)"
+	$(CARGO) build --release --example bench_fixture
+	GEN="$(TARGET_DIR)/release/examples/bench_fixture" bench/bench.sh "$(BIN)"
 	bench/pre-push.sh "$(BIN)"
 
 lint:

@@ -47,10 +47,18 @@ pub enum Args {
         #[arg(long, hide = true, requires = "remote")]
         pre_push: bool,
     },
-    /// This device, the store and what is resumable (no network)
-    Status,
+    /// This device, the store, the diverged lines and the newest resumable records (no network)
+    Status {
+        /// List every line and every resumable record, not only the diverged lines and the newest 20
+        #[arg(long)]
+        all: bool,
+    },
     /// Every admitted record and line
-    Records,
+    Records {
+        /// Show only the first N records (by line, then id)
+        #[arg(long, value_name = "N")]
+        limit: Option<usize>,
+    },
     /// What a resume would do (writes nothing)
     Plan {
         /// A record id or prefix (the empty prefix lists every record)
@@ -110,7 +118,10 @@ fn exit_if(ok: bool) -> Exit {
 /// Runs `continuity`.
 pub fn run(cc: &CommandContext, a: Args, ui: &mut Ui) -> Result<Exit> {
     let ctx = cc.open()?;
-    if matches!(a, Args::Status | Args::Records | Args::Plan { .. } | Args::Resume { .. } | Args::Verify { .. }) {
+    if matches!(
+        a,
+        Args::Status { .. } | Args::Records { .. } | Args::Plan { .. } | Args::Resume { .. } | Args::Verify { .. }
+    ) {
         // Best effort: a hint is never a reason to fail the command.
         if let Ok(Some(h)) = sync::fresh_clone_hint(&ctx) {
             ui.status(&format!("hint: {h}"));
@@ -146,12 +157,12 @@ pub fn run(cc: &CommandContext, a: Args, ui: &mut Ui) -> Result<Exit> {
                 emit(ui, &r, render::sync);
                 Ok(exit_if(!r.refused()))
             }
-            Args::Status => {
-                emit(ui, &status::status(&ctx)?, render::status);
+            Args::Status { all } => {
+                emit(ui, &status::status(&ctx, all)?, render::status);
                 Ok(Exit::Ok)
             }
-            Args::Records => {
-                emit(ui, &status::records(&ctx)?, render::records);
+            Args::Records { limit } => {
+                emit(ui, &status::records(&ctx, limit)?, render::records);
                 Ok(Exit::Ok)
             }
             Args::Plan { record } => {

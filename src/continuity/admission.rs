@@ -192,22 +192,40 @@ fn judge_standing(
     record: Record,
     j: &Judge<'_>,
 ) -> (Verdict, Option<Diagnostic>) {
-    let refuse = |code: &str, msg: String| (Verdict::Refused, Some(Diagnostic::new("error", code, Some(path), msg)));
     let Some(key) = signing::raw_public_key(public_key).map(|k| hex(&k)) else {
-        return refuse("continuity.bad_signature", "the public key does not decode".into());
+        let d = Diagnostic::new("error", "continuity.bad_signature", Some(path), "the public key does not decode");
+        return (Verdict::Refused, Some(d));
     };
-    let trust = trust_of(&key, j.own_key, j.mesh);
+    match standing_of(path, &key, &record.repository, &record.device.label, j) {
+        Ok(trust) => {
+            let a = Admitted { id: id.to_string(), path: path.to_string(), blob: blob.to_string(), record, key, trust };
+            (Verdict::Admitted(Box::new(a)), None)
+        }
+        Err(d) => (Verdict::Refused, Some(d)),
+    }
+}
+
+/// The standing of a record signed by `key` (64 hex) for `repository`: its trust, or the refusal
+/// (a revoked signer, another repository). Judged on every read, never cached.
+pub fn standing_of(path: &str, key: &str, repository: &str, label: &str, j: &Judge<'_>) -> Result<Trust, Diagnostic> {
+    let trust = trust_of(key, j.own_key, j.mesh);
     if trust == Trust::Revoked {
-        return refuse("continuity.revoked_key", format!("signed by a revoked key (device {})", record.device.label));
+        return Err(Diagnostic::new(
+            "error",
+            "continuity.revoked_key",
+            Some(path),
+            format!("signed by a revoked key (device {label})"),
+        ));
     }
-    if record.repository != j.repository {
-        return refuse(
+    if repository != j.repository {
+        return Err(Diagnostic::new(
+            "error",
             "continuity.foreign_repository",
-            "it belongs to another repository (a fork shares a name, not a root history)".into(),
-        );
+            Some(path),
+            "it belongs to another repository (a fork shares a name, not a root history)",
+        ));
     }
-    let a = Admitted { id: id.to_string(), path: path.to_string(), blob: blob.to_string(), record, key, trust };
-    (Verdict::Admitted(Box::new(a)), None)
+    Ok(trust)
 }
 
 fn first_words(s: &str) -> String {

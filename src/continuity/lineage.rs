@@ -119,20 +119,31 @@ pub struct LineComparison {
     pub heads: Vec<String>,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq)]
-struct Link {
-    line: Option<String>,
-    parent: Option<String>,
-}
+/// No parent (a row number that cannot occur).
+const NONE: u32 = u32::MAX;
 
-/// The lineage graph over a set of admitted records.
+/// The lineage graph over a set of admitted records, on integer row numbers: row `i` is the
+/// `i`-th id in byte order; parents, lines and heads are rows and indices, so a store of a
+/// hundred thousand records costs a few vectors, not a map of strings per link.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Lineage {
-    nodes: BTreeMap<String, Link>,
-    /// Ids continued by at least one record of the graph (present or not).
-    continued: BTreeSet<String>,
-    /// Line id → its records, sorted.
-    lines: BTreeMap<String, BTreeSet<String>>,
+    /// Record ids, sorted and unique; the index is the row.
+    ids: Vec<String>,
+    /// Per row: the first 8 bytes of the id as a big-endian integer ([`key`]), so a lookup
+    /// compares integers and touches the strings only to confirm.
+    keys: Vec<u64>,
+    /// Per row: the parent's row, or [`NONE`] (no parent, or a parent the graph lacks).
+    parent: Vec<u32>,
+    /// Parents the graph does not hold, by row (sorted by row).
+    outside: Vec<(u32, String)>,
+    /// Per row: whether some record of the graph continues it.
+    continued: Vec<bool>,
+    /// Per row: its line, as an index into `line_ids`.
+    line: Vec<u32>,
+    /// Line ids, sorted.
+    line_ids: Vec<String>,
+    /// Per line: its rows, ascending (so in id order).
+    members: Vec<Vec<u32>>,
 }
 
 impl Lineage {
@@ -144,57 +155,132 @@ impl Lineage {
         Lineage::from_links(records.into_iter().map(|(id, r)| (id.to_string(), r.line.clone(), r.parent.clone())))
     }
 
-    /// Builds the graph from `(id, line, parent)` triples.
+    /// Builds the graph from `(id, line, parent)` triples (a repeated id: the last one counts).
     pub fn from_links<I>(links: I) -> Lineage
     where
         I: IntoIterator<Item = (String, Option<String>, Option<String>)>,
     {
-        let mut g = Lineage::default();
-        for (id, line, parent) in links {
-            g.nodes.insert(id, Link { line, parent });
+        let mut links: Vec<(String, Option<String>, Option<String>)> = links.into_iter().collect();
+        // Stable: among equal ids the last given stays last, and is the one kept.
+        links.sort_by(|a, b| a.0.cmp(&b.0));
+        let mut kept: Vec<(String, Option<String>, Option<String>)> = Vec::with_capacity(links.len());
+        for l in links {
+            match kept.last_mut() {
+                Some(last) if last.0 == l.0 => *last = l,
+                _ => kept.push(l),
+            }
         }
-        for (id, link) in &g.nodes {
-            if let Some(p) = &link.parent {
-                if p != id {
-                    g.continued.insert(p.clone());
+        let ids: Vec<String> = kept.iter().map(|l| l.0.clone()).collect();
+        Lineage::from_sorted(ids, |row| (kept[row].1.clone(), kept[row].2.clone()))
+    }
+
+    /// Builds the graph from ids sorted and unique, and a function giving row `i`'s `line` and
+    /// `parent`: nothing but the ids is held for every record, so a large store's lineage costs
+    /// its ids and a few integers per record.
+    pub fn from_sorted<F>(ids: Vec<String>, links: F) -> Lineage
+    where
+        F: Fn(usize) -> (Option<String>, Option<String>),
+    {
+        debug_assert!(ids.windows(2).all(|w| w[0] < w[1]), "ids must be sorted and unique");
+        let n = ids.len();
+        let keys = ids.iter().map(|s| key(s)).collect();
+        let mut g = Lineage { ids, keys, ..Lineage::default() };
+        g.parent = vec![NONE; n];
+        g.continued = vec![false; n];
+        // Lines first (few): a record's line, or its own id.
+        let mut line_names: Vec<String> = Vec::new();
+        for row in 0..n {
+            if let (Some(line), _) = links(row) {
+                line_names.push(line);
+            }
+        }
+        line_names.sort_unstable();
+        line_names.dedup();
+        let declared = line_names;
+        let declared_keys: Vec<u64> = declared.iter().map(|s| key(s)).collect();
+        let mut own: Vec<usize> = Vec::new();
+        g.line = vec![0; n];
+        let mut line_of: Vec<Option<usize>> = Vec::with_capacity(n);
+        for row in 0..n {
+            let (line, parent) = links(row);
+            line_of.push(line.as_ref().and_then(|l| find(&declared_keys, &declared, l)));
+            if line.is_none() {
+                own.push(row);
+            }
+            if let Some(p) = parent {
+                match g.row(&p) {
+                    Some(pr) => {
+                        g.parent[row] = pr;
+                        if pr as usize != row {
+                            g.continued[pr as usize] = true;
+                        }
+                    }
+                    None => g.outside.push((row as u32, p)),
                 }
             }
-            let line = link.line.clone().unwrap_or_else(|| id.clone());
-            g.lines.entry(line).or_default().insert(id.clone());
         }
+        // Line ids: the declared lines and the ids of first records, merged, sorted, unique.
+        let mut all: Vec<String> = declared.clone();
+        all.extend(own.iter().map(|r| g.ids[*r].clone()));
+        all.sort_unstable();
+        all.dedup();
+        g.members = vec![Vec::new(); all.len()];
+        let all_keys: Vec<u64> = all.iter().map(|s| key(s)).collect();
+        for (row, declared_line) in line_of.iter().enumerate() {
+            let name: &str = match declared_line {
+                Some(d) => &declared[*d],
+                None => &g.ids[row],
+            };
+            let li = find(&all_keys, &all, name).unwrap_or(0);
+            g.line[row] = li as u32;
+            g.members[li].push(row as u32);
+        }
+        g.line_ids = all;
         g
+    }
+
+    /// The row of `id`.
+    fn row(&self, id: &str) -> Option<u32> {
+        find(&self.keys, &self.ids, id).map(|r| r as u32)
     }
 
     /// How many records the graph holds.
     pub fn len(&self) -> usize {
-        self.nodes.len()
+        self.ids.len()
     }
 
     /// Whether the graph holds no record.
     pub fn is_empty(&self) -> bool {
-        self.nodes.is_empty()
+        self.ids.is_empty()
     }
 
     /// Whether the graph holds record `id`.
     pub fn contains(&self, id: &str) -> bool {
-        self.nodes.contains_key(id)
+        self.row(id).is_some()
     }
 
     /// Every record id, sorted.
     pub fn ids(&self) -> impl Iterator<Item = &str> {
-        self.nodes.keys().map(String::as_str)
+        self.ids.iter().map(String::as_str)
+    }
+
+    fn parent_of_row(&self, row: u32) -> Option<&str> {
+        match self.parent[row as usize] {
+            NONE => self.outside.binary_search_by(|(r, _)| r.cmp(&row)).ok().map(|i| self.outside[i].1.as_str()),
+            p => Some(self.ids[p as usize].as_str()),
+        }
     }
 
     /// The record `id` continues, if any (whether or not the graph holds it).
     pub fn parent_of(&self, id: &str) -> Option<&str> {
-        self.nodes.get(id)?.parent.as_deref()
+        self.parent_of_row(self.row(id)?)
     }
 
     /// The line of record `id`: its `line` field, or its own id for a first record;
     /// `None` for a record the graph does not hold.
     pub fn line_of(&self, id: &str) -> Option<&str> {
-        let (key, link) = self.nodes.get_key_value(id)?;
-        Some(link.line.as_deref().unwrap_or(key))
+        let row = self.row(id)?;
+        Some(&self.line_ids[self.line[row as usize] as usize])
     }
 
     /// The line of `id`, taking an unknown record as the first of its own line.
@@ -205,19 +291,20 @@ impl Lineage {
     /// Whether `child` descends (strictly) from `ancestor` through parent links; the walk stops
     /// after [`MAX_STEPS`] links, so a loop answers `false`.
     pub fn descends(&self, child: &str, ancestor: &str) -> bool {
-        let mut cur = self.parent_of(child);
+        let Some(mut cur) = self.row(child) else { return false };
+        let target = self.row(ancestor);
         let mut steps = 0usize;
-        while let Some(p) = cur {
+        loop {
             steps += 1;
             if steps > MAX_STEPS {
                 return false;
             }
-            if p == ancestor {
-                return true;
+            match self.parent[cur as usize] {
+                NONE => return target.is_none() && self.parent_of_row(cur) == Some(ancestor),
+                p if Some(p) == target => return true,
+                p => cur = p,
             }
-            cur = self.parent_of(p);
         }
-        false
     }
 
     /// How `b` stands to `a` (SPEC §10.5): equal; different lines → independent; `b` descends
@@ -238,18 +325,23 @@ impl Lineage {
 
     /// Whether no record of the graph continues `id` (and the graph holds it).
     pub fn is_head(&self, id: &str) -> bool {
-        self.contains(id) && !self.continued.contains(id)
+        self.row(id).is_some_and(|r| !self.continued[r as usize])
     }
 
     /// The heads: records no admitted record continues, sorted.
     pub fn heads(&self) -> Vec<String> {
-        self.nodes.keys().filter(|id| !self.continued.contains(*id)).cloned().collect()
+        (0..self.ids.len()).filter(|r| !self.continued[*r]).map(|r| self.ids[r].clone()).collect()
+    }
+
+    /// Every record id, line by line (lines sorted by id, records by id within a line).
+    pub fn ids_by_line(&self) -> impl Iterator<Item = &str> {
+        self.members.iter().flat_map(|rows| rows.iter().map(|r| self.ids[*r as usize].as_str()))
     }
 
     /// The summary of one line, if the graph holds any of its records.
     pub fn line(&self, line: &str) -> Option<LineSummary> {
-        let ids = self.lines.get(line)?;
-        Some(self.summary(line, ids))
+        let li = self.line_ids.binary_search_by(|x| x.as_str().cmp(line)).ok()?;
+        Some(self.summary(li))
     }
 
     /// The state of the line of record `id` (`linear` for a record the graph does not hold).
@@ -257,15 +349,17 @@ impl Lineage {
         self.line(self.line_or_self(id)).map_or(LineState::Linear, |s| s.state)
     }
 
-    fn summary(&self, line: &str, ids: &BTreeSet<String>) -> LineSummary {
-        let heads: Vec<String> = ids.iter().filter(|id| !self.continued.contains(*id)).cloned().collect();
+    fn summary(&self, li: usize) -> LineSummary {
+        let rows = &self.members[li];
+        let heads: Vec<String> =
+            rows.iter().filter(|r| !self.continued[**r as usize]).map(|r| self.ids[*r as usize].clone()).collect();
         let state = if heads.len() > 1 { LineState::Diverged } else { LineState::Linear };
-        LineSummary { line: line.to_string(), state, records: ids.len(), heads }
+        LineSummary { line: self.line_ids[li].clone(), state, records: rows.len(), heads }
     }
 
     /// Every line, sorted by line id.
     pub fn lines(&self) -> Vec<LineSummary> {
-        self.lines.iter().map(|(line, ids)| self.summary(line, ids)).collect()
+        (0..self.line_ids.len()).filter(|li| !self.members[*li].is_empty()).map(|li| self.summary(li)).collect()
     }
 
     /// The findings: `continuity.dangling_parent` (warning) and `continuity.broken_lineage`
@@ -273,9 +367,9 @@ impl Lineage {
     /// `continuity.diverged` (warning, no path) per line in line order.
     pub fn findings(&self) -> Vec<Diagnostic> {
         let mut out = Vec::new();
-        for (id, link) in &self.nodes {
-            let Some(parent) = link.parent.as_deref() else { continue };
-            if !self.contains(parent) {
+        for (row, id) in self.ids.iter().enumerate() {
+            let Some(parent) = self.parent_of_row(row as u32) else { continue };
+            if self.parent[row] == NONE {
                 out.push(Diagnostic::new(
                     "warning",
                     "continuity.dangling_parent",
@@ -288,8 +382,8 @@ impl Lineage {
                 ));
                 continue;
             }
-            let declared = link.line.as_deref().unwrap_or(id);
-            let parents = self.line_or_self(parent);
+            let declared = self.line_ids[self.line[row] as usize].as_str();
+            let parents = self.line_ids[self.line[self.parent[row] as usize] as usize].as_str();
             if declared != parents {
                 out.push(Diagnostic::new(
                     "error",
@@ -375,6 +469,23 @@ impl Lineage {
     fn covers(&self, newer: &[&str], older: &[&str]) -> bool {
         older.iter().all(|o| newer.iter().any(|n| n == o || self.descends(n, o)))
     }
+}
+
+/// The first 8 bytes of `s` (zero-padded) as a big-endian integer: sorted strings have
+/// non-decreasing keys.
+fn key(s: &str) -> u64 {
+    let mut b = [0u8; 8];
+    let n = s.len().min(8);
+    b[..n].copy_from_slice(&s.as_bytes()[..n]);
+    u64::from_be_bytes(b)
+}
+
+/// The index of `s` in `items` (sorted, unique) whose [`key`]s are `keys`.
+fn find(keys: &[u64], items: &[String], s: &str) -> Option<usize> {
+    let k = key(s);
+    let start = keys.partition_point(|x| *x < k);
+    let end = start + keys[start..].partition_point(|x| *x == k);
+    items[start..end].binary_search_by(|x| x.as_str().cmp(s)).ok().map(|i| start + i)
 }
 
 /// The store path of a record, or the id itself when it is not a record id.

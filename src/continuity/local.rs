@@ -59,15 +59,25 @@ pub struct LocalState {
     pub schema: String,
     #[serde(default)]
     pub branches: BTreeMap<String, Position>,
+    /// The newest resumable records (at most 20, SPEC §A.18).
     #[serde(default)]
     pub offers: Vec<Offer>,
+    /// How many records are resumable (absent in files written before the cap).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub offers_total: Option<usize>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub last_sync: Option<LastSync>,
 }
 
 impl Default for LocalState {
     fn default() -> Self {
-        LocalState { schema: SCHEMA.into(), branches: BTreeMap::new(), offers: Vec::new(), last_sync: None }
+        LocalState {
+            schema: SCHEMA.into(),
+            branches: BTreeMap::new(),
+            offers: Vec::new(),
+            offers_total: None,
+            last_sync: None,
+        }
     }
 }
 

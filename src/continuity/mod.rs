@@ -3,7 +3,7 @@
 //!
 //! Owns: the record format and canonical form (`record`), signing and device keys (`signing`,
 //! the only user of ed25519), the portability scan (`portability`), lineage and the pure plan
-//! (`lineage`, `plan`), admission (`admission`).
+//! (`lineage`, `plan`), admission (`admission`), the read model and its on-disk form (`readmodel`).
 //! Must not touch: stdout, clap, gix (object and ref access goes through `crate::git`).
 
 pub mod admission;
@@ -12,6 +12,7 @@ pub mod local;
 pub mod mesh;
 pub mod plan;
 pub mod portability;
+pub mod readmodel;
 pub mod record;
 pub mod signing;
 pub mod view;

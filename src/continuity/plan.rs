@@ -13,6 +13,7 @@ use serde::Serialize;
 use crate::continuity::lineage::{LineState, Lineage, Relation};
 use crate::continuity::local::{LastSync, Offer};
 use crate::continuity::mesh::Trust;
+use crate::continuity::readmodel::Summary;
 use crate::continuity::record::Record;
 use crate::continuity::view::{age_minutes, published_at, section, short, RecordView};
 
@@ -654,40 +655,81 @@ pub fn plan(input: &PlanInput<'_>, source: &dyn Fn(&str, &Record) -> SourceFacts
     }
 }
 
+/// What the offers need of one record: its id, its device's node and its published time.
+#[derive(Debug, Clone)]
+pub struct Candidate<'a> {
+    /// The record id.
+    pub id: String,
+    /// The publishing device's node id.
+    pub node: &'a str,
+    /// `published_at` as Unix seconds, when readable.
+    pub published: Option<i64>,
+    /// `published_at` as written (the tie-break of equal or unreadable times).
+    pub published_at: String,
+}
+
+impl<'a> Candidate<'a> {
+    /// The candidate of a record.
+    pub fn of(id: &'a str, r: &'a Record) -> Candidate<'a> {
+        Candidate {
+            id: id.to_string(),
+            node: &r.device.node,
+            published: published_at(r).map(|t| t.timestamp()),
+            published_at: r.published_at.clone(),
+        }
+    }
+}
+
 /// The resumable records (SPEC §10.7): heads whose device is not this one (`this_node`) and that
 /// no branch position equals or descends from; newest `published_at` first, then id.
 pub fn resumable<'a, I>(records: I, lineage: &Lineage, this_node: Option<&str>, positions: &[&str]) -> Vec<String>
 where
     I: IntoIterator<Item = (&'a str, &'a Record)>,
 {
-    let mut out: Vec<(&str, &Record)> = records
+    resumable_of(records.into_iter().map(|(id, r)| Candidate::of(id, r)), lineage, this_node, positions)
+}
+
+/// [`resumable`] over candidates (what the read model keeps; times are compared as integers).
+pub fn resumable_of<'a, I>(records: I, lineage: &Lineage, this_node: Option<&str>, positions: &[&str]) -> Vec<String>
+where
+    I: IntoIterator<Item = Candidate<'a>>,
+{
+    let mut out: Vec<Candidate<'a>> = records
         .into_iter()
-        .filter(|(id, r)| lineage.is_head(id) && Some(r.device.node.as_str()) != this_node)
-        .filter(|(id, _)| {
-            !positions.iter().any(|pos| matches!(lineage.relation(id, pos), Relation::Equal | Relation::Newer))
+        .filter(|c| lineage.is_head(&c.id) && Some(c.node) != this_node)
+        .filter(|c| {
+            !positions.iter().any(|pos| matches!(lineage.relation(&c.id, pos), Relation::Equal | Relation::Newer))
         })
         .collect();
-    out.sort_by(|a, b| display_order(*a, *b));
-    out.dedup_by(|a, b| a.0 == b.0);
-    out.into_iter().map(|(id, _)| id.to_string()).collect()
+    out.sort_by(candidate_order);
+    out.dedup_by(|a, b| a.id == b.id);
+    out.into_iter().map(|c| c.id).collect()
 }
 
 /// The `continuity.json` offer of a record.
 pub fn offer_of(id: &str, r: &Record) -> Offer {
+    offer_of_summary(&Summary::of(id, "", "", r))
+}
+
+/// The `continuity.json` offer of a record, from its read-model summary.
+pub fn offer_of_summary(s: &Summary) -> Offer {
     Offer {
-        record: id.to_string(),
-        device: r.device.label.clone(),
-        branch: r.source.branch.clone(),
-        published_at: r.published_at.clone(),
-        task: r.task.as_ref().map(|t| t.title.clone()),
-        issue: r.handover.issue.clone(),
+        record: s.id.clone(),
+        device: s.device.label.clone(),
+        branch: s.branch.clone(),
+        published_at: s.published_at.clone(),
+        task: s.task.clone(),
+        issue: s.issue.clone(),
     }
 }
 
 /// Display order: newest `published_at` first (unreadable times last), then id.
 pub fn display_order(a: (&str, &Record), b: (&str, &Record)) -> Ordering {
-    let (ta, tb) = (published_at(a.1), published_at(b.1));
-    tb.cmp(&ta).then_with(|| b.1.published_at.cmp(&a.1.published_at)).then_with(|| a.0.cmp(b.0))
+    candidate_order(&Candidate::of(a.0, a.1), &Candidate::of(b.0, b.1))
+}
+
+fn candidate_order(a: &Candidate<'_>, b: &Candidate<'_>) -> Ordering {
+    b.published.cmp(&a.published).then_with(|| b.published_at.cmp(&a.published_at)).then_with(|| a.id.cmp(&b.id))
 }
 
 /// `git majordomus start '<title>' --scope a,b --profile p`: the title single-quoted with `'`

@@ -6,6 +6,7 @@ use serde::Serialize;
 
 use crate::clock::parse_stamp;
 use crate::continuity::mesh::Trust;
+use crate::continuity::readmodel::Summary;
 use crate::continuity::record::{Device, Record};
 use crate::model::record::section_text;
 
@@ -56,23 +57,28 @@ pub struct RecordView {
 impl RecordView {
     /// Builds the view of record `id`.
     pub fn new(id: &str, r: &Record, trust: Trust, this_device: bool, now: DateTime<Utc>) -> RecordView {
+        RecordView::of(&Summary::of(id, "", "", r), trust, this_device, now)
+    }
+
+    /// Builds the view of a record from its read-model summary (no body needed).
+    pub fn of(s: &Summary, trust: Trust, this_device: bool, now: DateTime<Utc>) -> RecordView {
         RecordView {
-            id: id.to_string(),
-            line: r.line.clone().unwrap_or_else(|| id.to_string()),
-            parent: r.parent.clone(),
-            device: r.device.clone(),
+            id: s.id.clone(),
+            line: s.line_id().to_string(),
+            parent: s.parent.clone(),
+            device: s.device.clone(),
             this_device,
             trust,
-            session: r.session.clone(),
-            branch: r.source.branch.clone(),
-            head: r.source.head.clone(),
-            working_tree: r.source.working_tree.clone(),
-            changed_total: r.source.changed_total,
-            published_at: r.published_at.clone(),
-            age_minutes: age_minutes(r, now),
-            task: r.task.as_ref().map(|t| t.title.clone()),
-            issue: r.handover.issue.clone(),
-            objective: first_line(&section(&r.handover.body, "Objective")),
+            session: s.session.clone(),
+            branch: s.branch.clone(),
+            head: s.head.clone(),
+            working_tree: s.working_tree.clone(),
+            changed_total: s.changed_total,
+            published_at: s.published_at.clone(),
+            age_minutes: s.published_time().and_then(|t| minutes_since(t, now)),
+            task: s.task.clone(),
+            issue: s.issue.clone(),
+            objective: s.objective.clone(),
         }
     }
 }
@@ -85,7 +91,11 @@ pub fn published_at(r: &Record) -> Option<DateTime<Utc>> {
 
 /// Whole minutes from `published_at` to `now`; `None` when unreadable or in the future.
 pub fn age_minutes(r: &Record, now: DateTime<Utc>) -> Option<i64> {
-    let secs = (now - published_at(r)?).num_seconds();
+    minutes_since(published_at(r)?, now)
+}
+
+fn minutes_since(t: DateTime<Utc>, now: DateTime<Utc>) -> Option<i64> {
+    let secs = (now - t).num_seconds();
     (secs >= 0).then_some(secs / 60)
 }
 

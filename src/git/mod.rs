@@ -67,6 +67,7 @@ impl Git {
         let git_dir = canonical(repo.git_dir());
         let mut repo = repo;
         repo.object_cache_size_if_unset(4 << 20);
+        repo.objects.set_pack_cache(|| Box::new(store::BaseCache::new(8 << 20)));
         Ok(Git { repo, root, common_dir, git_dir })
     }
 
@@ -117,6 +118,17 @@ impl Git {
     /// The porcelain change list: tracked changes and untracked files, repository-relative,
     /// renames as their destination, sorted and de-duplicated.
     pub fn changed_files(&self) -> Result<Vec<String>, Error> {
+        self.status_paths(usize::MAX)
+    }
+
+    /// Whether the working tree has any change `changed_files` would list, answered at the first
+    /// one found (the status walk is abandoned there).
+    pub fn is_dirty(&self) -> Result<bool, Error> {
+        Ok(!self.status_paths(1)?.is_empty())
+    }
+
+    /// Up to `max` paths of the porcelain change list (all of them, sorted, for `usize::MAX`).
+    fn status_paths(&self, max: usize) -> Result<Vec<String>, Error> {
         use gix::status::index_worktree::Item as Iw;
         let mut out = BTreeSet::new();
         let mut iter = self
@@ -142,6 +154,9 @@ impl Git {
                 _ => {}
             }
             out.insert(item.location().to_str_lossy().into_owned());
+            if out.len() >= max {
+                return Ok(out.into_iter().collect());
+            }
         }
         if let Some(outcome) = iter.outcome_mut() {
             if outcome.has_changes() {
@@ -286,16 +301,39 @@ impl Git {
     }
 
     /// The root commits of HEAD's history (sorted, de-duplicated, hex); empty when unborn.
+    /// Cached per HEAD in `<common-dir>/majordomus/roots` (this worktree's HEAD on the first
+    /// line, the roots after it): the same HEAD answers from the file; a HEAD that descends from
+    /// the cached one walks only the new commits; anything else walks the whole history. The
+    /// cache is an optimisation: a missing or damaged file changes no answer.
     pub fn root_commits(&self) -> Result<Vec<String>, Error> {
         let Some(head) = self.head()? else { return Ok(Vec::new()) };
+        let path = self.common_dir.join("majordomus/roots");
+        let cached: Option<(ObjectId, Vec<String>)> = std::fs::read_to_string(&path).ok().and_then(|t| {
+            let mut lines = t.lines();
+            let h = ObjectId::from_hex(lines.next()?.as_bytes()).ok()?;
+            let roots: Vec<String> = lines.map(str::to_string).collect();
+            roots.iter().all(|r| ObjectId::from_hex(r.as_bytes()).is_ok()).then_some((h, roots))
+        });
         let mut roots = BTreeSet::new();
-        for info in self.repo.rev_walk(Some(head)).all().map_err(gx)? {
+        let mut walk = self.repo.rev_walk(Some(head));
+        match cached {
+            Some((h, r)) if h == head => return Ok(r),
+            Some((h, r)) if self.is_ancestor(h, head).unwrap_or(false) => {
+                roots.extend(r);
+                walk = walk.with_hidden(Some(h));
+            }
+            _ => {}
+        }
+        for info in walk.all().map_err(gx)? {
             let info = info.map_err(gx)?;
             if info.parent_ids().next().is_none() {
                 roots.insert(info.id.to_string());
             }
         }
-        Ok(roots.into_iter().collect())
+        let roots: Vec<String> = roots.into_iter().collect();
+        let text = std::iter::once(head.to_string()).chain(roots.iter().cloned()).collect::<Vec<_>>().join("\n") + "\n";
+        let _ = write_atomic(&path, text.as_bytes());
+        Ok(roots)
     }
 
     /// The toplevel paths of every worktree of this clone, this one included.
@@ -344,4 +382,17 @@ fn is_ancestor_graph(g: &gix::commitgraph::Graph, a: ObjectId, b: ObjectId) -> O
         }
     }
     Some(false)
+}
+
+/// Writes a small cache file atomically (temp file + rename); failure is the caller's to ignore.
+fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    let dir = path.parent().ok_or_else(|| std::io::Error::other("no parent"))?;
+    std::fs::create_dir_all(dir)?;
+    let tmp = dir.join(format!(
+        ".{}.{}.tmp",
+        path.file_name().and_then(|n| n.to_str()).unwrap_or("cache"),
+        std::process::id()
+    ));
+    std::fs::write(&tmp, bytes)?;
+    std::fs::rename(&tmp, path)
 }

@@ -316,6 +316,183 @@ impl Git {
     }
 }
 
+/// What changed between two store trees: the files to admit and the paths that went away.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct StoreChanges {
+    /// Files present in the new tree whose path is new or whose blob changed, sorted by path.
+    pub added: Vec<StoreEntry>,
+    /// Paths present in the old tree and absent (or replaced by a tree) in the new one, sorted.
+    pub removed: Vec<String>,
+}
+
+/// How many bytes of delta bases each blob-reading thread keeps.
+const BASE_CACHE_BYTES: usize = 16 << 20;
+
+/// A bounded cache of decoded pack entries (delta bases), first in first out. gix is built
+/// without its own pack caches; without one, every blob of a deltified pack re-inflates its
+/// whole delta chain.
+pub(crate) struct BaseCache {
+    map: HashMap<(u32, u64), (gix::object::Kind, Vec<u8>)>,
+    order: std::collections::VecDeque<(u32, u64)>,
+    bytes: usize,
+    cap: usize,
+}
+
+impl BaseCache {
+    pub(crate) fn new(cap: usize) -> BaseCache {
+        BaseCache { map: HashMap::new(), order: std::collections::VecDeque::new(), bytes: 0, cap }
+    }
+}
+
+impl gix::odb::pack::cache::DecodeEntry for BaseCache {
+    fn put(&mut self, pack_id: u32, offset: u64, data: &[u8], kind: gix::object::Kind, _compressed: usize) {
+        if data.len() > self.cap / 4 || self.map.contains_key(&(pack_id, offset)) {
+            return;
+        }
+        while self.bytes + data.len() > self.cap {
+            let Some(old) = self.order.pop_front() else { break };
+            if let Some((_, d)) = self.map.remove(&old) {
+                self.bytes -= d.len();
+            }
+        }
+        self.bytes += data.len();
+        self.order.push_back((pack_id, offset));
+        self.map.insert((pack_id, offset), (kind, data.to_vec()));
+    }
+
+    fn get(&mut self, pack_id: u32, offset: u64, out: &mut Vec<u8>) -> Option<(gix::object::Kind, usize)> {
+        let (kind, data) = self.map.get(&(pack_id, offset))?;
+        out.clear();
+        out.extend_from_slice(data);
+        Some((*kind, data.len()))
+    }
+}
+
+/// Incremental reads of the store.
+impl Git {
+    /// The files that differ between the trees of commits `old` and `new`. Subtrees with the
+    /// same object id on both sides are skipped, so with the two-level sharding only the shards
+    /// an update touched are read. Fails when either commit (or a tree it names) is missing,
+    /// e.g. `old` was pruned after a forced update: the caller then reads `new` whole.
+    pub fn store_changes(&self, old: &str, new: &str) -> Result<StoreChanges, Error> {
+        let (a, b) = (self.commit_tree(oid(old)?)?, self.commit_tree(oid(new)?)?);
+        let mut out = StoreChanges::default();
+        let mut stack = vec![(String::new(), Some(a), Some(b))];
+        while let Some((prefix, a, b)) = stack.pop() {
+            if a == b {
+                continue;
+            }
+            let old_entries: HashMap<String, (ObjectId, EntryKind)> = match a {
+                Some(a) => self.entries(a)?.into_iter().map(|(n, id, k)| (n, (id, k))).collect(),
+                None => HashMap::new(),
+            };
+            let new_entries = match b {
+                Some(b) => self.entries(b)?,
+                None => Vec::new(),
+            };
+            let mut seen = std::collections::HashSet::new();
+            for (name, id, kind) in new_entries {
+                let path = format!("{prefix}{name}");
+                let before = old_entries.get(&name).copied();
+                seen.insert(name);
+                match (kind, before) {
+                    (EntryKind::Commit, _) => {}
+                    (EntryKind::Tree, Some((old_id, EntryKind::Tree))) => {
+                        stack.push((format!("{path}/"), Some(old_id), Some(id)))
+                    }
+                    (EntryKind::Tree, before) => {
+                        if before.is_some_and(|(_, k)| k != EntryKind::Commit) {
+                            out.removed.push(path.clone());
+                        }
+                        stack.push((format!("{path}/"), None, Some(id)));
+                    }
+                    (_, Some((old_id, EntryKind::Tree))) => {
+                        stack.push((format!("{path}/"), Some(old_id), None));
+                        out.added.push(StoreEntry { path, blob: id.to_string() });
+                    }
+                    (_, Some((old_id, _))) if old_id == id => {}
+                    (_, _) => out.added.push(StoreEntry { path, blob: id.to_string() }),
+                }
+            }
+            for (name, (id, kind)) in old_entries {
+                if seen.contains(&name) {
+                    continue;
+                }
+                let path = format!("{prefix}{name}");
+                match kind {
+                    EntryKind::Tree => stack.push((format!("{path}/"), Some(id), None)),
+                    EntryKind::Commit => {}
+                    _ => out.removed.push(path),
+                }
+            }
+        }
+        out.added.sort_by(|x, y| x.path.cmp(&y.path));
+        out.removed.sort();
+        Ok(out)
+    }
+
+    /// The blob at `path` in the tree of commit `tip`, found by walking the path's components
+    /// (a handful of small trees), never by listing the store.
+    pub fn store_find(&self, tip: &str, path: &str) -> Result<Option<String>, Error> {
+        let mut tree = self.commit_tree(oid(tip)?)?;
+        let parts: Vec<&str> = path.split('/').collect();
+        for (i, part) in parts.iter().enumerate() {
+            let Some((_, id, kind)) = self.entries(tree)?.into_iter().find(|(n, _, _)| n == part) else {
+                return Ok(None);
+            };
+            let last = i + 1 == parts.len();
+            match (last, kind) {
+                (false, EntryKind::Tree) => tree = id,
+                (true, EntryKind::Blob | EntryKind::BlobExecutable | EntryKind::Link) => {
+                    return Ok(Some(id.to_string()))
+                }
+                _ => return Ok(None),
+            }
+        }
+        Ok(None)
+    }
+
+    /// Reads the blobs of `entries` on `workers` threads (each with its own repository handle)
+    /// and maps each one with `f` as soon as it is read, so at most one blob per thread is held
+    /// at a time. Results come back in the order of `entries`.
+    pub fn map_blobs<T, F>(&self, entries: &[StoreEntry], workers: usize, f: F) -> Result<Vec<T>, Error>
+    where
+        T: Send,
+        F: Fn(&StoreEntry, &[u8]) -> T + Sync,
+    {
+        if entries.is_empty() {
+            return Ok(Vec::new());
+        }
+        let per = entries.len().div_ceil(workers.max(1)).max(1);
+        let f = &f;
+        std::thread::scope(|scope| {
+            let handles: Vec<_> = entries
+                .chunks(per)
+                .map(|part| {
+                    let mut repo = self.repo.clone();
+                    repo.objects.set_pack_cache(|| Box::new(BaseCache::new(BASE_CACHE_BYTES)));
+                    scope.spawn(move || -> Result<Vec<T>, Error> {
+                        let mut out = Vec::with_capacity(part.len());
+                        for e in part {
+                            let obj = repo.find_object(oid(&e.blob)?).map_err(gxe)?;
+                            if obj.kind != gix::object::Kind::Blob {
+                                return Err(Error::Gix(format!("{} is a {}, not a blob", e.blob, obj.kind)));
+                            }
+                            out.push(f(e, &obj.data));
+                        }
+                        Ok(out)
+                    })
+                })
+                .collect();
+            let mut all = Vec::with_capacity(entries.len());
+            for h in handles {
+                all.extend(h.join().map_err(|_| Error::Gix("a blob reader thread panicked".into()))??);
+            }
+            Ok(all)
+        })
+    }
+}
+
 /// Writing the store.
 impl Git {
     /// Adds `records` (path, bytes) to [`CONTINUITY_REF`] as one commit, starting from the empty

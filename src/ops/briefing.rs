@@ -36,7 +36,7 @@ pub fn lines(ctx: &Ctx, server_line: &str) -> Result<Vec<String>> {
         None => out.push("No task record: checkpoints and handovers are still written for this episode.".into()),
     }
     out.push(format!("Shared server: {server_line}"));
-    let offers = super::continuity::load_local(ctx).map(|l| l.offers.len()).unwrap_or(0);
+    let offers = super::continuity::load_local(ctx).map(|l| l.offers_total.unwrap_or(l.offers.len())).unwrap_or(0);
     if offers > 0 {
         out.push(format!(
             "Mesh: {offers} resumable handover(s) from other devices — run git majordomus continuity plan"

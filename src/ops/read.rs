@@ -161,8 +161,8 @@ pub fn value(ctx: &Ctx, model: &Model, served: Option<&GitState>) -> Result<Valu
         Model::Runtime => to_value(lifecycle::runtime(ctx, served)?),
         Model::Providers => to_value(lifecycle::providers(ctx)?),
         Model::Closed => to_value(lifecycle::closed(ctx)?),
-        Model::ContinuityStatus => to_value(status::status(ctx)?),
-        Model::ContinuityRecords => to_value(status::records(ctx)?),
+        Model::ContinuityStatus => to_value(status::status(ctx, false)?),
+        Model::ContinuityRecords => to_value(status::records(ctx, None)?),
         Model::ContinuityPlan(prefix) => to_value(resume::plan(ctx, prefix.as_deref())?),
     }
 }

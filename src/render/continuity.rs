@@ -69,14 +69,17 @@ pub fn diagnostics(s: &mut String, d: &[Diagnostic]) {
     }
 }
 
-fn resumable(s: &mut String, list: &[RecordView]) {
-    if list.is_empty() {
+fn resumable(s: &mut String, list: &[RecordView], total: usize) {
+    if list.is_empty() && total == 0 {
         p(s, "resumable", "none");
         return;
     }
-    s.push_str(&format!("Resumable from another device ({})\n", list.len()));
+    s.push_str(&format!("Resumable from another device ({total})\n"));
     for v in list {
         record_block(s, v);
+    }
+    if total > list.len() {
+        p(s, "more", format!("{} older (git majordomus continuity status --all)", total - list.len()));
     }
 }
 
@@ -109,7 +112,7 @@ pub fn status(r: &StatusReport) -> String {
     for l in r.lines.iter().filter(|l| l.state == crate::continuity::lineage::LineState::Diverged) {
         p(&mut s, "line", format!("{} DIVERGED: {} heads", short(&l.line), l.heads.len()));
     }
-    resumable(&mut s, &r.resumable);
+    resumable(&mut s, &r.resumable, r.resumable_total);
     diagnostics(&mut s, &r.diagnostics);
     for n in &r.next {
         p(&mut s, "next", n);
@@ -119,7 +122,11 @@ pub fn status(r: &StatusReport) -> String {
 
 /// `continuity records`.
 pub fn records(r: &RecordsReport) -> String {
-    let mut s = format!("{} record(s)\n", r.records.len());
+    let mut s = if r.records_total > r.records.len() {
+        format!("{} of {} record(s)\n", r.records.len(), r.records_total)
+    } else {
+        format!("{} record(s)\n", r.records.len())
+    };
     for v in &r.records {
         s.push_str(&format!(
             "{}  line {}  parent {}  {}  {}  {}\n",
@@ -256,7 +263,7 @@ pub fn sync(r: &SyncReport) -> String {
         p(&mut s, "line", format!("{}  {}", short(&l.line), l.relation.as_str()));
     }
     if !r.resumable.is_empty() {
-        resumable(&mut s, &r.resumable);
+        resumable(&mut s, &r.resumable, r.resumable_total);
         p(&mut s, "next", "git majordomus continuity plan");
     }
     diagnostics(&mut s, &r.diagnostics);

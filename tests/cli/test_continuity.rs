@@ -1133,8 +1133,8 @@ fn scenario_827_an_altered_blob_is_refused_as_id_mismatch() {
     let st = b.cj(&["status"], 0);
     assert_eq!((st["store"]["records"].as_u64(), st["store"]["refused"].as_u64()), (Some(0), Some(1)));
     b.cj(&["verify"], 10);
-    // Deleting the admission index changes no answer.
-    let _ = std::fs::remove_file(b.root().join(".git/majordomus/index.json"));
+    // Deleting the read model changes no answer.
+    let _ = std::fs::remove_dir_all(b.root().join(".git/majordomus/readmodel"));
     assert_eq!(b.cj(&["records"], 0)["records"].as_array().unwrap().len(), 0);
     assert_eq!(b.cj(&["resume"], 10)["resumed"], false);
     assert!(b.arrived().is_empty());
@@ -1666,4 +1666,251 @@ fn an_open_episode_at_the_origin_is_an_advisory_warning_for_an_hour() {
     b.cj(&["resume", "--record", &r1], 0);
     assert_eq!(b.snap(), snap);
     w.fsck(&[]);
+}
+
+// ---------------------------------------------------------------------------------------------
+// The read model (SPEC §A.17): a cache, never a second source of truth
+
+impl Machine<'_> {
+    /// The read-model file of the local store.
+    fn cache(&self) -> PathBuf {
+        self.root().join(".git/majordomus/readmodel/refs%majordomus%continuity.bin")
+    }
+
+    /// Replaces `from` with `to` (same length) in the local store's read-model file.
+    fn edit_cache(&self, from: &str, to: &str) {
+        assert_eq!(from.len(), to.len());
+        let bytes = std::fs::read(self.cache()).unwrap();
+        let at = bytes
+            .windows(from.len())
+            .position(|w| w == from.as_bytes())
+            .unwrap_or_else(|| panic!("{from} not in the cache"));
+        let mut out = bytes.clone();
+        out[at..at + to.len()].copy_from_slice(to.as_bytes());
+        std::fs::write(self.cache(), out).unwrap();
+    }
+
+    /// Every read answer that goes through the read model, as JSON.
+    fn reads(&self) -> Vec<Value> {
+        let plan = self.run(&["--json", "continuity", "plan"], "");
+        let plan: Value = serde_json::from_str(&plan.stdout).unwrap_or_else(|e| panic!("plan: {e}: {}", plan.stderr));
+        vec![self.cj(&["status", "--all"], 0), self.cj(&["records"], 0), plan]
+    }
+
+    /// The same answers read warm (through the cache as it stands) and cold (no cache); the
+    /// warm cache is put back afterwards, so later reads go on updating it incrementally.
+    #[track_caller]
+    fn assert_warm_equals_cold(&self) {
+        let warm = self.reads();
+        assert_eq!(self.cache().exists(), self.tip().is_some(), "a read of a store writes its read model");
+        let dir = self.root().join(".git/majordomus/readmodel");
+        if !dir.exists() {
+            return;
+        }
+        let aside = self.root().join(".git/majordomus/readmodel.aside");
+        std::fs::rename(&dir, &aside).unwrap();
+        let cold = self.reads();
+        std::fs::remove_dir_all(&dir).unwrap();
+        std::fs::rename(&aside, &dir).unwrap();
+        assert_eq!(warm, cold, "{}: an incremental read differs from a cold one", self.name);
+    }
+}
+
+fn objective_of_first_resumable(st: &Value) -> String {
+    st["resumable"][0]["objective"].as_str().unwrap_or_else(|| panic!("no resumable record: {st}")).to_string()
+}
+
+#[test]
+fn read_model_of_another_format_or_rules_is_ignored_and_deleting_it_changes_no_answer() {
+    let env = TestEnv::new();
+    let w = two_machines(&env, Mesh::Both);
+    let (a, b) = (&w.a, &w.b);
+    a.handover(true, &body("Fix the callback.", "Write the test."));
+    a.publish(&[]);
+    a.sync();
+    b.sync();
+    let first = b.cj(&["status"], 0);
+    assert_eq!(objective_of_first_resumable(&first), "Fix the callback.");
+    let text = String::from_utf8_lossy(&std::fs::read(b.cache()).unwrap()).to_string();
+    let header = text.lines().next().unwrap().to_string();
+    assert!(header.starts_with("majordomus-readmodel/2 "), "{header}");
+    assert!(!text.contains("Write the test."), "the read model keeps no bodies");
+    // The cache is what a warm read answers from (so the checks below mean something) ...
+    b.edit_cache("Fix the callback.", "Fix the kallback.");
+    assert_eq!(objective_of_first_resumable(&b.cj(&["status"], 0)), "Fix the kallback.");
+    // ... but one written in another format is ignored and rebuilt,
+    b.edit_cache("majordomus-readmodel/2 ", "majordomus-readmodel/1 ");
+    assert_eq!(objective_of_first_resumable(&b.cj(&["status"], 0)), "Fix the callback.");
+    // and so is one written under other rules (another version, other admission tables).
+    b.edit_cache("Fix the callback.", "Fix the kallback.");
+    let rules = header.split(' ').nth(1).unwrap();
+    let other = format!("{}{}", if rules.starts_with('0') { '1' } else { '0' }, &rules[1..]);
+    b.edit_cache(rules, &other);
+    assert_eq!(objective_of_first_resumable(&b.cj(&["status"], 0)), "Fix the callback.");
+    // A damaged file is ignored too.
+    std::fs::write(b.cache(), &text.as_bytes()[..text.len() / 2]).unwrap();
+    assert_eq!(b.cj(&["status"], 0), first);
+    // Deleting it changes no answer.
+    std::fs::remove_dir_all(b.root().join(".git/majordomus/readmodel")).unwrap();
+    assert_eq!(b.cj(&["status"], 0), first);
+    b.assert_warm_equals_cold();
+    w.fsck(&[]);
+}
+
+#[test]
+fn verify_refuses_a_tampered_blob_even_when_a_stale_read_model_vouches_for_its_path() {
+    let env = TestEnv::new();
+    let w = two_machines(&env, Mesh::Both);
+    let (a, b) = (&w.a, &w.b);
+    a.handover(true, &body("Fix the callback.", "Write the test."));
+    let r1 = a.publish(&[]);
+    a.sync();
+    b.sync();
+    assert_eq!(b.cj(&["records"], 0)["records"].as_array().unwrap().len(), 1);
+    let old_tip = b.tip().unwrap();
+    let (path, text) = b.store_files(REF).pop().unwrap();
+    assert_eq!(path, store_path(&r1));
+    b.store_put(&path, &text.replace("Write the test.", "Write the tesT."));
+    let new_tip = b.tip().unwrap();
+    // The read model now claims the new tip holds the old, admitted blob at that path.
+    b.edit_cache(&old_tip, &new_tip);
+    assert_eq!(b.cj(&["records"], 0)["records"].as_array().unwrap().len(), 1, "reads trust their own cache");
+    let v = b.cj(&["verify"], 10);
+    assert_eq!((v["admitted"].as_u64(), v["refused"].as_u64()), (Some(0), Some(1)), "{v}");
+    assert_eq!(codes(&v["problems"]), ["continuity.id_mismatch"]);
+    assert!(b.c(&["verify"]).code(10).stdout.contains("verified 1 record(s): 0 admitted, 1 refused, 0 untrusted"));
+    // Without the stale cache every read agrees with verify.
+    std::fs::remove_dir_all(b.root().join(".git/majordomus/readmodel")).unwrap();
+    assert_eq!(b.cj(&["records"], 0)["records"].as_array().unwrap().len(), 0);
+    w.fsck(&[]);
+}
+
+#[test]
+fn incremental_reads_equal_cold_reads_after_sync_a_forced_remote_ref_and_gc() {
+    let env = TestEnv::new();
+    let w = two_machines(&env, Mesh::Both);
+    let (a, b) = (&w.a, &w.b);
+    a.handover(true, &body("First.", "One."));
+    let r1 = a.publish(&[]);
+    a.handover(true, &body("Second.", "Two."));
+    a.publish(&[]);
+    a.sync();
+    b.sync();
+    b.assert_warm_equals_cold();
+    // Both sides continue; each sync reads the other's new records incrementally.
+    b.cj(&["resume", "--record", &r1[..12]], 0);
+    b.handover(true, &body("Third, from b.", "Three."));
+    b.publish(&[]);
+    a.handover(true, &body("Fourth, from a.", "Four."));
+    a.publish(&[]);
+    a.cj(&["status"], 0);
+    b.cj(&["status"], 0);
+    b.sync();
+    a.sync();
+    a.assert_warm_equals_cold();
+    b.sync();
+    b.assert_warm_equals_cold();
+    // The remote's ref is forced back to an older store: the remote-tracking ref moves backwards.
+    let remote_tip = env.git_in(&w.remote, &["rev-parse", REF]);
+    let older = env.git_in(&w.remote, &["rev-parse", &format!("{remote_tip}~1")]);
+    env.git_in(&w.remote, &["update-ref", REF, &older]);
+    a.handover(true, &body("Fifth.", "Five."));
+    a.publish(&[]);
+    a.sync();
+    a.assert_warm_equals_cold();
+    b.cj(&["status"], 0);
+    b.sync();
+    b.assert_warm_equals_cold();
+    // A rewritten local ref whose cached tip is then pruned by gc: the read starts over.
+    a.cj(&["status"], 0);
+    let tip = a.tip().unwrap();
+    let tree = a.git(&["rev-parse", &format!("{tip}^{{tree}}")]);
+    let lone = a.git(&["commit-tree", &tree, "-m", "test: the same store, history rewritten"]);
+    a.git(&["update-ref", REF, &lone]);
+    a.git(&["update-ref", "-d", "refs/majordomus/remotes/origin/continuity"]);
+    a.git(&["reflog", "expire", "--expire=now", "--all"]);
+    a.git(&["gc", "-q", "--prune=now"]);
+    let (ok, _) = git_try(&env, a.root(), &["cat-file", "-e", &tip]);
+    assert!(!ok, "the cached tip was pruned");
+    a.assert_warm_equals_cold();
+    a.handover(true, &body("Sixth.", "Six."));
+    a.publish(&[]);
+    a.assert_warm_equals_cold();
+    w.fsck(&[]);
+}
+
+#[test]
+fn status_shows_the_newest_twenty_resumable_records_and_the_totals() {
+    let env = TestEnv::new();
+    let w = two_machines(&env, Mesh::Both);
+    let (a, b) = (&w.a, &w.b);
+    for i in 0..23 {
+        env.set_now(&format!("2026-09-03T10:{i:02}:00Z"));
+        a.handover(true, &body(&format!("Work item {i}."), "Go on."));
+        // Each record on its own line: no position, so each publication starts a line.
+        let _ = std::fs::remove_file(a.state("continuity.json"));
+        a.publish(&[]);
+    }
+    a.sync();
+    b.sync();
+    let st = b.cj(&["status"], 0);
+    assert_eq!(st["resumable_total"], 23, "{st}");
+    assert_eq!(st["lines_total"], 23);
+    assert_eq!(st["resumable"].as_array().unwrap().len(), 20);
+    assert_eq!(objective_of_first_resumable(&st), "Work item 22.", "newest first");
+    assert_eq!(st["lines"].as_array().unwrap().len(), 0, "only diverged lines are listed");
+    let all = b.cj(&["status", "--all"], 0);
+    assert_eq!(all["resumable"].as_array().unwrap().len(), 23);
+    assert_eq!(all["lines"].as_array().unwrap().len(), 23);
+    let text = b.c(&["status"]).ok().stdout;
+    assert!(text.contains("Resumable from another device (23)\n"), "{text}");
+    assert!(text.contains("more        3 older (git majordomus continuity status --all)\n"), "{text}");
+    let local: Value = serde_json::from_str(&std::fs::read_to_string(b.state("continuity.json")).unwrap()).unwrap();
+    assert_eq!(local["offers"].as_array().unwrap().len(), 20);
+    assert_eq!(local["offers_total"], 23);
+    let recs = b.cj(&["records", "--limit", "5"], 0);
+    assert_eq!(recs["records"].as_array().unwrap().len(), 5);
+    assert_eq!(recs["records_total"], 23);
+    let every = b.cj(&["records"], 0);
+    assert_eq!(recs["records"].as_array().unwrap()[..], every["records"].as_array().unwrap()[..5]);
+    assert!(b.c(&["records", "--limit", "2"]).ok().stdout.starts_with("2 of 23 record(s)\n"));
+    w.fsck(&[]);
+}
+
+/// Random sequences of publish, sync and resume on two clones (a fixed-seed generator, so a
+/// failure replays): after every step, the machine's incremental reads equal cold ones.
+#[test]
+fn property_incremental_reads_equal_cold_reads_over_random_publish_sync_resume() {
+    for seed in [7u64, 1_234_567] {
+        let env = TestEnv::new();
+        let w = two_machines(&env, Mesh::Both);
+        let mut state = seed;
+        let mut next = |n: u64| {
+            state = state.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
+            (state >> 33) % n
+        };
+        for step in 0..10 {
+            let m = if next(2) == 0 { &w.a } else { &w.b };
+            match next(4) {
+                0 | 1 => {
+                    m.handover(true, &body(&format!("Step {step} on {}.", m.name), "Go on."));
+                    m.publish(&[]);
+                }
+                2 => {
+                    m.sync();
+                }
+                _ => {
+                    let plan = m.run(&["--json", "continuity", "plan", "--record", ""], "");
+                    let plan: Value = serde_json::from_str(&plan.stdout).unwrap();
+                    let mut candidates = ids(&plan["candidates"]);
+                    candidates.extend(plan["record"]["id"].as_str().map(str::to_string));
+                    if let Some(id) = candidates.get(next(candidates.len().max(1) as u64) as usize) {
+                        let _ = m.run(&["continuity", "resume", "--record", id], "");
+                    }
+                }
+            }
+            m.assert_warm_equals_cold();
+        }
+        w.fsck(&[]);
+    }
 }

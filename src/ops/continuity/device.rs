@@ -4,9 +4,10 @@ use std::path::Path;
 
 use serde::Serialize;
 
-use super::loaded::{self, Loaded};
+use super::loaded::{self, Setup};
 use super::{remote_ref, REF};
 use crate::continuity::admission::Diagnostic;
+use crate::continuity::admission::{admit, Judge, Verdict};
 use crate::continuity::mesh::Trust;
 use crate::continuity::record::Device;
 use crate::continuity::signing;
@@ -64,36 +65,79 @@ impl VerifyReport {
     }
 }
 
-fn tally(store: &Loaded, r: &mut VerifyReport) {
-    r.verified += store.admitted.len() + store.refused.len();
-    r.admitted += store.admitted.len();
-    r.too_new += store.too_new.len();
-    r.refused += store.refused.len() - store.too_new.len();
-    for f in &store.refused {
-        let sev = if f.code == "continuity.schema_too_new" { "warning" } else { "error" };
-        r.problems.push(Diagnostic::new(sev, &f.code, Some(&f.path), f.message.clone()));
+/// Admits every file of the store at `reference` from its blob — never from the read model —
+/// on every core, a bounded chunk of files at a time (only the verdicts are kept), and counts.
+fn tally(ctx: &Ctx, s: &Setup, reference: &str, r: &mut VerifyReport) -> Result<()> {
+    let git_err = |e: crate::git::Error| Error::io(format!("continuity store {reference}: {e}"));
+    let Some(tip) = ctx.git.ref_tip(reference).map_err(git_err)? else { return Ok(()) };
+    let entries = ctx.git.store_list(&tip).map_err(git_err)?;
+    let own_key = s.own_key();
+    let judge = Judge { repository: &s.repository, mesh: s.mesh.as_ref(), own_key: own_key.as_deref() };
+    for chunk in entries.chunks(CHUNK) {
+        let verdicts = ctx
+            .git
+            .map_blobs(chunk, loaded::workers(), |e, bytes| match admit(&e.path, &e.blob, bytes, &judge) {
+                (Verdict::Admitted(a), _) => Seen::Admitted(a.trust, a.record.device),
+                (Verdict::TooNew, d) => Seen::TooNew(d),
+                (Verdict::Refused, d) => Seen::Refused(d),
+                (Verdict::Stray, _) => Seen::Stray,
+            })
+            .map_err(git_err)?;
+        for (e, v) in chunk.iter().zip(verdicts) {
+            match v {
+                Seen::Stray => {}
+                Seen::Admitted(trust, device) => {
+                    r.verified += 1;
+                    r.admitted += 1;
+                    if trust == Trust::Untrusted {
+                        r.untrusted += 1;
+                        r.problems.push(Diagnostic::new(
+                            "error",
+                            "continuity.untrusted",
+                            Some(&e.path),
+                            format!("signed by {} ({}), whose key is not in trust.allow", device.label, device.node),
+                        ));
+                    }
+                }
+                Seen::TooNew(d) => {
+                    r.verified += 1;
+                    r.too_new += 1;
+                    r.problems.extend(d);
+                }
+                Seen::Refused(d) => {
+                    r.verified += 1;
+                    r.refused += 1;
+                    r.problems.extend(d);
+                }
+            }
+        }
     }
-    for a in store.admitted.iter().filter(|a| a.trust == Trust::Untrusted) {
-        r.untrusted += 1;
-        r.problems.push(Diagnostic::new(
-            "error",
-            "continuity.untrusted",
-            Some(&a.path),
-            format!("signed by {} ({}), whose key is not in trust.allow", a.record.device.label, a.record.device.node),
-        ));
-    }
+    Ok(())
+}
+
+/// How many store files `verify` holds in flight.
+const CHUNK: usize = 2048;
+
+/// What `verify` keeps of one file.
+enum Seen {
+    Admitted(Trust, Device),
+    TooNew(Option<Diagnostic>),
+    Refused(Option<Diagnostic>),
+    Stray,
 }
 
 /// `continuity verify [--remote]`: admits every record and judges every signer.
 pub fn verify(ctx: &Ctx, remote: Option<&str>) -> Result<VerifyReport> {
     let s = loaded::setup(ctx)?;
     let mut r = VerifyReport { verified: 0, admitted: 0, refused: 0, untrusted: 0, too_new: 0, problems: Vec::new() };
-    tally(&loaded::load(ctx, &s, REF)?, &mut r);
     if let Some(remote) = remote {
         if !crate::ops::install::valid_remote(remote) {
             return Err(Error::refused(format!("{remote:?} is not a remote name")));
         }
-        tally(&loaded::load(ctx, &s, &remote_ref(remote))?, &mut r);
+    }
+    tally(ctx, &s, REF, &mut r)?;
+    if let Some(remote) = remote {
+        tally(ctx, &s, &remote_ref(remote), &mut r)?;
     }
     Ok(r)
 }
@@ -107,8 +151,8 @@ pub fn export(ctx: &Ctx, prefix: &str, dir: &Path) -> Result<Vec<String>> {
     }
     let s = loaded::setup(ctx)?;
     let store = loaded::load(ctx, &s, REF)?;
-    let hits: Vec<_> = store.admitted.iter().filter(|a| a.id.starts_with(prefix)).collect();
-    let a = match hits.as_slice() {
+    let hits: Vec<_> = store.rows().filter(|r| store.id(*r).starts_with(prefix)).collect();
+    let row = match hits.as_slice() {
         [one] => *one,
         [] => {
             return Err(Error::not_found(format!("no admitted record {prefix}"))
@@ -116,6 +160,7 @@ pub fn export(ctx: &Ctx, prefix: &str, dir: &Path) -> Result<Vec<String>> {
         }
         many => return Err(Error::usage(format!("{prefix} matches {} records; give more of the id", many.len()))),
     };
+    let a = store.summary(row);
     let bytes = ctx.git.read_blob(&a.blob).map_err(|e| Error::io(format!("export: {e}")))?;
     let envelope: crate::continuity::record::Envelope =
         serde_json::from_slice(&bytes).map_err(|e| Error::io(format!("export: {e}")))?;

@@ -1,21 +1,28 @@
-//! Reading a store: every file of a ref's tree through admission. The machine-independent half of
-//! admission (shape, id, signature, portability) is kept in an index under the git common dir
-//! (`<common-dir>/majordomus/index.json`, keyed by blob and path, shared by every ref): a file seen
-//! before is not read or verified again, only judged against this machine's trust, revocation and
-//! repository. The index is an optimisation only: deleting it changes no answer.
+//! Reading a store through the read model (SPEC §A.17): every file of a ref's tree, admitted
+//! once. What admission concludes whoever reads a file (shape, id, signature, portability) is kept
+//! per file in the read model (`readmodel`), a compact binary file per ref under the git common
+//! dir (`<common-dir>/majordomus/readmodel/<ref>.bin`), keyed by the store tip and the rules hash.
+//! A read compares the ref's tip with the cached one: equal → no tree is read; else the tree
+//! difference between the two tips is walked (only changed shards) and only added blobs are
+//! admitted; no usable cache (absent, other rules, damaged, old tip pruned) → the whole tree is
+//! admitted on every core. Trust, revocation and the repository are judged per signer on every
+//! read. The cache is an optimisation only: deleting it changes no answer.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeSet;
 
-use serde::{Deserialize, Serialize};
+use std::collections::HashMap;
 
-use crate::continuity::admission::{admit, intrinsic, standing, Admitted, Diagnostic, Intrinsic, Judge, Verdict};
+use crate::continuity::admission::{admit, intrinsic, standing_of, Admitted, Diagnostic, Judge, Verdict};
 use crate::continuity::lineage::Lineage;
-use crate::continuity::mesh::Mesh;
-use crate::continuity::plan::{PlanRecord, RefusedFile};
+use crate::continuity::mesh::{Mesh, Trust};
+use crate::continuity::plan::{Candidate, RefusedFile};
+use crate::continuity::readmodel::{rules_hash, Change, Entry, OtherKind, Summary, View};
+use crate::continuity::record::{store_path, Envelope, Record};
 use crate::continuity::signing::{self, DeviceKey};
 use crate::ctx::Ctx;
 use crate::error::{Error, Result};
-use crate::store::atomic::{read_opt, replace};
+use crate::git::store::StoreEntry;
+use crate::store::atomic::replace;
 
 /// What every continuity command reads first.
 pub struct Setup {
@@ -57,15 +64,27 @@ pub fn setup(ctx: &Ctx) -> Result<Setup> {
     Ok(Setup { repository, mesh, device })
 }
 
-/// A store as read through admission.
+/// One admitted record of a [`Loaded`] store: its row in the read model and its signer's
+/// standing on this machine (never `revoked`: those are refused).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Row {
+    /// The row in the read model.
+    pub row: u32,
+    /// The signer's standing.
+    pub trust: Trust,
+}
+
+/// A store as read through admission: the read model, read in place, and the standing of each
+/// of its records on this machine.
 #[derive(Debug, Clone, Default)]
 pub struct Loaded {
     /// The ref read.
     pub reference: String,
     /// Its tip.
     pub tip: Option<String>,
-    /// Admitted records, sorted by id.
-    pub admitted: Vec<Admitted>,
+    view: Option<View>,
+    /// Admitted records, in id order.
+    admitted: Vec<Row>,
     /// Paths of records of a later schema (kept, not read).
     pub too_new: Vec<String>,
     /// Refused files.
@@ -75,145 +94,228 @@ pub struct Loaded {
 }
 
 impl Loaded {
-    /// The lineage over the admitted records.
-    pub fn lineage(&self) -> Lineage {
-        Lineage::new(self.admitted.iter().map(|a| (a.id.as_str(), &a.record)))
+    fn view(&self) -> &View {
+        self.view.as_ref().expect("a store with admitted records has a read model")
     }
-    /// The records as the plan sees them.
-    pub fn plan_records(&self, own_node: Option<&str>) -> Vec<PlanRecord<'_>> {
-        self.admitted
-            .iter()
-            .map(|a| PlanRecord {
-                id: &a.id,
-                record: &a.record,
-                trust: a.trust,
-                this_device: Some(a.record.device.node.as_str()) == own_node,
-            })
-            .collect()
+    /// How many records are admitted.
+    pub fn len(&self) -> usize {
+        self.admitted.len()
+    }
+    /// Whether no record is admitted.
+    pub fn is_empty(&self) -> bool {
+        self.admitted.is_empty()
+    }
+    /// The admitted records, in id order.
+    pub fn rows(&self) -> impl Iterator<Item = Row> + '_ {
+        self.admitted.iter().copied()
     }
     /// The admitted record `id`.
-    pub fn get(&self, id: &str) -> Option<&Admitted> {
-        // `admitted` is sorted by id (see `load`).
-        self.admitted.binary_search_by(|a| a.id.as_str().cmp(id)).ok().map(|i| &self.admitted[i])
+    pub fn get(&self, id: &str) -> Option<Row> {
+        let row = self.view.as_ref()?.find(id)? as u32;
+        self.admitted.binary_search_by(|a| a.row.cmp(&row)).ok().map(|i| self.admitted[i])
+    }
+    /// A record's id.
+    pub fn id(&self, r: Row) -> String {
+        self.view().id(r.row as usize)
+    }
+    /// A record's device node.
+    pub fn node(&self, r: Row) -> &str {
+        self.view().device(r.row as usize).0
+    }
+    /// What the read model keeps of a record.
+    pub fn summary(&self, r: Row) -> Summary {
+        self.view().summary(r.row as usize)
+    }
+    /// The lineage over the admitted records.
+    pub fn lineage(&self) -> Lineage {
+        let Some(v) = self.view.as_ref() else { return Lineage::default() };
+        let ids: Vec<String> = self.admitted.iter().map(|a| v.id(a.row as usize)).collect();
+        Lineage::from_sorted(ids, |i| {
+            let (_, line, parent) = v.links(self.admitted[i].row as usize);
+            (line, parent)
+        })
+    }
+    /// `(id, line, parent)` of every admitted record.
+    pub fn links(&self) -> impl Iterator<Item = (String, Option<String>, Option<String>)> + '_ {
+        self.admitted.iter().map(|a| self.view().links(a.row as usize))
+    }
+    /// What the offers need of record `id`, if it is admitted.
+    pub fn candidate(&self, id: &str) -> Option<Candidate<'_>> {
+        let r = self.get(id)?;
+        let v = self.view();
+        let i = r.row as usize;
+        Some(Candidate {
+            id: id.to_string(),
+            node: v.device(i).0,
+            published: v.published(i),
+            published_at: v.summary(i).published_at,
+        })
     }
     /// Ids of the admitted records.
     pub fn ids(&self) -> BTreeSet<String> {
-        self.admitted.iter().map(|a| a.id.clone()).collect()
+        self.rows().map(|r| self.id(r)).collect()
     }
     /// Paths that a merge may bring in: admitted and too-new records.
     pub fn mergeable(&self) -> BTreeSet<String> {
-        self.admitted.iter().map(|a| a.path.clone()).chain(self.too_new.iter().cloned()).collect()
+        self.rows().map(|r| store_path(&self.id(r))).chain(self.too_new.iter().cloned()).collect()
     }
 }
 
-/// The admission index: the [`Intrinsic`] verdict of every store file seen, by `<blob> <path>`.
-#[derive(Debug, Default, Serialize, Deserialize)]
-struct Index {
-    version: u32,
-    entries: BTreeMap<String, Intrinsic>,
-}
-
-/// The version of the index format; another version is ignored (and rewritten).
-const INDEX_VERSION: u32 = 1;
-
-fn index_path(ctx: &Ctx) -> std::path::PathBuf {
-    ctx.git.common_dir().join("majordomus/index.json")
-}
-
-fn read_index(ctx: &Ctx) -> Index {
-    read_opt(&index_path(ctx))
-        .ok()
-        .flatten()
-        .and_then(|t| serde_json::from_str::<Index>(&t).ok())
-        .filter(|i| i.version == INDEX_VERSION)
-        .unwrap_or(Index { version: INDEX_VERSION, entries: BTreeMap::new() })
+/// The whole record of an admitted row, read from its blob when it is shown (plan, resume).
+/// The blob id names its bytes, so what admission concluded about them still holds.
+pub fn full(ctx: &Ctx, store: &Loaded, row: Row) -> Result<Record> {
+    let s = store.summary(row);
+    let fail = |e: String| Error::io(format!("continuity record {}: {e}", s.id));
+    let bytes = ctx.git.read_blob(&s.blob).map_err(|e| fail(e.to_string()))?;
+    let envelope: Envelope = serde_json::from_slice(&bytes).map_err(|e| fail(e.to_string()))?;
+    serde_json::from_value(envelope.record).map_err(|e| fail(e.to_string()))
 }
 
 /// Reads one record of the store at `reference` through admission (`None` when it is absent or
-/// not admitted): what `publish` needs, without reading the whole store.
+/// not admitted): what `publish` needs, found by its path (a handful of small trees), without
+/// reading the whole store.
 pub fn load_one(ctx: &Ctx, s: &Setup, reference: &str, id: &str) -> Result<Option<Admitted>> {
     if !crate::continuity::record::is_id(id) {
         return Ok(None);
     }
     let git_err = |e: crate::git::Error| Error::io(format!("continuity store {reference}: {e}"));
     let Some(tip) = ctx.git.ref_tip(reference).map_err(git_err)? else { return Ok(None) };
-    let path = crate::continuity::record::store_path(id);
-    let Some(entry) = ctx.git.store_list(&tip).map_err(git_err)?.into_iter().find(|e| e.path == path) else {
-        return Ok(None);
-    };
-    let bytes = ctx.git.read_blob(&entry.blob).map_err(git_err)?;
+    let path = store_path(id);
+    let Some(blob) = ctx.git.store_find(&tip, &path).map_err(git_err)? else { return Ok(None) };
+    let bytes = ctx.git.read_blob(&blob).map_err(git_err)?;
     let own_key = s.own_key();
     let judge = Judge { repository: &s.repository, mesh: s.mesh.as_ref(), own_key: own_key.as_deref() };
-    Ok(match admit(&entry.path, &entry.blob, &bytes, &judge).0 {
+    Ok(match admit(&path, &blob, &bytes, &judge).0 {
         Verdict::Admitted(a) => Some(*a),
         _ => None,
     })
 }
 
-/// Reads the store at `reference` through admission.
+/// How many threads admit blobs.
+pub fn workers() -> usize {
+    std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1).min(8)
+}
+
+fn cache_path(ctx: &Ctx, reference: &str) -> std::path::PathBuf {
+    ctx.git.common_dir().join("majordomus/readmodel").join(format!("{}.bin", reference.replace('/', "%")))
+}
+
+/// The cached view of `reference` (written under `rules`), if any is usable.
+fn read_cache(ctx: &Ctx, reference: &str, rules: &str) -> Option<View> {
+    View::parse(std::fs::read(cache_path(ctx, reference)).ok()?, rules)
+}
+
+/// Admits `entries` on every core.
+fn admit_all(ctx: &Ctx, entries: &[StoreEntry]) -> std::result::Result<Vec<Entry>, crate::git::Error> {
+    ctx.git.map_blobs(entries, workers(), |e, bytes| Entry::of(&e.path, &e.blob, intrinsic(&e.path, bytes)))
+}
+
+/// The read model of the store at `tip`: the cache of `reference` (or, for a ref read the first
+/// time, the local store's) brought up to date from the tree difference; else built cold.
+fn view_at(ctx: &Ctx, reference: &str, tip: &str) -> Result<View> {
+    let git_err = |e: crate::git::Error| Error::io(format!("continuity store {reference}: {e}"));
+    let rules = rules_hash();
+    let own = read_cache(ctx, reference, &rules);
+    let own_exists = own.is_some();
+    let base = own.or_else(|| (reference != super::REF).then(|| read_cache(ctx, super::REF, &rules)).flatten());
+    if let Some(v) = &base {
+        if v.tip() == tip {
+            if !own_exists {
+                let _ = replace(&cache_path(ctx, reference), v.bytes());
+            }
+            return base.ok_or_else(|| Error::io("internal: the read model vanished"));
+        }
+    }
+    let changes = base.as_ref().and_then(|v| ctx.git.store_changes(v.tip(), tip).ok());
+    let view = match (base, changes) {
+        (Some(base), Some(changes)) => {
+            let mut gone: Vec<&str> = changes.removed.iter().map(String::as_str).collect();
+            gone.extend(changes.added.iter().map(|e| e.path.as_str()));
+            admit_into(ctx, base, tip, gone, &changes.added, &rules).map_err(git_err)?
+        }
+        // No cache, or its tip is gone (pruned after a forced update): read the whole tree.
+        _ => {
+            let entries = ctx.git.store_list(tip).map_err(git_err)?;
+            admit_into(ctx, View::empty(EMPTY_TIP, &rules), tip, Vec::new(), &entries, &rules).map_err(git_err)?
+        }
+    };
+    // The cache is an optimisation: failing to write it changes no answer.
+    let _ = replace(&cache_path(ctx, reference), view.bytes());
+    Ok(view)
+}
+
+/// How many files are admitted before they are folded into the read model: what is held in
+/// flight stays bounded however large the change.
+const ADMIT_CHUNK: usize = 8192;
+
+/// `view` after dropping `gone` and admitting `entries`, a bounded chunk at a time.
+fn admit_into(
+    ctx: &Ctx,
+    mut view: View,
+    tip: &str,
+    mut gone: Vec<&str>,
+    entries: &[StoreEntry],
+    rules: &str,
+) -> std::result::Result<View, crate::git::Error> {
+    if entries.is_empty() {
+        return Ok(view.updated(tip, Change { gone, added: Vec::new() }, rules));
+    }
+    for chunk in entries.chunks(ADMIT_CHUNK) {
+        let added = admit_all(ctx, chunk)?;
+        view = view.updated(tip, Change { gone: std::mem::take(&mut gone), added }, rules);
+    }
+    Ok(view)
+}
+
+/// The tip of an empty read model (no store commit has it).
+const EMPTY_TIP: &str = "0000000000000000000000000000000000000000";
+
+/// Reads the store at `reference` through the read model, judging every signer's standing.
 pub fn load(ctx: &Ctx, s: &Setup, reference: &str) -> Result<Loaded> {
     let git_err = |e: crate::git::Error| Error::io(format!("continuity store {reference}: {e}"));
     let mut out = Loaded { reference: reference.to_string(), ..Default::default() };
     let Some(tip) = ctx.git.ref_tip(reference).map_err(git_err)? else { return Ok(out) };
-    let mut index = read_index(ctx);
+    let view = view_at(ctx, reference, &tip)?;
     let own_key = s.own_key();
     let judge = Judge { repository: &s.repository, mesh: s.mesh.as_ref(), own_key: own_key.as_deref() };
-    let mut entries = ctx.git.store_list(&tip).map_err(git_err)?;
-    entries.sort_by(|a, b| a.path.cmp(&b.path));
-    // Files the index has not seen: blobs read in order (the repository handle is not shared
-    // between threads), the machine-independent checks — signatures above all — on every core.
-    let unseen: Vec<&crate::git::store::StoreEntry> =
-        entries.iter().filter(|e| !index.entries.contains_key(&format!("{} {}", e.blob, e.path))).collect();
-    let workers = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1).min(8);
-    for chunk in unseen.chunks(1024) {
-        let mut items = Vec::with_capacity(chunk.len());
-        for e in chunk {
-            items.push((*e, ctx.git.read_blob(&e.blob).map_err(git_err)?));
-        }
-        let per = items.len().div_ceil(workers).max(1);
-        let verdicts: Result<Vec<Intrinsic>> = std::thread::scope(|scope| {
-            let handles: Vec<_> = items
-                .chunks(per)
-                .map(|part| {
-                    scope.spawn(move || part.iter().map(|(e, bytes)| intrinsic(&e.path, bytes)).collect::<Vec<_>>())
-                })
-                .collect();
-            let mut all = Vec::with_capacity(items.len());
-            for h in handles {
-                all.extend(h.join().map_err(|_| Error::io("internal: an admission worker panicked"))?);
-            }
-            Ok(all)
-        });
-        for ((e, _), v) in items.iter().zip(verdicts?) {
-            index.entries.insert(format!("{} {}", e.blob, e.path), v);
-        }
-    }
-    if !unseen.is_empty() {
-        // The index is an optimisation: failing to write it changes no answer.
-        if let Ok(text) = serde_json::to_string(&index) {
-            let _ = replace(&index_path(ctx), text.as_bytes());
-        }
-    }
-    for e in &entries {
-        let Some(i) = index.entries.get(&format!("{} {}", e.blob, e.path)) else { continue };
-        let (verdict, diag) = standing(&e.path, &e.blob, i.clone(), &judge);
-        if let Some(d) = &diag {
-            if d.severity == "error" || d.code == "continuity.schema_too_new" {
-                out.refused.push(RefusedFile {
-                    path: e.path.clone(),
-                    code: d.code.clone(),
-                    message: d.message.clone(),
-                });
-            }
-        }
-        out.diagnostics.extend(diag);
+    // Standing is judged once per (signer, repository) on every read, never cached.
+    let mut standing: HashMap<(usize, usize), Option<Trust>> = HashMap::new();
+    let mut diags: Vec<Diagnostic> = Vec::new();
+    out.admitted.reserve(view.len());
+    for i in 0..view.len() {
+        let k = view.standing_key(i);
+        let label = || view.device(i).1;
+        let verdict = *standing
+            .entry(k)
+            .or_insert_with(|| standing_of("", view.key_at(k.0), view.repository_at(k.1), label(), &judge).ok());
         match verdict {
-            Verdict::Admitted(a) => out.admitted.push(*a),
-            Verdict::TooNew => out.too_new.push(e.path.clone()),
-            Verdict::Refused | Verdict::Stray => {}
+            Some(trust) => out.admitted.push(Row { row: i as u32, trust }),
+            None => {
+                let path = store_path(&view.id(i));
+                if let Err(d) = standing_of(&path, view.key_at(k.0), view.repository_at(k.1), label(), &judge) {
+                    out.refused.push(RefusedFile { path, code: d.code.clone(), message: d.message.clone() });
+                    diags.push(d);
+                }
+            }
         }
     }
-    out.admitted.sort_by(|a, b| a.id.cmp(&b.id));
+    for o in view.others() {
+        if o.kind != OtherKind::Stray {
+            out.refused.push(RefusedFile {
+                path: o.path.clone(),
+                code: o.diagnostic.code.clone(),
+                message: o.diagnostic.message.clone(),
+            });
+        }
+        if o.kind == OtherKind::TooNew {
+            out.too_new.push(o.path.clone());
+        }
+        diags.push(o.diagnostic.clone());
+    }
+    diags.sort_by(|a, b| a.path.cmp(&b.path));
+    out.refused.sort_by(|a, b| a.path.cmp(&b.path));
+    out.diagnostics = diags;
     out.tip = Some(tip);
+    out.view = Some(view);
     Ok(out)
 }

@@ -110,22 +110,33 @@ fn locate(ctx: &Ctx, named: Option<&str>) -> Result<(String, String)> {
         return Ok((name.to_string(), text));
     }
     let canon_dir = std::fs::canonicalize(&dir).unwrap_or(dir.clone());
+    // Names only first; files are read from the newest timestamp segment down, and the first
+    // segment holding an eligible record decides: one file read, not every handover.
+    let mut names: Vec<String> = std::fs::read_dir(&dir)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .filter_map(|e| e.file_name().into_string().ok())
+        .filter(|n| n.ends_with(".md") && n.starts_with(|c: char| c.is_ascii_digit()))
+        .collect();
+    let segment = |n: &str| n.split("--").next().unwrap_or("").to_string();
+    names.sort_by_key(|n| std::cmp::Reverse(segment(n)));
     let mut best: Option<((String, std::time::SystemTime, String), String)> = None;
-    for e in std::fs::read_dir(&dir).into_iter().flatten().flatten() {
-        let Ok(name) = e.file_name().into_string() else { continue };
-        if !name.ends_with(".md") || !name.starts_with(|c: char| c.is_ascii_digit()) {
+    for name in &names {
+        if best.as_ref().is_some_and(|((seg, _, _), _)| *seg != segment(name)) {
+            break;
+        }
+        let path = dir.join(name);
+        if !std::fs::canonicalize(&path).is_ok_and(|p| p.starts_with(&canon_dir)) {
             continue;
         }
-        if !std::fs::canonicalize(e.path()).is_ok_and(|p| p.starts_with(&canon_dir)) {
-            continue;
-        }
-        let Ok(Some(text)) = read_opt(&e.path()) else { continue };
+        let Ok(Some(text)) = read_opt(&path) else { continue };
         if arrived(&text) {
             continue;
         }
         // The one place a file's modification time is read (SPEC §0 rule 6).
-        let mtime = e.metadata().and_then(|m| m.modified()).unwrap_or(std::time::UNIX_EPOCH);
-        let key = (name.split("--").next().unwrap_or("").to_string(), mtime, name.clone());
+        let mtime = std::fs::symlink_metadata(&path).and_then(|m| m.modified()).unwrap_or(std::time::UNIX_EPOCH);
+        let key = (segment(name), mtime, name.clone());
         if best.as_ref().is_none_or(|(k, _)| key > *k) {
             best = Some((key, text));
         }

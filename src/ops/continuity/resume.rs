@@ -5,9 +5,8 @@ use serde::Serialize;
 use super::loaded::{self, Loaded, Setup};
 use super::status::resumable_ids;
 use super::{load_local, save_local, REF};
-use crate::continuity::admission::Admitted;
 use crate::continuity::local::{LocalState, Position};
-use crate::continuity::plan::{self, PlanInput, ResumePlan, SourceFacts, SourceRelation};
+use crate::continuity::plan::{self, PlanInput, PlanRecord, ResumePlan, SourceFacts, SourceRelation};
 use crate::continuity::record::Record;
 use crate::ctx::Ctx;
 use crate::error::Result;
@@ -45,12 +44,45 @@ fn source_facts(ctx: &Ctx, r: &Record) -> SourceFacts {
     SourceFacts { relation, local_branch, local_head, local_dirty, local_fingerprint }
 }
 
-/// Computes the plan over a loaded store.
+/// Computes the plan over a loaded store. The plan sees whole records (bodies, decisions,
+/// sources) only for the records it can choose: the offers, or the records matching `prefix`;
+/// those are read from their blobs, every other record is known to it through the lineage.
 fn plan_over(ctx: &Ctx, s: &Setup, store: &Loaded, local: &LocalState, prefix: Option<&str>) -> Result<ResumePlan> {
     let lineage = store.lineage();
     let own = s.own_node();
-    let records = store.plan_records(own.as_deref());
     let offers = resumable_ids(s, store, &lineage, local);
+    let mut wanted: Vec<String> = match prefix {
+        Some(p) => lineage.ids().filter(|id| id.starts_with(p)).map(str::to_string).collect(),
+        None => Vec::new(),
+    };
+    // Without `--record` the plan chooses among the offers on this branch (all offers when none
+    // is): only those are read whole.
+    let here = ctx.identity()?.branch.clone();
+    let on_branch: Vec<&String> = offers
+        .iter()
+        .filter(|id| store.get(id).is_some_and(|r| store.summary(r).branch.as_deref() == Some(here.as_str())))
+        .collect();
+    if prefix.is_some() || on_branch.is_empty() {
+        wanted.extend(offers.iter().cloned());
+    } else {
+        wanted.extend(on_branch.into_iter().cloned());
+    }
+    wanted.sort();
+    wanted.dedup();
+    let whole: Vec<(String, loaded::Row, Record)> = wanted
+        .into_iter()
+        .filter_map(|id| store.get(&id).map(|r| (id, r)))
+        .map(|(id, r)| Ok((id, r, loaded::full(ctx, store, r)?)))
+        .collect::<Result<_>>()?;
+    let records: Vec<PlanRecord<'_>> = whole
+        .iter()
+        .map(|(id, row, r)| PlanRecord {
+            id,
+            record: r,
+            trust: row.trust,
+            this_device: Some(r.device.node.as_str()) == own.as_deref(),
+        })
+        .collect();
     let branch = ctx.identity()?.branch.clone();
     let position = local.branches.get(&branch).map(|p| p.record.clone());
     let default_remote = super::status::default_remote(ctx)?;
@@ -100,24 +132,31 @@ pub fn resume(ctx: &Ctx, prefix: Option<&str>) -> Result<ResumeReport> {
     let _lock = super::writer_lock(ctx)?;
     let mut local = load_local(ctx)?;
     let mut plan = plan_over(ctx, &s, &store, &local, prefix)?;
-    let chosen = plan.record.as_ref().map(|v| v.id.clone()).and_then(|id| store.get(&id).cloned());
-    let (true, Some(a)) = (plan.status.is_resumable(), chosen) else {
+    let chosen = plan.record.as_ref().and_then(|v| store.get(&v.id));
+    let (true, Some(row)) = (plan.status.is_resumable(), chosen) else {
         return Ok(ResumeReport { resumed: false, plan, handover: None, decisions_carried: 0, position: None });
     };
+    let a = Whole { id: store.id(row), record: loaded::full(ctx, &store, row)? };
     let (handover, task_id) = write_handover(ctx, &a)?;
     let carried = carry_decisions(ctx, &a)?;
     carry_questions(ctx, &a, &task_id)?;
     let line = a.record.line.clone().unwrap_or_else(|| a.id.clone());
     let pos = Position { line, record: a.id.clone(), via: "resumed".into(), at: ctx.clock.stamp() };
     local.branches.insert(ctx.identity()?.branch.clone(), pos.clone());
-    super::status::refresh_offers(ctx, &s, &mut local)?;
+    super::status::refresh_offers(&s, &store, &store.lineage(), &mut local);
     save_local(ctx, &local)?;
     plan.actions.retain(|x| !x.starts_with("git majordomus continuity resume"));
     Ok(ResumeReport { resumed: true, plan, handover: Some(handover), decisions_carried: carried, position: Some(pos) })
 }
 
+/// A record read whole from its blob, to be resumed.
+struct Whole {
+    id: String,
+    record: Record,
+}
+
 /// Writes the arrived handover (§6.2), or returns the one already holding this record.
-fn write_handover(ctx: &Ctx, a: &Admitted) -> Result<(String, String)> {
+fn write_handover(ctx: &Ctx, a: &Whole) -> Result<(String, String)> {
     let dir = ctx.layout.handovers();
     let needle = format!("\ncontinuity_record: {}\n", a.id);
     for name in crate::store::records::names(&dir)? {
@@ -164,7 +203,7 @@ fn write_handover(ctx: &Ctx, a: &Admitted) -> Result<(String, String)> {
 }
 
 /// Appends the carried decisions whose titles the log lacks.
-fn carry_decisions(ctx: &Ctx, a: &Admitted) -> Result<usize> {
+fn carry_decisions(ctx: &Ctx, a: &Whole) -> Result<usize> {
     if a.record.decisions.is_empty() {
         return Ok(0);
     }
@@ -192,7 +231,7 @@ fn carry_decisions(ctx: &Ctx, a: &Admitted) -> Result<usize> {
 }
 
 /// Re-opens the carried questions whose text the store lacks (they block here too).
-fn carry_questions(ctx: &Ctx, a: &Admitted, task_id: &str) -> Result<()> {
+fn carry_questions(ctx: &Ctx, a: &Whole, task_id: &str) -> Result<()> {
     if a.record.questions.is_empty() {
         return Ok(());
     }

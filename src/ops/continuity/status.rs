@@ -7,7 +7,7 @@ use super::{load_local, remote_ref, REF};
 use crate::continuity::admission::Diagnostic;
 use crate::continuity::lineage::{LineState, Lineage};
 use crate::continuity::local::{LastSync, LocalState, Position};
-use crate::continuity::plan::{offer_of, resumable};
+use crate::continuity::plan::{offer_of_summary, resumable_of};
 use crate::continuity::record::Device;
 use crate::continuity::view::RecordView;
 use crate::ctx::Ctx;
@@ -70,15 +70,23 @@ pub struct StatusReport {
     /// The last sync.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub last_sync: Option<LastSync>,
-    /// Every line.
+    /// The diverged lines (every line with `--all`).
     pub lines: Vec<LineView>,
-    /// Records resumable here.
+    /// How many lines the store holds.
+    pub lines_total: usize,
+    /// The newest records resumable here (at most [`SHOWN`]; every one with `--all`).
     pub resumable: Vec<RecordView>,
+    /// How many records are resumable here.
+    pub resumable_total: usize,
     /// Every diagnostic.
     pub diagnostics: Vec<Diagnostic>,
     /// What to run next.
     pub next: Vec<String>,
 }
+
+/// How many resumable records `status` shows without `--all` (SPEC §A.18); also the cap on the
+/// offers kept in `continuity.json`.
+pub const SHOWN: usize = 20;
 
 /// The default remote (the branch's, else `origin`, else the first).
 pub fn default_remote(ctx: &Ctx) -> Result<Option<String>> {
@@ -108,7 +116,7 @@ pub fn store_view(ctx: &Ctx, store: &Loaded, remote: Option<&str>) -> Result<Sto
         remote: remote.map(str::to_string),
         remote_tip,
         sync: sync.into(),
-        records: store.admitted.len(),
+        records: store.len(),
         refused: store.refused.len(),
     })
 }
@@ -116,17 +124,10 @@ pub fn store_view(ctx: &Ctx, store: &Loaded, remote: Option<&str>) -> Result<Sto
 /// The views of a set of ids, in display order.
 pub fn views(ctx: &Ctx, s: &Setup, store: &Loaded, ids: &[String]) -> Vec<RecordView> {
     let own = s.own_node();
+    let now = ctx.clock.now();
     ids.iter()
         .filter_map(|id| store.get(id))
-        .map(|a| {
-            RecordView::new(
-                &a.id,
-                &a.record,
-                a.trust,
-                Some(a.record.device.node.as_str()) == own.as_deref(),
-                ctx.clock.now(),
-            )
-        })
+        .map(|r| RecordView::of(&store.summary(r), r.trust, Some(store.node(r)) == own.as_deref(), now))
         .collect()
 }
 
@@ -134,20 +135,17 @@ pub fn views(ctx: &Ctx, s: &Setup, store: &Loaded, ids: &[String]) -> Vec<Record
 pub fn resumable_ids(s: &Setup, store: &Loaded, lineage: &Lineage, local: &LocalState) -> Vec<String> {
     let positions: Vec<&str> = local.branches.values().map(|p| p.record.as_str()).collect();
     let own = s.own_node();
-    let live = store.admitted.iter().filter(|a| a.trust != crate::continuity::mesh::Trust::Revoked);
-    resumable(live.map(|a| (a.id.as_str(), &a.record)), lineage, own.as_deref(), &positions)
+    let heads = lineage.heads();
+    resumable_of(heads.iter().filter_map(|id| store.candidate(id)), lineage, own.as_deref(), &positions)
 }
 
-/// Recomputes `continuity.json` offers from the local store.
-pub fn refresh_offers(ctx: &Ctx, s: &Setup, local: &mut LocalState) -> Result<()> {
-    let store = loaded::load(ctx, s, REF)?;
-    let lineage = store.lineage();
-    local.offers = resumable_ids(s, &store, &lineage, local)
-        .iter()
-        .filter_map(|id| store.get(id))
-        .map(|a| offer_of(&a.id, &a.record))
-        .collect();
-    Ok(())
+/// Recomputes `continuity.json` offers from a loaded local store: the newest [`SHOWN`], and
+/// `offers_total`.
+pub fn refresh_offers(s: &Setup, store: &Loaded, lineage: &Lineage, local: &mut LocalState) {
+    let ids = resumable_ids(s, store, lineage, local);
+    local.offers_total = Some(ids.len());
+    local.offers =
+        ids.iter().take(SHOWN).filter_map(|id| store.get(id)).map(|r| offer_of_summary(&store.summary(r))).collect();
 }
 
 /// Store diagnostics plus lineage findings and the status-only ones.
@@ -176,8 +174,8 @@ fn all_diagnostics(s: &Setup, store: &Loaded, lineage: &Lineage) -> Vec<Diagnost
     d
 }
 
-/// `continuity status`.
-pub fn status(ctx: &Ctx) -> Result<StatusReport> {
+/// `continuity status`; `all` lists every line and every resumable record.
+pub fn status(ctx: &Ctx, all: bool) -> Result<StatusReport> {
     let s = loaded::setup(ctx)?;
     let store = loaded::load(ctx, &s, REF)?;
     let local = load_local(ctx)?;
@@ -185,12 +183,17 @@ pub fn status(ctx: &Ctx) -> Result<StatusReport> {
     let id = ctx.identity()?.clone();
     let remote = local.last_sync.as_ref().map(|l| l.remote.clone()).or(default_remote(ctx)?);
     let store_v = store_view(ctx, &store, remote.as_deref())?;
-    let lines = lineage
-        .lines()
+    let every_line = lineage.lines();
+    let lines_total = every_line.len();
+    let lines = every_line
         .into_iter()
+        .filter(|l| all || l.state == LineState::Diverged)
         .map(|l| LineView { heads: views(ctx, &s, &store, &l.heads), line: l.line, state: l.state, records: l.records })
         .collect();
-    let resumable = views(ctx, &s, &store, &resumable_ids(&s, &store, &lineage, &local));
+    let ids = resumable_ids(&s, &store, &lineage, &local);
+    let resumable_total = ids.len();
+    let shown = if all { ids.len() } else { SHOWN.min(ids.len()) };
+    let resumable = views(ctx, &s, &store, &ids[..shown]);
     let mut next = Vec::new();
     if matches!(store_v.sync.as_str(), "pending" | "never_synced" | "diverged" | "behind") {
         next.push("git majordomus continuity sync".to_string());
@@ -204,11 +207,18 @@ pub fn status(ctx: &Ctx) -> Result<StatusReport> {
         position: local.branches.get(&id.branch).cloned(),
         head: (id.head != "NONE").then(|| id.head.clone()),
         branch: id.branch,
-        working_tree: ctx.working_tree()?.into(),
+        working_tree: if ctx.git.is_dirty().map_err(|e| crate::error::Error::io(e.to_string()))? {
+            "dirty"
+        } else {
+            "clean"
+        }
+        .into(),
         store: store_v,
         last_sync: local.last_sync.clone(),
         lines,
+        lines_total,
         resumable,
+        resumable_total,
         diagnostics: all_diagnostics(&s, &store, &lineage),
         next,
     })
@@ -217,25 +227,25 @@ pub fn status(ctx: &Ctx) -> Result<StatusReport> {
 /// `continuity records`.
 #[derive(Debug, Clone, Serialize)]
 pub struct RecordsReport {
-    /// Every admitted record, by (line, id).
+    /// The admitted records by (line, id): every one, or the first `--limit`.
     pub records: Vec<RecordView>,
+    /// How many records the store admits.
+    pub records_total: usize,
     /// The lines.
     pub lines: Vec<crate::continuity::lineage::LineSummary>,
     /// Every diagnostic.
     pub diagnostics: Vec<Diagnostic>,
 }
 
-/// `continuity records`.
-pub fn records(ctx: &Ctx) -> Result<RecordsReport> {
+/// `continuity records [--limit N]`: the first `limit` records by (line, id).
+pub fn records(ctx: &Ctx, limit: Option<usize>) -> Result<RecordsReport> {
     let s = loaded::setup(ctx)?;
     let store = loaded::load(ctx, &s, REF)?;
     let lineage = store.lineage();
-    let mut ids: Vec<(String, String)> =
-        store.admitted.iter().map(|a| (a.record.line.clone().unwrap_or_else(|| a.id.clone()), a.id.clone())).collect();
-    ids.sort();
-    let ordered: Vec<String> = ids.into_iter().map(|(_, id)| id).collect();
+    let ordered: Vec<String> = lineage.ids_by_line().take(limit.unwrap_or(usize::MAX)).map(str::to_string).collect();
     Ok(RecordsReport {
         records: views(ctx, &s, &store, &ordered),
+        records_total: store.len(),
         lines: lineage.lines(),
         diagnostics: all_diagnostics(&s, &store, &lineage),
     })

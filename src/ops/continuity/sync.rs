@@ -14,7 +14,7 @@ use std::time::{Duration, Instant};
 use serde::Serialize;
 
 use super::loaded::{self, Loaded, Setup};
-use super::status::{refresh_offers, resumable_ids, store_view, views, StoreView};
+use super::status::{refresh_offers, resumable_ids, store_view, views, StoreView, SHOWN};
 use super::{load_local, remote_ref, save_local, REF};
 use crate::continuity::admission::Diagnostic;
 use crate::continuity::lineage::{LineComparison, Lineage};
@@ -53,8 +53,10 @@ pub struct SyncReport {
     pub lines: Vec<LineComparison>,
     /// The store after the sync.
     pub store: StoreView,
-    /// Records resumable here.
+    /// The newest records resumable here (at most 20).
     pub resumable: Vec<RecordView>,
+    /// How many records are resumable here.
+    pub resumable_total: usize,
     /// Every diagnostic.
     pub diagnostics: Vec<Diagnostic>,
 }
@@ -272,7 +274,7 @@ fn run(ctx: &Ctx, remote: Option<&str>, mode: Mode) -> Result<SyncReport> {
             None,
             "no remote is configured; nothing was synced",
         ));
-        return report(ctx, &s, None, "no_remote", (0, 0), "ok", 0, Vec::new(), diags);
+        return report(ctx, &s, &before, &local_state, None, "no_remote", (0, 0), "ok", 0, Vec::new(), diags);
     };
     if !ctx.git.remote_names().contains(&remote) {
         return Err(Error::not_found(format!("no remote named {remote}")).hint("git remote -v lists them"));
@@ -305,7 +307,19 @@ fn run(ctx: &Ctx, remote: Option<&str>, mode: Mode) -> Result<SyncReport> {
                 detail: Some(first_line(&detail)),
             });
             save_local(ctx, &local_state)?;
-            return report(ctx, &s, Some(remote), "unreachable", (0, 0), "unreachable", 0, Vec::new(), diags);
+            return report(
+                ctx,
+                &s,
+                &before,
+                &local_state,
+                Some(remote),
+                "unreachable",
+                (0, 0),
+                "unreachable",
+                0,
+                Vec::new(),
+                diags,
+            );
         }
     };
     let theirs = theirs.unwrap_or_default();
@@ -402,9 +416,11 @@ fn run(ctx: &Ctx, remote: Option<&str>, mode: Mode) -> Result<SyncReport> {
     };
     local_state.last_sync =
         Some(LastSync { remote: remote.clone(), at: ctx.clock.stamp(), outcome: outcome.into(), detail });
-    refresh_offers(ctx, &s, &mut local_state)?;
+    // The store after the merge, read once: incrementally from the state before it.
+    let after = loaded::load(ctx, &s, REF)?;
+    refresh_offers(&s, &after, &after.lineage(), &mut local_state);
     save_local(ctx, &local_state)?;
-    report(ctx, &s, Some(remote), action, (fetched, published), outcome, attempts, lines, diags)
+    report(ctx, &s, &after, &local_state, Some(remote), action, (fetched, published), outcome, attempts, lines, diags)
 }
 
 fn compare(
@@ -413,16 +429,16 @@ fn compare(
     local: &BTreeSet<String>,
     remote: &BTreeSet<String>,
 ) -> Vec<LineComparison> {
-    let mut all: Vec<(&str, &crate::continuity::record::Record)> =
-        before.admitted.iter().map(|a| (a.id.as_str(), &a.record)).collect();
-    all.extend(theirs.admitted.iter().filter(|a| !local.contains(&a.id)).map(|a| (a.id.as_str(), &a.record)));
-    Lineage::new(all).compare_stores(local, remote)
+    let all = before.links().chain(theirs.links().filter(|(id, _, _)| !local.contains(id)));
+    Lineage::from_links(all).compare_stores(local, remote)
 }
 
 #[allow(clippy::too_many_arguments)]
 fn report(
     ctx: &Ctx,
     s: &Setup,
+    store: &Loaded,
+    local: &crate::continuity::local::LocalState,
     remote: Option<String>,
     action: &str,
     (fetched, published): (usize, usize),
@@ -431,14 +447,13 @@ fn report(
     lines: Vec<LineComparison>,
     mut diagnostics: Vec<Diagnostic>,
 ) -> Result<SyncReport> {
-    let store = loaded::load(ctx, s, REF)?;
-    let local = load_local(ctx)?;
     let lineage = store.lineage();
     // The lineage findings of the store after the sync (`continuity.diverged` names the heads).
     diagnostics.extend(lineage.findings());
-    let resumable = views(ctx, s, &store, &resumable_ids(s, &store, &lineage, &local));
+    let ids = resumable_ids(s, store, &lineage, local);
+    let resumable = views(ctx, s, store, &ids[..ids.len().min(SHOWN)]);
     Ok(SyncReport {
-        store: store_view(ctx, &store, remote.as_deref())?,
+        store: store_view(ctx, store, remote.as_deref())?,
         remote,
         action: action.into(),
         fetched,
@@ -447,6 +462,7 @@ fn report(
         push_attempts,
         lines,
         resumable,
+        resumable_total: ids.len(),
         diagnostics,
     })
 }

@@ -1,0 +1,261 @@
+#!/usr/bin/env bash
+# `make bench`: every command on a large and a tiny fixture, as whole processes (median of RUNS
+# runs, peak RSS of one run), with the git floor measured in the same run on the same checkout,
+# then the continuity growth curve. The table goes to stdout and to target/bench/report.md.
+#
+#   bench/bench.sh [path/to/git-majordomus]
+#   RUNS=11 SLOW_RUNS=3 BENCH_MILLION=1 bench/bench.sh     (1,000,000-record point: optional)
+#
+# Fixtures are generated deterministically by examples/bench_fixture.rs (history through
+# `git fast-import`) and cached under target/bench/fixtures/<key>/, where <key> hashes this
+# script, the generator and the sizes: a change to either rebuilds them. Measurements run on
+# copies under target/bench/work/, so writes never touch the cached fixtures.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+BIN=${1:-$root/target/release/git-majordomus}
+GEN=${GEN:-$root/target/release/examples/bench_fixture}
+OUT=$root/target/bench
+RUNS=${RUNS:-11}
+SLOW_RUNS=${SLOW_RUNS:-3}
+COMMITS=${COMMITS:-100000} BRANCHES=${BRANCHES:-50}
+HANDOVERS=${HANDOVERS:-10000} CHECKPOINTS=${CHECKPOINTS:-10000} LEDGER=${LEDGER:-200000}
+DECISIONS=${DECISIONS:-1000} QUESTIONS=${QUESTIONS:-200}
+RECORDS=${RECORDS:-100000} LINES=${LINES:-500} DEVICES=${DEVICES:-20} EXCHANGE=${EXCHANGE:-1000}
+CURVE=${CURVE:-"1000 10000 100000"}
+[[ ${BENCH_MILLION:-0} == 1 ]] && CURVE="$CURVE 1000000"
+
+sizes="$COMMITS $BRANCHES $HANDOVERS $CHECKPOINTS $LEDGER $DECISIONS $QUESTIONS $RECORDS $LINES $DEVICES $EXCHANGE"
+key=$( { cat "$0" "$root/examples/bench_fixture.rs"; echo "$sizes"; } | sha256sum | cut -c1-16)
+FIX=$OUT/fixtures/$key
+WORK=$OUT/work
+mkdir -p "$FIX" "$OUT"
+
+export GIT_CONFIG_GLOBAL=/dev/null GIT_CONFIG_NOSYSTEM=1 LC_ALL=C TZ=UTC
+export GIT_AUTHOR_NAME=bench GIT_AUTHOR_EMAIL=bench@example.com GIT_COMMITTER_NAME=bench GIT_COMMITTER_EMAIL=bench@example.com
+export MAJORDOMUS_NOW=2026-12-01T00:00:00Z
+unset GIT_DIR GIT_WORK_TREE GIT_INDEX_FILE
+# The benchmarking machine's own home (its device key); created once per fixture set.
+export HOME=$FIX/home XDG_STATE_HOME=$FIX/home/.local/state
+mkdir -p "$HOME"
+
+log() { printf '%s\n' "$*" >&2; }
+ms_since() { echo $(( ($(date +%s%N) - $1) / 1000000 )); }
+
+# ---------------------------------------------------------------------------------------------
+# Fixtures
+
+import_store() { # <checkout> <git-dir> <records> <lines> <salt> [<parent>]
+  "$GEN" store "$1" "$3" "$4" "$DEVICES" "$5" ${6:-} | git --git-dir="$2" fast-import --quiet
+}
+
+make_large() {
+  local d=$FIX/large.tmp t
+  rm -rf "$d"; mkdir -p "$d"
+  t=$(date +%s%N)
+  git init -q -b main "$d/repo"
+  cd "$d/repo"
+  "$GEN" history "$COMMITS" "$BRANCHES" | git fast-import --quiet
+  git checkout -q main
+  "$BIN" init >/dev/null
+  git add -A && git commit -qm "majordomus layer"
+  "$BIN" start "bench task" --scope src >/dev/null
+  "$GEN" layer . $((HANDOVERS * 9 / 10)) $((CHECKPOINTS * 9 / 10)) "$LEDGER" "$DECISIONS" "$QUESTIONS"
+  git worktree add -q -b side ../wt main
+  (cd ../wt && "$GEN" layer . $((HANDOVERS / 10)) $((CHECKPOINTS / 10)) 0 0 0)
+  import_store . .git "$RECORDS" "$LINES" a
+  git gc -q
+  git commit-graph write --reachable
+  log "large: history, layer and $RECORDS records in $(ms_since "$t") ms"
+  # The sync fixture: a bare file:// remote holding the store plus EXCHANGE records of its own;
+  # a copy of the checkout holding EXCHANGE records of its own, last synced at the common tip.
+  t=$(date +%s%N)
+  local tip; tip=$(git rev-parse refs/majordomus/continuity)
+  git init -q --bare "$d/remote.git"
+  git push -q "$d/remote.git" refs/majordomus/continuity
+  import_store . "$d/remote.git" "$EXCHANGE" 20 remote "$tip"
+  "$BIN" continuity status >/dev/null  # the read model, as a previous read left it
+  cp -a "$d/repo" "$d/sync-local"
+  (cd "$d/sync-local" && git remote add origin "file://$d/remote.git" \
+    && git update-ref refs/majordomus/remotes/origin/continuity "$tip" \
+    && import_store . .git "$EXCHANGE" 20 local "$tip")
+  log "sync fixture in $(ms_since "$t") ms"
+  mv "$d" "$FIX/large"
+}
+
+make_tiny() {
+  local d=$FIX/tiny.tmp
+  rm -rf "$d"; mkdir -p "$d"
+  git init -q -b main "$d/repo"
+  cd "$d/repo"
+  echo "tiny" > README.md
+  "$BIN" init >/dev/null
+  git add -A && git commit -qm tiny
+  "$BIN" start "tiny task" --scope . >/dev/null
+  printf '# Objective\nTiny.\n\n# Current State\nOne handover.\n\n# Next Action\nMeasure.\n' | "$BIN" handover >/dev/null
+  mv "$d" "$FIX/tiny"
+}
+
+make_curve() { # <records>
+  local n=$1 d=$FIX/curve-$1.tmp t
+  rm -rf "$d"; mkdir -p "$d"
+  t=$(date +%s%N)
+  git init -q -b main "$d/repo"
+  cd "$d/repo"
+  echo "curve" > README.md
+  "$BIN" init >/dev/null
+  git add -A && git commit -qm curve
+  local lines=$(( n / 200 )); (( lines < 5 )) && lines=5
+  import_store . .git "$n" "$lines" curve
+  git gc -q
+  log "curve: $n records in $(ms_since "$t") ms"
+  mv "$d" "$FIX/curve-$n"
+}
+
+[[ -d $FIX/large ]] || make_large
+[[ -d $FIX/tiny ]] || make_tiny
+for n in $CURVE; do
+  if [[ $n == "$RECORDS" ]]; then continue; fi
+  [[ -d $FIX/curve-$n ]] || make_curve "$n"
+done
+
+# ---------------------------------------------------------------------------------------------
+# Measuring
+
+# median <runs> <prep-function> <command...>: median wall ms of whole-process runs; <prep> runs
+# (untimed) before each one. Sets MEDIAN and RSS (peak KiB of one more run).
+median() {
+  local runs=$1 prep=$2; shift 2
+  local t=() s e i
+  for ((i = 0; i < runs; i++)); do
+    $prep
+    s=$(date +%s%N); "$@" >/dev/null 2>&1 </dev/null || true; e=$(date +%s%N)
+    t+=($(( (e - s) / 1000 )))
+  done
+  MEDIAN=$(printf '%s\n' "${t[@]}" | sort -n | awk '{a[NR]=$1} END {printf "%.1f", a[int((NR+1)/2)]/1000}')
+  $prep
+  # A shell function runs under `bash -c` (time reports the largest of bash and its children).
+  if [[ $(type -t "$1") == function ]]; then
+    /usr/bin/time -f '%M' -o "$WORK/rss" bash -c '"$@"' _ "$@" >/dev/null 2>&1 </dev/null || true
+  else
+    /usr/bin/time -f '%M' -o "$WORK/rss" "$@" >/dev/null 2>&1 </dev/null || true
+  fi
+  RSS=$(tail -1 "$WORK/rss")
+  $prep
+}
+nothing() { :; }
+rows=()
+row() { # label floor-label floor-ms
+  local ratio
+  ratio=$(awk -v a="$MEDIAN" -v b="$3" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "-" }')
+  rows+=("| $1 | $MEDIAN | $(( RSS / 1024 )) | $2 | $3 | $ratio |")
+  log "$1: $MEDIAN ms, $(( RSS / 1024 )) MiB (floor $2 $3 ms, ×$ratio)"
+}
+
+rm -rf "$WORK"; mkdir -p "$WORK"
+cp -a "$FIX/large" "$WORK/large"
+cp -a "$FIX/tiny" "$WORK/tiny"
+L=$WORK/large/repo
+REF=refs/majordomus/continuity
+
+# The git floor, in the same run on the same checkout.
+cd "$L"
+git_status() { git status --porcelain >/dev/null; }
+ls_tree() { git ls-tree -r $REF >/dev/null; }
+cat_all() { git ls-tree -r --object-only $REF | git cat-file --batch >/dev/null; }
+median "$RUNS" nothing git rev-parse HEAD; F_REV=$MEDIAN; row "git rev-parse HEAD" - 0
+median "$RUNS" nothing git_status; F_STATUS=$MEDIAN; row "git status --porcelain" - 0
+median "$RUNS" nothing ls_tree; F_LS=$MEDIAN; row "git ls-tree -r $REF" - 0
+median "$SLOW_RUNS" nothing cat_all; F_CAT=$MEDIAN; row "every record blob through git cat-file --batch" - 0
+
+start_hook() { "$BIN" hook claude-code start <<<'{"session_id":"bench","source":"startup"}'; }
+checkpoint() { "$BIN" checkpoint <<<"bench checkpoint"; }
+export BIN REF
+export -f git_status ls_tree cat_all start_hook checkpoint
+tiny() { # label, then command: the same command on the tiny fixture
+  (cd "$WORK/tiny/repo" && median "$RUNS" nothing "$@" && echo "$MEDIAN")
+}
+
+cd "$L"
+T=$(tiny start_hook | tail -1); median "$RUNS" nothing start_hook; row "hook claude-code start (tiny: $T ms)" rev-parse "$F_REV"
+T=$(tiny "$BIN" handover --resolve | tail -1); median "$RUNS" nothing "$BIN" handover --resolve; row "handover --resolve (tiny: $T ms)" rev-parse "$F_REV"
+T=$(tiny "$BIN" context | tail -1); median "$RUNS" nothing "$BIN" context; row "context (tiny: $T ms)" "status --porcelain" "$F_STATUS"
+median "$RUNS" nothing "$BIN" history --limit 20; row "history --limit 20" rev-parse "$F_REV"
+median "$SLOW_RUNS" nothing "$BIN" search "Bench handover 4242"; row "search" "status --porcelain" "$F_STATUS"
+median "$SLOW_RUNS" nothing "$BIN" doctor; row "doctor" "status --porcelain" "$F_STATUS"
+median "$RUNS" nothing checkpoint; row "checkpoint (write)" rev-parse "$F_REV"
+
+n_pub=0
+new_handover() {
+  n_pub=$((n_pub + 1))
+  printf '# Objective\nBench publication %s.\n\n# Current State\nx\n\n# Next Action\ny\n' "$n_pub" \
+    | "$BIN" handover --no-task >/dev/null
+}
+"$BIN" continuity device --label bench >/dev/null
+"$BIN" continuity status >/dev/null  # the read model of the fixture's store
+median "$RUNS" new_handover "$BIN" continuity publish; row "continuity publish" rev-parse "$F_REV"
+no_cache() { rm -rf "$L/.git/majordomus/readmodel"; }
+median "$SLOW_RUNS" no_cache "$BIN" continuity status; row "continuity status (cold: no read model)" "ls-tree -r" "$F_LS"
+"$BIN" continuity status >/dev/null
+median "$RUNS" nothing "$BIN" continuity status; row "continuity status (warm)" "ls-tree -r" "$F_LS"
+median "$RUNS" nothing "$BIN" continuity records --limit 20; row "continuity records --limit 20" "ls-tree -r" "$F_LS"
+median "$RUNS" nothing "$BIN" continuity plan; row "continuity plan" "ls-tree -r" "$F_LS"
+pick=$("$BIN" --json continuity status --all | python3 -c 'import json,sys; r=json.load(sys.stdin)["resumable"]; print(next((x["id"] for x in r if x.get("branch") == "main"), r[0]["id"] if r else ""))')
+state=$L/.ai/local/state
+cp "$state/continuity.json" "$WORK/continuity.json.saved" 2>/dev/null || echo '{"schema":"majordomus-continuity-local/v1"}' > "$WORK/continuity.json.saved"
+cp "$state/decisions.md" "$WORK/decisions.md.saved"
+cp "$state/open-questions.md" "$WORK/open-questions.md.saved"
+undo_resume() {
+  cp "$WORK/continuity.json.saved" "$state/continuity.json"
+  cp "$WORK/decisions.md.saved" "$state/decisions.md"
+  cp "$WORK/open-questions.md.saved" "$state/open-questions.md"
+  rm -f "$state"/handovers/*--continuity--*
+}
+median "$RUNS" undo_resume "$BIN" continuity resume --record "$pick"; row "continuity resume (a copy)" "ls-tree -r" "$F_LS"
+median "$SLOW_RUNS" no_cache "$BIN" continuity verify; row "continuity verify (cold)" "cat-file --batch" "$F_CAT"
+fresh_sync() {
+  rm -rf "$WORK/sync"; mkdir -p "$WORK/sync"
+  cp -a "$FIX/large/sync-local" "$WORK/sync/local"
+  cp -a "$FIX/large/remote.git" "$WORK/sync/remote.git"
+  git -C "$WORK/sync/local" remote set-url origin "file://$WORK/sync/remote.git"
+  # The read model as a previous sync left it (not part of the measurement).
+  (cd "$WORK/sync/local" && git update-ref refs/majordomus/remotes/origin/continuity "$(git rev-parse "refs/majordomus/continuity~1")" \
+    && "$BIN" continuity status >/dev/null)
+  cd "$WORK/sync/local"
+}
+median "$SLOW_RUNS" fresh_sync "$BIN" continuity sync; row "continuity sync ($EXCHANGE new records each way, file://)" "ls-tree -r" "$F_LS"
+cd "$L"
+
+# ---------------------------------------------------------------------------------------------
+# Growth curve: warm status and publish as the store grows.
+curve=()
+for n in $CURVE; do
+  if [[ $n == "$RECORDS" ]]; then c=$L; else rm -rf "$WORK/curve"; cp -a "$FIX/curve-$n" "$WORK/curve"; c=$WORK/curve/repo; fi
+  cd "$c"
+  "$BIN" continuity status >/dev/null
+  median "$RUNS" nothing "$BIN" continuity status; st=$MEDIAN; st_rss=$((RSS / 1024))
+  median "$RUNS" new_handover "$BIN" continuity publish; pub=$MEDIAN
+  bytes=$(stat -c %s .git/majordomus/readmodel/refs%majordomus%continuity.bin)
+  curve+=("| $n | $st | $st_rss | $pub | $bytes | $(( bytes / n )) |")
+  log "curve $n: status warm $st ms ($st_rss MiB), publish $pub ms, read model $bytes bytes"
+done
+
+# ---------------------------------------------------------------------------------------------
+{
+  echo "# make bench — $(date -u +%FT%TZ)"
+  echo
+  echo "Machine: $(nproc) cores, $(awk '/MemTotal/ {printf "%.1f GiB", $2/1048576}' /proc/meminfo), $(uname -sr); git $(git --version | cut -d' ' -f3)."
+  echo "Large fixture: $COMMITS commits over $BRANCHES branches (commit-graph), $HANDOVERS handovers and"
+  echo "$CHECKPOINTS checkpoints (a tenth in a linked worktree), $LEDGER ledger lines, $DECISIONS decisions,"
+  echo "$QUESTIONS open questions, $RECORDS continuity records from $DEVICES devices on $LINES lines."
+  echo "Medians of $RUNS runs ($SLOW_RUNS for search, doctor, cold status, verify, sync, cat-file); peak RSS of one run."
+  echo
+  echo "| command | median ms | peak RSS MiB | git floor | floor ms | ratio |"
+  echo "|---|---:|---:|---|---:|---:|"
+  printf '%s\n' "${rows[@]}"
+  echo
+  echo "## Growth curve"
+  echo
+  echo "| records | status warm ms | status RSS MiB | publish ms | read model bytes | bytes/record |"
+  echo "|---:|---:|---:|---:|---:|---:|"
+  printf '%s\n' "${curve[@]}"
+} | tee "$OUT/report.md"

@@ -1,0 +1,816 @@
+//! The continuity read model (SPEC §A.17): per store file only what views and lineage need — for
+//! a record its id, blob, line, parent, signer, repository, device, published time (as an integer
+//! too), branch, head, task title, issue and objective line, never bodies; for any other file its
+//! machine-independent verdict — and its compact on-disk form, keyed by the store tip and a rules
+//! hash. Pure: the caller reads and writes the bytes (`ops::continuity::loaded`).
+//!
+//! Owns: [`Summary`], [`View`] (the file read in place) and its update, [`rules_hash`].
+//! Must not touch: git, files, trust (standing is judged per signer on every read, by the caller).
+
+use std::collections::{HashMap, HashSet};
+
+use chrono::DateTime;
+
+use super::admission::{Diagnostic, Intrinsic};
+use super::record::{Device, Record};
+use super::view::{first_line, published_at, section};
+
+/// The format line every read-model file starts with; another format is ignored.
+pub const FORMAT: &str = "majordomus-readmodel/2";
+
+/// The hash of the rules a cache was written under: this executable's version, the format and
+/// the source text of the admission and portability checks. A cache written under another hash
+/// is ignored (and rebuilt), so a change of any rule re-admits every blob.
+pub fn rules_hash() -> String {
+    let mut h = blake3::Hasher::new();
+    h.update(FORMAT.as_bytes());
+    h.update(env!("CARGO_PKG_VERSION").as_bytes());
+    h.update(include_str!("admission.rs").as_bytes());
+    h.update(include_str!("portability.rs").as_bytes());
+    h.update(include_str!("record.rs").as_bytes());
+    h.update(include_str!("readmodel.rs").as_bytes());
+    h.finalize().to_hex()[..32].to_string()
+}
+
+/// What the read model keeps of one admitted-in-shape record (its intrinsic checks passed).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Summary {
+    /// The record id, 64 hex.
+    pub id: String,
+    /// The blob it was read from, 40 hex (bodies are read from it when shown).
+    pub blob: String,
+    /// The `line` field (absent on the first record of a line).
+    pub line: Option<String>,
+    /// The `parent` field.
+    pub parent: Option<String>,
+    /// The signer's raw public key, 64 hex.
+    pub key: String,
+    /// The record's repository identity.
+    pub repository: String,
+    /// The publishing device.
+    pub device: Device,
+    /// The episode open at publish.
+    pub session: Option<String>,
+    /// `published_at` as written.
+    pub published_at: String,
+    /// `published_at` as Unix seconds, when readable (sorting never parses text).
+    pub published: Option<i64>,
+    /// The origin's branch.
+    pub branch: Option<String>,
+    /// The origin's head.
+    pub head: Option<String>,
+    /// `clean` or `dirty`.
+    pub working_tree: String,
+    /// Paths uncommitted at the origin.
+    pub changed_total: u64,
+    /// The task's title.
+    pub task: Option<String>,
+    /// The issue carried along the line.
+    pub issue: Option<String>,
+    /// The first line of the handover's `# Objective` (`""` when absent).
+    pub objective: String,
+}
+
+impl Summary {
+    /// The summary of record `id` read from `blob`, signed by `key` (64 hex).
+    pub fn of(id: &str, blob: &str, key: &str, r: &Record) -> Summary {
+        Summary {
+            id: id.to_string(),
+            blob: blob.to_string(),
+            line: r.line.clone(),
+            parent: r.parent.clone(),
+            key: key.to_string(),
+            repository: r.repository.clone(),
+            device: r.device.clone(),
+            session: r.session.clone(),
+            published_at: r.published_at.clone(),
+            published: published_at(r).map(|t| t.timestamp()),
+            branch: r.source.branch.clone(),
+            head: r.source.head.clone(),
+            working_tree: r.source.working_tree.clone(),
+            changed_total: r.source.changed_total,
+            task: r.task.as_ref().map(|t| t.title.clone()),
+            issue: r.handover.issue.clone(),
+            objective: first_line(&section(&r.handover.body, "Objective")),
+        }
+    }
+
+    /// The record's line: its `line` field, or its own id for the first record of a line.
+    pub fn line_id(&self) -> &str {
+        self.line.as_deref().unwrap_or(&self.id)
+    }
+
+    /// `published` as a time.
+    pub fn published_time(&self) -> Option<DateTime<chrono::Utc>> {
+        self.published.and_then(|s| DateTime::from_timestamp(s, 0))
+    }
+}
+
+/// A store file that is not a record in shape: its verdict is kept with its diagnostic.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Other {
+    /// Store path.
+    pub path: String,
+    /// Its blob.
+    pub blob: String,
+    /// What it is.
+    pub kind: OtherKind,
+    /// Its diagnostic.
+    pub diagnostic: Diagnostic,
+}
+
+/// The verdict on a store file that is not a record in shape.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum OtherKind {
+    /// A record of a later schema (kept across syncs).
+    TooNew,
+    /// Refused whoever reads it.
+    Refused,
+    /// Not a record of the store.
+    Stray,
+}
+
+/// One store file's entry, from its [`Intrinsic`] verdict.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Entry {
+    /// A record whose intrinsic checks passed.
+    Record(Box<Summary>),
+    /// Anything else.
+    Other(Other),
+}
+
+impl Entry {
+    /// The entry of the file at `path` (blob `blob`) with verdict `i`.
+    pub fn of(path: &str, blob: &str, i: Intrinsic) -> Entry {
+        let other = |kind, diagnostic| Entry::Other(Other { path: path.into(), blob: blob.into(), kind, diagnostic });
+        match i {
+            Intrinsic::Record { id, public_key, record } => match super::signing::raw_public_key(&public_key) {
+                Some(k) => {
+                    let key: String = k.iter().map(|b| format!("{b:02x}")).collect();
+                    Entry::Record(Box::new(Summary::of(&id, blob, &key, &record)))
+                }
+                None => other(
+                    OtherKind::Refused,
+                    Diagnostic::new("error", "continuity.bad_signature", Some(path), "the public key does not decode"),
+                ),
+            },
+            Intrinsic::TooNew(d) => other(OtherKind::TooNew, d),
+            Intrinsic::Refused(d) => other(OtherKind::Refused, d),
+            Intrinsic::Stray(d) => other(OtherKind::Stray, d),
+        }
+    }
+}
+
+/// Bytes of one fixed-size row: id (32) | published (i64, `i64::MIN` when unreadable) | signer,
+/// repository and device table indices (3 × u32) | offset and length of the row's variable part
+/// in the heap (2 × u32). Rows are sorted by id, so a row is found by binary search and read in
+/// place: a warm read allocates nothing per record.
+pub const ROW: usize = 60;
+
+/// The read model of one store tip, read in place from its file's bytes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct View {
+    bytes: Vec<u8>,
+    tip: String,
+    tables: [Vec<String>; 3],
+    n: usize,
+    rows_at: usize,
+    heap_at: usize,
+    heap_len: usize,
+    others: Vec<Other>,
+}
+
+/// What changed in a store's tree: the paths that left (or were replaced), and the entries of
+/// the files that came.
+#[derive(Debug, Default)]
+pub struct Change<'a> {
+    /// Paths no longer in the tree, or replaced.
+    pub gone: Vec<&'a str>,
+    /// Entries of the new or replaced files.
+    pub added: Vec<Entry>,
+}
+
+impl View {
+    /// The view of an empty store at `tip`.
+    pub fn empty(tip: &str, rules: &str) -> View {
+        View::update_from(None, tip, Change::default(), rules)
+    }
+
+    /// Reads a file written under the same `rules`; `None` for another format or rules, or any
+    /// damage (every row and every variable part is checked): the cache is then rebuilt.
+    pub fn parse(bytes: Vec<u8>, rules: &str) -> Option<View> {
+        let nl = bytes.iter().position(|&b| b == b'\n')?;
+        let header = std::str::from_utf8(&bytes[..nl]).ok()?;
+        let mut parts = header.split(' ');
+        if parts.next()? != FORMAT || parts.next()? != rules {
+            return None;
+        }
+        let tip = parts.next()?.to_string();
+        if tip.len() != 40 || parts.next().is_some() {
+            return None;
+        }
+        let mut r = Reader { buf: &bytes, pos: nl + 1 };
+        let mut tables: [Vec<String>; 3] = Default::default();
+        for t in &mut tables {
+            let n = r.count()?;
+            for _ in 0..n {
+                t.push(r.str()?.to_string());
+            }
+        }
+        let n = r.count()?;
+        let rows_at = r.pos;
+        r.take(n.checked_mul(ROW)?)?;
+        let heap_len = r.count()?;
+        let heap_at = r.pos;
+        r.take(heap_len)?;
+        let count = r.count()?;
+        let mut others = Vec::with_capacity(count);
+        for _ in 0..count {
+            let path = r.str()?.to_string();
+            let blob = r.str()?.to_string();
+            let kind = match r.byte()? {
+                0 => OtherKind::TooNew,
+                1 => OtherKind::Refused,
+                2 => OtherKind::Stray,
+                _ => return None,
+            };
+            let (severity, code, message) = (r.str()?.to_string(), r.str()?.to_string(), r.str()?.to_string());
+            let diagnostic = Diagnostic { severity, code, path: Some(path.clone()), message };
+            others.push(Other { path, blob, kind, diagnostic });
+        }
+        if r.pos != bytes.len() {
+            return None;
+        }
+        let v = View { tip, tables, n, rows_at, heap_at, heap_len, others, bytes };
+        for i in 0..n {
+            let row = v.row(i);
+            if i > 0 && v.row(i - 1)[..32] >= row[..32] {
+                return None;
+            }
+            if v.field(i, 40) >= v.tables[0].len()
+                || v.field(i, 44) >= v.tables[1].len()
+                || v.field(i, 48) >= v.tables[2].len()
+                || !v.tables[2][v.field(i, 48)].contains('\n')
+                || v.field(i, 52).checked_add(v.field(i, 56))? > v.heap_len
+            {
+                return None;
+            }
+            v.var(i).check()?;
+        }
+        Some(v)
+    }
+
+    /// The store tip this view describes.
+    pub fn tip(&self) -> &str {
+        &self.tip
+    }
+
+    /// The file's bytes.
+    pub fn bytes(&self) -> &[u8] {
+        &self.bytes
+    }
+
+    /// How many records in shape it holds.
+    pub fn len(&self) -> usize {
+        self.n
+    }
+
+    /// Whether it holds no record in shape.
+    pub fn is_empty(&self) -> bool {
+        self.n == 0
+    }
+
+    /// Every file that is not a record in shape, sorted by path.
+    pub fn others(&self) -> &[Other] {
+        &self.others
+    }
+
+    fn row(&self, i: usize) -> &[u8] {
+        &self.bytes[self.rows_at + i * ROW..self.rows_at + (i + 1) * ROW]
+    }
+
+    fn field(&self, i: usize, at: usize) -> usize {
+        let r = self.row(i);
+        u32::from_le_bytes([r[at], r[at + 1], r[at + 2], r[at + 3]]) as usize
+    }
+
+    fn var(&self, i: usize) -> Var<'_> {
+        let (off, len) = (self.field(i, 52), self.field(i, 56));
+        Var { r: Reader { buf: &self.bytes[self.heap_at + off..self.heap_at + off + len], pos: 0 } }
+    }
+
+    /// Record `i`'s id, 64 hex.
+    pub fn id(&self, i: usize) -> String {
+        hex(&self.row(i)[..32])
+    }
+
+    /// The row of record `id` (64 hex).
+    pub fn find(&self, id: &str) -> Option<usize> {
+        let raw = unhex(id).filter(|b| b.len() == 32)?;
+        let (mut lo, mut hi) = (0, self.n);
+        while lo < hi {
+            let mid = (lo + hi) / 2;
+            match self.row(mid)[..32].cmp(&raw[..]) {
+                std::cmp::Ordering::Less => lo = mid + 1,
+                std::cmp::Ordering::Greater => hi = mid,
+                std::cmp::Ordering::Equal => return Some(mid),
+            }
+        }
+        None
+    }
+
+    /// Record `i`'s published time, Unix seconds.
+    pub fn published(&self, i: usize) -> Option<i64> {
+        let r = self.row(i);
+        let mut b = [0u8; 8];
+        b.copy_from_slice(&r[32..40]);
+        Some(i64::from_le_bytes(b)).filter(|t| *t != i64::MIN)
+    }
+
+    /// Record `i`'s signer and repository, as indices of their tables ([`View::key_at`],
+    /// [`View::repository_at`]): standing is judged once per pair.
+    pub fn standing_key(&self, i: usize) -> (usize, usize) {
+        (self.field(i, 40), self.field(i, 44))
+    }
+
+    /// A signer key (64 hex) of the key table.
+    pub fn key_at(&self, k: usize) -> &str {
+        &self.tables[0][k]
+    }
+
+    /// A repository identity of the repository table.
+    pub fn repository_at(&self, k: usize) -> &str {
+        &self.tables[1][k]
+    }
+
+    /// Record `i`'s device node and label.
+    pub fn device(&self, i: usize) -> (&str, &str) {
+        self.tables[2][self.field(i, 48)].split_once('\n').unwrap_or(("", ""))
+    }
+
+    /// Record `i`'s `(id, line, parent)`.
+    pub fn links(&self, i: usize) -> (String, Option<String>, Option<String>) {
+        let mut v = self.var(i);
+        let line = v.r.hex().unwrap_or(None);
+        let parent = v.r.hex().unwrap_or(None);
+        (self.id(i), line, parent)
+    }
+
+    /// Record `i` as the read model keeps it.
+    pub fn summary(&self, i: usize) -> Summary {
+        let (node, label) = self.device(i);
+        let (k, repo) = self.standing_key(i);
+        let mut s = Summary {
+            id: self.id(i),
+            key: self.tables[0][k].clone(),
+            repository: self.tables[1][repo].clone(),
+            device: Device { node: node.into(), label: label.into() },
+            published: self.published(i),
+            ..Summary::default()
+        };
+        // `parse` checked every variable part, so this cannot fail.
+        let _ = self.var(i).fill(&mut s);
+        s
+    }
+
+    /// The file of this view after `change`, at `tip`: rows of gone paths dropped, added entries
+    /// merged in by id, every kept row copied as bytes.
+    pub fn update(&self, tip: &str, change: Change<'_>, rules: &str) -> Vec<u8> {
+        self.updated(tip, change, rules).bytes
+    }
+
+    /// [`View::update`], as a view (what it builds is consistent by construction).
+    pub fn updated(&self, tip: &str, change: Change<'_>, rules: &str) -> View {
+        View::update_from(Some(self), tip, change, rules)
+    }
+
+    fn update_from(old: Option<&View>, tip: &str, change: Change<'_>, rules: &str) -> View {
+        let mut tables: [Table; 3] = Default::default();
+        if let Some(o) = old {
+            for (t, src) in tables.iter_mut().zip(&o.tables) {
+                for s in src {
+                    t.index(s);
+                }
+            }
+        }
+        let gone: HashSet<&str> = change.gone.iter().copied().collect();
+        let gone_ids: HashSet<Vec<u8>> = change
+            .gone
+            .iter()
+            .filter_map(|p| p.rsplit('/').next().and_then(|n| n.strip_suffix(".json")).and_then(unhex))
+            .collect();
+        let mut fresh: Vec<(Vec<u8>, [u8; ROW], Vec<u8>)> = Vec::new();
+        let mut others: Vec<Other> = old.map(|o| o.others.clone()).unwrap_or_default();
+        others.retain(|o| !gone.contains(o.path.as_str()));
+        for e in change.added {
+            match e {
+                Entry::Record(s) => {
+                    let Some(id) = unhex(&s.id).filter(|b| b.len() == 32) else { continue };
+                    let mut row = [0u8; ROW];
+                    row[..32].copy_from_slice(&id);
+                    row[32..40].copy_from_slice(&s.published.unwrap_or(i64::MIN).to_le_bytes());
+                    let idx = [
+                        tables[0].index(&s.key),
+                        tables[1].index(&s.repository),
+                        tables[2].index(&format!("{}\n{}", s.device.node, s.device.label)),
+                    ];
+                    for (j, x) in idx.iter().enumerate() {
+                        row[40 + 4 * j..44 + 4 * j].copy_from_slice(&(*x as u32).to_le_bytes());
+                    }
+                    fresh.push((id, row, encode_var(&s)));
+                }
+                Entry::Other(o) => others.push(o),
+            }
+        }
+        fresh.sort_by(|a, b| a.0.cmp(&b.0));
+        fresh.dedup_by(|a, b| a.0 == b.0);
+        others.sort_by(|a, b| a.path.cmp(&b.path));
+        // Merge the kept rows and the fresh ones by id.
+        let mut rows: Vec<u8> = Vec::with_capacity((old.map_or(0, |o| o.n) + fresh.len()) * ROW);
+        let mut heap: Vec<u8> = Vec::with_capacity(old.map_or(0, |o| o.heap_len));
+        let mut push = |row: &[u8], var: &[u8]| {
+            rows.extend_from_slice(&row[..52]);
+            rows.extend_from_slice(&(heap.len() as u32).to_le_bytes());
+            rows.extend_from_slice(&(var.len() as u32).to_le_bytes());
+            heap.extend_from_slice(var);
+        };
+        let mut fi = fresh.iter().peekable();
+        if let Some(o) = old {
+            for i in 0..o.n {
+                let row = o.row(i);
+                let id = &row[..32];
+                while let Some(f) = fi.next_if(|f| f.0.as_slice() < id) {
+                    push(&f.1, &f.2);
+                }
+                if gone_ids.contains(id) || fi.peek().is_some_and(|f| f.0.as_slice() == id) {
+                    continue;
+                }
+                let (off, len) = (o.field(i, 52), o.field(i, 56));
+                push(row, &o.bytes[o.heap_at + off..o.heap_at + off + len]);
+            }
+        }
+        for f in fi {
+            push(&f.1, &f.2);
+        }
+        let n = rows.len() / ROW;
+        let mut w = Writer::default();
+        w.buf.extend_from_slice(format!("{FORMAT} {rules} {tip}\n").as_bytes());
+        for t in &tables {
+            w.num(t.items.len() as u64);
+            for s in &t.items {
+                w.str(s);
+            }
+        }
+        w.num(n as u64);
+        let rows_at = w.buf.len();
+        w.buf.extend_from_slice(&rows);
+        drop(rows);
+        w.num(heap.len() as u64);
+        let heap_at = w.buf.len();
+        let heap_len = heap.len();
+        w.buf.extend_from_slice(&heap);
+        drop(heap);
+        w.num(others.len() as u64);
+        for o in &others {
+            w.str(&o.path);
+            w.str(&o.blob);
+            w.buf.push(match o.kind {
+                OtherKind::TooNew => 0,
+                OtherKind::Refused => 1,
+                OtherKind::Stray => 2,
+            });
+            w.str(&o.diagnostic.severity);
+            w.str(&o.diagnostic.code);
+            w.str(&o.diagnostic.message);
+        }
+        View {
+            bytes: w.buf,
+            tip: tip.to_string(),
+            tables: tables.map(|t| t.items),
+            n,
+            rows_at,
+            heap_at,
+            heap_len,
+            others,
+        }
+    }
+}
+
+/// The variable part of a row: line, parent, blob, session, published_at, branch, head,
+/// working tree, changed total, task, issue, objective.
+fn encode_var(s: &Summary) -> Vec<u8> {
+    let mut w = Writer::default();
+    w.opt_hex(s.line.as_deref());
+    w.opt_hex(s.parent.as_deref());
+    w.hex(&s.blob);
+    w.opt(s.session.as_deref());
+    w.str(&s.published_at);
+    w.opt(s.branch.as_deref());
+    w.opt_hex(s.head.as_deref());
+    w.str(&s.working_tree);
+    w.num(s.changed_total);
+    w.opt(s.task.as_deref());
+    w.opt(s.issue.as_deref());
+    w.str(&s.objective);
+    w.buf
+}
+
+struct Var<'a> {
+    r: Reader<'a>,
+}
+
+impl Var<'_> {
+    /// Decodes into `s` everything the fixed row does not hold.
+    fn fill(&mut self, s: &mut Summary) -> Option<()> {
+        let r = &mut self.r;
+        s.line = r.hex()?;
+        s.parent = r.hex()?;
+        s.blob = r.hex()?.unwrap_or_default();
+        s.session = r.opt()?.map(str::to_string);
+        s.published_at = r.str()?.to_string();
+        s.branch = r.opt()?.map(str::to_string);
+        s.head = r.hex()?;
+        s.working_tree = r.str()?.to_string();
+        s.changed_total = r.num()?;
+        s.task = r.opt()?.map(str::to_string);
+        s.issue = r.opt()?.map(str::to_string);
+        s.objective = r.str()?.to_string();
+        (r.pos == r.buf.len()).then_some(())
+    }
+
+    /// Checks that the variable part decodes, without keeping anything.
+    fn check(&mut self) -> Option<()> {
+        let r = &mut self.r;
+        r.skip_hex()?;
+        r.skip_hex()?;
+        r.skip_hex()?;
+        r.opt()?;
+        r.str()?;
+        r.opt()?;
+        r.skip_hex()?;
+        r.str()?;
+        r.num()?;
+        r.opt()?;
+        r.opt()?;
+        r.str()?;
+        (r.pos == r.buf.len()).then_some(())
+    }
+}
+
+fn hex(bytes: &[u8]) -> String {
+    const DIGITS: &[u8; 16] = b"0123456789abcdef";
+    let mut out = vec![0u8; bytes.len() * 2];
+    for (pair, b) in out.chunks_exact_mut(2).zip(bytes) {
+        pair[0] = DIGITS[(b >> 4) as usize];
+        pair[1] = DIGITS[(b & 15) as usize];
+    }
+    String::from_utf8(out).expect("hex digits are ASCII")
+}
+
+/// Lowercase hex of an even length as bytes; anything else `None`.
+fn unhex(s: &str) -> Option<Vec<u8>> {
+    let ok = s.len().is_multiple_of(2) && s.bytes().all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b));
+    ok.then(|| (0..s.len()).step_by(2).filter_map(|i| u8::from_str_radix(&s[i..i + 2], 16).ok()).collect())
+}
+
+#[derive(Default)]
+struct Table {
+    items: Vec<String>,
+    index: HashMap<String, usize>,
+}
+
+impl Table {
+    fn index(&mut self, s: &str) -> usize {
+        if let Some(i) = self.index.get(s) {
+            return *i;
+        }
+        let i = self.items.len();
+        self.items.push(s.to_string());
+        self.index.insert(s.to_string(), i);
+        i
+    }
+}
+
+#[derive(Default)]
+struct Writer {
+    buf: Vec<u8>,
+}
+
+impl Writer {
+    fn num(&mut self, mut n: u64) {
+        loop {
+            let b = (n & 0x7f) as u8;
+            n >>= 7;
+            if n == 0 {
+                self.buf.push(b);
+                return;
+            }
+            self.buf.push(b | 0x80);
+        }
+    }
+    fn str(&mut self, s: &str) {
+        self.num(s.len() as u64);
+        self.buf.extend_from_slice(s.as_bytes());
+    }
+    fn opt(&mut self, s: Option<&str>) {
+        match s {
+            Some(s) => {
+                self.buf.push(1);
+                self.str(s);
+            }
+            None => self.buf.push(0),
+        }
+    }
+    /// Lowercase hex of an even length is stored as its bytes (tag 1); anything else as text
+    /// (tag 2), so every value survives.
+    fn hex(&mut self, s: &str) {
+        match unhex(s) {
+            Some(bytes) => {
+                self.buf.push(1);
+                self.num(bytes.len() as u64);
+                self.buf.extend_from_slice(&bytes);
+            }
+            None => {
+                self.buf.push(2);
+                self.str(s);
+            }
+        }
+    }
+    fn opt_hex(&mut self, s: Option<&str>) {
+        match s {
+            Some(s) => self.hex(s),
+            None => self.buf.push(0),
+        }
+    }
+}
+
+struct Reader<'a> {
+    buf: &'a [u8],
+    pos: usize,
+}
+
+impl<'a> Reader<'a> {
+    fn byte(&mut self) -> Option<u8> {
+        let b = *self.buf.get(self.pos)?;
+        self.pos += 1;
+        Some(b)
+    }
+    fn take(&mut self, n: usize) -> Option<&'a [u8]> {
+        let s = self.buf.get(self.pos..self.pos.checked_add(n)?)?;
+        self.pos += n;
+        Some(s)
+    }
+    fn num(&mut self) -> Option<u64> {
+        let mut n = 0u64;
+        for shift in (0..64).step_by(7) {
+            let b = self.byte()?;
+            n |= u64::from(b & 0x7f) << shift;
+            if b & 0x80 == 0 {
+                return Some(n);
+            }
+        }
+        None
+    }
+    fn count(&mut self) -> Option<usize> {
+        usize::try_from(self.num()?).ok().filter(|n| *n <= self.buf.len())
+    }
+    fn str(&mut self) -> Option<&'a str> {
+        let n = self.count()?;
+        std::str::from_utf8(self.take(n)?).ok()
+    }
+    fn opt(&mut self) -> Option<Option<&'a str>> {
+        match self.byte()? {
+            0 => Some(None),
+            1 => self.str().map(Some),
+            _ => None,
+        }
+    }
+    fn hex(&mut self) -> Option<Option<String>> {
+        match self.byte()? {
+            0 => Some(None),
+            1 => {
+                let n = self.count()?;
+                Some(Some(hex(self.take(n)?)))
+            }
+            2 => self.str().map(|s| Some(s.to_string())),
+            _ => None,
+        }
+    }
+    fn skip_hex(&mut self) -> Option<()> {
+        match self.byte()? {
+            0 => Some(()),
+            1 => {
+                let n = self.count()?;
+                self.take(n).map(|_| ())
+            }
+            2 => self.str().map(|_| ()),
+            _ => None,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn summary(id: char, parent: Option<char>) -> Summary {
+        Summary {
+            id: id.to_string().repeat(64),
+            blob: "b".repeat(40),
+            line: parent.map(|p| p.to_string().repeat(64)),
+            parent: parent.map(|p| p.to_string().repeat(64)),
+            key: "c".repeat(64),
+            repository: "0".repeat(32),
+            device: Device { node: "d".repeat(32), label: "laptop".into() },
+            session: Some("s-1".into()),
+            published_at: "2026-09-03T20:00:00Z".into(),
+            published: Some(1_788_465_600),
+            branch: Some("main".into()),
+            head: Some("e".repeat(40)),
+            working_tree: "clean".into(),
+            changed_total: 3,
+            task: Some("Ship it".into()),
+            issue: None,
+            objective: "Move the parser.".into(),
+        }
+    }
+
+    fn entries() -> Vec<Entry> {
+        vec![
+            Entry::Record(Box::new(summary('f', Some('a')))),
+            Entry::Record(Box::new(summary('a', None))),
+            Entry::Other(Other {
+                path: "records/zz".into(),
+                blob: "2".repeat(40),
+                kind: OtherKind::Stray,
+                diagnostic: Diagnostic::new("warning", "continuity.stray_file", Some("records/zz"), "ignored"),
+            }),
+        ]
+    }
+
+    fn build(rules: &str) -> View {
+        let empty = View::empty(&"0".repeat(40), rules);
+        let bytes = empty.update(&"1".repeat(40), Change { gone: vec![], added: entries() }, rules);
+        View::parse(bytes, rules).unwrap()
+    }
+
+    #[test]
+    fn round_trips_and_refuses_other_rules_or_damage() {
+        let v = build("r1");
+        assert_eq!(v.len(), 2);
+        assert_eq!(v.tip(), "1".repeat(40));
+        assert_eq!(v.summary(0), summary('a', None), "rows are sorted by id");
+        assert_eq!(v.summary(1), summary('f', Some('a')));
+        assert_eq!(v.find(&"f".repeat(64)), Some(1));
+        assert_eq!(v.find(&"b".repeat(64)), None);
+        assert_eq!(v.links(1), ("f".repeat(64), Some("a".repeat(64)), Some("a".repeat(64))));
+        assert_eq!(v.others().len(), 1);
+        let bytes = v.bytes().to_vec();
+        assert_eq!(View::parse(bytes.clone(), "r1").as_ref(), Some(&v));
+        assert_eq!(View::parse(bytes.clone(), "r2"), None, "another rules hash is ignored");
+        let other_format = String::from_utf8_lossy(&bytes).replace(FORMAT, "majordomus-readmodel/1");
+        assert_eq!(View::parse(other_format.into_bytes(), "r1"), None, "another format is ignored");
+        assert_eq!(View::parse(bytes[..bytes.len() - 1].to_vec(), "r1"), None, "a truncated file is ignored");
+        let mut longer = bytes.clone();
+        longer.push(0);
+        assert_eq!(View::parse(longer, "r1"), None, "trailing bytes are damage");
+    }
+
+    #[test]
+    fn odd_values_survive_the_hex_packing() {
+        let mut s = summary('c', None);
+        s.head = Some("not-hex".into());
+        s.parent = Some("ABC".into());
+        let empty = View::empty(&"0".repeat(40), "r");
+        let added = vec![Entry::Record(Box::new(s.clone()))];
+        let v = View::parse(empty.update(&"1".repeat(40), Change { gone: vec![], added }, "r"), "r").unwrap();
+        assert_eq!(v.summary(0), s);
+    }
+
+    #[test]
+    fn update_replaces_changed_paths_and_keeps_order() {
+        let v = build("r");
+        let path_a = crate::continuity::record::store_path(&"a".repeat(64));
+        let mut b = summary('b', Some('a'));
+        b.objective = "new".into();
+        let change = Change { gone: vec![&path_a, "records/zz"], added: vec![Entry::Record(Box::new(b))] };
+        let v = View::parse(v.update(&"2".repeat(40), change, "r"), "r").unwrap();
+        let ids: Vec<String> = (0..v.len()).map(|i| v.id(i)[..1].to_string()).collect();
+        assert_eq!(ids, ["b", "f"]);
+        assert!(v.others().is_empty());
+        let mut f2 = summary('f', Some('a'));
+        f2.objective = "changed".into();
+        let path_f = crate::continuity::record::store_path(&"f".repeat(64));
+        let change = Change { gone: vec![&path_f], added: vec![Entry::Record(Box::new(f2))] };
+        let v = View::parse(v.update(&"3".repeat(40), change, "r"), "r").unwrap();
+        assert_eq!(v.len(), 2);
+        assert_eq!(v.summary(1).objective, "changed");
+        assert_eq!(v.summary(0).objective, "new");
+    }
+
+    #[test]
+    fn rules_hash_is_stable_within_a_build() {
+        assert_eq!(rules_hash(), rules_hash());
+        assert_eq!(rules_hash().len(), 32);
+    }
+}
