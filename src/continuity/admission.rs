@@ -10,6 +10,7 @@ use super::{portability, signing};
 
 /// One diagnostic of a store read.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "mcp", derive(schemars::JsonSchema))]
 pub struct Diagnostic {
     /// `error`, `warning` or `info`.
     pub severity: String,

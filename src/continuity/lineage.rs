@@ -17,6 +17,7 @@ pub const MAX_STEPS: usize = 100_000;
 /// How record `b` stands to record `a` (SPEC §10.5).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
 #[serde(rename_all = "snake_case")]
+#[cfg_attr(feature = "mcp", derive(schemars::JsonSchema))]
 pub enum Relation {
     /// The same record.
     Equal,
@@ -46,6 +47,7 @@ impl Relation {
 /// The state of one line.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
+#[cfg_attr(feature = "mcp", derive(schemars::JsonSchema))]
 pub enum LineState {
     /// At most one head.
     Linear,
@@ -65,6 +67,7 @@ impl LineState {
 
 /// One line of the store: `{line, state, records, heads[]}`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "mcp", derive(schemars::JsonSchema))]
 pub struct LineSummary {
     /// The line id (the id of its first record).
     pub line: String,

@@ -10,6 +10,7 @@ pub const SCHEMA: &str = "majordomus-continuity-local/v1";
 /// Where this checkout stands on a branch: the record the next publication continues.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
+#[cfg_attr(feature = "mcp", derive(schemars::JsonSchema))]
 pub struct Position {
     /// The line.
     pub line: String,
@@ -42,6 +43,7 @@ pub struct Offer {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 #[allow(missing_docs)]
+#[cfg_attr(feature = "mcp", derive(schemars::JsonSchema))]
 pub struct LastSync {
     pub remote: String,
     pub at: String,

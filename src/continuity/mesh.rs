@@ -8,6 +8,7 @@ use crate::model::yaml::{get, get_list};
 /// A signer's standing.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
+#[cfg_attr(feature = "mcp", derive(schemars::JsonSchema))]
 pub enum Trust {
     /// This device's own key.
     ThisDevice,

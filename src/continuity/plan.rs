@@ -29,6 +29,7 @@ pub const ACTIVE_MINUTES: i64 = 60;
 /// The plan's answer.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
+#[cfg_attr(feature = "mcp", derive(schemars::JsonSchema))]
 pub enum PlanStatus {
     /// Resumable, nothing to say.
     Ready,
@@ -74,6 +75,7 @@ impl PlanStatus {
 /// How the record's head stands to local HEAD (SPEC §10.8), computed by the caller with git.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
+#[cfg_attr(feature = "mcp", derive(schemars::JsonSchema))]
 pub enum SourceRelation {
     /// The record's or the local head is missing.
     Unknown,
@@ -108,6 +110,7 @@ impl SourceRelation {
 
 /// A blocker or a warning: `{code, message}`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "mcp", derive(schemars::JsonSchema))]
 pub struct Notice {
     /// Stable code (`origin_untrusted`, `line_diverged`, ...).
     pub code: String,
@@ -123,6 +126,7 @@ impl Notice {
 
 /// The intent a record carries: `{id, title, profile?, scope[]}`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "mcp", derive(schemars::JsonSchema))]
 pub struct PlanTask {
     /// Task id at the origin.
     pub id: String,
@@ -137,6 +141,7 @@ pub struct PlanTask {
 
 /// The source comparison of a plan.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "mcp", derive(schemars::JsonSchema))]
 pub struct SourceView {
     /// The record's branch.
     pub expected_branch: Option<String>,
@@ -163,6 +168,7 @@ pub struct SourceView {
 
 /// The plan (SPEC §10.8 output shape).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "mcp", derive(schemars::JsonSchema))]
 pub struct ResumePlan {
     /// The answer.
     pub status: PlanStatus,

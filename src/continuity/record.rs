@@ -25,6 +25,7 @@ fn is_empty<T>(v: &[T]) -> bool {
 /// The publishing device.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
+#[cfg_attr(feature = "mcp", derive(schemars::JsonSchema))]
 pub struct Device {
     /// 32 hex: first 16 bytes of BLAKE3 of the raw Ed25519 public key.
     pub node: String,

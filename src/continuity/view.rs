@@ -12,6 +12,7 @@ use crate::model::record::section_text;
 
 /// One record as shown (SPEC §10.7). In JSON `id`, `line` and `parent` are full 64-hex ids.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "mcp", derive(schemars::JsonSchema))]
 pub struct RecordView {
     /// The record id.
     pub id: String,

@@ -1,7 +1,7 @@
 //! The JSON Schemas under `schemas/`: `continuity-state.schema.json` is the seed's, copied
 //! verbatim; the lifecycle and explain schemas are generated from their Rust types (schemars),
-//! checked in, and held equal to the types by a drift test; the continuity status, records and
-//! plan schemas describe objects whose types belong to the continuity read model.
+//! checked in, and held equal to the types by a drift test, as are the continuity status,
+//! records and plan schemas.
 //!
 //! Owns: the list of generated schemas. Must not touch: I/O.
 
@@ -21,6 +21,9 @@ pub fn generated() -> Vec<(&'static str, String)> {
         (Model::Runtime.schema_file(), text::<lifecycle::Runtime>()),
         (Model::Providers.schema_file(), text::<lifecycle::Providers>()),
         (Model::Closed.schema_file(), text::<lifecycle::Closed>()),
+        (Model::ContinuityStatus.schema_file(), text::<crate::ops::continuity::status::StatusReport>()),
+        (Model::ContinuityRecords.schema_file(), text::<crate::ops::continuity::status::RecordsReport>()),
+        (Model::ContinuityPlan(None).schema_file(), text::<crate::continuity::plan::ResumePlan>()),
     ]
 }
 

@@ -15,6 +15,7 @@ use crate::error::Result;
 
 /// The store part of `status`.
 #[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "mcp", derive(schemars::JsonSchema))]
 pub struct StoreView {
     /// `refs/majordomus/continuity`.
     pub reference: String,
@@ -37,6 +38,7 @@ pub struct StoreView {
 
 /// One line with its heads shown.
 #[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "mcp", derive(schemars::JsonSchema))]
 pub struct LineView {
     /// Line id.
     pub line: String,
@@ -50,6 +52,7 @@ pub struct LineView {
 
 /// `continuity status`.
 #[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "mcp", derive(schemars::JsonSchema))]
 pub struct StatusReport {
     /// Repository identity.
     pub repository: String,
@@ -226,6 +229,7 @@ pub fn status(ctx: &Ctx, all: bool) -> Result<StatusReport> {
 
 /// `continuity records`.
 #[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "mcp", derive(schemars::JsonSchema))]
 pub struct RecordsReport {
     /// The admitted records by (line, id): every one, or the first `--limit`.
     pub records: Vec<RecordView>,
