@@ -160,10 +160,16 @@ struct Front {
 }
 
 /// Parses front matter into a typed struct: scalars read as the text written, unknown keys
-/// tolerated. The generic parse runs first: it refuses oversize input and alias bombs even under
+/// tolerated. Oversize input is refused unparsed; text that could hold an anchor or alias (`&`
+/// or `*` anywhere) first goes through the generic parse, which refuses alias bombs even under
 /// keys the struct never reads (SPEC §14: such a file is skipped as malformed).
 pub fn parse_typed<T: serde::de::DeserializeOwned>(yaml: &str) -> Option<T> {
-    parse_mapping(yaml)?;
+    if yaml.len() > MAX_FRONT_MATTER_BYTES {
+        return None;
+    }
+    if yaml.contains(['&', '*']) {
+        parse_mapping(yaml)?;
+    }
     serde_yaml::from_str(yaml).ok()
 }
 

@@ -23,7 +23,7 @@ pub fn generated() -> Vec<(&'static str, String)> {
         (Model::Closed.schema_file(), text::<lifecycle::Closed>()),
         (Model::ContinuityStatus.schema_file(), text::<crate::ops::continuity::status::StatusReport>()),
         (Model::ContinuityRecords.schema_file(), text::<crate::ops::continuity::status::RecordsReport>()),
-        (Model::ContinuityPlan(None).schema_file(), text::<crate::continuity::plan::ResumePlan>()),
+        (Model::ContinuityPlan(None).schema_file(), text::<crate::ops::continuity::resume::ResumePlan>()),
     ]
 }
 
