@@ -206,27 +206,31 @@ pub fn list(ctx: &Ctx, filter: &Filter, emit: &mut dyn FnMut(&Line)) -> Result<L
     Ok(Listing::Events { shown: newest.len(), matched })
 }
 
-/// The FAIL finding of one ledger line that is not a valid, registered event.
-fn line_finding(l: &Line, rel: &str) -> Option<Finding> {
-    let problem = l.problem()?;
+/// The FAIL finding of one ledger line (`subject` `<rel>:<n>`) that is not a valid,
+/// registered event.
+fn line_finding(subject: String, problem: ledger::Problem) -> Finding {
     let message = match problem {
         ledger::Problem::NotObject => format!("line is {problem}"),
         ledger::Problem::Lacks(_) => format!("line {problem}"),
         ledger::Problem::Unregistered(_) => problem.to_string(),
     };
-    Some(Finding::new(Level::Fail, "ledger", l.subject(rel), message, VALIDATE_CMD))
+    Finding::new(Level::Fail, "ledger", subject, message, VALIDATE_CMD)
 }
 
-/// The findings of `--validate` for ledger lines: one FAIL per line that is not a JSON object
-/// or lacks `ts` or `event`, one FAIL per unregistered event name, else one OK.
-/// `rel` is the ledger's repository-relative path (the findings' subject).
-pub fn validate_lines(lines: impl Iterator<Item = Result<Line>>, rel: &str) -> Result<Vec<Finding>> {
+/// The findings of `--validate` for raw ledger lines `(number, bytes)`: one FAIL per line that
+/// is not a JSON object or lacks `ts` or `event`, one FAIL per unregistered event name, else one
+/// OK. Each line is parsed for `ts` and `event` only. `rel` is the ledger's repository-relative
+/// path (the findings' subject).
+pub fn validate_lines(lines: impl Iterator<Item = Result<(usize, Vec<u8>)>>, rel: &str) -> Result<Vec<Finding>> {
     let mut out = Vec::new();
     let mut n = 0;
     for l in lines {
-        let l = l?;
+        let (number, bytes) = l?;
         n += 1;
-        out.extend(line_finding(&l, rel));
+        let picked = ledger::Picked::parse(&bytes, &["ts", "event"]);
+        if let Some(problem) = ledger::picked_problem(picked.as_ref()) {
+            out.push(line_finding(format!("{rel}:{number}"), problem));
+        }
     }
     if out.is_empty() {
         out.push(Finding::new(Level::Ok, "ledger", rel, format!("{n} line(s), every one valid"), VALIDATE_CMD));
@@ -239,7 +243,7 @@ pub fn validate(ctx: &Ctx) -> Result<Vec<Finding>> {
     ctx.require_layer()?;
     let rel = ctx.rel(&ctx.layout.ledger());
     guard(ctx.layout.root(), &ctx.layout.ledger())?;
-    let Some(lines) = ledger::forward(&ctx.layout.ledger())? else {
+    let Some(lines) = ledger::raw_lines(&ctx.layout.ledger())? else {
         return Ok(vec![Finding::new(Level::Ok, "ledger", rel, "no ledger yet", VALIDATE_CMD)]);
     };
     validate_lines(lines, &rel)
@@ -335,7 +339,6 @@ pub fn rotate(ctx: &Ctx) -> Result<Rotation> {
 #[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
-    use crate::store::ledger::parse_lines;
 
     fn now() -> DateTime<Utc> {
         crate::clock::parse_stamp("2026-09-03T20:00:00Z").unwrap()
@@ -366,10 +369,13 @@ mod tests {
     #[test]
     fn validation_findings() {
         let text = "{\"ts\":\"2026-09-03T20:00:00Z\",\"event\":\"task.started\"}\nnot json\n{\"event\":\"task.started\"}\n{\"ts\":\"2026-09-03T20:00:00Z\",\"event\":\"no.such\"}\n";
-        let f = validate_lines(parse_lines(text).into_iter().map(Ok), "l").unwrap();
+        let raw = |t: &str| -> Vec<Result<(usize, Vec<u8>)>> {
+            t.lines().enumerate().map(|(i, l)| Ok((i + 1, l.as_bytes().to_vec()))).collect()
+        };
+        let f = validate_lines(raw(text).into_iter(), "l").unwrap();
         assert_eq!(f.iter().map(|f| f.subject.as_str()).collect::<Vec<_>>(), ["l:2", "l:3", "l:4"]);
         assert!(f.iter().all(|f| f.level == Level::Fail));
-        let ok = validate_lines(parse_lines(text.lines().next().unwrap()).into_iter().map(Ok), "l").unwrap();
+        let ok = validate_lines(raw(text.lines().next().unwrap()).into_iter(), "l").unwrap();
         assert_eq!(ok.len(), 1);
         assert_eq!(ok[0].level, Level::Ok);
     }

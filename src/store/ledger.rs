@@ -188,6 +188,77 @@ impl Line {
     }
 }
 
+/// A ledger line parsed for a few keys only: the first value of each key asked for is kept,
+/// every other value is skipped unbuilt — a whole-ledger scan pays for what it reads.
+#[derive(Debug, Clone, Default)]
+pub struct Picked {
+    /// The first value of each asked key, by the key's position in the list asked for.
+    values: Vec<Option<Value>>,
+}
+
+impl Picked {
+    /// Parses `bytes` as a JSON object, keeping the first value of each of `keys`; `None` when
+    /// the line is not a JSON object.
+    pub fn parse(bytes: &[u8], keys: &[&str]) -> Option<Picked> {
+        use serde::de::{DeserializeSeed, IgnoredAny};
+        struct Seed<'k>(&'k [&'k str]);
+        impl<'de> DeserializeSeed<'de> for Seed<'_> {
+            type Value = Picked;
+            fn deserialize<D: Deserializer<'de>>(self, d: D) -> std::result::Result<Picked, D::Error> {
+                d.deserialize_map(self)
+            }
+        }
+        impl<'de> Visitor<'de> for Seed<'_> {
+            type Value = Picked;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a JSON object")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut m: A) -> std::result::Result<Picked, A::Error> {
+                let mut values: Vec<Option<Value>> = vec![None; self.0.len()];
+                let mut seen = vec![false; self.0.len()];
+                while let Some(k) = m.next_key::<std::borrow::Cow<'de, str>>()? {
+                    match self.0.iter().position(|x| *x == k) {
+                        Some(i) if !seen[i] => {
+                            seen[i] = true;
+                            values[i] = Some(m.next_value::<Value>()?);
+                        }
+                        _ => {
+                            m.next_value::<IgnoredAny>()?;
+                        }
+                    }
+                }
+                Ok(Picked { values })
+            }
+        }
+        let mut de = serde_json::Deserializer::from_slice(bytes.strip_suffix(b"\r").unwrap_or(bytes));
+        let picked = Seed(keys).deserialize(&mut de).ok()?;
+        de.end().ok()?;
+        Some(picked)
+    }
+
+    /// The first value of the `i`-th key asked for.
+    pub fn get(&self, i: usize) -> Option<&Value> {
+        self.values.get(i)?.as_ref()
+    }
+
+    /// The first value of the `i`-th key asked for, as a string.
+    pub fn str(&self, i: usize) -> Option<&str> {
+        self.get(i)?.as_str()
+    }
+}
+
+/// What is wrong with a line picked with `ts` at index 0 and `event` at index 1 (`None` for a
+/// line that is not a JSON object), as [`Line::problem`] judges a whole line.
+pub fn picked_problem(p: Option<&Picked>) -> Option<Problem> {
+    let Some(p) = p else { return Some(Problem::NotObject) };
+    match (p.str(0).is_some(), p.str(1)) {
+        (false, None) => Some(Problem::Lacks("ts and event")),
+        (false, Some(_)) => Some(Problem::Lacks("ts")),
+        (true, None) => Some(Problem::Lacks("event")),
+        (true, Some(e)) => (!is_registered(e)).then(|| Problem::Unregistered(e.to_string())),
+    }
+}
+
 fn is_blank(bytes: &[u8]) -> bool {
     bytes.iter().all(u8::is_ascii_whitespace)
 }
@@ -420,6 +491,27 @@ mod tests {
         let mut f = tempfile::NamedTempFile::new().unwrap();
         std::io::Write::write_all(&mut f, lines.join("\n").as_bytes()).unwrap();
         f
+    }
+
+    #[test]
+    fn picked_agrees_with_the_whole_parse() {
+        let keys = ["ts", "event", "closed"];
+        for line in [
+            r#"{"ts":"t","event":"task.started","closed":true,"event":"second"}"#,
+            r#"{"event":"task.started","x":{"deep":[1,2,{"ts":"no"}]}}"#,
+            r#"{"ts":5,"event":"no.such"}"#,
+            r#"not json"#,
+            r#"[1,2]"#,
+            r#"{"ts":"t","event":"task.started"} trailing"#,
+        ] {
+            let whole = parse_lines(line).pop().unwrap();
+            let picked = Picked::parse(line.as_bytes(), &keys);
+            assert_eq!(picked_problem(picked.as_ref()), whole.problem(), "{line}");
+            if let Some(p) = picked {
+                assert_eq!(p.str(1), whole.event(), "{line}");
+                assert_eq!(p.get(2), whole.pairs.as_ref().and_then(|w| w.get("closed")), "{line}");
+            }
+        }
     }
 
     #[test]

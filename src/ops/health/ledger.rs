@@ -15,7 +15,7 @@ use crate::model::finding::{Finding, Level};
 use crate::model::labels::span;
 use crate::model::policy::Policy;
 use crate::model::task::{Outcome, Task};
-use crate::store::ledger::{self, Line, Problem};
+use crate::store::ledger::{self, Line, Picked, Problem};
 use crate::store::records::names;
 
 const VALIDATE: &str = "git majordomus history --validate";
@@ -39,37 +39,70 @@ pub(super) struct LedgerScan {
     derived: BTreeSet<String>,
 }
 
-fn finished_of(l: &Line, id: &str) -> Option<(String, String)> {
-    (l.event() == Some("task.finished") && l.str("task_id") == Some(id))
-        .then(|| (l.str("outcome").unwrap_or("?").to_string(), l.ts().unwrap_or("?").to_string()))
+/// The keys the rules read, and their positions in [`Picked`].
+const KEYS: [&str; 7] = ["ts", "event", "task_id", "outcome", "closed", "session", "episode"];
+const TS: usize = 0;
+const EVENT: usize = 1;
+const TASK_ID: usize = 2;
+const OUTCOME: usize = 3;
+const CLOSED: usize = 4;
+const SESSION: usize = 5;
+const EPISODE: usize = 6;
+
+/// What a line says of task `id`, read from a whole line or a picked one.
+trait Fields {
+    fn field(&self, key: usize) -> Option<&Value>;
+    fn text(&self, key: usize) -> Option<&str> {
+        self.field(key)?.as_str()
+    }
 }
 
-fn closed_of(l: &Line, id: &str) -> Option<String> {
-    let closes = l.event() == Some("task.handed_over")
-        && l.str("task_id") == Some(id)
-        && l.pairs.as_ref().and_then(|p| p.get("closed")).and_then(Value::as_bool) == Some(true);
-    closes.then(|| l.ts().unwrap_or("?").to_string())
+impl Fields for Picked {
+    fn field(&self, key: usize) -> Option<&Value> {
+        self.get(key)
+    }
+}
+
+impl Fields for Line {
+    fn field(&self, key: usize) -> Option<&Value> {
+        self.pairs.as_ref()?.get(KEYS[key])
+    }
+}
+
+fn finished_of(l: &impl Fields, id: &str) -> Option<(String, String)> {
+    (l.text(EVENT) == Some("task.finished") && l.text(TASK_ID) == Some(id))
+        .then(|| (l.text(OUTCOME).unwrap_or("?").to_string(), l.text(TS).unwrap_or("?").to_string()))
+}
+
+fn closed_of(l: &impl Fields, id: &str) -> Option<String> {
+    let closes = l.text(EVENT) == Some("task.handed_over")
+        && l.text(TASK_ID) == Some(id)
+        && l.field(CLOSED).and_then(Value::as_bool) == Some(true);
+    closes.then(|| l.text(TS).unwrap_or("?").to_string())
 }
 
 impl LedgerScan {
     /// Streams the ledger once; `task` is the active task whose outcome the ledger must back.
+    /// Each line is parsed for the keys the rules read only ([`ledger::Picked`]).
     pub fn read(ctx: &Ctx, task: Option<&str>) -> Result<LedgerScan> {
         let rel = ctx.rel(&ctx.layout.ledger());
         let mut scan = LedgerScan::default();
-        let Some(lines) = ledger::forward(&ctx.layout.ledger())? else { return Ok(scan) };
+        let Some(lines) = ledger::raw_lines(&ctx.layout.ledger())? else { return Ok(scan) };
         let mut count = 0;
         for l in lines {
-            let l = l?;
+            let (number, bytes) = l?;
             count += 1;
-            match l.problem() {
+            let picked = Picked::parse(&bytes, &KEYS);
+            match ledger::picked_problem(picked.as_ref()) {
                 Some(p @ (Problem::NotObject | Problem::Lacks(_))) => {
-                    scan.problems.push((l.subject(&rel), p));
+                    scan.problems.push((format!("{rel}:{number}"), p));
                     continue;
                 }
-                Some(p) => scan.problems.push((l.subject(&rel), p)),
+                Some(p) => scan.problems.push((format!("{rel}:{number}"), p)),
                 None => {}
             }
-            let event = l.event().unwrap_or_default();
+            let Some(l) = picked else { continue };
+            let event = l.str(EVENT).unwrap_or_default();
             if let Some(id) = task {
                 scan.finished = finished_of(&l, id).or(scan.finished.take());
                 scan.closed = closed_of(&l, id).or(scan.closed.take());
@@ -77,13 +110,13 @@ impl LedgerScan {
             match event {
                 "knowledge.derived" => {
                     scan.any_derived = true;
-                    if let Some(ep) = l.str("episode") {
+                    if let Some(ep) = l.str(EPISODE) {
                         scan.derived.insert(ep.to_string());
                     }
                 }
                 "session.closed" => {
                     scan.last_closed =
-                        Some((l.ts().unwrap_or_default().to_string(), l.str("session").map(str::to_string)))
+                        Some((l.str(TS).unwrap_or_default().to_string(), l.str(SESSION).map(str::to_string)))
                 }
                 _ => {}
             }
