@@ -77,7 +77,7 @@ fn output(mut cmd: Command) -> Result<Output, Error> {
     cmd.output().map_err(|e| Error::Gix(format!("cannot run git: {e}")))
 }
 
-/// Runs `git <args>` on this checkout (see [`command`]).
+/// Runs `git <args>` on this checkout (see `command`).
 pub fn run(git_dir: &Path, root: &Path, args: &[&str]) -> Result<Output, Error> {
     let mut cmd = command(git_dir, root);
     cmd.args(args);

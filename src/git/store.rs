@@ -698,7 +698,7 @@ impl Git {
     ///   plus every included remote file absent locally. A path holding different contents on
     ///   the two sides keeps the local one and is listed in `collisions`.
     /// - No local reference: `fast_forward` to `remote_tip` when every remote file is included;
-    ///   else `merged` as a new commit with the single parent [remote] whose tree holds only the
+    ///   else `merged` as a new commit with the single parent `remote` whose tree holds only the
     ///   included files — the remote commit stays an ancestor, so the next merge of the same tip
     ///   is `none` and a push of the result is a fast-forward for the remote.
     ///

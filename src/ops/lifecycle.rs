@@ -74,7 +74,7 @@ struct LedgerFacts {
 }
 
 /// Streams the ledger one line at a time (SPEC §A.16: a whole-ledger scan holds a bounded number
-/// of lines), numbering lines as `ledger::parse_lines` does; blank lines are skipped.
+/// of lines), numbered from 1 with blank lines counted but skipped (`ledger::forward`).
 pub fn for_each_ledger_line(ctx: &Ctx, mut f: impl FnMut(ledger::Line)) -> Result<()> {
     for l in ledger::forward(&ctx.layout.ledger())?.into_iter().flatten() {
         f(l?);

@@ -145,13 +145,6 @@ impl Line {
     pub fn is_valid(&self) -> bool {
         self.ts().is_some() && self.event().is_some()
     }
-    /// `<rel>:<n>`, or `<rel>` alone for a line read from the tail.
-    pub fn subject(&self, rel: &str) -> String {
-        match self.number {
-            Some(n) => format!("{rel}:{n}"),
-            None => rel.to_string(),
-        }
-    }
 }
 
 /// What is wrong with a ledger line (SPEC §8.7 `--validate`).
@@ -176,15 +169,23 @@ impl fmt::Display for Problem {
 }
 
 impl Line {
-    /// What is wrong with this line, if anything.
+    /// What is wrong with this line, if anything (the whole-parse oracle [`Picked`] is tested
+    /// against; readers judge lines with [`picked_problem`]).
+    #[cfg(test)]
     pub fn problem(&self) -> Option<Problem> {
-        let Some(p) = &self.pairs else { return Some(Problem::NotObject) };
-        match (p.str("ts").is_some(), p.str("event")) {
-            (false, None) => Some(Problem::Lacks("ts and event")),
-            (false, Some(_)) => Some(Problem::Lacks("ts")),
-            (true, None) => Some(Problem::Lacks("event")),
-            (true, Some(e)) => (!is_registered(e)).then(|| Problem::Unregistered(e.to_string())),
-        }
+        judge(self.pairs.as_ref().map(|p| (p.str("ts").is_some(), p.str("event"))))
+    }
+}
+
+/// The one rule of SPEC §8.7 `--validate`: `None` for a line that is not a JSON object, else
+/// whether it has a string `ts` and its first `event`.
+fn judge(object: Option<(bool, Option<&str>)>) -> Option<Problem> {
+    let Some((ts, event)) = object else { return Some(Problem::NotObject) };
+    match (ts, event) {
+        (false, None) => Some(Problem::Lacks("ts and event")),
+        (false, Some(_)) => Some(Problem::Lacks("ts")),
+        (true, None) => Some(Problem::Lacks("event")),
+        (true, Some(e)) => (!is_registered(e)).then(|| Problem::Unregistered(e.to_string())),
     }
 }
 
@@ -248,15 +249,9 @@ impl Picked {
 }
 
 /// What is wrong with a line picked with `ts` at index 0 and `event` at index 1 (`None` for a
-/// line that is not a JSON object), as [`Line::problem`] judges a whole line.
+/// line that is not a JSON object).
 pub fn picked_problem(p: Option<&Picked>) -> Option<Problem> {
-    let Some(p) = p else { return Some(Problem::NotObject) };
-    match (p.str(0).is_some(), p.str(1)) {
-        (false, None) => Some(Problem::Lacks("ts and event")),
-        (false, Some(_)) => Some(Problem::Lacks("ts")),
-        (true, None) => Some(Problem::Lacks("event")),
-        (true, Some(e)) => (!is_registered(e)).then(|| Problem::Unregistered(e.to_string())),
-    }
+    judge(p.map(|p| (p.str(0).is_some(), p.str(1))))
 }
 
 fn is_blank(bytes: &[u8]) -> bool {
@@ -418,7 +413,8 @@ pub fn select(path: &Path, mut keep: impl FnMut(&Line) -> bool) -> Result<Vec<Li
     Ok(out)
 }
 
-/// Parses ledger text into lines (tests and small archives).
+/// Parses ledger text into lines (for tests; readers stream with [`forward`] or [`backward`]).
+#[cfg(test)]
 pub fn parse_lines(text: &str) -> Vec<Line> {
     text.lines()
         .enumerate()

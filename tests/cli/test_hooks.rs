@@ -393,6 +393,13 @@ fn briefing_names_resumable_handovers_from_other_devices() {
         "{}",
         out.stdout
     );
+    // continuity.json keeps the newest 20 offers (SPEC §A.18); the briefing counts them all.
+    r.write(
+        ".ai/local/state/continuity.json",
+        r#"{"schema":"majordomus-continuity-local/v1","branches":{},"offers":[{"record":"ab","device":"laptop","published_at":"2026-09-03T19:00:00Z"}],"offers_total":27}"#,
+    );
+    let out = hook(&r, "start", &payload("c", "")).ok();
+    assert!(out.stdout.contains("Mesh: 27 resumable handover(s) from other devices"), "{}", out.stdout);
 }
 
 /// A direct `continuity sync` pushes; the installed pre-push hook must not sync again (it would
