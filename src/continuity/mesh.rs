@@ -3,7 +3,7 @@
 use serde::Serialize;
 use serde_yaml::Mapping;
 
-use crate::model::yaml::{get, get_list};
+use crate::store::format::{get, get_list};
 
 /// A signer's standing.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]

@@ -5,6 +5,7 @@
 
 pub mod events;
 pub mod finding;
+pub mod knowledge;
 pub mod labels;
 pub mod markdown;
 pub mod policy;
@@ -12,4 +13,3 @@ pub mod providers;
 pub mod record;
 pub mod session;
 pub mod task;
-pub mod yaml;

@@ -1,10 +1,8 @@
-//! The active task, `current.yaml` (SPEC §6.1).
+//! The active task, `current.yaml` (SPEC §6.1); its on-disk form is `store::format::task`.
 
 use std::fmt;
 
 use serde::{Deserialize, Serialize};
-
-use super::yaml::{list, quoted, scalar};
 
 /// The outcome a task record carries (SPEC §6.1): `active` until `handover --close` or
 /// `finish` ends it. Serialised as the snake_case names the files and JSON use.
@@ -95,34 +93,6 @@ pub struct Task {
 }
 
 impl Task {
-    /// Parses `current.yaml` text.
-    pub fn parse(text: &str) -> Result<Task, String> {
-        serde_yaml::from_str(text).map_err(|e| e.to_string())
-    }
-
-    /// Emits the record in the order SPEC §6.1 shows.
-    pub fn to_yaml(&self) -> String {
-        let mut s = String::new();
-        s.push_str(&format!("id: {}\n", scalar(&self.id)));
-        s.push_str(&format!("task: {}\n", quoted(&self.task)));
-        s.push_str(&format!("profile: {}\n", scalar(&self.profile)));
-        s.push_str(&format!("owner: {}\n", quoted(&self.owner)));
-        s.push_str(&list("scope", &self.scope));
-        s.push_str(&format!("started_at: {}\n", self.started_at));
-        s.push_str(&format!("checkpoint_at: {}\n", self.checkpoint_at));
-        s.push_str(&format!("outcome: {}\n", self.outcome));
-        if !self.requires.is_empty() {
-            s.push_str(&list("requires", &self.requires));
-        }
-        s.push_str("# computed from git; never authored\n");
-        s.push_str(&format!("repository_id: {}\n", scalar(&self.repository_id)));
-        s.push_str(&format!("worktree: {}\n", scalar(&self.worktree)));
-        s.push_str(&format!("branch: {}\n", scalar(&self.branch)));
-        s.push_str(&format!("head: {}\n", scalar(&self.head)));
-        s.push_str(&format!("working_tree: {}\n", self.working_tree));
-        s
-    }
-
     /// Whether the task is still `active`.
     pub fn is_active(&self) -> bool {
         self.outcome == Outcome::Active
@@ -169,35 +139,5 @@ mod tests {
         assert_eq!(normalise_scope(".").unwrap(), ".");
         assert!(in_scope("lib/auth/x.rs", "lib/auth"));
         assert!(!in_scope("lib/authz/x.rs", "lib/auth"));
-    }
-
-    #[test]
-    fn round_trip() {
-        let t = Task {
-            id: "t-20260903193012-a4f1".into(),
-            task: "fix \"OAuth\" callback".into(),
-            profile: "debugging".into(),
-            owner: "alice".into(),
-            scope: vec!["lib/auth".into()],
-            started_at: "2026-09-03T19:30:12Z".into(),
-            checkpoint_at: "2026-09-03T19:30:12Z".into(),
-            outcome: Outcome::Active,
-            requires: vec![],
-            repository_id: "/abs/.git".into(),
-            worktree: "/abs".into(),
-            branch: "main".into(),
-            head: "NONE".into(),
-            working_tree: "dirty".into(),
-        };
-        assert_eq!(Task::parse(&t.to_yaml()).unwrap(), t);
-        for o in Outcome::ALL {
-            let again = Task { outcome: o, ..t.clone() };
-            assert_eq!(Task::parse(&again.to_yaml()).unwrap().outcome, o);
-            assert_eq!(Outcome::parse(o.as_str()), Some(o));
-            assert_eq!(serde_json::to_value(o).unwrap(), o.as_str());
-        }
-        let bad = t.to_yaml().replace("outcome: active", "outcome: done");
-        assert!(Task::parse(&bad).unwrap_err().contains("unknown variant `done`"));
-        assert!(Outcome::ALL.iter().filter(|o| o.is_terminal()).count() == 5);
     }
 }

@@ -12,92 +12,11 @@ use crate::ctx::Ctx;
 use crate::error::{Error, Result};
 use crate::model::events::Event;
 use crate::model::finding::{Finding, Level};
-use crate::model::record::{branch_key, parse_mapping, section_text, split_front_matter};
-use crate::model::yaml::{flow, get, get_list, quoted};
+use crate::model::record::{branch_key, section_text};
 use crate::store::atomic::{guard, read_opt, replace};
 use crate::store::{decisions, ledger, sessions};
 
-/// The classes a knowledge record may have.
-pub const CLASSES: &[&str] = &["fact", "convention", "constraint", "memory", "lesson"];
-
-/// One knowledge record (candidate or curated).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-#[allow(missing_docs)]
-pub struct Knowledge {
-    pub id: String,
-    pub class: String,
-    pub title: String,
-    pub description: String,
-    pub status: String,
-    pub epistemics: String,
-    pub date: String,
-    pub tags: Vec<String>,
-    pub derived_from: Vec<String>,
-    /// `relates_to` targets (`file:<path>`).
-    pub relations: Vec<String>,
-    pub superseded_by: Option<String>,
-    /// Sections after the description (`# Evidence`, `# Rejected`).
-    #[serde(skip)]
-    pub extra: String,
-}
-
-impl Knowledge {
-    /// The file text, front matter in SPEC §6.10 order.
-    pub fn render(&self) -> String {
-        let mut s = String::from("---\nschema: knowledge/v1\n");
-        s.push_str(&format!("id: {}\nkind: knowledge\nclass: {}\n", self.id, self.class));
-        s.push_str(&format!("title: {}\ndescription: {}\n", quoted(&self.title), quoted(&self.description)));
-        s.push_str(&format!("status: {}\nepistemics: {}\ndate: {}\n", self.status, self.epistemics, self.date));
-        s.push_str(&format!("tags: {}\n", flow(&self.tags)));
-        s.push_str(&format!("provenance:\n  origin: extracted\n  derived_from: {}\n", flow(&self.derived_from)));
-        if self.relations.is_empty() {
-            s.push_str("relations: []\n");
-        } else {
-            s.push_str("relations:\n");
-            for r in &self.relations {
-                s.push_str(&format!("  - type: relates_to\n    target: {}\n", quoted(r)));
-            }
-        }
-        if let Some(b) = &self.superseded_by {
-            s.push_str(&format!("superseded_by: {b}\n"));
-        }
-        s.push_str(&format!("---\n# {}\n{}\n", self.title, self.description));
-        s.push_str(&self.extra);
-        s
-    }
-
-    /// Parses a knowledge file.
-    pub fn parse(text: &str) -> Option<Knowledge> {
-        let (yaml, body) = split_front_matter(text)?;
-        let m = parse_mapping(yaml)?;
-        if get(&m, "schema").as_deref() != Some("knowledge/v1") {
-            return None;
-        }
-        let prov = m.get("provenance").and_then(|v| v.as_mapping());
-        let relations = m
-            .get("relations")
-            .and_then(|v| v.as_sequence())
-            .map(|s| s.iter().filter_map(|r| r.as_mapping().and_then(|r| get(r, "target"))).collect())
-            .unwrap_or_default();
-        let title = get(&m, "title")?;
-        let description = get(&m, "description").unwrap_or_default();
-        let head = format!("# {title}\n{description}\n");
-        Some(Knowledge {
-            id: get(&m, "id")?,
-            class: get(&m, "class")?,
-            status: get(&m, "status")?,
-            epistemics: get(&m, "epistemics").unwrap_or_default(),
-            date: get(&m, "date").unwrap_or_default(),
-            tags: get_list(&m, "tags"),
-            derived_from: prov.map(|p| get_list(p, "derived_from")).unwrap_or_default(),
-            relations,
-            superseded_by: get(&m, "superseded_by"),
-            extra: body.strip_prefix(&head).unwrap_or("").to_string(),
-            title,
-            description,
-        })
-    }
-}
+pub use crate::model::knowledge::{Knowledge, CLASSES};
 
 /// Whether text looks like a piece of a conversation (never knowledge, never evidence).
 pub fn is_transcript(text: &str) -> bool {
@@ -594,22 +513,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn round_trip_and_markers() {
-        let k = Knowledge {
-            id: "s-1-abcdefabcdef".into(),
-            class: "convention".into(),
-            title: "Use \"x\"".into(),
-            description: "Decided because y".into(),
-            status: "candidate".into(),
-            epistemics: "decided".into(),
-            date: "2026-09-03".into(),
-            tags: vec!["derived".into(), "decision".into()],
-            derived_from: vec!["session:s-1".into(), "decision:none".into()],
-            relations: vec!["file:.ai/repo/adrs/1.md".into()],
-            superseded_by: None,
-            extra: String::new(),
-        };
-        assert_eq!(Knowledge::parse(&k.render()).unwrap(), k);
+    fn transcript_markers() {
         assert!(is_transcript("Human: hi\n"));
         assert!(is_transcript(r#"{"role":"user"}"#));
         assert!(!is_transcript("The tests pass on main."));

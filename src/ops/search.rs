@@ -13,9 +13,9 @@ use serde::Serialize;
 
 use crate::ctx::Ctx;
 use crate::error::{Error, Result};
-use crate::model::record;
 use crate::store::atomic::{guard, read_opt};
 use crate::store::decisions::{self, strip_comments};
+use crate::store::format::record;
 use crate::store::ledger;
 use crate::store::questions::{self, Entry};
 

@@ -416,7 +416,7 @@ fn composed_body(ctx: &Ctx, c: &ClosedSession, sections: &[String]) -> String {
                 .iter()
                 .map(|p| {
                     let first = read_opt(&ctx.layout.root().join(p)).ok().flatten().and_then(|t| {
-                        crate::model::record::parse(&t)
+                        crate::store::format::record::parse(&t)
                             .ok()
                             .and_then(|(_, b)| b.lines().find(|l| !l.trim().is_empty()).map(str::to_string))
                     });

@@ -6,6 +6,7 @@
 
 pub mod atomic;
 pub mod decisions;
+pub mod format;
 pub mod layout;
 pub mod ledger;
 pub mod questions;

@@ -4,8 +4,9 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 use super::atomic::{create_new, guard, read_opt};
+use super::format::record::parse;
 use crate::error::{Error, Result};
-use crate::model::record::{branch_key, is_record_name, parse, RecordMeta, Skip};
+use crate::model::record::{branch_key, is_record_name, RecordMeta, Skip};
 
 /// `n` random lowercase hex characters.
 pub fn random_hex(n: usize) -> String {

@@ -8,11 +8,10 @@
 use std::path::{Path, PathBuf};
 
 use super::atomic::{append, create_new, read_opt};
+use super::format::{get, mapping, split, Writer};
 use super::Layout;
 use crate::error::Result;
-use crate::model::record::{parse_mapping, split_front_matter};
 use crate::model::session::OpenSession;
-use crate::model::yaml::{get, quoted, scalar};
 
 /// What the front matter says about the task at open.
 #[derive(Debug, Clone, Default)]
@@ -25,19 +24,25 @@ pub struct TaskAtOpen {
 
 /// The document's text: front matter, the briefing as it was at open, an empty notes section.
 pub fn render(s: &OpenSession, task: &TaskAtOpen, briefing: &str) -> String {
-    let opt = |v: &Option<String>| v.as_deref().map(quoted).unwrap_or_else(|| "none".into());
-    let bare = |v: &Option<String>| v.as_deref().map(scalar).unwrap_or_else(|| "none".into());
-    let mut text = String::from("---\nschema: session-context/v1\nkind: session-context\n");
-    text.push_str(&format!("session_id: {}\nopened_at: {}\n", scalar(&s.session_id), s.started_at));
-    text.push_str(&format!("opened_by: {}\n", if s.provider.is_some() { "hook" } else { "hand" }));
-    text.push_str(&format!("provider: {}\nprovider_session: {}\n", opt(&s.provider), opt(&s.provider_session)));
-    text.push_str(&format!("branch: {}\nhead: {}\n", scalar(&s.branch), scalar(&s.start_head)));
-    text.push_str(&format!("task_id: {}\nprofile: {}\n", bare(&task.id), bare(&task.profile)));
-    text.push_str(&format!("worker: {}\n---\n\n", opt(&s.worker)));
-    text.push_str(&format!("# Working context of session {}\n\n## Context at open\n\n{briefing}", s.session_id));
-    if !text.ends_with('\n') {
-        text.push('\n');
-    }
+    let mut w = Writer::front_matter();
+    let quoted_or_none = |w: &mut Writer, key: &str, v: &Option<String>| {
+        match v {
+            Some(v) => w.quoted(key, v),
+            None => w.fixed(key, "none"),
+        };
+    };
+    w.fixed("schema", "session-context/v1")
+        .fixed("kind", "session-context")
+        .text("session_id", &s.session_id)
+        .fixed("opened_at", &s.started_at)
+        .fixed("opened_by", if s.provider.is_some() { "hook" } else { "hand" });
+    quoted_or_none(&mut w, "provider", &s.provider);
+    quoted_or_none(&mut w, "provider_session", &s.provider_session);
+    w.text("branch", &s.branch).text("head", &s.start_head);
+    w.text("task_id", task.id.as_deref().unwrap_or("none")).text("profile", task.profile.as_deref().unwrap_or("none"));
+    quoted_or_none(&mut w, "worker", &s.worker);
+    let mut text =
+        w.document(&format!("# Working context of session {}\n\n## Context at open\n\n{briefing}", s.session_id));
     text.push_str("\n## Notes\n\n");
     text
 }
@@ -64,7 +69,7 @@ pub fn find(layout: &Layout, sid: &str) -> Option<PathBuf> {
 /// The `(head, branch)` the document was frozen at; `None` when it cannot be read or lacks them.
 pub fn anchor(path: &Path) -> Option<(String, String)> {
     let text = read_opt(path).ok().flatten()?;
-    let map = split_front_matter(&text).and_then(|(y, _)| parse_mapping(y))?;
+    let map = split(&text).and_then(|(y, _)| mapping(y))?;
     Some((get(&map, "head")?, get(&map, "branch")?))
 }
 

@@ -17,9 +17,9 @@ use crate::continuity::signing;
 use crate::continuity::view::RecordView;
 use crate::ctx::Ctx;
 use crate::error::{Error, Result};
-use crate::model::record::{parse, split_front_matter};
 use crate::model::task::Task;
 use crate::store::atomic::read_opt;
+use crate::store::format::{self, record::parse};
 use crate::store::{decisions, questions};
 
 /// Parameters of `publish`.
@@ -86,9 +86,8 @@ fn handover_dir_err(name: &str, why: &str) -> Error {
 /// Step 1–2: the handover file to publish.
 fn locate(ctx: &Ctx, named: Option<&str>) -> Result<(String, String)> {
     let dir = ctx.layout.handovers();
-    let arrived = |text: &str| {
-        split_front_matter(text).is_some_and(|(y, _)| y.lines().any(|l| l.starts_with("continuity_device:")))
-    };
+    let arrived =
+        |text: &str| format::split(text).is_some_and(|(y, _)| y.lines().any(|l| l.starts_with("continuity_device:")));
     if let Some(name) = named {
         if name.contains('/') || !name.ends_with(".md") || name.starts_with('.') {
             return Err(handover_dir_err(name, "is not the file name of a handover record"));

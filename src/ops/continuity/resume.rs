@@ -164,8 +164,9 @@ fn write_handover(ctx: &Ctx, a: &Whole) -> Result<(String, String)> {
         if name.contains("--continuity--") {
             if let Some(text) = read_opt(&dir.join(&name))? {
                 if text.contains(&needle) {
-                    let task =
-                        crate::model::record::parse(&text).map(|(m, _)| m.task_id).unwrap_or_else(|_| "none".into());
+                    let task = crate::store::format::record::parse(&text)
+                        .map(|(m, _)| m.task_id)
+                        .unwrap_or_else(|_| "none".into());
                     return Ok((ctx.rel(&dir.join(&name)), task));
                 }
             }

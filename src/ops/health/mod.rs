@@ -25,11 +25,11 @@ use crate::model::events::Event;
 use crate::model::finding::{Finding, Findings, Level};
 use crate::model::labels::{span, Divergence};
 use crate::model::policy::{interval_minutes, Policy};
-use crate::model::record::{missing_sections, parse_mapping, split_front_matter};
+use crate::model::record::missing_sections;
 use crate::model::session::ClosedSession;
 use crate::model::task::{in_scope, Outcome, Task};
-use crate::model::yaml;
 use crate::store::atomic::read_opt;
+use crate::store::format;
 use crate::store::records::{head7, load, names};
 use crate::store::{decisions, questions, sessions};
 
@@ -587,8 +587,8 @@ fn record_rules(ctx: &Ctx, dir: &Path, kind: &str) -> Result<Vec<Finding>> {
 /// The front matter of a Markdown file as a mapping, or why not.
 fn front_matter(path: &Path) -> std::result::Result<serde_yaml::Mapping, String> {
     let text = read_opt(path).map_err(|e| e.message)?.ok_or_else(|| "vanished while reading".to_string())?;
-    let (fm, _) = split_front_matter(&text).ok_or_else(|| "no front matter".to_string())?;
-    parse_mapping(fm).ok_or_else(|| "malformed front matter".to_string())
+    let (fm, _) = format::split(&text).ok_or_else(|| "no front matter".to_string())?;
+    format::mapping(fm).ok_or_else(|| "malformed front matter".to_string())
 }
 
 /// File names in `dir` ending in `ext`, temp files excluded, sorted; `None` when `dir` is absent.
@@ -618,7 +618,7 @@ fn session_rules(ctx: &Ctx) -> Result<Vec<Finding>> {
             Err(e) => Some(e.message),
             Ok(()) => match front_matter(&path) {
                 Err(why) => Some(format!("working context: {why}")),
-                Ok(m) if yaml::get(&m, "head").is_none_or(|h| h.trim().is_empty()) => {
+                Ok(m) if format::get(&m, "head").is_none_or(|h| h.trim().is_empty()) => {
                     Some("working context without head: it cannot be compared with git".into())
                 }
                 Ok(_) => None,

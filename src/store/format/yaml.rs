@@ -1,4 +1,8 @@
-//! Emitting YAML scalars exactly, and reading loosely-typed scalars back.
+//! YAML scalars of the record format: emitting each string so it reads back equal, and reading
+//! loosely-typed scalars back as text.
+//!
+//! Owns: the quoting rule of every front-matter writer ([`super::Writer`]).
+//! Must not touch: files, whole documents (see [`super`]).
 
 use serde_yaml::Value;
 

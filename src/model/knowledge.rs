@@ -1,0 +1,28 @@
+//! A knowledge record (SPEC §6.10): one assertion derived from an episode, a candidate until a
+//! person promotes or rejects it. Its on-disk form is `store::format::knowledge`.
+
+use serde::Serialize;
+
+/// The classes a knowledge record may have.
+pub const CLASSES: &[&str] = &["fact", "convention", "constraint", "memory", "lesson"];
+
+/// One knowledge record (candidate or curated).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[allow(missing_docs)]
+pub struct Knowledge {
+    pub id: String,
+    pub class: String,
+    pub title: String,
+    pub description: String,
+    pub status: String,
+    pub epistemics: String,
+    pub date: String,
+    pub tags: Vec<String>,
+    pub derived_from: Vec<String>,
+    /// `relates_to` targets (`file:<path>`).
+    pub relations: Vec<String>,
+    pub superseded_by: Option<String>,
+    /// Sections after the description (`# Evidence`, `# Rejected`).
+    #[serde(skip)]
+    pub extra: String,
+}

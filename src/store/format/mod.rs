@@ -1,0 +1,198 @@
+//! The record format: the one front-matter codec every record file goes through (SPEC §6).
+//!
+//! Owns: splitting `---` front matter from a body, reading it with serde into typed structs
+//! (unknown keys tolerated, oversize and alias-bomb input refused unparsed), the one writer that
+//! emits every key in a fixed order and every string so it reads back equal ([`Writer`]), and the
+//! on-disk form of each record kind: checkpoints and handovers ([`record`]), open episodes and
+//! closed session records ([`session`]), the task ([`task`]), knowledge ([`knowledge`]).
+//! The shapes themselves are declared in `model/`; this module is where they meet bytes.
+//! Must not touch: files (callers read and write through `store::atomic`), git, the clock.
+
+pub mod knowledge;
+pub mod record;
+pub mod session;
+pub mod task;
+pub mod yaml;
+
+use std::fmt::Display;
+
+use serde_yaml::Mapping;
+
+pub use yaml::{flow, get, get_list, list_field, quoted, scalar};
+
+/// Front matter larger than this is refused unparsed (a YAML bomb never reaches the parser).
+pub const MAX_FRONT_MATTER_BYTES: usize = 64 * 1024;
+
+/// Splits `---\n<yaml>\n---\n<body>`; `None` when the text has no front matter.
+pub fn split(text: &str) -> Option<(&str, &str)> {
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    let rest = text.strip_prefix("---\n").or_else(|| text.strip_prefix("---\r\n"))?;
+    let mut offset = 0;
+    for line in rest.split_inclusive('\n') {
+        if line.trim_end() == "---" {
+            let body = &rest[offset + line.len()..];
+            return Some((&rest[..offset], body));
+        }
+        offset += line.len();
+    }
+    None
+}
+
+/// Parses front matter YAML into a generic mapping, refusing oversize input. For the few
+/// readers that look at one key of a file they do not otherwise understand (`doctor`).
+pub fn mapping(yaml: &str) -> Option<Mapping> {
+    if yaml.len() > MAX_FRONT_MATTER_BYTES {
+        return None;
+    }
+    serde_yaml::from_str::<Mapping>(yaml).ok()
+}
+
+/// Parses front matter into a typed struct: scalars read as the text written, unknown keys
+/// tolerated. Oversize input is refused unparsed; text that could hold an anchor or alias (`&`
+/// or `*` anywhere) first goes through the generic parse, which refuses alias bombs even under
+/// keys the struct never reads (SPEC §14: such a file is skipped as malformed).
+pub fn typed<T: serde::de::DeserializeOwned>(yaml: &str) -> Option<T> {
+    if yaml.len() > MAX_FRONT_MATTER_BYTES {
+        return None;
+    }
+    if yaml.contains(['&', '*']) {
+        mapping(yaml)?;
+    }
+    serde_yaml::from_str(yaml).ok()
+}
+
+/// The one front-matter writer: keys in the order they are written, every free-text value
+/// through one quoting rule ([`scalar`] or [`quoted`]) so it reads back equal.
+#[derive(Debug, Default)]
+pub struct Writer {
+    out: String,
+}
+
+impl Writer {
+    /// A front-matter block (`---` first); finish it with [`Writer::document`].
+    pub fn front_matter() -> Writer {
+        Writer { out: "---\n".into() }
+    }
+
+    /// A plain YAML file (`current.yaml`, an episode file); finish it with [`Writer::finish`].
+    pub fn file() -> Writer {
+        Writer::default()
+    }
+
+    /// `key: value` for a value whose text the program fixes (a timestamp from the clock, an
+    /// enum's name, a number, a hex id): written as is when it reads back as the same text, else
+    /// double-quoted, so even a value that arrived from elsewhere cannot change the document.
+    pub fn fixed(&mut self, key: &str, value: impl Display) -> &mut Writer {
+        let v = value.to_string();
+        let plain = serde_yaml::from_str::<serde_yaml::Value>(&v).ok().as_ref().and_then(yaml::text).as_deref()
+            == Some(v.as_str())
+            && !v.contains(['\n', '#']);
+        let v = if plain { v } else { quoted(&v) };
+        self.line(&format!("{key}: {v}"))
+    }
+
+    /// `key: <text>`, plain when that reads back as the same string, else double-quoted.
+    pub fn text(&mut self, key: &str, value: &str) -> &mut Writer {
+        self.line(&format!("{key}: {}", scalar(value)))
+    }
+
+    /// `key: "<text>"`, always double-quoted (free prose: titles, owners, paths of the user).
+    pub fn quoted(&mut self, key: &str, value: &str) -> &mut Writer {
+        self.line(&format!("{key}: {}", quoted(value)))
+    }
+
+    /// A block list (`key:\n  - a\n`), or `key: []`.
+    pub fn list(&mut self, key: &str, items: &[String]) -> &mut Writer {
+        self.out.push_str(&yaml::list(key, items));
+        self
+    }
+
+    /// A flow list `key: [a, b]`.
+    pub fn flow(&mut self, key: &str, items: &[String]) -> &mut Writer {
+        self.line(&format!("{key}: {}", flow(items)))
+    }
+
+    /// A `# ...` comment line.
+    pub fn comment(&mut self, text: &str) -> &mut Writer {
+        self.line(&format!("# {text}"))
+    }
+
+    /// A structural line the caller composed from this module's value functions (a nested key
+    /// of a mapping, an item of a list of mappings).
+    pub fn line(&mut self, line: &str) -> &mut Writer {
+        self.out.push_str(line);
+        self.out.push('\n');
+        self
+    }
+
+    /// Closes the front matter and appends the body after one blank line; a body that does not
+    /// end in a newline gets one.
+    pub fn document(mut self, body: &str) -> String {
+        self.out.push_str("---\n\n");
+        self.out.push_str(body);
+        if !body.ends_with('\n') {
+            self.out.push('\n');
+        }
+        self.out
+    }
+
+    /// Closes the front matter and appends `rest` right after the closing `---` line, as is.
+    pub fn close_with(mut self, rest: &str) -> String {
+        self.out.push_str("---\n");
+        self.out.push_str(rest);
+        self.out
+    }
+
+    /// The plain YAML file as written.
+    pub fn finish(self) -> String {
+        self.out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[derive(serde::Deserialize, Debug, PartialEq)]
+    struct Doc {
+        a: String,
+        b: String,
+        e: String,
+        #[serde(deserialize_with = "list_field")]
+        c: Vec<String>,
+        #[serde(deserialize_with = "list_field")]
+        d: Vec<String>,
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(256))]
+
+        /// Whatever string goes in through the writer reads back equal through the reader: plain
+        /// and quoted scalars, block and flow lists, inside a front matter with a body after it.
+        #[test]
+        fn the_writer_and_the_reader_agree(
+            a in "\\PC{0,16}|(null|true|1e3|~| lead|: x|#c|-x|a\nb)",
+            b in "\\PC{0,16}",
+            c in proptest::collection::vec("\\PC{0,10}|(null|1e3|~|true|a:b|: x|#x)", 0..4),
+            d in proptest::collection::vec("\\PC{0,10}|(null|1e3|~|true|a:b|: x|#x)", 0..4),
+        ) {
+            let mut w = Writer::front_matter();
+            w.text("a", &a).quoted("b", &b).list("c", &c).flow("d", &d).fixed("e", &a);
+            let text = w.document("# Body\n");
+            let (yaml, body) = split(&text).unwrap();
+            proptest::prop_assert_eq!(body, "\n# Body\n");
+            let back: Doc = typed(yaml).unwrap();
+            proptest::prop_assert_eq!(back, Doc { e: a.clone(), a, b, c, d });
+        }
+    }
+
+    #[test]
+    fn oversize_and_unclosed_front_matter_are_refused() {
+        assert!(split("---\na: 1\n").is_none());
+        assert!(split("a: 1\n---\n").is_none());
+        assert_eq!(split("\u{feff}---\r\na: 1\n---\nbody"), Some(("a: 1\n", "body")));
+        let big = format!("a: \"{}\"\n", "x".repeat(MAX_FRONT_MATTER_BYTES));
+        assert!(mapping(&big).is_none());
+        assert!(typed::<Mapping>(&big).is_none());
+    }
+}
