@@ -14,7 +14,7 @@ use crate::clock::Clock;
 use crate::error::{Error, Result};
 use crate::git::{self, Git, Identity};
 use crate::model::events::Event;
-use crate::model::labels::Divergence;
+use crate::model::labels::{branch_text, head_text, Anchor, Divergence, WorkingTree};
 use crate::model::policy::{Policy, Profile};
 use crate::store::atomic::{guard, read_opt};
 use crate::store::{ledger, sessions, Layout};
@@ -74,7 +74,7 @@ pub struct Ctx {
     changed: OnceCell<Vec<String>>,
     policy: OnceCell<Policy>,
     warnings: RefCell<Vec<String>>,
-    labels: RefCell<HashMap<(String, String), Divergence>>,
+    labels: RefCell<HashMap<(Option<String>, Option<String>), Divergence>>,
     session_override: RefCell<Option<Option<String>>>,
 }
 
@@ -148,9 +148,9 @@ impl Ctx {
         Ok(self.changed.get_or_init(|| c))
     }
 
-    /// `clean` or `dirty`.
-    pub fn working_tree(&self) -> Result<&'static str> {
-        Ok(if self.changed_files()?.is_empty() { "clean" } else { "dirty" })
+    /// Whether the working tree has changes now.
+    pub fn working_tree(&self) -> Result<WorkingTree> {
+        Ok(if self.changed_files()?.is_empty() { WorkingTree::Clean } else { WorkingTree::Dirty })
     }
 
     /// The policy; a policy that does not parse is a refusal (exit 10).
@@ -224,7 +224,7 @@ impl Ctx {
         let ts = self.clock.stamp();
         let session = self.session_id();
         let line = ledger::build_line(
-            &ledger::Envelope { ts: &ts, head: &id.head, branch: &id.branch, session: session.as_deref() },
+            &ledger::Envelope { ts: &ts, head: id.head_text(), branch: id.branch_text(), session: session.as_deref() },
             event,
             fields,
         )?;
@@ -232,9 +232,9 @@ impl Ctx {
     }
 
     /// The divergence label of a record's (head, branch) against HEAD now (SPEC §4), computed
-    /// once per (head, branch) per process.
-    pub fn divergence(&self, rec_head: &str, rec_branch: &str) -> Divergence {
-        let key = (rec_head.to_string(), rec_branch.to_string());
+    /// once per (head, branch) per process. `None` is an unborn head, a detached branch.
+    pub fn divergence(&self, rec_head: Option<&str>, rec_branch: Option<&str>) -> Divergence {
+        let key = (rec_head.map(str::to_string), rec_branch.map(str::to_string));
         if let Some(d) = self.labels.borrow().get(&key) {
             return *d;
         }
@@ -243,17 +243,20 @@ impl Ctx {
         d
     }
 
-    fn compute_divergence(&self, rec_head: &str, rec_branch: &str) -> Divergence {
+    /// The divergence label of a record against HEAD now.
+    pub fn divergence_of(&self, record: &impl Anchor) -> Divergence {
+        self.divergence(record.anchor_head(), record.anchor_branch())
+    }
+
+    fn compute_divergence(&self, rec_head: Option<&str>, rec_branch: Option<&str>) -> Divergence {
         let Ok(id) = self.identity() else { return Divergence::Unknown };
-        if rec_branch != id.branch {
+        if rec_branch != id.branch.as_deref() {
             return Divergence::DifferentContext;
         }
-        if rec_head == id.head {
+        if rec_head == id.head.as_deref() {
             return Divergence::Exact;
         }
-        if rec_head == "NONE" {
-            return if id.head == "NONE" { Divergence::Exact } else { Divergence::Advanced };
-        }
+        let Some(rec_head) = rec_head else { return Divergence::Advanced };
         let Some(recorded) = self.git.commit_id(rec_head) else { return Divergence::Diverged };
         let Ok(Some(head)) = self.git.head() else { return Divergence::Diverged };
         match self.git.is_ancestor(recorded, head) {
@@ -266,6 +269,17 @@ impl Ctx {
     /// A path as printed: repository-relative.
     pub fn rel(&self, p: &Path) -> String {
         self.layout.rel(p)
+    }
+}
+
+/// The live identity read the way a record's file writes it (the sentinels of SPEC §4 for an
+/// unborn HEAD and a detached branch).
+impl Anchor for Identity {
+    fn head_text(&self) -> &str {
+        head_text(self.head.as_deref())
+    }
+    fn branch_text(&self) -> &str {
+        branch_text(self.branch.as_deref())
     }
 }
 

@@ -170,6 +170,21 @@ fn gix_only_in_git() {
     }]));
 }
 
+/// Inside the code an unborn HEAD and a detached branch are `None`; the SPEC's texts for them
+/// are written and read at one place (`model::labels`), and shown by the renderers.
+#[test]
+fn head_and_branch_sentinels_only_at_the_edges() {
+    assert_clean(check(&[Rule {
+        what: "the NONE/DETACHED texts live in src/model/labels.rs (code uses Option)",
+        tokens: &["\"NONE\"", "\"DETACHED\""],
+        whole: false,
+        allowed: &["src/model/labels.rs", "src/render/"],
+        only: ANY,
+        comments: false,
+        production_only: true,
+    }]));
+}
+
 #[test]
 fn print_macros_only_in_ui() {
     assert_clean(check(&[Rule {

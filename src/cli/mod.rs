@@ -170,7 +170,7 @@ pub fn print_record_list(ui: &mut Ui, ctx: &Ctx, dir: &std::path::Path, empty: &
         ui.line(empty);
     }
     for (_, path, meta, _) in &all {
-        let label = ctx.divergence(&meta.head, &meta.branch);
+        let label = ctx.divergence_of(&meta);
         ui.line(&crate::render::records::list_line(meta, label.as_str(), &ctx.rel(path)));
     }
     Ok(())

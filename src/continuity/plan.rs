@@ -16,6 +16,7 @@ use crate::continuity::mesh::Trust;
 use crate::continuity::readmodel::Summary;
 use crate::continuity::record::Record;
 use crate::continuity::view::{age_minutes, published_at, section, short, RecordView};
+use crate::model::labels::branch_text;
 
 /// What a resume restores (SPEC §10.8).
 pub const RESTORES: &[&str] = &["handover", "intent", "issue", "decisions", "next_action", "lineage", "provenance"];
@@ -569,8 +570,8 @@ pub fn judge(input: &PlanInput<'_>, chosen: &Chosen, facts: &SourceFacts) -> Res
             actions.push(format!("git fetch {}", shell_word(remote)));
         }
         SourceRelation::BranchDiffers => {
-            let theirs = expected_branch.as_deref().unwrap_or("DETACHED");
-            let ours = facts.local_branch.as_deref().unwrap_or("DETACHED");
+            let theirs = branch_text(expected_branch.as_deref());
+            let ours = branch_text(facts.local_branch.as_deref());
             blockers.push((
                 Weight::SourceUpdate,
                 Notice::new(

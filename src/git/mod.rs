@@ -45,10 +45,10 @@ pub struct Identity {
     pub repository_id: String,
     /// Absolute toplevel path.
     pub worktree: String,
-    /// Short branch name, or `DETACHED`.
-    pub branch: String,
-    /// Full SHA of HEAD, or `NONE` when unborn.
-    pub head: String,
+    /// Short branch name; `None` when HEAD is detached.
+    pub branch: Option<String>,
+    /// Full SHA of HEAD; `None` when HEAD is unborn.
+    pub head: Option<String>,
 }
 
 fn canonical(p: &Path) -> PathBuf {
@@ -110,8 +110,8 @@ impl Git {
         Ok(Identity {
             repository_id: self.common_dir.display().to_string(),
             worktree: self.root.display().to_string(),
-            branch: self.branch()?.unwrap_or_else(|| "DETACHED".into()),
-            head: self.head()?.map(|h| h.to_string()).unwrap_or_else(|| "NONE".into()),
+            branch: self.branch()?,
+            head: self.head()?.map(|h| h.to_string()),
         })
     }
 
@@ -165,6 +165,15 @@ impl Git {
             }
         }
         Ok(out.into_iter().collect())
+    }
+
+    /// Where history since a record's head starts here: `Some(None)` for an unborn head (from
+    /// the root), `Some(Some(commit))` when the head is a commit here, `None` when it is not.
+    pub fn base_of(&self, head: Option<&str>) -> Option<Option<ObjectId>> {
+        match head {
+            None => Some(None),
+            Some(h) => self.commit_id(h).map(Some),
+        }
     }
 
     /// Parses a full or abbreviated hex id naming a commit of this repository.

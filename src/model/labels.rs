@@ -5,6 +5,96 @@ use serde::Serialize;
 
 use crate::clock::parse_stamp;
 
+/// What files and output write for an unborn HEAD (SPEC §4). Inside the code an unborn HEAD is
+/// `None`; this text exists only at the edges, through [`head_text`] and [`head_of`].
+pub const UNBORN_HEAD: &str = "NONE";
+
+/// What files and output write for the branch of a detached HEAD (SPEC §4); `None` in the code.
+pub const DETACHED_BRANCH: &str = "DETACHED";
+
+/// The text a file or output writes for `head`.
+pub fn head_text(head: Option<&str>) -> &str {
+    head.unwrap_or(UNBORN_HEAD)
+}
+
+/// The commit a file's `head` text names; `None` for an unborn HEAD.
+pub fn head_of(text: &str) -> Option<&str> {
+    (text != UNBORN_HEAD).then_some(text)
+}
+
+/// The text a file or output writes for `branch`.
+pub fn branch_text(branch: Option<&str>) -> &str {
+    branch.unwrap_or(DETACHED_BRANCH)
+}
+
+/// The branch a file's `branch` text names; `None` for a detached HEAD.
+pub fn branch_of(text: &str) -> Option<&str> {
+    (text != DETACHED_BRANCH).then_some(text)
+}
+
+/// A record that names the commit and branch it was written at, as its file writes them.
+pub trait Anchor {
+    /// The `head` text as written.
+    fn head_text(&self) -> &str;
+    /// The `branch` text as written.
+    fn branch_text(&self) -> &str;
+    /// The commit; `None` when written at an unborn HEAD.
+    fn anchor_head(&self) -> Option<&str> {
+        head_of(self.head_text())
+    }
+    /// The branch; `None` when written on a detached HEAD.
+    fn anchor_branch(&self) -> Option<&str> {
+        branch_of(self.branch_text())
+    }
+}
+
+impl<T: Anchor> Anchor for &T {
+    fn head_text(&self) -> &str {
+        (*self).head_text()
+    }
+    fn branch_text(&self) -> &str {
+        (*self).branch_text()
+    }
+}
+
+/// Whether the working tree had changes when a fact was taken (SPEC §4).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, serde::Deserialize)]
+#[cfg_attr(feature = "mcp", derive(schemars::JsonSchema))]
+#[serde(rename_all = "snake_case")]
+pub enum WorkingTree {
+    /// No tracked change and no untracked file.
+    Clean,
+    /// Something changed.
+    Dirty,
+}
+
+impl WorkingTree {
+    /// The state as files and output write it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            WorkingTree::Clean => "clean",
+            WorkingTree::Dirty => "dirty",
+        }
+    }
+
+    /// The state a file's text names, if it names one.
+    pub fn parse(text: &str) -> Option<WorkingTree> {
+        [WorkingTree::Clean, WorkingTree::Dirty].into_iter().find(|w| w.as_str() == text)
+    }
+}
+
+impl From<WorkingTree> for String {
+    fn from(w: WorkingTree) -> String {
+        w.as_str().to_string()
+    }
+}
+
+impl std::fmt::Display for WorkingTree {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
 /// Where a record's commit sits relative to HEAD.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[cfg_attr(feature = "mcp", derive(schemars::JsonSchema))]

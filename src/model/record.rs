@@ -133,6 +133,15 @@ pub fn branch_key(branch: &str) -> String {
     branch.chars().map(|c| if c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-') { c } else { '-' }).collect()
 }
 
+impl super::labels::Anchor for RecordMeta {
+    fn head_text(&self) -> &str {
+        &self.head
+    }
+    fn branch_text(&self) -> &str {
+        &self.branch
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -66,6 +66,24 @@ pub fn is_generated(path: &str) -> bool {
         || path.ends_with(".o")
 }
 
+impl super::labels::Anchor for OpenSession {
+    fn head_text(&self) -> &str {
+        &self.start_head
+    }
+    fn branch_text(&self) -> &str {
+        &self.branch
+    }
+}
+
+impl super::labels::Anchor for ClosedSession {
+    fn head_text(&self) -> &str {
+        &self.head
+    }
+    fn branch_text(&self) -> &str {
+        &self.branch
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

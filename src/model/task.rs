@@ -127,6 +127,15 @@ pub fn in_scope(path: &str, scope: &str) -> bool {
     scope == "." || path == scope || path.strip_prefix(scope).is_some_and(|r| r.starts_with('/'))
 }
 
+impl super::labels::Anchor for Task {
+    fn head_text(&self) -> &str {
+        &self.head
+    }
+    fn branch_text(&self) -> &str {
+        &self.branch
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

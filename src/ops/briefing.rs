@@ -7,6 +7,7 @@ use super::task;
 use crate::ctx::Ctx;
 use crate::error::Result;
 use crate::model::labels::age;
+use crate::model::labels::Anchor;
 use crate::model::record::section_text;
 use crate::store::records::head7;
 
@@ -22,8 +23,8 @@ pub fn lines(ctx: &Ctx, server_line: &str) -> Result<Vec<String>> {
     let episode = ctx.session_id().unwrap_or_else(|| "(none open)".into());
     out.push(format!(
         "Episode {episode}, on {} at {}, working tree {}.",
-        id.branch,
-        head7(&id.head),
+        id.branch_text(),
+        head7(id.head_text()),
         ctx.working_tree()?
     ));
     match task::read(ctx)? {

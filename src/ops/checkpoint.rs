@@ -10,6 +10,7 @@ use super::task;
 use crate::ctx::Ctx;
 use crate::error::{Error, Result};
 use crate::model::events::Event;
+use crate::model::labels::Anchor;
 use crate::model::record::{identity_violation, RecordMeta};
 use crate::store::records;
 
@@ -57,8 +58,8 @@ pub fn meta_now(ctx: &Ctx, task: Option<&crate::model::task::Task>) -> Result<Re
         owner: task.map(|t| t.owner.clone()).unwrap_or_else(|| ctx.default_owner()),
         repository_id: id.repository_id.clone(),
         worktree: id.worktree.clone(),
-        branch: id.branch.clone(),
-        head: id.head.clone(),
+        branch: id.branch_text().into(),
+        head: id.head_text().into(),
         working_tree: ctx.working_tree()?.into(),
         changed_files: ctx.changed_files()?.to_vec(),
         ..Default::default()

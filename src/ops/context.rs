@@ -17,7 +17,7 @@ use super::resolve::{resolve, Resolution};
 use super::task;
 use crate::ctx::Ctx;
 use crate::error::{Error, Result};
-use crate::model::labels::{age, Divergence};
+use crate::model::labels::{age, branch_of, head_of, Anchor, Divergence};
 use crate::model::policy::{Policy, Profile};
 use crate::model::providers;
 use crate::model::task::{in_scope, Outcome, Task};
@@ -400,15 +400,15 @@ impl Builder<'_> {
         let mut lines = vec![
             "## GIT".to_string(),
             format!("repository: {repository}"),
-            format!("branch: {}", id.branch),
-            format!("head: {}", id.head),
+            format!("branch: {}", id.branch_text()),
+            format!("head: {}", id.head_text()),
             if changed == 0 {
                 format!("working_tree: {wt}")
             } else {
                 format!("working_tree: {wt} ({changed} changed)")
             },
         ];
-        let label = self.task.map(|t| (t, self.ctx.divergence(&t.head, &t.branch)));
+        let label = self.task.map(|t| (t, self.ctx.divergence_of(&t)));
         match label {
             None => lines.push("task_record: none (no active task)".into()),
             Some((t, l)) => {
@@ -426,8 +426,8 @@ impl Builder<'_> {
         lines.extend(self.briefing_line());
         let view = GitView {
             repository,
-            branch: id.branch.clone(),
-            head: id.head.clone(),
+            branch: id.branch_text().into(),
+            head: id.head_text().into(),
             working_tree: wt.to_string(),
             task_record: label.map(|(_, l)| l.as_str().to_string()),
         };
@@ -738,11 +738,11 @@ pub fn context_label(ctx: &Ctx, path: &Path) -> (Divergence, String, usize) {
     let Some((head, branch)) = session_context::anchor(path) else {
         return (Divergence::Unknown, String::new(), 0);
     };
-    let label = ctx.divergence(&head, &branch);
+    let label = ctx.divergence(head_of(&head), branch_of(&branch));
     let since = match (label, ctx.git.head()) {
         (Divergence::Advanced, Ok(Some(h))) => {
-            let base = ctx.git.commit_id(&head);
-            if head == "NONE" || base.is_some() {
+            let base = head_of(&head).and_then(|c| ctx.git.commit_id(c));
+            if head_of(&head).is_none() || base.is_some() {
                 ctx.git.commits_between(base, h).map(|v| v.len()).unwrap_or(0)
             } else {
                 0

@@ -6,6 +6,7 @@ use super::task;
 use crate::ctx::Ctx;
 use crate::error::{Error, Result};
 use crate::model::events::Event;
+use crate::model::labels::Anchor;
 use crate::store::atomic::{append, create_if_absent, guard, read_opt, Lock};
 use crate::store::decisions::{parse, render_entry, Decision};
 
@@ -70,7 +71,7 @@ pub fn add(ctx: &Ctx, p: AddParams) -> Result<String> {
     let rejected = one_line("--rejected", p.rejected.as_deref().unwrap_or(""))?;
     let evidence = one_line("--evidence", p.evidence.as_deref().unwrap_or(""))?;
     let task_id = task::local(ctx)?.map(|t| t.id).unwrap_or_else(|| "none".into());
-    let head = ctx.identity()?.head.clone();
+    let head = ctx.identity()?.head_text().to_string();
     let path = ctx.layout.decisions();
     {
         let _lock = Lock::acquire(&ctx.layout.locks(), LOCK)?;

@@ -6,6 +6,7 @@ use std::collections::BTreeSet;
 use super::resolve::resolve;
 use crate::ctx::Ctx;
 use crate::error::{Error, Result};
+use crate::model::labels::Anchor;
 use crate::model::task::Task;
 use crate::store::atomic::read_opt;
 use crate::store::records::head7;
@@ -29,8 +30,7 @@ pub fn unresolved(ctx: &Ctx) -> Result<Vec<(String, String)>> {
 pub fn touched_since(ctx: &Ctx, task: &Task) -> Result<Vec<String>> {
     let mut set: BTreeSet<String> = ctx.changed_files()?.iter().cloned().collect();
     if let Ok(Some(head)) = ctx.git.head() {
-        let base = if task.head == "NONE" { Some(None) } else { ctx.git.commit_id(&task.head).map(Some) };
-        if let Some(base) = base {
+        if let Some(base) = ctx.git.base_of(task.anchor_head()) {
             if let Ok(files) = ctx.git.changed_between(base, head) {
                 set.extend(files);
             }
@@ -42,14 +42,7 @@ pub fn touched_since(ctx: &Ctx, task: &Task) -> Result<Vec<String>> {
 /// Commits since the task's start head, oldest first (empty when it is not a commit here).
 pub fn commits_since(ctx: &Ctx, task: &Task) -> Vec<(String, String)> {
     let Ok(Some(head)) = ctx.git.head() else { return Vec::new() };
-    let base = if task.head == "NONE" {
-        None
-    } else {
-        match ctx.git.commit_id(&task.head) {
-            Some(b) => Some(b),
-            None => return Vec::new(),
-        }
-    };
+    let Some(base) = ctx.git.base_of(task.anchor_head()) else { return Vec::new() };
     ctx.git.commits_between(base, head).unwrap_or_default().into_iter().map(|(id, s)| (id.to_string(), s)).collect()
 }
 
@@ -59,13 +52,17 @@ pub fn checkpoint_body(ctx: &Ctx, task: Option<&Task>) -> Result<String> {
     let wt = ctx.working_tree()?;
     let mut s = String::new();
     match task.filter(|t| t.is_active()) {
-        None => s.push_str(&format!("At {} on {}, working tree {wt}; no active task.\n", head7(&id.head), id.branch)),
+        None => s.push_str(&format!(
+            "At {} on {}, working tree {wt}; no active task.\n",
+            head7(id.head_text()),
+            id.branch_text()
+        )),
         Some(t) => {
             let n = touched_since(ctx, t)?.len();
             s.push_str(&format!(
                 "At {} on {}, working tree {wt}; {n} file(s) changed since the task started.\n",
-                head7(&id.head),
-                id.branch
+                head7(id.head_text()),
+                id.branch_text()
             ));
             let commits = commits_since(ctx, t);
             let shown = commits.len().min(8);
@@ -141,9 +138,9 @@ pub fn handover_body(ctx: &Ctx, task: Option<&Task>, required: &[String]) -> Res
     }
 
     s.push_str("\n# Current State\n");
-    s.push_str(&format!("On {} at {}, working tree {wt}.\n", id.branch, head7(&id.head)));
+    s.push_str(&format!("On {} at {}, working tree {wt}.\n", id.branch_text(), head7(id.head_text())));
     if let Some(t) = task {
-        let label = ctx.divergence(&t.head, &t.branch);
+        let label = ctx.divergence_of(&t);
         let commits = commits_since(ctx, t);
         s.push_str(&format!(
             "Since the task started at {}: {} commit(s), {}.\n",

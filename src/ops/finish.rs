@@ -188,7 +188,7 @@ pub fn run(ctx: &Ctx, p: FinishParams) -> Result<FinishReport> {
         }
     });
 
-    let label = ctx.divergence(&t.head, &t.branch);
+    let label = ctx.divergence_of(&t);
     contract.push(if label.trustworthy() {
         line("state_updated", "pass", format!("task record is {}", label.as_str()))
     } else {

@@ -115,12 +115,12 @@ impl Labelled {
 
 /// Labels a resolved record.
 pub fn label(ctx: &Ctx, record: Resolved) -> Result<Labelled> {
-    let divergence = ctx.divergence(&record.meta.head, &record.meta.branch);
+    let divergence = ctx.divergence_of(&record.meta);
     let thresholds = ctx.policy().map(|p| p.thresholds()).unwrap_or_default();
     let freshness = freshness(record.meta.judged_at(), ctx.clock.now(), thresholds);
     let now_wt = ctx.working_tree()?;
     let working_tree_now = (!record.meta.working_tree.is_empty()
-        && record.meta.working_tree != now_wt
+        && record.meta.working_tree != now_wt.as_str()
         && record.meta.continuity_record.is_none())
     .then(|| now_wt.to_string());
     Ok(Labelled { record, divergence, freshness, working_tree_now })

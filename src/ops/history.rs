@@ -13,6 +13,7 @@ use crate::ctx::Ctx;
 use crate::error::{Error, Result};
 use crate::model::events::{is_registered, Event, EVENTS};
 use crate::model::finding::{Finding, Level};
+use crate::model::labels::Anchor;
 use crate::store::atomic::{create_if_absent_with, guard, replace_with, write_to, Lock};
 use crate::store::ledger::{self, build_line, Envelope, Line};
 
@@ -304,7 +305,7 @@ pub fn rotate(ctx: &Ctx) -> Result<Rotation> {
     }
     let cut = total - cap;
     let rotated = build_line(
-        &Envelope { ts: &ts, head: &id.head, branch: &id.branch, session: session.as_deref() },
+        &Envelope { ts: &ts, head: id.head_text(), branch: id.branch_text(), session: session.as_deref() },
         Event::LedgerRotated,
         &[("archived", Value::from(cut)), ("kept", Value::from(cap)), ("archive", Value::from(archive_rel.as_str()))],
     )?;

@@ -7,6 +7,7 @@ use serde_json::{json, Map, Value};
 
 use crate::ctx::Ctx;
 use crate::error::{Error, Result};
+use crate::model::labels::Anchor;
 use crate::store::atomic::{guard, read_opt, replace};
 
 /// What to (un)install; all three when none is chosen.
@@ -234,7 +235,7 @@ fn git_hooks(ctx: &Ctx, add: bool) -> Result<Report> {
 
 /// The default remote: the current branch's, else `origin`, else the first.
 pub fn default_remote(ctx: &Ctx) -> Result<Option<String>> {
-    let branch = ctx.identity()?.branch.clone();
+    let branch = ctx.identity()?.branch_text().to_string();
     let names = ctx.git.remote_names();
     if let Some(r) = ctx.git.config_string(&format!("branch.{branch}.remote")).filter(|r| r != "." && names.contains(r))
     {

@@ -12,6 +12,8 @@ use crate::ctx::Ctx;
 use crate::error::{Error, Result};
 use crate::model::events::Event;
 use crate::model::finding::{Finding, Level};
+use crate::model::labels::head_of;
+use crate::model::labels::Anchor;
 use crate::model::record::{branch_key, section_text};
 use crate::store::atomic::{guard, read_opt, replace};
 use crate::store::{decisions, ledger, sessions};
@@ -200,10 +202,7 @@ fn rule_commits(ctx: &Ctx, ep: &str) -> (Vec<String>, Vec<String>) {
                 .find_map(|(_, o)| o.ok().filter(|o| o.session_id == ep).map(|o| o.start_head))
         });
     let (Some(start), Ok(Some(head))) = (start, ctx.git.head()) else { return (Vec::new(), Vec::new()) };
-    let base = ctx.git.commit_id(&start);
-    if base.is_none() && start != "NONE" {
-        return (Vec::new(), Vec::new());
-    }
+    let Some(base) = ctx.git.base_of(head_of(&start)) else { return (Vec::new(), Vec::new()) };
     let mut commits = Vec::new();
     let mut files = std::collections::BTreeSet::new();
     let mut prev = base;
@@ -468,7 +467,7 @@ pub fn check(ctx: &Ctx) -> Result<Vec<Finding>> {
 /// The briefing's knowledge lines: candidates awaiting review on this branch (and unattributed).
 pub fn briefing_lines(ctx: &Ctx) -> Result<Vec<String>> {
     let pending: Vec<Knowledge> = candidates(ctx)?.into_iter().filter(|k| k.status == "candidate").collect();
-    let key = branch_key(&ctx.identity()?.branch);
+    let key = branch_key(ctx.identity()?.branch_text());
     let session_names = crate::store::records::names(&ctx.layout.sessions())?;
     let open = sessions::list_open(&ctx.layout)?;
     let (mut here, mut unattributed) = (Vec::new(), Vec::new());

@@ -13,6 +13,7 @@ use serde::Serialize;
 use super::session::{self, ClosedView};
 use crate::ctx::Ctx;
 use crate::error::Result;
+use crate::model::labels::Anchor;
 use crate::model::providers::PROVIDERS;
 use crate::store::ledger;
 use crate::store::sessions::{list_open, pointer_key};
@@ -331,7 +332,11 @@ pub struct Runtime {
 /// The git state of the checkout now.
 pub fn git_state(ctx: &Ctx) -> Result<GitState> {
     let id = ctx.identity()?;
-    Ok(GitState { head: id.head.clone(), branch: id.branch.clone(), working_tree: ctx.working_tree()?.to_string() })
+    Ok(GitState {
+        head: id.head_text().into(),
+        branch: id.branch_text().into(),
+        working_tree: ctx.working_tree()?.into(),
+    })
 }
 
 /// `lifecycle.runtime`: `served` is the state a long-running server recorded at its start (the

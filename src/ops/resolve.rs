@@ -11,6 +11,8 @@ use serde::Serialize;
 use crate::clock::parse_stamp;
 use crate::ctx::Ctx;
 use crate::error::Result;
+use crate::model::labels::branch_of;
+use crate::model::labels::Anchor;
 use crate::model::record::{branch_key, RecordMeta};
 use crate::store::records::{load, names, Loaded};
 
@@ -165,7 +167,7 @@ pub fn resolve_with<T>(
     load: impl Fn(&str) -> (PathBuf, std::result::Result<(Facts, T), String>),
 ) -> Result<Answer<T>> {
     let key = branch_key(&here.branch);
-    let detached = here.branch == "DETACHED";
+    let detached = branch_of(&here.branch).is_none();
     let mut res = Answer { winner: None, skipped: 0, trace: Vec::new() };
     let mut trace = |file: &str, verdict: &'static str, reason: String| {
         res.trace.push(TraceEntry { file: file.to_string(), verdict, reason })
@@ -269,7 +271,7 @@ pub fn resolve(ctx: &Ctx, dir: &Path, task: Option<&str>) -> Result<Resolution> 
     let here = Here {
         repository_id: id.repository_id.clone(),
         worktree: root.display().to_string(),
-        branch: id.branch.clone(),
+        branch: id.branch_text().into(),
     };
     let ans = resolve_with(ctx, dir, &here, task, record_name_key, |name| {
         let l = load(root, dir, name);

@@ -13,7 +13,7 @@ use super::task;
 use crate::ctx::Ctx;
 use crate::error::{Error, Result};
 use crate::model::events::Event;
-use crate::model::labels::{age, Divergence};
+use crate::model::labels::{age, head_of, Anchor, Divergence};
 use crate::model::session::{is_generated, ClosedSession, OpenSession};
 use crate::store::atomic::{create_new, ensure_dir, read_opt, Lock};
 use crate::store::records::{head7, names, random_hex, record_name};
@@ -100,8 +100,8 @@ pub fn start(ctx: &Ctx, p: StartParams) -> Result<StartReport> {
         provider_session: p.provider_session,
         repository_id: id.repository_id.clone(),
         worktree: id.worktree.clone(),
-        branch: id.branch.clone(),
-        start_head: id.head.clone(),
+        branch: id.branch_text().into(),
+        start_head: id.head_text().into(),
         start_working_tree: ctx.working_tree()?.into(),
     };
     sessions::write_open(&ctx.layout, &key, &s)?;
@@ -179,11 +179,8 @@ pub fn status(ctx: &Ctx) -> Result<StatusReport> {
         }
     }
     let own = sessions::own_episode(&ctx.layout, ctx.env.session_key.as_deref(), &ctx.env.provider_sessions);
-    let open = own.as_ref().map(|(_, s, _)| OpenView {
-        session: s.clone(),
-        foreign: false,
-        label: ctx.divergence(&s.start_head, &s.branch),
-    });
+    let open =
+        own.as_ref().map(|(_, s, _)| OpenView { session: s.clone(), foreign: false, label: ctx.divergence_of(&s) });
     let own_id = own.map(|(_, s, _)| s.session_id);
     let others = all
         .into_iter()
@@ -298,7 +295,7 @@ pub fn close(ctx: &Ctx, p: CloseParams) -> Result<Option<CloseReport>> {
     if !reused {
         if let Some(doc) = session_context::find(&ctx.layout, &sid) {
             let id = ctx.identity()?;
-            session_context::append_close(&doc, &ctx.clock.stamp(), &p.outcome, &id.head, &ctx.rel(&path))?;
+            session_context::append_close(&doc, &ctx.clock.stamp(), &p.outcome, id.head_text(), &ctx.rel(&path))?;
         }
     }
     ctx.set_session(None);
@@ -320,8 +317,8 @@ fn write_closed(ctx: &Ctx, s: &OpenSession, p: &CloseParams) -> Result<PathBuf> 
         created_at: ctx.clock.stamp(),
         repository_id: path_free_repository_id(ctx)?,
         worktree_id: worktree_id(ctx),
-        branch: id.branch.clone(),
-        head: id.head.clone(),
+        branch: id.branch_text().into(),
+        head: id.head_text().into(),
         working_tree: ctx.working_tree()?.into(),
         changed_files: ctx.changed_files()?.iter().filter(|f| !is_generated(f)).cloned().collect(),
         session_id: s.session_id.clone(),
@@ -363,7 +360,8 @@ fn write_closed(ctx: &Ctx, s: &OpenSession, p: &CloseParams) -> Result<PathBuf> 
     let named = task.as_ref().filter(|t| c.tasks.contains(&t.id));
     c.task_id = named.map(|t| t.id.clone()).or_else(|| c.tasks.last().cloned()).unwrap_or_else(|| "none".into());
     c.profile = named.map(|t| t.profile.clone()).unwrap_or_else(|| "none".into());
-    c.title = named.map(|t| t.task.clone()).unwrap_or_else(|| format!("Session {} on {}", s.session_id, id.branch));
+    c.title =
+        named.map(|t| t.task.clone()).unwrap_or_else(|| format!("Session {} on {}", s.session_id, id.branch_text()));
     let body = if p.summary.trim().is_empty() {
         let sections = policy.and_then(|p| p.session.record_sections.clone()).unwrap_or_else(|| {
             ["What Happened", "Progress Notes", "Decisions", "Open Questions", "Outcome"].map(String::from).to_vec()
@@ -374,7 +372,7 @@ fn write_closed(ctx: &Ctx, s: &OpenSession, p: &CloseParams) -> Result<PathBuf> 
     };
     let dir = ctx.layout.sessions();
     ensure_dir(&dir)?;
-    let name = record_name(&ctx.clock.compact(), &[&s.session_id], &id.branch, &id.head);
+    let name = record_name(&ctx.clock.compact(), &[&s.session_id], id.branch_text(), id.head_text());
     create_new(&dir, name, c.render(&body).as_bytes())
 }
 
@@ -382,13 +380,12 @@ fn write_closed(ctx: &Ctx, s: &OpenSession, p: &CloseParams) -> Result<PathBuf> 
 /// longer an ancestor.
 fn episode_commits(ctx: &Ctx, start_head: &str) -> Vec<String> {
     let Ok(Some(head)) = ctx.git.head() else { return Vec::new() };
-    let base = if start_head == "NONE" {
-        None
-    } else {
-        match ctx.git.commit_id(start_head) {
+    let base = match head_of(start_head) {
+        None => None,
+        Some(start_head) => match ctx.git.commit_id(start_head) {
             Some(b) if ctx.git.is_ancestor(b, head).unwrap_or(false) => Some(b),
             _ => return vec!["diverged".into()],
-        }
+        },
     };
     ctx.git
         .commits_between(base, head)
@@ -474,7 +471,7 @@ fn view(ctx: &Ctx, c: &ClosedSession, path: &std::path::Path, body: &str, matche
         head: c.head.clone(),
         title: c.title.clone(),
         path: ctx.rel(path),
-        label: ctx.divergence(&c.head, &c.branch),
+        label: ctx.divergence_of(&c),
         matched,
         body: body.to_string(),
     }
@@ -517,7 +514,7 @@ pub fn latest(ctx: &Ctx) -> Result<Option<ClosedView>> {
     let here = Here {
         repository_id: path_free_repository_id(ctx)?,
         worktree: worktree_id(ctx),
-        branch: ctx.identity()?.branch.clone(),
+        branch: ctx.identity()?.branch_text().into(),
     };
     let ans = resolve_with(ctx, &ctx.layout.sessions(), &here, None, closed_name_key, |n| load_closed(ctx, n))?;
     Ok(ans.winner.map(|f: Found<(ClosedSession, String)>| view(ctx, &f.item.0, &f.path, &f.item.1, Some(f.matched))))
@@ -527,7 +524,7 @@ pub fn latest(ctx: &Ctx) -> Result<Option<ClosedView>> {
 pub fn list(ctx: &Ctx, all: bool) -> Result<(Vec<ClosedView>, usize)> {
     ctx.require_layer()?;
     let repo = path_free_repository_id(ctx)?;
-    let branch = ctx.identity()?.branch.clone();
+    let branch = ctx.identity()?.branch_text().to_string();
     let dir = ctx.layout.sessions();
     let mut v = Vec::new();
     let mut skipped = 0;

@@ -8,7 +8,7 @@ use crate::ctx::Ctx;
 use crate::error::{Error, Result};
 use crate::model::events::Event;
 use crate::model::finding::{Finding, Level};
-use crate::model::labels::age;
+use crate::model::labels::{age, Anchor};
 use crate::model::task::{in_scope, normalise_scope, Outcome, Task};
 use crate::store::atomic::{create_if_absent, read_opt, replace, Lock};
 use crate::store::records::random_hex;
@@ -82,8 +82,8 @@ pub fn run(ctx: &Ctx, p: StartParams) -> Result<StartReport> {
         requires: Vec::new(),
         repository_id: id.repository_id.clone(),
         worktree: id.worktree.clone(),
-        branch: id.branch.clone(),
-        head: id.head.clone(),
+        branch: id.branch_text().into(),
+        head: id.head_text().into(),
         working_tree: wt.into(),
     };
     let mut archived = None;
@@ -126,7 +126,7 @@ pub fn run(ctx: &Ctx, p: StartParams) -> Result<StartReport> {
     let mut findings = overlaps(ctx, &task);
     let res = resolve(ctx, &ctx.layout.handovers(), None)?;
     if let Some(w) = res.winner {
-        let label = ctx.divergence(&w.meta.head, &w.meta.branch);
+        let label = ctx.divergence_of(&w.meta);
         findings.push(Finding::new(
             Level::Info,
             "handover",

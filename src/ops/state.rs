@@ -14,6 +14,7 @@ use super::handover::{label, resolve_labelled, Labelled};
 use super::{checkpoint, task};
 use crate::ctx::Ctx;
 use crate::error::Result;
+use crate::model::labels::Anchor;
 use crate::model::labels::{Divergence, FreshnessLabel};
 use crate::model::record::section_text;
 use crate::store::questions::{self, Entry};
@@ -294,8 +295,8 @@ pub fn state(ctx: &Ctx) -> Result<Continuity> {
     Ok(Continuity {
         present,
         worktree: ctx.layout.root().display().to_string(),
-        branch: id.branch.clone(),
-        head: (id.head != "NONE").then(|| id.head.clone()),
+        branch: id.branch_text().into(),
+        head: id.head.clone(),
         working_tree: Some(ctx.working_tree()?.to_string()),
         session,
         task,

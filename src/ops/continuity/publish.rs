@@ -17,6 +17,7 @@ use crate::continuity::signing;
 use crate::continuity::view::RecordView;
 use crate::ctx::Ctx;
 use crate::error::{Error, Result};
+use crate::model::labels::Anchor;
 use crate::model::task::Task;
 use crate::store::atomic::read_opt;
 use crate::store::format::{self, record::parse};
@@ -146,8 +147,9 @@ fn locate(ctx: &Ctx, named: Option<&str>) -> Result<(String, String)> {
     })
 }
 
+/// A front-matter value that says something: not empty, not `none`.
 fn present(v: &str) -> Option<String> {
-    (!v.is_empty() && v != "none" && v != "NONE").then(|| v.to_string())
+    (!v.is_empty() && v != "none").then(|| v.to_string())
 }
 
 /// The task intent of `task_id`: `current.yaml` if its id matches, else the archive.
@@ -181,8 +183,8 @@ pub fn source_now(ctx: &Ctx) -> Result<Source> {
     let total = changed.len() as u64;
     changed.truncate(MAX_CHANGED);
     Ok(Source {
-        branch: (id.branch != "DETACHED").then(|| id.branch.clone()),
-        head: present(&id.head),
+        branch: id.branch.clone(),
+        head: id.head.clone(),
         working_tree: ctx.working_tree()?.into(),
         changed,
         changed_total: total,
@@ -201,7 +203,7 @@ pub fn publish(ctx: &Ctx, p: PublishParams) -> Result<PublishReport> {
     }
     let _lock = if p.dry_run { None } else { Some(super::writer_lock(ctx)?) };
     let mut local = load_local(ctx)?;
-    let branch = ctx.identity()?.branch.clone();
+    let branch = ctx.identity()?.branch_text().to_string();
     let parent_record = match local.branches.get(&branch) {
         Some(pos) => loaded::load_one(ctx, &s, REF, &pos.record)?,
         None => None,
@@ -216,8 +218,8 @@ pub fn publish(ctx: &Ctx, p: PublishParams) -> Result<PublishReport> {
         task: present(&meta.task_id),
         issue,
         milestone,
-        branch: present(&meta.branch).filter(|b| b != "DETACHED"),
-        head: present(&meta.head),
+        branch: meta.anchor_branch().and_then(present),
+        head: meta.anchor_head().and_then(present),
         created_at: present(&meta.created_at),
         name: Some(name.clone()),
         body: body.to_string(),

@@ -11,6 +11,7 @@ use crate::continuity::plan::{self, PlanInput, PlanRecord, SourceFacts, SourceRe
 use crate::continuity::record::Record;
 use crate::ctx::Ctx;
 use crate::error::Result;
+use crate::model::labels::{branch_text, head_text, Anchor, WorkingTree};
 use crate::model::record::{branch_key, RecordMeta};
 use crate::ops::decision::{self, seed};
 use crate::store::atomic::{append, create_new, read_opt, Lock};
@@ -20,9 +21,9 @@ use crate::store::{decisions, questions};
 /// What git says about a record's source here (SPEC §10.8 "source relation").
 fn source_facts(ctx: &Ctx, r: &Record) -> SourceFacts {
     let id = ctx.identity().ok();
-    let local_branch = id.as_ref().map(|i| i.branch.clone()).filter(|b| b != "DETACHED");
-    let local_head = id.as_ref().map(|i| i.head.clone()).filter(|h| h != "NONE");
-    let local_dirty = ctx.working_tree().map(|w| w == "dirty").unwrap_or(false);
+    let local_branch = id.as_ref().and_then(|i| i.branch.clone());
+    let local_head = id.as_ref().and_then(|i| i.head.clone());
+    let local_dirty = ctx.working_tree().is_ok_and(|w| w == WorkingTree::Dirty);
     let local_fingerprint = if local_dirty { super::fingerprint(ctx).ok().flatten() } else { None };
     let relation = match (&r.source.head, &local_head) {
         (None, _) | (_, None) => SourceRelation::Unknown,
@@ -61,7 +62,9 @@ fn plan_over(ctx: &Ctx, s: &Setup, store: &Loaded, local: &LocalState, prefix: O
     let here = ctx.identity()?.branch.clone();
     let on_branch: Vec<&String> = offers
         .iter()
-        .filter(|id| store.get(id).is_some_and(|r| store.summary(r).branch.as_deref() == Some(here.as_str())))
+        .filter(|id| {
+            here.is_some() && store.get(id).is_some_and(|r| store.summary(r).branch.as_deref() == here.as_deref())
+        })
         .collect();
     if prefix.is_some() || on_branch.is_empty() {
         wanted.extend(offers.iter().cloned());
@@ -85,7 +88,7 @@ fn plan_over(ctx: &Ctx, s: &Setup, store: &Loaded, local: &LocalState, prefix: O
         })
         .collect();
     let branch = ctx.identity()?.branch.clone();
-    let position = local.branches.get(&branch).map(|p| p.record.clone());
+    let position = local.branches.get(branch_text(branch.as_deref())).map(|p| p.record.clone());
     let default_remote = super::status::default_remote(ctx)?;
     let input = PlanInput {
         records: &records,
@@ -93,7 +96,7 @@ fn plan_over(ctx: &Ctx, s: &Setup, store: &Loaded, local: &LocalState, prefix: O
         refused: &store.refused,
         offers: &offers,
         record_prefix: prefix,
-        branch: (branch != "DETACHED").then_some(branch.as_str()),
+        branch: branch.as_deref(),
         position: position.as_deref(),
         last_sync: local.last_sync.as_ref(),
         default_remote: default_remote.as_deref(),
@@ -143,7 +146,7 @@ pub fn resume(ctx: &Ctx, prefix: Option<&str>) -> Result<ResumeReport> {
     carry_questions(ctx, &a, &task_id)?;
     let line = a.record.line.clone().unwrap_or_else(|| a.id.clone());
     let pos = Position { line, record: a.id.clone(), via: "resumed".into(), at: ctx.clock.stamp() };
-    local.branches.insert(ctx.identity()?.branch.clone(), pos.clone());
+    local.branches.insert(ctx.identity()?.branch_text().to_string(), pos.clone());
     super::status::refresh_offers(&s, &store, &store.lineage(), &mut local);
     save_local(ctx, &local)?;
     plan.actions.retain(|x| !x.starts_with("git majordomus continuity resume"));
@@ -182,8 +185,8 @@ fn write_handover(ctx: &Ctx, a: &Whole) -> Result<(String, String)> {
         owner: format!("continuity:{}", r.device.node),
         repository_id: id.repository_id.clone(),
         worktree: id.worktree.clone(),
-        branch: h.branch.clone().or_else(|| r.source.branch.clone()).unwrap_or_else(|| "DETACHED".into()),
-        head: h.head.clone().or_else(|| r.source.head.clone()).unwrap_or_else(|| "NONE".into()),
+        branch: branch_text(h.branch.as_deref().or(r.source.branch.as_deref())).into(),
+        head: head_text(h.head.as_deref().or(r.source.head.as_deref())).into(),
         working_tree: r.source.working_tree.clone(),
         changed_files: r.source.changed.clone(),
         continuity_record: Some(a.id.clone()),

@@ -12,6 +12,7 @@ use crate::continuity::record::Device;
 use crate::continuity::view::RecordView;
 use crate::ctx::Ctx;
 use crate::error::Result;
+use crate::model::labels::{Anchor, WorkingTree};
 
 /// The store part of `status`.
 #[derive(Debug, Clone, Serialize)]
@@ -207,13 +208,13 @@ pub fn status(ctx: &Ctx, all: bool) -> Result<StatusReport> {
     Ok(StatusReport {
         repository: s.repository.clone(),
         device: s.device.as_ref().map(|d| d.device()),
-        position: local.branches.get(&id.branch).cloned(),
-        head: (id.head != "NONE").then(|| id.head.clone()),
-        branch: id.branch,
+        position: local.branches.get(id.branch_text()).cloned(),
+        head: id.head.clone(),
+        branch: id.branch_text().into(),
         working_tree: if ctx.git.is_dirty().map_err(|e| crate::error::Error::io(e.to_string()))? {
-            "dirty"
+            WorkingTree::Dirty
         } else {
-            "clean"
+            WorkingTree::Clean
         }
         .into(),
         store: store_v,

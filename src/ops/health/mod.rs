@@ -23,6 +23,7 @@ use crate::ctx::Ctx;
 use crate::error::{Error, Exit, Result};
 use crate::model::events::Event;
 use crate::model::finding::{Finding, Findings, Level};
+use crate::model::labels::Anchor;
 use crate::model::labels::{span, Divergence};
 use crate::model::policy::{interval_minutes, Policy};
 use crate::model::record::missing_sections;
@@ -253,7 +254,7 @@ fn task_summary(r: &TaskRecord) -> Finding {
 
 /// The divergence label of the task's (head, branch); `diverged`/`different_context` at `bad`.
 fn task_label(ctx: &Ctx, t: &Task, bad: Level, category: &str) -> Finding {
-    let label = ctx.divergence(&t.head, &t.branch);
+    let label = ctx.divergence_of(&t);
     let level = match label {
         Divergence::Exact | Divergence::Advanced => Level::Ok,
         Divergence::Diverged | Divergence::DifferentContext => bad,
@@ -278,7 +279,7 @@ fn task_label(ctx: &Ctx, t: &Task, bad: Level, category: &str) -> Finding {
 fn scope(ctx: &Ctx, t: &Task) -> Result<Vec<Finding>> {
     let touched: Vec<String> =
         touched_since(ctx, t)?.into_iter().filter(|p| p != ".ai" && !p.starts_with(".ai/")).collect();
-    let reproduce = if t.head == "NONE" {
+    let reproduce = if t.anchor_head().is_none() {
         "git status --porcelain".to_string()
     } else {
         format!("git diff --name-only {}; git status --porcelain", head7(&t.head))
