@@ -74,7 +74,7 @@ pub struct Ctx {
     changed: OnceCell<Vec<String>>,
     policy: OnceCell<Policy>,
     warnings: RefCell<Vec<String>>,
-    labels: RefCell<HashMap<(Option<String>, Option<String>), Divergence>>,
+    labels: RefCell<HashMap<AnchorKey, Divergence>>,
     session_override: RefCell<Option<Option<String>>>,
 }
 
@@ -271,6 +271,9 @@ impl Ctx {
         self.layout.rel(p)
     }
 }
+
+/// A record's (head, branch), `None` for unborn and detached.
+type AnchorKey = (Option<String>, Option<String>);
 
 /// The live identity read the way a record's file writes it (the sentinels of SPEC §4 for an
 /// unborn HEAD and a detached branch).
