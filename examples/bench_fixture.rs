@@ -19,6 +19,7 @@ use anyhow::{anyhow, Context, Result};
 use majordomus::continuity::record::{self, HandoverPart, Record, Source, TaskIntent};
 use majordomus::continuity::signing::DeviceKey;
 use majordomus::ctx::{Ctx, Env};
+use majordomus::model::labels::Anchor;
 use majordomus::model::record::RecordMeta;
 
 /// 2026-09-01T00:00:00Z.
@@ -121,7 +122,7 @@ fn store(repo: PathBuf, n: usize, lines: usize, devices: usize, salt: &str, pare
                                     producer: "git-majordomus/bench".into(),
                                     source: Source {
                                         branch: Some(if l.is_multiple_of(50) { "main".into() } else { format!("b{}", l % 50) }),
-                                        head: Some(head.clone()),
+                                        head: head.clone(),
                                         working_tree: "clean".into(),
                                         changed: vec![],
                                         changed_total: 0,
@@ -206,7 +207,7 @@ fn layer(
         repository_id: id.repository_id.clone(),
         worktree: id.worktree.clone(),
         branch: if i.is_multiple_of(50) { "main".into() } else { format!("b{}", i % 50) },
-        head: id.head.clone(),
+        head: id.head_text().into(),
         working_tree: "clean".into(),
         changed_files: vec![],
         continuity_record: None,
