@@ -166,3 +166,119 @@ proptest! {
         }
     }
 }
+
+// ---------------------------------------------------------------------------------------------
+// Lineage laws (SPEC §10.5; issue 7, item 6).
+
+use majordomus::continuity::lineage::{LineState, Lineage, Relation};
+use std::collections::BTreeSet;
+
+/// One generated record: `None` opens a line; `Some(j)` continues the `j % i`-th earlier record
+/// (on its line); `dangling` makes the parent one the store does not hold.
+#[derive(Debug, Clone)]
+struct Gen {
+    parent: Option<usize>,
+    dangling: bool,
+}
+
+fn gen_store() -> impl Strategy<Value = Vec<Gen>> {
+    prop::collection::vec(
+        (prop::option::weighted(0.75, any::<usize>()), prop::bool::weighted(0.1))
+            .prop_map(|(parent, dangling)| Gen { parent, dangling }),
+        1..40,
+    )
+}
+
+/// `(id, line, parent)` of the generated records (ids are record ids; each record stays on its
+/// parent's line), in the generated order.
+fn links_of(store: &[Gen]) -> Vec<(String, Option<String>, Option<String>)> {
+    let mut out: Vec<(String, Option<String>, Option<String>)> = Vec::new();
+    for (i, g) in store.iter().enumerate() {
+        let id = record::blake3_hex(format!("record {i}").as_bytes());
+        let (line, parent) = match (g.parent, i) {
+            (Some(j), i) if i > 0 => {
+                let (pid, pline, _) = &out[j % i];
+                let line = pline.clone().unwrap_or_else(|| pid.clone());
+                if g.dangling {
+                    (Some(line), Some(record::blake3_hex(format!("gone {i}").as_bytes())))
+                } else {
+                    (Some(line), Some(pid.clone()))
+                }
+            }
+            _ => (None, None),
+        };
+        out.push((id, line, parent));
+    }
+    out
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(256))]
+
+    /// a newer than b ⇔ b older than a; equal only to itself; diverged and independent are
+    /// symmetric; newer is transitive.
+    #[test]
+    fn relations_are_converse_and_transitive(store in gen_store()) {
+        let links = links_of(&store);
+        let g = Lineage::from_links(links.clone());
+        let ids: Vec<&str> = links.iter().map(|l| l.0.as_str()).collect();
+        for a in &ids {
+            for b in &ids {
+                let (ab, ba) = (g.relation(a, b), g.relation(b, a));
+                prop_assert_eq!(ab == Relation::Newer, ba == Relation::Older);
+                prop_assert_eq!(ab == Relation::Equal, a == b);
+                prop_assert_eq!(ab == Relation::Diverged, ba == Relation::Diverged);
+                prop_assert_eq!(ab == Relation::Independent, ba == Relation::Independent);
+                prop_assert_eq!(ab == Relation::Independent, g.line_of(a) != g.line_of(b));
+                if ab == Relation::Newer {
+                    for c in &ids {
+                        if g.relation(b, c) == Relation::Newer {
+                            prop_assert_eq!(g.relation(a, c), Relation::Newer);
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// Heads are exactly the records no record of the store continues; every record is on
+    /// exactly one line, its parent's; a line is diverged exactly when it has two heads or more.
+    #[test]
+    fn heads_and_lines(store in gen_store()) {
+        let links = links_of(&store);
+        let g = Lineage::from_links(links.clone());
+        let parents: BTreeSet<&str> = links.iter().filter_map(|l| l.2.as_deref()).collect();
+        let want: BTreeSet<String> = links.iter().map(|l| l.0.clone()).filter(|id| !parents.contains(id.as_str())).collect();
+        prop_assert_eq!(g.heads().into_iter().collect::<BTreeSet<String>>(), want);
+        for (id, line, parent) in &links {
+            prop_assert_eq!(g.line_of(id), Some(line.as_deref().unwrap_or(id)));
+            prop_assert_eq!(g.parent_of(id), parent.clone());
+            if let Some(p) = parent.as_deref().filter(|p| g.contains(p)) {
+                prop_assert_eq!(g.line_of(p), g.line_of(id), "a record is on its parent's line");
+                prop_assert_eq!(g.relation(p, id), Relation::Newer);
+            }
+        }
+        let lines = g.lines();
+        prop_assert_eq!(lines.iter().map(|l| l.records).sum::<usize>(), g.len(), "every record on exactly one line");
+        let mut by_line: Vec<String> = g.ids_by_line().collect();
+        by_line.sort();
+        prop_assert_eq!(by_line, g.ids().collect::<Vec<String>>());
+        for l in &lines {
+            let members = g.ids().filter(|id| g.line_of(id) == Some(l.line.as_str())).count();
+            prop_assert_eq!(l.records, members);
+            let heads: Vec<String> = g.heads().into_iter().filter(|h| g.line_of(h) == Some(l.line.as_str())).collect();
+            prop_assert_eq!(&l.heads, &heads);
+            prop_assert_eq!(l.state == LineState::Diverged, heads.len() > 1);
+        }
+        prop_assert!(g.findings().iter().all(|f| f.code != "continuity.broken_lineage"));
+    }
+
+    /// The graph depends on the records, not on the order they are given in.
+    #[test]
+    fn order_of_the_input_changes_nothing(store in gen_store(), seed in any::<u64>()) {
+        let links = links_of(&store);
+        let mut shuffled = links.clone();
+        shuffled.sort_by_key(|l| record::blake3_hex(format!("{seed}{}", l.0).as_bytes()));
+        prop_assert_eq!(Lineage::from_links(links), Lineage::from_links(shuffled));
+    }
+}

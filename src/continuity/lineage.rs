@@ -3,7 +3,7 @@
 //! Pure: built from the records' ids, `line` and `parent` fields. Order is lineage, never clocks:
 //! a child dated before its parent is still `newer`.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use serde::Serialize;
 
@@ -125,16 +125,52 @@ pub struct LineComparison {
 /// No parent (a row number that cannot occur).
 const NONE: u32 = u32::MAX;
 
-/// The lineage graph over a set of admitted records, on integer row numbers: row `i` is the
-/// `i`-th id in byte order; parents, lines and heads are rows and indices, so a store of a
-/// hundred thousand records costs a few vectors, not a map of strings per link.
+/// A record id as its 32 raw bytes (the 64 hex digits of SPEC §10.2, decoded).
+pub type RawId = [u8; 32];
+
+/// A record's `line` or `parent` value as the lineage reads it, borrowed from where it is
+/// stored: the raw id when it is one, else its text (hex of another length, or not hex at all;
+/// it can name no record).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Link<'a> {
+    /// A record id.
+    Id(RawId),
+    /// Lowercase hex of another length, as its bytes.
+    Hex(&'a [u8]),
+    /// Anything else, as written.
+    Text(&'a str),
+}
+
+impl<'a> Link<'a> {
+    /// The link of a value as written.
+    pub fn of(s: &'a str) -> Link<'a> {
+        raw(s).map_or(Link::Text(s), Link::Id)
+    }
+
+    /// The value as written.
+    fn text(self) -> String {
+        match self {
+            Link::Id(b) => hex(&b),
+            Link::Hex(b) => hex(b),
+            Link::Text(s) => s.to_string(),
+        }
+    }
+}
+
+/// A line's identity while the graph is built: its raw id, or its text.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+enum LineKey {
+    Id(RawId),
+    Text(String),
+}
+
+/// The lineage graph over a set of admitted records, on raw ids and integer row numbers: row `i`
+/// is the `i`-th id in byte order; parents, lines and heads are rows and indices, so a store of
+/// a hundred thousand records costs a few vectors, and no string per record.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Lineage {
     /// Record ids, sorted and unique; the index is the row.
-    ids: Vec<String>,
-    /// Per row: the first 8 bytes of the id as a big-endian integer ([`key`]), so a lookup
-    /// compares integers and touches the strings only to confirm.
-    keys: Vec<u64>,
+    ids: Vec<RawId>,
     /// Per row: the parent's row, or [`NONE`] (no parent, or a parent the graph lacks).
     parent: Vec<u32>,
     /// Parents the graph does not hold, by row (sorted by row).
@@ -158,93 +194,105 @@ impl Lineage {
         Lineage::from_links(records.into_iter().map(|(id, r)| (id.to_string(), r.line.clone(), r.parent.clone())))
     }
 
-    /// Builds the graph from `(id, line, parent)` triples (a repeated id: the last one counts).
+    /// Builds the graph from `(id, line, parent)` triples (a repeated id: the last one counts; a
+    /// value that is not a record id names no record).
     pub fn from_links<I>(links: I) -> Lineage
     where
         I: IntoIterator<Item = (String, Option<String>, Option<String>)>,
     {
-        let mut links: Vec<(String, Option<String>, Option<String>)> = links.into_iter().collect();
+        let mut links: Vec<(RawId, Option<String>, Option<String>)> =
+            links.into_iter().filter_map(|(id, l, p)| Some((raw(&id)?, l, p))).collect();
         // Stable: among equal ids the last given stays last, and is the one kept.
         links.sort_by(|a, b| a.0.cmp(&b.0));
-        let mut kept: Vec<(String, Option<String>, Option<String>)> = Vec::with_capacity(links.len());
+        let mut kept: Vec<(RawId, Option<String>, Option<String>)> = Vec::with_capacity(links.len());
         for l in links {
             match kept.last_mut() {
                 Some(last) if last.0 == l.0 => *last = l,
                 _ => kept.push(l),
             }
         }
-        let ids: Vec<String> = kept.iter().map(|l| l.0.clone()).collect();
-        Lineage::from_sorted(ids, |row| (kept[row].1.clone(), kept[row].2.clone()))
+        Lineage::from_rows(kept.len(), |row| {
+            let (id, line, parent) = &kept[row];
+            (*id, line.as_deref().map(Link::of), parent.as_deref().map(Link::of))
+        })
     }
 
-    /// Builds the graph from ids sorted and unique, and a function giving row `i`'s `line` and
-    /// `parent`: nothing but the ids is held for every record, so a large store's lineage costs
-    /// its ids and a few integers per record.
-    pub fn from_sorted<F>(ids: Vec<String>, links: F) -> Lineage
+    /// Builds the graph from `n` rows, row `i` giving its id (ascending and unique), `line` and
+    /// `parent`, read in place from where they are stored (the read model's rows): nothing but
+    /// the raw ids and a few integers is held per record.
+    pub fn from_rows<'a, F>(n: usize, rows: F) -> Lineage
     where
-        F: Fn(usize) -> (Option<String>, Option<String>),
+        F: Fn(usize) -> (RawId, Option<Link<'a>>, Option<Link<'a>>),
     {
-        debug_assert!(ids.windows(2).all(|w| w[0] < w[1]), "ids must be sorted and unique");
-        let n = ids.len();
-        let keys = ids.iter().map(|s| key(s)).collect();
-        let mut g = Lineage { ids, keys, ..Lineage::default() };
+        let mut g = Lineage { ids: Vec::with_capacity(n), ..Lineage::default() };
+        let mut line_keys: HashMap<LineKey, u32> = HashMap::new();
+        let mut parents: Vec<Option<Link<'a>>> = Vec::with_capacity(n);
+        g.line = Vec::with_capacity(n);
+        for row in 0..n {
+            let (id, line, parent) = rows(row);
+            debug_assert!(g.ids.last().is_none_or(|last| *last < id), "ids must be sorted and unique");
+            g.ids.push(id);
+            let key = match line {
+                None => LineKey::Id(id),
+                Some(Link::Id(l)) => LineKey::Id(l),
+                Some(other) => LineKey::Text(other.text()),
+            };
+            let next = line_keys.len() as u32;
+            g.line.push(*line_keys.entry(key).or_insert(next));
+            parents.push(parent);
+        }
         g.parent = vec![NONE; n];
         g.continued = vec![false; n];
-        // Lines first (few): a record's line, or its own id.
-        let mut line_names: Vec<String> = Vec::new();
-        for row in 0..n {
-            if let (Some(line), _) = links(row) {
-                line_names.push(line);
-            }
-        }
-        line_names.sort_unstable();
-        line_names.dedup();
-        let declared = line_names;
-        let declared_keys: Vec<u64> = declared.iter().map(|s| key(s)).collect();
-        let mut own: Vec<usize> = Vec::new();
-        g.line = vec![0; n];
-        let mut line_of: Vec<Option<usize>> = Vec::with_capacity(n);
-        for row in 0..n {
-            let (line, parent) = links(row);
-            line_of.push(line.as_ref().and_then(|l| find(&declared_keys, &declared, l)));
-            if line.is_none() {
-                own.push(row);
-            }
-            if let Some(p) = parent {
-                match g.row(&p) {
-                    Some(pr) => {
-                        g.parent[row] = pr;
-                        if pr as usize != row {
-                            g.continued[pr as usize] = true;
-                        }
-                    }
-                    None => g.outside.push((row as u32, p)),
-                }
-            }
-        }
-        // Line ids: the declared lines and the ids of first records, merged, sorted, unique.
-        let mut all: Vec<String> = declared.clone();
-        all.extend(own.iter().map(|r| g.ids[*r].clone()));
-        all.sort_unstable();
-        all.dedup();
-        g.members = vec![Vec::new(); all.len()];
-        let all_keys: Vec<u64> = all.iter().map(|s| key(s)).collect();
-        for (row, declared_line) in line_of.iter().enumerate() {
-            let name: &str = match declared_line {
-                Some(d) => &declared[*d],
-                None => &g.ids[row],
+        for (row, parent) in parents.into_iter().enumerate() {
+            let Some(p) = parent else { continue };
+            let held = match p {
+                Link::Id(pid) => g.ids.binary_search(&pid).ok(),
+                _ => None,
             };
-            let li = find(&all_keys, &all, name).unwrap_or(0);
-            g.line[row] = li as u32;
-            g.members[li].push(row as u32);
+            match held {
+                Some(pr) => {
+                    g.parent[row] = pr as u32;
+                    if pr != row {
+                        g.continued[pr] = true;
+                    }
+                }
+                None => g.outside.push((row as u32, p.text())),
+            }
         }
-        g.line_ids = all;
+        // Line ids sorted by their text (a raw id's text is its hex, so byte order is kept).
+        let mut names: Vec<(String, u32)> = line_keys
+            .into_iter()
+            .map(|(k, i)| {
+                let name = match k {
+                    LineKey::Id(b) => hex(&b),
+                    LineKey::Text(s) => s,
+                };
+                (name, i)
+            })
+            .collect();
+        names.sort_unstable();
+        names.dedup_by(|a, b| a.0 == b.0);
+        let mut rank = vec![0u32; names.len()];
+        for (new, (_, old)) in names.iter().enumerate() {
+            rank[*old as usize] = new as u32;
+        }
+        g.members = vec![Vec::new(); names.len()];
+        for (row, li) in g.line.iter_mut().enumerate() {
+            *li = rank[*li as usize];
+            g.members[*li as usize].push(row as u32);
+        }
+        g.line_ids = names.into_iter().map(|(n, _)| n).collect();
         g
     }
 
     /// The row of `id`.
     fn row(&self, id: &str) -> Option<u32> {
-        find(&self.keys, &self.ids, id).map(|r| r as u32)
+        self.ids.binary_search(&raw(id)?).ok().map(|r| r as u32)
+    }
+
+    /// Record `row`'s id, 64 hex.
+    fn id(&self, row: u32) -> String {
+        hex(&self.ids[row as usize])
     }
 
     /// How many records the graph holds.
@@ -263,19 +311,26 @@ impl Lineage {
     }
 
     /// Every record id, sorted.
-    pub fn ids(&self) -> impl Iterator<Item = &str> {
-        self.ids.iter().map(String::as_str)
+    pub fn ids(&self) -> impl Iterator<Item = String> + '_ {
+        (0..self.ids.len() as u32).map(|r| self.id(r))
     }
 
-    fn parent_of_row(&self, row: u32) -> Option<&str> {
+    /// The ids starting with `prefix` (hex), sorted: found by binary search, not by a scan.
+    pub fn ids_with_prefix(&self, prefix: &str) -> Vec<String> {
+        let Some(lo) = prefix_bound(prefix) else { return Vec::new() };
+        let start = self.ids.partition_point(|id| *id < lo);
+        (start..self.ids.len()).map(|r| self.id(r as u32)).take_while(|id| id.starts_with(prefix)).collect()
+    }
+
+    fn parent_of_row(&self, row: u32) -> Option<String> {
         match self.parent[row as usize] {
-            NONE => self.outside.binary_search_by(|(r, _)| r.cmp(&row)).ok().map(|i| self.outside[i].1.as_str()),
-            p => Some(self.ids[p as usize].as_str()),
+            NONE => self.outside.binary_search_by(|(r, _)| r.cmp(&row)).ok().map(|i| self.outside[i].1.clone()),
+            p => Some(self.id(p)),
         }
     }
 
     /// The record `id` continues, if any (whether or not the graph holds it).
-    pub fn parent_of(&self, id: &str) -> Option<&str> {
+    pub fn parent_of(&self, id: &str) -> Option<String> {
         self.parent_of_row(self.row(id)?)
     }
 
@@ -303,7 +358,7 @@ impl Lineage {
                 return false;
             }
             match self.parent[cur as usize] {
-                NONE => return target.is_none() && self.parent_of_row(cur) == Some(ancestor),
+                NONE => return target.is_none() && self.parent_of_row(cur).as_deref() == Some(ancestor),
                 p if Some(p) == target => return true,
                 p => cur = p,
             }
@@ -333,12 +388,12 @@ impl Lineage {
 
     /// The heads: records no admitted record continues, sorted.
     pub fn heads(&self) -> Vec<String> {
-        (0..self.ids.len()).filter(|r| !self.continued[*r]).map(|r| self.ids[r].clone()).collect()
+        (0..self.ids.len() as u32).filter(|r| !self.continued[*r as usize]).map(|r| self.id(r)).collect()
     }
 
     /// Every record id, line by line (lines sorted by id, records by id within a line).
-    pub fn ids_by_line(&self) -> impl Iterator<Item = &str> {
-        self.members.iter().flat_map(|rows| rows.iter().map(|r| self.ids[*r as usize].as_str()))
+    pub fn ids_by_line(&self) -> impl Iterator<Item = String> + '_ {
+        self.members.iter().flat_map(|rows| rows.iter().map(|r| self.id(*r)))
     }
 
     /// The summary of one line, if the graph holds any of its records.
@@ -354,8 +409,7 @@ impl Lineage {
 
     fn summary(&self, li: usize) -> LineSummary {
         let rows = &self.members[li];
-        let heads: Vec<String> =
-            rows.iter().filter(|r| !self.continued[**r as usize]).map(|r| self.ids[*r as usize].clone()).collect();
+        let heads: Vec<String> = rows.iter().filter(|r| !self.continued[**r as usize]).map(|r| self.id(*r)).collect();
         let state = if heads.len() > 1 { LineState::Diverged } else { LineState::Linear };
         LineSummary { line: self.line_ids[li].clone(), state, records: rows.len(), heads }
     }
@@ -370,33 +424,35 @@ impl Lineage {
     /// `continuity.diverged` (warning, no path) per line in line order.
     pub fn findings(&self) -> Vec<Diagnostic> {
         let mut out = Vec::new();
-        for (row, id) in self.ids.iter().enumerate() {
-            let Some(parent) = self.parent_of_row(row as u32) else { continue };
-            if self.parent[row] == NONE {
+        for (row, (&pr, &li)) in self.parent.iter().zip(&self.line).enumerate() {
+            if pr == NONE {
+                let Some(parent) = self.parent_of_row(row as u32) else { continue };
+                let id = self.id(row as u32);
                 out.push(Diagnostic::new(
                     "warning",
                     "continuity.dangling_parent",
-                    Some(&path_of(id)),
+                    Some(&path_of(&id)),
                     format!(
                         "record {} continues {}, which this store does not hold (a sync may fetch it)",
-                        short(id),
-                        short(parent)
+                        short(&id),
+                        short(&parent)
                     ),
                 ));
                 continue;
             }
-            let declared = self.line_ids[self.line[row] as usize].as_str();
-            let parents = self.line_ids[self.line[self.parent[row] as usize] as usize].as_str();
-            if declared != parents {
+            if li != self.line[pr as usize] {
+                let (id, parent) = (self.id(row as u32), self.id(pr));
+                let declared = self.line_ids[li as usize].as_str();
+                let parents = self.line_ids[self.line[pr as usize] as usize].as_str();
                 out.push(Diagnostic::new(
                     "error",
                     "continuity.broken_lineage",
-                    Some(&path_of(id)),
+                    Some(&path_of(&id)),
                     format!(
                         "record {} declares line {} but its parent {} is on line {}",
-                        short(id),
+                        short(&id),
                         short(declared),
-                        short(parent),
+                        short(&parent),
                         short(parents)
                     ),
                 ));
@@ -464,8 +520,8 @@ impl Lineage {
 
     /// Ids of `set` that no id of `set` continues.
     fn heads_within<'s>(&self, set: &BTreeSet<&'s str>) -> Vec<&'s str> {
-        let parents: BTreeSet<&str> = set.iter().filter_map(|id| self.parent_of(id)).collect();
-        set.iter().copied().filter(|id| !parents.contains(id)).collect()
+        let parents: BTreeSet<String> = set.iter().filter_map(|id| self.parent_of(id)).collect();
+        set.iter().copied().filter(|id| !parents.contains(*id)).collect()
     }
 
     /// Whether every id of `older` equals or is an ancestor of some id of `newer`.
@@ -474,21 +530,50 @@ impl Lineage {
     }
 }
 
-/// The first 8 bytes of `s` (zero-padded) as a big-endian integer: sorted strings have
-/// non-decreasing keys.
-fn key(s: &str) -> u64 {
-    let mut b = [0u8; 8];
-    let n = s.len().min(8);
-    b[..n].copy_from_slice(&s.as_bytes()[..n]);
-    u64::from_be_bytes(b)
+/// The raw bytes of a record id (64 lowercase hex); `None` for anything else.
+pub fn raw(s: &str) -> Option<RawId> {
+    let b = s.as_bytes();
+    if b.len() != 64 {
+        return None;
+    }
+    let mut out = [0u8; 32];
+    for (o, pair) in out.iter_mut().zip(b.chunks_exact(2)) {
+        *o = (nibble(pair[0])? << 4) | nibble(pair[1])?;
+    }
+    Some(out)
 }
 
-/// The index of `s` in `items` (sorted, unique) whose [`key`]s are `keys`.
-fn find(keys: &[u64], items: &[String], s: &str) -> Option<usize> {
-    let k = key(s);
-    let start = keys.partition_point(|x| *x < k);
-    let end = start + keys[start..].partition_point(|x| *x == k);
-    items[start..end].binary_search_by(|x| x.as_str().cmp(s)).ok().map(|i| start + i)
+fn nibble(c: u8) -> Option<u8> {
+    match c {
+        b'0'..=b'9' => Some(c - b'0'),
+        b'a'..=b'f' => Some(c - b'a' + 10),
+        _ => None,
+    }
+}
+
+/// Lowercase hex of bytes.
+pub fn hex(bytes: &[u8]) -> String {
+    const DIGITS: &[u8; 16] = b"0123456789abcdef";
+    let mut out = String::with_capacity(bytes.len() * 2);
+    for b in bytes {
+        out.push(DIGITS[(b >> 4) as usize] as char);
+        out.push(DIGITS[(b & 15) as usize] as char);
+    }
+    out
+}
+
+/// The smallest raw id whose hex starts with `prefix`; `None` when `prefix` is not lowercase hex
+/// of at most 64 digits.
+fn prefix_bound(prefix: &str) -> Option<RawId> {
+    if prefix.len() > 64 {
+        return None;
+    }
+    let mut out = [0u8; 32];
+    for (i, c) in prefix.bytes().enumerate() {
+        let n = nibble(c)?;
+        out[i / 2] |= if i % 2 == 0 { n << 4 } else { n };
+    }
+    Some(out)
 }
 
 /// The store path of a record, or the id itself when it is not a record id.
@@ -724,7 +809,7 @@ mod tests {
         let recs = [(a.clone(), first), (b.clone(), second)];
         let g = Lineage::new(recs.iter().map(|(i, r)| (i.as_str(), r)));
         assert_eq!(g.relation(&a, &b), Relation::Newer);
-        assert_eq!(g.parent_of(&b), Some(a.as_str()));
+        assert_eq!(g.parent_of(&b), Some(a.clone()));
         assert_eq!(g.ids().count(), 2);
     }
 }

@@ -12,6 +12,7 @@ use std::collections::{HashMap, HashSet};
 use chrono::DateTime;
 
 use super::admission::{Diagnostic, Intrinsic};
+use super::lineage::{hex, Link, RawId};
 use super::record::{Device, Record};
 use super::view::{first_line, published_at, section};
 
@@ -356,6 +357,19 @@ impl View {
         (self.id(i), line, parent)
     }
 
+    /// Record `i`'s raw id.
+    pub fn raw_id(&self, i: usize) -> RawId {
+        self.row(i)[..32].try_into().expect("a row starts with the 32 bytes of its id")
+    }
+
+    /// Record `i`'s `line` and `parent`, read in place (what the lineage is built from).
+    pub fn raw_links(&self, i: usize) -> (Option<Link<'_>>, Option<Link<'_>>) {
+        let mut v = self.var(i);
+        let line = v.r.link().unwrap_or(None);
+        let parent = v.r.link().unwrap_or(None);
+        (line, parent)
+    }
+
     /// Record `i` as the read model keeps it.
     pub fn summary(&self, i: usize) -> Summary {
         let (node, label) = self.device(i);
@@ -557,16 +571,6 @@ impl Var<'_> {
     }
 }
 
-fn hex(bytes: &[u8]) -> String {
-    const DIGITS: &[u8; 16] = b"0123456789abcdef";
-    let mut out = vec![0u8; bytes.len() * 2];
-    for (pair, b) in out.chunks_exact_mut(2).zip(bytes) {
-        pair[0] = DIGITS[(b >> 4) as usize];
-        pair[1] = DIGITS[(b & 15) as usize];
-    }
-    String::from_utf8(out).expect("hex digits are ASCII")
-}
-
 /// Lowercase hex of an even length as bytes; anything else `None`.
 fn unhex(s: &str) -> Option<Vec<u8>> {
     let ok = s.len().is_multiple_of(2) && s.bytes().all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b));
@@ -693,6 +697,18 @@ impl<'a> Reader<'a> {
                 Some(Some(hex(self.take(n)?)))
             }
             2 => self.str().map(|s| Some(s.to_string())),
+            _ => None,
+        }
+    }
+    fn link(&mut self) -> Option<Option<Link<'a>>> {
+        match self.byte()? {
+            0 => Some(None),
+            1 => {
+                let n = self.count()?;
+                let b = self.take(n)?;
+                Some(Some(b.try_into().map_or(Link::Hex(b), Link::Id)))
+            }
+            2 => self.str().map(|s| Some(Link::Text(s))),
             _ => None,
         }
     }

@@ -45,10 +45,7 @@ impl Setup {
     }
 }
 
-/// Hex of bytes.
-pub fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
-}
+pub use crate::continuity::lineage::hex;
 
 /// A trust-list entry (`RW...` or 64 hex) as 64 hex.
 pub fn normalise_key(k: &str) -> Option<String> {
@@ -129,10 +126,10 @@ impl Loaded {
     /// The lineage over the admitted records.
     pub fn lineage(&self) -> Lineage {
         let Some(v) = self.view.as_ref() else { return Lineage::default() };
-        let ids: Vec<String> = self.admitted.iter().map(|a| v.id(a.row as usize)).collect();
-        Lineage::from_sorted(ids, |i| {
-            let (_, line, parent) = v.links(self.admitted[i].row as usize);
-            (line, parent)
+        Lineage::from_rows(self.admitted.len(), |i| {
+            let row = self.admitted[i].row as usize;
+            let (line, parent) = v.raw_links(row);
+            (v.raw_id(row), line, parent)
         })
     }
     /// `(id, line, parent)` of every admitted record.

@@ -54,7 +54,7 @@ fn plan_over(ctx: &Ctx, s: &Setup, store: &Loaded, local: &LocalState, prefix: O
     let own = s.own_node();
     let offers = resumable_ids(s, store, &lineage, local);
     let mut wanted: Vec<String> = match prefix {
-        Some(p) => lineage.ids().filter(|id| id.starts_with(p)).map(str::to_string).collect(),
+        Some(p) => lineage.ids_with_prefix(p),
         None => Vec::new(),
     };
     // Without `--record` the plan chooses among the offers on this branch (all offers when none

@@ -247,7 +247,7 @@ pub fn records(ctx: &Ctx, limit: Option<usize>) -> Result<RecordsReport> {
     let s = loaded::setup(ctx)?;
     let store = loaded::load(ctx, &s, REF)?;
     let lineage = store.lineage();
-    let ordered: Vec<String> = lineage.ids_by_line().take(limit.unwrap_or(usize::MAX)).map(str::to_string).collect();
+    let ordered: Vec<String> = lineage.ids_by_line().take(limit.unwrap_or(usize::MAX)).collect();
     Ok(RecordsReport {
         records: views(ctx, &s, &store, &ordered),
         records_total: store.len(),
