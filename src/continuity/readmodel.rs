@@ -194,7 +194,7 @@ pub struct Change<'a> {
 impl View {
     /// The view of an empty store at `tip`.
     pub fn empty(tip: &str, rules: &str) -> View {
-        View::update_from(None, tip, Change::default(), rules)
+        View::merge(None, tip, &[], Fresh::default(), rules)
     }
 
     /// Reads a file written under the same `rules`; `None` for another format or rules, or any
@@ -395,78 +395,64 @@ impl View {
 
     /// [`View::update`], as a view (what it builds is consistent by construction).
     pub fn updated(&self, tip: &str, change: Change<'_>, rules: &str) -> View {
-        View::update_from(Some(self), tip, change, rules)
+        let mut fresh = Fresh::on(Some(self));
+        for e in change.added {
+            fresh.add(e);
+        }
+        View::merge(Some(self), tip, &change.gone, fresh, rules)
     }
 
-    fn update_from(old: Option<&View>, tip: &str, change: Change<'_>, rules: &str) -> View {
-        let mut tables: [Table; 3] = Default::default();
-        if let Some(o) = old {
-            for (t, src) in tables.iter_mut().zip(&o.tables) {
-                for s in src {
-                    t.index(s);
-                }
-            }
-        }
-        let gone: HashSet<&str> = change.gone.iter().copied().collect();
-        let gone_ids: HashSet<Vec<u8>> = change
-            .gone
+    /// The view at `tip`: the rows of `old` (if any) but those of `gone` paths, and the `fresh`
+    /// entries, merged by id in one pass. The file is written once: the rows straight into it,
+    /// then the variable parts, so the peak is the old file, the fresh rows and the new file.
+    pub fn merge(old: Option<&View>, tip: &str, gone: &[&str], fresh: Fresh, rules: &str) -> View {
+        let Fresh { tables, mut rows, heap: fresh_heap, mut others } = fresh;
+        let gone_paths: HashSet<&str> = gone.iter().copied().collect();
+        let gone_ids: HashSet<Vec<u8>> = gone
             .iter()
             .filter_map(|p| p.rsplit('/').next().and_then(|n| n.strip_suffix(".json")).and_then(unhex))
             .collect();
-        let mut fresh: Vec<(Vec<u8>, [u8; ROW], Vec<u8>)> = Vec::new();
-        let mut others: Vec<Other> = old.map(|o| o.others.clone()).unwrap_or_default();
-        others.retain(|o| !gone.contains(o.path.as_str()));
-        for e in change.added {
-            match e {
-                Entry::Record(s) => {
-                    let Some(id) = unhex(&s.id).filter(|b| b.len() == 32) else { continue };
-                    let mut row = [0u8; ROW];
-                    row[..32].copy_from_slice(&id);
-                    row[32..40].copy_from_slice(&s.published.unwrap_or(i64::MIN).to_le_bytes());
-                    let idx = [
-                        tables[0].index(&s.key),
-                        tables[1].index(&s.repository),
-                        tables[2].index(&format!("{}\n{}", s.device.node, s.device.label)),
-                    ];
-                    for (j, x) in idx.iter().enumerate() {
-                        row[40 + 4 * j..44 + 4 * j].copy_from_slice(&(*x as u32).to_le_bytes());
-                    }
-                    fresh.push((id, row, encode_var(&s)));
-                }
-                Entry::Other(o) => others.push(o),
-            }
+        if let Some(o) = old {
+            others.extend(o.others.iter().filter(|x| !gone_paths.contains(x.path.as_str())).cloned());
         }
-        fresh.sort_by(|a, b| a.0.cmp(&b.0));
-        fresh.dedup_by(|a, b| a.0 == b.0);
+        // Stable: among equal ids the first added is kept.
+        rows.sort_by(|a, b| a[..32].cmp(&b[..32]));
+        rows.dedup_by(|a, b| a[..32] == b[..32]);
         others.sort_by(|a, b| a.path.cmp(&b.path));
-        // Merge the kept rows and the fresh ones by id.
-        let mut rows: Vec<u8> = Vec::with_capacity((old.map_or(0, |o| o.n) + fresh.len()) * ROW);
-        let mut heap: Vec<u8> = Vec::with_capacity(old.map_or(0, |o| o.heap_len));
-        let mut push = |row: &[u8], var: &[u8]| {
-            rows.extend_from_slice(&row[..52]);
-            rows.extend_from_slice(&(heap.len() as u32).to_le_bytes());
-            rows.extend_from_slice(&(var.len() as u32).to_le_bytes());
-            heap.extend_from_slice(var);
-        };
-        let mut fi = fresh.iter().peekable();
+        // The merged order, as (old row | fresh row) sources.
+        let mut order: Vec<Source> = Vec::with_capacity(old.map_or(0, |o| o.n) + rows.len());
+        let mut fi = 0;
         if let Some(o) = old {
             for i in 0..o.n {
-                let row = o.row(i);
-                let id = &row[..32];
-                while let Some(f) = fi.next_if(|f| f.0.as_slice() < id) {
-                    push(&f.1, &f.2);
+                let id = &o.row(i)[..32];
+                while fi < rows.len() && rows[fi][..32] < *id {
+                    order.push(Source::Fresh(fi));
+                    fi += 1;
                 }
-                if gone_ids.contains(id) || fi.peek().is_some_and(|f| f.0.as_slice() == id) {
+                if gone_ids.contains(id) || (fi < rows.len() && rows[fi][..32] == *id) {
                     continue;
                 }
-                let (off, len) = (o.field(i, 52), o.field(i, 56));
-                push(row, &o.bytes[o.heap_at + off..o.heap_at + off + len]);
+                order.push(Source::Old(i));
             }
         }
-        for f in fi {
-            push(&f.1, &f.2);
-        }
-        let n = rows.len() / ROW;
+        order.extend((fi..rows.len()).map(Source::Fresh));
+        let part = |src: &Source| -> (&[u8], &[u8]) {
+            match *src {
+                Source::Old(i) => {
+                    let o = old.expect("an old row comes from the old view");
+                    let (off, len) = (o.field(i, 52), o.field(i, 56));
+                    (o.row(i), &o.bytes[o.heap_at + off..o.heap_at + off + len])
+                }
+                Source::Fresh(j) => {
+                    let r = &rows[j];
+                    let off = u32::from_le_bytes([r[52], r[53], r[54], r[55]]) as usize;
+                    let len = u32::from_le_bytes([r[56], r[57], r[58], r[59]]) as usize;
+                    (&r[..], &fresh_heap[off..off + len])
+                }
+            }
+        };
+        let n = order.len();
+        let heap_len: usize = order.iter().map(|s| part(s).1.len()).sum();
         let mut w = Writer::default();
         w.buf.extend_from_slice(format!("{FORMAT} {rules} {tip}\n").as_bytes());
         for t in &tables {
@@ -476,14 +462,24 @@ impl View {
             }
         }
         w.num(n as u64);
+        w.buf.reserve(n * ROW + heap_len + 16);
         let rows_at = w.buf.len();
-        w.buf.extend_from_slice(&rows);
-        drop(rows);
-        w.num(heap.len() as u64);
+        let mut off = 0usize;
+        for src in &order {
+            let (row, var) = part(src);
+            w.buf.extend_from_slice(&row[..52]);
+            w.buf.extend_from_slice(&(off as u32).to_le_bytes());
+            w.buf.extend_from_slice(&(var.len() as u32).to_le_bytes());
+            off += var.len();
+        }
+        w.num(heap_len as u64);
         let heap_at = w.buf.len();
-        let heap_len = heap.len();
-        w.buf.extend_from_slice(&heap);
-        drop(heap);
+        for src in &order {
+            w.buf.extend_from_slice(part(src).1);
+        }
+        drop(order);
+        drop(rows);
+        drop(fresh_heap);
         w.num(others.len() as u64);
         for o in &others {
             w.str(&o.path);
@@ -506,6 +502,63 @@ impl View {
             heap_at,
             heap_len,
             others,
+        }
+    }
+}
+
+/// Where a row of a merged view comes from.
+enum Source {
+    Old(usize),
+    Fresh(usize),
+}
+
+/// Admitted entries in their compact form, waiting to be merged into a view ([`View::merge`]):
+/// a record costs its 60-byte row and its variable part, never a [`Summary`].
+#[derive(Default)]
+pub struct Fresh {
+    tables: [Table; 3],
+    rows: Vec<[u8; ROW]>,
+    heap: Vec<u8>,
+    others: Vec<Other>,
+}
+
+impl Fresh {
+    /// Entries to merge into `old` (its string tables are kept, so its rows stay valid).
+    pub fn on(old: Option<&View>) -> Fresh {
+        let mut f = Fresh::default();
+        if let Some(o) = old {
+            for (t, src) in f.tables.iter_mut().zip(&o.tables) {
+                for s in src {
+                    t.index(s);
+                }
+            }
+        }
+        f
+    }
+
+    /// Adds one entry.
+    pub fn add(&mut self, e: Entry) {
+        match e {
+            Entry::Record(s) => {
+                let Some(id) = unhex(&s.id).filter(|b| b.len() == 32) else { return };
+                let mut row = [0u8; ROW];
+                row[..32].copy_from_slice(&id);
+                row[32..40].copy_from_slice(&s.published.unwrap_or(i64::MIN).to_le_bytes());
+                let idx = [
+                    self.tables[0].index(&s.key),
+                    self.tables[1].index(&s.repository),
+                    self.tables[2].index(&format!("{}\n{}", s.device.node, s.device.label)),
+                ];
+                for (j, x) in idx.iter().enumerate() {
+                    row[40 + 4 * j..44 + 4 * j].copy_from_slice(&(*x as u32).to_le_bytes());
+                }
+                let var = encode_var(&s);
+                row[52..56].copy_from_slice(&(self.heap.len() as u32).to_le_bytes());
+                row[56..60].copy_from_slice(&(var.len() as u32).to_le_bytes());
+                self.heap.extend_from_slice(&var);
+                self.rows.push(row);
+            }
+            Entry::Other(o) => self.others.push(o),
         }
     }
 }
@@ -822,6 +875,27 @@ mod tests {
         assert_eq!(v.len(), 2);
         assert_eq!(v.summary(1).objective, "changed");
         assert_eq!(v.summary(0).objective, "new");
+    }
+
+    #[test]
+    fn the_lineage_read_in_place_equals_the_lineage_of_the_links() {
+        use crate::continuity::lineage::Lineage;
+        let mut odd = summary('c', Some('a'));
+        odd.parent = Some("not-an-id".into());
+        odd.line = Some("abcd".into());
+        let mut added = entries();
+        added.push(Entry::Record(Box::new(odd)));
+        added.push(Entry::Record(Box::new(summary('e', Some('f')))));
+        let empty = View::empty(&"0".repeat(40), "r");
+        let v = View::parse(empty.update(&"1".repeat(40), Change { gone: vec![], added }, "r"), "r").unwrap();
+        let in_place = Lineage::from_rows(v.len(), |i| {
+            let (line, parent) = v.raw_links(i);
+            (v.raw_id(i), line, parent)
+        });
+        assert_eq!(in_place, Lineage::from_links((0..v.len()).map(|i| v.links(i))));
+        assert_eq!(in_place.len(), 4);
+        assert_eq!(in_place.line_of(&"c".repeat(64)), Some("abcd"));
+        assert_eq!(in_place.parent_of(&"c".repeat(64)).as_deref(), Some("not-an-id"));
     }
 
     #[test]

@@ -16,7 +16,7 @@ use crate::continuity::admission::{admit, intrinsic, standing_of, Admitted, Diag
 use crate::continuity::lineage::Lineage;
 use crate::continuity::mesh::{Mesh, Trust};
 use crate::continuity::plan::{Candidate, RefusedFile};
-use crate::continuity::readmodel::{rules_hash, Change, Entry, OtherKind, Summary, View};
+use crate::continuity::readmodel::{rules_hash, Entry, Fresh, OtherKind, Summary, View};
 use crate::continuity::record::{store_path, Envelope, Record};
 use crate::continuity::signing::{self, DeviceKey};
 use crate::ctx::Ctx;
@@ -245,23 +245,23 @@ fn view_at(ctx: &Ctx, reference: &str, tip: &str) -> Result<View> {
 /// flight stays bounded however large the change.
 const ADMIT_CHUNK: usize = 8192;
 
-/// `view` after dropping `gone` and admitting `entries`, a bounded chunk at a time.
+/// `view` after dropping `gone` and admitting `entries`, a bounded chunk at a time, each
+/// chunk kept only in its compact form and merged into the view once, at the end.
 fn admit_into(
     ctx: &Ctx,
-    mut view: View,
+    view: View,
     tip: &str,
-    mut gone: Vec<&str>,
+    gone: Vec<&str>,
     entries: &[StoreEntry],
     rules: &str,
 ) -> std::result::Result<View, crate::git::Error> {
-    if entries.is_empty() {
-        return Ok(view.updated(tip, Change { gone, added: Vec::new() }, rules));
-    }
+    let mut fresh = Fresh::on(Some(&view));
     for chunk in entries.chunks(ADMIT_CHUNK) {
-        let added = admit_all(ctx, chunk)?;
-        view = view.updated(tip, Change { gone: std::mem::take(&mut gone), added }, rules);
+        for e in admit_all(ctx, chunk)? {
+            fresh.add(e);
+        }
     }
-    Ok(view)
+    Ok(View::merge(Some(&view), tip, &gone, fresh, rules))
 }
 
 /// The tip of an empty read model (no store commit has it).
