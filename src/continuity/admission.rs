@@ -5,7 +5,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::mesh::{trust_of, Mesh, Trust};
-use super::record::{id_of_value, is_id, store_path, Envelope, Record, MAX_STORED_BYTES, SCHEMA};
+use super::record::{blake3_hex, canonical_value, is_id, store_path, Envelope, Record, MAX_STORED_BYTES, SCHEMA};
 use super::{portability, signing};
 
 /// One diagnostic of a store read.
@@ -132,7 +132,9 @@ pub fn intrinsic(path: &str, bytes: &[u8]) -> Intrinsic {
     let (Some(id), Some(record_value)) = (top.get("id").and_then(Value::as_str), top.get("record")) else {
         return refuse("continuity.record_malformed", "no id or record".into());
     };
-    let digest = id_of_value(record_value);
+    // The canonical form, computed once: the id and the signed message are both over it.
+    let canonical = canonical_value(record_value);
+    let digest = blake3_hex(canonical.as_bytes());
     if digest != id || store_path(&digest) != path {
         return refuse("continuity.id_mismatch", "its content does not match its id and path; it was altered".into());
     }
@@ -150,10 +152,10 @@ pub fn intrinsic(path: &str, bytes: &[u8]) -> Intrinsic {
         }
         return refuse("continuity.schema_unknown", format!("unknown schema {schema:?}"));
     }
-    let Ok(envelope) = serde_json::from_value::<Envelope>(Value::Object(top.clone())) else {
+    let Ok(envelope) = serde_json::from_value::<Envelope>(Value::Object(top)) else {
         return refuse("continuity.record_malformed", "the envelope has missing or unknown fields".into());
     };
-    let record = match serde_json::from_value::<Record>(envelope.record.clone()) {
+    let record = match Record::deserialize(&envelope.record) {
         Ok(r) => r,
         Err(e) => {
             return refuse(
@@ -165,7 +167,7 @@ pub fn intrinsic(path: &str, bytes: &[u8]) -> Intrinsic {
     if let Err(e) = super::record::check_bounds(&record) {
         return refuse("continuity.record_malformed", e);
     }
-    if let Err(e) = signing::verify(&envelope) {
+    if let Err(e) = signing::verify_canonical(&envelope, &canonical) {
         return refuse("continuity.bad_signature", format!("the signature does not verify ({e})"));
     }
     if let Some(leak) = portability::scan_admission(&envelope.record).into_iter().next() {

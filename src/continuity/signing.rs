@@ -271,6 +271,11 @@ pub fn node_of_public_key(pk: &str) -> Option<String> {
 /// Checks an envelope's signature: the key's node is `record.device.node`, the minisign (`ED`)
 /// signature verifies over the signed message, and the trusted comment names `id` and node.
 pub fn verify(envelope: &Envelope) -> std::result::Result<(), VerifyError> {
+    verify_canonical(envelope, &canonical_value(&envelope.record))
+}
+
+/// [`verify`], given the record's canonical form (admission has computed it for the id).
+pub fn verify_canonical(envelope: &Envelope, canonical: &str) -> std::result::Result<(), VerifyError> {
     let pk = minisign_verify::PublicKey::from_base64(&envelope.public_key).map_err(|_| VerifyError::BadPublicKey)?;
     let (_, raw) = decode_minisign(&envelope.public_key).ok_or(VerifyError::BadPublicKey)?;
     let node = node_of_raw(&raw);
@@ -278,7 +283,7 @@ pub fn verify(envelope: &Envelope) -> std::result::Result<(), VerifyError> {
         return Err(VerifyError::NodeMismatch);
     }
     let sig = minisign_verify::Signature::decode(&envelope.signature).map_err(|_| VerifyError::MalformedSignature)?;
-    let message = signed_message(&canonical_value(&envelope.record));
+    let message = signed_message(canonical);
     pk.verify(&message, &sig, false).map_err(|e| match e {
         minisign_verify::Error::UnexpectedAlgorithm => VerifyError::MalformedSignature,
         _ => VerifyError::BadSignature,
