@@ -475,26 +475,29 @@ impl Lineage {
     /// Compares, line by line, a local and a remote set of record ids (the graph holding both):
     /// `equal`, `remote_newer`, `local_newer`, `diverged`, `local_only`, `remote_only`.
     /// Sorted by line id; each line's heads are those of both sets together.
-    pub fn compare_stores(&self, local: &BTreeSet<String>, remote: &BTreeSet<String>) -> Vec<LineComparison> {
-        let mut by_line: BTreeMap<String, (BTreeSet<&str>, BTreeSet<&str>)> = BTreeMap::new();
-        for id in local {
-            by_line.entry(self.line_or_self(id).to_string()).or_default().0.insert(id.as_str());
+    pub fn compare_stores(&self, local: &BTreeSet<RawId>, remote: &BTreeSet<RawId>) -> Vec<LineComparison> {
+        let rows = |set: &BTreeSet<RawId>| -> Vec<u32> {
+            set.iter().filter_map(|id| self.ids.binary_search(id).ok()).map(|r| r as u32).collect()
+        };
+        let mut by_line: BTreeMap<u32, (BTreeSet<u32>, BTreeSet<u32>)> = BTreeMap::new();
+        for r in rows(local) {
+            by_line.entry(self.line[r as usize]).or_default().0.insert(r);
         }
-        for id in remote {
-            by_line.entry(self.line_or_self(id).to_string()).or_default().1.insert(id.as_str());
+        for r in rows(remote) {
+            by_line.entry(self.line[r as usize]).or_default().1.insert(r);
         }
         by_line
             .into_iter()
-            .map(|(line, (l, r))| {
+            .map(|(li, (l, r))| {
                 let relation = self.compare_line(&l, &r);
-                let union: BTreeSet<&str> = l.union(&r).copied().collect();
-                let heads = self.heads_within(&union).into_iter().map(str::to_string).collect();
-                LineComparison { line, relation, heads }
+                let union: BTreeSet<u32> = l.union(&r).copied().collect();
+                let heads = self.heads_within(&union).into_iter().map(|r| self.id(r)).collect();
+                LineComparison { line: self.line_ids[li as usize].clone(), relation, heads }
             })
             .collect()
     }
 
-    fn compare_line(&self, l: &BTreeSet<&str>, r: &BTreeSet<&str>) -> StoreRelation {
+    fn compare_line(&self, l: &BTreeSet<u32>, r: &BTreeSet<u32>) -> StoreRelation {
         if l.is_empty() {
             return StoreRelation::RemoteOnly;
         }
@@ -518,15 +521,27 @@ impl Lineage {
         }
     }
 
-    /// Ids of `set` that no id of `set` continues.
-    fn heads_within<'s>(&self, set: &BTreeSet<&'s str>) -> Vec<&'s str> {
-        let parents: BTreeSet<String> = set.iter().filter_map(|id| self.parent_of(id)).collect();
-        set.iter().copied().filter(|id| !parents.contains(*id)).collect()
+    /// Rows of `set` that no row of `set` continues.
+    fn heads_within(&self, set: &BTreeSet<u32>) -> Vec<u32> {
+        let parents: BTreeSet<u32> = set.iter().map(|r| self.parent[*r as usize]).filter(|p| *p != NONE).collect();
+        set.iter().copied().filter(|r| !parents.contains(r)).collect()
     }
 
-    /// Whether every id of `older` equals or is an ancestor of some id of `newer`.
-    fn covers(&self, newer: &[&str], older: &[&str]) -> bool {
-        older.iter().all(|o| newer.iter().any(|n| n == o || self.descends(n, o)))
+    /// Whether row `child` descends (strictly) from row `ancestor` (at most [`MAX_STEPS`] links).
+    fn descends_row(&self, mut child: u32, ancestor: u32) -> bool {
+        for _ in 0..MAX_STEPS {
+            match self.parent[child as usize] {
+                NONE => return false,
+                p if p == ancestor => return true,
+                p => child = p,
+            }
+        }
+        false
+    }
+
+    /// Whether every row of `older` equals or is an ancestor of some row of `newer`.
+    fn covers(&self, newer: &[u32], older: &[u32]) -> bool {
+        older.iter().all(|o| newer.iter().any(|n| n == o || self.descends_row(*n, *o)))
     }
 }
 
@@ -742,8 +757,8 @@ mod tests {
         assert!(!g.descends(last, &ids[0]), "one link more than the bound");
     }
 
-    fn set(names: &[&str]) -> BTreeSet<String> {
-        names.iter().map(|n| rid(n)).collect()
+    fn set(names: &[&str]) -> BTreeSet<RawId> {
+        names.iter().filter_map(|n| raw(&rid(n))).collect()
     }
 
     #[test]

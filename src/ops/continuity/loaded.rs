@@ -13,7 +13,7 @@ use std::collections::BTreeSet;
 use std::collections::HashMap;
 
 use crate::continuity::admission::{admit, intrinsic, standing_of, Admitted, Diagnostic, Judge, Verdict};
-use crate::continuity::lineage::Lineage;
+use crate::continuity::lineage::{Lineage, RawId};
 use crate::continuity::mesh::{Mesh, Trust};
 use crate::continuity::plan::{Candidate, RefusedFile};
 use crate::continuity::readmodel::{rules_hash, Entry, Fresh, OtherKind, Summary, View};
@@ -132,9 +132,37 @@ impl Loaded {
             (v.raw_id(row), line, parent)
         })
     }
-    /// `(id, line, parent)` of every admitted record.
-    pub fn links(&self) -> impl Iterator<Item = (String, Option<String>, Option<String>)> + '_ {
-        self.admitted.iter().map(|a| self.view().links(a.row as usize))
+    /// The lineage over the admitted records of this store and those of `other` it lacks
+    /// (what a merge of the two holds), read in place from both read models.
+    pub fn lineage_with(&self, other: &Loaded) -> Lineage {
+        let mut rows: Vec<(&Loaded, u32)> = Vec::with_capacity(self.len() + other.len());
+        let (mut a, mut b) = (self.admitted.iter().peekable(), other.admitted.iter().peekable());
+        loop {
+            let next = match (a.peek(), b.peek()) {
+                (Some(x), Some(y)) => {
+                    match self.view().raw_id(x.row as usize).cmp(&other.view().raw_id(y.row as usize)) {
+                        std::cmp::Ordering::Less => (self, a.next()),
+                        std::cmp::Ordering::Greater => (other, b.next()),
+                        std::cmp::Ordering::Equal => {
+                            b.next();
+                            (self, a.next())
+                        }
+                    }
+                }
+                (Some(_), None) => (self, a.next()),
+                (None, Some(_)) => (other, b.next()),
+                (None, None) => break,
+            };
+            if let (store, Some(r)) = next {
+                rows.push((store, r.row));
+            }
+        }
+        Lineage::from_rows(rows.len(), |i| {
+            let (store, row) = rows[i];
+            let v = store.view();
+            let (line, parent) = v.raw_links(row as usize);
+            (v.raw_id(row as usize), line, parent)
+        })
     }
     /// What the offers need of record `id`, if it is admitted.
     pub fn candidate(&self, id: &str) -> Option<Candidate<'_>> {
@@ -148,9 +176,9 @@ impl Loaded {
             published_at: v.summary(i).published_at,
         })
     }
-    /// Ids of the admitted records.
-    pub fn ids(&self) -> BTreeSet<String> {
-        self.rows().map(|r| self.id(r)).collect()
+    /// Raw ids of the admitted records.
+    pub fn ids(&self) -> BTreeSet<RawId> {
+        self.rows().map(|r| self.view().raw_id(r.row as usize)).collect()
     }
     /// Paths that a merge may bring in: admitted and too-new records.
     pub fn mergeable(&self) -> BTreeSet<String> {

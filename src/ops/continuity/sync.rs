@@ -17,7 +17,7 @@ use super::loaded::{self, Loaded, Setup};
 use super::status::{refresh_offers, resumable_ids, store_view, views, StoreView, SHOWN};
 use super::{load_local, remote_ref, save_local, REF};
 use crate::continuity::admission::Diagnostic;
-use crate::continuity::lineage::{LineComparison, Lineage};
+use crate::continuity::lineage::{LineComparison, RawId};
 use crate::continuity::local::LastSync;
 use crate::continuity::portability::{scan_publish, SECRET};
 use crate::continuity::view::RecordView;
@@ -423,14 +423,8 @@ fn run(ctx: &Ctx, remote: Option<&str>, mode: Mode) -> Result<SyncReport> {
     report(ctx, &s, &after, &local_state, Some(remote), action, (fetched, published), outcome, attempts, lines, diags)
 }
 
-fn compare(
-    before: &Loaded,
-    theirs: &Loaded,
-    local: &BTreeSet<String>,
-    remote: &BTreeSet<String>,
-) -> Vec<LineComparison> {
-    let all = before.links().chain(theirs.links().filter(|(id, _, _)| !local.contains(id)));
-    Lineage::from_links(all).compare_stores(local, remote)
+fn compare(before: &Loaded, theirs: &Loaded, local: &BTreeSet<RawId>, remote: &BTreeSet<RawId>) -> Vec<LineComparison> {
+    before.lineage_with(theirs).compare_stores(local, remote)
 }
 
 #[allow(clippy::too_many_arguments)]
