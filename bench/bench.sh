@@ -48,8 +48,12 @@ import_store() { # <checkout> <git-dir> <records> <lines> <salt> [<parent>]
   "$GEN" store "$1" "$3" "$4" "$DEVICES" "$5" ${6:-} | git --git-dir="$2" fast-import --quiet
 }
 
+# The large and tiny fixtures are generated at the path they are measured at ($WORK/large,
+# $WORK/tiny), then moved into the cache: their records name their repository and worktree by
+# absolute path, so a checkout measured elsewhere would find every record "about another
+# repository" and read every file of the branch instead of resolving.
 make_large() {
-  local d=$FIX/large.tmp t
+  local d=$WORK/large t
   rm -rf "$d"; mkdir -p "$d"
   t=$(date +%s%N)
   git init -q -b main "$d/repo"
@@ -83,7 +87,7 @@ make_large() {
 }
 
 make_tiny() {
-  local d=$FIX/tiny.tmp
+  local d=$WORK/tiny
   rm -rf "$d"; mkdir -p "$d"
   git init -q -b main "$d/repo"
   cd "$d/repo"
