@@ -242,16 +242,18 @@ impl View {
         if r.pos != bytes.len() {
             return None;
         }
+        // A device entry is `node\nlabel`: checked once per entry, not once per row.
+        if !tables[2].iter().all(|d| d.contains('\n')) {
+            return None;
+        }
         let v = View { tip, tables, n, rows_at, heap_at, heap_len, others, bytes };
         for i in 0..n {
-            let row = v.row(i);
-            if i > 0 && v.row(i - 1)[..32] >= row[..32] {
+            if i > 0 && v.row(i - 1)[..32] >= v.row(i)[..32] {
                 return None;
             }
             if v.field(i, 40) >= v.tables[0].len()
                 || v.field(i, 44) >= v.tables[1].len()
                 || v.field(i, 48) >= v.tables[2].len()
-                || !v.tables[2][v.field(i, 48)].contains('\n')
                 || v.field(i, 52).checked_add(v.field(i, 56))? > v.heap_len
             {
                 return None;
