@@ -203,7 +203,7 @@ impl Lineage {
         let mut links: Vec<(RawId, Option<String>, Option<String>)> =
             links.into_iter().filter_map(|(id, l, p)| Some((raw(&id)?, l, p))).collect();
         // Stable: among equal ids the last given stays last, and is the one kept.
-        links.sort_by(|a, b| a.0.cmp(&b.0));
+        links.sort_by_key(|a| a.0);
         let mut kept: Vec<(RawId, Option<String>, Option<String>)> = Vec::with_capacity(links.len());
         for l in links {
             match kept.last_mut() {
