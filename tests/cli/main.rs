@@ -3,6 +3,7 @@
 
 mod common;
 
+mod test_attacks;
 mod test_basics;
 mod test_check;
 mod test_checkpoint;

@@ -3,6 +3,7 @@
 #![allow(dead_code)]
 
 pub mod remotes;
+pub mod store;
 
 use std::cell::Cell;
 use std::io::Write;
