@@ -187,8 +187,7 @@ fn ten_thousand_stray_files_are_ignored_within_the_bound() {
     std::fs::remove_dir_all(r.root.join(".git/majordomus/readmodel")).unwrap();
     let (out, took) = timed(&env, &r.root, &["continuity", "status"]);
     out.ok();
-    eprintln!("cold status over 10,000 stray files: {took:?}");
-    assert!(took < BOUND);
+    assert!(took < BOUND, "cold status over 10,000 stray files took {took:?}");
 }
 
 #[test]

@@ -155,7 +155,9 @@ impl Rng {
     }
 }
 
-/// The seed of a proof: `var` from the environment if set, else `default`; printed.
+/// The seed of a proof: `var` from the environment if set, else `default`; printed (the test
+/// harness shows it with a failure, so the run can be replayed).
+#[allow(clippy::disallowed_macros)]
 pub fn seed(var: &str, default: u64) -> u64 {
     let s = std::env::var(var).ok().and_then(|v| v.parse().ok()).unwrap_or(default);
     eprintln!("{var}={s}");
