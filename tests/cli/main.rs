@@ -22,4 +22,5 @@ mod test_remotes;
 mod test_search;
 mod test_session;
 mod test_snapshots;
+mod test_soak;
 mod test_surfaces;

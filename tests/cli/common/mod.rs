@@ -84,6 +84,13 @@ impl TestEnv {
             .env("GIT_COMMITTER_EMAIL", "committer@example.com");
     }
 
+    /// The environment [`TestEnv::run`] gives the binary (for processes started from other
+    /// threads, which cannot share the `TestEnv`).
+    pub fn vars(&self) -> Vec<(String, String)> {
+        let cmd = self.command("true");
+        cmd.get_envs().filter_map(|(k, v)| Some((k.to_str()?.to_string(), v?.to_str()?.to_string()))).collect()
+    }
+
     /// A command with the test environment, `MAJORDOMUS_NOW`, and the binary's directory first
     /// on `PATH` (so `git majordomus ...` reaches the binary under test).
     pub fn command(&self, program: &str) -> Command {

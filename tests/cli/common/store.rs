@@ -157,9 +157,15 @@ impl Rng {
 
 /// The seed of a proof: `var` from the environment if set, else `default`; printed (the test
 /// harness shows it with a failure, so the run can be replayed).
-#[allow(clippy::disallowed_macros)]
 pub fn seed(var: &str, default: u64) -> u64 {
     let s = std::env::var(var).ok().and_then(|v| v.parse().ok()).unwrap_or(default);
-    eprintln!("{var}={s}");
+    note(&format!("{var}={s}"));
     s
+}
+
+/// A line on the test's stderr (the harness shows it with a failure, or with `--nocapture`):
+/// the seed, the duration and what a proof ran, for the record.
+#[allow(clippy::disallowed_macros)]
+pub fn note(line: &str) {
+    eprintln!("{line}");
 }
