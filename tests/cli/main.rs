@@ -24,3 +24,4 @@ mod test_session;
 mod test_snapshots;
 mod test_soak;
 mod test_surfaces;
+mod test_two_machines;
