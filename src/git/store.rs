@@ -246,8 +246,13 @@ const LOCK_WAIT: Duration = Duration::from_secs(10);
 /// take turns instead of starving each other in the compare-and-swap loop; correctness comes from
 /// the compare-and-swap alone, so a writer that cannot take the lock goes on without it.
 struct WriterLock {
-    _file: Option<std::fs::File>,
+    file: Option<std::fs::File>,
 }
+
+/// How old a reference lock must be, while this process holds the writers' lock, to be taken
+/// for the leftover of a dead writer (see [`Git::clear_stale_lock`]). Longer than the whole
+/// compare-and-swap retry budget (about 3 s), so a live holder is never robbed.
+const STALE_LOCK: Duration = Duration::from_secs(5);
 
 /// The outcome of one compare-and-swap attempt.
 enum Cas {
@@ -580,17 +585,31 @@ impl Git {
         message: &str,
         who: &Committer,
     ) -> Result<AddOutcome, Error> {
-        let _lock = self.writer_lock();
-        self.add_unlocked(refname, records, message, who)
+        let lock = self.writer_lock();
+        self.add_locked(refname, records, message, who, Some(&lock))
     }
 
     /// [`Git::store_add`] on any reference, without the writers' lock (compare-and-swap only).
+    #[cfg(test)]
     fn add_unlocked<P: AsRef<str>, B: AsRef<[u8]>>(
         &self,
         refname: &str,
         records: &[(P, B)],
         message: &str,
         who: &Committer,
+    ) -> Result<AddOutcome, Error> {
+        self.add_locked(refname, records, message, who, None)
+    }
+
+    /// [`Git::store_add`] on any reference, under the writers' `lock` when given (only then is a
+    /// stale reference lock removed).
+    fn add_locked<P: AsRef<str>, B: AsRef<[u8]>>(
+        &self,
+        refname: &str,
+        records: &[(P, B)],
+        message: &str,
+        who: &Committer,
+        lock: Option<&WriterLock>,
     ) -> Result<AddOutcome, Error> {
         full_name(refname)?;
         let mut blobs: Vec<(&str, ObjectId)> = Vec::with_capacity(records.len());
@@ -616,11 +635,42 @@ impl Git {
             let commit = self.write_commit(tree, old.into_iter().collect(), message, who)?;
             match self.cas(refname, commit, expect(old), message, who)? {
                 Cas::Done => return Ok(AddOutcome { tip: commit.to_string(), written: true }),
-                Cas::Conflict(e) | Cas::Busy(e) => last = e,
+                Cas::Conflict(e) => last = e,
+                Cas::Busy(e) => {
+                    if let Some(lock) = lock {
+                        self.clear_stale_lock(refname, lock);
+                    }
+                    last = e;
+                }
             }
             backoff(attempt);
         }
         Err(Error::Gix(format!("{refname}: gave up after {MAX_ATTEMPTS} attempts (concurrent writers): {last}")))
+    }
+
+    /// Removes the lock file of reference `name` when it is stale: older than [`STALE_LOCK`]
+    /// while this process holds the writers' lock. Every writer of the store takes the writers'
+    /// lock first and holds a reference lock for milliseconds, so such a lock file was left by a
+    /// writer that died inside its ref transaction (SIGKILL, power loss); without this it would
+    /// refuse every later write until removed by hand. Its age is read in the file system's own
+    /// time (the lock's mtime against the writers' lock file just touched), never the process
+    /// clock. A fresh lock is left alone: the write fails and the ref stays as it was.
+    fn clear_stale_lock(&self, name: &str, lock: &WriterLock) {
+        let Some(file) = &lock.file else { return };
+        let path = self.common_dir.join(format!("{name}.lock"));
+        let Ok(taken) = std::fs::metadata(&path).and_then(|m| m.modified()) else { return };
+        let now = {
+            use std::io::{Seek, Write};
+            let mut f = file;
+            let touched = f.seek(std::io::SeekFrom::Start(0)).and_then(|_| f.write_all(b"\n"));
+            match touched.and_then(|()| f.metadata()).and_then(|m| m.modified()) {
+                Ok(t) => t,
+                Err(_) => return,
+            }
+        };
+        if now.duration_since(taken).is_ok_and(|age| age > STALE_LOCK) {
+            let _ = std::fs::remove_file(&path);
+        }
     }
 
     /// Takes the writers' lock, waiting up to [`LOCK_WAIT`]; without it when it cannot be had.
@@ -635,15 +685,15 @@ impl Git {
                 .open(dir.join("store.lock"))
                 .ok()
         });
-        let Some(file) = file else { return WriterLock { _file: None } };
+        let Some(file) = file else { return WriterLock { file: None } };
         let deadline = std::time::Instant::now() + LOCK_WAIT;
         loop {
             match file.try_lock() {
-                Ok(()) => return WriterLock { _file: Some(file) },
+                Ok(()) => return WriterLock { file: Some(file) },
                 Err(std::fs::TryLockError::WouldBlock) if std::time::Instant::now() < deadline => {
                     std::thread::sleep(Duration::from_millis(1));
                 }
-                Err(_) => return WriterLock { _file: None },
+                Err(_) => return WriterLock { file: None },
             }
         }
     }
@@ -775,7 +825,7 @@ impl Git {
     ) -> Result<MergeOutcome, Error> {
         let remote = self.full_commit(remote_tip)?;
         let remote_tree = self.commit_tree(remote)?;
-        let _lock = self.writer_lock();
+        let lock = self.writer_lock();
         let mut last = String::new();
         for attempt in 0..MAX_ATTEMPTS {
             let local = self.tip_id(local_ref)?;
@@ -809,7 +859,11 @@ impl Git {
             };
             match self.cas(local_ref, new, expect(local), message, who)? {
                 Cas::Done => return Ok(MergeOutcome { action, tip: new.to_string(), collisions: u.collisions }),
-                Cas::Conflict(e) | Cas::Busy(e) => last = e,
+                Cas::Conflict(e) => last = e,
+                Cas::Busy(e) => {
+                    self.clear_stale_lock(local_ref, &lock);
+                    last = e;
+                }
             }
             backoff(attempt);
         }
@@ -1309,6 +1363,21 @@ mod tests {
         assert_eq!(g.ref_tip(CONTINUITY_REF).unwrap().as_deref(), Some(first.tip.as_str()));
         std::fs::remove_file(&lock).unwrap();
         assert!(g.store_add(&[rec(1)], "second", &who()).unwrap().written);
+        fsck(&dir);
+    }
+
+    #[test]
+    fn a_stale_ref_lock_left_by_a_dead_writer_is_removed() {
+        let t = tempfile::tempdir().unwrap();
+        let dir = t.path().join("w");
+        let g = checkout(&dir);
+        g.store_add(&[rec(0)], "first", &who()).unwrap();
+        let lock = dir.join(".git/refs/majordomus/continuity.lock");
+        std::fs::write(&lock, "left by a killed writer").unwrap();
+        let old = std::time::UNIX_EPOCH + Duration::from_secs(1_700_000_000);
+        std::fs::File::options().write(true).open(&lock).unwrap().set_modified(old).unwrap();
+        assert!(g.store_add(&[rec(1)], "second", &who()).unwrap().written);
+        assert!(!lock.exists());
         fsck(&dir);
     }
 

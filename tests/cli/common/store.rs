@@ -78,12 +78,6 @@ pub fn blob_at(repo: &Repo<'_>, reference: &str, path: &str) -> String {
 /// Replaces the tree of the store with its current tree plus `entries` (`mode`, object, path;
 /// mode `0` removes the path), as a new commit on [`REF`] whose parent is the old tip.
 pub fn put(repo: &Repo<'_>, entries: &[(&str, &str, &str)]) -> String {
-    let idx = repo.env.path().join(format!("plumbing-index-{}", std::process::id()));
-    let _ = std::fs::remove_file(&idx);
-    let idx_s = idx.to_str().unwrap().to_string();
-    let env = [("GIT_INDEX_FILE", idx_s.as_str())];
-    let old = repo.git(&["rev-parse", REF]);
-    repo.env.sh(&repo.root, &format!("git read-tree {REF}"), b"", &env).ok();
     let info: String = entries
         .iter()
         .map(|(mode, object, path)| {
@@ -94,6 +88,18 @@ pub fn put(repo: &Repo<'_>, entries: &[(&str, &str, &str)]) -> String {
             }
         })
         .collect();
+    put_info(repo, &info)
+}
+
+/// [`put`] with `git update-index --index-info` lines (`<mode> <object>\t<path>`), for many
+/// entries at once.
+pub fn put_info(repo: &Repo<'_>, info: &str) -> String {
+    let idx = repo.env.path().join(format!("plumbing-index-{}", std::process::id()));
+    let _ = std::fs::remove_file(&idx);
+    let idx_s = idx.to_str().unwrap().to_string();
+    let env = [("GIT_INDEX_FILE", idx_s.as_str())];
+    let old = repo.git(&["rev-parse", REF]);
+    repo.env.sh(&repo.root, &format!("git read-tree {REF}"), b"", &env).ok();
     repo.env.sh(&repo.root, "git update-index --index-info", info.as_bytes(), &env).ok();
     let tree = repo.env.sh(&repo.root, "git write-tree --missing-ok", b"", &env).ok().stdout.trim().to_string();
     let _ = std::fs::remove_file(&idx);
