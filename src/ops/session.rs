@@ -67,6 +67,9 @@ pub fn start(ctx: &Ctx, p: StartParams) -> Result<StartReport> {
     let key = key_for(ctx, p.provider_session.as_deref());
     let path = open_path(&ctx.layout, &key);
     let here = ctx.layout.root().display().to_string();
+    // Two starts of one key at once must not both see it free: the second would replace the
+    // first's episode, which then is never closed.
+    let _lock = Lock::acquire(&ctx.layout.locks(), &format!("session-start.{key}"))?;
     match read_open(&path) {
         Err(reason) => {
             return Err(Error::refused(format!("session start: {reason}"))

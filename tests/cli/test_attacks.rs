@@ -160,18 +160,34 @@ fn a_parent_loop_can_only_be_forged_and_a_forged_id_is_refused() {
 fn a_huge_blob_and_a_zlib_bomb_are_refused_from_their_headers() {
     let env = TestEnv::new();
     let (r, ids) = world(&env);
-    // 100 MiB of incompressible bytes, and 1 GiB of zeros that deflates to about a megabyte.
+    // 100 MiB of incompressible bytes, and 256 MiB of zeros that deflates to a quarter of a megabyte.
     let big = r.env.sh(&r.root, "head -c 104857600 /dev/urandom | git hash-object -w --stdin", b"", &[]).ok();
-    let bomb = r.env.sh(&r.root, "head -c 1073741824 /dev/zero | git hash-object -w --stdin", b"", &[]).ok();
+    let bomb = r.env.sh(&r.root, "head -c 268435456 /dev/zero | git hash-object -w --stdin", b"", &[]).ok();
     let (p_big, p_bomb) = (store_path(&"e1".repeat(32)), store_path(&"e2".repeat(32)));
     put(&r, &[("100644", big.stdout.trim(), &p_big), ("100644", bomb.stdout.trim(), &p_bomb)]);
     let v = refused(&r, &ids, &p_big, "continuity.record_too_large");
     assert!(coded_paths(&v["diagnostics"]).contains(&("continuity.record_too_large".into(), p_bomb.clone())), "{v}");
     let msg = v["diagnostics"].as_array().unwrap().iter().find(|d| d["path"] == p_bomb.as_str()).unwrap();
-    assert_eq!(msg["message"], "1073741824 bytes, cap 163840", "{msg}");
+    assert_eq!(msg["message"], "268435456 bytes, cap 163840", "{msg}");
     // A cold read (no read model) is bounded too.
     std::fs::remove_dir_all(r.root.join(".git/majordomus/readmodel")).unwrap();
     records(&r);
+    // A loose object whose header claims 1 TiB: refused from the header, where inflating it
+    // would fail (or never end).
+    let liar = "e3".repeat(20);
+    let dir = r.root.join(format!(".git/objects/{}", &liar[..2]));
+    std::fs::create_dir_all(&dir).unwrap();
+    let script = "import zlib,sys; open(sys.argv[1],'wb').write(zlib.compress(b'blob 1099511627776\\0' + b'x' * 100))";
+    r.env.sh(&r.root, &format!("python3 -c \"{script}\" {}", dir.join(&liar[2..]).display()), b"", &[]).ok();
+    let p_liar = store_path(&"e3".repeat(32));
+    put(&r, &[("100644", &liar, &p_liar)]);
+    let v = records(&r);
+    let d = v["diagnostics"].as_array().unwrap().iter().find(|d| d["path"] == p_liar.as_str()).unwrap().clone();
+    assert_eq!(d["message"], "1099511627776 bytes, cap 163840", "{d}");
+    let mut got: Vec<String> =
+        v["records"].as_array().unwrap().iter().map(|x| x["id"].as_str().unwrap().into()).collect();
+    got.sort();
+    assert_eq!(got, ids);
 }
 
 #[test]
