@@ -115,8 +115,27 @@ fn campaign(r: &Repo<'_>, rng: &mut Rng, args: &[&str], stdin: &str, before: &dy
         rerun(r, args, stdin, ok);
         intact(r, &what);
     }
-    note(&format!("crash: {args:?}: {KILLS} runs, {killed} killed mid-run (run takes {} ms)", d / 1000));
+    note(&format!(
+        "crash: {args:?}: {KILLS} runs, {killed} killed mid-run (run takes {} ms); {} temp files left by kills inside a write so far",
+        d / 1000,
+        temps(&r.root.join(".ai/local"))
+    ));
     killed
+}
+
+/// How many `.tmp.*` files (a write's staging file, left by a kill inside the write; never read
+/// as a record) are under `dir`: the evidence that kills landed inside the write window.
+fn temps(dir: &Path) -> usize {
+    let Ok(rd) = std::fs::read_dir(dir) else { return 0 };
+    rd.flatten()
+        .map(|e| {
+            if e.path().is_dir() {
+                temps(&e.path())
+            } else {
+                usize::from(e.file_name().to_string_lossy().starts_with(".tmp."))
+            }
+        })
+        .sum()
 }
 
 #[test]
