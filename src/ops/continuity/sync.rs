@@ -106,6 +106,7 @@ fn fetch(ctx: &Ctx, s: &Setup, remote: &str, np: &NoPrompt) -> Result<std::resul
         Err(e) => Ok(Err(e)),
         Ok(RemoteRef::Absent) => Ok(Ok(None)),
         Ok(RemoteRef::Present(want)) => {
+            let before = tip(ctx, &remote_ref(remote))?;
             if let Err(e) = ctx.git.fetch_continuity(remote, np) {
                 return Ok(Err(e));
             }
@@ -114,8 +115,10 @@ fn fetch(ctx: &Ctx, s: &Setup, remote: &str, np: &NoPrompt) -> Result<std::resul
                     "the local store is unchanged; {remote}'s {REF} must be a whole store commit — ask whoever writes {remote} to repair it"
                 ))
             };
-            // git exits 0 yet keeps the ref out when the remote is shallow.
-            if tip(ctx, &remote_ref(remote))?.as_deref() != Some(want.as_str()) {
+            // git exits 0 yet keeps the ref out when the remote is shallow. (A tracking ref that
+            // moved elsewhere is fine: the remote moved on between ls-remote and fetch.)
+            let after = tip(ctx, &remote_ref(remote))?;
+            if after.as_deref() != Some(want.as_str()) && after == before {
                 return Err(refused(format!(
                     "git did not take in its tip {} (a shallow repository's history is refused)",
                     &want[..want.len().min(12)]
