@@ -7,6 +7,7 @@ use serde_json::Value;
 use super::mesh::{trust_of, Mesh, Trust};
 use super::record::{blake3_hex, canonical_value, is_id, store_path, Envelope, Record, MAX_STORED_BYTES, SCHEMA};
 use super::{portability, signing};
+use crate::git::store::{Blob, FileMode, StoreEntry};
 
 /// One diagnostic of a store read.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -112,19 +113,54 @@ pub fn admit(path: &str, blob: &str, bytes: &[u8], j: &Judge<'_>) -> (Verdict, O
     standing(path, blob, intrinsic(path, bytes), j)
 }
 
+/// The cap [`crate::git::Git::map_blobs`] reads store blobs under: a blob whose header says
+/// it is larger is refused as `continuity.record_too_large` without being inflated.
+pub const BLOB_CAP: u64 = MAX_STORED_BYTES as u64;
+
+/// [`admit`] for a store entry as [`crate::git::Git::map_blobs`] hands it over.
+pub fn admit_entry(e: &StoreEntry, blob: Blob<'_>, j: &Judge<'_>) -> (Verdict, Option<Diagnostic>) {
+    standing(&e.path, &e.blob, intrinsic_entry(e, blob), j)
+}
+
+/// [`intrinsic`] for a store entry: only a regular file of a record's name is read; a symlink,
+/// an executable file or a submodule is a stray entry, and a blob larger than [`BLOB_CAP`]
+/// is refused from its header.
+pub fn intrinsic_entry(e: &StoreEntry, blob: Blob<'_>) -> Intrinsic {
+    let path = e.path.as_str();
+    if !is_record_path(path) {
+        return stray(path, "not a record of the store; it is ignored".into());
+    }
+    if e.mode != FileMode::Regular {
+        return stray(path, format!("{}, not a record file; it is ignored", e.mode.describe()));
+    }
+    match blob {
+        Blob::NotAFile => stray(path, "not a record file; it is ignored".into()),
+        Blob::TooLarge(n) => too_large(path, n),
+        Blob::Bytes(bytes) => intrinsic(path, bytes),
+    }
+}
+
+fn stray(path: &str, message: String) -> Intrinsic {
+    Intrinsic::Stray(Diagnostic::new("warning", "continuity.stray_file", Some(path), message))
+}
+
+fn too_large(path: &str, n: u64) -> Intrinsic {
+    Intrinsic::Refused(Diagnostic::new(
+        "error",
+        "continuity.record_too_large",
+        Some(path),
+        format!("{n} bytes, cap {MAX_STORED_BYTES}"),
+    ))
+}
+
 /// The machine-independent checks of one file (SPEC §10.3, cheapest first).
 pub fn intrinsic(path: &str, bytes: &[u8]) -> Intrinsic {
     let refuse = |code: &str, msg: String| Intrinsic::Refused(Diagnostic::new("error", code, Some(path), msg));
     if !is_record_path(path) {
-        return Intrinsic::Stray(Diagnostic::new(
-            "warning",
-            "continuity.stray_file",
-            Some(path),
-            "not a record of the store; it is ignored",
-        ));
+        return stray(path, "not a record of the store; it is ignored".into());
     }
     if bytes.len() > MAX_STORED_BYTES {
-        return refuse("continuity.record_too_large", format!("{} bytes, cap {MAX_STORED_BYTES}", bytes.len()));
+        return too_large(path, bytes.len() as u64);
     }
     let Ok(Value::Object(top)) = serde_json::from_slice::<Value>(bytes) else {
         return refuse("continuity.record_malformed", "not a JSON object".into());

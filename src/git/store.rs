@@ -39,8 +39,58 @@ const MAX_ATTEMPTS: u32 = 20;
 pub struct StoreEntry {
     /// Full path inside the store tree, `/`-separated (`records/ab/cd/<id>.json`, or a stray file).
     pub path: String,
-    /// The blob's object id, 40 hex.
+    /// The object id, 40 hex (a blob; for a [`FileMode::Submodule`] entry, a commit that need
+    /// not exist here).
     pub blob: String,
+    /// The entry's mode in its tree.
+    pub mode: FileMode,
+}
+
+/// The mode of a tree entry that is not a folder. Only [`FileMode::Regular`] entries can be
+/// records; the others are listed so that a reader can report them, and are never read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FileMode {
+    /// `100644`.
+    Regular,
+    /// `100755`.
+    Executable,
+    /// `120000`.
+    Symlink,
+    /// `160000` (a gitlink).
+    Submodule,
+}
+
+impl FileMode {
+    fn of(kind: EntryKind) -> Option<FileMode> {
+        match kind {
+            EntryKind::Blob => Some(FileMode::Regular),
+            EntryKind::BlobExecutable => Some(FileMode::Executable),
+            EntryKind::Link => Some(FileMode::Symlink),
+            EntryKind::Commit => Some(FileMode::Submodule),
+            EntryKind::Tree => None,
+        }
+    }
+    /// `a regular file`, `an executable file`, `a symlink`, `a submodule`.
+    pub fn describe(self) -> &'static str {
+        match self {
+            FileMode::Regular => "a regular file",
+            FileMode::Executable => "an executable file",
+            FileMode::Symlink => "a symlink",
+            FileMode::Submodule => "a submodule",
+        }
+    }
+}
+
+/// A store file as [`Git::map_blobs`] hands it over.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Blob<'a> {
+    /// The bytes of a regular file within the cap.
+    Bytes(&'a [u8]),
+    /// A regular file whose object header says it is this many bytes, more than the cap: it was
+    /// not inflated.
+    TooLarge(u64),
+    /// Not a regular file (see the entry's mode): never read.
+    NotAFile,
 }
 
 /// Who writes a store commit, and when (the caller's clock; this module never reads one).
@@ -196,8 +246,13 @@ const LOCK_WAIT: Duration = Duration::from_secs(10);
 /// take turns instead of starving each other in the compare-and-swap loop; correctness comes from
 /// the compare-and-swap alone, so a writer that cannot take the lock goes on without it.
 struct WriterLock {
-    _file: Option<std::fs::File>,
+    file: Option<std::fs::File>,
 }
+
+/// How old a reference lock must be, while this process holds the writers' lock, to be taken
+/// for the leftover of a dead writer (see [`Git::clear_stale_lock`]). Longer than the whole
+/// compare-and-swap retry budget (about 3 s), so a live holder is never robbed.
+const STALE_LOCK: Duration = Duration::from_secs(5);
 
 /// The outcome of one compare-and-swap attempt.
 enum Cas {
@@ -237,8 +292,8 @@ impl Git {
         Ok(Some(r.peel_to_id().map_err(gxe)?.detach()))
     }
 
-    /// Every file (blob or symlink, at any depth) in the tree of commit `tip`, with its full
-    /// path, sorted by path.
+    /// Every entry that is not a folder (a file, a symlink or a submodule, at any depth) in the
+    /// tree of commit `tip`, with its full path and mode, sorted by path.
     pub fn store_list(&self, tip: &str) -> Result<Vec<StoreEntry>, Error> {
         let tree = self.commit_tree(oid(tip)?)?;
         let mut out = Vec::new();
@@ -246,10 +301,9 @@ impl Git {
         while let Some((prefix, id)) = stack.pop() {
             for (name, id, kind) in self.entries(id)? {
                 let path = format!("{prefix}{name}");
-                match kind {
-                    EntryKind::Tree => stack.push((format!("{path}/"), id)),
-                    EntryKind::Commit => {}
-                    _ => out.push(StoreEntry { path, blob: id.to_string() }),
+                match FileMode::of(kind) {
+                    None => stack.push((format!("{path}/"), id)),
+                    Some(mode) => out.push(StoreEntry { path, blob: id.to_string(), mode }),
                 }
             }
         }
@@ -257,9 +311,14 @@ impl Git {
         Ok(out)
     }
 
-    /// The bytes of blob `blob` (40 hex).
-    pub fn read_blob(&self, blob: &str) -> Result<Vec<u8>, Error> {
-        let obj = self.repo.find_object(oid(blob)?).map_err(gxe)?;
+    /// The bytes of blob `blob` (40 hex), refused unread when its object header says it is
+    /// larger than `cap` bytes.
+    pub fn read_blob(&self, blob: &str, cap: u64) -> Result<Vec<u8>, Error> {
+        let id = oid(blob)?;
+        if let Some(size) = oversize(&self.repo, id, cap)? {
+            return Err(Error::Gix(format!("blob {blob} is {size} bytes, cap {cap}; it was not read")));
+        }
+        let obj = self.repo.find_object(id).map_err(gxe)?;
         if obj.kind != gix::object::Kind::Blob {
             return Err(Error::Gix(format!("{blob} is a {}, not a blob", obj.kind)));
         }
@@ -395,23 +454,21 @@ impl Git {
                 let path = format!("{prefix}{name}");
                 let before = old_entries.get(&name).copied();
                 seen.insert(name);
-                match (kind, before) {
-                    (EntryKind::Commit, _) => {}
-                    (EntryKind::Tree, Some((old_id, EntryKind::Tree))) => {
-                        stack.push((format!("{path}/"), Some(old_id), Some(id)))
-                    }
-                    (EntryKind::Tree, before) => {
-                        if before.is_some_and(|(_, k)| k != EntryKind::Commit) {
+                let mode = FileMode::of(kind);
+                match (mode, before) {
+                    (None, Some((old_id, EntryKind::Tree))) => stack.push((format!("{path}/"), Some(old_id), Some(id))),
+                    (None, before) => {
+                        if before.is_some() {
                             out.removed.push(path.clone());
                         }
                         stack.push((format!("{path}/"), None, Some(id)));
                     }
-                    (_, Some((old_id, EntryKind::Tree))) => {
+                    (Some(mode), Some((old_id, EntryKind::Tree))) => {
                         stack.push((format!("{path}/"), Some(old_id), None));
-                        out.added.push(StoreEntry { path, blob: id.to_string() });
+                        out.added.push(StoreEntry { path, blob: id.to_string(), mode });
                     }
-                    (_, Some((old_id, _))) if old_id == id => {}
-                    (_, _) => out.added.push(StoreEntry { path, blob: id.to_string() }),
+                    (Some(_), Some((old_id, old_kind))) if old_id == id && old_kind == kind => {}
+                    (Some(mode), _) => out.added.push(StoreEntry { path, blob: id.to_string(), mode }),
                 }
             }
             for (name, (id, kind)) in old_entries {
@@ -421,7 +478,6 @@ impl Git {
                 let path = format!("{prefix}{name}");
                 match kind {
                     EntryKind::Tree => stack.push((format!("{path}/"), Some(id), None)),
-                    EntryKind::Commit => {}
                     _ => out.removed.push(path),
                 }
             }
@@ -431,7 +487,7 @@ impl Git {
         Ok(out)
     }
 
-    /// The blob at `path` in the tree of commit `tip`, found by walking the path's components
+    /// The regular file at `path` in the tree of commit `tip`, found by walking the path's components
     /// (a handful of small trees), never by listing the store.
     pub fn store_find(&self, tip: &str, path: &str) -> Result<Option<String>, Error> {
         let mut tree = self.commit_tree(oid(tip)?)?;
@@ -443,9 +499,7 @@ impl Git {
             let last = i + 1 == parts.len();
             match (last, kind) {
                 (false, EntryKind::Tree) => tree = id,
-                (true, EntryKind::Blob | EntryKind::BlobExecutable | EntryKind::Link) => {
-                    return Ok(Some(id.to_string()))
-                }
+                (true, EntryKind::Blob) => return Ok(Some(id.to_string())),
                 _ => return Ok(None),
             }
         }
@@ -454,11 +508,13 @@ impl Git {
 
     /// Reads the blobs of `entries` on `workers` threads (each with its own repository handle)
     /// and maps each one with `f` as soon as it is read, so at most one blob per thread is held
-    /// at a time. Results come back in the order of `entries`.
-    pub fn map_blobs<T, F>(&self, entries: &[StoreEntry], workers: usize, f: F) -> Result<Vec<T>, Error>
+    /// at a time. Results come back in the order of `entries`. A blob whose object header says
+    /// it is larger than `cap` is never inflated ([`Blob::TooLarge`]); an entry that is not a
+    /// regular file is never read ([`Blob::NotAFile`]).
+    pub fn map_blobs<T, F>(&self, entries: &[StoreEntry], workers: usize, cap: u64, f: F) -> Result<Vec<T>, Error>
     where
         T: Send,
-        F: Fn(&StoreEntry, &[u8]) -> T + Sync,
+        F: Fn(&StoreEntry, Blob<'_>) -> T + Sync,
     {
         if entries.is_empty() {
             return Ok(Vec::new());
@@ -474,11 +530,20 @@ impl Git {
                     scope.spawn(move || -> Result<Vec<T>, Error> {
                         let mut out = Vec::with_capacity(part.len());
                         for e in part {
-                            let obj = repo.find_object(oid(&e.blob)?).map_err(gxe)?;
+                            if e.mode != FileMode::Regular {
+                                out.push(f(e, Blob::NotAFile));
+                                continue;
+                            }
+                            let id = oid(&e.blob)?;
+                            if let Some(size) = oversize(&repo, id, cap)? {
+                                out.push(f(e, Blob::TooLarge(size)));
+                                continue;
+                            }
+                            let obj = repo.find_object(id).map_err(gxe)?;
                             if obj.kind != gix::object::Kind::Blob {
                                 return Err(Error::Gix(format!("{} is a {}, not a blob", e.blob, obj.kind)));
                             }
-                            out.push(f(e, &obj.data));
+                            out.push(f(e, Blob::Bytes(&obj.data)));
                         }
                         Ok(out)
                     })
@@ -520,17 +585,31 @@ impl Git {
         message: &str,
         who: &Committer,
     ) -> Result<AddOutcome, Error> {
-        let _lock = self.writer_lock();
-        self.add_unlocked(refname, records, message, who)
+        let lock = self.writer_lock();
+        self.add_locked(refname, records, message, who, Some(&lock))
     }
 
     /// [`Git::store_add`] on any reference, without the writers' lock (compare-and-swap only).
+    #[cfg(test)]
     fn add_unlocked<P: AsRef<str>, B: AsRef<[u8]>>(
         &self,
         refname: &str,
         records: &[(P, B)],
         message: &str,
         who: &Committer,
+    ) -> Result<AddOutcome, Error> {
+        self.add_locked(refname, records, message, who, None)
+    }
+
+    /// [`Git::store_add`] on any reference, under the writers' `lock` when given (only then is a
+    /// stale reference lock removed).
+    fn add_locked<P: AsRef<str>, B: AsRef<[u8]>>(
+        &self,
+        refname: &str,
+        records: &[(P, B)],
+        message: &str,
+        who: &Committer,
+        lock: Option<&WriterLock>,
     ) -> Result<AddOutcome, Error> {
         full_name(refname)?;
         let mut blobs: Vec<(&str, ObjectId)> = Vec::with_capacity(records.len());
@@ -556,11 +635,42 @@ impl Git {
             let commit = self.write_commit(tree, old.into_iter().collect(), message, who)?;
             match self.cas(refname, commit, expect(old), message, who)? {
                 Cas::Done => return Ok(AddOutcome { tip: commit.to_string(), written: true }),
-                Cas::Conflict(e) | Cas::Busy(e) => last = e,
+                Cas::Conflict(e) => last = e,
+                Cas::Busy(e) => {
+                    if let Some(lock) = lock {
+                        self.clear_stale_lock(refname, lock);
+                    }
+                    last = e;
+                }
             }
             backoff(attempt);
         }
         Err(Error::Gix(format!("{refname}: gave up after {MAX_ATTEMPTS} attempts (concurrent writers): {last}")))
+    }
+
+    /// Removes the lock file of reference `name` when it is stale: older than [`STALE_LOCK`]
+    /// while this process holds the writers' lock. Every writer of the store takes the writers'
+    /// lock first and holds a reference lock for milliseconds, so such a lock file was left by a
+    /// writer that died inside its ref transaction (SIGKILL, power loss); without this it would
+    /// refuse every later write until removed by hand. Its age is read in the file system's own
+    /// time (the lock's mtime against the writers' lock file just touched), never the process
+    /// clock. A fresh lock is left alone: the write fails and the ref stays as it was.
+    fn clear_stale_lock(&self, name: &str, lock: &WriterLock) {
+        let Some(file) = &lock.file else { return };
+        let path = self.common_dir.join(format!("{name}.lock"));
+        let Ok(taken) = std::fs::metadata(&path).and_then(|m| m.modified()) else { return };
+        let now = {
+            use std::io::{Seek, Write};
+            let mut f = file;
+            let touched = f.seek(std::io::SeekFrom::Start(0)).and_then(|_| f.write_all(b"\n"));
+            match touched.and_then(|()| f.metadata()).and_then(|m| m.modified()) {
+                Ok(t) => t,
+                Err(_) => return,
+            }
+        };
+        if now.duration_since(taken).is_ok_and(|age| age > STALE_LOCK) {
+            let _ = std::fs::remove_file(&path);
+        }
     }
 
     /// Takes the writers' lock, waiting up to [`LOCK_WAIT`]; without it when it cannot be had.
@@ -575,15 +685,15 @@ impl Git {
                 .open(dir.join("store.lock"))
                 .ok()
         });
-        let Some(file) = file else { return WriterLock { _file: None } };
+        let Some(file) = file else { return WriterLock { file: None } };
         let deadline = std::time::Instant::now() + LOCK_WAIT;
         loop {
             match file.try_lock() {
-                Ok(()) => return WriterLock { _file: Some(file) },
+                Ok(()) => return WriterLock { file: Some(file) },
                 Err(std::fs::TryLockError::WouldBlock) if std::time::Instant::now() < deadline => {
                     std::thread::sleep(Duration::from_millis(1));
                 }
-                Err(_) => return WriterLock { _file: None },
+                Err(_) => return WriterLock { file: None },
             }
         }
     }
@@ -715,7 +825,7 @@ impl Git {
     ) -> Result<MergeOutcome, Error> {
         let remote = self.full_commit(remote_tip)?;
         let remote_tree = self.commit_tree(remote)?;
-        let _lock = self.writer_lock();
+        let lock = self.writer_lock();
         let mut last = String::new();
         for attempt in 0..MAX_ATTEMPTS {
             let local = self.tip_id(local_ref)?;
@@ -749,7 +859,11 @@ impl Git {
             };
             match self.cas(local_ref, new, expect(local), message, who)? {
                 Cas::Done => return Ok(MergeOutcome { action, tip: new.to_string(), collisions: u.collisions }),
-                Cas::Conflict(e) | Cas::Busy(e) => last = e,
+                Cas::Conflict(e) => last = e,
+                Cas::Busy(e) => {
+                    self.clear_stale_lock(local_ref, &lock);
+                    last = e;
+                }
             }
             backoff(attempt);
         }
@@ -797,7 +911,7 @@ impl Git {
                     if here == Some((*id, *kind)) {
                         continue;
                     }
-                    if !include(&path) || check_path(&path).is_err() {
+                    if *kind != EntryKind::Blob || !include(&path) || check_path(&path).is_err() {
                         u.excluded = true;
                     } else if here.is_none() {
                         u.adds.push((path, *id, *kind));
@@ -813,6 +927,14 @@ impl Git {
         }
         Ok(())
     }
+}
+
+/// The size object `id`'s header declares, when it is more than `cap` bytes: read from the
+/// loose object's zlib header or the pack entry's header, without inflating the object (a 100
+/// MiB blob, or a small one that inflates huge, is never decompressed).
+fn oversize(repo: &gix::Repository, id: ObjectId, cap: u64) -> Result<Option<u64>, Error> {
+    let header = repo.find_header(id).map_err(gxe)?;
+    Ok((header.size() > cap).then(|| header.size()))
 }
 
 fn expect(old: Option<ObjectId>) -> PreviousValue {
@@ -1096,7 +1218,7 @@ mod tests {
         assert_eq!(list.iter().map(|e| e.path.clone()).collect::<Vec<_>>(), want);
         for e in &list {
             let r = recs.iter().find(|r| r.0 == e.path).unwrap();
-            assert_eq!(g.read_blob(&e.blob).unwrap(), r.1);
+            assert_eq!(g.read_blob(&e.blob, u64::MAX).unwrap(), r.1);
         }
         // The commit is written as the given committer at the given time, message with newline.
         let raw = sh(&dir, &["cat-file", "commit", &b.tip]);
@@ -1113,8 +1235,8 @@ mod tests {
         assert!(g.store_add(&[("../x.json", b"x".to_vec())], "m", &who()).is_err());
         assert!(g.store_add(&[(".git/x.json", b"x".to_vec())], "m", &who()).is_err());
         assert!(g.store_add(&[("records/", b"x".to_vec())], "m", &who()).is_err());
-        assert!(g.read_blob("zz").is_err());
-        assert!(g.read_blob(&b.tip).is_err());
+        assert!(g.read_blob("zz", u64::MAX).is_err());
+        assert!(g.read_blob(&b.tip, u64::MAX).is_err());
         assert!(g.ref_tip("continuity").is_err());
         let empty: &[(&str, &[u8])] = &[];
         assert!(!g.store_add(empty, "m", &who()).unwrap().written);
@@ -1245,6 +1367,21 @@ mod tests {
     }
 
     #[test]
+    fn a_stale_ref_lock_left_by_a_dead_writer_is_removed() {
+        let t = tempfile::tempdir().unwrap();
+        let dir = t.path().join("w");
+        let g = checkout(&dir);
+        g.store_add(&[rec(0)], "first", &who()).unwrap();
+        let lock = dir.join(".git/refs/majordomus/continuity.lock");
+        std::fs::write(&lock, "left by a killed writer").unwrap();
+        let old = std::time::UNIX_EPOCH + Duration::from_secs(1_700_000_000);
+        std::fs::File::options().write(true).open(&lock).unwrap().set_modified(old).unwrap();
+        assert!(g.store_add(&[rec(1)], "second", &who()).unwrap().written);
+        assert!(!lock.exists());
+        fsck(&dir);
+    }
+
+    #[test]
     fn set_ref_compare_and_swap() {
         let t = tempfile::tempdir().unwrap();
         let dir = t.path().join("w");
@@ -1331,7 +1468,7 @@ mod tests {
         want.sort();
         assert_eq!(paths(&g, &m.tip), want);
         let kept = g.store_list(&m.tip).unwrap().into_iter().find(|e| e.path == p3).unwrap();
-        assert_eq!(g.read_blob(&kept.blob).unwrap(), b3);
+        assert_eq!(g.read_blob(&kept.blob, u64::MAX).unwrap(), b3);
         // The merged remote is now contained.
         let again = g.store_merge(CONTINUITY_REF, &r3, &include, "merge", &who()).unwrap();
         assert_eq!((again.action, again.tip.as_str()), (MergeAction::None, m.tip.as_str()));
@@ -1356,7 +1493,7 @@ mod tests {
         want.sort();
         assert_eq!(paths(&g, &m3.tip), want);
         let p3_remote = g.store_list(&m3.tip).unwrap().into_iter().find(|e| e.path == p3).unwrap();
-        assert_eq!(g.read_blob(&p3_remote.blob).unwrap(), b"other bytes\n");
+        assert_eq!(g.read_blob(&p3_remote.blob, u64::MAX).unwrap(), b"other bytes\n");
         assert_eq!(g.store_merge(fresh, &r3, &include, "merge", &who()).unwrap().action, MergeAction::None);
 
         assert!(g.store_merge(CONTINUITY_REF, &"1".repeat(40), &all, "m", &who()).is_err());

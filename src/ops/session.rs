@@ -61,12 +61,18 @@ fn key_for(ctx: &Ctx, provider_session: Option<&str>) -> String {
     key_of(provider_session.or(ctx.env.session_key.as_deref()).unwrap_or(HAND))
 }
 
+/// The lock every start and close holds while it changes the open files and the pointer.
+const POINTER_LOCK: &str = "session-pointer";
+
 /// `session start`.
 pub fn start(ctx: &Ctx, p: StartParams) -> Result<StartReport> {
     ctx.require_layer()?;
     let key = key_for(ctx, p.provider_session.as_deref());
     let path = open_path(&ctx.layout, &key);
     let here = ctx.layout.root().display().to_string();
+    // Two starts of one key at once must not both see it free: the second would replace the
+    // first's episode, which then is never closed.
+    let _lock = Lock::acquire(&ctx.layout.locks(), &format!("session-start.{key}"))?;
     match read_open(&path) {
         Err(reason) => {
             return Err(Error::refused(format!("session start: {reason}"))
@@ -104,9 +110,12 @@ pub fn start(ctx: &Ctx, p: StartParams) -> Result<StartReport> {
         start_head: id.head_text().into(),
         start_working_tree: ctx.working_tree()?.into(),
     };
-    sessions::write_open(&ctx.layout, &key, &s)?;
-    if let Some(w) = sessions::aim_pointer(&ctx.layout, &key)? {
-        ctx.warn(w);
+    {
+        let _pointer = Lock::acquire(&ctx.layout.locks(), POINTER_LOCK)?;
+        sessions::write_open(&ctx.layout, &key, &s)?;
+        if let Some(w) = sessions::aim_pointer(&ctx.layout, &key)? {
+            ctx.warn(w);
+        }
     }
     ctx.set_session(Some(s.session_id.clone()));
     let mut fields = vec![("owner", Value::from(s.owner.clone()))];
@@ -265,6 +274,10 @@ pub fn close(ctx: &Ctx, p: CloseParams) -> Result<Option<CloseReport>> {
             &[("outcome", Value::from(p.outcome.clone())), ("session_path", Value::from(ctx.rel(&path)))],
         )?;
     }
+    // Removing the open files and re-aiming the pointer is one step for every start and close
+    // of this checkout: two closes at once would each still see the other's episode and leave
+    // the last one without a pointer.
+    let _pointer = Lock::acquire(&ctx.layout.locks(), POINTER_LOCK)?;
     for (k, parsed) in sessions::list_open(&ctx.layout)? {
         if parsed.as_ref().is_ok_and(|o| o.session_id == sid) {
             let f = open_path(&ctx.layout, &k);
@@ -279,7 +292,9 @@ pub fn close(ctx: &Ctx, p: CloseParams) -> Result<Option<CloseReport>> {
     }
     let pointer = sessions::pointer_key(&ctx.layout);
     let dangling = pointer.as_ref().is_some_and(|k| !open_path(&ctx.layout, k).exists());
-    if pointer.as_deref() == Some(key.as_str()) || dangling {
+    // No pointer (an earlier close removed it while others were open) counts as a dangling one:
+    // the single episode left must stay reachable by a plain `session close`.
+    if pointer.as_deref() == Some(key.as_str()) || dangling || pointer.is_none() {
         sessions::remove_pointer(&ctx.layout)?;
         let remaining: Vec<String> = sessions::list_open(&ctx.layout)?
             .into_iter()

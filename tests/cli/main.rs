@@ -3,6 +3,7 @@
 
 mod common;
 
+mod test_attacks;
 mod test_basics;
 mod test_check;
 mod test_checkpoint;
@@ -10,6 +11,7 @@ mod test_ci;
 mod test_concurrency;
 mod test_context;
 mod test_continuity;
+mod test_crash;
 mod test_decision_question;
 mod test_finish;
 mod test_handover;
@@ -21,4 +23,6 @@ mod test_remotes;
 mod test_search;
 mod test_session;
 mod test_snapshots;
+mod test_soak;
 mod test_surfaces;
+mod test_two_machines;

@@ -7,7 +7,7 @@ use serde::Serialize;
 use super::loaded::{self, Setup};
 use super::{remote_ref, REF};
 use crate::continuity::admission::Diagnostic;
-use crate::continuity::admission::{admit, Judge, Verdict};
+use crate::continuity::admission::{admit_entry, Judge, Verdict, BLOB_CAP};
 use crate::continuity::mesh::Trust;
 use crate::continuity::record::Device;
 use crate::continuity::signing;
@@ -76,7 +76,7 @@ fn tally(ctx: &Ctx, s: &Setup, reference: &str, r: &mut VerifyReport) -> Result<
     for chunk in entries.chunks(CHUNK) {
         let verdicts = ctx
             .git
-            .map_blobs(chunk, loaded::workers(), |e, bytes| match admit(&e.path, &e.blob, bytes, &judge) {
+            .map_blobs(chunk, loaded::workers(), BLOB_CAP, |e, blob| match admit_entry(e, blob, &judge) {
                 (Verdict::Admitted(a), _) => Seen::Admitted(a.trust, a.record.device),
                 (Verdict::TooNew, d) => Seen::TooNew(d),
                 (Verdict::Refused, d) => Seen::Refused(d),
@@ -161,7 +161,7 @@ pub fn export(ctx: &Ctx, prefix: &str, dir: &Path) -> Result<Vec<String>> {
         many => return Err(Error::usage(format!("{prefix} matches {} records; give more of the id", many.len()))),
     };
     let a = store.summary(row);
-    let bytes = ctx.git.read_blob(&a.blob).map_err(|e| Error::io(format!("export: {e}")))?;
+    let bytes = ctx.git.read_blob(&a.blob, BLOB_CAP).map_err(|e| Error::io(format!("export: {e}")))?;
     let envelope: crate::continuity::record::Envelope =
         serde_json::from_slice(&bytes).map_err(|e| Error::io(format!("export: {e}")))?;
     let (msg, sig, pubf) = signing::export_files(&envelope).map_err(|e| Error::io(format!("export: {e}")))?;

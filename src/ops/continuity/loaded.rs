@@ -12,7 +12,9 @@ use std::collections::BTreeSet;
 
 use std::collections::HashMap;
 
-use crate::continuity::admission::{admit, intrinsic, standing_of, Admitted, Diagnostic, Judge, Verdict};
+use crate::continuity::admission::{
+    admit, intrinsic_entry, standing_of, Admitted, Diagnostic, Judge, Verdict, BLOB_CAP,
+};
 use crate::continuity::lineage::{Lineage, RawId};
 use crate::continuity::mesh::{Mesh, Trust};
 use crate::continuity::plan::{Candidate, RefusedFile};
@@ -191,7 +193,7 @@ impl Loaded {
 pub fn full(ctx: &Ctx, store: &Loaded, row: Row) -> Result<Record> {
     let s = store.summary(row);
     let fail = |e: String| Error::io(format!("continuity record {}: {e}", s.id));
-    let bytes = ctx.git.read_blob(&s.blob).map_err(|e| fail(e.to_string()))?;
+    let bytes = ctx.git.read_blob(&s.blob, BLOB_CAP).map_err(|e| fail(e.to_string()))?;
     let envelope: Envelope = serde_json::from_slice(&bytes).map_err(|e| fail(e.to_string()))?;
     serde_json::from_value(envelope.record).map_err(|e| fail(e.to_string()))
 }
@@ -207,7 +209,7 @@ pub fn load_one(ctx: &Ctx, s: &Setup, reference: &str, id: &str) -> Result<Optio
     let Some(tip) = ctx.git.ref_tip(reference).map_err(git_err)? else { return Ok(None) };
     let path = store_path(id);
     let Some(blob) = ctx.git.store_find(&tip, &path).map_err(git_err)? else { return Ok(None) };
-    let bytes = ctx.git.read_blob(&blob).map_err(git_err)?;
+    let bytes = ctx.git.read_blob(&blob, BLOB_CAP).map_err(git_err)?;
     let own_key = s.own_key();
     let judge = Judge { repository: &s.repository, mesh: s.mesh.as_ref(), own_key: own_key.as_deref() };
     Ok(match admit(&path, &blob, &bytes, &judge).0 {
@@ -232,7 +234,7 @@ fn read_cache(ctx: &Ctx, reference: &str, rules: &str) -> Option<View> {
 
 /// Admits `entries` on every core.
 fn admit_all(ctx: &Ctx, entries: &[StoreEntry]) -> std::result::Result<Vec<Entry>, crate::git::Error> {
-    ctx.git.map_blobs(entries, workers(), |e, bytes| Entry::of(&e.path, &e.blob, intrinsic(&e.path, bytes)))
+    ctx.git.map_blobs(entries, workers(), BLOB_CAP, |e, blob| Entry::of(&e.path, &e.blob, intrinsic_entry(e, blob)))
 }
 
 /// The read model of the store at `tip`: the cache of `reference` (or, for a ref read the first

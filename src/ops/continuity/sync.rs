@@ -97,13 +97,37 @@ fn committer(ctx: &Ctx) -> Committer {
     Committer::new(name, email, ctx.clock.now().timestamp())
 }
 
-/// Fetches and admits the remote's store; `Ok(None)` when the remote has none.
-fn fetch(ctx: &Ctx, s: &Setup, remote: &str, np: &NoPrompt) -> std::result::Result<Option<Loaded>, String> {
-    match ctx.git.ls_remote(remote, REF, np)? {
-        RemoteRef::Absent => Ok(None),
-        RemoteRef::Present(_) => {
-            ctx.git.fetch_continuity(remote, np)?;
-            loaded::load(ctx, s, &remote_ref(remote)).map(Some).map_err(|e| e.message)
+/// Fetches and admits the remote's store; `Ok(None)` when the remote has none, `Err(detail)`
+/// when it could not be reached. A remote that was reached but whose store is not a store
+/// commit (its ref names a blob, a tree or a tag, or a commit whose tree is missing) is an
+/// error, never "unreachable": the local store is left as it was.
+fn fetch(ctx: &Ctx, s: &Setup, remote: &str, np: &NoPrompt) -> Result<std::result::Result<Option<Loaded>, String>> {
+    match ctx.git.ls_remote(remote, REF, np) {
+        Err(e) => Ok(Err(e)),
+        Ok(RemoteRef::Absent) => Ok(Ok(None)),
+        Ok(RemoteRef::Present(want)) => {
+            let before = tip(ctx, &remote_ref(remote))?;
+            if let Err(e) = ctx.git.fetch_continuity(remote, np) {
+                return Ok(Err(e));
+            }
+            let refused = |what: String| {
+                Error::refused(format!("the store of {remote} cannot be taken in: {what}")).hint(format!(
+                    "the local store is unchanged; {remote}'s {REF} must be a whole store commit — ask whoever writes {remote} to repair it"
+                ))
+            };
+            // git exits 0 yet keeps the ref out when the remote is shallow. (A tracking ref that
+            // moved elsewhere is fine: the remote moved on between ls-remote and fetch.)
+            let after = tip(ctx, &remote_ref(remote))?;
+            if after.as_deref() != Some(want.as_str()) && after == before {
+                return Err(refused(format!(
+                    "git did not take in its tip {} (a shallow repository's history is refused)",
+                    &want[..want.len().min(12)]
+                )));
+            }
+            match loaded::load(ctx, s, &remote_ref(remote)) {
+                Ok(l) => Ok(Ok(Some(l))),
+                Err(e) => Err(refused(e.message)),
+            }
         }
     }
 }
@@ -285,7 +309,7 @@ fn run(ctx: &Ctx, remote: Option<&str>, mode: Mode) -> Result<SyncReport> {
         Mode::PushFirst => no_prompt(ctx).until(Instant::now() + PRE_PUSH_BOUND),
     };
     let fetched_now = match mode {
-        Mode::Full => fetch(ctx, &s, &remote, &np),
+        Mode::Full => fetch(ctx, &s, &remote, &np)?,
         Mode::PushFirst => Ok(tracked(ctx, &s, &remote)?),
     };
     let theirs = match fetched_now {
@@ -338,7 +362,7 @@ fn run(ctx: &Ctx, remote: Option<&str>, mode: Mode) -> Result<SyncReport> {
         let push = loop {
             attempts += 1;
             match ctx.git.push_continuity(&remote, &np) {
-                PushOutcome::Race(_) if attempts < PUSH_ATTEMPTS => match fetch(ctx, &s, &remote, &np) {
+                PushOutcome::Race(_) if attempts < PUSH_ATTEMPTS => match fetch(ctx, &s, &remote, &np)? {
                     // Another machine pushed first: take its records in, push from the fresh tip.
                     Ok(Some(again)) => {
                         let ids = again.ids();

@@ -3,6 +3,7 @@
 #![allow(dead_code)]
 
 pub mod remotes;
+pub mod store;
 
 use std::cell::Cell;
 use std::io::Write;
@@ -81,6 +82,13 @@ impl TestEnv {
             .env("GIT_AUTHOR_EMAIL", "author@example.com")
             .env("GIT_COMMITTER_NAME", "Test Committer")
             .env("GIT_COMMITTER_EMAIL", "committer@example.com");
+    }
+
+    /// The environment [`TestEnv::run`] gives the binary (for processes started from other
+    /// threads, which cannot share the `TestEnv`).
+    pub fn vars(&self) -> Vec<(String, String)> {
+        let cmd = self.command("true");
+        cmd.get_envs().filter_map(|(k, v)| Some((k.to_str()?.to_string(), v?.to_str()?.to_string()))).collect()
     }
 
     /// A command with the test environment, `MAJORDOMUS_NOW`, and the binary's directory first

@@ -1,0 +1,275 @@
+//! Crash safety (issue 11 item 3): every writer killed with SIGKILL at seeded random moments —
+//! `checkpoint`, `handover`, `finish`, `continuity publish`, `continuity sync`, `session close`
+//! and a cold read-model rebuild of a store of a few hundred records — leaves no half-written
+//! file, a store ref on a valid commit and no lock that blocks the next command beyond its
+//! bound; re-running the command completes. `MAJORDOMUS_CRASH_SEED` overrides the seed.
+
+use std::io::Write;
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use majordomus::continuity::record::{self as rec, Record};
+use majordomus::continuity::signing::DeviceKey;
+use serde_json::Value;
+
+use crate::common::remotes::bare;
+use crate::common::store::{fsck, json, note, publish, record_ids, seed, store_path, Rng, REF};
+use crate::common::{Repo, TestEnv, HANDOVER};
+
+/// Kills per command.
+const KILLS: usize = 10;
+
+/// How long the re-run after a kill may take (a stale lock would make it wait or fail).
+const BOUND: Duration = Duration::from_secs(15);
+
+/// Starts `args` at `dir` with `stdin`, kills it with SIGKILL after `delay` (if it is still
+/// running); returns whether it was killed before it finished.
+fn kill_after(env: &TestEnv, dir: &Path, args: &[&str], stdin: &str, delay: Duration) -> bool {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_git-majordomus"))
+        .env_clear()
+        .envs(env.vars())
+        .current_dir(dir)
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let _ = child.stdin.take().unwrap().write_all(stdin.as_bytes());
+    let started = Instant::now();
+    while started.elapsed() < delay {
+        if child.try_wait().unwrap().is_some() {
+            return false;
+        }
+        std::thread::sleep(Duration::from_micros(200));
+    }
+    let killed = child.try_wait().unwrap().is_none();
+    let _ = child.kill(); // SIGKILL
+    let _ = child.wait();
+    killed
+}
+
+/// What every kill must leave: record files that parse, a valid ledger, a store ref on a commit
+/// whose tree reads, doctor without FAIL.
+#[track_caller]
+fn intact(r: &Repo<'_>, what: &str) {
+    for kind in ["checkpoints", "handovers"] {
+        for name in r.records(kind) {
+            let text = r.read(&format!(".ai/local/state/{kind}/{name}"));
+            assert!(
+                text.starts_with("---\n") && text.matches("\n---\n").count() >= 1,
+                "{what}: half-written {kind}/{name}:\n{text}"
+            );
+        }
+    }
+    r.mj(&["history", "--validate"]).ok();
+    if r.git(&["for-each-ref", REF]).contains(REF) {
+        assert_eq!(r.git(&["cat-file", "-t", REF]), "commit", "{what}");
+        r.git(&["ls-tree", "-r", REF]);
+    }
+    let doc: Value = serde_json::from_str(&r.mj(&["--json", "doctor"]).stdout).unwrap();
+    let fails: Vec<&Value> = doc["findings"].as_array().unwrap().iter().filter(|f| f["level"] == "FAIL").collect();
+    assert!(fails.is_empty(), "{what}: doctor: {fails:?}");
+}
+
+/// Re-runs `args` and expects one of `codes` within [`BOUND`].
+#[track_caller]
+fn rerun(r: &Repo<'_>, args: &[&str], stdin: &str, codes: &[i32]) {
+    let t = Instant::now();
+    let mut out = r.env.run(&r.root, args, Some(stdin.as_bytes()), &[]);
+    if out.code == 13 && out.stderr.contains("continuity.lock") {
+        // Killed inside its ref transaction: the lock is a dead writer's once it is 5 s old.
+        std::thread::sleep(Duration::from_secs(6).saturating_sub(t.elapsed()));
+        out = r.env.run(&r.root, args, Some(stdin.as_bytes()), &[]);
+        note(&format!("crash: {args:?} left the store's ref lock; the next run after 6 s removed it"));
+    }
+    assert!(t.elapsed() < BOUND, "{args:?} after a kill took {:?}", t.elapsed());
+    assert!(codes.contains(&out.code), "{args:?} after a kill: exit {}\n{}", out.code, out.all());
+}
+
+/// How long one undisturbed run of `args` takes (the window kills are drawn from).
+fn duration(r: &Repo<'_>, args: &[&str], stdin: &str, before: &dyn Fn()) -> Duration {
+    (0..3)
+        .map(|_| {
+            before();
+            let t = Instant::now();
+            let _ = r.env.run(&r.root, args, Some(stdin.as_bytes()), &[]);
+            t.elapsed()
+        })
+        .min()
+        .unwrap()
+}
+
+/// Kills `args` [`KILLS`] times at moments drawn from `0..1.2 ×` its shortest of three runs, with `before`
+/// run ahead of every attempt; checks what each kill left and re-runs it.
+fn campaign(r: &Repo<'_>, rng: &mut Rng, args: &[&str], stdin: &str, before: &dyn Fn(), ok: &[i32]) -> usize {
+    let d = duration(r, args, stdin, before).as_micros() as u64;
+    let mut killed = 0;
+    for i in 0..KILLS {
+        before();
+        let delay = Duration::from_micros(rng.below(d * 6 / 5 + 1));
+        killed += usize::from(kill_after(r.env, &r.root, args, stdin, delay));
+        let what = format!("{args:?} kill {i} after {delay:?}");
+        intact(r, &what);
+        rerun(r, args, stdin, ok);
+        intact(r, &what);
+    }
+    note(&format!(
+        "crash: {args:?}: {KILLS} runs, {killed} killed mid-run (run takes {} ms); {} temp files left by kills inside a write so far",
+        d / 1000,
+        temps(&r.root.join(".ai/local"))
+    ));
+    killed
+}
+
+/// How many `.tmp.*` files (a write's staging file, left by a kill inside the write; never read
+/// as a record) are under `dir`: the evidence that kills landed inside the write window.
+fn temps(dir: &Path) -> usize {
+    let Ok(rd) = std::fs::read_dir(dir) else { return 0 };
+    rd.flatten()
+        .map(|e| {
+            if e.path().is_dir() {
+                temps(&e.path())
+            } else {
+                usize::from(e.file_name().to_string_lossy().starts_with(".tmp."))
+            }
+        })
+        .sum()
+}
+
+#[test]
+fn sigkill_during_every_writer_leaves_the_checkout_usable() {
+    let env = TestEnv::new();
+    let r = env.ready_repo("r");
+    r.mj(&["continuity", "device", "--label", "laptop"]).ok();
+    let remote = bare(&env, &env.path().join("remote.git"));
+    r.git(&["remote", "add", "origin", remote.to_str().unwrap()]);
+    r.git(&["push", "-q", "origin", "main"]);
+    let mut rng = Rng(seed("MAJORDOMUS_CRASH_SEED", 20_261_203));
+    let task = || {
+        let _ = r.mj(&["start", "crash", "--scope", "lib"]);
+    };
+    let nothing = || {};
+    let mut killed = 0;
+    killed += campaign(&r, &mut rng, &["checkpoint"], "a checkpoint body\n", &nothing, &[0]);
+    killed += campaign(&r, &mut rng, &["handover"], HANDOVER, &task, &[0]);
+    // `partial` needs a Next Action: a handover naming the task carries it.
+    let handed_task = || {
+        task();
+        let _ = r.mj_in(&["handover"], HANDOVER);
+    };
+    killed += campaign(&r, &mut rng, &["finish", "--outcome", "partial"], "", &handed_task, &[0, 15]);
+    let n = std::cell::Cell::new(0);
+    let handover = || {
+        n.set(n.get() + 1);
+        let body = format!("# Objective\nPublish {}.\n\n# Current State\nx\n\n# Next Action\ny\n", n.get());
+        let _ = r.mj_in(&["handover", "--no-task"], &body);
+    };
+    killed += campaign(&r, &mut rng, &["continuity", "publish"], "", &handover, &[0]);
+    let pending = || {
+        n.set(n.get() + 1);
+        publish(&r, &format!("Pending for sync {}.", n.get()));
+    };
+    killed += campaign(&r, &mut rng, &["continuity", "sync"], "", &pending, &[0]);
+    let open = || {
+        let _ = r.mj(&["session", "start"]);
+    };
+    killed += campaign(&r, &mut rng, &["session", "close", "--if-none", "ignore"], "", &open, &[0]);
+    // Every episode closed once, none left open.
+    let started = r.ledger().iter().filter(|l| l["event"] == "session.started").count();
+    let closed = r.ledger().iter().filter(|l| l["event"] == "session.closed").count();
+    assert_eq!(started, closed, "every episode opened was closed once");
+    assert!(killed > 0, "no kill landed inside a run");
+    // The store reached the remote whole.
+    let mut ids = record_ids(&r);
+    ids.sort();
+    let theirs: Vec<String> = env
+        .git_in(&remote, &["ls-tree", "-r", "--name-only", REF])
+        .lines()
+        .filter_map(|l| l.rsplit('/').next()?.strip_suffix(".json").map(str::to_string))
+        .collect();
+    assert_eq!(theirs, ids);
+    fsck(&env, &r.root);
+    fsck(&env, &remote);
+}
+
+/// A cold `continuity status` over 300 records, killed while it builds the read model: the next
+/// read answers as a read without any cache does.
+#[test]
+fn sigkill_during_a_read_model_rebuild_leaves_no_cache_that_lies() {
+    let env = TestEnv::new();
+    let r = env.ready_repo("r");
+    r.mj(&["continuity", "device", "--label", "laptop"]).ok();
+    let first = publish(&r, "The template.");
+    let text = r.git(&["cat-file", "blob", &format!("{REF}:{}", store_path(&first))]);
+    let template: Record =
+        serde_json::from_value(serde_json::from_str::<Value>(&text).unwrap()["record"].clone()).unwrap();
+    let key = DeviceKey::from_seed([3; 32], Some("desktop".into()), "2026-09-01T00:00:00Z");
+    let mut info = String::new();
+    for i in 0..300 {
+        let mut record = template.clone();
+        record.device = key.device();
+        record.handover.body = format!("# Objective\nRecord {i}.\n\n# Current State\nx\n\n# Next Action\ny\n");
+        let e = key.sign(&record);
+        let blob =
+            r.env.sh(&r.root, "git hash-object -w --stdin", &rec::stored_bytes(&e), &[]).ok().stdout.trim().to_string();
+        info.push_str(&format!("100644 {blob}\t{}\n", store_path(&e.id)));
+    }
+    crate::common::store::put_info(&r, &info);
+    let cache = r.root.join(".git/majordomus/readmodel");
+    let cold = |r: &Repo<'_>| {
+        let _ = std::fs::remove_dir_all(&cache);
+        r.mj(&["--json", "continuity", "status"]).ok().stdout
+    };
+    let truth = cold(&r);
+    assert_eq!(json(&r.mj(&["--json", "continuity", "records"]).ok())["records"].as_array().unwrap().len(), 301);
+    let mut rng = Rng(seed("MAJORDOMUS_CRASH_SEED", 20_261_203));
+    let _ = std::fs::remove_dir_all(&cache);
+    let clear = || {
+        let _ = std::fs::remove_dir_all(&cache);
+    };
+    let d = duration(&r, &["continuity", "status"], "", &clear).as_micros() as u64;
+    let mut killed = 0;
+    for i in 0..KILLS {
+        let _ = std::fs::remove_dir_all(&cache);
+        let delay = Duration::from_micros(rng.below(d * 6 / 5 + 1));
+        killed += usize::from(kill_after(&env, &r.root, &["continuity", "status"], "", delay));
+        let t = Instant::now();
+        let after = r.mj(&["--json", "continuity", "status"]).ok().stdout;
+        assert!(t.elapsed() < BOUND);
+        assert_eq!(after, truth, "kill {i} after {delay:?}: the read model answers differently");
+    }
+    note(&format!(
+        "crash: cold continuity status over 301 records: {KILLS} runs, {killed} killed mid-run (run takes {} ms)",
+        d / 1000
+    ));
+    assert_eq!(cold(&r), truth);
+}
+
+/// A writer killed inside its ref transaction leaves `refs/majordomus/continuity.lock` behind
+/// (git does the same). A fresh one makes the next publish fail with the ref unchanged (a live
+/// writer may hold it); one older than 5 s is a dead writer's and the next publish removes it.
+#[test]
+fn a_ref_lock_left_by_a_killed_writer_blocks_no_write_beyond_its_bound() {
+    let env = TestEnv::new();
+    let r = env.ready_repo("r");
+    publish(&r, "Before the crash.");
+    let tip = r.git(&["rev-parse", REF]);
+    let lock = r.root.join(".git/refs/majordomus/continuity.lock");
+    std::fs::write(&lock, "").unwrap();
+    r.mj_in(&["handover", "--no-task"], HANDOVER).ok();
+    let t = Instant::now();
+    let out = r.mj(&["continuity", "publish"]).code(13);
+    assert!(out.stderr.contains("continuity.lock"), "{}", out.stderr);
+    assert!(t.elapsed() < BOUND);
+    assert_eq!(r.git(&["rev-parse", REF]), tip, "the ref moved under a held lock");
+    let old = std::time::UNIX_EPOCH + Duration::from_secs(1_700_000_000);
+    std::fs::File::options().write(true).open(&lock).unwrap().set_modified(old).unwrap();
+    let t = Instant::now();
+    r.mj(&["continuity", "publish"]).ok();
+    assert!(t.elapsed() < BOUND);
+    assert!(!lock.exists());
+    assert_eq!(record_ids(&r).len(), 2);
+    fsck(&env, &r.root);
+}
