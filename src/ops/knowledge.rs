@@ -11,7 +11,7 @@ use super::identity::digest_hex;
 use crate::ctx::Ctx;
 use crate::error::{Error, Result};
 use crate::model::events::Event;
-use crate::model::finding::{Finding, Level};
+use crate::model::finding::{Category, Finding, Level};
 use crate::model::labels::head_of;
 use crate::model::labels::Anchor;
 use crate::model::record::{branch_key, section_text};
@@ -413,7 +413,13 @@ pub fn store_findings(ctx: &Ctx, policy: &crate::model::policy::Policy) -> Resul
                 Some(_) => None,
             };
             if let Some(p) = problem {
-                f.push(Finding::new(Level::Fail, "knowledge-integrity", rel, p, "git majordomus knowledge check"));
+                f.push(Finding::new(
+                    Level::Fail,
+                    Category::KnowledgeIntegrity,
+                    rel,
+                    p,
+                    "git majordomus knowledge check",
+                ));
                 continue;
             }
             if let Some(k) = k.filter(|k| k.status == "candidate") {
@@ -430,7 +436,7 @@ pub fn store_findings(ctx: &Ctx, policy: &crate::model::policy::Policy) -> Resul
     if f.is_empty() {
         f.push(Finding::new(
             Level::Ok,
-            "knowledge-integrity",
+            Category::KnowledgeIntegrity,
             ctx.rel(&ctx.layout.repo().join("knowledge")),
             "every knowledge record parses and sits in its directory",
             "git majordomus knowledge candidates",
@@ -444,7 +450,7 @@ pub fn store_findings(ctx: &Ctx, policy: &crate::model::policy::Policy) -> Resul
     } else {
         (Level::Ok, format!("{pending} candidates awaiting review, cap {cap}"))
     };
-    f.push(Finding::new(level, "knowledge", "candidates-reviewed", msg, "git majordomus knowledge candidates"));
+    f.push(Finding::new(level, Category::Knowledge, "candidates-reviewed", msg, "git majordomus knowledge candidates"));
     Ok(f)
 }
 
@@ -455,7 +461,7 @@ pub fn check(ctx: &Ctx) -> Result<Vec<Finding>> {
     if f.is_empty() {
         f.push(Finding::new(
             Level::Ok,
-            "knowledge-integrity",
+            Category::KnowledgeIntegrity,
             ".ai/repo/knowledge",
             "no knowledge store yet: nothing to check",
             "git majordomus knowledge derive",

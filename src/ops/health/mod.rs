@@ -22,7 +22,7 @@ use crate::clock::parse_stamp;
 use crate::ctx::Ctx;
 use crate::error::{Error, Exit, Result};
 use crate::model::events::Event;
-use crate::model::finding::{Finding, Findings, Level};
+use crate::model::finding::{Category, Finding, Findings, Level};
 use crate::model::labels::Anchor;
 use crate::model::labels::{span, Divergence};
 use crate::model::policy::{interval_minutes, Policy};
@@ -60,14 +60,14 @@ pub fn check(ctx: &Ctx, checkpoint: bool) -> Result<Findings> {
     out.push(task_summary(&rec));
     if !rec.foreign {
         let t = &rec.task;
-        out.push(task_label(ctx, t, Level::Warn, "task"));
+        out.push(task_label(ctx, t, Level::Warn, Category::Task));
         if t.is_active() {
             out.extend(scope(ctx, t)?);
             out.extend(checkpoint_age(ctx, policy, t, Level::Warn));
         } else {
             out.push(Finding::new(
                 Level::Info,
-                "task",
+                Category::Task,
                 t.id.clone(),
                 format!("outcome {}: scope and checkpoint rules apply to active tasks only", t.outcome),
                 "cat .ai/local/state/current.yaml",
@@ -98,7 +98,7 @@ pub fn watch(ctx: &Ctx) -> Result<Findings> {
         Some(r) => {
             let t = &r.task;
             out.push(task_summary(r));
-            out.push(task_label(ctx, t, Level::Drift, "state"));
+            out.push(task_label(ctx, t, Level::Drift, Category::State));
             out.extend(scan.outcome_vs_ledger(ctx, t)?);
             if t.outcome == Outcome::HandedOver {
                 out.extend(handover_drift(ctx, policy, t)?);
@@ -123,11 +123,23 @@ pub fn doctor(ctx: &Ctx) -> Result<Findings> {
     let mut out = Vec::new();
     let policy = match ctx.policy() {
         Ok(p) => {
-            out.push(Finding::new(Level::Ok, "policy", ".ai/repo/policy.yaml", "parses", "git majordomus check"));
+            out.push(Finding::new(
+                Level::Ok,
+                Category::Policy,
+                ".ai/repo/policy.yaml",
+                "parses",
+                "git majordomus check",
+            ));
             Some(p)
         }
         Err(e) => {
-            out.push(Finding::new(Level::Fail, "policy", ".ai/repo/policy.yaml", e.message, "git majordomus check"));
+            out.push(Finding::new(
+                Level::Fail,
+                Category::Policy,
+                ".ai/repo/policy.yaml",
+                e.message,
+                "git majordomus check",
+            ));
             None
         }
     };
@@ -153,7 +165,7 @@ pub fn doctor(ctx: &Ctx) -> Result<Findings> {
         }
         None => out.push(Finding::new(
             Level::Info,
-            "policy",
+            Category::Policy,
             ".ai/repo/policy.yaml",
             "retention, knowledge and budget rules skipped: the policy does not parse",
             "git majordomus check",
@@ -170,7 +182,7 @@ fn write_checkpoint(ctx: &Ctx, rec: &TaskRecord) -> Result<Finding> {
     if rec.foreign {
         return Ok(Finding::new(
             Level::Info,
-            "checkpoint",
+            Category::Checkpoint,
             rec.task.id.clone(),
             "checkpoint_at not moved: the task record names another checkout",
             "cat .ai/local/state/current.yaml",
@@ -194,7 +206,7 @@ fn write_checkpoint(ctx: &Ctx, rec: &TaskRecord) -> Result<Finding> {
     };
     Ok(Finding::new(
         Level::Ok,
-        "checkpoint",
+        Category::Checkpoint,
         rec.task.id.clone(),
         message,
         "git majordomus history --event task.checkpoint",
@@ -212,7 +224,7 @@ fn task_record(ctx: &Ctx) -> (Option<TaskRecord>, Vec<Finding>) {
             None,
             vec![Finding::new(
                 Level::Info,
-                "task",
+                Category::Task,
                 ".ai/local/state/current.yaml",
                 "no task record; nothing to compare",
                 "git majordomus start \"<task>\" --scope <path>",
@@ -222,7 +234,7 @@ fn task_record(ctx: &Ctx) -> (Option<TaskRecord>, Vec<Finding>) {
             None,
             vec![Finding::new(
                 Level::Fail,
-                "task",
+                Category::Task,
                 ".ai/local/state/current.yaml",
                 e.message,
                 "cat .ai/local/state/current.yaml",
@@ -237,7 +249,7 @@ fn task_summary(r: &TaskRecord) -> Finding {
     if r.foreign {
         return Finding::new(
             Level::Warn,
-            "task",
+            Category::Task,
             t.id.clone(),
             format!("the task record names another checkout ({}); it enforces nothing here", t.worktree),
             "cat .ai/local/state/current.yaml",
@@ -245,7 +257,7 @@ fn task_summary(r: &TaskRecord) -> Finding {
     }
     Finding::new(
         Level::Ok,
-        "task",
+        Category::Task,
         t.id.clone(),
         format!("{:?} ({}, profile {}, scope {})", t.task, t.outcome, t.profile, t.scope.join(" ")),
         "cat .ai/local/state/current.yaml",
@@ -253,7 +265,7 @@ fn task_summary(r: &TaskRecord) -> Finding {
 }
 
 /// The divergence label of the task's (head, branch); `diverged`/`different_context` at `bad`.
-fn task_label(ctx: &Ctx, t: &Task, bad: Level, category: &str) -> Finding {
+fn task_label(ctx: &Ctx, t: &Task, bad: Level, category: Category) -> Finding {
     let label = ctx.divergence_of(&t);
     let level = match label {
         Divergence::Exact | Divergence::Advanced => Level::Ok,
@@ -288,7 +300,7 @@ fn scope(ctx: &Ctx, t: &Task) -> Result<Vec<Finding>> {
     if outside.is_empty() {
         return Ok(vec![Finding::new(
             Level::Ok,
-            "scope",
+            Category::Scope,
             t.scope.join(" "),
             format!("{} file(s) touched since the task started, all inside its scope", touched.len()),
             &reproduce,
@@ -299,7 +311,7 @@ fn scope(ctx: &Ctx, t: &Task) -> Result<Vec<Finding>> {
         .map(|p| {
             Finding::new(
                 Level::Fail,
-                "scope",
+                Category::Scope,
                 p.clone(),
                 format!("touched since the task started, outside its scope ({})", t.scope.join(" ")),
                 &reproduce,
@@ -317,7 +329,7 @@ fn checkpoint_age(ctx: &Ctx, policy: &Policy, t: &Task, late: Level) -> Vec<Find
         Err(e) => {
             out.push(Finding::new(
                 Level::Warn,
-                "checkpoint",
+                Category::Checkpoint,
                 t.id.clone(),
                 format!("{}; using profiles.checkpoint_interval_default", e.message),
                 REPRODUCE,
@@ -328,7 +340,7 @@ fn checkpoint_age(ctx: &Ctx, policy: &Policy, t: &Task, late: Level) -> Vec<Find
     let Some(minutes) = interval_minutes(&interval) else {
         out.push(Finding::new(
             Level::Warn,
-            "checkpoint",
+            Category::Checkpoint,
             t.id.clone(),
             format!("checkpoint_interval {interval:?} ({source}) is not a span such as 15m"),
             REPRODUCE,
@@ -338,7 +350,7 @@ fn checkpoint_age(ctx: &Ctx, policy: &Policy, t: &Task, late: Level) -> Vec<Find
     let Some(at) = parse_stamp(&t.checkpoint_at).or_else(|| parse_stamp(&t.started_at)) else {
         out.push(Finding::new(
             Level::Warn,
-            "checkpoint",
+            Category::Checkpoint,
             t.id.clone(),
             format!("checkpoint_at {:?} is not a timestamp", t.checkpoint_at),
             REPRODUCE,
@@ -350,7 +362,7 @@ fn checkpoint_age(ctx: &Ctx, policy: &Policy, t: &Task, late: Level) -> Vec<Find
     if secs > minutes * 60 {
         out.push(Finding::new(
             late,
-            "checkpoint",
+            Category::Checkpoint,
             t.id.clone(),
             format!("last checkpoint {age}, older than the interval {interval} ({source}); run git majordomus checkpoint or check --checkpoint"),
             REPRODUCE,
@@ -358,7 +370,7 @@ fn checkpoint_age(ctx: &Ctx, policy: &Policy, t: &Task, late: Level) -> Vec<Find
     } else {
         out.push(Finding::new(
             Level::Ok,
-            "checkpoint",
+            Category::Checkpoint,
             t.id.clone(),
             format!("last checkpoint {age}, interval {interval} ({source})"),
             REPRODUCE,
@@ -377,7 +389,7 @@ fn question_rules(ctx: &Ctx, blockers_fail: bool) -> Result<Vec<Finding>> {
     let path = ctx.layout.questions();
     let rel = ctx.rel(&path);
     let Some(text) = read_opt(&path)? else {
-        return Ok(vec![Finding::new(Level::Ok, "questions", rel, "no question store yet", REPRODUCE)]);
+        return Ok(vec![Finding::new(Level::Ok, Category::Questions, rel, "no question store yet", REPRODUCE)]);
     };
     let mut out = Vec::new();
     let mut open = 0;
@@ -385,7 +397,7 @@ fn question_rules(ctx: &Ctx, blockers_fail: bool) -> Result<Vec<Finding>> {
         match e {
             questions::Entry::Malformed { line, raw } => out.push(Finding::new(
                 Level::Fail,
-                "questions",
+                Category::Questions,
                 format!("{rel}:{line}"),
                 format!(
                     "not a valid entry: {:?}; the shapes are \"- [unresolved] <task> — <question> (<date>)\" and \"- [resolved <date>] <task> — <text>\"",
@@ -398,7 +410,7 @@ fn question_rules(ctx: &Ctx, blockers_fail: bool) -> Result<Vec<Finding>> {
                 if blockers_fail {
                     out.push(Finding::new(
                         Level::Fail,
-                        "blockers",
+                        Category::Blockers,
                         format!("{rel}:{line}"),
                         format!("unresolved since {opened} (task {task}): {question} — refuses finish --outcome completed"),
                         REPRODUCE,
@@ -411,14 +423,14 @@ fn question_rules(ctx: &Ctx, blockers_fail: bool) -> Result<Vec<Finding>> {
     if !blockers_fail && open > 0 {
         out.push(Finding::new(
             Level::Info,
-            "blockers",
+            Category::Blockers,
             rel.clone(),
             format!("{open} unresolved question(s); each refuses finish --outcome completed"),
             REPRODUCE,
         ));
     }
     if out.is_empty() {
-        out.push(Finding::new(Level::Ok, "questions", rel, "every entry parses; none unresolved", REPRODUCE));
+        out.push(Finding::new(Level::Ok, Category::Questions, rel, "every entry parses; none unresolved", REPRODUCE));
     }
     Ok(out)
 }
@@ -429,7 +441,7 @@ fn decision_rules(ctx: &Ctx) -> Result<Vec<Finding>> {
     let path = ctx.layout.decisions();
     let rel = ctx.rel(&path);
     let Some(text) = read_opt(&path)? else {
-        return Ok(vec![Finding::new(Level::Ok, "decisions", rel, "no decision log yet", REPRODUCE)]);
+        return Ok(vec![Finding::new(Level::Ok, Category::Decisions, rel, "no decision log yet", REPRODUCE)]);
     };
     let all = decisions::parse(&text);
     let mut out: Vec<Finding> = all
@@ -438,7 +450,7 @@ fn decision_rules(ctx: &Ctx) -> Result<Vec<Finding>> {
         .map(|d| {
             Finding::new(
                 Level::Warn,
-                "decisions",
+                Category::Decisions,
                 format!("{rel}:{}", d.line),
                 format!("entry {:?} lacks {}", d.title, d.missing().join(", ")),
                 REPRODUCE,
@@ -448,7 +460,7 @@ fn decision_rules(ctx: &Ctx) -> Result<Vec<Finding>> {
     if out.is_empty() {
         out.push(Finding::new(
             Level::Ok,
-            "decisions",
+            Category::Decisions,
             rel,
             format!("{} decision(s), each with Task, Head and Why", all.len()),
             REPRODUCE,
@@ -463,7 +475,7 @@ fn budget(what: &str, started: Instant, budget_ms: u64, key: &str) -> Vec<Findin
     let level = if ms > u128::from(budget_ms) { Level::Warn } else { Level::Ok };
     vec![Finding::new(
         level,
-        "budget",
+        Category::Budget,
         what,
         format!("ran in {ms} ms, budget {budget_ms} ms ({key})"),
         &format!("time git majordomus {what}"),
@@ -481,7 +493,7 @@ fn handover_drift(ctx: &Ctx, policy: &Policy, t: &Task) -> Result<Vec<Finding>> 
     let Some((_, path, _, body)) = all.iter().find(|(_, _, m, _)| m.task_id == t.id) else {
         return Ok(vec![Finding::new(
             Level::Drift,
-            "handover",
+            Category::Handover,
             t.id.clone(),
             "task handed_over, but no handover record names it",
             &reproduce,
@@ -491,7 +503,7 @@ fn handover_drift(ctx: &Ctx, policy: &Policy, t: &Task) -> Result<Vec<Finding>> 
     Ok(vec![if missing.is_empty() {
         Finding::new(
             Level::Ok,
-            "handover",
+            Category::Handover,
             ctx.rel(path),
             format!("newest handover of {}; every required section present", t.id),
             &reproduce,
@@ -499,7 +511,7 @@ fn handover_drift(ctx: &Ctx, policy: &Policy, t: &Task) -> Result<Vec<Finding>> 
     } else {
         Finding::new(
             Level::Drift,
-            "handover",
+            Category::Handover,
             ctx.rel(path),
             format!("newest handover of {} lacks {}", t.id, missing.join(", ")),
             &reproduce,
@@ -520,20 +532,20 @@ fn profile_rules(ctx: &Ctx, policy: Option<&Policy>) -> Vec<Finding> {
         match ctx.profile(n) {
             Ok(p) if interval_minutes(&p.checkpoint_interval).is_none() => out.push(Finding::new(
                 Level::Fail,
-                "profile",
+                Category::Profile,
                 subject,
                 format!("checkpoint_interval {:?} is not a span such as 15m", p.checkpoint_interval),
                 &reproduce,
             )),
-            Ok(_) => out.push(Finding::new(Level::Ok, "profile", subject, "parses", &reproduce)),
-            Err(e) => out.push(Finding::new(Level::Fail, "profile", subject, e.message, &reproduce)),
+            Ok(_) => out.push(Finding::new(Level::Ok, Category::Profile, subject, "parses", &reproduce)),
+            Err(e) => out.push(Finding::new(Level::Fail, Category::Profile, subject, e.message, &reproduce)),
         }
     }
     if let Some(p) = policy {
         if !names.contains(&p.profiles.default) {
             out.push(Finding::new(
                 Level::Fail,
-                "profile",
+                Category::Profile,
                 p.profiles.default.clone(),
                 format!("profiles.default names no profile in .ai/repo/profiles/ (known: {})", names.join(", ")),
                 "ls .ai/repo/profiles",
@@ -542,7 +554,7 @@ fn profile_rules(ctx: &Ctx, policy: Option<&Policy>) -> Vec<Finding> {
         if interval_minutes(&p.profiles.checkpoint_interval_default).is_none() {
             out.push(Finding::new(
                 Level::Fail,
-                "policy",
+                Category::Policy,
                 ".ai/repo/policy.yaml",
                 format!(
                     "profiles.checkpoint_interval_default {:?} is not a span such as 15m",
@@ -566,7 +578,7 @@ fn record_rules(ctx: &Ctx, dir: &Path, kind: &str) -> Result<Vec<Finding>> {
         if let Err(reason) = &l.parsed {
             out.push(Finding::new(
                 Level::Fail,
-                "records",
+                Category::Records,
                 ctx.rel(&l.path),
                 format!("the resolver skips this {kind}: {reason}"),
                 &reproduce,
@@ -576,7 +588,7 @@ fn record_rules(ctx: &Ctx, dir: &Path, kind: &str) -> Result<Vec<Finding>> {
     if out.is_empty() {
         out.push(Finding::new(
             Level::Ok,
-            "records",
+            Category::Records,
             ctx.rel(dir),
             format!("{} {kind} record(s), all readable", all.len()),
             &reproduce,
@@ -626,7 +638,7 @@ fn session_rules(ctx: &Ctx) -> Result<Vec<Finding>> {
             },
         };
         if let Some(p) = problem {
-            out.push(Finding::new(Level::Fail, "sessions", subject, p, &reproduce));
+            out.push(Finding::new(Level::Fail, Category::Sessions, subject, p, &reproduce));
         }
     }
     let open_dir = ctx.layout.sessions_open();
@@ -638,13 +650,13 @@ fn session_rules(ctx: &Ctx) -> Result<Vec<Finding>> {
             let subject = ctx.rel(&path);
             let reproduce = format!("cat {subject}");
             if let Err(e) = crate::store::atomic::guard(root, &path) {
-                out.push(Finding::new(Level::Fail, "sessions", subject, e.message, &reproduce));
+                out.push(Finding::new(Level::Fail, Category::Sessions, subject, e.message, &reproduce));
                 continue;
             }
             match parsed {
                 Err(_) => out.push(Finding::new(
                     Level::Fail,
-                    "sessions",
+                    Category::Sessions,
                     subject,
                     "open episode record does not parse",
                     &reproduce,
@@ -652,7 +664,7 @@ fn session_rules(ctx: &Ctx) -> Result<Vec<Finding>> {
                 Ok(s) if crate::store::session_context::find(&ctx.layout, &s.session_id).is_none() => {
                     out.push(Finding::new(
                         Level::Fail,
-                        "sessions",
+                        Category::Sessions,
                         subject,
                         format!(
                             "episode {} has no working-context document in {}",
@@ -668,7 +680,7 @@ fn session_rules(ctx: &Ctx) -> Result<Vec<Finding>> {
         if out.len() == before {
             out.push(Finding::new(
                 Level::Ok,
-                "sessions",
+                Category::Sessions,
                 ctx.rel(&open_dir),
                 format!("{} open episode(s), each parses with a working context", open.len()),
                 "git majordomus session status",
@@ -691,7 +703,7 @@ fn session_rules(ctx: &Ctx) -> Result<Vec<Finding>> {
             if let Err(p) = problem {
                 out.push(Finding::new(
                     Level::Fail,
-                    "sessions",
+                    Category::Sessions,
                     subject,
                     format!("readers skip this closed session record: {p}"),
                     &reproduce,
@@ -701,7 +713,7 @@ fn session_rules(ctx: &Ctx) -> Result<Vec<Finding>> {
         if out.len() == before {
             out.push(Finding::new(
                 Level::Ok,
-                "sessions",
+                Category::Sessions,
                 ctx.rel(&closed_dir),
                 format!("{} closed session record(s), all readable", all.len()),
                 "git majordomus session list --all",
@@ -725,7 +737,7 @@ mod tests {
     use super::*;
 
     fn f(level: Level) -> Finding {
-        Finding::new(level, "c", "s", "m", "")
+        Finding::new(level, Category::Task, "s", "m", "")
     }
 
     #[test]
