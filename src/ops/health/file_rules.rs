@@ -89,7 +89,7 @@ pub(super) fn record_rules(ctx: &Ctx, dir: &Path, kind: &str) -> Result<Vec<Find
 pub(super) fn front_matter(path: &Path) -> std::result::Result<serde_yaml::Mapping, String> {
     let text = read_opt(path).map_err(|e| e.message)?.ok_or_else(|| "vanished while reading".to_string())?;
     let (fm, _) = format::split(&text).ok_or_else(|| "no front matter".to_string())?;
-    format::mapping(fm).ok_or_else(|| "malformed front matter".to_string())
+    format::mapping(fm).map_err(|e| e.to_string())
 }
 
 /// File names in `dir` ending in `ext`, temp files excluded, sorted; `None` when `dir` is absent.
