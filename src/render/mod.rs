@@ -7,3 +7,4 @@ pub mod history;
 pub mod pre_push;
 pub mod records;
 pub mod search;
+pub mod session;

@@ -82,3 +82,17 @@ fn continuity_texts() {
     snap!(env, "continuity_records", shown(&r.mj(&["continuity", "records"])));
     snap!(env, "continuity_plan", shown(&r.mj(&["continuity", "plan"])));
 }
+
+#[test]
+fn session_texts() {
+    let env = TestEnv::new();
+    let r = worked(&env);
+    let mut text = shown(&r.mj(&["session", "start", "--owner", "ana", "--worker", "claude"]));
+    text.push_str(&shown(&r.mj(&["session", "status"])));
+    r.commit_file("lib/b.rs", "y\n");
+    text.push_str(&shown(&r.mj_in(&["session", "close"], "Parser fixed.\n")));
+    text.push_str(&shown(&r.mj(&["session", "status"])));
+    text.push_str(&shown(&r.mj(&["session", "list"])));
+    text.push_str(&shown(&r.mj(&["session", "latest"])));
+    snap!(env, "session_texts", text);
+}
