@@ -1,7 +1,7 @@
 //! Error kinds and the one error type that crosses the command edge.
 //!
 //! Owns: the exit-code table of SPEC §A.2, stable error codes and hints, and the one edge where
-//! the modules' own error enums (`git::Error`) become an exit code.
+//! the modules' own error enums (`git::Error`, `store::Error`) become an exit code.
 //! Must not touch: any I/O other than formatting.
 
 use std::fmt;
@@ -107,6 +107,13 @@ impl From<crate::git::Error> for Error {
     }
 }
 
+/// The store's errors are all I/O failures (13).
+impl From<crate::store::Error> for Error {
+    fn from(e: crate::store::Error) -> Self {
+        Error::io(e.to_string())
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -127,5 +134,15 @@ mod tests {
             assert_eq!(e.exit, Exit::Io);
             assert!(e.message.starts_with("git: ") && e.message.ends_with("disk on fire"), "{}", e.message);
         }
+    }
+
+    #[test]
+    fn store_errors_are_io_errors_naming_the_path() {
+        let e = crate::store::Error::io(std::path::Path::new("/r/.ai"), std::io::Error::other("disk on fire"));
+        assert!(std::error::Error::source(&e).is_some());
+        let e = Error::from(e);
+        assert_eq!((e.exit, e.message.as_str()), (Exit::Io, "/r/.ai: disk on fire"));
+        // The same text the untyped helper wrote.
+        assert_eq!(e.message, Error::io_at(std::path::Path::new("/r/.ai"), "disk on fire").message);
     }
 }
