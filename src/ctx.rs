@@ -159,7 +159,7 @@ impl Ctx {
         guard(self.layout.root(), &path)?;
         let text = read_opt(&path)?.ok_or_else(Error::no_layer)?;
         let p = Policy::parse(&text).map_err(|e| {
-            Error::refused(format!(".ai/repo/policy.yaml: {}", first_line(&e)))
+            Error::refused(format!(".ai/repo/policy.yaml: {}", first_line(&e.to_string())))
                 .hint("fix the key it names; git majordomus init writes the defaults of every key")
         })?;
         Ok(self.policy.get_or_init(|| p))
@@ -177,7 +177,8 @@ impl Ctx {
         }
         guard(self.layout.root(), &path)?;
         let text = read_opt(&path)?.unwrap_or_default();
-        Profile::parse(&text).map_err(|e| Error::refused(format!(".ai/repo/profiles/{name}.yaml: {}", first_line(&e))))
+        Profile::parse(&text)
+            .map_err(|e| Error::refused(format!(".ai/repo/profiles/{name}.yaml: {}", first_line(&e.to_string()))))
     }
 
     /// Names of the profiles in `.ai/repo/profiles/`, sorted.

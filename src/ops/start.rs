@@ -44,7 +44,7 @@ pub fn parse_scope(raw: &[String]) -> Result<Vec<String>> {
         if part.trim().is_empty() {
             continue;
         }
-        let p = normalise_scope(part).map_err(Error::usage)?;
+        let p = normalise_scope(part).map_err(|e| Error::usage(e.to_string()))?;
         if !out.contains(&p) {
             out.push(p);
         }
