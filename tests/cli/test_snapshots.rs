@@ -96,3 +96,18 @@ fn session_texts() {
     text.push_str(&shown(&r.mj(&["session", "latest"])));
     snap!(env, "session_texts", text);
 }
+
+#[test]
+fn knowledge_texts() {
+    let env = TestEnv::new();
+    let r = env.ready_repo("r");
+    let mut text = shown(&r.mj(&["knowledge", "derive"]));
+    text.push_str(&shown(&r.mj(&["knowledge", "candidates"])));
+    r.mj(&["session", "start"]).ok();
+    r.mj(&["decision", "add", "Use tabs", "--why", "the linter wants them"]).ok();
+    text.push_str(&shown(&r.mj(&["knowledge", "derive", "--dry-run"])));
+    text.push_str(&shown(&r.mj(&["knowledge", "derive"])));
+    text.push_str(&shown(&r.mj(&["knowledge", "derive"])));
+    text.push_str(&shown(&r.mj(&["knowledge", "candidates"])));
+    snap!(env, "knowledge_texts", text);
+}
