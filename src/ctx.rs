@@ -12,7 +12,7 @@ use serde_json::Value;
 
 use crate::clock::Clock;
 use crate::error::{Error, Result};
-use crate::git::{self, Git, Identity};
+use crate::git::{Git, Identity};
 use crate::model::events::Event;
 use crate::model::labels::{branch_text, head_text, Anchor, Divergence, WorkingTree};
 use crate::model::policy::{Policy, Profile};
@@ -91,11 +91,7 @@ impl Ctx {
             }
             None => std::env::current_dir().map_err(|e| Error::io(format!("current directory: {e}")))?,
         };
-        let git = Git::discover(&start).map_err(|e| match e {
-            git::Error::NotARepository => Error::usage("not inside a git repository").hint("use --repo <path>"),
-            git::Error::Bare(_) => Error::usage(e.to_string()).hint("run it in a checkout with a working tree"),
-            other => Error::io(other.to_string()),
-        })?;
+        let git = Git::discover(&start)?;
         let layout = Layout::new(git.root());
         Ok(Ctx {
             clock,
@@ -135,7 +131,7 @@ impl Ctx {
         if let Some(i) = self.identity.get() {
             return Ok(i);
         }
-        let i = self.git.identity().map_err(|e| Error::io(e.to_string()))?;
+        let i = self.git.identity()?;
         Ok(self.identity.get_or_init(|| i))
     }
 
@@ -144,7 +140,7 @@ impl Ctx {
         if let Some(c) = self.changed.get() {
             return Ok(c);
         }
-        let c = self.git.changed_files().map_err(|e| Error::io(e.to_string()))?;
+        let c = self.git.changed_files()?;
         Ok(self.changed.get_or_init(|| c))
     }
 
@@ -163,7 +159,7 @@ impl Ctx {
         guard(self.layout.root(), &path)?;
         let text = read_opt(&path)?.ok_or_else(Error::no_layer)?;
         let p = Policy::parse(&text).map_err(|e| {
-            Error::refused(format!(".ai/repo/policy.yaml: {}", first_line(&e)))
+            Error::refused(format!(".ai/repo/policy.yaml: {}", first_line(&e.to_string())))
                 .hint("fix the key it names; git majordomus init writes the defaults of every key")
         })?;
         Ok(self.policy.get_or_init(|| p))
@@ -181,7 +177,8 @@ impl Ctx {
         }
         guard(self.layout.root(), &path)?;
         let text = read_opt(&path)?.unwrap_or_default();
-        Profile::parse(&text).map_err(|e| Error::refused(format!(".ai/repo/profiles/{name}.yaml: {}", first_line(&e))))
+        Profile::parse(&text)
+            .map_err(|e| Error::refused(format!(".ai/repo/profiles/{name}.yaml: {}", first_line(&e.to_string()))))
     }
 
     /// Names of the profiles in `.ai/repo/profiles/`, sorted.

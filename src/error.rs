@@ -1,6 +1,7 @@
 //! Error kinds and the one error type that crosses the command edge.
 //!
-//! Owns: the exit-code table of SPEC §A.2, stable error codes and hints.
+//! Owns: the exit-code table of SPEC §A.2, stable error codes and hints, and the one edge where
+//! the modules' own error enums (`git::Error`, `store::Error`) become an exit code.
 //! Must not touch: any I/O other than formatting.
 
 use std::fmt;
@@ -92,3 +93,56 @@ impl fmt::Display for Error {
 }
 
 impl std::error::Error for Error {}
+
+/// The one mapping from git's errors to exit codes: outside a checkout, or in a bare one, is a
+/// usage error (2); every failure of the local repository is an I/O error (13).
+impl From<crate::git::Error> for Error {
+    fn from(e: crate::git::Error) -> Self {
+        use crate::git::Error as G;
+        match e {
+            G::NotARepository(_) => Error::usage("not inside a git repository").hint("use --repo <path>"),
+            G::Bare(_) => Error::usage(e.to_string()).hint("run it in a checkout with a working tree"),
+            G::Head(_) | G::Objects(_) | G::Status(_) | G::Spawn(_) | G::Gix(_) => Error::io(e.to_string()),
+        }
+    }
+}
+
+/// The store's errors are all I/O failures (13).
+impl From<crate::store::Error> for Error {
+    fn from(e: crate::store::Error) -> Self {
+        Error::io(e.to_string())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn git_errors_map_to_their_exit_codes() {
+        use crate::git::Error as G;
+        let io = || std::io::Error::other("disk on fire");
+        let e = Error::from(G::NotARepository(Box::new(io())));
+        assert_eq!(
+            (e.exit, e.message.as_str(), e.hint.as_deref()),
+            (Exit::Usage, "not inside a git repository", Some("use --repo <path>"))
+        );
+        assert_eq!(Error::from(G::Bare("/r".into())).exit, Exit::Usage);
+        for local in [G::Head(Box::new(io())), G::Objects(Box::new(io())), G::Status(Box::new(io())), G::Spawn(io())] {
+            assert!(std::error::Error::source(&local).is_some());
+            let e = Error::from(local);
+            assert_eq!(e.exit, Exit::Io);
+            assert!(e.message.starts_with("git: ") && e.message.ends_with("disk on fire"), "{}", e.message);
+        }
+    }
+
+    #[test]
+    fn store_errors_are_io_errors_naming_the_path() {
+        let e = crate::store::Error::io(std::path::Path::new("/r/.ai"), std::io::Error::other("disk on fire"));
+        assert!(std::error::Error::source(&e).is_some());
+        let e = Error::from(e);
+        assert_eq!((e.exit, e.message.as_str()), (Exit::Io, "/r/.ai: disk on fire"));
+        // The same text the untyped helper wrote.
+        assert_eq!(e.message, Error::io_at(std::path::Path::new("/r/.ai"), "disk on fire").message);
+    }
+}

@@ -4,6 +4,7 @@ use super::{flush_warnings, read_body, CommandContext};
 use crate::error::{Exit, Result};
 use crate::model::finding::Findings;
 use crate::ops::knowledge;
+use crate::render::knowledge as render;
 use crate::ui::Ui;
 
 /// Derive, review and curate what episodes taught the repository
@@ -56,30 +57,16 @@ pub fn run(cc: &CommandContext, a: Args, ui: &mut Ui) -> Result<Exit> {
                 let r = knowledge::derive(&ctx, episode.as_deref(), dry_run)?;
                 if json {
                     ui.json(&r);
-                } else if r.episode.is_none() {
-                    ui.line(
-                        "knowledge derive: no episode (none open here and none named with --episode); nothing derived",
-                    );
                 } else {
-                    for (verdict, path) in &r.lines {
-                        ui.line(&format!("{verdict} {path}"));
-                    }
-                    ui.line(&format!(
-                        "knowledge derive: {} written, {} unchanged, {} skipped",
-                        r.written, r.unchanged, r.skipped
-                    ));
+                    ui.text(&render::derive(&r));
                 }
             }
             Args::Candidates => {
                 let all = knowledge::candidates(&ctx)?;
                 if json {
                     ui.json(&serde_json::json!({ "candidates": all }));
-                } else if all.is_empty() {
-                    ui.line("no knowledge candidates");
                 } else {
-                    for k in &all {
-                        ui.line(&format!("{}  {:<10} {:<10} {}", k.id, k.status, k.class, k.title));
-                    }
+                    ui.text(&render::candidates(&all));
                 }
             }
             Args::Promote { id, class } => {

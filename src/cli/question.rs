@@ -3,7 +3,7 @@
 use super::{flush_warnings, CommandContext};
 use crate::error::{Exit, Result};
 use crate::ops::question;
-use crate::store::questions::Entry;
+use crate::render;
 use crate::ui::Ui;
 
 /// Open, resolve and list the questions that block completion
@@ -50,33 +50,7 @@ pub fn run(cc: &CommandContext, a: Args, ui: &mut Ui) -> Result<Exit> {
                 ui.success(&format!("resolved for {t}: {q}"));
             }
             Args::List { all, task } => {
-                ctx.require_layer()?;
-                let mut n = 0;
-                let mut shown = 0;
-                for e in question::entries(&ctx)? {
-                    match e {
-                        Entry::Unresolved { task: t, question, opened, .. } => {
-                            n += 1;
-                            if task.as_deref().is_none_or(|f| f == t) {
-                                ui.line(&format!("{n}  [unresolved] {t} — {question} ({opened})"));
-                                shown += 1;
-                            }
-                        }
-                        Entry::Resolved { date, task: t, text, .. }
-                            if all && task.as_deref().is_none_or(|f| f == t) =>
-                        {
-                            ui.line(&format!("-  [resolved {date}] {t} — {text}"));
-                            shown += 1;
-                        }
-                        Entry::Malformed { line, raw } => {
-                            ctx.warn(format!(".ai/local/state/open-questions.md:{line}: not a question entry: {raw}"))
-                        }
-                        _ => {}
-                    }
-                }
-                if shown == 0 {
-                    ui.line("no open questions");
-                }
+                ui.text(&render::records::questions(&question::list(&ctx, all, task.as_deref())?))
             }
         }
         Ok(Exit::Ok)

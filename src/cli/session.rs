@@ -2,9 +2,8 @@
 
 use super::{flush_warnings, read_body, CommandContext};
 use crate::error::{Exit, Result};
-use crate::model::labels::Divergence;
 use crate::ops::session::{self, CloseParams, StartParams, StartReport};
-use crate::store::records::head7;
+use crate::render::session as render;
 use crate::ui::Ui;
 
 /// What to do when this key's episode is already open.
@@ -93,11 +92,6 @@ pub enum Args {
     },
 }
 
-fn warning_for(label: Divergence) -> Option<String> {
-    matches!(label, Divergence::Diverged | Divergence::DifferentContext)
-        .then(|| format!("WARNING: its commit is {}; trust git, not the record", label.as_str()))
-}
-
 /// Runs `session`.
 pub fn run(cc: &CommandContext, a: Args, ui: &mut Ui) -> Result<Exit> {
     let json_ok =
@@ -119,15 +113,7 @@ pub fn run(cc: &CommandContext, a: Args, ui: &mut Ui) -> Result<Exit> {
                         session.session_id, session.started_at
                     )),
                     StartReport::Opened { session, context } => {
-                        ui.line(&format!(
-                            "session {} opened at {} (head {})",
-                            session.session_id,
-                            session.started_at,
-                            head7(&session.start_head)
-                        ));
-                        if let Some(p) = context {
-                            ui.line(&format!("working context: {}", ctx.rel(&p)));
-                        }
+                        ui.text(&render::opened(&session, context.map(|p| ctx.rel(&p)).as_deref()));
                         ui.next("work; git majordomus session close when the episode ends");
                     }
                 }
@@ -138,33 +124,12 @@ pub fn run(cc: &CommandContext, a: Args, ui: &mut Ui) -> Result<Exit> {
                     ui.json(&r);
                     return Ok(Exit::Ok);
                 }
-                match &r.open {
-                    None => {
-                        ui.line("No open session in this worktree.");
-                        ui.next("git majordomus session start");
-                    }
-                    Some(v) => {
-                        let o = &v.session;
-                        ui.line(&format!("Session: {}", o.session_id));
-                        ui.line(&format!("Opened: {} ({})", o.started_at, session::opened_age(&ctx, &o.started_at)));
-                        ui.line(&format!("Owner: {}", o.owner));
-                        ui.line(&format!("Worker: {}", o.worker.as_deref().unwrap_or("-")));
-                        if let Some(p) = &o.provider {
-                            ui.line(&format!(
-                                "Provider: {p} (session {})",
-                                o.provider_session.as_deref().unwrap_or("-")
-                            ));
-                        }
-                        ui.line(&format!("Branch: {}", o.branch));
-                        ui.line(&format!("Start head: {} ({})", head7(&o.start_head), v.label.as_str()));
-                        if let Some(w) = warning_for(v.label) {
-                            ui.line(&w);
-                        }
-                    }
+                let age = r.open.as_ref().map(|v| session::opened_age(&ctx, &v.session.started_at)).unwrap_or_default();
+                ui.text(&render::status(&r, &age));
+                if r.open.is_none() {
+                    ui.next("git majordomus session start");
                 }
-                for other in &r.others {
-                    ui.line(&format!("Also open:  {} ({})", other.session_id, other.key));
-                }
+                ui.text(&render::others(&r));
             }
             Args::Close { outcome, if_none, provider_session } => {
                 let summary = read_body("session close")?;
@@ -194,22 +159,7 @@ pub fn run(cc: &CommandContext, a: Args, ui: &mut Ui) -> Result<Exit> {
                     ui.json(&serde_json::json!({"sessions": views, "skipped": skipped}));
                     return Ok(Exit::Ok);
                 }
-                if views.is_empty() {
-                    ui.line("No closed sessions for this worktree and branch.");
-                }
-                for v in &views {
-                    ui.line(&format!(
-                        "{}  {:<24} {:<12} {:<18} {}",
-                        v.created_at,
-                        v.session_id,
-                        v.outcome,
-                        v.label.as_str(),
-                        v.path
-                    ));
-                }
-                if skipped > 0 {
-                    ui.line(&format!("({skipped} file(s) of another schema or unreadable skipped)"));
-                }
+                ui.text(&render::list(&views, skipped));
             }
             Args::Show { sid } => {
                 let v = session::show(&ctx, &sid)?;
@@ -239,18 +189,7 @@ pub fn run(cc: &CommandContext, a: Args, ui: &mut Ui) -> Result<Exit> {
 fn show(ui: &mut Ui, v: &session::ClosedView, json: bool) {
     if json {
         ui.json(v);
-        return;
+    } else {
+        ui.text(&render::closed(v));
     }
-    ui.line(&format!("Session: {}", v.session_id));
-    ui.line(&format!("Record: {}", v.path));
-    if let Some(m) = v.matched {
-        ui.line(&format!("Match: {}", m.as_str()));
-    }
-    ui.line(&format!("Git state: {}", v.label.as_str()));
-    if let Some(w) = warning_for(v.label) {
-        ui.line(&w);
-    }
-    ui.line(&format!("Closed: {} ({})", v.created_at, v.outcome));
-    ui.line("---");
-    ui.text(&v.body);
 }

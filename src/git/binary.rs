@@ -74,7 +74,7 @@ fn command(git_dir: &Path, root: &Path) -> Command {
 }
 
 fn output(mut cmd: Command) -> Result<Output, Error> {
-    cmd.output().map_err(|e| Error::Gix(format!("cannot run git: {e}")))
+    cmd.output().map_err(Error::Spawn)
 }
 
 /// Runs `git <args>` on this checkout (see `command`).
@@ -106,7 +106,7 @@ pub fn run_network(git_dir: &Path, root: &Path, args: &[&str], np: &NoPrompt) ->
 /// terminal: a background process cannot read a password from it.
 fn output_until(mut cmd: Command, deadline: Instant) -> Result<Output, Error> {
     use std::os::unix::process::CommandExt;
-    let spawn_error = |e: std::io::Error| Error::Gix(format!("cannot run git: {e}"));
+    let spawn_error = Error::Spawn;
     let mut child = cmd.stdout(Stdio::piped()).stderr(Stdio::piped()).process_group(0).spawn().map_err(spawn_error)?;
     // Both pipes are drained while waiting, so a chatty child never blocks on a full pipe.
     let drain = |pipe: Option<Box<dyn Read + Send>>| {

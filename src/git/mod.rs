@@ -12,22 +12,46 @@ use std::path::{Path, PathBuf};
 use gix::bstr::ByteSlice;
 use gix::ObjectId;
 
-/// Errors of git access.
+/// A cause gix (or the system) reported, kept as the error's source.
+pub type Cause = Box<dyn std::error::Error + Send + Sync + 'static>;
+
+/// Errors of git access. Each names the part of the local repository that failed, so a caller
+/// can tell a local failure from anything about a remote; each prints as `git: <cause>`.
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
     /// No repository at or above the path.
     #[error("not inside a git repository")]
-    NotARepository,
+    NotARepository(#[source] Cause),
     /// A repository without a working tree.
     #[error("{0} is a bare repository; continuity records need a working tree")]
     Bare(PathBuf),
-    /// Anything gix reported.
+    /// HEAD or the branch it names could not be read.
+    #[error("git: {0}")]
+    Head(#[source] Cause),
+    /// The local object database: a commit, tree or history walk could not be read.
+    #[error("git: {0}")]
+    Objects(#[source] Cause),
+    /// The working-tree status could not be computed.
+    #[error("git: {0}")]
+    Status(#[source] Cause),
+    /// The `git` executable could not be started.
+    #[error("git: cannot run git: {0}")]
+    Spawn(#[source] std::io::Error),
+    /// Anything else gix reported (the continuity store's refs and objects, `git::store`).
     #[error("git: {0}")]
     Gix(String),
 }
 
-fn gx(e: impl std::fmt::Display) -> Error {
-    Error::Gix(e.to_string())
+fn head_err(e: impl std::error::Error + Send + Sync + 'static) -> Error {
+    Error::Head(Box::new(e))
+}
+
+fn odb(e: impl std::error::Error + Send + Sync + 'static) -> Error {
+    Error::Objects(Box::new(e))
+}
+
+fn status_err(e: impl std::error::Error + Send + Sync + 'static) -> Error {
+    Error::Status(Box::new(e))
 }
 
 /// An opened checkout.
@@ -58,7 +82,7 @@ fn canonical(p: &Path) -> PathBuf {
 impl Git {
     /// Discovers the repository containing `start`.
     pub fn discover(start: &Path) -> Result<Git, Error> {
-        let repo = gix::discover(start).map_err(|_| Error::NotARepository)?;
+        let repo = gix::discover(start).map_err(|e| Error::NotARepository(Box::new(e)))?;
         let Some(workdir) = repo.workdir() else {
             return Err(Error::Bare(canonical(repo.git_dir())));
         };
@@ -88,20 +112,20 @@ impl Git {
 
     /// The short branch name, or `None` when HEAD is detached.
     pub fn branch(&self) -> Result<Option<String>, Error> {
-        let head = self.repo.head().map_err(gx)?;
+        let head = self.repo.head().map_err(head_err)?;
         if head.is_detached() {
             return Ok(None);
         }
-        Ok(self.repo.head_name().map_err(gx)?.map(|n| n.shorten().to_string()))
+        Ok(self.repo.head_name().map_err(head_err)?.map(|n| n.shorten().to_string()))
     }
 
     /// HEAD's commit, or `None` when the branch is unborn.
     pub fn head(&self) -> Result<Option<ObjectId>, Error> {
-        let mut head = self.repo.head().map_err(gx)?;
+        let mut head = self.repo.head().map_err(head_err)?;
         if head.is_unborn() {
             return Ok(None);
         }
-        let id = head.try_peel_to_id().map_err(gx)?;
+        let id = head.try_peel_to_id().map_err(head_err)?;
         Ok(id.map(|i| i.detach()))
     }
 
@@ -134,13 +158,13 @@ impl Git {
         let mut iter = self
             .repo
             .status(gix::progress::Discard)
-            .map_err(gx)?
+            .map_err(status_err)?
             .untracked_files(gix::status::UntrackedFiles::Files)
             .index_worktree_submodules(None)
             .into_iter(None)
-            .map_err(gx)?;
+            .map_err(status_err)?;
         for item in iter.by_ref() {
-            let item = item.map_err(gx)?;
+            let item = item.map_err(status_err)?;
             match &item {
                 gix::status::Item::IndexWorktree(Iw::DirectoryContents { entry, .. })
                     if !matches!(entry.status, gix::dir::entry::Status::Untracked) =>
@@ -195,7 +219,7 @@ impl Git {
         }
         match self.repo.merge_base(ancestor, descendant) {
             Ok(base) => Ok(base.map(|b| b.detach()) == Some(ancestor)),
-            Err(e) => Err(gx(e)),
+            Err(e) => Err(odb(e)),
         }
     }
 
@@ -207,9 +231,9 @@ impl Git {
             walk = walk.with_hidden(Some(b));
         }
         let mut out = Vec::new();
-        for info in walk.all().map_err(gx)? {
-            let info = info.map_err(gx)?;
-            let commit = info.object().map_err(gx)?;
+        for info in walk.all().map_err(odb)? {
+            let info = info.map_err(odb)?;
+            let commit = info.object().map_err(odb)?;
             let summary = commit.message().map(|m| m.summary().to_str_lossy().into_owned()).unwrap_or_default();
             out.push((info.id, summary));
         }
@@ -220,7 +244,7 @@ impl Git {
     /// Paths that differ between the trees of two commits (`None` = the empty tree).
     pub fn changed_between(&self, base: Option<ObjectId>, head: ObjectId) -> Result<Vec<String>, Error> {
         let tree_of = |c: ObjectId| -> Result<ObjectId, Error> {
-            Ok(self.repo.find_commit(c).map_err(gx)?.tree_id().map_err(gx)?.detach())
+            Ok(self.repo.find_commit(c).map_err(odb)?.tree_id().map_err(odb)?.detach())
         };
         let a = match base {
             Some(b) => Some(tree_of(b)?),
@@ -234,10 +258,10 @@ impl Git {
 
     fn tree_entries(&self, id: Option<ObjectId>) -> Result<Vec<(String, ObjectId, bool)>, Error> {
         let Some(id) = id else { return Ok(Vec::new()) };
-        let tree = self.repo.find_tree(id).map_err(gx)?;
+        let tree = self.repo.find_tree(id).map_err(odb)?;
         let mut v = Vec::new();
         for e in tree.iter() {
-            let e = e.map_err(gx)?;
+            let e = e.map_err(odb)?;
             v.push((e.filename().to_str_lossy().into_owned(), e.object_id(), e.mode().is_tree()));
         }
         Ok(v)
@@ -333,8 +357,8 @@ impl Git {
             }
             _ => {}
         }
-        for info in walk.all().map_err(gx)? {
-            let info = info.map_err(gx)?;
+        for info in walk.all().map_err(odb)? {
+            let info = info.map_err(odb)?;
             if info.parent_ids().next().is_none() {
                 roots.insert(info.id.to_string());
             }

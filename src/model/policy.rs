@@ -125,10 +125,16 @@ pub struct BenchmarkBudget {
     pub watch_ms: u64,
 }
 
+/// Policy or profile text that does not parse into its shape; prints as the YAML reader's
+/// message, which names the offending key and position.
+#[derive(Debug, thiserror::Error)]
+#[error(transparent)]
+pub struct ParseError(#[from] serde_yaml::Error);
+
 impl Policy {
     /// Parses policy text; the error names the offending key.
-    pub fn parse(text: &str) -> Result<Policy, String> {
-        serde_yaml::from_str(text).map_err(|e| e.to_string())
+    pub fn parse(text: &str) -> Result<Policy, ParseError> {
+        Ok(serde_yaml::from_str(text)?)
     }
 
     /// The freshness thresholds, each possibly absent.
@@ -200,8 +206,8 @@ pub struct Profile {
 
 impl Profile {
     /// Parses profile text.
-    pub fn parse(text: &str) -> Result<Profile, String> {
-        serde_yaml::from_str(text).map_err(|e| e.to_string())
+    pub fn parse(text: &str) -> Result<Profile, ParseError> {
+        Ok(serde_yaml::from_str(text)?)
     }
 }
 
@@ -234,7 +240,7 @@ mod tests {
     fn unknown_key_is_an_error() {
         let text = include_str!("../../assets/policy.yaml").replace("session:\n", "session:\n  bogus_key: 1\n");
         let e = Policy::parse(&text).unwrap_err();
-        assert!(e.contains("bogus_key"), "{e}");
+        assert!(e.to_string().contains("bogus_key"), "{e}");
     }
 
     #[test]

@@ -99,20 +99,34 @@ impl Task {
     }
 }
 
+/// Why a scope path was refused.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ScopeError {
+    /// Nothing but whitespace.
+    #[error("empty scope path")]
+    Empty,
+    /// Absolute (`/`, `~`, a drive letter, a backslash).
+    #[error("scope path {0:?} is absolute; give a path relative to the repository root")]
+    Absolute(String),
+    /// A `..` segment.
+    #[error("scope path {0:?} leaves the repository")]
+    Escapes(String),
+}
+
 /// Normalises one scope path: no `./`, no trailing `/`, no `//`; absolute and escaping paths refused.
-pub fn normalise_scope(raw: &str) -> Result<String, String> {
+pub fn normalise_scope(raw: &str) -> Result<String, ScopeError> {
     let p = raw.trim();
     if p.is_empty() {
-        return Err("empty scope path".into());
+        return Err(ScopeError::Empty);
     }
     if p.starts_with('/') || p.starts_with('~') || p.contains('\\') || (p.len() > 1 && p.as_bytes()[1] == b':') {
-        return Err(format!("scope path {p:?} is absolute; give a path relative to the repository root"));
+        return Err(ScopeError::Absolute(p.into()));
     }
     let mut parts = Vec::new();
     for seg in p.split('/') {
         match seg {
             "" | "." => {}
-            ".." => return Err(format!("scope path {p:?} leaves the repository")),
+            ".." => return Err(ScopeError::Escapes(p.into())),
             s => parts.push(s),
         }
     }
@@ -143,8 +157,10 @@ mod tests {
     #[test]
     fn scope_normalisation() {
         assert_eq!(normalise_scope("./lib//auth/").unwrap(), "lib/auth");
-        assert!(normalise_scope("/etc").is_err());
-        assert!(normalise_scope("lib/../..").is_err());
+        assert_eq!(normalise_scope("/etc"), Err(ScopeError::Absolute("/etc".into())));
+        assert_eq!(normalise_scope("lib/../.."), Err(ScopeError::Escapes("lib/../..".into())));
+        assert_eq!(normalise_scope("  "), Err(ScopeError::Empty));
+        assert_eq!(ScopeError::Escapes("a/..".into()).to_string(), "scope path \"a/..\" leaves the repository");
         assert_eq!(normalise_scope(".").unwrap(), ".");
         assert!(in_scope("lib/auth/x.rs", "lib/auth"));
         assert!(!in_scope("lib/authz/x.rs", "lib/auth"));

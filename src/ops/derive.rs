@@ -27,23 +27,24 @@ pub fn unresolved(ctx: &Ctx) -> Result<Vec<(String, String)>> {
 }
 
 /// Files touched since the task started: committed since its head, plus the porcelain list.
+/// A repository that cannot be read is an error, never "nothing touched" (the scope check and
+/// `finish` rest on this list).
 pub fn touched_since(ctx: &Ctx, task: &Task) -> Result<Vec<String>> {
     let mut set: BTreeSet<String> = ctx.changed_files()?.iter().cloned().collect();
-    if let Ok(Some(head)) = ctx.git.head() {
+    if let Some(head) = ctx.git.head()? {
         if let Some(base) = ctx.git.base_of(task.anchor_head()) {
-            if let Ok(files) = ctx.git.changed_between(base, head) {
-                set.extend(files);
-            }
+            set.extend(ctx.git.changed_between(base, head)?);
         }
     }
     Ok(set.into_iter().collect())
 }
 
-/// Commits since the task's start head, oldest first (empty when it is not a commit here).
-pub fn commits_since(ctx: &Ctx, task: &Task) -> Vec<(String, String)> {
-    let Ok(Some(head)) = ctx.git.head() else { return Vec::new() };
-    let Some(base) = ctx.git.base_of(task.anchor_head()) else { return Vec::new() };
-    ctx.git.commits_between(base, head).unwrap_or_default().into_iter().map(|(id, s)| (id.to_string(), s)).collect()
+/// Commits since the task's start head, oldest first (empty when HEAD is unborn or the start
+/// is not a commit here; an unreadable repository is an error).
+pub fn commits_since(ctx: &Ctx, task: &Task) -> Result<Vec<(String, String)>> {
+    let Some(head) = ctx.git.head()? else { return Ok(Vec::new()) };
+    let Some(base) = ctx.git.base_of(task.anchor_head()) else { return Ok(Vec::new()) };
+    Ok(ctx.git.commits_between(base, head)?.into_iter().map(|(id, s)| (id.to_string(), s)).collect())
 }
 
 /// The derived checkpoint body.
@@ -64,7 +65,7 @@ pub fn checkpoint_body(ctx: &Ctx, task: Option<&Task>) -> Result<String> {
                 head7(id.head_text()),
                 id.branch_text()
             ));
-            let commits = commits_since(ctx, t);
+            let commits = commits_since(ctx, t)?;
             let shown = commits.len().min(8);
             for (sha, subject) in &commits[commits.len() - shown..] {
                 s.push_str(&format!("- {} {subject}\n", head7(sha)));
@@ -141,7 +142,7 @@ pub fn handover_body(ctx: &Ctx, task: Option<&Task>, required: &[String]) -> Res
     s.push_str(&format!("On {} at {}, working tree {wt}.\n", id.branch_text(), head7(id.head_text())));
     if let Some(t) = task {
         let label = ctx.divergence_of(&t);
-        let commits = commits_since(ctx, t);
+        let commits = commits_since(ctx, t)?;
         s.push_str(&format!(
             "Since the task started at {}: {} commit(s), {}.\n",
             head7(&t.head),

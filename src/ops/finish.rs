@@ -13,7 +13,7 @@ use super::task;
 use crate::ctx::Ctx;
 use crate::error::{Error, Result};
 use crate::model::events::Event;
-use crate::model::finding::{Finding, Level};
+use crate::model::finding::{Category, Finding, Level};
 use crate::model::policy::Requirement;
 use crate::model::record::has_section;
 use crate::model::task::{in_scope, Outcome, Task};
@@ -91,7 +91,7 @@ impl FinishReport {
                 };
                 Finding::new(
                     level,
-                    "contract",
+                    Category::Contract,
                     c.name,
                     format!("{}: {msg}", c.verdict),
                     "git majordomus finish --check --outcome <outcome>",

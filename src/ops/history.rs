@@ -12,7 +12,7 @@ use serde_json::Value;
 use crate::ctx::Ctx;
 use crate::error::{Error, Result};
 use crate::model::events::{is_registered, Event, EVENTS};
-use crate::model::finding::{Finding, Level};
+use crate::model::finding::{Category, Finding, Level};
 use crate::model::labels::Anchor;
 use crate::store::atomic::{create_if_absent_with, guard, replace_with, write_to, Lock};
 use crate::store::ledger::{self, build_line, Envelope, Line};
@@ -215,7 +215,7 @@ fn line_finding(subject: String, problem: ledger::Problem) -> Finding {
         ledger::Problem::Lacks(_) => format!("line {problem}"),
         ledger::Problem::Unregistered(_) => problem.to_string(),
     };
-    Finding::new(Level::Fail, "ledger", subject, message, VALIDATE_CMD)
+    Finding::new(Level::Fail, Category::Ledger, subject, message, VALIDATE_CMD)
 }
 
 /// The findings of `--validate` for raw ledger lines `(number, bytes)`: one FAIL per line that
@@ -234,7 +234,7 @@ pub fn validate_lines(lines: impl Iterator<Item = Result<(usize, Vec<u8>)>>, rel
         }
     }
     if out.is_empty() {
-        out.push(Finding::new(Level::Ok, "ledger", rel, format!("{n} line(s), every one valid"), VALIDATE_CMD));
+        out.push(Finding::new(Level::Ok, Category::Ledger, rel, format!("{n} line(s), every one valid"), VALIDATE_CMD));
     }
     Ok(out)
 }
@@ -245,7 +245,7 @@ pub fn validate(ctx: &Ctx) -> Result<Vec<Finding>> {
     let rel = ctx.rel(&ctx.layout.ledger());
     guard(ctx.layout.root(), &ctx.layout.ledger())?;
     let Some(lines) = ledger::raw_lines(&ctx.layout.ledger())? else {
-        return Ok(vec![Finding::new(Level::Ok, "ledger", rel, "no ledger yet", VALIDATE_CMD)]);
+        return Ok(vec![Finding::new(Level::Ok, Category::Ledger, rel, "no ledger yet", VALIDATE_CMD)]);
     };
     validate_lines(lines, &rel)
 }

@@ -9,7 +9,7 @@ use super::{briefing, checkpoint, handover, knowledge, session, task};
 use crate::ctx::{Ctx, Env};
 use crate::error::Error;
 use crate::model::events::Event;
-use crate::model::providers::{self, sanitise};
+use crate::model::providers::{self, sanitise, HookEvent};
 use crate::store::atomic::{append, ensure_dir};
 use crate::store::sessions::{key_of, open_path};
 
@@ -61,7 +61,7 @@ const CLOSING_REASONS: &[&str] = &["clear", "logout", "prompt_input_exit"];
 struct Run<'a> {
     ctx: &'a Ctx,
     provider: &'a str,
-    event: &'a str,
+    event: HookEvent,
     report: HookReport,
 }
 
@@ -78,7 +78,7 @@ impl Run<'_> {
             Event::ProviderEventFailed,
             &[
                 ("provider", Value::from(self.provider)),
-                ("event", Value::from(self.event)),
+                ("event", Value::from(self.event.as_str())),
                 ("reason", Value::from(reason.clone())),
             ],
         );
@@ -96,7 +96,7 @@ impl Run<'_> {
     }
 }
 
-fn log(root: &Path, ts: &str, provider: &str, event: &str, reason: &str) {
+fn log(root: &Path, ts: &str, provider: &str, event: HookEvent, reason: &str) {
     let dir = root.join(".ai/local/session-contexts");
     if ensure_dir(&dir).is_ok() {
         let _ = append(&dir.join("hooks.log"), format!("{ts} {provider} {event} failed: {reason}\n").as_bytes());
@@ -113,10 +113,11 @@ pub fn run(repo: Option<&Path>, env: &Env, provider: &str, event: &str, payload:
         ));
         return report;
     };
-    if !p.events.contains(&event) {
-        report.stderr.push(format!("majordomus: {provider} has no {event:?} event; known: {}", p.events.join(", ")));
+    let Some(event) = HookEvent::parse(event).filter(|e| p.events.contains(e)) else {
+        let known = p.events.iter().map(|e| e.as_str()).collect::<Vec<_>>().join(", ");
+        report.stderr.push(format!("majordomus: {provider} has no {event:?} event; known: {known}"));
         return report;
-    }
+    };
     let pl = parse_payload(payload);
     let key = pl.session.clone().unwrap_or_else(|| "unknown".into());
     let mut env = env.clone();
@@ -146,7 +147,7 @@ pub fn run(repo: Option<&Path>, env: &Env, provider: &str, event: &str, payload:
         Event::ProviderEventReceived,
         &[
             ("provider", Value::from(provider)),
-            ("event", Value::from(event)),
+            ("event", Value::from(event.as_str())),
             ("provider_session", Value::from(key.clone())),
         ],
     );
@@ -155,9 +156,9 @@ pub fn run(repo: Option<&Path>, env: &Env, provider: &str, event: &str, payload:
         log(ctx.layout.root(), &ctx.clock.stamp(), provider, event, &e.message);
     }
     match event {
-        "start" => start(&mut run, provider, &key),
-        "compact" => compact(&mut run),
-        _ => end(&mut run, &key, pl.reason.as_deref()),
+        HookEvent::Start => start(&mut run, provider, &key),
+        HookEvent::Compact => compact(&mut run),
+        HookEvent::End => end(&mut run, &key, pl.reason.as_deref()),
     }
     for w in ctx.take_warnings() {
         run.report.stderr.push(format!("warning: {w}"));
@@ -258,16 +259,16 @@ fn dry_run(run: &mut Run<'_>, key: &str, pl: &Payload) {
     run.err(format!("dry run ({provider} {event}): would append provider.event.received for session key {key}"));
     let open = open_path(&ctx.layout, key).exists();
     let lines: Vec<String> = match event {
-        "start" if open => vec![
+        HookEvent::Start if open => vec![
             format!("would keep the open episode sessions-open/{}.yaml", key_of(key)),
             "would print the briefing".into(),
         ],
-        "start" => {
+        HookEvent::Start => {
             vec![format!("would open an episode sessions-open/{}.yaml", key_of(key)), "would print the briefing".into()]
         }
-        "compact" => vec!["would write a derived checkpoint".into(), "would derive knowledge".into()],
-        _ if !open => vec![format!("end: no open episode for {}; nothing to close", key_of(key))],
-        _ => {
+        HookEvent::Compact => vec!["would write a derived checkpoint".into(), "would derive knowledge".into()],
+        HookEvent::End if !open => vec![format!("end: no open episode for {}; nothing to close", key_of(key))],
+        HookEvent::End => {
             let outcome = if pl.reason.as_deref().is_some_and(|r| CLOSING_REASONS.contains(&r)) {
                 "closed"
             } else {

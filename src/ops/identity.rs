@@ -20,7 +20,7 @@ pub fn worktree_id(ctx: &Ctx) -> String {
 /// The continuity repository identity from the root commits of HEAD's history (32 hex), or
 /// `None` for a repository without commits.
 pub fn continuity_repository(ctx: &Ctx) -> Result<Option<String>> {
-    let roots = ctx.git.root_commits().map_err(|e| crate::error::Error::io(e.to_string()))?;
+    let roots = ctx.git.root_commits()?;
     if roots.is_empty() {
         return Ok(None);
     }

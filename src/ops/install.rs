@@ -291,7 +291,7 @@ fn refspec_of(ctx: &Ctx, remote: &str, add: bool) -> Result<String> {
         (true, false) => vec!["config", "--add", &key, &spec],
         (false, true) => vec!["config", "--fixed-value", "--unset", &key, &spec],
     };
-    let out = ctx.git.git_binary(&args).map_err(|e| Error::io(e.to_string()))?;
+    let out = ctx.git.git_binary(&args)?;
     if !out.status.success() {
         return Err(Error::io(format!("git config {key}: {}", String::from_utf8_lossy(&out.stderr).trim())));
     }

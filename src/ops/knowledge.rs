@@ -11,7 +11,7 @@ use super::identity::digest_hex;
 use crate::ctx::Ctx;
 use crate::error::{Error, Result};
 use crate::model::events::Event;
-use crate::model::finding::{Finding, Level};
+use crate::model::finding::{Category, Finding, Level};
 use crate::model::labels::head_of;
 use crate::model::labels::Anchor;
 use crate::model::record::{branch_key, section_text};
@@ -180,7 +180,7 @@ fn build(ctx: &Ctx, ep: &str) -> Result<(Vec<Knowledge>, usize)> {
             extra: String::new(),
         });
     }
-    let (commits, files) = rule_commits(ctx, ep);
+    let (commits, files) = rule_commits(ctx, ep)?;
     for k in &mut out {
         k.derived_from.extend(commits.iter().map(|c| format!("commit:{c}")));
         k.relations.extend(files.iter().map(|f| format!("file:{f}")));
@@ -189,28 +189,29 @@ fn build(ctx: &Ctx, ep: &str) -> Result<(Vec<Knowledge>, usize)> {
 }
 
 /// Commits of the episode that touch `.ai/repo/rules/` or `.ai/repo/adrs/`, and those paths.
-fn rule_commits(ctx: &Ctx, ep: &str) -> (Vec<String>, Vec<String>) {
-    let start = sessions::find_closed(&ctx.layout, ep)
-        .ok()
-        .flatten()
-        .and_then(|p| read_opt(&p).ok().flatten())
-        .and_then(|t| crate::model::session::ClosedSession::parse(&t).ok().map(|(c, _)| c.start_head))
-        .or_else(|| {
-            sessions::list_open(&ctx.layout)
-                .ok()?
+/// A store or repository that cannot be read is an error, not "no such commits"; a record that
+/// does not parse only leaves its start head unknown (doctor names it).
+fn rule_commits(ctx: &Ctx, ep: &str) -> Result<(Vec<String>, Vec<String>)> {
+    let closed = match sessions::find_closed(&ctx.layout, ep)? {
+        Some(p) => read_opt(&p)?,
+        None => None,
+    };
+    let start =
+        match closed.and_then(|t| crate::model::session::ClosedSession::parse(&t).ok().map(|(c, _)| c.start_head)) {
+            Some(s) => Some(s),
+            None => sessions::list_open(&ctx.layout)?
                 .into_iter()
-                .find_map(|(_, o)| o.ok().filter(|o| o.session_id == ep).map(|o| o.start_head))
-        });
-    let (Some(start), Ok(Some(head))) = (start, ctx.git.head()) else { return (Vec::new(), Vec::new()) };
-    let Some(base) = ctx.git.base_of(head_of(&start)) else { return (Vec::new(), Vec::new()) };
+                .find_map(|(_, o)| o.ok().filter(|o| o.session_id == ep).map(|o| o.start_head)),
+        };
+    let (Some(start), Some(head)) = (start, ctx.git.head()?) else { return Ok((Vec::new(), Vec::new())) };
+    let Some(base) = ctx.git.base_of(head_of(&start)) else { return Ok((Vec::new(), Vec::new())) };
     let mut commits = Vec::new();
     let mut files = std::collections::BTreeSet::new();
     let mut prev = base;
-    for (id, _) in ctx.git.commits_between(base, head).unwrap_or_default() {
+    for (id, _) in ctx.git.commits_between(base, head)? {
         let touched: Vec<String> = ctx
             .git
-            .changed_between(prev, id)
-            .unwrap_or_default()
+            .changed_between(prev, id)?
             .into_iter()
             .filter(|f| f.starts_with(".ai/repo/rules/") || f.starts_with(".ai/repo/adrs/"))
             .collect();
@@ -220,7 +221,7 @@ fn rule_commits(ctx: &Ctx, ep: &str) -> (Vec<String>, Vec<String>) {
         }
         prev = Some(id);
     }
-    (commits, files.into_iter().collect())
+    Ok((commits, files.into_iter().collect()))
 }
 
 /// `knowledge derive`: writes (or, dry, reports) the candidates of the episode.
@@ -413,7 +414,13 @@ pub fn store_findings(ctx: &Ctx, policy: &crate::model::policy::Policy) -> Resul
                 Some(_) => None,
             };
             if let Some(p) = problem {
-                f.push(Finding::new(Level::Fail, "knowledge-integrity", rel, p, "git majordomus knowledge check"));
+                f.push(Finding::new(
+                    Level::Fail,
+                    Category::KnowledgeIntegrity,
+                    rel,
+                    p,
+                    "git majordomus knowledge check",
+                ));
                 continue;
             }
             if let Some(k) = k.filter(|k| k.status == "candidate") {
@@ -430,7 +437,7 @@ pub fn store_findings(ctx: &Ctx, policy: &crate::model::policy::Policy) -> Resul
     if f.is_empty() {
         f.push(Finding::new(
             Level::Ok,
-            "knowledge-integrity",
+            Category::KnowledgeIntegrity,
             ctx.rel(&ctx.layout.repo().join("knowledge")),
             "every knowledge record parses and sits in its directory",
             "git majordomus knowledge candidates",
@@ -444,7 +451,7 @@ pub fn store_findings(ctx: &Ctx, policy: &crate::model::policy::Policy) -> Resul
     } else {
         (Level::Ok, format!("{pending} candidates awaiting review, cap {cap}"))
     };
-    f.push(Finding::new(level, "knowledge", "candidates-reviewed", msg, "git majordomus knowledge candidates"));
+    f.push(Finding::new(level, Category::Knowledge, "candidates-reviewed", msg, "git majordomus knowledge candidates"));
     Ok(f)
 }
 
@@ -455,7 +462,7 @@ pub fn check(ctx: &Ctx) -> Result<Vec<Finding>> {
     if f.is_empty() {
         f.push(Finding::new(
             Level::Ok,
-            "knowledge-integrity",
+            Category::KnowledgeIntegrity,
             ".ai/repo/knowledge",
             "no knowledge store yet: nothing to check",
             "git majordomus knowledge derive",

@@ -388,7 +388,11 @@ pub fn providers(ctx: &Ctx) -> Result<Providers> {
                     }
                 }
             }
-            ProviderView { name: p.name.into(), events: p.events.iter().map(|e| e.to_string()).collect(), wired }
+            ProviderView {
+                name: p.name.into(),
+                events: p.events.iter().map(|e| e.as_str().to_string()).collect(),
+                wired,
+            }
         })
         .collect();
     let hooks_dir = super::install::hooks_dir(ctx);

@@ -24,6 +24,57 @@ pub fn entries(ctx: &Ctx) -> Result<Vec<Entry>> {
     Ok(parse(&read(ctx)?))
 }
 
+/// One question as `question list` shows it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Listed {
+    /// An unresolved entry and its number among all unresolved ones (`question resolve <n>`).
+    Unresolved {
+        /// 1-based, counted over every unresolved entry, shown or not.
+        n: usize,
+        /// The task it belongs to.
+        task: String,
+        /// The question.
+        question: String,
+        /// When it was opened.
+        opened: String,
+    },
+    /// A resolved entry (`--all`).
+    Resolved {
+        /// When it was resolved.
+        date: String,
+        /// The task it belongs to.
+        task: String,
+        /// The entry's text.
+        text: String,
+    },
+}
+
+/// `question list [--all] [--task id]`: the entries shown, in store order. A malformed line is
+/// a warning, not an entry.
+pub fn list(ctx: &Ctx, all: bool, task: Option<&str>) -> Result<Vec<Listed>> {
+    ctx.require_layer()?;
+    let mut n = 0;
+    let mut out = Vec::new();
+    for e in entries(ctx)? {
+        match e {
+            Entry::Unresolved { task: t, question, opened, .. } => {
+                n += 1;
+                if task.is_none_or(|f| f == t) {
+                    out.push(Listed::Unresolved { n, task: t, question, opened });
+                }
+            }
+            Entry::Resolved { date, task: t, text, .. } if all && task.is_none_or(|f| f == t) => {
+                out.push(Listed::Resolved { date, task: t, text })
+            }
+            Entry::Malformed { line, raw } => {
+                ctx.warn(format!(".ai/local/state/open-questions.md:{line}: not a question entry: {raw}"))
+            }
+            Entry::Resolved { .. } => {}
+        }
+    }
+    Ok(out)
+}
+
 fn single_line(what: &str, s: &str) -> Result<String> {
     let t = s.trim();
     if t.is_empty() {

@@ -370,7 +370,7 @@ fn write_closed(ctx: &Ctx, s: &OpenSession, p: &CloseParams) -> Result<PathBuf> 
             _ => {}
         }
     }
-    c.commits = episode_commits(ctx, &s.start_head);
+    c.commits = episode_commits(ctx, &s.start_head)?;
     let task = task::local(ctx)?;
     let named = task.as_ref().filter(|t| c.tasks.contains(&t.id));
     c.task_id = named.map(|t| t.id.clone()).or_else(|| c.tasks.last().cloned()).unwrap_or_else(|| "none".into());
@@ -393,21 +393,16 @@ fn write_closed(ctx: &Ctx, s: &OpenSession, p: &CloseParams) -> Result<PathBuf> 
 
 /// `start_head..HEAD`, first 12 hex each, oldest first; `[diverged]` when the start is no
 /// longer an ancestor.
-fn episode_commits(ctx: &Ctx, start_head: &str) -> Vec<String> {
-    let Ok(Some(head)) = ctx.git.head() else { return Vec::new() };
+fn episode_commits(ctx: &Ctx, start_head: &str) -> Result<Vec<String>> {
+    let Some(head) = ctx.git.head()? else { return Ok(Vec::new()) };
     let base = match head_of(start_head) {
         None => None,
         Some(start_head) => match ctx.git.commit_id(start_head) {
-            Some(b) if ctx.git.is_ancestor(b, head).unwrap_or(false) => Some(b),
-            _ => return vec!["diverged".into()],
+            Some(b) if ctx.git.is_ancestor(b, head)? => Some(b),
+            _ => return Ok(vec!["diverged".into()]),
         },
     };
-    ctx.git
-        .commits_between(base, head)
-        .unwrap_or_default()
-        .into_iter()
-        .map(|(id, _)| id.to_string()[..12].to_string())
-        .collect()
+    Ok(ctx.git.commits_between(base, head)?.into_iter().map(|(id, _)| id.to_string()[..12].to_string()).collect())
 }
 
 /// The body composed from the envelope when no summary was given: never empty, never invented.

@@ -7,7 +7,7 @@ use super::task::{self, LOCK};
 use crate::ctx::Ctx;
 use crate::error::{Error, Result};
 use crate::model::events::Event;
-use crate::model::finding::{Finding, Level};
+use crate::model::finding::{Category, Finding, Level};
 use crate::model::labels::{age, Anchor};
 use crate::model::task::{in_scope, normalise_scope, Outcome, Task};
 use crate::store::atomic::{create_if_absent, read_opt, replace, Lock};
@@ -44,7 +44,7 @@ pub fn parse_scope(raw: &[String]) -> Result<Vec<String>> {
         if part.trim().is_empty() {
             continue;
         }
-        let p = normalise_scope(part).map_err(Error::usage)?;
+        let p = normalise_scope(part).map_err(|e| Error::usage(e.to_string()))?;
         if !out.contains(&p) {
             out.push(p);
         }
@@ -129,7 +129,7 @@ pub fn run(ctx: &Ctx, p: StartParams) -> Result<StartReport> {
         let label = ctx.divergence_of(&w.meta);
         findings.push(Finding::new(
             Level::Info,
-            "handover",
+            Category::Handover,
             ctx.rel(&w.path),
             format!(
                 "prior record, {}, {}, {}",
@@ -166,7 +166,7 @@ fn overlaps(ctx: &Ctx, task: &Task) -> Vec<Finding> {
                 };
                 out.push(Finding::new(
                     Level::Info,
-                    "scope",
+                    Category::Scope,
                     mine.clone(),
                     format!("{rel} {theirs} of active task {} in {}", other.id, root.display()),
                     "git worktree list",

@@ -4,6 +4,8 @@ pub mod annotations;
 pub mod context;
 pub mod continuity;
 pub mod history;
+pub mod knowledge;
 pub mod pre_push;
 pub mod records;
 pub mod search;
+pub mod session;

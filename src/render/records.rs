@@ -5,7 +5,23 @@ use chrono::{DateTime, Utc};
 use crate::model::labels::age;
 use crate::model::record::RecordMeta;
 use crate::ops::handover::Labelled;
+use crate::ops::question::Listed;
 use crate::store::decisions::{superseded_by, Decision};
+
+/// `question list`: one line per entry shown, or `no open questions`.
+pub fn questions(list: &[Listed]) -> String {
+    if list.is_empty() {
+        return "no open questions\n".into();
+    }
+    list.iter()
+        .map(|q| match q {
+            Listed::Unresolved { n, task, question, opened } => {
+                format!("{n}  [unresolved] {task} — {question} ({opened})\n")
+            }
+            Listed::Resolved { date, task, text } => format!("-  [resolved {date}] {task} — {text}\n"),
+        })
+        .collect()
+}
 
 /// `Created: <ts> (<age>)`, or for a resumed handover the origin time and the resume time.
 pub fn created_line(meta: &RecordMeta, now: DateTime<Utc>) -> String {

@@ -15,3 +15,33 @@ pub mod session_context;
 pub mod sessions;
 
 pub use layout::Layout;
+
+use std::path::{Path, PathBuf};
+
+/// Errors of the store: which file or directory failed, with the cause kept as the source.
+/// `crate::error` maps every one to exit 13; each prints as `<path>: <cause>`.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// A file or directory could not be read, listed or written.
+    #[error("{}: {source}", path.display())]
+    Io {
+        /// The file or directory.
+        path: PathBuf,
+        /// What the system said.
+        #[source]
+        source: std::io::Error,
+    },
+    /// No unused temporary name could be found beside a file.
+    #[error("{}: no unique temporary name", dir.display())]
+    NoTempName {
+        /// The directory the temporary file was to go in.
+        dir: PathBuf,
+    },
+}
+
+impl Error {
+    /// An I/O failure on `path`.
+    pub fn io(path: &Path, source: std::io::Error) -> Error {
+        Error::Io { path: path.to_path_buf(), source }
+    }
+}

@@ -5,7 +5,8 @@ use std::path::{Path, PathBuf};
 
 use super::atomic::{create_new, guard, read_opt};
 use super::format::record::parse;
-use crate::error::{Error, Result};
+use super::Error as StoreError;
+use crate::error::Result;
 use crate::model::record::{branch_key, is_record_name, RecordMeta, Skip};
 
 /// `n` random lowercase hex characters.
@@ -51,13 +52,14 @@ pub fn names(dir: &Path) -> Result<Vec<String>> {
     let rd = match fs::read_dir(dir) {
         Ok(rd) => rd,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
-        Err(e) => return Err(Error::io_at(dir, e)),
+        Err(e) => return Err(StoreError::io(dir, e).into()),
     };
-    let mut v: Vec<String> = rd
-        .filter_map(|e| e.ok())
-        .filter_map(|e| e.file_name().into_string().ok())
-        .filter(|n| is_record_name(n))
-        .collect();
+    let mut v = Vec::new();
+    for e in rd {
+        // An entry the directory cannot list is an error, never a shorter list.
+        let e = e.map_err(|e| StoreError::io(dir, e))?;
+        v.extend(e.file_name().into_string().ok().filter(|n| is_record_name(n)));
+    }
     v.sort();
     Ok(v)
 }

@@ -69,7 +69,7 @@ pub fn find(layout: &Layout, sid: &str) -> Option<PathBuf> {
 /// The `(head, branch)` the document was frozen at; `None` when it cannot be read or lacks them.
 pub fn anchor(path: &Path) -> Option<(String, String)> {
     let text = read_opt(path).ok().flatten()?;
-    let map = split(&text).and_then(|(y, _)| mapping(y))?;
+    let map = split(&text).and_then(|(y, _)| mapping(y).ok())?;
     Some((get(&map, "head")?, get(&map, "branch")?))
 }
 

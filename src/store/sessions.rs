@@ -6,8 +6,8 @@ use std::path::{Path, PathBuf};
 
 use super::atomic::{ensure_dir, read_opt, replace};
 use super::records::random_hex;
-use super::Layout;
-use crate::error::{Error, Result};
+use super::{Error as StoreError, Layout};
+use crate::error::Result;
 use crate::model::record::branch_key;
 use crate::model::session::OpenSession;
 
@@ -46,10 +46,11 @@ pub fn list_open(layout: &Layout) -> Result<Vec<(String, std::result::Result<Ope
     let rd = match fs::read_dir(&dir) {
         Ok(rd) => rd,
         Err(e) if e.kind() == ErrorKind::NotFound => return Ok(Vec::new()),
-        Err(e) => return Err(Error::io_at(&dir, e)),
+        Err(e) => return Err(StoreError::io(&dir, e).into()),
     };
     let mut v = Vec::new();
-    for e in rd.filter_map(|e| e.ok()) {
+    for e in rd {
+        let e = e.map_err(|e| StoreError::io(&dir, e))?;
         let Ok(name) = e.file_name().into_string() else { continue };
         let Some(key) = name.strip_suffix(".yaml") else { continue };
         if name.starts_with('.') {
@@ -83,7 +84,7 @@ pub fn aim_pointer(layout: &Layout, key: &str) -> Result<Option<String>> {
                     Ok(()) => Ok(None),
                     Err(e) => {
                         let _ = fs::remove_file(&tmp);
-                        Err(Error::io_at(&layout.pointer(), e))
+                        Err(StoreError::io(&layout.pointer(), e).into())
                     }
                 };
             }
@@ -95,7 +96,7 @@ pub fn aim_pointer(layout: &Layout, key: &str) -> Result<Option<String>> {
             }
         }
     }
-    Err(Error::io(format!("{}: no unique temporary name", state.display())))
+    Err(StoreError::NoTempName { dir: state }.into())
 }
 
 /// Removes the pointer.
@@ -103,7 +104,7 @@ pub fn remove_pointer(layout: &Layout) -> Result<()> {
     match fs::remove_file(layout.pointer()) {
         Ok(()) => Ok(()),
         Err(e) if e.kind() == ErrorKind::NotFound => Ok(()),
-        Err(e) => Err(Error::io_at(&layout.pointer(), e)),
+        Err(e) => Err(StoreError::io(&layout.pointer(), e).into()),
     }
 }
 

@@ -2,6 +2,7 @@
 // A failed unwrap is a failed test: that is the point of these assertions.
 #![allow(clippy::unwrap_used)]
 
+use crate::common::json::{doc, ErrorDoc, Findings, Level};
 use crate::common::{Output, Repo, TestEnv, HANDOVER};
 
 /// Stdout lines starting with `<LEVEL> <category>`.
@@ -48,8 +49,10 @@ fn check_without_a_task_exits_12_with_the_start_hint() {
     assert!(out.stderr.contains("hint: start one: git majordomus start"), "{}", out.stderr);
     let json = r.mj(&["check", "--json"]).code(12);
     assert!(json.stdout.is_empty());
-    let v: serde_json::Value = serde_json::from_str(json.stderr.trim()).unwrap();
-    assert_eq!(v["error"]["exit"], 12);
+    let e: ErrorDoc = doc(&json.stderr);
+    assert_eq!(e.error.exit, 12);
+    assert_eq!(e.error.message, "check: no task record");
+    assert!(e.error.hint.is_some_and(|h| h.starts_with("start one: git majordomus start")));
 }
 
 #[test]
@@ -262,25 +265,18 @@ fn check_json_is_one_findings_document_whatever_the_exit_code() {
     r.start("task");
     r.mj(&["question", "add", "Open?"]).ok();
     let out = r.mj(&["check", "--json"]).code(10);
-    let v: serde_json::Value = serde_json::from_str(&out.stdout).expect("one JSON document");
-    let obj = v.as_object().unwrap();
-    assert_eq!(obj.keys().collect::<Vec<_>>(), vec!["findings"]);
-    let findings = v["findings"].as_array().unwrap();
-    assert!(!findings.is_empty());
-    for f in findings {
-        let mut keys: Vec<&str> = f.as_object().unwrap().keys().map(String::as_str).collect();
-        keys.sort();
-        assert_eq!(keys, vec!["category", "level", "message", "reproduce", "subject"]);
-        assert!(["OK", "INFO", "WARN", "FAIL", "DRIFT", "REFUSE"].contains(&f["level"].as_str().unwrap()), "{f}");
-    }
-    assert!(findings.iter().any(|f| f["level"] == "FAIL"
-        && f["category"] == "blockers"
-        && f["message"].as_str().unwrap().contains("Open?")));
+    // Exactly the keys of the findings document: the typed read denies any other.
+    let v: Findings = doc(&out.stdout);
+    assert!(!v.findings.is_empty());
+    assert!(v
+        .findings
+        .iter()
+        .any(|f| f.level == Level::Fail && f.category == "blockers" && f.message.contains("Open?")));
     // Also when everything passes, with the global flag after the command.
     r.mj(&["question", "resolve", "1", "--answer", "yes"]).ok();
     let ok = r.mj(&["check", "--json"]).ok();
-    let v: serde_json::Value = serde_json::from_str(&ok.stdout).unwrap();
-    assert!(v["findings"].as_array().unwrap().iter().all(|f| f["level"] == "OK"), "{v}");
+    let v: Findings = doc(&ok.stdout);
+    assert!(v.findings.iter().all(|f| f.level == Level::Ok), "{v:?}");
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -319,8 +315,8 @@ fn watch_exit_codes_clean_drift_and_fail() {
         drift.stdout
     );
     let json = r.mj(&["watch", "--json"]).code(11);
-    let v: serde_json::Value = serde_json::from_str(&json.stdout).unwrap();
-    assert!(v["findings"].as_array().unwrap().iter().any(|f| f["level"] == "DRIFT" && f["category"] == "handover"));
+    let v: Findings = doc(&json.stdout);
+    assert!(v.any(Level::Drift, "handover"), "{v:?}");
 
     // A malformed ledger line is a FAIL, which wins over DRIFT.
     append(&r.state("ledger.jsonl"), "{\"ts\":\"2026-09-03T20:00:00Z\"}\n");
@@ -466,16 +462,13 @@ fn doctor_fails_naming_a_garbage_record_file() {
     assert!(show.stderr.contains("warning: skipped"), "{}", show.stderr);
 
     let json = r.mj(&["doctor", "--json"]).code(10);
-    let v: serde_json::Value = serde_json::from_str(&json.stdout).unwrap();
-    let f = v["findings"].as_array().unwrap();
+    let v: Findings = doc(&json.stdout);
+    let f = &v.findings;
     assert!(
-        f.iter().any(|x| x["level"] == "FAIL" && x["subject"] == format!(".ai/local/state/checkpoints/{RECORD_NAME}")),
-        "{v}"
+        f.iter().any(|x| x.level == Level::Fail && x.subject == format!(".ai/local/state/checkpoints/{RECORD_NAME}")),
+        "{v:?}"
     );
-    assert!(
-        f.iter().any(|x| x["category"] == "retention" && x["message"].as_str().unwrap().starts_with("ledger ")),
-        "{v}"
-    );
+    assert!(f.iter().any(|x| x.category == "retention" && x.message.starts_with("ledger ")), "{v:?}");
 }
 
 #[test]

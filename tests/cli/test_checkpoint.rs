@@ -111,3 +111,18 @@ fn no_checkpoint_without_task_says_so() {
     assert_eq!(r.mj(&["checkpoint", "--show"]).ok().stdout, "No checkpoint for this worktree and branch.\n");
     assert_eq!(r.mj(&["checkpoint", "--list"]).ok().stdout, "no checkpoint records for this worktree\n");
 }
+
+#[test]
+fn derived_checkpoint_over_an_unreadable_history_is_an_io_error_not_an_empty_list() {
+    let env = TestEnv::new();
+    let r = env.ready_repo("r");
+    r.start("t");
+    let middle = r.commit_file("lib/a", "a\n");
+    r.commit_file("lib/b", "b\n");
+    // The local object database loses a commit between the task's start and HEAD.
+    std::fs::remove_file(r.root.join(".git/objects").join(&middle[..2]).join(&middle[2..])).unwrap();
+    let out = r.mj(&["checkpoint", "--derive"]).code(13);
+    assert!(out.stdout.is_empty(), "{}", out.stdout);
+    assert!(out.stderr.starts_with("error: git: "), "{}", out.stderr);
+    assert!(r.records("checkpoints").is_empty(), "nothing half-written");
+}

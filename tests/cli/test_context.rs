@@ -3,7 +3,7 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use serde_json::Value;
+use crate::common::json::{doc, Context, ErrorDoc};
 
 use crate::common::{Output, Repo, TestEnv, HANDOVER};
 
@@ -58,8 +58,8 @@ fn headings(stdout: &str) -> Vec<String> {
         .collect()
 }
 
-fn json(out: &Output) -> Value {
-    serde_json::from_str(&out.stdout).unwrap_or_else(|e| panic!("not JSON ({e}):\n{}", out.stdout))
+fn json(out: &Output) -> Context {
+    doc(&out.stdout)
 }
 
 fn context(r: &Repo<'_>, n: usize) -> Output {
@@ -181,9 +181,7 @@ fn item_19_budget_drops_in_fixed_order_and_counts_the_printed_lines() {
     let need: usize = refused.stderr.split("need ").nth(1).unwrap().split(' ').next().unwrap().parse().unwrap();
     assert_eq!(need, min_ok, "{}", refused.stderr);
     let at_need = r.mj(&["context", "--json", "--budget-lines", &need.to_string()]).ok();
-    let ids: Vec<String> =
-        json(&at_need)["sections"].as_array().unwrap().iter().map(|s| s["id"].as_str().unwrap().to_string()).collect();
-    assert_eq!(ids, ["git", "task", "profile", "questions"]);
+    assert_eq!(json(&at_need).ids(), ["git", "task", "profile", "questions"]);
 }
 
 #[test]
@@ -192,46 +190,37 @@ fn item_20_json_has_the_report_shape_and_matches_the_text_selection() {
     let (r, id) = rich_repo(&env);
     for n in [300, 60, 50] {
         let text = context(&r, n).ok().stdout;
-        let j = json(&r.mj(&["context", "--json", "--budget-lines", &n.to_string()]).ok());
-        assert_eq!(j["schema"], 1);
-        assert_eq!(j["generated_at"], "2026-09-03T20:00:00Z");
-        assert!(j.get("provider").is_none(), "no --for, no provider key");
-        assert_eq!(j["git"]["branch"], "main");
-        assert_eq!(j["git"]["head"], r.head().as_str());
-        assert_eq!(j["git"]["working_tree"], "dirty");
-        assert_eq!(j["git"]["task_record"], "exact");
-        assert_eq!(j["task"]["id"], id.as_str());
-        assert_eq!(j["task"]["scope"], serde_json::json!(["lib"]));
-        assert_eq!(j["task"]["profile"], "debugging");
-        let sections = j["sections"].as_array().unwrap();
+        let out = r.mj(&["context", "--json", "--budget-lines", &n.to_string()]).ok();
+        assert!(!out.stdout.contains("\"provider\""), "no --for, no provider key");
+        let j = json(&out);
+        assert_eq!((j.schema, j.generated_at.as_str()), (1, "2026-09-03T20:00:00Z"));
+        assert_eq!(j.git.branch, "main");
+        assert_eq!(j.git.head, r.head());
+        assert_eq!(j.git.working_tree, "dirty");
+        assert_eq!(j.git.task_record.as_deref(), Some("exact"));
+        let task = j.task.as_ref().expect("the active task");
+        assert_eq!(task.id, id);
+        assert_eq!(task.scope, ["lib"]);
+        assert_eq!(task.profile, "debugging");
         let mut heads = Vec::new();
-        for s in sections {
-            let t = s["text"].as_str().unwrap();
-            assert_eq!(s["lines"].as_u64().unwrap() as usize, t.lines().count(), "{t}");
-            assert!(text.contains(&format!("\n\n{t}\n\n")), "section {} is printed verbatim:\n{text}", s["id"]);
+        for s in &j.sections {
+            let t = &s.text;
+            assert_eq!(s.lines, t.lines().count(), "{t}");
+            assert!(text.contains(&format!("\n\n{t}\n\n")), "section {} is printed verbatim:\n{text}", s.id);
             heads.push(t.lines().next().unwrap().to_string());
         }
         assert_eq!(heads, headings(&text), "same sections, same order");
-        let ex: Vec<String> = j["excluded"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|e| format!("- {} — {}", e["item"].as_str().unwrap(), e["reason"].as_str().unwrap()))
-            .collect();
+        let ex: Vec<String> = j.excluded.iter().map(|e| format!("- {} — {}", e.item, e.reason)).collect();
         assert_eq!(ex, excluded(&text));
         let (lines, limit, dropped) = budget(&text);
-        assert_eq!(j["budget"]["lines"].as_u64().unwrap() as usize, lines);
-        assert_eq!(j["budget"]["limit"].as_u64().unwrap() as usize, limit);
-        let jd: Vec<String> =
-            j["budget"]["dropped"].as_array().unwrap().iter().map(|d| d.as_str().unwrap().to_string()).collect();
-        assert_eq!(jd, dropped);
+        assert_eq!((j.budget.lines, j.budget.limit), (lines, limit));
+        assert_eq!(j.budget.dropped, dropped);
         assert_eq!(lines, text.lines().count());
     }
     // Under --json a refusal leaves stdout empty and prints one JSON error on stderr.
     let out = r.mj(&["context", "--json", "--budget-lines", "5"]).code(10);
     assert!(out.stdout.is_empty());
-    let err: Value = serde_json::from_str(out.stderr.trim()).unwrap();
-    assert_eq!(err["error"]["exit"], 10);
+    assert_eq!(doc::<ErrorDoc>(&out.stderr).error.exit, 10);
 }
 
 #[test]
@@ -290,8 +279,7 @@ fn stale_handover_is_history_and_its_next_action_is_withheld() {
     assert!(section.contains("(Next Action withheld: stale, 6d old"), "{section}");
     assert!(!section.contains("Write the regression test."), "{section}");
     let j = json(&r.mj(&["context", "--json"]).ok());
-    let h = j["sections"].as_array().unwrap().iter().find(|s| s["id"] == "handover").unwrap();
-    assert!(!h["text"].as_str().unwrap().contains("Write the regression test."));
+    assert!(!j.section("handover").expect("a handover section").text.contains("Write the regression test."));
 }
 
 #[test]
@@ -350,7 +338,8 @@ fn provider_line_and_unknown_provider() {
     assert!(!out.contains("one\ntwo"), "documents are named, not quoted");
     assert_eq!(budget(&out).0, out.lines().count());
     let j = json(&r.mj(&["context", "--json", "--for", "codex"]).ok());
-    assert_eq!(j["provider"], serde_json::json!({"name": "codex", "always_loaded": "AGENTS.md"}));
+    let p = j.provider.expect("--for names the provider");
+    assert_eq!((p.name.as_str(), p.always_loaded.as_str()), ("codex", "AGENTS.md"));
     let out = r.mj(&["context", "--for", "vim"]).code(2);
     assert!(out.stdout.is_empty());
     assert!(out.stderr.contains("unknown provider \"vim\""), "{}", out.stderr);
@@ -390,9 +379,9 @@ fn works_with_no_active_task() {
     assert!(ex.contains(&NO_HANDOVER.to_string()), "{ex:?}");
     assert!(ex.iter().any(|l| l.starts_with("- files — no active task")), "{ex:?}");
     let j = json(&r.mj(&["context", "--json"]).ok());
-    assert!(j["task"].is_null());
-    assert!(j["git"]["task_record"].is_null());
-    assert_eq!(j["git"]["repository"], ".git");
+    assert!(j.task.is_none());
+    assert!(j.git.task_record.is_none());
+    assert_eq!(j.git.repository, ".git");
     // A finished task is not shown as the active one.
     r.start("t");
     r.mj_in(&["handover", "--close"], HANDOVER).ok();

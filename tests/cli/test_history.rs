@@ -1,6 +1,7 @@
 //! Tests of `history` (SPEC §8.7; §14 items 17 and 18).
 #![allow(clippy::unwrap_used)]
 
+use crate::common::json::{doc, Findings, Level, Rotation};
 use crate::common::{Repo, TestEnv, HANDOVER};
 
 const LEDGER: &str = ".ai/local/state/ledger.jsonl";
@@ -214,14 +215,13 @@ fn item_18_validate() {
 
     // --json: the findings document, same exit code
     let out = r.mj(&["history", "--validate", "--json"]).code(10);
-    let doc: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
-    let findings = doc["findings"].as_array().unwrap();
+    let findings = doc::<Findings>(&out.stdout).findings;
     assert_eq!(findings.len(), 3);
-    assert_eq!(findings[0]["level"], "FAIL");
-    assert_eq!(findings[0]["category"], "ledger");
-    assert_eq!(findings[0]["subject"], ".ai/local/state/ledger.jsonl:2");
-    assert_eq!(findings[0]["reproduce"], "git majordomus history --validate");
-    assert!(findings[0]["message"].as_str().unwrap().contains("ts"));
+    assert_eq!(findings[0].level, Level::Fail);
+    assert_eq!(findings[0].category, "ledger");
+    assert_eq!(findings[0].subject, ".ai/local/state/ledger.jsonl:2");
+    assert_eq!(findings[0].reproduce, "git majordomus history --validate");
+    assert!(findings[0].message.contains("ts"));
 
     let _ = r.mj(&["history", "--validate", "--task", "x"]).code(2);
 }
@@ -312,10 +312,14 @@ fn item_17_rotate() {
     // a second later it works, and the ledger again ends at cap + 1
     env.set_now("2026-09-03T20:00:01Z");
     let out = r.mj(&["history", "--rotate", "--json"]).ok();
-    let doc: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
-    assert_eq!(doc["archived"], 3);
-    assert_eq!(doc["kept"], 3);
-    assert_eq!(doc["archive"], ".ai/local/state/ledger.20260903T200001Z.jsonl.archived");
+    assert_eq!(
+        doc::<Rotation>(&out.stdout),
+        Rotation::Rotated {
+            archived: 3,
+            kept: 3,
+            archive: ".ai/local/state/ledger.20260903T200001Z.jsonl.archived".into()
+        }
+    );
     assert_eq!(r.read(LEDGER).lines().count(), 4);
     assert_eq!(r.read(".ai/local/state/ledger.20260903T200001Z.jsonl.archived").lines().count(), 3);
 

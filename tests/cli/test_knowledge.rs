@@ -732,3 +732,17 @@ fn a_readme_in_the_knowledge_store_is_no_record() {
     assert!(!out.stdout.contains("FAIL"), "{}", out.stdout);
     assert_eq!(r.mj(&["knowledge", "candidates"]).ok().stdout.lines().count(), 1);
 }
+
+#[test]
+fn episode_commits_over_an_unreadable_history_are_an_io_error_not_missing_evidence() {
+    let env = TestEnv::new();
+    let r = env.ready_repo("r");
+    open(&r);
+    r.mj(&["decision", "add", "Use tabs", "--why", "w"]).ok();
+    let adr = r.commit_file(".ai/repo/adrs/0001-tabs.md", "# Tabs\n");
+    r.commit_file("lib/x.rs", "fn x() {}\n");
+    std::fs::remove_file(r.root.join(".git/objects").join(&adr[..2]).join(&adr[2..])).unwrap();
+    let out = r.mj(&["knowledge", "derive"]).code(13);
+    assert!(out.stderr.starts_with("error: git: "), "{}", out.stderr);
+    assert!(files(&r, CANDIDATES).is_empty(), "no candidate without its evidence");
+}

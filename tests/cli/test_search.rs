@@ -1,6 +1,7 @@
 //! Tests of `search` (SPEC §8.10; §14 item 22).
 #![allow(clippy::unwrap_used)]
 
+use crate::common::json::{doc, Search};
 use crate::common::{Repo, TestEnv};
 
 const ALL_KINDS: &str = "handover, checkpoint, decision, question, prompt, history";
@@ -46,9 +47,9 @@ fn item_22_no_hits_exit_12() {
     let out = r.mj(&["search", "foo", "--kind", "history", "--kind", "decision"]).code(12);
     assert_eq!(out.stdout, "no match for \"foo\" in decision, history\n");
     let out = r.mj(&["search", "foo", "--json"]).code(12);
-    let doc: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
-    assert_eq!(doc["count"], 0);
-    assert_eq!(doc["hits"].as_array().unwrap().len(), 0);
+    let found: Search = doc(&out.stdout);
+    assert_eq!(found.count, 0);
+    assert!(found.hits.is_empty());
 }
 
 #[test]
@@ -89,18 +90,15 @@ fn json_kinds_limit_and_task() {
     let env = TestEnv::new();
     let (r, id) = zoo(&env);
     let out = r.mj(&["search", "zebra", "--json"]).ok();
-    let doc: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
-    let hits = doc["hits"].as_array().unwrap();
-    assert_eq!(doc["count"].as_u64().unwrap() as usize, hits.len());
-    for h in hits {
-        let path = h["path"].as_str().unwrap();
-        assert!(!path.starts_with('/'), "repository-relative: {path}");
-        let n = h["line"].as_u64().unwrap() as usize;
-        let line = r.read(path).lines().nth(n - 1).unwrap().to_string();
-        assert_eq!(h["text"].as_str().unwrap(), line, "line numbers point at the hit");
+    let found: Search = doc(&out.stdout);
+    assert_eq!(found.count, found.hits.len());
+    for h in &found.hits {
+        assert!(!h.path.starts_with('/'), "repository-relative: {}", h.path);
+        let line = r.read(&h.path).lines().nth(h.line - 1).unwrap().to_string();
+        assert_eq!(h.text, line, "line numbers point at the hit");
         assert!(line.to_lowercase().contains("zebra"));
     }
-    assert_eq!(hits[0]["kind"], "handover");
+    assert_eq!(found.hits[0].kind, "handover");
 
     // --kind restricts (repeatable, commas too) and keeps authority order
     let out = r.mj(&["search", "zebra", "--kind", "prompt", "--kind", "checkpoint"]).ok().stdout;
@@ -126,14 +124,13 @@ fn json_kinds_limit_and_task() {
     let other = r.start("other");
     let _ = r.mj_in(&["checkpoint"], "zebra of the other task\n").ok();
     let out = r.mj(&["search", "zebra", "--task", &id, "--json"]).ok();
-    let doc: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
-    let hits = doc["hits"].as_array().unwrap();
-    assert!(!hits.is_empty());
-    for h in hits {
-        assert!(!h["text"].as_str().unwrap().contains("other task"), "{h}");
-        assert_ne!(h["kind"], "prompt", "prompts belong to no task");
-        if h["kind"] == "history" {
-            assert!(h["text"].as_str().unwrap().contains(&format!("\"task_id\":\"{id}\"")), "{h}");
+    let found: Search = doc(&out.stdout);
+    assert!(!found.hits.is_empty());
+    for h in &found.hits {
+        assert!(!h.text.contains("other task"), "{h:?}");
+        assert_ne!(h.kind, "prompt", "prompts belong to no task");
+        if h.kind == "history" {
+            assert!(h.text.contains(&format!("\"task_id\":\"{id}\"")), "{h:?}");
         }
     }
     let out = r.mj(&["search", "zebra", "--task", &other]).ok().stdout;

@@ -1,5 +1,6 @@
 //! Tests of episodes: SPEC §12 scenarios 62 and 111, §14 items 29–32.
 
+use crate::common::json::{doc, ClosedSession, SessionStatus};
 use crate::common::{TestEnv, HANDOVER};
 
 fn sid_of(out: &str) -> String {
@@ -113,9 +114,10 @@ fn scenario_111_one_episode_per_provider_session() {
         "sessions-open/hand.yaml"
     );
     let st = r.mj(&["--json", "session", "status"]).ok().stdout;
-    let v: serde_json::Value = serde_json::from_str(&st).unwrap();
-    assert_eq!(v["open"]["session_id"], h.as_str());
-    assert_eq!(v["others"].as_array().unwrap().len(), 0);
+    let v: SessionStatus = doc(&st);
+    let open = v.open.expect("this process's episode");
+    assert_eq!((open.session_id.as_str(), open.foreign), (h.as_str(), false));
+    assert!(v.others.is_empty());
     // last close removes the pointer
     r.mj(&["session", "close"]).ok();
     assert!(std::fs::symlink_metadata(r.state("session-current.yaml")).is_err());
@@ -216,8 +218,9 @@ fn scenario_62_session_divergence_and_ordering() {
     assert!(out.contains("Git state: exact") && out.contains("Match: same_worktree_same_branch"), "{out}");
     r.commit_file("x", "1\n");
     assert!(r.mj(&["session", "latest"]).ok().stdout.contains("Git state: advanced"));
-    let v: serde_json::Value = serde_json::from_str(&r.mj(&["--json", "session", "latest"]).ok().stdout).unwrap();
-    assert_eq!(v["label"], "advanced");
+    let v: ClosedSession = doc(&r.mj(&["--json", "session", "latest"]).ok().stdout);
+    assert_eq!(v.label, "advanced");
+    assert_eq!(v.path, rec1);
     // a later session; touch the older one: order unchanged
     env.set_now("2026-09-03T20:05:00Z");
     r.mj(&["session", "start"]).ok();

@@ -82,3 +82,32 @@ fn continuity_texts() {
     snap!(env, "continuity_records", shown(&r.mj(&["continuity", "records"])));
     snap!(env, "continuity_plan", shown(&r.mj(&["continuity", "plan"])));
 }
+
+#[test]
+fn session_texts() {
+    let env = TestEnv::new();
+    let r = worked(&env);
+    let mut text = shown(&r.mj(&["session", "start", "--owner", "ana", "--worker", "claude"]));
+    text.push_str(&shown(&r.mj(&["session", "status"])));
+    r.commit_file("lib/b.rs", "y\n");
+    text.push_str(&shown(&r.mj_in(&["session", "close"], "Parser fixed.\n")));
+    text.push_str(&shown(&r.mj(&["session", "status"])));
+    text.push_str(&shown(&r.mj(&["session", "list"])));
+    text.push_str(&shown(&r.mj(&["session", "latest"])));
+    snap!(env, "session_texts", text);
+}
+
+#[test]
+fn knowledge_texts() {
+    let env = TestEnv::new();
+    let r = env.ready_repo("r");
+    let mut text = shown(&r.mj(&["knowledge", "derive"]));
+    text.push_str(&shown(&r.mj(&["knowledge", "candidates"])));
+    r.mj(&["session", "start"]).ok();
+    r.mj(&["decision", "add", "Use tabs", "--why", "the linter wants them"]).ok();
+    text.push_str(&shown(&r.mj(&["knowledge", "derive", "--dry-run"])));
+    text.push_str(&shown(&r.mj(&["knowledge", "derive"])));
+    text.push_str(&shown(&r.mj(&["knowledge", "derive"])));
+    text.push_str(&shown(&r.mj(&["knowledge", "candidates"])));
+    snap!(env, "knowledge_texts", text);
+}

@@ -11,7 +11,7 @@ use serde_json::Value;
 use crate::clock::parse_stamp;
 use crate::ctx::Ctx;
 use crate::error::Result;
-use crate::model::finding::{Finding, Level};
+use crate::model::finding::{Category, Finding, Level};
 use crate::model::labels::span;
 use crate::model::policy::Policy;
 use crate::model::task::{Outcome, Task};
@@ -130,16 +130,16 @@ impl LedgerScan {
     pub fn rules(&self, ctx: &Ctx, registry: bool) -> Vec<Finding> {
         let rel = ctx.rel(&ctx.layout.ledger());
         let Some(lines) = self.lines else {
-            return vec![Finding::new(Level::Ok, "ledger", rel, "no ledger yet", VALIDATE)];
+            return vec![Finding::new(Level::Ok, Category::Ledger, rel, "no ledger yet", VALIDATE)];
         };
         let mut out: Vec<Finding> = self
             .problems
             .iter()
             .filter(|(_, p)| registry || !matches!(p, Problem::Unregistered(_)))
-            .map(|(subject, p)| Finding::new(Level::Fail, "ledger", subject.clone(), p.to_string(), VALIDATE))
+            .map(|(subject, p)| Finding::new(Level::Fail, Category::Ledger, subject.clone(), p.to_string(), VALIDATE))
             .collect();
         if out.is_empty() {
-            out.push(Finding::new(Level::Ok, "ledger", rel, format!("{lines} line(s), all valid"), VALIDATE));
+            out.push(Finding::new(Level::Ok, Category::Ledger, rel, format!("{lines} line(s), all valid"), VALIDATE));
         }
         out
     }
@@ -148,7 +148,7 @@ impl LedgerScan {
     /// looking in the rotated archives only when the live ledger has no answer.
     pub fn outcome_vs_ledger(&self, ctx: &Ctx, t: &Task) -> Result<Vec<Finding>> {
         let reproduce = format!("git majordomus history --task {} --all", t.id);
-        let f = |level, category: &str, msg: String| Finding::new(level, category, t.id.clone(), msg, &reproduce);
+        let f = |level, category: Category, msg: String| Finding::new(level, category, t.id.clone(), msg, &reproduce);
         let outcome = t.outcome;
         let finished = || -> Result<Option<(String, String)>> {
             match &self.finished {
@@ -158,10 +158,12 @@ impl LedgerScan {
         };
         if outcome == Outcome::Active {
             return Ok(vec![match finished()? {
-                Some((o, ts)) => {
-                    f(Level::Drift, "state", format!("outcome active, but the ledger finished it as {o} at {ts}"))
-                }
-                None => f(Level::Ok, "state", "outcome active; the ledger has not finished it".into()),
+                Some((o, ts)) => f(
+                    Level::Drift,
+                    Category::State,
+                    format!("outcome active, but the ledger finished it as {o} at {ts}"),
+                ),
+                None => f(Level::Ok, Category::State, "outcome active; the ledger has not finished it".into()),
             }]);
         }
         if outcome == Outcome::HandedOver {
@@ -170,10 +172,12 @@ impl LedgerScan {
                 None => archived_last(ctx, |l| closed_of(l, &t.id))?,
             };
             return Ok(vec![match closed {
-                Some(ts) => f(Level::Ok, "state", format!("outcome handed_over; task.handed_over closed it at {ts}")),
+                Some(ts) => {
+                    f(Level::Ok, Category::State, format!("outcome handed_over; task.handed_over closed it at {ts}"))
+                }
                 None => f(
                     Level::Drift,
-                    "state",
+                    Category::State,
                     "outcome handed_over, but no task.handed_over in the ledger closes it".into(),
                 ),
             }]);
@@ -182,13 +186,17 @@ impl LedgerScan {
             return Ok(vec![match finished()? {
                 None => f(
                     Level::Drift,
-                    "verification",
+                    Category::Verification,
                     format!("outcome {outcome} without a task.finished line in the ledger: nothing verified it"),
                 ),
-                Some((o, ts)) if o != outcome.as_str() => {
-                    f(Level::Drift, "state", format!("outcome {outcome}, but the ledger finished it as {o} at {ts}"))
+                Some((o, ts)) if o != outcome.as_str() => f(
+                    Level::Drift,
+                    Category::State,
+                    format!("outcome {outcome}, but the ledger finished it as {o} at {ts}"),
+                ),
+                Some((_, ts)) => {
+                    f(Level::Ok, Category::Verification, format!("outcome {outcome}, task.finished at {ts}"))
                 }
-                Some((_, ts)) => f(Level::Ok, "verification", format!("outcome {outcome}, task.finished at {ts}")),
             }]);
         }
         Ok(Vec::new())
@@ -204,14 +212,14 @@ impl LedgerScan {
         vec![match age {
             Some(age) if !self.derived.contains(ep) && age >= stale => Finding::new(
                 Level::Fail,
-                "knowledge",
+                Category::Knowledge,
                 "majordomus.knowledge-observed",
                 format!("the newest closed episode {ep} ({} ago) has no knowledge.derived: the knowledge writer has stopped", span(age)),
                 reproduce,
             ),
             _ => Finding::new(
                 Level::Ok,
-                "knowledge",
+                Category::Knowledge,
                 "majordomus.knowledge-observed",
                 format!("newest closed episode {ep}: knowledge writer observed"),
                 reproduce,
@@ -286,13 +294,19 @@ pub(super) fn retention(ctx: &Ctx, policy: &Policy, lines: Option<usize>, over: 
             if n > cap {
                 Finding::new(
                     over,
-                    "retention",
+                    Category::Retention,
                     subject,
                     format!("{what} {n} {unit}, cap {cap} ({key}){remedy}"),
                     &reproduce,
                 )
             } else {
-                Finding::new(Level::Ok, "retention", subject, format!("{what} {n} {unit}, cap {cap}"), &reproduce)
+                Finding::new(
+                    Level::Ok,
+                    Category::Retention,
+                    subject,
+                    format!("{what} {n} {unit}, cap {cap}"),
+                    &reproduce,
+                )
             }
         })
         .collect())

@@ -7,32 +7,26 @@
 //! Owns: the rules and the exit code a findings document maps to.
 //! Must not touch: clap, `Ui`.
 
-use std::path::Path;
 use std::time::Instant;
 
-use serde_json::Value;
-
+mod file_rules;
 mod ledger;
+mod session_rules;
+mod store_rules;
+mod task_rules;
 
+use self::file_rules::{profile_rules, record_rules};
 use self::ledger::{retention, LedgerScan};
-use super::derive::touched_since;
-use super::resolve::list;
-use super::task::{self, TaskRecord};
-use crate::clock::parse_stamp;
+use self::session_rules::session_rules;
+use self::store_rules::{decision_rules, question_rules};
+use self::task_rules::{
+    checkpoint_age, handover_drift, scope, task_label, task_record, task_summary, write_checkpoint,
+};
+use super::task::{self};
 use crate::ctx::Ctx;
 use crate::error::{Error, Exit, Result};
-use crate::model::events::Event;
-use crate::model::finding::{Finding, Findings, Level};
-use crate::model::labels::Anchor;
-use crate::model::labels::{span, Divergence};
-use crate::model::policy::{interval_minutes, Policy};
-use crate::model::record::missing_sections;
-use crate::model::session::ClosedSession;
-use crate::model::task::{in_scope, Outcome, Task};
-use crate::store::atomic::read_opt;
-use crate::store::format;
-use crate::store::records::{head7, load, names};
-use crate::store::{decisions, questions, sessions};
+use crate::model::finding::{Category, Finding, Findings, Level};
+use crate::model::task::Outcome;
 
 /// The exit code of a findings document: 10 on any FAIL, else 11 on any DRIFT, else 0.
 pub fn exit_code(f: &Findings) -> Exit {
@@ -60,14 +54,14 @@ pub fn check(ctx: &Ctx, checkpoint: bool) -> Result<Findings> {
     out.push(task_summary(&rec));
     if !rec.foreign {
         let t = &rec.task;
-        out.push(task_label(ctx, t, Level::Warn, "task"));
+        out.push(task_label(ctx, t, Level::Warn, Category::Task));
         if t.is_active() {
             out.extend(scope(ctx, t)?);
             out.extend(checkpoint_age(ctx, policy, t, Level::Warn));
         } else {
             out.push(Finding::new(
                 Level::Info,
-                "task",
+                Category::Task,
                 t.id.clone(),
                 format!("outcome {}: scope and checkpoint rules apply to active tasks only", t.outcome),
                 "cat .ai/local/state/current.yaml",
@@ -98,7 +92,7 @@ pub fn watch(ctx: &Ctx) -> Result<Findings> {
         Some(r) => {
             let t = &r.task;
             out.push(task_summary(r));
-            out.push(task_label(ctx, t, Level::Drift, "state"));
+            out.push(task_label(ctx, t, Level::Drift, Category::State));
             out.extend(scan.outcome_vs_ledger(ctx, t)?);
             if t.outcome == Outcome::HandedOver {
                 out.extend(handover_drift(ctx, policy, t)?);
@@ -123,11 +117,23 @@ pub fn doctor(ctx: &Ctx) -> Result<Findings> {
     let mut out = Vec::new();
     let policy = match ctx.policy() {
         Ok(p) => {
-            out.push(Finding::new(Level::Ok, "policy", ".ai/repo/policy.yaml", "parses", "git majordomus check"));
+            out.push(Finding::new(
+                Level::Ok,
+                Category::Policy,
+                ".ai/repo/policy.yaml",
+                "parses",
+                "git majordomus check",
+            ));
             Some(p)
         }
         Err(e) => {
-            out.push(Finding::new(Level::Fail, "policy", ".ai/repo/policy.yaml", e.message, "git majordomus check"));
+            out.push(Finding::new(
+                Level::Fail,
+                Category::Policy,
+                ".ai/repo/policy.yaml",
+                e.message,
+                "git majordomus check",
+            ));
             None
         }
     };
@@ -153,7 +159,7 @@ pub fn doctor(ctx: &Ctx) -> Result<Findings> {
         }
         None => out.push(Finding::new(
             Level::Info,
-            "policy",
+            Category::Policy,
             ".ai/repo/policy.yaml",
             "retention, knowledge and budget rules skipped: the policy does not parse",
             "git majordomus check",
@@ -162,562 +168,17 @@ pub fn doctor(ctx: &Ctx) -> Result<Findings> {
     Ok(Findings { findings: out })
 }
 
-// ---------------------------------------------------------------------------------------------
-// The one write
-
-/// Moves the active task's `checkpoint_at` to now and appends `task.checkpoint`.
-fn write_checkpoint(ctx: &Ctx, rec: &TaskRecord) -> Result<Finding> {
-    if rec.foreign {
-        return Ok(Finding::new(
-            Level::Info,
-            "checkpoint",
-            rec.task.id.clone(),
-            "checkpoint_at not moved: the task record names another checkout",
-            "cat .ai/local/state/current.yaml",
-        ));
-    }
-    let now = ctx.clock.stamp();
-    let mut moved = false;
-    if rec.task.is_active() {
-        moved = task::update(ctx, |t| {
-            if t.is_active() {
-                t.checkpoint_at = now.clone();
-            }
-        })?
-        .is_some_and(|t| t.checkpoint_at == now);
-    }
-    ctx.record_event(Event::TaskCheckpoint, &[("task_id", Value::from(rec.task.id.clone()))])?;
-    let message = if moved {
-        format!("checkpoint_at moved to {now}; task.checkpoint recorded")
-    } else {
-        format!("outcome {}: checkpoint_at not moved; task.checkpoint recorded", rec.task.outcome)
-    };
-    Ok(Finding::new(
-        Level::Ok,
-        "checkpoint",
-        rec.task.id.clone(),
-        message,
-        "git majordomus history --event task.checkpoint",
-    ))
-}
-
-// ---------------------------------------------------------------------------------------------
-// Task rules
-
-/// Reads the task record for watch/doctor: a record that does not parse is a FAIL, not an error.
-fn task_record(ctx: &Ctx) -> (Option<TaskRecord>, Vec<Finding>) {
-    match task::read(ctx) {
-        Ok(Some(r)) => (Some(r), Vec::new()),
-        Ok(None) => (
-            None,
-            vec![Finding::new(
-                Level::Info,
-                "task",
-                ".ai/local/state/current.yaml",
-                "no task record; nothing to compare",
-                "git majordomus start \"<task>\" --scope <path>",
-            )],
-        ),
-        Err(e) => (
-            None,
-            vec![Finding::new(
-                Level::Fail,
-                "task",
-                ".ai/local/state/current.yaml",
-                e.message,
-                "cat .ai/local/state/current.yaml",
-            )],
-        ),
-    }
-}
-
-/// One line naming the task; a foreign record is a WARN that enforces nothing.
-fn task_summary(r: &TaskRecord) -> Finding {
-    let t = &r.task;
-    if r.foreign {
-        return Finding::new(
-            Level::Warn,
-            "task",
-            t.id.clone(),
-            format!("the task record names another checkout ({}); it enforces nothing here", t.worktree),
-            "cat .ai/local/state/current.yaml",
-        );
-    }
-    Finding::new(
-        Level::Ok,
-        "task",
-        t.id.clone(),
-        format!("{:?} ({}, profile {}, scope {})", t.task, t.outcome, t.profile, t.scope.join(" ")),
-        "cat .ai/local/state/current.yaml",
-    )
-}
-
-/// The divergence label of the task's (head, branch); `diverged`/`different_context` at `bad`.
-fn task_label(ctx: &Ctx, t: &Task, bad: Level, category: &str) -> Finding {
-    let label = ctx.divergence_of(&t);
-    let level = match label {
-        Divergence::Exact | Divergence::Advanced => Level::Ok,
-        Divergence::Diverged | Divergence::DifferentContext => bad,
-        Divergence::Unknown => Level::Warn,
-    };
-    let what = match label {
-        Divergence::Diverged => "; the recorded head is not an ancestor of HEAD: trust git, not the record",
-        Divergence::DifferentContext => "; HEAD is on another branch: this task is not about the work here",
-        Divergence::Unknown => "; the repository could not be asked",
-        _ => "",
-    };
-    Finding::new(
-        level,
-        category,
-        t.id.clone(),
-        format!("task record {} (recorded head {} on {}){what}", label.as_str(), head7(&t.head), t.branch),
-        "git majordomus context",
-    )
-}
-
-/// Files touched since the task started (outside `.ai/`) that lie outside its scope: FAIL each.
-fn scope(ctx: &Ctx, t: &Task) -> Result<Vec<Finding>> {
-    let touched: Vec<String> =
-        touched_since(ctx, t)?.into_iter().filter(|p| p != ".ai" && !p.starts_with(".ai/")).collect();
-    let reproduce = if t.anchor_head().is_none() {
-        "git status --porcelain".to_string()
-    } else {
-        format!("git diff --name-only {}; git status --porcelain", head7(&t.head))
-    };
-    let outside: Vec<&String> = touched.iter().filter(|p| !t.scope.iter().any(|s| in_scope(p, s))).collect();
-    if outside.is_empty() {
-        return Ok(vec![Finding::new(
-            Level::Ok,
-            "scope",
-            t.scope.join(" "),
-            format!("{} file(s) touched since the task started, all inside its scope", touched.len()),
-            &reproduce,
-        )]);
-    }
-    Ok(outside
-        .into_iter()
-        .map(|p| {
-            Finding::new(
-                Level::Fail,
-                "scope",
-                p.clone(),
-                format!("touched since the task started, outside its scope ({})", t.scope.join(" ")),
-                &reproduce,
-            )
-        })
-        .collect())
-}
-
-/// The age of the task's `checkpoint_at` against its profile's `checkpoint_interval`.
-fn checkpoint_age(ctx: &Ctx, policy: &Policy, t: &Task, late: Level) -> Vec<Finding> {
-    const REPRODUCE: &str = "grep checkpoint_at .ai/local/state/current.yaml";
-    let mut out = Vec::new();
-    let (interval, source) = match ctx.profile(&t.profile) {
-        Ok(p) => (p.checkpoint_interval, format!("profile {}", t.profile)),
-        Err(e) => {
-            out.push(Finding::new(
-                Level::Warn,
-                "checkpoint",
-                t.id.clone(),
-                format!("{}; using profiles.checkpoint_interval_default", e.message),
-                REPRODUCE,
-            ));
-            (policy.profiles.checkpoint_interval_default.clone(), "profiles.checkpoint_interval_default".to_string())
-        }
-    };
-    let Some(minutes) = interval_minutes(&interval) else {
-        out.push(Finding::new(
-            Level::Warn,
-            "checkpoint",
-            t.id.clone(),
-            format!("checkpoint_interval {interval:?} ({source}) is not a span such as 15m"),
-            REPRODUCE,
-        ));
-        return out;
-    };
-    let Some(at) = parse_stamp(&t.checkpoint_at).or_else(|| parse_stamp(&t.started_at)) else {
-        out.push(Finding::new(
-            Level::Warn,
-            "checkpoint",
-            t.id.clone(),
-            format!("checkpoint_at {:?} is not a timestamp", t.checkpoint_at),
-            REPRODUCE,
-        ));
-        return out;
-    };
-    let secs = (ctx.clock.now() - at).num_seconds();
-    let age = if secs < 0 { "in the future".to_string() } else { format!("{} ago", span(secs / 60)) };
-    if secs > minutes * 60 {
-        out.push(Finding::new(
-            late,
-            "checkpoint",
-            t.id.clone(),
-            format!("last checkpoint {age}, older than the interval {interval} ({source}); run git majordomus checkpoint or check --checkpoint"),
-            REPRODUCE,
-        ));
-    } else {
-        out.push(Finding::new(
-            Level::Ok,
-            "checkpoint",
-            t.id.clone(),
-            format!("last checkpoint {age}, interval {interval} ({source})"),
-            REPRODUCE,
-        ));
-    }
-    out
-}
-
-// ---------------------------------------------------------------------------------------------
-// Store rules
-
-/// `open-questions.md`: malformed `- [` lines FAIL; unresolved entries FAIL each when
-/// `blockers_fail` (check), else one INFO count.
-fn question_rules(ctx: &Ctx, blockers_fail: bool) -> Result<Vec<Finding>> {
-    const REPRODUCE: &str = "git majordomus question list";
-    let path = ctx.layout.questions();
-    let rel = ctx.rel(&path);
-    let Some(text) = read_opt(&path)? else {
-        return Ok(vec![Finding::new(Level::Ok, "questions", rel, "no question store yet", REPRODUCE)]);
-    };
-    let mut out = Vec::new();
-    let mut open = 0;
-    for e in questions::parse(&text) {
-        match e {
-            questions::Entry::Malformed { line, raw } => out.push(Finding::new(
-                Level::Fail,
-                "questions",
-                format!("{rel}:{line}"),
-                format!(
-                    "not a valid entry: {:?}; the shapes are \"- [unresolved] <task> — <question> (<date>)\" and \"- [resolved <date>] <task> — <text>\"",
-                    cut(&raw, 120)
-                ),
-                &format!("sed -n {line}p {rel}"),
-            )),
-            questions::Entry::Unresolved { line, task, question, opened } => {
-                open += 1;
-                if blockers_fail {
-                    out.push(Finding::new(
-                        Level::Fail,
-                        "blockers",
-                        format!("{rel}:{line}"),
-                        format!("unresolved since {opened} (task {task}): {question} — refuses finish --outcome completed"),
-                        REPRODUCE,
-                    ));
-                }
-            }
-            questions::Entry::Resolved { .. } => {}
-        }
-    }
-    if !blockers_fail && open > 0 {
-        out.push(Finding::new(
-            Level::Info,
-            "blockers",
-            rel.clone(),
-            format!("{open} unresolved question(s); each refuses finish --outcome completed"),
-            REPRODUCE,
-        ));
-    }
-    if out.is_empty() {
-        out.push(Finding::new(Level::Ok, "questions", rel, "every entry parses; none unresolved", REPRODUCE));
-    }
-    Ok(out)
-}
-
-/// `decisions.md`: an entry missing `Task:`, `Head:` or `Why:` is a WARN.
-fn decision_rules(ctx: &Ctx) -> Result<Vec<Finding>> {
-    const REPRODUCE: &str = "git majordomus decision list";
-    let path = ctx.layout.decisions();
-    let rel = ctx.rel(&path);
-    let Some(text) = read_opt(&path)? else {
-        return Ok(vec![Finding::new(Level::Ok, "decisions", rel, "no decision log yet", REPRODUCE)]);
-    };
-    let all = decisions::parse(&text);
-    let mut out: Vec<Finding> = all
-        .iter()
-        .filter(|d| !d.missing().is_empty())
-        .map(|d| {
-            Finding::new(
-                Level::Warn,
-                "decisions",
-                format!("{rel}:{}", d.line),
-                format!("entry {:?} lacks {}", d.title, d.missing().join(", ")),
-                REPRODUCE,
-            )
-        })
-        .collect();
-    if out.is_empty() {
-        out.push(Finding::new(
-            Level::Ok,
-            "decisions",
-            rel,
-            format!("{} decision(s), each with Task, Head and Why", all.len()),
-            REPRODUCE,
-        ));
-    }
-    Ok(out)
-}
-
 /// WARN when the run took longer than its budget.
 fn budget(what: &str, started: Instant, budget_ms: u64, key: &str) -> Vec<Finding> {
     let ms = started.elapsed().as_millis();
     let level = if ms > u128::from(budget_ms) { Level::Warn } else { Level::Ok };
     vec![Finding::new(
         level,
-        "budget",
+        Category::Budget,
         what,
         format!("ran in {ms} ms, budget {budget_ms} ms ({key})"),
         &format!("time git majordomus {what}"),
     )]
-}
-
-// ---------------------------------------------------------------------------------------------
-// Watch rules
-
-/// Handover drift of a `handed_over` task: no handover names it, or the newest naming it lacks a
-/// required section.
-fn handover_drift(ctx: &Ctx, policy: &Policy, t: &Task) -> Result<Vec<Finding>> {
-    let reproduce = format!("git majordomus handover --resolve --task {}", t.id);
-    let all = list(ctx, &ctx.layout.handovers())?;
-    let Some((_, path, _, body)) = all.iter().find(|(_, _, m, _)| m.task_id == t.id) else {
-        return Ok(vec![Finding::new(
-            Level::Drift,
-            "handover",
-            t.id.clone(),
-            "task handed_over, but no handover record names it",
-            &reproduce,
-        )]);
-    };
-    let missing = missing_sections(body, &policy.handover.required_sections);
-    Ok(vec![if missing.is_empty() {
-        Finding::new(
-            Level::Ok,
-            "handover",
-            ctx.rel(path),
-            format!("newest handover of {}; every required section present", t.id),
-            &reproduce,
-        )
-    } else {
-        Finding::new(
-            Level::Drift,
-            "handover",
-            ctx.rel(path),
-            format!("newest handover of {} lacks {}", t.id, missing.join(", ")),
-            &reproduce,
-        )
-    }])
-}
-
-// ---------------------------------------------------------------------------------------------
-// Doctor rules
-
-/// Every profile parses, and `profiles.default` names one.
-fn profile_rules(ctx: &Ctx, policy: Option<&Policy>) -> Vec<Finding> {
-    let mut out = Vec::new();
-    let names = ctx.profile_names();
-    for n in &names {
-        let subject = format!(".ai/repo/profiles/{n}.yaml");
-        let reproduce = format!("cat {subject}");
-        match ctx.profile(n) {
-            Ok(p) if interval_minutes(&p.checkpoint_interval).is_none() => out.push(Finding::new(
-                Level::Fail,
-                "profile",
-                subject,
-                format!("checkpoint_interval {:?} is not a span such as 15m", p.checkpoint_interval),
-                &reproduce,
-            )),
-            Ok(_) => out.push(Finding::new(Level::Ok, "profile", subject, "parses", &reproduce)),
-            Err(e) => out.push(Finding::new(Level::Fail, "profile", subject, e.message, &reproduce)),
-        }
-    }
-    if let Some(p) = policy {
-        if !names.contains(&p.profiles.default) {
-            out.push(Finding::new(
-                Level::Fail,
-                "profile",
-                p.profiles.default.clone(),
-                format!("profiles.default names no profile in .ai/repo/profiles/ (known: {})", names.join(", ")),
-                "ls .ai/repo/profiles",
-            ));
-        }
-        if interval_minutes(&p.profiles.checkpoint_interval_default).is_none() {
-            out.push(Finding::new(
-                Level::Fail,
-                "policy",
-                ".ai/repo/policy.yaml",
-                format!(
-                    "profiles.checkpoint_interval_default {:?} is not a span such as 15m",
-                    p.profiles.checkpoint_interval_default
-                ),
-                "git majordomus check",
-            ));
-        }
-    }
-    out
-}
-
-/// Every record file under `dir` the resolver would skip is a FAIL naming the file.
-fn record_rules(ctx: &Ctx, dir: &Path, kind: &str) -> Result<Vec<Finding>> {
-    let reproduce = format!("git majordomus {kind} --list");
-    let root = ctx.layout.root();
-    let all = names(dir)?;
-    let mut out = Vec::new();
-    for n in &all {
-        let l = load(root, dir, n);
-        if let Err(reason) = &l.parsed {
-            out.push(Finding::new(
-                Level::Fail,
-                "records",
-                ctx.rel(&l.path),
-                format!("the resolver skips this {kind}: {reason}"),
-                &reproduce,
-            ));
-        }
-    }
-    if out.is_empty() {
-        out.push(Finding::new(
-            Level::Ok,
-            "records",
-            ctx.rel(dir),
-            format!("{} {kind} record(s), all readable", all.len()),
-            &reproduce,
-        ));
-    }
-    Ok(out)
-}
-
-/// The front matter of a Markdown file as a mapping, or why not.
-fn front_matter(path: &Path) -> std::result::Result<serde_yaml::Mapping, String> {
-    let text = read_opt(path).map_err(|e| e.message)?.ok_or_else(|| "vanished while reading".to_string())?;
-    let (fm, _) = format::split(&text).ok_or_else(|| "no front matter".to_string())?;
-    format::mapping(fm).ok_or_else(|| "malformed front matter".to_string())
-}
-
-/// File names in `dir` ending in `ext`, temp files excluded, sorted; `None` when `dir` is absent.
-fn files(dir: &Path, ext: &str) -> Option<Vec<String>> {
-    let rd = std::fs::read_dir(dir).ok()?;
-    let mut v: Vec<String> = rd
-        .filter_map(|e| e.ok())
-        .filter_map(|e| e.file_name().into_string().ok())
-        .filter(|n| n.ends_with(ext) && !n.starts_with('.'))
-        .collect();
-    v.sort();
-    Some(v)
-}
-
-/// Session store integrity, as far as the stores exist: every working-context document carries
-/// `head`; every open episode parses and has its working context; every closed record carries
-/// `schema: session/v1` and its required fields.
-fn session_rules(ctx: &Ctx) -> Result<Vec<Finding>> {
-    let mut out = Vec::new();
-    let root = ctx.layout.root();
-    let contexts_dir = ctx.layout.session_contexts();
-    for n in files(&contexts_dir, ".md").unwrap_or_default() {
-        let path = contexts_dir.join(&n);
-        let subject = ctx.rel(&path);
-        let reproduce = format!("head -n 16 {subject}");
-        let problem = match crate::store::atomic::guard(root, &path) {
-            Err(e) => Some(e.message),
-            Ok(()) => match front_matter(&path) {
-                Err(why) => Some(format!("working context: {why}")),
-                Ok(m) if format::get(&m, "head").is_none_or(|h| h.trim().is_empty()) => {
-                    Some("working context without head: it cannot be compared with git".into())
-                }
-                Ok(_) => None,
-            },
-        };
-        if let Some(p) = problem {
-            out.push(Finding::new(Level::Fail, "sessions", subject, p, &reproduce));
-        }
-    }
-    let open_dir = ctx.layout.sessions_open();
-    if open_dir.is_dir() {
-        let before = out.len();
-        let open = sessions::list_open(&ctx.layout)?;
-        for (key, parsed) in &open {
-            let path = open_dir.join(format!("{key}.yaml"));
-            let subject = ctx.rel(&path);
-            let reproduce = format!("cat {subject}");
-            if let Err(e) = crate::store::atomic::guard(root, &path) {
-                out.push(Finding::new(Level::Fail, "sessions", subject, e.message, &reproduce));
-                continue;
-            }
-            match parsed {
-                Err(_) => out.push(Finding::new(
-                    Level::Fail,
-                    "sessions",
-                    subject,
-                    "open episode record does not parse",
-                    &reproduce,
-                )),
-                Ok(s) if crate::store::session_context::find(&ctx.layout, &s.session_id).is_none() => {
-                    out.push(Finding::new(
-                        Level::Fail,
-                        "sessions",
-                        subject,
-                        format!(
-                            "episode {} has no working-context document in {}",
-                            s.session_id,
-                            ctx.rel(&contexts_dir)
-                        ),
-                        &format!("git majordomus session context {}", s.session_id),
-                    ))
-                }
-                Ok(_) => {}
-            }
-        }
-        if out.len() == before {
-            out.push(Finding::new(
-                Level::Ok,
-                "sessions",
-                ctx.rel(&open_dir),
-                format!("{} open episode(s), each parses with a working context", open.len()),
-                "git majordomus session status",
-            ));
-        }
-    }
-    let closed_dir = ctx.layout.sessions();
-    if closed_dir.is_dir() {
-        let before = out.len();
-        let all = names(&closed_dir)?;
-        for n in &all {
-            let path = closed_dir.join(n);
-            let subject = ctx.rel(&path);
-            let reproduce = format!("head -n 30 {subject}");
-            let problem = crate::store::atomic::guard(root, &path)
-                .and_then(|()| read_opt(&path))
-                .map_err(|e| e.message)
-                .and_then(|t| t.ok_or_else(|| "vanished while reading".to_string()))
-                .and_then(|t| ClosedSession::parse(&t).map(|_| ()).map_err(str::to_string));
-            if let Err(p) = problem {
-                out.push(Finding::new(
-                    Level::Fail,
-                    "sessions",
-                    subject,
-                    format!("readers skip this closed session record: {p}"),
-                    &reproduce,
-                ));
-            }
-        }
-        if out.len() == before {
-            out.push(Finding::new(
-                Level::Ok,
-                "sessions",
-                ctx.rel(&closed_dir),
-                format!("{} closed session record(s), all readable", all.len()),
-                "git majordomus session list --all",
-            ));
-        }
-    }
-    Ok(out)
-}
-
-/// `s` cut to `n` characters with an ellipsis.
-fn cut(s: &str, n: usize) -> String {
-    if s.chars().count() <= n {
-        s.to_string()
-    } else {
-        format!("{}…", s.chars().take(n).collect::<String>())
-    }
 }
 
 #[cfg(test)]
@@ -725,7 +186,7 @@ mod tests {
     use super::*;
 
     fn f(level: Level) -> Finding {
-        Finding::new(level, "c", "s", "m", "")
+        Finding::new(level, Category::Task, "s", "m", "")
     }
 
     #[test]
@@ -734,11 +195,5 @@ mod tests {
         assert_eq!(exit_code(&doc(vec![f(Level::Ok), f(Level::Warn), f(Level::Info)])), Exit::Ok);
         assert_eq!(exit_code(&doc(vec![f(Level::Drift), f(Level::Warn)])), Exit::Drift);
         assert_eq!(exit_code(&doc(vec![f(Level::Drift), f(Level::Fail)])), Exit::Refused);
-    }
-
-    #[test]
-    fn cut_marks_the_cut() {
-        assert_eq!(cut("abc", 5), "abc");
-        assert_eq!(cut("abcdef", 3), "abc…");
     }
 }

@@ -64,7 +64,7 @@ impl Knowledge {
     /// Parses a knowledge file; `None` when it is not one (wrong schema, a required key missing).
     pub fn parse(text: &str) -> Option<Knowledge> {
         let (yaml, body) = split(text)?;
-        let f: Front = typed(yaml)?;
+        let f: Front = typed(yaml).ok()?;
         if f.schema.as_deref() != Some("knowledge/v1") {
             return None;
         }

@@ -38,27 +38,45 @@ pub fn split(text: &str) -> Option<(&str, &str)> {
     None
 }
 
+/// Why front matter could not be read. Both kinds print as `malformed front matter`, the text
+/// `doctor` and the session readers report (SPEC §8.9); the cause is kept as the source.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// Larger than [`MAX_FRONT_MATTER_BYTES`]: refused unparsed.
+    #[error("malformed front matter")]
+    TooLarge {
+        /// The size of the refused front matter.
+        bytes: usize,
+    },
+    /// The YAML does not parse into the shape asked for (or holds an alias bomb).
+    #[error("malformed front matter")]
+    Yaml(#[source] serde_yaml::Error),
+}
+
+fn refuse_oversize(yaml: &str) -> Result<(), Error> {
+    if yaml.len() > MAX_FRONT_MATTER_BYTES {
+        return Err(Error::TooLarge { bytes: yaml.len() });
+    }
+    Ok(())
+}
+
 /// Parses front matter YAML into a generic mapping, refusing oversize input. For the few
 /// readers that look at one key of a file they do not otherwise understand (`doctor`).
-pub fn mapping(yaml: &str) -> Option<Mapping> {
-    if yaml.len() > MAX_FRONT_MATTER_BYTES {
-        return None;
-    }
-    serde_yaml::from_str::<Mapping>(yaml).ok()
+pub fn mapping(yaml: &str) -> Result<Mapping, Error> {
+    refuse_oversize(yaml)?;
+    serde_yaml::from_str::<Mapping>(yaml).map_err(Error::Yaml)
 }
 
 /// Parses front matter into a typed struct: scalars read as the text written, unknown keys
 /// tolerated. Oversize input is refused unparsed; text that could hold an anchor or alias (`&`
 /// or `*` anywhere) first goes through the generic parse, which refuses alias bombs even under
 /// keys the struct never reads (SPEC §14: such a file is skipped as malformed).
-pub fn typed<T: serde::de::DeserializeOwned>(yaml: &str) -> Option<T> {
-    if yaml.len() > MAX_FRONT_MATTER_BYTES {
-        return None;
-    }
+pub fn typed<T: serde::de::DeserializeOwned>(yaml: &str) -> Result<T, Error> {
+    refuse_oversize(yaml)?;
     if yaml.contains(['&', '*']) {
         mapping(yaml)?;
     }
-    serde_yaml::from_str(yaml).ok()
+    serde_yaml::from_str(yaml).map_err(Error::Yaml)
 }
 
 /// The one front-matter writer: keys in the order they are written, every free-text value
@@ -192,7 +210,10 @@ mod tests {
         assert!(split("a: 1\n---\n").is_none());
         assert_eq!(split("\u{feff}---\r\na: 1\n---\nbody"), Some(("a: 1\n", "body")));
         let big = format!("a: \"{}\"\n", "x".repeat(MAX_FRONT_MATTER_BYTES));
-        assert!(mapping(&big).is_none());
-        assert!(typed::<Mapping>(&big).is_none());
+        assert!(matches!(mapping(&big), Err(Error::TooLarge { .. })));
+        assert!(matches!(typed::<Mapping>(&big), Err(Error::TooLarge { .. })));
+        let e = typed::<Mapping>("a: [1").unwrap_err();
+        assert!(matches!(e, Error::Yaml(_)) && std::error::Error::source(&e).is_some());
+        assert_eq!(e.to_string(), "malformed front matter");
     }
 }

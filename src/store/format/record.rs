@@ -69,7 +69,7 @@ struct Front {
 /// Parses a checkpoint or handover file into its meta and body.
 pub fn parse(text: &str) -> Result<(RecordMeta, &str), Skip> {
     let (yaml, body) = split(text).ok_or(Skip::NoFrontMatter)?;
-    let front: Front = typed(yaml).ok_or(Skip::Malformed)?;
+    let front: Front = typed(yaml).map_err(|_| Skip::Malformed)?;
     if front.schema_version.as_deref() != Some("1") {
         return Err(Skip::UnknownSchema);
     }

@@ -46,7 +46,7 @@ impl OpenSession {
             start_head: Option<String>,
             start_working_tree: Option<String>,
         }
-        let f: Front = typed(text)?;
+        let f: Front = typed(text).ok()?;
         Some(OpenSession {
             session_id: f.session_id.filter(|s| !s.is_empty())?,
             started_at: f.started_at?,
@@ -135,7 +135,7 @@ impl ClosedSession {
             questions: Vec<String>,
         }
         let (yaml, body) = split(text).ok_or("no front matter")?;
-        let f: Front = typed(yaml).ok_or("malformed front matter")?;
+        let f: Front = typed(yaml).map_err(|_| "malformed front matter")?;
         if f.schema.as_deref() != Some("session/v1") {
             return Err("unknown schema");
         }

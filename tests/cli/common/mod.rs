@@ -2,6 +2,7 @@
 //! `git` binary, the real `git-majordomus` binary, a cleared environment and pinned time.
 #![allow(dead_code)]
 
+pub mod json;
 pub mod remotes;
 pub mod store;
 

@@ -1,0 +1,105 @@
+//! The doctor rules on files: every profile parses, and every checkpoint or handover the resolver
+//! would skip is a FAIL naming the file.
+
+use crate::ctx::Ctx;
+use crate::error::Result;
+use crate::model::finding::{Category, Finding, Level};
+use crate::model::policy::{interval_minutes, Policy};
+use crate::store::atomic::read_opt;
+use crate::store::format;
+use crate::store::records::{load, names};
+use std::path::Path;
+
+/// Every profile parses, and `profiles.default` names one.
+pub(super) fn profile_rules(ctx: &Ctx, policy: Option<&Policy>) -> Vec<Finding> {
+    let mut out = Vec::new();
+    let names = ctx.profile_names();
+    for n in &names {
+        let subject = format!(".ai/repo/profiles/{n}.yaml");
+        let reproduce = format!("cat {subject}");
+        match ctx.profile(n) {
+            Ok(p) if interval_minutes(&p.checkpoint_interval).is_none() => out.push(Finding::new(
+                Level::Fail,
+                Category::Profile,
+                subject,
+                format!("checkpoint_interval {:?} is not a span such as 15m", p.checkpoint_interval),
+                &reproduce,
+            )),
+            Ok(_) => out.push(Finding::new(Level::Ok, Category::Profile, subject, "parses", &reproduce)),
+            Err(e) => out.push(Finding::new(Level::Fail, Category::Profile, subject, e.message, &reproduce)),
+        }
+    }
+    if let Some(p) = policy {
+        if !names.contains(&p.profiles.default) {
+            out.push(Finding::new(
+                Level::Fail,
+                Category::Profile,
+                p.profiles.default.clone(),
+                format!("profiles.default names no profile in .ai/repo/profiles/ (known: {})", names.join(", ")),
+                "ls .ai/repo/profiles",
+            ));
+        }
+        if interval_minutes(&p.profiles.checkpoint_interval_default).is_none() {
+            out.push(Finding::new(
+                Level::Fail,
+                Category::Policy,
+                ".ai/repo/policy.yaml",
+                format!(
+                    "profiles.checkpoint_interval_default {:?} is not a span such as 15m",
+                    p.profiles.checkpoint_interval_default
+                ),
+                "git majordomus check",
+            ));
+        }
+    }
+    out
+}
+
+/// Every record file under `dir` the resolver would skip is a FAIL naming the file.
+pub(super) fn record_rules(ctx: &Ctx, dir: &Path, kind: &str) -> Result<Vec<Finding>> {
+    let reproduce = format!("git majordomus {kind} --list");
+    let root = ctx.layout.root();
+    let all = names(dir)?;
+    let mut out = Vec::new();
+    for n in &all {
+        let l = load(root, dir, n);
+        if let Err(reason) = &l.parsed {
+            out.push(Finding::new(
+                Level::Fail,
+                Category::Records,
+                ctx.rel(&l.path),
+                format!("the resolver skips this {kind}: {reason}"),
+                &reproduce,
+            ));
+        }
+    }
+    if out.is_empty() {
+        out.push(Finding::new(
+            Level::Ok,
+            Category::Records,
+            ctx.rel(dir),
+            format!("{} {kind} record(s), all readable", all.len()),
+            &reproduce,
+        ));
+    }
+    Ok(out)
+}
+
+/// The front matter of a Markdown file as a mapping, or why not.
+pub(super) fn front_matter(path: &Path) -> std::result::Result<serde_yaml::Mapping, String> {
+    let text = read_opt(path).map_err(|e| e.message)?.ok_or_else(|| "vanished while reading".to_string())?;
+    let (fm, _) = format::split(&text).ok_or_else(|| "no front matter".to_string())?;
+    format::mapping(fm).map_err(|e| e.to_string())
+}
+
+/// File names in `dir` ending in `ext`, temp files excluded, sorted; `None` when `dir` is absent.
+pub(super) fn files(dir: &Path, ext: &str) -> Option<Vec<String>> {
+    let rd = std::fs::read_dir(dir).ok()?;
+    let mut v: Vec<String> = rd
+        .filter_map(|e| e.ok())
+        .filter_map(|e| e.file_name().into_string().ok())
+        .filter(|n| n.ends_with(ext) && !n.starts_with('.'))
+        .collect();
+    v.sort();
+    Some(v)
+}

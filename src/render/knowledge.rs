@@ -1,0 +1,23 @@
+//! The text of the knowledge commands (SPEC §8.12): what `knowledge derive` wrote and the
+//! `knowledge candidates` list.
+
+use crate::model::knowledge::Knowledge;
+use crate::ops::knowledge::DeriveReport;
+
+/// `knowledge derive`: one line per candidate file and the counts, or why nothing was derived.
+pub fn derive(r: &DeriveReport) -> String {
+    if r.episode.is_none() {
+        return "knowledge derive: no episode (none open here and none named with --episode); nothing derived\n".into();
+    }
+    let mut s: String = r.lines.iter().map(|(verdict, path)| format!("{verdict} {path}\n")).collect();
+    s.push_str(&format!("knowledge derive: {} written, {} unchanged, {} skipped\n", r.written, r.unchanged, r.skipped));
+    s
+}
+
+/// `knowledge candidates`: one line per candidate.
+pub fn candidates(all: &[Knowledge]) -> String {
+    if all.is_empty() {
+        return "no knowledge candidates\n".into();
+    }
+    all.iter().map(|k| format!("{}  {:<10} {:<10} {}\n", k.id, k.status, k.class, k.title)).collect()
+}
