@@ -224,6 +224,16 @@ pub struct CloseReport {
     pub session_id: String,
 }
 
+/// Whether the ledger holds the `session.closed` line of episode `sid`: read from the tail back
+/// to the episode's own `session.started` at most.
+fn close_recorded(ctx: &Ctx, sid: &str) -> Result<bool> {
+    let closed = Event::SessionClosed.as_str();
+    let mine = |l: &crate::store::ledger::Line| {
+        l.str("session") == Some(sid) && l.event().is_some_and(|e| e == closed || e == Event::SessionStarted.as_str())
+    };
+    Ok(crate::store::ledger::last(&ctx.layout.ledger(), mine)?.is_some_and(|l| l.event() == Some(closed)))
+}
+
 /// `session close`; `Ok(None)` when nothing is open and `--if-none ignore` was given.
 pub fn close(ctx: &Ctx, p: CloseParams) -> Result<Option<CloseReport>> {
     ctx.require_layer()?;
@@ -263,12 +273,15 @@ pub fn close(ctx: &Ctx, p: CloseParams) -> Result<Option<CloseReport>> {
         Some(p) => (p, true),
         None => (write_closed(ctx, &s, &p)?, false),
     };
-    if !reused && ctx.policy().is_ok_and(|p| p.session.knowledge_on_end) {
+    // A close killed between writing the record and its ledger line is finished by the next
+    // close: derivation and the line happen once, whichever run gets there.
+    let unfinished = !reused || !close_recorded(ctx, &sid)?;
+    if unfinished && ctx.policy().is_ok_and(|p| p.session.knowledge_on_end) {
         if let Err(e) = super::knowledge::derive(ctx, Some(&sid), false) {
             ctx.warn(format!("knowledge derive on close: {}", e.message));
         }
     }
-    if !reused {
+    if unfinished {
         ctx.record_event(
             Event::SessionClosed,
             &[("outcome", Value::from(p.outcome.clone())), ("session_path", Value::from(ctx.rel(&path)))],

@@ -273,3 +273,37 @@ fn a_ref_lock_left_by_a_killed_writer_blocks_no_write_beyond_its_bound() {
     assert_eq!(record_ids(&r).len(), 2);
     fsck(&env, &r.root);
 }
+
+/// A `session close` killed after writing the closed record but before its ledger line (or after
+/// the line but before the open files go) is finished by the next close, and the episode's
+/// `session.closed` line is written exactly once either way. Found by the merged crash campaign:
+/// the re-run reused the closed record and skipped the line.
+#[test]
+fn a_close_killed_between_its_record_and_its_ledger_line_is_finished_once_by_the_next_close() {
+    let env = TestEnv::new();
+    let r = env.ready_repo("r");
+    let closes = |r: &Repo<'_>| r.ledger().iter().filter(|l| l["event"] == "session.closed").count();
+    for drop_line in [true, false] {
+        r.mj(&["session", "start"]).ok();
+        let open = r.state("sessions-open/hand.yaml");
+        let pointer = r.state("session-current.yaml");
+        let (episode, aim) = (std::fs::read(&open).unwrap(), std::fs::read(&pointer).unwrap());
+        let before = closes(&r);
+        r.mj(&["session", "close"]).ok();
+        assert_eq!(closes(&r), before + 1);
+        // Put back what the kill would have left.
+        std::fs::write(&open, &episode).unwrap();
+        std::fs::write(&pointer, &aim).unwrap();
+        if drop_line {
+            let ledger = r.state("ledger.jsonl");
+            let text = std::fs::read_to_string(&ledger).unwrap();
+            let kept: Vec<&str> = text.lines().filter(|l| !l.contains("\"session.closed\"")).collect();
+            std::fs::write(&ledger, kept.join("\n") + "\n").unwrap();
+        }
+        r.mj(&["session", "close"]).ok();
+        let after = closes(&r);
+        assert_eq!(after, before + 1, "one session.closed line for the episode (drop_line={drop_line})");
+        assert!(!open.exists(), "the open episode is gone after the second close");
+        r.mj(&["session", "close"]).code(12);
+    }
+}
