@@ -19,6 +19,7 @@ mod test_knowledge;
 mod test_markdown;
 mod test_remotes;
 mod test_search;
+mod test_secrets;
 mod test_session;
 mod test_snapshots;
 mod test_surfaces;
