@@ -172,7 +172,8 @@ pub fn http_request(data: &[u8]) {
     let served = GitState { head: "0".repeat(40), branch: "main".into(), working_tree: "clean".into() };
     let addr = SocketAddr::from((Ipv4Addr::LOCALHOST, 8765));
     for allow_remote in [false, true] {
-        let shared = crate::surface::http::Shared::new(no_checkout(), Env::default(), served.clone(), addr, allow_remote);
+        let shared =
+            crate::surface::http::Shared::new(no_checkout(), Env::default(), served.clone(), addr, allow_remote);
         let _ = shared.answer(method, url, host);
     }
 }

@@ -384,7 +384,8 @@ fn authorization_header(text: &str) -> bool {
         let cred = &b[cred_at..cred_at + run(b, cred_at, is_token_byte)];
         scheme >= 3
             && blanks > 0
-            && (opaque(cred, 8) || (b[scheme_at..scheme_at + scheme].eq_ignore_ascii_case(b"basic") && basic_pair(cred)))
+            && (opaque(cred, 8)
+                || (b[scheme_at..scheme_at + scheme].eq_ignore_ascii_case(b"basic") && basic_pair(cred)))
     })
 }
 

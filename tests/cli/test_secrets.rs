@@ -383,14 +383,20 @@ fn the_shape_table_is_refused_at_publish_and_at_admission_and_never_echoed() {
     b.store_put(&injected);
     let (records, out) = b.json(&["continuity", "records"], 0);
     let diagnostics = records["diagnostics"].as_array().unwrap();
-    let admitted: Vec<&str> = records["records"].as_array().unwrap().iter().map(|r| r["id"].as_str().unwrap()).collect();
+    let admitted: Vec<&str> =
+        records["records"].as_array().unwrap().iter().map(|r| r["id"].as_str().unwrap()).collect();
     for (s, path) in table.iter().zip(&paths) {
         let id = path.rsplit('/').next().unwrap().trim_end_matches(".json");
         let d = diagnostics.iter().find(|d| d["path"] == path.as_str());
         match s.refused {
             Where::Both => {
                 let d = d.unwrap_or_else(|| panic!("{}: no diagnostic for {path}: {records}", s.label));
-                assert_eq!((d["code"].as_str(), d["severity"].as_str()), (Some(s.code), Some("error")), "{}: {d}", s.label);
+                assert_eq!(
+                    (d["code"].as_str(), d["severity"].as_str()),
+                    (Some(s.code), Some("error")),
+                    "{}: {d}",
+                    s.label
+                );
                 assert!(d["message"].as_str().unwrap().starts_with("/handover/body: "), "{}: {d}", s.label);
                 assert!(!admitted.iter().any(|a| id.starts_with(a) || a.starts_with(id)), "{}: admitted", s.label);
             }
