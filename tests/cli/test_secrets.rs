@@ -196,15 +196,15 @@ fn body(label: &str, text: &str) -> String {
 // ---------------------------------------------------------------------------------------------
 // Two clones of one bare remote, sharing the test's device key
 
-struct Clone<'a> {
+struct Checkout<'a> {
     repo: Repo<'a>,
 }
 
-impl<'a> Clone<'a> {
-    fn of(env: &'a TestEnv, remote: &Path, name: &str) -> Clone<'a> {
+impl<'a> Checkout<'a> {
+    fn of(env: &'a TestEnv, remote: &Path, name: &str) -> Checkout<'a> {
         env.git_in(env.path(), &["clone", "-q", remote.to_str().unwrap(), name]);
         let root = std::fs::canonicalize(env.path().join(name)).unwrap();
-        let c = Clone { repo: Repo { env, root } };
+        let c = Checkout { repo: Repo { env, root } };
         c.repo.git(&["symbolic-ref", "HEAD", "refs/heads/main"]);
         c
     }
@@ -282,7 +282,7 @@ fn files_under(dir: &Path, out: &mut Vec<(PathBuf, String)>) {
 
 /// The layer's files (`.ai/`) and this executable's state under the git dir (read model, locks,
 /// `continuity.json`): none may hold `value`.
-fn assert_not_stored(c: &Clone<'_>, value: &str, what: &str) {
+fn assert_not_stored(c: &Checkout<'_>, value: &str, what: &str) {
     let mut files = Vec::new();
     files_under(&c.repo.root.join(".ai"), &mut files);
     files_under(&c.repo.root.join(".git/majordomus"), &mut files);
@@ -302,7 +302,7 @@ fn the_shape_table_is_refused_at_publish_and_at_admission_and_never_echoed() {
     let env = TestEnv::new();
     let remote = env.path().join("remote.git");
     env.git_in(env.path(), &["init", "--bare", "-q", "-b", "main", remote.to_str().unwrap()]);
-    let a = Clone::of(&env, &remote, "a");
+    let a = Checkout::of(&env, &remote, "a");
     a.run(&["init"], "").ok();
     a.repo.write("README.md", "hello\n");
     a.repo.git(&["add", "-A"]);
@@ -362,7 +362,7 @@ fn the_shape_table_is_refused_at_publish_and_at_admission_and_never_echoed() {
     a.json(&["continuity", "sync"], 0);
 
     // Admission: B clones, syncs, then holds validly signed records carrying each shape.
-    let b = Clone::of(&env, &remote, "b");
+    let b = Checkout::of(&env, &remote, "b");
     b.json(&["continuity", "sync"], 0);
     let (clean_path, clean) = b.store_files().pop().unwrap();
     let envelope: Envelope = serde_json::from_str(&clean).unwrap();
@@ -418,7 +418,7 @@ fn the_shape_table_is_refused_at_publish_and_at_admission_and_never_echoed() {
     // do this): a third clone's sync reports each and never merges one into its own store.
     a.store_put(&injected);
     a.repo.git(&["push", "-q", "origin", REF]);
-    let c = Clone::of(&env, &remote, "c");
+    let c = Checkout::of(&env, &remote, "c");
     let (synced, out) = c.json(&["continuity", "sync"], 0);
     let local = c.repo.git(&["ls-tree", "-r", "--name-only", REF]);
     assert!(local.contains(clean_path.as_str()), "the admitted records arrive: {synced}");
