@@ -5,6 +5,7 @@
 #   make install           binary, man page and completions under $(PREFIX)
 #   make install PREFIX=/usr/local
 #   make lint              clippy with warnings as errors, rustfmt check
+#   make fuzz              libFuzzer over every parser of hostile input, 60 s a target (FUZZ_SECONDS)
 #   make bench             every command on a large and a tiny fixture, the git floor, the growth curve,
 #                          and the cost of the pre-push hook on a `git push` with nothing pending
 #   make uninstall / make clean
@@ -28,12 +29,12 @@ ZSH_COMPLETION  := $(DATADIR)/zsh/site-functions/_git-majordomus
 FISH_COMPLETION := $(DATADIR)/fish/vendor_completions.d/git-majordomus.fish
 MAN_PAGE        := $(MANDIR)/man1/git-majordomus.1
 
-.PHONY: all build generated install uninstall demo test bench lint clean help
+.PHONY: all build generated install uninstall demo test bench lint fuzz clean help
 
 all: build
 
 help:
-	@sed -n '2,11s/^# \{0,1\}//p' Makefile
+	@sed -n '2,12s/^# \{0,1\}//p' Makefile
 
 # Cargo decides whether anything needs rebuilding, so this always asks it.
 build:
@@ -89,6 +90,11 @@ bench: build
 	$(CARGO) build --release --example bench_fixture
 	GEN="$(TARGET_DIR)/release/examples/bench_fixture" bench/bench.sh "$(BIN)"
 	bench/pre-push.sh "$(BIN)"
+
+# cargo-fuzz (installed by contrib/fuzz-deps.sh) on the stable toolchain; `make test` runs the
+# same entry points over the seeds and a generated stream instead (tests/hostile.rs).
+fuzz:
+	contrib/fuzz.sh
 
 lint:
 	$(CARGO) clippy --all-targets -- -D warnings

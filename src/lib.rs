@@ -10,6 +10,8 @@ pub mod clock;
 pub mod continuity;
 pub mod ctx;
 pub mod error;
+#[doc(hidden)]
+pub mod fuzzing;
 pub mod git;
 pub mod model;
 pub mod ops;

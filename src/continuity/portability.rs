@@ -187,20 +187,25 @@ fn is_quote_or_blank(c: u8) -> bool {
 /// and not code-like (every part between `.`, `_` and `-` is letters then digits, as in
 /// `response.access_token2` or `v2_migration_plan`).
 fn opaque(v: &[u8], min: usize) -> bool {
-    let path_like = matches!(v.first(), Some(b'/' | b'~' | b'.' | b'$' | b'%'))
-        || v.windows(3).any(|w| w == b"://")
-        || (v.contains(&b'/') && v.contains(&b'.'));
-    let timestamp_like = v.iter().all(|c| c.is_ascii_digit() || b"-:.+TZtz".contains(c));
-    let code_like = v.split(|c| matches!(c, b'.' | b'_' | b'-')).all(|part| {
-        let letters = run(part, 0, |c| c.is_ascii_alphabetic());
-        part[letters..].iter().all(u8::is_ascii_digit)
-    });
+    // Cheapest first: most text fails on length or on letters-and-digits.
+    let path_like = || {
+        matches!(v.first(), Some(b'/' | b'~' | b'.' | b'$' | b'%'))
+            || v.windows(3).any(|w| w == b"://")
+            || (v.contains(&b'/') && v.contains(&b'.'))
+    };
+    let timestamp_like = || v.iter().all(|c| c.is_ascii_digit() || b"-:.+TZtz".contains(c));
+    let code_like = || {
+        v.split(|c| matches!(c, b'.' | b'_' | b'-')).all(|part| {
+            let letters = run(part, 0, |c| c.is_ascii_alphabetic());
+            part[letters..].iter().all(u8::is_ascii_digit)
+        })
+    };
     v.len() >= min
         && v.iter().any(u8::is_ascii_alphabetic)
         && v.iter().any(u8::is_ascii_digit)
-        && !path_like
-        && !timestamp_like
-        && !code_like
+        && !path_like()
+        && !timestamp_like()
+        && !code_like()
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -217,6 +222,8 @@ enum Charset {
     Word,
     /// `[A-Za-z0-9_-]`
     Dash,
+    /// `[A-Za-z0-9_/-]` (the path of a webhook URL)
+    Slash,
 }
 
 impl Charset {
@@ -226,6 +233,7 @@ impl Charset {
             Charset::UpperAlnum => c.is_ascii_uppercase() || c.is_ascii_digit(),
             Charset::Word => c.is_ascii_alphanumeric() || c == b'_',
             Charset::Dash => is_b64url(c),
+            Charset::Slash => is_b64url(c) || c == b'/',
         }
     }
 }
@@ -252,6 +260,7 @@ const SLACK: &str = "a Slack token";
 const STRIPE: &str = "a Stripe live secret key";
 const AWS: &str = "an AWS access key id";
 const MODEL: &str = "a model-provider API key";
+const WEBHOOK: &str = "a webhook URL with its secret path";
 
 const SHAPES: &[Shape] = &[
     shape("ghp_", 30, ANY, Charset::Alnum, GITHUB),
@@ -273,21 +282,34 @@ const SHAPES: &[Shape] = &[
     shape("sk-proj-", 20, ANY, Charset::Dash, MODEL),
     shape("sk-ant-", 20, ANY, Charset::Dash, MODEL),
     Shape { prefix: "sk-", min: 32, max: ANY, charset: Charset::Dash, needs_digit: true, what: MODEL },
+    Shape { prefix: "hf_", min: 30, max: ANY, charset: Charset::Alnum, needs_digit: true, what: MODEL },
+    shape("npm_", 36, 36, Charset::Alnum, "an npm token"),
+    shape("pypi-AgEIcHlwaS5vcmc", 40, ANY, Charset::Dash, "a PyPI token"),
+    shape("GOCSPX-", 24, 40, Charset::Dash, "a Google OAuth client secret"),
+    shape("SG.", 22, 22, Charset::Dash, "a SendGrid API key"),
+    shape("hooks.slack.com/services/", 20, ANY, Charset::Slash, WEBHOOK),
+    shape("discord.com/api/webhooks/", 20, ANY, Charset::Slash, WEBHOOK),
 ];
 
 impl Shape {
+    /// One pass: a prefix that starts inside the tail of an earlier one (`sk-sk-…`) shares that
+    /// tail's end and last digit, so no byte is scanned twice.
     fn occurs_in(&self, text: &str) -> bool {
         let b = text.as_bytes();
+        let (mut end, mut last_digit) = (0, None);
         text.match_indices(self.prefix).any(|(i, _)| {
             let start = i + self.prefix.len();
-            let n = run(b, start, |c| self.charset.allows(c));
-            let tail = &b[start..start + n];
+            if start > end {
+                end = start + run(b, start, |c| self.charset.allows(c));
+                last_digit = b[start..end].iter().rposition(u8::is_ascii_digit).map(|d| start + d);
+            }
+            let n = end - start;
             let word_start = i == 0 || !b[i - 1].is_ascii_alphanumeric();
-            let word_end = !b.get(start + n).is_some_and(u8::is_ascii_alphanumeric);
+            let word_end = !b.get(end).is_some_and(u8::is_ascii_alphanumeric);
             word_start
                 && word_end
                 && (self.min..=self.max).contains(&n)
-                && (!self.needs_digit || tail.iter().any(u8::is_ascii_digit))
+                && (!self.needs_digit || last_digit.is_some_and(|d| d >= start))
         })
     }
 }
@@ -359,8 +381,22 @@ fn authorization_header(text: &str) -> bool {
         let scheme = run(b, scheme_at, |c| c.is_ascii_alphabetic());
         let blanks = run(b, scheme_at + scheme, is_blank);
         let cred_at = scheme_at + scheme + blanks;
-        scheme >= 3 && blanks > 0 && opaque(&b[cred_at..cred_at + run(b, cred_at, is_token_byte)], 8)
+        let cred = &b[cred_at..cred_at + run(b, cred_at, is_token_byte)];
+        scheme >= 3
+            && blanks > 0
+            && (opaque(cred, 8)
+                || (b[scheme_at..scheme_at + scheme].eq_ignore_ascii_case(b"basic") && basic_pair(cred)))
     })
+}
+
+/// Whether `cred` is base64 of `user:password` (a Basic credential of letters only is not
+/// opaque, but it decodes to a pair).
+fn basic_pair(cred: &[u8]) -> bool {
+    use base64::Engine;
+    cred.len() >= 8
+        && base64::engine::general_purpose::STANDARD
+            .decode(cred)
+            .is_ok_and(|pair| pair.iter().position(|&c| c == b':').is_some_and(|at| at > 0 && at + 1 < pair.len()))
 }
 
 /// A `.netrc` entry with a password: `machine <host>` (or `default`) followed by
@@ -373,7 +409,10 @@ fn netrc_password(text: &str) -> bool {
             "default" => i + 1,
             _ => return false,
         };
-        while k + 1 < w.len() && matches!(w[k], "login" | "password" | "account" | "port") {
+        // An entry has each of the four keywords once; a longer chain is not a .netrc entry (and
+        // bounding it keeps the scan linear on `default login default login …`).
+        let last = w.len().min(k + 2 * 8);
+        while k + 1 < last && matches!(w[k], "login" | "password" | "account" | "port") {
             if w[k] == "password" {
                 return true;
             }
@@ -399,8 +438,13 @@ fn url_credentials(text: &str) -> bool {
     })
 }
 
+/// The longest value [`secret_assignment`] reads after one separator: a credential is shorter,
+/// and the bound keeps the scan linear on `token=token=token=…`.
+const MAX_ASSIGNED: usize = 128;
+
 /// `<name> = <value>` or `<name>: <value>` (quotes allowed) where the name is a key, token,
-/// password or secret name and the value is opaque and at least 16 bytes.
+/// password or secret name and the value is opaque and at least 16 bytes; or an environment-style
+/// `NAME=value` (upper-case name, no blanks, see [`env_style_value`]).
 fn secret_assignment(text: &str) -> bool {
     let b = text.as_bytes();
     b.iter().enumerate().filter(|(_, &c)| c == b':' || c == b'=').any(|(i, _)| {
@@ -410,9 +454,26 @@ fn secret_assignment(text: &str) -> bool {
             return false;
         }
         let value_at = i + 1 + run(b, i + 1, |c| is_quote_or_blank(c) || matches!(c, b'=' | b'>' | b':'));
-        let len = run(b, value_at, |c| c.is_ascii_graphic() && !b"\"'`,;()[]{}<>".contains(&c));
-        opaque(&b[value_at..value_at + len], 16)
+        let value_byte = |c: u8| c.is_ascii_graphic() && !b"\"'`,;()[]{}<>".contains(&c);
+        let len = b[value_at..].iter().take(MAX_ASSIGNED).take_while(|&&c| value_byte(c)).count();
+        let value = &b[value_at..value_at + len];
+        let env_style = b[i] == b'=' && name_end == i && value_at == i + 1 && is_env_name(&b[name_start..name_end]);
+        opaque(value, 16) || (env_style && env_style_value(value))
     })
+}
+
+/// An environment variable's name: upper-case letters, digits and `_`, starting with a letter.
+fn is_env_name(name: &[u8]) -> bool {
+    name.first().is_some_and(u8::is_ascii_uppercase)
+        && name.iter().all(|&c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == b'_')
+}
+
+/// The value of `DB_PASSWORD=…` in a `.env` file or a shell line: 8 bytes or more, not a
+/// reference (`$X`, `${X}`, `%X%`), a placeholder (`<…>`, `***`, `xxx…`), a path or a URL.
+fn env_style_value(v: &[u8]) -> bool {
+    let placeholder = v.iter().all(|&c| c == b'*' || c == b'x' || c == b'X' || c == b'.');
+    let path_like = matches!(v.first(), Some(b'/' | b'~' | b'.' | b'$' | b'%')) || v.windows(3).any(|w| w == b"://");
+    v.len() >= 8 && !placeholder && !path_like && v.iter().any(u8::is_ascii_alphanumeric)
 }
 
 /// Whether an assigned-to name is a secret name: its last word (split at `_`, `-`, `.` and
@@ -430,8 +491,8 @@ fn is_secret_name(name: &str) -> bool {
         "auth",
         "cookie",
     ];
-    const KEY_QUALIFIERS: [&str; 8] =
-        ["api", "private", "access", "secret", "signing", "encryption", "client", "master"];
+    const KEY_QUALIFIERS: [&str; 9] =
+        ["api", "private", "access", "secret", "signing", "encryption", "client", "master", "account"];
     let words = name_words(name);
     match words.as_slice() {
         [.., last] if WORDS.contains(&last.as_str()) => true,
@@ -504,16 +565,28 @@ fn machine_paths(text: &str) -> Vec<&'static str> {
     ];
     let b = text.as_bytes();
     let mut found = Vec::new();
+    let mut add = |what: &'static str| {
+        if !found.contains(&what) {
+            found.push(what);
+        }
+    };
+    // A path that starts inside an earlier one (`PATH=/usr/bin:/home/u/bin`) ends where it ends,
+    // so the run and its `.sock` ending are computed once per run: one pass over the text.
+    let (mut end, mut sock_at) = (0, None);
     for (i, _) in text.match_indices('/').filter(|&(i, _)| path_starts_at(text, i)) {
-        let path = &text[i..i + run(b, i, is_path_byte)];
-        found.extend(
-            RULES
-                .iter()
-                .filter(|(prefixes, _)| prefixes.iter().any(|p| path.len() > p.len() && path.starts_with(p)))
-                .map(|(_, what)| *what),
-        );
-        if path.trim_end_matches(['.', ':']).ends_with(".sock") {
-            found.push(SOCKET);
+        if i >= end {
+            end = i + run(b, i, is_path_byte);
+            let trimmed = text[i..end].trim_end_matches(['.', ':']);
+            sock_at = trimmed.ends_with(".sock").then(|| i + trimmed.len() - ".sock".len());
+        }
+        let path = &text[i..end];
+        for (prefixes, what) in RULES {
+            if prefixes.iter().any(|p| path.len() > p.len() && path.starts_with(p)) {
+                add(what);
+            }
+        }
+        if sock_at.is_some_and(|at| at >= i) {
+            add(SOCKET);
         }
     }
     let lower = text.to_ascii_lowercase();
@@ -525,7 +598,7 @@ fn machine_paths(text: &str) -> Vec<&'static str> {
                 && b.get(i + pattern.len()).is_some_and(|&c| is_path_byte(c))
         };
         if lower.match_indices(pattern).any(|(i, _)| drive_home(i)) {
-            found.push(HOME);
+            add(HOME);
         }
     }
     found

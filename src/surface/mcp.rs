@@ -224,6 +224,25 @@ pub fn pump(mut input: impl BufRead, max: usize, note: &dyn Fn(&str), mut out: i
     }
 }
 
+/// Hostile-input entry (`crate::fuzzing`): `data` as the server's stdin, through [`pump`], each
+/// line read as an rmcp client message, and each `tools/call` and `resources/read` through the
+/// server's own argument checks, for the checkout at `repo`. Never panics.
+#[doc(hidden)]
+pub fn fuzz_lines(data: &[u8], repo: PathBuf) {
+    use rmcp::model::{ClientJsonRpcMessage, ClientRequest, JsonRpcMessage};
+    let server = Majordomus::new(Some(repo), Env::default());
+    pump(data, MAX_LINE, &|_| {}, |line| {
+        if let Ok(JsonRpcMessage::Request(r)) = serde_json::from_slice::<ClientJsonRpcMessage>(&line) {
+            match r.request {
+                ClientRequest::CallToolRequest(c) => drop(server.call(c.params)),
+                ClientRequest::ReadResourceRequest(q) => drop(server.read(&q.params.uri)),
+                _ => {}
+            }
+        }
+        true
+    });
+}
+
 /// Serves MCP on stdin/stdout until stdin closes.
 pub fn run(repo: Option<PathBuf>, env: Env, note: Note) -> Result<()> {
     // Fail early, before the handshake, when this is not a checkout.

@@ -21,6 +21,7 @@ mod test_knowledge;
 mod test_markdown;
 mod test_remotes;
 mod test_search;
+mod test_secrets;
 mod test_session;
 mod test_snapshots;
 mod test_soak;
