@@ -9,7 +9,7 @@ use serde::Serialize;
 
 use super::handover::label;
 use super::lifecycle;
-use super::resolve::{resolve, Resolution};
+use super::resolve::{resolve_traced, Resolution, Trace};
 use super::task;
 use crate::ctx::Ctx;
 use crate::error::Result;
@@ -286,9 +286,9 @@ fn freshness(ctx: &Ctx, q: &str, kind: &str, res: &Resolution) -> Answer {
 pub fn explain(ctx: &Ctx) -> Result<Explain> {
     ctx.require_layer()?;
     let (closed, ends) = last_close(ctx)?;
-    let handovers = resolve(ctx, &ctx.layout.handovers(), None)?;
+    let handovers = resolve_traced(ctx, &ctx.layout.handovers(), None, Trace::EveryFile)?;
     let task = task::active(ctx)?.map(|t| t.id);
-    let checkpoints = resolve(ctx, &ctx.layout.checkpoints(), task.as_deref())?;
+    let checkpoints = resolve_traced(ctx, &ctx.layout.checkpoints(), task.as_deref(), Trace::EveryFile)?;
     let answers = vec![
         episode_current(ctx),
         episode_close(closed, &ends),

@@ -14,7 +14,7 @@ use crate::error::Result;
 use crate::model::labels::branch_of;
 use crate::model::labels::Anchor;
 use crate::model::record::{branch_key, RecordMeta};
-use crate::store::records::{load, names, Loaded};
+use crate::store::records::{load, names, names_where, Loaded};
 
 /// Which tier matched.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
@@ -156,6 +156,17 @@ pub struct Answer<T> {
     pub trace: Vec<TraceEntry>,
 }
 
+/// Whether the trace names every file of the directory (`explain`) or only those whose file
+/// name is about this branch (every other reader: files naming another branch are then dropped
+/// while the directory is listed, never held, sorted or traced).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Trace {
+    /// Every file, with its verdict.
+    EveryFile,
+    /// Only the files whose name is about this branch.
+    ThisBranch,
+}
+
 /// The two-tier resolver over any record kind of `dir`. `name_key` extracts the branch key a
 /// file name carries (files naming another key are rejected unread); `load` parses one file.
 pub fn resolve_with<T>(
@@ -164,6 +175,7 @@ pub fn resolve_with<T>(
     here: &Here,
     task: Option<&str>,
     name_key: impl Fn(&str) -> Option<&str>,
+    trace_of: Trace,
     load: impl Fn(&str) -> (PathBuf, std::result::Result<(Facts, T), String>),
 ) -> Result<Answer<T>> {
     let key = branch_key(&here.branch);
@@ -172,7 +184,10 @@ pub fn resolve_with<T>(
     let mut trace = |file: &str, verdict: &'static str, reason: String| {
         res.trace.push(TraceEntry { file: file.to_string(), verdict, reason })
     };
-    let mut all = names(dir)?;
+    let mut all = match trace_of {
+        Trace::EveryFile => names(dir)?,
+        Trace::ThisBranch => names_where(dir, |n| key_matches(name_key(n), &key))?,
+    };
     all.reverse(); // newest name stamp first
     let mut cands: Vec<(Found<T>, usize)> = Vec::new();
     let mut best0: Option<String> = None; // compact created_at of the newest tier-0 candidate
@@ -265,7 +280,13 @@ pub fn resolve_with<T>(
 }
 
 /// Resolves the checkpoint or handover of `dir` for this checkout; `task` filters on `task_id`.
+/// The trace names only the files about this branch (see [`resolve_traced`]).
 pub fn resolve(ctx: &Ctx, dir: &Path, task: Option<&str>) -> Result<Resolution> {
+    resolve_traced(ctx, dir, task, Trace::ThisBranch)
+}
+
+/// [`resolve`] with the trace it keeps chosen.
+pub fn resolve_traced(ctx: &Ctx, dir: &Path, task: Option<&str>, trace: Trace) -> Result<Resolution> {
     let id = ctx.identity()?;
     let root = ctx.layout.root();
     let here = Here {
@@ -273,7 +294,7 @@ pub fn resolve(ctx: &Ctx, dir: &Path, task: Option<&str>) -> Result<Resolution> 
         worktree: root.display().to_string(),
         branch: id.branch_text().into(),
     };
-    let ans = resolve_with(ctx, dir, &here, task, record_name_key, |name| {
+    let ans = resolve_with(ctx, dir, &here, task, record_name_key, trace, |name| {
         let l = load(root, dir, name);
         let parsed = l.parsed.map(|(meta, body)| {
             let facts = Facts {

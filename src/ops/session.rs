@@ -8,7 +8,7 @@ use serde_json::Value;
 
 use super::checkpoint::refuse_identity;
 use super::identity::{path_free_repository_id, worktree_id};
-use super::resolve::{resolve_with, Facts, Found, Here, Match};
+use super::resolve::{resolve_with, Facts, Found, Here, Match, Trace};
 use super::task;
 use crate::ctx::Ctx;
 use crate::error::{Error, Result};
@@ -539,7 +539,9 @@ pub fn latest(ctx: &Ctx) -> Result<Option<ClosedView>> {
         worktree: worktree_id(ctx),
         branch: ctx.identity()?.branch_text().into(),
     };
-    let ans = resolve_with(ctx, &ctx.layout.sessions(), &here, None, closed_name_key, |n| load_closed(ctx, n))?;
+    let ans = resolve_with(ctx, &ctx.layout.sessions(), &here, None, closed_name_key, Trace::ThisBranch, |n| {
+        load_closed(ctx, n)
+    })?;
     Ok(ans.winner.map(|f: Found<(ClosedSession, String)>| view(ctx, &f.item.0, &f.path, &f.item.1, Some(f.matched))))
 }
 

@@ -49,6 +49,13 @@ pub fn write(dir: &Path, compact: &str, meta: &RecordMeta, body: &str) -> Result
 
 /// Record-shaped file names in `dir` (temp files and other names ignored), sorted.
 pub fn names(dir: &Path) -> Result<Vec<String>> {
+    names_where(dir, |_| true)
+}
+
+/// The record-shaped file names in `dir` that `keep` accepts, sorted: the others are dropped
+/// while the directory is read, so a directory of many records costs one pass and a sort of
+/// what is kept.
+pub fn names_where(dir: &Path, mut keep: impl FnMut(&str) -> bool) -> Result<Vec<String>> {
     let rd = match fs::read_dir(dir) {
         Ok(rd) => rd,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
@@ -58,9 +65,9 @@ pub fn names(dir: &Path) -> Result<Vec<String>> {
     for e in rd {
         // An entry the directory cannot list is an error, never a shorter list.
         let e = e.map_err(|e| StoreError::io(dir, e))?;
-        v.extend(e.file_name().into_string().ok().filter(|n| is_record_name(n)));
+        v.extend(e.file_name().into_string().ok().filter(|n| is_record_name(n) && keep(n)));
     }
-    v.sort();
+    v.sort_unstable();
     Ok(v)
 }
 
