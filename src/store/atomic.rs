@@ -11,13 +11,41 @@ use crate::error::{Error, Result};
 /// How many fresh names a new record gets before the write gives up (exit 13).
 const NAME_TRIES: usize = 10;
 
+/// The name prefix of a write's staging file (never read as a record).
+pub const STAGING_PREFIX: &str = ".tmp.";
+
 fn temp_in(dir: &Path) -> Result<tempfile::NamedTempFile> {
     tempfile::Builder::new()
-        .prefix(".tmp.")
+        .prefix(STAGING_PREFIX)
         .rand_bytes(6)
         .permissions(fs::Permissions::from_mode(0o600))
         .tempfile_in(dir)
         .map_err(|e| Error::io_at(dir, e))
+}
+
+/// The staging files under `dir`, at any depth, sorted: what a write killed between creating
+/// its temp file and renaming it leaves behind (a running write's own for milliseconds).
+pub fn staging_files(dir: &Path) -> Result<Vec<PathBuf>> {
+    let mut found = Vec::new();
+    let mut dirs = vec![dir.to_path_buf()];
+    while let Some(d) = dirs.pop() {
+        let rd = match fs::read_dir(&d) {
+            Ok(rd) => rd,
+            Err(e) if e.kind() == ErrorKind::NotFound => continue,
+            Err(e) => return Err(Error::io_at(&d, e)),
+        };
+        for e in rd {
+            let e = e.map_err(|e| Error::io_at(&d, e))?;
+            let kind = e.file_type().map_err(|err| Error::io_at(&e.path(), err))?;
+            if kind.is_dir() {
+                dirs.push(e.path());
+            } else if e.file_name().to_str().is_some_and(|n| n.starts_with(STAGING_PREFIX)) {
+                found.push(e.path());
+            }
+        }
+    }
+    found.sort();
+    Ok(found)
 }
 
 /// Creates the directory and its parents.

@@ -77,7 +77,7 @@ pub fn aim_pointer(layout: &Layout, key: &str) -> Result<Option<String>> {
     ensure_dir(&state)?;
     let target = format!("sessions-open/{}.yaml", key_of(key));
     for _ in 0..10 {
-        let tmp = state.join(format!(".tmp.{}", random_hex(6)));
+        let tmp = state.join(format!("{}{}", crate::store::atomic::STAGING_PREFIX, random_hex(6)));
         match std::os::unix::fs::symlink(&target, &tmp) {
             Ok(()) => {
                 return match fs::rename(&tmp, layout.pointer()) {

@@ -472,6 +472,29 @@ fn doctor_fails_naming_a_garbage_record_file() {
 }
 
 #[test]
+fn doctor_warns_naming_each_staging_file_an_interrupted_write_left() {
+    let env = TestEnv::new();
+    let r = env.ready_repo("r");
+    r.mj(&["doctor"]).ok();
+    r.write(".ai/local/state/handovers/.tmp.a1b2c3", "---\nschema_version: 1\n");
+    r.write(".ai/repo/sessions/.tmp.d4e5f6", "");
+    let out = r.mj(&["doctor"]).ok(); // a WARN, not a FAIL: nothing half-written is ever read
+    let warns = lines_of(&out, "WARN", "records");
+    assert_eq!(
+        warns,
+        [
+            "WARN records .ai/local/state/handovers/.tmp.a1b2c3 — staging file of an interrupted write, never read as a record; delete it when no git majordomus command is running  [reproduce: git majordomus doctor]",
+            "WARN records .ai/repo/sessions/.tmp.d4e5f6 — staging file of an interrupted write, never read as a record; delete it when no git majordomus command is running  [reproduce: git majordomus doctor]",
+        ],
+        "{}",
+        out.stdout
+    );
+    std::fs::remove_file(r.root.join(".ai/local/state/handovers/.tmp.a1b2c3")).unwrap();
+    std::fs::remove_file(r.root.join(".ai/repo/sessions/.tmp.d4e5f6")).unwrap();
+    assert!(lines_of(&r.mj(&["doctor"]).ok(), "WARN", "records").is_empty());
+}
+
+#[test]
 fn doctor_fails_on_a_record_symlinked_outside_the_checkout() {
     let env = TestEnv::new();
     let r = env.ready_repo("r");

@@ -71,6 +71,14 @@ fn intact(r: &Repo<'_>, what: &str) {
     let doc: Value = serde_json::from_str(&r.mj(&["--json", "doctor"]).stdout).unwrap();
     let fails: Vec<&Value> = doc["findings"].as_array().unwrap().iter().filter(|f| f["level"] == "FAIL").collect();
     assert!(fails.is_empty(), "{what}: doctor: {fails:?}");
+    // Every staging file a kill left is named by doctor (a WARN: never read as a record).
+    let staging = doc["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["level"] == "WARN" && f["message"].as_str().unwrap().starts_with("staging file"))
+        .count();
+    assert_eq!(staging, temps(&r.root.join(".ai")), "{what}: doctor names every staging file");
 }
 
 /// Re-runs `args` and expects one of `codes` within [`BOUND`].

@@ -1,11 +1,12 @@
-//! The doctor rules on files: every profile parses, and every checkpoint or handover the resolver
-//! would skip is a FAIL naming the file.
+//! The doctor rules on files: every profile parses, every checkpoint or handover the resolver
+//! would skip is a FAIL naming the file, and every staging file an interrupted write left is a
+//! WARN naming it.
 
 use crate::ctx::Ctx;
 use crate::error::Result;
 use crate::model::finding::{Category, Finding, Level};
 use crate::model::policy::{interval_minutes, Policy};
-use crate::store::atomic::read_opt;
+use crate::store::atomic::{read_opt, staging_files};
 use crate::store::format;
 use crate::store::records::{load, names};
 use std::path::Path;
@@ -83,6 +84,23 @@ pub(super) fn record_rules(ctx: &Ctx, dir: &Path, kind: &str) -> Result<Vec<Find
         ));
     }
     Ok(out)
+}
+
+/// Every staging file under `.ai/` (a write killed before its rename left it; it is never read
+/// as a record, so nothing is half-written) is a WARN naming the file, with how to remove it.
+pub(super) fn staging_rules(ctx: &Ctx) -> Result<Vec<Finding>> {
+    Ok(staging_files(&ctx.layout.ai())?
+        .iter()
+        .map(|p| {
+            Finding::new(
+                Level::Warn,
+                Category::Records,
+                ctx.rel(p),
+                "staging file of an interrupted write, never read as a record; delete it when no git majordomus command is running",
+                "git majordomus doctor",
+            )
+        })
+        .collect())
 }
 
 /// The front matter of a Markdown file as a mapping, or why not.

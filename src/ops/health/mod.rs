@@ -15,7 +15,7 @@ mod session_rules;
 mod store_rules;
 mod task_rules;
 
-use self::file_rules::{profile_rules, record_rules};
+use self::file_rules::{profile_rules, record_rules, staging_rules};
 use self::ledger::{retention, LedgerScan};
 use self::session_rules::session_rules;
 use self::store_rules::{decision_rules, question_rules};
@@ -145,6 +145,7 @@ pub fn doctor(ctx: &Ctx) -> Result<Findings> {
     }
     out.extend(record_rules(ctx, &ctx.layout.checkpoints(), "checkpoint")?);
     out.extend(record_rules(ctx, &ctx.layout.handovers(), "handover")?);
+    out.extend(staging_rules(ctx)?);
     let scan = LedgerScan::read(ctx, None)?;
     out.extend(scan.rules(ctx, true));
     out.extend(question_rules(ctx, false)?);
