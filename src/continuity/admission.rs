@@ -9,14 +9,130 @@ use super::record::{blake3_hex, canonical_value, is_id, store_path, Envelope, Re
 use super::{portability, signing};
 use crate::git::store::{Blob, FileMode, StoreEntry};
 
+/// How grave a diagnostic is (`error`, `warning`, `info` in JSON and text).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "mcp", derive(schemars::JsonSchema))]
+#[serde(rename_all = "lowercase")]
+pub enum Severity {
+    /// The file or the step is refused.
+    Error,
+    /// Kept or done, with something to look at.
+    Warning,
+    /// For the record.
+    Info,
+}
+
+impl Severity {
+    /// The name as printed.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Severity::Error => "error",
+            Severity::Warning => "warning",
+            Severity::Info => "info",
+        }
+    }
+
+    /// The severity of its printed name.
+    pub fn parse(s: &str) -> Option<Severity> {
+        [Severity::Error, Severity::Warning, Severity::Info].into_iter().find(|v| v.as_str() == s)
+    }
+}
+
+/// Declares [`Code`] from one list: each variant with its printed name (the serde name, the
+/// text, [`Code::ALL`] and [`Code::parse`] all come from it).
+macro_rules! codes {
+    ($($variant:ident = $name:literal,)*) => {
+        /// The closed vocabulary of continuity diagnostics (SPEC §10.3–§10.11): the one place
+        /// their names live; the JSON and the text print [`Code::as_str`]. Codes order by their
+        /// printed name (lists sorted by code read as they did when codes were strings).
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+        #[cfg_attr(feature = "mcp", derive(schemars::JsonSchema))]
+        pub enum Code {
+            $(
+                #[doc = $name]
+                #[serde(rename = $name)]
+                $variant,
+            )*
+        }
+
+        impl Code {
+            /// Every code, in declaration order.
+            pub const ALL: &'static [Code] = &[$(Code::$variant),*];
+
+            /// The name as printed (`continuity.<code>`).
+            pub const fn as_str(self) -> &'static str {
+                match self {
+                    $(Code::$variant => $name,)*
+                }
+            }
+        }
+    };
+}
+
+codes! {
+    RecordMalformed = "continuity.record_malformed",
+    IdMismatch = "continuity.id_mismatch",
+    DanglingParent = "continuity.dangling_parent",
+    BrokenLineage = "continuity.broken_lineage",
+    BadSignature = "continuity.bad_signature",
+    Untrusted = "continuity.untrusted",
+    StrayFile = "continuity.stray_file",
+    Diverged = "continuity.diverged",
+    UpgradeRequired = "continuity.upgrade_required",
+    Secret = "continuity.secret",
+    SchemaUnknown = "continuity.schema_unknown",
+    SchemaTooNew = "continuity.schema_too_new",
+    RevokedKey = "continuity.revoked_key",
+    RemoteUnreachable = "continuity.remote_unreachable",
+    RecordTooLarge = "continuity.record_too_large",
+    PushRejected = "continuity.push_rejected",
+    PushRefused = "continuity.push_refused",
+    NonportableField = "continuity.nonportable_field",
+    NoRemote = "continuity.no_remote",
+    NoDeviceIdentity = "continuity.no_device_identity",
+    ForeignRepository = "continuity.foreign_repository",
+    Collision = "continuity.collision",
+}
+
+impl Code {
+    /// The code of its printed name.
+    pub fn parse(s: &str) -> Option<Code> {
+        Code::ALL.iter().copied().find(|c| c.as_str() == s)
+    }
+}
+
+impl std::fmt::Display for Code {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl Ord for Code {
+    fn cmp(&self, other: &Code) -> std::cmp::Ordering {
+        self.as_str().cmp(other.as_str())
+    }
+}
+
+impl PartialOrd for Code {
+    fn partial_cmp(&self, other: &Code) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl PartialEq<&str> for Code {
+    fn eq(&self, other: &&str) -> bool {
+        self.as_str() == *other
+    }
+}
+
 /// One diagnostic of a store read.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "mcp", derive(schemars::JsonSchema))]
 pub struct Diagnostic {
     /// `error`, `warning` or `info`.
-    pub severity: String,
+    pub severity: Severity,
     /// `continuity.<code>`.
-    pub code: String,
+    pub code: Code,
     /// The file, when the diagnostic is about one.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub path: Option<String>,
@@ -26,13 +142,8 @@ pub struct Diagnostic {
 
 impl Diagnostic {
     /// Builds a diagnostic.
-    pub fn new(severity: &'static str, code: &str, path: Option<&str>, message: impl Into<String>) -> Diagnostic {
-        Diagnostic {
-            severity: severity.into(),
-            code: code.into(),
-            path: path.map(str::to_string),
-            message: message.into(),
-        }
+    pub fn new(severity: Severity, code: Code, path: Option<&str>, message: impl Into<String>) -> Diagnostic {
+        Diagnostic { severity, code, path: path.map(str::to_string), message: message.into() }
     }
 }
 
@@ -141,13 +252,13 @@ pub fn intrinsic_entry(e: &StoreEntry, blob: Blob<'_>) -> Intrinsic {
 }
 
 fn stray(path: &str, message: String) -> Intrinsic {
-    Intrinsic::Stray(Diagnostic::new("warning", "continuity.stray_file", Some(path), message))
+    Intrinsic::Stray(Diagnostic::new(Severity::Warning, Code::StrayFile, Some(path), message))
 }
 
 fn too_large(path: &str, n: u64) -> Intrinsic {
     Intrinsic::Refused(Diagnostic::new(
-        "error",
-        "continuity.record_too_large",
+        Severity::Error,
+        Code::RecordTooLarge,
         Some(path),
         format!("{n} bytes, cap {MAX_STORED_BYTES}"),
     ))
@@ -155,7 +266,7 @@ fn too_large(path: &str, n: u64) -> Intrinsic {
 
 /// The machine-independent checks of one file (SPEC §10.3, cheapest first).
 pub fn intrinsic(path: &str, bytes: &[u8]) -> Intrinsic {
-    let refuse = |code: &str, msg: String| Intrinsic::Refused(Diagnostic::new("error", code, Some(path), msg));
+    let refuse = |code: Code, msg: String| Intrinsic::Refused(Diagnostic::new(Severity::Error, code, Some(path), msg));
     if !is_record_path(path) {
         return stray(path, "not a record of the store; it is ignored".into());
     }
@@ -163,16 +274,16 @@ pub fn intrinsic(path: &str, bytes: &[u8]) -> Intrinsic {
         return too_large(path, bytes.len() as u64);
     }
     let Ok(Value::Object(top)) = serde_json::from_slice::<Value>(bytes) else {
-        return refuse("continuity.record_malformed", "not a JSON object".into());
+        return refuse(Code::RecordMalformed, "not a JSON object".into());
     };
     let (Some(id), Some(record_value)) = (top.get("id").and_then(Value::as_str), top.get("record")) else {
-        return refuse("continuity.record_malformed", "no id or record".into());
+        return refuse(Code::RecordMalformed, "no id or record".into());
     };
     // The canonical form, computed once: the id and the signed message are both over it.
     let canonical = canonical_value(record_value);
     let digest = blake3_hex(canonical.as_bytes());
     if digest != id || store_path(&digest) != path {
-        return refuse("continuity.id_mismatch", "its content does not match its id and path; it was altered".into());
+        return refuse(Code::IdMismatch, "its content does not match its id and path; it was altered".into());
     }
     let schema = record_value.get("schema").and_then(Value::as_str).unwrap_or("");
     if schema != SCHEMA {
@@ -180,31 +291,31 @@ pub fn intrinsic(path: &str, bytes: &[u8]) -> Intrinsic {
             schema.strip_prefix("majordomus-continuity/v").and_then(|n| n.parse::<u32>().ok()).is_some_and(|n| n > 1);
         if newer {
             return Intrinsic::TooNew(Diagnostic::new(
-                "warning",
-                "continuity.schema_too_new",
+                Severity::Warning,
+                Code::SchemaTooNew,
                 Some(path),
                 format!("{schema} is newer than this executable reads; kept, not read"),
             ));
         }
-        return refuse("continuity.schema_unknown", format!("unknown schema {schema:?}"));
+        return refuse(Code::SchemaUnknown, format!("unknown schema {schema:?}"));
     }
     let Ok(envelope) = serde_json::from_value::<Envelope>(Value::Object(top)) else {
-        return refuse("continuity.record_malformed", "the envelope has missing or unknown fields".into());
+        return refuse(Code::RecordMalformed, "the envelope has missing or unknown fields".into());
     };
     let record = match Record::deserialize(&envelope.record) {
         Ok(r) => r,
         Err(e) => {
             return refuse(
-                "continuity.record_malformed",
+                Code::RecordMalformed,
                 format!("the record does not have the v1 shape: {}", first_words(&e.to_string())),
             )
         }
     };
     if let Err(e) = super::record::check_bounds(&record) {
-        return refuse("continuity.record_malformed", e);
+        return refuse(Code::RecordMalformed, e);
     }
     if let Err(e) = signing::verify_canonical(&envelope, &canonical) {
-        return refuse("continuity.bad_signature", format!("the signature does not verify ({e})"));
+        return refuse(Code::BadSignature, format!("the signature does not verify ({e})"));
     }
     if let Some(leak) = portability::scan_admission(&envelope.record).into_iter().next() {
         return refuse(leak.code, format!("{}: {}", leak.pointer, leak.reason));
@@ -232,7 +343,7 @@ fn judge_standing(
     j: &Judge<'_>,
 ) -> (Verdict, Option<Diagnostic>) {
     let Some(key) = signing::raw_public_key(public_key).map(|k| hex(&k)) else {
-        let d = Diagnostic::new("error", "continuity.bad_signature", Some(path), "the public key does not decode");
+        let d = Diagnostic::new(Severity::Error, Code::BadSignature, Some(path), "the public key does not decode");
         return (Verdict::Refused, Some(d));
     };
     match standing_of(path, &key, &record.repository, &record.device.label, j) {
@@ -250,16 +361,16 @@ pub fn standing_of(path: &str, key: &str, repository: &str, label: &str, j: &Jud
     let trust = trust_of(key, j.own_key, j.mesh);
     if trust == Trust::Revoked {
         return Err(Diagnostic::new(
-            "error",
-            "continuity.revoked_key",
+            Severity::Error,
+            Code::RevokedKey,
             Some(path),
             format!("signed by a revoked key (device {label})"),
         ));
     }
     if repository != j.repository {
         return Err(Diagnostic::new(
-            "error",
-            "continuity.foreign_repository",
+            Severity::Error,
+            Code::ForeignRepository,
             Some(path),
             "it belongs to another repository (a fork shares a name, not a root history)",
         ));
@@ -269,4 +380,35 @@ pub fn standing_of(path: &str, key: &str, repository: &str, label: &str, j: &Jud
 
 fn first_words(s: &str) -> String {
     s.split(" at line").next().unwrap_or(s).to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn codes_and_severities_print_read_back_and_serialise_as_their_names() {
+        let mut names: Vec<&str> = Code::ALL.iter().map(|c| c.as_str()).collect();
+        for c in Code::ALL {
+            assert!(c.as_str().starts_with("continuity."), "{c}");
+            assert_eq!(Code::parse(c.as_str()), Some(*c));
+            assert_eq!(serde_json::to_value(c).unwrap(), c.as_str());
+            assert_eq!(serde_json::from_value::<Code>(c.as_str().into()).unwrap(), *c);
+        }
+        names.sort();
+        names.dedup();
+        assert_eq!(names.len(), Code::ALL.len(), "every name once");
+        assert_eq!(Code::parse("continuity.nope"), None);
+        for s in [Severity::Error, Severity::Warning, Severity::Info] {
+            assert_eq!(Severity::parse(s.as_str()), Some(s));
+            assert_eq!(serde_json::to_value(s).unwrap(), s.as_str());
+        }
+        let d = Diagnostic::new(Severity::Warning, Code::StrayFile, Some("records/zz"), "ignored");
+        assert_eq!(
+            serde_json::to_string(&d).unwrap(),
+            r#"{"severity":"warning","code":"continuity.stray_file","path":"records/zz","message":"ignored"}"#
+        );
+        // Sorted by printed name, as when codes were strings.
+        assert!(Code::BadSignature < Code::Collision && Code::SchemaUnknown < Code::Secret);
+    }
 }

@@ -3,6 +3,7 @@
 //! Pure: built from the records' ids, `line` and `parent` fields. Order is lineage, never clocks:
 //! a child dated before its parent is still `newer`.
 
+use crate::continuity::admission::{Code, Severity};
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use serde::Serialize;
@@ -429,8 +430,8 @@ impl Lineage {
                 let Some(parent) = self.parent_of_row(row as u32) else { continue };
                 let id = self.id(row as u32);
                 out.push(Diagnostic::new(
-                    "warning",
-                    "continuity.dangling_parent",
+                    Severity::Warning,
+                    Code::DanglingParent,
                     Some(&path_of(&id)),
                     format!(
                         "record {} continues {}, which this store does not hold (a sync may fetch it)",
@@ -445,8 +446,8 @@ impl Lineage {
                 let declared = self.line_ids[li as usize].as_str();
                 let parents = self.line_ids[self.line[pr as usize] as usize].as_str();
                 out.push(Diagnostic::new(
-                    "error",
-                    "continuity.broken_lineage",
+                    Severity::Error,
+                    Code::BrokenLineage,
                     Some(&path_of(&id)),
                     format!(
                         "record {} declares line {} but its parent {} is on line {}",
@@ -462,8 +463,8 @@ impl Lineage {
             if s.state == LineState::Diverged {
                 let heads: Vec<&str> = s.heads.iter().map(|h| short(h)).collect();
                 out.push(Diagnostic::new(
-                    "warning",
-                    "continuity.diverged",
+                    Severity::Warning,
+                    Code::Diverged,
                     None,
                     format!("line {} has diverged: {} heads {}", short(&s.line), s.heads.len(), heads.join(", ")),
                 ));
@@ -700,19 +701,19 @@ mod tests {
         links.reverse();
         let g = Lineage::from_links(links);
         let f = g.findings();
-        let codes: Vec<&str> = f.iter().map(|f| f.code.as_str()).collect();
-        assert_eq!(codes.iter().filter(|c| **c == "continuity.dangling_parent").count(), 1);
-        assert_eq!(codes.iter().filter(|c| **c == "continuity.broken_lineage").count(), 1);
-        let dangling = f.iter().find(|f| f.code == "continuity.dangling_parent").unwrap();
-        assert_eq!(dangling.severity, "warning");
+        let codes: Vec<Code> = f.iter().map(|f| f.code).collect();
+        assert_eq!(codes.iter().filter(|c| **c == Code::DanglingParent).count(), 1);
+        assert_eq!(codes.iter().filter(|c| **c == Code::BrokenLineage).count(), 1);
+        let dangling = f.iter().find(|f| f.code == Code::DanglingParent).unwrap();
+        assert_eq!(dangling.severity, Severity::Warning);
         assert_eq!(dangling.path.as_deref(), Some(store_path(&rid("orphan")).as_str()));
-        let broken = f.iter().find(|f| f.code == "continuity.broken_lineage").unwrap();
-        assert_eq!(broken.severity, "error");
+        let broken = f.iter().find(|f| f.code == Code::BrokenLineage).unwrap();
+        assert_eq!(broken.severity, Severity::Error);
         assert!(broken.message.contains(short(&rid("bad"))));
         // Line a has heads b, c and "bad" (it declares line a): diverged, listing the heads.
-        let div: Vec<&Diagnostic> = f.iter().filter(|f| f.code == "continuity.diverged").collect();
+        let div: Vec<&Diagnostic> = f.iter().filter(|f| f.code == Code::Diverged).collect();
         assert_eq!(div.len(), 1);
-        assert_eq!(div[0].severity, "warning");
+        assert_eq!(div[0].severity, Severity::Warning);
         assert!(
             div[0].message.contains(short(&rid("b"))) && div[0].message.contains(short(&rid("c"))),
             "{}",

@@ -5,6 +5,7 @@
 //! answers the one git question (how the chosen record's head stands to local HEAD) through
 //! [`SourceFacts`]. A plan recommends commands; it never runs them.
 
+use crate::continuity::admission::Code;
 use std::cmp::Ordering;
 
 use chrono::{DateTime, Utc};
@@ -252,7 +253,7 @@ pub struct RefusedFile {
     /// Store path (`records/ab/cd/<id>.json`).
     pub path: String,
     /// Diagnostic code (`continuity.id_mismatch`, ...).
-    pub code: String,
+    pub code: Code,
     /// Diagnostic message.
     pub message: String,
 }
@@ -349,7 +350,7 @@ fn choose_explicit(input: &PlanInput<'_>, prefix: &str) -> Choice {
             refused.sort_by(|a, b| a.path.cmp(&b.path));
             plan.blockers.push(match refused.first() {
                 Some(f) => Notice::new(
-                    &f.code,
+                    f.code.as_str(),
                     format!("the record matching `{prefix}` was refused: {}: {}", f.path, f.message),
                 ),
                 None if prefix.is_empty() => {
@@ -1306,7 +1307,7 @@ mod tests {
         let bad = "deadbeef".repeat(8);
         w.refused.push(RefusedFile {
             path: format!("records/de/ad/{bad}.json"),
-            code: "continuity.id_mismatch".into(),
+            code: Code::IdMismatch,
             message: "digest differs".into(),
         });
         let mut w = w.record("deadbe");

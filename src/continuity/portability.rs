@@ -15,21 +15,22 @@
 //! secret-looking name, or following an `Authorization:` scheme, counts only when it is opaque
 //! (letters *and* digits, not a path, not a timestamp).
 
+use crate::continuity::admission::Code;
 use serde::Serialize;
 use serde_json::Value;
 use std::fmt;
 
 /// Code of a leak that is a credential or the value of a secret environment variable.
-pub const SECRET: &str = "continuity.secret";
+pub const SECRET: Code = Code::Secret;
 /// Code of a leak that is a machine-specific value (absolute home, temp, socket or checkout path,
 /// or a listed path that is not repository-relative).
-pub const NONPORTABLE: &str = "continuity.nonportable_field";
+pub const NONPORTABLE: Code = Code::NonportableField;
 
 /// One finding of the scan.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize)]
 pub struct Leak {
     /// [`SECRET`] or [`NONPORTABLE`].
-    pub code: &'static str,
+    pub code: Code,
     /// JSON pointer of the string value, e.g. `/handover/body`.
     pub pointer: String,
     /// What was found (e.g. "a GitHub token"); never contains the value.
@@ -97,7 +98,7 @@ fn scan(record: &Value, machine: Option<&Machine>) -> Vec<Leak> {
     collect(record, "", &mut strings);
     let mut leaks = Vec::new();
     for (pointer, text) in strings {
-        let mut found: Vec<(&'static str, String)> = Vec::new();
+        let mut found: Vec<(Code, String)> = Vec::new();
         found.extend(credential_shapes(text).into_iter().map(|r| (SECRET, r.to_owned())));
         found.extend(machine_paths(text).into_iter().map(|r| (NONPORTABLE, r.to_owned())));
         if is_path_list_item(&pointer) {
@@ -712,7 +713,7 @@ mod tests {
     }
 
     /// The reasons reported for `/handover/body` by admission, with the value checked absent.
-    fn body_reasons(body: &str, secret: &str) -> Vec<(&'static str, String)> {
+    fn body_reasons(body: &str, secret: &str) -> Vec<(Code, String)> {
         let leaks = scan_admission(&with_body(body));
         assert_not_echoed(&leaks, secret);
         leaks.into_iter().filter(|l| l.pointer == "/handover/body").map(|l| (l.code, l.reason)).collect()
@@ -1062,7 +1063,7 @@ mod tests {
         let v =
             json!({ "z": format!("{a} {b} {a}"), "a": [format!("/tmp/x /tmp/y {a}")], "handover": { "body": "ok" } });
         let leaks = scan_admission(&v);
-        let keys: Vec<(&str, &str, &str)> =
+        let keys: Vec<(&str, Code, &str)> =
             leaks.iter().map(|l| (l.pointer.as_str(), l.code, l.reason.as_str())).collect();
         assert_eq!(keys, [("/a/0", NONPORTABLE, TEMP), ("/a/0", SECRET, GITHUB), ("/z", SECRET, GITHUB)]);
     }

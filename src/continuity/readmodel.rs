@@ -7,6 +7,7 @@
 //! Owns: [`Summary`], [`View`] (the file read in place) and its update, [`rules_hash`].
 //! Must not touch: git, files, trust (standing is judged per signer on every read, by the caller).
 
+use crate::continuity::admission::{Code, Severity};
 use std::collections::{HashMap, HashSet};
 
 use chrono::DateTime;
@@ -152,7 +153,7 @@ impl Entry {
                 }
                 None => other(
                     OtherKind::Refused,
-                    Diagnostic::new("error", "continuity.bad_signature", Some(path), "the public key does not decode"),
+                    Diagnostic::new(Severity::Error, Code::BadSignature, Some(path), "the public key does not decode"),
                 ),
             },
             Intrinsic::TooNew(d) => other(OtherKind::TooNew, d),
@@ -235,7 +236,8 @@ impl View {
                 2 => OtherKind::Stray,
                 _ => return None,
             };
-            let (severity, code, message) = (r.str()?.to_string(), r.str()?.to_string(), r.str()?.to_string());
+            let (severity, code) = (Severity::parse(r.str()?)?, Code::parse(r.str()?)?);
+            let message = r.str()?.to_string();
             let diagnostic = Diagnostic { severity, code, path: Some(path.clone()), message };
             others.push(Other { path, blob, kind, diagnostic });
         }
@@ -491,8 +493,8 @@ impl View {
                 OtherKind::Refused => 1,
                 OtherKind::Stray => 2,
             });
-            w.str(&o.diagnostic.severity);
-            w.str(&o.diagnostic.code);
+            w.str(o.diagnostic.severity.as_str());
+            w.str(o.diagnostic.code.as_str());
             w.str(&o.diagnostic.message);
         }
         View {
@@ -814,7 +816,7 @@ mod tests {
                 path: "records/zz".into(),
                 blob: "2".repeat(40),
                 kind: OtherKind::Stray,
-                diagnostic: Diagnostic::new("warning", "continuity.stray_file", Some("records/zz"), "ignored"),
+                diagnostic: Diagnostic::new(Severity::Warning, Code::StrayFile, Some("records/zz"), "ignored"),
             }),
         ]
     }

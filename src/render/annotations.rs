@@ -2,7 +2,7 @@
 //! github` (SPEC §A.20, §10.11): one per refused, too-new or untrusted record, printed before the
 //! ordinary summary. Diagnostics never carry a secret, so neither do the annotations.
 
-use crate::continuity::admission::Diagnostic;
+use crate::continuity::admission::{Diagnostic, Severity};
 use crate::ops::continuity::device::VerifyReport;
 
 /// Escapes the message of a workflow command (`%`, CR, LF).
@@ -16,10 +16,10 @@ fn property(s: &str) -> String {
 }
 
 fn annotation(d: &Diagnostic) -> String {
-    let level = match d.severity.as_str() {
-        "error" => "error",
-        "warning" => "warning",
-        _ => "notice",
+    let level = match d.severity {
+        Severity::Error => "error",
+        Severity::Warning => "warning",
+        Severity::Info => "notice",
     };
     let subject = d.path.as_deref().map(|p| format!("{p}: ")).unwrap_or_default();
     format!(
@@ -39,6 +39,7 @@ pub fn verify(r: &VerifyReport) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::continuity::admission::Code;
 
     #[test]
     fn annotations_escape_and_name_each_record() {
@@ -50,14 +51,14 @@ mod tests {
             too_new: 0,
             problems: vec![
                 Diagnostic::new(
-                    "error",
-                    "continuity.id_mismatch",
+                    Severity::Error,
+                    Code::IdMismatch,
                     Some("records/ab/cd/abcd.json"),
                     "digest 100%\nwrong",
                 ),
                 Diagnostic::new(
-                    "error",
-                    "continuity.untrusted",
+                    Severity::Error,
+                    Code::Untrusted,
                     Some("records/ef/01/ef01.json"),
                     "signed by desktop (x)",
                 ),

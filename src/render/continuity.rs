@@ -61,7 +61,7 @@ pub fn record_block(s: &mut String, v: &RecordView) {
 /// Diagnostic lines: `<SEVERITY padded 7> <code> <path>: <message>`.
 pub fn diagnostics(s: &mut String, d: &[Diagnostic]) {
     for x in d {
-        let sev = x.severity.to_uppercase();
+        let sev = x.severity.as_str().to_uppercase();
         match &x.path {
             Some(path) => s.push_str(&format!("{sev:<7} {} {path}: {}\n", x.code, x.message)),
             None => s.push_str(&format!("{sev:<7} {}: {}\n", x.code, x.message)),

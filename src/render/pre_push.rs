@@ -1,6 +1,7 @@
 //! The one line the pre-push hook's sync prints (SPEC §9.1, §A.19): what happened to the
 //! continuity records, or nothing at all when none was pending.
 
+use crate::continuity::admission::Code;
 use crate::ops::continuity::sync::{PrePush, SyncReport, PUSH_REFUSED, PUSH_REJECTED, REMOTE_UNREACHABLE};
 
 /// The hook's line (without a newline), or `None` when there is nothing to say.
@@ -19,7 +20,7 @@ pub fn line(r: &PrePush) -> Option<String> {
 
 fn synced(s: &SyncReport) -> String {
     let remote = s.remote.as_deref().unwrap_or("the remote");
-    let first = |code: &str| s.diagnostics.iter().find(|d| d.code == code).map(|d| d.message.clone());
+    let first = |code: Code| s.diagnostics.iter().find(|d| d.code == code).map(|d| d.message.clone());
     if let Some(m) = first(PUSH_REJECTED) {
         return format!("majordomus: continuity not published ({PUSH_REJECTED}): {m}");
     }

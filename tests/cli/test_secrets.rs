@@ -7,6 +7,7 @@
 
 use std::path::{Path, PathBuf};
 
+use majordomus::continuity::admission::Code;
 use majordomus::continuity::portability::{scan_admission, scan_publish, NONPORTABLE, SECRET};
 use majordomus::continuity::record::{blake3_hex, store_path, stored_bytes, Envelope, Record};
 use majordomus::continuity::signing;
@@ -42,16 +43,16 @@ struct Shape {
     label: &'static str,
     text: String,
     value: String,
-    code: &'static str,
+    code: Code,
     refused: Where,
 }
 
-fn row(label: &'static str, text: String, value: &str, code: &'static str) -> Shape {
+fn row(label: &'static str, text: String, value: &str, code: Code) -> Shape {
     Shape { label, text, value: value.to_string(), code, refused: Where::Both }
 }
 
 /// A shape whose text is its value.
-fn bare(label: &'static str, value: String, code: &'static str) -> Shape {
+fn bare(label: &'static str, value: String, code: Code) -> Shape {
     row(label, value.clone(), &value, code)
 }
 
@@ -340,7 +341,7 @@ fn the_shape_table_is_refused_at_publish_and_at_admission_and_never_echoed() {
                 assert_eq!(v["written"], false, "{}", s.label);
                 let refused = v["refused"].as_array().unwrap();
                 assert!(
-                    refused.iter().any(|l| l["code"] == s.code && l["pointer"] == "/handover/body"),
+                    refused.iter().any(|l| l["code"] == s.code.as_str() && l["pointer"] == "/handover/body"),
                     "{}: {v}",
                     s.label
                 );
@@ -393,7 +394,7 @@ fn the_shape_table_is_refused_at_publish_and_at_admission_and_never_echoed() {
                 let d = d.unwrap_or_else(|| panic!("{}: no diagnostic for {path}: {records}", s.label));
                 assert_eq!(
                     (d["code"].as_str(), d["severity"].as_str()),
-                    (Some(s.code), Some("error")),
+                    (Some(s.code.as_str()), Some("error")),
                     "{}: {d}",
                     s.label
                 );

@@ -1,5 +1,6 @@
 //! `continuity device` (SPEC §10.2), `continuity verify` and `continuity export` (§10.11).
 
+use crate::continuity::admission::{Code, Severity};
 use std::path::Path;
 
 use serde::Serialize;
@@ -92,8 +93,8 @@ fn tally(ctx: &Ctx, s: &Setup, reference: &str, r: &mut VerifyReport) -> Result<
                     if trust == Trust::Untrusted {
                         r.untrusted += 1;
                         r.problems.push(Diagnostic::new(
-                            "error",
-                            "continuity.untrusted",
+                            Severity::Error,
+                            Code::Untrusted,
                             Some(&e.path),
                             format!("signed by {} ({}), whose key is not in trust.allow", device.label, device.node),
                         ));

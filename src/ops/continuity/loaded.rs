@@ -320,7 +320,7 @@ pub fn load(ctx: &Ctx, s: &Setup, reference: &str) -> Result<Loaded> {
             None => {
                 let path = store_path(&view.id(i));
                 if let Err(d) = standing_of(&path, view.key_at(k.0), view.repository_at(k.1), label(), &judge) {
-                    out.refused.push(RefusedFile { path, code: d.code.clone(), message: d.message.clone() });
+                    out.refused.push(RefusedFile { path, code: d.code, message: d.message.clone() });
                     diags.push(d);
                 }
             }
@@ -330,7 +330,7 @@ pub fn load(ctx: &Ctx, s: &Setup, reference: &str) -> Result<Loaded> {
         if o.kind != OtherKind::Stray {
             out.refused.push(RefusedFile {
                 path: o.path.clone(),
-                code: o.diagnostic.code.clone(),
+                code: o.diagnostic.code,
                 message: o.diagnostic.message.clone(),
             });
         }

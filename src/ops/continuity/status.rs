@@ -1,5 +1,6 @@
 //! `continuity status` (no network) and `continuity records` (SPEC §10.7).
 
+use crate::continuity::admission::{Code, Severity};
 use serde::Serialize;
 
 use super::loaded::{self, Loaded, Setup};
@@ -158,8 +159,8 @@ fn all_diagnostics(s: &Setup, store: &Loaded, lineage: &Lineage) -> Vec<Diagnost
     d.extend(lineage.findings());
     if !store.too_new.is_empty() {
         d.push(Diagnostic::new(
-            "warning",
-            "continuity.upgrade_required",
+            Severity::Warning,
+            Code::UpgradeRequired,
             None,
             format!(
                 "{} record(s) of a later schema are kept but not read; upgrade git-majordomus",
@@ -169,8 +170,8 @@ fn all_diagnostics(s: &Setup, store: &Loaded, lineage: &Lineage) -> Vec<Diagnost
     }
     if s.device.is_none() {
         d.push(Diagnostic::new(
-            "info",
-            "continuity.no_device_identity",
+            Severity::Info,
+            Code::NoDeviceIdentity,
             None,
             "this machine has no device key yet; git majordomus continuity device creates one",
         ));

@@ -8,6 +8,7 @@
 //! record is pending: it compares the local tip with the remote-tracking one without touching the
 //! network, and pushes first (fetching is the fetch refspec's job) — it fetches only after a race.
 
+use crate::continuity::admission::{Code, Severity};
 use std::collections::BTreeSet;
 use std::time::{Duration, Instant};
 
@@ -79,11 +80,11 @@ impl SyncReport {
 }
 
 /// The diagnostic of a push the remote's own hook or policy rejected.
-pub const PUSH_REJECTED: &str = "continuity.push_rejected";
+pub const PUSH_REJECTED: Code = Code::PushRejected;
 /// The diagnostic of a push that lost the race every time.
-pub const PUSH_REFUSED: &str = "continuity.push_refused";
+pub const PUSH_REFUSED: Code = Code::PushRefused;
 /// The diagnostic of a remote that could not be reached.
-pub const REMOTE_UNREACHABLE: &str = "continuity.remote_unreachable";
+pub const REMOTE_UNREACHABLE: Code = Code::RemoteUnreachable;
 
 /// How the network steps of this process avoid every prompt: ssh in batch mode on top of the
 /// user's own ssh command (the rest is in [`crate::git::binary::run_network`]).
@@ -143,8 +144,8 @@ fn merge(ctx: &Ctx, theirs: &Loaded, diags: &mut Vec<Diagnostic>) -> Result<()> 
         .map_err(|e| Error::io(format!("continuity merge: {e}")))?;
     for c in out.collisions {
         diags.push(Diagnostic::new(
-            "error",
-            "continuity.collision",
+            Severity::Error,
+            Code::Collision,
             Some(&c),
             "the remote holds different bytes under the same name; the local file is kept",
         ));
@@ -293,8 +294,8 @@ fn run(ctx: &Ctx, remote: Option<&str>, mode: Mode) -> Result<SyncReport> {
     let mut diags = Vec::new();
     let Some(remote) = remote else {
         diags.push(Diagnostic::new(
-            "info",
-            "continuity.no_remote",
+            Severity::Info,
+            Code::NoRemote,
             None,
             "no remote is configured; nothing was synced",
         ));
@@ -316,7 +317,7 @@ fn run(ctx: &Ctx, remote: Option<&str>, mode: Mode) -> Result<SyncReport> {
         Ok(t) => t,
         Err(detail) => {
             diags.push(Diagnostic::new(
-                "warning",
+                Severity::Warning,
                 REMOTE_UNREACHABLE,
                 None,
                 format!(
@@ -388,7 +389,7 @@ fn run(ctx: &Ctx, remote: Option<&str>, mode: Mode) -> Result<SyncReport> {
             }
             PushOutcome::Race(why) => {
                 diags.push(Diagnostic::new(
-                    "warning",
+                    Severity::Warning,
                     PUSH_REFUSED,
                     None,
                     format!("{remote} moved under each of {attempts} pushes ({why}); the records stay pending: run continuity sync again"),
@@ -404,7 +405,7 @@ fn run(ctx: &Ctx, remote: Option<&str>, mode: Mode) -> Result<SyncReport> {
                     format!("it said: {}", said.iter().map(|l| format!("\"{l}\"")).collect::<Vec<_>>().join(" / "))
                 };
                 diags.push(Diagnostic::new(
-                    "error",
+                    Severity::Error,
                     PUSH_REJECTED,
                     None,
                     format!("{remote} rejected the push of {REF} ({summary}); {quoted}. Its hook or policy does not accept this ref: nothing is retried and the records stay pending (docs/SYNC.md)"),
@@ -414,7 +415,7 @@ fn run(ctx: &Ctx, remote: Option<&str>, mode: Mode) -> Result<SyncReport> {
             }
             PushOutcome::Unreachable(why) => {
                 diags.push(Diagnostic::new(
-                    "warning",
+                    Severity::Warning,
                     REMOTE_UNREACHABLE,
                     None,
                     format!(
