@@ -256,7 +256,7 @@ pub fn publish(r: &PublishReport) -> String {
 /// `continuity sync`.
 pub fn sync(r: &SyncReport) -> String {
     let mut s = String::new();
-    p(&mut s, "Sync", format!("{} with {}", r.action, r.remote.as_deref().unwrap_or("no remote")));
+    p(&mut s, "Sync", format!("{} with {}", r.action.as_str(), r.remote.as_deref().unwrap_or("no remote")));
     p(&mut s, "moved", format!("{} fetched, {} published", r.fetched, r.published));
     p(&mut s, "store", &r.store.sync);
     for l in &r.lines {

@@ -34,20 +34,75 @@ pub const PUSH_ATTEMPTS: usize = 3;
 /// How long the pre-push hook's network steps may take in all before they are stopped.
 pub const PRE_PUSH_BOUND: Duration = Duration::from_secs(30);
 
+/// What a sync did: the `action` of its report.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SyncAction {
+    /// Records went both ways.
+    Exchanged,
+    /// Records came from the remote only.
+    Fetched,
+    /// Records went to the remote only.
+    Published,
+    /// Both stores held the same records.
+    None,
+    /// No remote is configured.
+    NoRemote,
+    /// The remote could not be reached.
+    Unreachable,
+}
+
+/// How a sync ended: its `outcome`, and what `last_sync.outcome` records.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SyncOutcome {
+    /// Done.
+    Ok,
+    /// Fetched, but not published: the push was refused, rejected or unreachable.
+    Partial,
+    /// The remote could not be reached.
+    Unreachable,
+}
+
+impl SyncAction {
+    /// The word as printed.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            SyncAction::Exchanged => "exchanged",
+            SyncAction::Fetched => "fetched",
+            SyncAction::Published => "published",
+            SyncAction::None => "none",
+            SyncAction::NoRemote => "no_remote",
+            SyncAction::Unreachable => "unreachable",
+        }
+    }
+}
+
+impl SyncOutcome {
+    /// The word as printed.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            SyncOutcome::Ok => "ok",
+            SyncOutcome::Partial => "partial",
+            SyncOutcome::Unreachable => "unreachable",
+        }
+    }
+}
+
 /// `continuity sync`.
 #[derive(Debug, Clone, Serialize)]
 pub struct SyncReport {
     /// The remote (absent when none is configured).
     pub remote: Option<String>,
     /// `exchanged|fetched|published|none|no_remote|unreachable`.
-    pub action: String,
+    pub action: SyncAction,
     /// Records fetched (remote ones this store lacked).
     pub fetched: usize,
     /// Records published (local ones the remote lacked, when the push went through).
     pub published: usize,
     /// `ok`, `partial` (fetched but not published: refused, rejected or unreachable for the
     /// push) or `unreachable`; what `last_sync.outcome` records.
-    pub outcome: String,
+    pub outcome: SyncOutcome,
     /// Pushes made (0 when nothing was pending).
     pub push_attempts: usize,
     /// Per-line comparison of the local store before the merge and the remote store.
@@ -65,7 +120,7 @@ pub struct SyncReport {
 impl SyncReport {
     /// Whether the remote could not be reached (exit 10).
     pub fn unreachable(&self) -> bool {
-        self.action == "unreachable"
+        self.action == SyncAction::Unreachable
     }
 
     /// Whether the remote's hook or policy rejected the push (exit 10).
@@ -299,7 +354,19 @@ fn run(ctx: &Ctx, remote: Option<&str>, mode: Mode) -> Result<SyncReport> {
             None,
             "no remote is configured; nothing was synced",
         ));
-        return report(ctx, &s, &before, &local_state, None, "no_remote", (0, 0), "ok", 0, Vec::new(), diags);
+        return report(
+            ctx,
+            &s,
+            &before,
+            &local_state,
+            None,
+            SyncAction::NoRemote,
+            (0, 0),
+            SyncOutcome::Ok,
+            0,
+            Vec::new(),
+            diags,
+        );
     };
     if !ctx.git.remote_names().contains(&remote) {
         return Err(Error::not_found(format!("no remote named {remote}")).hint("git remote -v lists them"));
@@ -328,7 +395,7 @@ fn run(ctx: &Ctx, remote: Option<&str>, mode: Mode) -> Result<SyncReport> {
             local_state.last_sync = Some(LastSync {
                 remote: remote.clone(),
                 at: ctx.clock.stamp(),
-                outcome: "unreachable".into(),
+                outcome: SyncOutcome::Unreachable.as_str().into(),
                 detail: Some(first_line(&detail)),
             });
             save_local(ctx, &local_state)?;
@@ -338,9 +405,9 @@ fn run(ctx: &Ctx, remote: Option<&str>, mode: Mode) -> Result<SyncReport> {
                 &before,
                 &local_state,
                 Some(remote),
-                "unreachable",
+                SyncAction::Unreachable,
                 (0, 0),
-                "unreachable",
+                SyncOutcome::Unreachable,
                 0,
                 Vec::new(),
                 diags,
@@ -355,7 +422,7 @@ fn run(ctx: &Ctx, remote: Option<&str>, mode: Mode) -> Result<SyncReport> {
     let mut published = local_ids.difference(&remote_ids).count();
     let lines = compare(&before, &theirs, &local_ids, &remote_ids);
     merge(ctx, &theirs, &mut diags)?;
-    let mut outcome = "ok";
+    let mut outcome = SyncOutcome::Ok;
     let mut detail = None;
     let mut attempts = 0;
     if published > 0 {
@@ -395,7 +462,7 @@ fn run(ctx: &Ctx, remote: Option<&str>, mode: Mode) -> Result<SyncReport> {
                     format!("{remote} moved under each of {attempts} pushes ({why}); the records stay pending: run continuity sync again"),
                 ));
                 detail = Some(format!("push refused: {why}"));
-                (outcome, published) = ("partial", 0);
+                (outcome, published) = (SyncOutcome::Partial, 0);
             }
             PushOutcome::Rejected { summary, remote: said } => {
                 let said = screen(ctx, &said);
@@ -411,7 +478,7 @@ fn run(ctx: &Ctx, remote: Option<&str>, mode: Mode) -> Result<SyncReport> {
                     format!("{remote} rejected the push of {REF} ({summary}); {quoted}. Its hook or policy does not accept this ref: nothing is retried and the records stay pending (docs/SYNC.md)"),
                 ));
                 detail = Some(format!("push rejected: {summary}"));
-                (outcome, published) = ("partial", 0);
+                (outcome, published) = (SyncOutcome::Partial, 0);
             }
             PushOutcome::Unreachable(why) => {
                 diags.push(Diagnostic::new(
@@ -424,7 +491,7 @@ fn run(ctx: &Ctx, remote: Option<&str>, mode: Mode) -> Result<SyncReport> {
                     ),
                 ));
                 detail = Some(first_line(&why));
-                (outcome, published) = ("partial", 0);
+                (outcome, published) = (SyncOutcome::Partial, 0);
             }
             PushOutcome::Local(why) => {
                 return Err(Error::io(format!("continuity sync: the push to {remote} failed on this side: {why}"))
@@ -434,13 +501,13 @@ fn run(ctx: &Ctx, remote: Option<&str>, mode: Mode) -> Result<SyncReport> {
     }
     ctx.git.gc_auto();
     let action = match (fetched > 0, published > 0) {
-        (true, true) => "exchanged",
-        (true, false) => "fetched",
-        (false, true) => "published",
-        (false, false) => "none",
+        (true, true) => SyncAction::Exchanged,
+        (true, false) => SyncAction::Fetched,
+        (false, true) => SyncAction::Published,
+        (false, false) => SyncAction::None,
     };
     local_state.last_sync =
-        Some(LastSync { remote: remote.clone(), at: ctx.clock.stamp(), outcome: outcome.into(), detail });
+        Some(LastSync { remote: remote.clone(), at: ctx.clock.stamp(), outcome: outcome.as_str().into(), detail });
     // The store after the merge, read once: incrementally from the state before it.
     let after = loaded::load(ctx, &s, REF)?;
     refresh_offers(&s, &after, &after.lineage(), &mut local_state);
@@ -459,9 +526,9 @@ fn report(
     store: &Loaded,
     local: &crate::continuity::local::LocalState,
     remote: Option<String>,
-    action: &str,
+    action: SyncAction,
     (fetched, published): (usize, usize),
-    outcome: &str,
+    outcome: SyncOutcome,
     push_attempts: usize,
     lines: Vec<LineComparison>,
     mut diagnostics: Vec<Diagnostic>,
@@ -474,10 +541,10 @@ fn report(
     Ok(SyncReport {
         store: store_view(ctx, store, remote.as_deref())?,
         remote,
-        action: action.into(),
+        action,
         fetched,
         published,
-        outcome: outcome.into(),
+        outcome,
         push_attempts,
         lines,
         resumable,
@@ -504,4 +571,21 @@ fn screen(ctx: &Ctx, lines: &[String]) -> Vec<String> {
 
 fn first_line(s: &str) -> String {
     s.lines().find(|l| !l.trim().is_empty()).unwrap_or("").trim().to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sync_actions_and_outcomes_serialise_as_the_words_they_print() {
+        use SyncAction as A;
+        for a in [A::Exchanged, A::Fetched, A::Published, A::None, A::NoRemote, A::Unreachable] {
+            assert_eq!(serde_json::to_value(a).unwrap(), a.as_str());
+        }
+        for o in [SyncOutcome::Ok, SyncOutcome::Partial, SyncOutcome::Unreachable] {
+            assert_eq!(serde_json::to_value(o).unwrap(), o.as_str());
+        }
+        assert_eq!(A::NoRemote.as_str(), "no_remote");
+    }
 }
