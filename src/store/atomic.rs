@@ -6,6 +6,7 @@ use std::io::{ErrorKind, Write};
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 
+use super::io_error;
 use crate::error::{Error, Result};
 
 /// How many fresh names a new record gets before the write gives up (exit 13).
@@ -20,7 +21,7 @@ fn temp_in(dir: &Path) -> Result<tempfile::NamedTempFile> {
         .rand_bytes(6)
         .permissions(fs::Permissions::from_mode(0o600))
         .tempfile_in(dir)
-        .map_err(|e| Error::io_at(dir, e))
+        .map_err(|e| io_error(dir, e))
 }
 
 /// The staging files under `dir`, at any depth, sorted: what a write killed between creating
@@ -32,11 +33,11 @@ pub fn staging_files(dir: &Path) -> Result<Vec<PathBuf>> {
         let rd = match fs::read_dir(&d) {
             Ok(rd) => rd,
             Err(e) if e.kind() == ErrorKind::NotFound => continue,
-            Err(e) => return Err(Error::io_at(&d, e)),
+            Err(e) => return Err(io_error(&d, e)),
         };
         for e in rd {
-            let e = e.map_err(|e| Error::io_at(&d, e))?;
-            let kind = e.file_type().map_err(|err| Error::io_at(&e.path(), err))?;
+            let e = e.map_err(|e| io_error(&d, e))?;
+            let kind = e.file_type().map_err(|err| io_error(&e.path(), err))?;
             if kind.is_dir() {
                 dirs.push(e.path());
             } else if e.file_name().to_str().is_some_and(|n| n.starts_with(STAGING_PREFIX)) {
@@ -50,7 +51,7 @@ pub fn staging_files(dir: &Path) -> Result<Vec<PathBuf>> {
 
 /// Creates the directory and its parents.
 pub fn ensure_dir(dir: &Path) -> Result<()> {
-    fs::create_dir_all(dir).map_err(|e| Error::io_at(dir, e))
+    fs::create_dir_all(dir).map_err(|e| io_error(dir, e))
 }
 
 /// Refuses a path that is a symlink leading outside `root` (or dangling).
@@ -78,7 +79,7 @@ fn staged(dir: &Path, fill: impl FnOnce(&mut dyn Write) -> Result<()>) -> Result
         fill(&mut w)?;
         w.flush().map_err(|e| Error::io(format!("{}: {e}", dir.display())))?;
     }
-    tmp.as_file().sync_all().map_err(|e| Error::io_at(tmp.path(), e))?;
+    tmp.as_file().sync_all().map_err(|e| io_error(tmp.path(), e))?;
     Ok(tmp)
 }
 
@@ -88,7 +89,7 @@ fn parent(path: &Path) -> Result<&Path> {
 
 /// Writes `bytes` through `w`, naming `path` in the error.
 pub fn write_to(w: &mut dyn Write, path: &Path, bytes: &[u8]) -> Result<()> {
-    w.write_all(bytes).map_err(|e| Error::io_at(path, e))
+    w.write_all(bytes).map_err(|e| io_error(path, e))
 }
 
 /// Writes a new file whose name `name()` proposes, never overwriting: temp file (mode 0600) in
@@ -100,7 +101,7 @@ pub fn create_new(dir: &Path, mut name: impl FnMut() -> String, bytes: &[u8]) ->
         match fs::hard_link(tmp.path(), &target) {
             Ok(()) => return Ok(target),
             Err(e) if e.kind() == ErrorKind::AlreadyExists => continue,
-            Err(e) => return Err(Error::io_at(&target, e)),
+            Err(e) => return Err(io_error(&target, e)),
         }
     }
     Err(Error::io(format!("{}: no unique file name after {NAME_TRIES} tries", dir.display())))
@@ -114,7 +115,7 @@ pub fn replace(path: &Path, bytes: &[u8]) -> Result<()> {
 /// [`replace`] with the content streamed by `fill`.
 pub fn replace_with(path: &Path, fill: impl FnOnce(&mut dyn Write) -> Result<()>) -> Result<()> {
     let tmp = staged(parent(path)?, fill)?;
-    tmp.persist(path).map_err(|e| Error::io_at(path, e.error))?;
+    tmp.persist(path).map_err(|e| io_error(path, e.error))?;
     Ok(())
 }
 
@@ -133,7 +134,7 @@ pub fn create_if_absent_with(path: &Path, fill: impl FnOnce(&mut dyn Write) -> R
     match fs::hard_link(tmp.path(), path) {
         Ok(()) => Ok(true),
         Err(e) if e.kind() == ErrorKind::AlreadyExists => Ok(false),
-        Err(e) => Err(Error::io_at(path, e)),
+        Err(e) => Err(io_error(path, e)),
     }
 }
 
@@ -152,13 +153,9 @@ impl Lock {
     pub fn acquire_file(locks: &Path, file: &str) -> Result<Lock> {
         ensure_dir(locks)?;
         let path = locks.join(file);
-        let file = OpenOptions::new()
-            .create(true)
-            .truncate(false)
-            .write(true)
-            .open(&path)
-            .map_err(|e| Error::io_at(&path, e))?;
-        file.lock().map_err(|e| Error::io_at(&path, e))?;
+        let file =
+            OpenOptions::new().create(true).truncate(false).write(true).open(&path).map_err(|e| io_error(&path, e))?;
+        file.lock().map_err(|e| io_error(&path, e))?;
         Ok(Lock { file })
     }
 }
@@ -173,9 +170,8 @@ impl Drop for Lock {
 /// Appends `bytes` to `path` (created 0600 when absent) with one `write` call.
 pub fn append(path: &Path, bytes: &[u8]) -> Result<()> {
     use std::os::unix::fs::OpenOptionsExt;
-    let mut f =
-        OpenOptions::new().create(true).append(true).mode(0o600).open(path).map_err(|e| Error::io_at(path, e))?;
-    f.write_all(bytes).map_err(|e| Error::io_at(path, e))
+    let mut f = OpenOptions::new().create(true).append(true).mode(0o600).open(path).map_err(|e| io_error(path, e))?;
+    f.write_all(bytes).map_err(|e| io_error(path, e))
 }
 
 /// Reads a file to a string; `Ok(None)` when it does not exist; invalid UTF-8 is an error naming the file.
@@ -185,6 +181,6 @@ pub fn read_opt(path: &Path) -> Result<Option<String>> {
             String::from_utf8(bytes).map(Some).map_err(|_| Error::io(format!("{} is not valid UTF-8", path.display())))
         }
         Err(e) if e.kind() == ErrorKind::NotFound => Ok(None),
-        Err(e) => Err(Error::io_at(path, e)),
+        Err(e) => Err(io_error(path, e)),
     }
 }

@@ -14,8 +14,9 @@ use serde::de::{Deserialize, Deserializer, MapAccess, Visitor};
 use serde_json::Value;
 
 use super::atomic::{append, guard, Lock};
+use super::io_error;
 use super::Layout;
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::model::events::{is_registered, Event};
 
 /// The name of the lock every ledger writer (append and rotate) takes.
@@ -262,7 +263,7 @@ fn open(path: &Path) -> Result<Option<File>> {
     match File::open(path) {
         Ok(f) => Ok(Some(f)),
         Err(e) if e.kind() == ErrorKind::NotFound => Ok(None),
-        Err(e) => Err(Error::io_at(path, e)),
+        Err(e) => Err(io_error(path, e)),
     }
 }
 
@@ -282,7 +283,7 @@ impl Iterator for RawLines {
             match self.reader.read_until(b'\n', &mut buf) {
                 Ok(0) => return None,
                 Ok(_) => {}
-                Err(e) => return Some(Err(Error::io_at(&self.path, e))),
+                Err(e) => return Some(Err(io_error(&self.path, e))),
             }
             self.number += 1;
             if buf.last() == Some(&b'\n') {
@@ -345,8 +346,8 @@ impl Backward {
         let n = self.pos.min(BLOCK);
         self.pos -= n;
         let mut block = vec![0; usize::try_from(n).expect("a block is at most 64 KiB")];
-        self.file.seek(SeekFrom::Start(self.pos)).map_err(|e| Error::io_at(&self.path, e))?;
-        self.file.read_exact(&mut block).map_err(|e| Error::io_at(&self.path, e))?;
+        self.file.seek(SeekFrom::Start(self.pos)).map_err(|e| io_error(&self.path, e))?;
+        self.file.read_exact(&mut block).map_err(|e| io_error(&self.path, e))?;
         block.append(&mut self.carry);
         let mut parts = block.split(|&b| b == b'\n');
         // The first part may continue into earlier bytes unless the start of the file is reached.
@@ -385,7 +386,7 @@ impl Iterator for Backward {
 /// Opens `path` for a tail read; `Ok(None)` when there is no ledger yet.
 pub fn backward(path: &Path) -> Result<Option<Backward>> {
     let Some(file) = open(path)? else { return Ok(None) };
-    let pos = file.metadata().map_err(|e| Error::io_at(path, e))?.len();
+    let pos = file.metadata().map_err(|e| io_error(path, e))?.len();
     Ok(Some(Backward { file, path: path.to_path_buf(), pos, carry: Vec::new(), ready: Vec::new() }))
 }
 

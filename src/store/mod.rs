@@ -39,6 +39,12 @@ pub enum Error {
     },
 }
 
+/// An I/O failure on `path` as the error that crosses the command edge (exit 13), for the
+/// store's functions that return [`crate::error::Result`].
+pub(crate) fn io_error(path: &Path, source: std::io::Error) -> crate::error::Error {
+    Error::io(path, source).into()
+}
+
 impl Error {
     /// An I/O failure on `path`.
     pub fn io(path: &Path, source: std::io::Error) -> Error {
