@@ -13,7 +13,7 @@ use serde::Serialize;
 
 use super::derive::{touched_since, unresolved};
 use super::handover::{label, Labelled};
-use super::resolve::{resolve, Resolution};
+use super::resolve::{resolve, resolve_task_or_any};
 use super::task;
 use crate::ctx::Ctx;
 use crate::error::{Error, Result};
@@ -609,14 +609,7 @@ impl Builder<'_> {
         if !self.profile.context.current_state {
             return Ok(self.off("handover", "current_state: false"));
         }
-        let dir = self.ctx.layout.handovers();
-        let mut res = Resolution::default();
-        if let Some(t) = self.task {
-            res = resolve(self.ctx, &dir, Some(&t.id))?;
-        }
-        if res.winner.is_none() {
-            res = resolve(self.ctx, &dir, None)?;
-        }
+        let res = resolve_task_or_any(self.ctx, &self.ctx.layout.handovers(), self.task.map(|t| t.id.as_str()))?;
         let Some(w) = res.winner else { return Ok(Err(("handover", NO_HANDOVER.to_string()))) };
         let l = label(self.ctx, w)?;
         Ok(Ok(self.handover_section(&l)))

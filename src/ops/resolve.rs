@@ -4,6 +4,8 @@
 //! detached) — then nothing. Within a tier the greatest (`created_at`, ledger rank, file name)
 //! wins; file modification times are never read.
 
+use std::cell::RefCell;
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 use serde::Serialize;
@@ -77,12 +79,21 @@ pub struct Resolution {
 
 /// The branch-key part of a checkpoint or handover name (a resumed record's `continuity--`
 /// prefix kept).
+///
+/// Runs once per directory entry while a directory of thousands of records is listed, so it
+/// scans bytes (the same cuts as `rsplitn(3, "--")`, without building a substring searcher).
 pub fn record_name_key(name: &str) -> Option<&str> {
     let stem = name.strip_suffix(".md")?;
     let rest = stem.get(18..)?;
-    let mut it = rest.rsplitn(3, "--");
-    let (_hex, _head, key) = (it.next()?, it.next()?, it.next()?);
-    Some(key)
+    let hex = last_double_dash(rest.as_bytes())?;
+    let head = last_double_dash(&rest.as_bytes()[..hex])?;
+    // `head` is the offset of an ASCII `-`, so a char boundary.
+    Some(&rest[..head])
+}
+
+/// The offset of the last `--` of `b` (the one ending rightmost).
+fn last_double_dash(b: &[u8]) -> Option<usize> {
+    (1..b.len()).rev().find(|&i| b[i] == b'-' && b[i - 1] == b'-').map(|i| i - 1)
 }
 
 fn key_matches(found: Option<&str>, key: &str) -> bool {
@@ -178,15 +189,33 @@ pub fn resolve_with<T>(
     trace_of: Trace,
     load: impl Fn(&str) -> (PathBuf, std::result::Result<(Facts, T), String>),
 ) -> Result<Answer<T>> {
+    let listed = listing(dir, here, &name_key, trace_of)?;
+    resolve_listed(ctx, listed, here, task, name_key, load)
+}
+
+/// The names of `dir` the resolver goes through (see [`Trace`]), sorted.
+fn listing(dir: &Path, here: &Here, name_key: impl Fn(&str) -> Option<&str>, trace_of: Trace) -> Result<Vec<String>> {
+    let key = branch_key(&here.branch);
+    match trace_of {
+        Trace::EveryFile => names(dir),
+        Trace::ThisBranch => names_where(dir, |n| key_matches(name_key(n), &key)),
+    }
+}
+
+/// [`resolve_with`] over names already listed (sorted).
+fn resolve_listed<T>(
+    ctx: &Ctx,
+    mut all: Vec<String>,
+    here: &Here,
+    task: Option<&str>,
+    name_key: impl Fn(&str) -> Option<&str>,
+    load: impl Fn(&str) -> (PathBuf, std::result::Result<(Facts, T), String>),
+) -> Result<Answer<T>> {
     let key = branch_key(&here.branch);
     let detached = branch_of(&here.branch).is_none();
     let mut res = Answer { winner: None, skipped: 0, trace: Vec::new() };
     let mut trace = |file: &str, verdict: &'static str, reason: String| {
         res.trace.push(TraceEntry { file: file.to_string(), verdict, reason })
-    };
-    let mut all = match trace_of {
-        Trace::EveryFile => names(dir)?,
-        Trace::ThisBranch => names_where(dir, |n| key_matches(name_key(n), &key))?,
     };
     all.reverse(); // newest name stamp first
     let mut cands: Vec<(Found<T>, usize)> = Vec::new();
@@ -287,28 +316,67 @@ pub fn resolve(ctx: &Ctx, dir: &Path, task: Option<&str>) -> Result<Resolution> 
 
 /// [`resolve`] with the trace it keeps chosen.
 pub fn resolve_traced(ctx: &Ctx, dir: &Path, task: Option<&str>, trace: Trace) -> Result<Resolution> {
-    let id = ctx.identity()?;
+    let here = here(ctx)?;
     let root = ctx.layout.root();
-    let here = Here {
-        repository_id: id.repository_id.clone(),
-        worktree: root.display().to_string(),
-        branch: id.branch_text().into(),
+    let ans = resolve_with(ctx, dir, &here, task, record_name_key, trace, |name| load_record(root, dir, name))?;
+    Ok(resolution(ans))
+}
+
+/// [`resolve`] on `task` and, when no record of the task resolves, on any task — what
+/// `context` shows as the handover (SPEC §8.4) — from one listing of `dir`, each file read at
+/// most once: the second resolution reuses what the first one read.
+pub fn resolve_task_or_any(ctx: &Ctx, dir: &Path, task: Option<&str>) -> Result<Resolution> {
+    let here = here(ctx)?;
+    let root = ctx.layout.root();
+    let listed = listing(dir, &here, record_name_key, Trace::ThisBranch)?;
+    let read: RefCell<HashMap<String, Read>> = RefCell::new(HashMap::new());
+    let load = |name: &str| {
+        if let Some(hit) = read.borrow().get(name) {
+            return hit.clone();
+        }
+        let r = load_record(root, dir, name);
+        read.borrow_mut().insert(name.to_string(), r.clone());
+        r
     };
-    let ans = resolve_with(ctx, dir, &here, task, record_name_key, trace, |name| {
-        let l = load(root, dir, name);
-        let parsed = l.parsed.map(|(meta, body)| {
-            let facts = Facts {
-                repository_id: meta.repository_id.clone(),
-                worktree: meta.worktree.clone(),
-                branch: meta.branch.clone(),
-                created_at: meta.created_at.clone(),
-                task_id: meta.task_id.clone(),
-            };
-            (facts, (meta, body))
-        });
-        (l.path, parsed)
-    })?;
-    Ok(Resolution {
+    if let Some(t) = task {
+        let ans = resolve_listed(ctx, listed.clone(), &here, Some(t), record_name_key, load)?;
+        if ans.winner.is_some() {
+            return Ok(resolution(ans));
+        }
+    }
+    Ok(resolution(resolve_listed(ctx, listed, &here, None, record_name_key, load)?))
+}
+
+/// Where this checkout stands, for the record resolver.
+fn here(ctx: &Ctx) -> Result<Here> {
+    let id = ctx.identity()?;
+    Ok(Here {
+        repository_id: id.repository_id.clone(),
+        worktree: ctx.layout.root().display().to_string(),
+        branch: id.branch_text().into(),
+    })
+}
+
+/// One checkpoint or handover file as the resolver reads it.
+type Read = (PathBuf, std::result::Result<(Facts, (RecordMeta, String)), String>);
+
+fn load_record(root: &Path, dir: &Path, name: &str) -> Read {
+    let l = load(root, dir, name);
+    let parsed = l.parsed.map(|(meta, body)| {
+        let facts = Facts {
+            repository_id: meta.repository_id.clone(),
+            worktree: meta.worktree.clone(),
+            branch: meta.branch.clone(),
+            created_at: meta.created_at.clone(),
+            task_id: meta.task_id.clone(),
+        };
+        (facts, (meta, body))
+    });
+    (l.path, parsed)
+}
+
+fn resolution(ans: Answer<(RecordMeta, String)>) -> Resolution {
+    Resolution {
         winner: ans.winner.map(|f| Resolved {
             name: f.name,
             path: f.path,
@@ -318,7 +386,7 @@ pub fn resolve_traced(ctx: &Ctx, dir: &Path, task: Option<&str>, trace: Trace) -
         }),
         skipped: ans.skipped,
         trace: ans.trace,
-    })
+    }
 }
 
 /// Every readable record of `dir`, newest first by (`created_at`, ledger rank, file name);
@@ -354,5 +422,35 @@ mod tests {
             "feat-x"
         ));
         assert!(!key_matches(record_name_key("20260903T201455Z--other--9b1e2d4--c0ffee12c0ffee12.md"), "main"));
+    }
+
+    /// The byte scan cuts every name where `rsplitn(3, "--")` does: every string of up to 9
+    /// characters over `-`, `a`, `é` after the stamp, with and without the suffix.
+    #[test]
+    fn name_key_cuts_like_rsplitn() {
+        fn reference(name: &str) -> Option<&str> {
+            let rest = name.strip_suffix(".md")?.get(18..)?;
+            let mut it = rest.rsplitn(3, "--");
+            let (_hex, _head, key) = (it.next()?, it.next()?, it.next()?);
+            Some(key)
+        }
+        let alphabet = ["-", "a", "é"];
+        let mut tails = vec![String::new()];
+        let mut checked = 0;
+        for _ in 0..9 {
+            let mut next = Vec::new();
+            for t in &tails {
+                for c in alphabet {
+                    let t = format!("{t}{c}");
+                    for name in [format!("20260903T201455Z--{t}.md"), format!("20260903T201455Z-{t}.md"), t.clone()] {
+                        assert_eq!(record_name_key(&name), reference(&name), "{name:?}");
+                        checked += 1;
+                    }
+                    next.push(t);
+                }
+            }
+            tails = next;
+        }
+        assert!(checked > 80_000, "{checked}");
     }
 }
