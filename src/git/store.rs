@@ -991,17 +991,28 @@ impl Git {
     /// `git fetch --quiet --no-tags --no-write-fetch-head <remote>
     /// +refs/majordomus/continuity:refs/majordomus/remotes/<remote>/continuity`; `Err(stderr)` on
     /// failure (a remote without the reference fails too: ask [`Git::ls_remote`] first).
-    pub fn fetch_continuity(&self, remote: &str, np: &NoPrompt) -> Result<(), String> {
-        check_remote(remote)?;
+    pub fn fetch_continuity(&self, remote: &str, np: &NoPrompt) -> Result<(), FetchFailure> {
+        check_remote(remote).map_err(FetchFailure::Unreachable)?;
         let refspec = format!("+{CONTINUITY_REF}:{}", remote_tracking_ref(remote));
-        let out = self.run_net(
-            &["fetch", "--quiet", "--no-tags", "--no-write-fetch-head", "--no-auto-maintenance", remote, &refspec],
-            np,
-        )?;
-        if out.status.success() {
-            Ok(())
-        } else {
-            Err(failure_text(&out))
+        let args =
+            ["fetch", "--quiet", "--no-tags", "--no-write-fetch-head", "--no-auto-maintenance", remote, &refspec];
+        let mut attempt = 1;
+        loop {
+            let out = self.run_net(&args, np).map_err(FetchFailure::Unreachable)?;
+            if out.status.success() {
+                return Ok(());
+            }
+            let text = failure_text(&out);
+            if !is_local_lock(&text) {
+                return Err(FetchFailure::Unreachable(text));
+            }
+            if attempt == FETCH_LOCK_TRIES {
+                return Err(FetchFailure::Local(text));
+            }
+            // Another git on this clone (a fetch still finishing, a user's own) holds the
+            // tracking ref's lock for milliseconds.
+            std::thread::sleep(std::time::Duration::from_millis(100 * u64::from(attempt)));
+            attempt += 1;
         }
     }
 
@@ -1029,6 +1040,26 @@ impl Git {
         // Packing is maintenance: its failure changes no answer.
         let _ = self.run_c(&["gc", "--auto", "--quiet"]);
     }
+}
+
+/// How many times a fetch is tried while a ref lock of this clone is taken (0.1 + 0.2 + 0.3 +
+/// 0.4 s of waiting in all).
+const FETCH_LOCK_TRIES: u32 = 5;
+
+/// Why `fetch_continuity` failed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum FetchFailure {
+    /// The remote could not be reached (connection, authentication, a bad remote): git's words.
+    Unreachable(String),
+    /// This clone could not take in what was fetched: a ref lock stayed taken through every
+    /// try (SPEC §A.19: a local failure, never "unreachable"). git's words name the lock file.
+    Local(String),
+}
+
+/// Whether git's failure is a lock of this clone, not the remote: "cannot lock ref" or
+/// "Unable to create '….lock': File exists".
+fn is_local_lock(text: &str) -> bool {
+    text.contains("cannot lock ref") || (text.contains("Unable to create") && text.contains(".lock"))
 }
 
 /// Reasons of a `[remote rejected]` line that mean the ref moved between the advertisement and

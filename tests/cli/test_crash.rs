@@ -315,3 +315,37 @@ fn a_close_killed_between_its_record_and_its_ledger_line_is_finished_once_by_the
         r.mj(&["session", "close"]).code(12);
     }
 }
+
+/// A fetch that cannot take the remote-tracking ref's lock (another git on this clone holds it,
+/// or a git killed hard left it) is a local failure, exit 13 naming the lock, never
+/// "unreachable" (SPEC §A.19); the local store and the last sync are left as they were. Found by
+/// the crash campaign on a clean clone: a killed sync's own `git fetch` was still finishing when
+/// the re-run fetched, and the re-run said the remote could not be reached.
+#[test]
+fn a_held_tracking_ref_lock_is_a_local_error_not_an_unreachable_remote() {
+    let env = TestEnv::new();
+    let r = env.ready_repo("r");
+    let remote = bare(&env, &env.path().join("remote.git"));
+    r.git(&["remote", "add", "origin", remote.to_str().unwrap()]);
+    r.git(&["push", "-q", "origin", "main"]);
+    publish(&r, "Synced once.");
+    r.mj(&["continuity", "sync"]).ok();
+    let tracking = "refs/majordomus/remotes/origin/continuity";
+    r.git(&["update-ref", "-d", tracking]);
+    let lock = r.root.join(".git").join(format!("{tracking}.lock"));
+    std::fs::create_dir_all(lock.parent().unwrap()).unwrap();
+    std::fs::write(&lock, "").unwrap();
+    let state = std::fs::read(r.state("continuity.json")).unwrap();
+    let tip = r.git(&["rev-parse", REF]);
+    let t = Instant::now();
+    let out = r.mj(&["continuity", "sync"]).code(13);
+    assert!(t.elapsed() < BOUND, "{:?}", t.elapsed());
+    assert!(out.stderr.contains("this clone could not take in origin's store"), "{}", out.stderr);
+    assert!(out.stderr.contains("continuity.lock"), "the lock is named: {}", out.stderr);
+    assert!(!out.all().contains("unreachable"), "{}", out.all());
+    assert_eq!(std::fs::read(r.state("continuity.json")).unwrap(), state, "last sync untouched");
+    assert_eq!(r.git(&["rev-parse", REF]), tip);
+    std::fs::remove_file(&lock).unwrap();
+    r.mj(&["continuity", "sync"]).ok();
+    assert_eq!(r.git(&["rev-parse", tracking]), env.git_in(&remote, &["rev-parse", REF]));
+}

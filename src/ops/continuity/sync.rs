@@ -25,7 +25,7 @@ use crate::continuity::view::RecordView;
 use crate::ctx::Ctx;
 use crate::error::{Error, Result};
 use crate::git::binary::NoPrompt;
-use crate::git::store::{Committer, PushOutcome, RemoteRef};
+use crate::git::store::{Committer, FetchFailure, PushOutcome, RemoteRef};
 use crate::ops::install::valid_remote;
 
 /// How many pushes a sync makes in all when the remote keeps moving under it.
@@ -163,8 +163,17 @@ fn fetch(ctx: &Ctx, s: &Setup, remote: &str, np: &NoPrompt) -> Result<std::resul
         Ok(RemoteRef::Absent) => Ok(Ok(None)),
         Ok(RemoteRef::Present(want)) => {
             let before = tip(ctx, &remote_ref(remote))?;
-            if let Err(e) = ctx.git.fetch_continuity(remote, np) {
-                return Ok(Err(e));
+            match ctx.git.fetch_continuity(remote, np) {
+                Ok(()) => {}
+                Err(FetchFailure::Unreachable(e)) => return Ok(Err(e)),
+                Err(FetchFailure::Local(e)) => {
+                    return Err(Error::io(format!(
+                        "continuity sync: this clone could not take in {remote}'s store: {e}"
+                    ))
+                    .hint(
+                        "another git process holds that lock; when none is running, remove the .lock file git names",
+                    ))
+                }
             }
             let refused = |what: String| {
                 Error::refused(format!("the store of {remote} cannot be taken in: {what}")).hint(format!(
