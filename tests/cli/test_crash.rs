@@ -4,9 +4,7 @@
 //! file, a store ref on a valid commit and no lock that blocks the next command beyond its
 //! bound; re-running the command completes. `MAJORDOMUS_CRASH_SEED` overrides the seed.
 
-use std::io::Write;
 use std::path::Path;
-use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use majordomus::continuity::record::{self as rec, Record};
@@ -15,7 +13,7 @@ use serde_json::Value;
 
 use crate::common::remotes::bare;
 use crate::common::store::{fsck, json, note, publish, record_ids, seed, store_path, Rng, REF};
-use crate::common::{Repo, TestEnv, HANDOVER};
+use crate::common::{spawn_mj, Repo, TestEnv, HANDOVER};
 
 /// Kills per command.
 const KILLS: usize = 10;
@@ -26,17 +24,7 @@ const BOUND: Duration = Duration::from_secs(15);
 /// Starts `args` at `dir` with `stdin`, kills it with SIGKILL after `delay` (if it is still
 /// running); returns whether it was killed before it finished.
 fn kill_after(env: &TestEnv, dir: &Path, args: &[&str], stdin: &str, delay: Duration) -> bool {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_git-majordomus"))
-        .env_clear()
-        .envs(env.vars())
-        .current_dir(dir)
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let _ = child.stdin.take().unwrap().write_all(stdin.as_bytes());
+    let mut child = spawn_mj(&env.vars(), &[], dir, args, stdin, false);
     let started = Instant::now();
     while started.elapsed() < delay {
         if child.try_wait().unwrap().is_some() {

@@ -6,13 +6,12 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
 use crate::common::store::{seed, Rng, REF};
-use crate::common::{Repo, TestEnv};
+use crate::common::{spawn_mj, Repo, TestEnv};
 
 /// What one worker wrote and expects to find afterwards.
 #[derive(Default, Debug)]
@@ -34,20 +33,7 @@ struct Out {
 }
 
 fn run(vars: &[(String, String)], dir: &Path, args: &[&str], stdin: &str, extra: &[(&str, &str)]) -> Out {
-    use std::io::Write;
-    let mut child = Command::new(env!("CARGO_BIN_EXE_git-majordomus"))
-        .env_clear()
-        .envs(vars.iter().map(|(k, v)| (k, v)))
-        .envs(extra.iter().copied())
-        .current_dir(dir)
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let _ = child.stdin.take().unwrap().write_all(stdin.as_bytes());
-    let o = child.wait_with_output().unwrap();
+    let o = spawn_mj(vars, extra, dir, args, stdin, true).wait_with_output().unwrap();
     Out {
         code: o.status.code().unwrap_or(-1),
         stdout: String::from_utf8_lossy(&o.stdout).into(),

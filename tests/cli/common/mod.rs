@@ -272,3 +272,30 @@ impl<'a> Repo<'a> {
 /// A well-formed handover body.
 pub const HANDOVER: &str =
     "# Objective\nFix the callback.\n\n# Current State\nReproduced.\n\n# Next Action\nWrite the regression test.\n";
+
+/// Starts the binary under test in `dir` with exactly `vars` and `extra` as its environment and
+/// `stdin` written; stdout and stderr piped when `capture`, else discarded. For tests that run
+/// many at once or kill them (`test_soak`, `test_crash`).
+pub fn spawn_mj(
+    vars: &[(String, String)],
+    extra: &[(&str, &str)],
+    dir: &Path,
+    args: &[&str],
+    stdin: &str,
+    capture: bool,
+) -> std::process::Child {
+    let out = || if capture { Stdio::piped() } else { Stdio::null() };
+    let mut child = Command::new(env!("CARGO_BIN_EXE_git-majordomus"))
+        .env_clear()
+        .envs(vars.iter().map(|(k, v)| (k, v)))
+        .envs(extra.iter().copied())
+        .current_dir(dir)
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(out())
+        .stderr(out())
+        .spawn()
+        .unwrap();
+    let _ = child.stdin.take().unwrap().write_all(stdin.as_bytes());
+    child
+}
