@@ -224,14 +224,16 @@ pub struct CloseReport {
     pub session_id: String,
 }
 
-/// Whether the ledger holds the `session.closed` line of episode `sid`: read from the tail back
-/// to the episode's own `session.started` at most.
+/// Whether the ledger holds the `session.closed` line of episode `sid`, read from the tail.
+/// Asked only when the closed record already exists (a second close of one episode, or the
+/// close after a killed one), so the scan is rare. It does not stop at the episode's
+/// `session.started`: `start` appends that line after the episode's file appears, so a close
+/// that ran in between wrote its `session.closed` line *before* the `session.started` one, and
+/// stopping there would close the episode a second time (found by the soak).
 fn close_recorded(ctx: &Ctx, sid: &str) -> Result<bool> {
     let closed = Event::SessionClosed.as_str();
-    let mine = |l: &crate::store::ledger::Line| {
-        l.str("session") == Some(sid) && l.event().is_some_and(|e| e == closed || e == Event::SessionStarted.as_str())
-    };
-    Ok(crate::store::ledger::last(&ctx.layout.ledger(), mine)?.is_some_and(|l| l.event() == Some(closed)))
+    let mine = |l: &crate::store::ledger::Line| l.str("session") == Some(sid) && l.event() == Some(closed);
+    Ok(crate::store::ledger::last(&ctx.layout.ledger(), mine)?.is_some())
 }
 
 /// `session close`; `Ok(None)` when nothing is open and `--if-none ignore` was given.

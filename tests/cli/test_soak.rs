@@ -318,3 +318,32 @@ fn the_last_open_episode_stays_reachable_whatever_order_the_others_close_in() {
     assert!(texts(&r.root.join(".ai/local/state/sessions-open")).is_empty());
     assert_eq!(r.ledger().iter().filter(|l| l["event"] == "session.closed").count(), 3);
 }
+
+/// Found by the soak: `start` appends `session.started` after the episode's file appears, so a
+/// close that runs in between writes `session.closed` first. A second close that had read the
+/// file before the first removed it then found the closed record, looked back only as far as
+/// the `session.started` line, missed the close above it and closed the episode again. The
+/// state that interleaving leaves is built here by hand: the open file read by the second
+/// close, the lines in that order.
+#[test]
+fn a_close_line_written_before_the_start_line_still_counts() {
+    let env = TestEnv::new();
+    let r = env.ready_repo("r");
+    let hook = |event: &str| r.mj_in(&["hook", "claude-code", event], r#"{"session_id":"K"}"#).ok();
+    hook("start");
+    let open = r.read(".ai/local/state/sessions-open/K.yaml");
+    hook("end");
+    let sid = |l: &Value| l["session"].as_str().unwrap_or_default().to_string();
+    let text = r.read(".ai/local/state/ledger.jsonl");
+    let is_start = |l: &&str| serde_json::from_str::<Value>(l).unwrap()["event"] == "session.started";
+    let started = text.lines().find(is_start).unwrap();
+    let episode = sid(&serde_json::from_str(started).unwrap());
+    let mut lines: Vec<&str> = text.lines().filter(|l| *l != started).collect();
+    lines.push(started);
+    r.write(".ai/local/state/ledger.jsonl", &(lines.join("\n") + "\n"));
+    r.write(".ai/local/state/sessions-open/K.yaml", &open);
+    hook("end");
+    let closes = r.ledger().iter().filter(|l| l["event"] == "session.closed" && sid(l) == episode).count();
+    assert_eq!(closes, 1, "{:#?}", r.ledger());
+    assert!(!r.exists(".ai/local/state/sessions-open/K.yaml"));
+}

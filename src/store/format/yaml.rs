@@ -6,9 +6,34 @@
 
 use serde_yaml::Value;
 
-/// A double-quoted YAML scalar (JSON string escaping is valid YAML).
+/// A double-quoted YAML scalar. JSON's escaping, plus `\uXXXX` for every character a YAML
+/// reader would not take back as itself inside double quotes: the C1 controls and DEL (not
+/// printable in YAML), U+0085, U+2028 and U+2029 (line breaks to a YAML 1.1 reader, which folds
+/// them and the spaces around them), and the byte-order mark and the two non-characters.
 pub fn quoted(s: &str) -> String {
-    serde_json::to_string(s).unwrap_or_else(|_| "\"\"".into())
+    use std::fmt::Write as _;
+    let mut out = String::with_capacity(s.len() + 2);
+    out.push('"');
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            c if needs_escape(c) => {
+                let _ = write!(out, "\\u{:04x}", c as u32);
+            }
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
+}
+
+/// A character written as `\uXXXX` inside double quotes (see [`quoted`]).
+fn needs_escape(c: char) -> bool {
+    matches!(c, '\0'..='\u{1f}' | '\u{7f}'..='\u{9f}' | '\u{2028}' | '\u{2029}' | '\u{feff}' | '\u{fffe}' | '\u{ffff}')
 }
 
 /// `s` plain when it is made of alphanumerics and `extra` only, starts with neither `-`, `.`
@@ -94,10 +119,13 @@ mod tests {
 
     #[test]
     fn scalars_round_trip() {
-        for s in ["lib/a", "a b", "true", "1.0", "null", "-x", "über", "x: y", "#c", "a\"b", "~", ""] {
+        let separators = ["\u{2028} ", " \u{2029}x", "\u{85} ", "a\u{feff}b", "\u{7f}\u{9f}", "\0\u{1}"];
+        for s in ["lib/a", "a b", "true", "1.0", "null", "-x", "über", "x: y", "#c", "a\"b", "~", ""].iter().chain(&separators) {
             let y = format!("k: {}\n", scalar(s));
             let m: serde_yaml::Mapping = serde_yaml::from_str(&y).unwrap();
-            assert_eq!(get(&m, "k").as_deref(), Some(s), "{y}");
+            assert_eq!(get(&m, "k").as_deref(), Some(*s), "{y}");
+            let q: serde_yaml::Mapping = serde_yaml::from_str(&format!("k: {}\n", quoted(s))).unwrap();
+            assert_eq!(get(&q, "k").as_deref(), Some(*s), "{}", quoted(s));
         }
         assert_eq!(scalar("lib/a"), "lib/a");
         assert_eq!(scalar("true"), "\"true\"");
