@@ -190,7 +190,32 @@ pub fn resolve_with<T>(
     load: impl Fn(&str) -> (PathBuf, std::result::Result<(Facts, T), String>),
 ) -> Result<Answer<T>> {
     let listed = listing(dir, here, &name_key, trace_of)?;
-    resolve_listed(ctx, listed, here, task, name_key, load)
+    resolve_listed(ctx, listed, here, task.map(|id| TaskFilter { id, since: None }), name_key, load)
+}
+
+/// The task filter of a resolution: the `task_id` a record must carry and, when the task is this
+/// checkout's own (`current.yaml`), the compact stamp before which no record of it can have been
+/// written (its start, less [`START_SLACK_SECS`]).
+#[derive(Debug, Clone, Copy)]
+struct TaskFilter<'a> {
+    id: &'a str,
+    since: Option<&'a str>,
+}
+
+/// How far before its recorded start a record of the task is still looked at: room for a clock
+/// that was set back a little between `start` and the record's write.
+const START_SLACK_SECS: i64 = 3600;
+
+/// The compact stamp before which no record of `task` was written, when `task` is this
+/// checkout's own task (its `started_at` less [`START_SLACK_SECS`]). A record's file name starts
+/// with the stamp of its write, and a task's records are written after its `start`, so the
+/// task-filtered resolution need not read the older files of the branch: without this cut, a
+/// task with no record yet read the front matter of every record of the branch (SPEC §A.11).
+fn task_since(ctx: &Ctx, task: Option<&str>) -> Result<Option<String>> {
+    let Some(id) = task else { return Ok(None) };
+    let Some(t) = super::task::local(ctx)?.filter(|t| t.id == id) else { return Ok(None) };
+    Ok(parse_stamp(&t.started_at)
+        .map(|at| (at - chrono::Duration::seconds(START_SLACK_SECS)).format("%Y%m%dT%H%M%SZ").to_string()))
 }
 
 /// The names of `dir` the resolver goes through (see [`Trace`]), sorted.
@@ -207,7 +232,7 @@ fn resolve_listed<T>(
     ctx: &Ctx,
     mut all: Vec<String>,
     here: &Here,
-    task: Option<&str>,
+    task: Option<TaskFilter<'_>>,
     name_key: impl Fn(&str) -> Option<&str>,
     load: impl Fn(&str) -> (PathBuf, std::result::Result<(Facts, T), String>),
 ) -> Result<Answer<T>> {
@@ -230,6 +255,12 @@ fn resolve_listed<T>(
             trace(&name, "superseded", "older than the selected record of the nearest tier".into());
             continue;
         }
+        if let Some(TaskFilter { id, since: Some(since) }) = task {
+            if name.get(..16).is_some_and(|s| s < since) {
+                trace(&name, "rejected", format!("written before task {id} started"));
+                continue;
+            }
+        }
         let (path, parsed) = load(&name);
         let (facts, item) = match parsed {
             Ok(x) => x,
@@ -240,7 +271,7 @@ fn resolve_listed<T>(
                 continue;
             }
         };
-        if let Some(t) = task {
+        if let Some(TaskFilter { id: t, .. }) = task {
             if facts.task_id != t {
                 trace(&name, "rejected", format!("written under task {}, not {t}", facts.task_id));
                 continue;
@@ -318,7 +349,10 @@ pub fn resolve(ctx: &Ctx, dir: &Path, task: Option<&str>) -> Result<Resolution> 
 pub fn resolve_traced(ctx: &Ctx, dir: &Path, task: Option<&str>, trace: Trace) -> Result<Resolution> {
     let here = here(ctx)?;
     let root = ctx.layout.root();
-    let ans = resolve_with(ctx, dir, &here, task, record_name_key, trace, |name| load_record(root, dir, name))?;
+    let since = task_since(ctx, task)?;
+    let task = task.map(|id| TaskFilter { id, since: since.as_deref() });
+    let listed = listing(dir, &here, record_name_key, trace)?;
+    let ans = resolve_listed(ctx, listed, &here, task, record_name_key, |name| load_record(root, dir, name))?;
     Ok(resolution(ans))
 }
 
@@ -338,8 +372,10 @@ pub fn resolve_task_or_any(ctx: &Ctx, dir: &Path, task: Option<&str>) -> Result<
         read.borrow_mut().insert(name.to_string(), r.clone());
         r
     };
-    if let Some(t) = task {
-        let ans = resolve_listed(ctx, listed.clone(), &here, Some(t), record_name_key, load)?;
+    if let Some(id) = task {
+        let since = task_since(ctx, task)?;
+        let filter = TaskFilter { id, since: since.as_deref() };
+        let ans = resolve_listed(ctx, listed.clone(), &here, Some(filter), record_name_key, load)?;
         if ans.winner.is_some() {
             return Ok(resolution(ans));
         }

@@ -126,3 +126,28 @@ fn derived_checkpoint_over_an_unreadable_history_is_an_io_error_not_an_empty_lis
     assert!(out.stderr.starts_with("error: git: "), "{}", out.stderr);
     assert!(r.records("checkpoints").is_empty(), "nothing half-written");
 }
+
+/// A task's records are written after its `start` (the file name carries the write's stamp), so
+/// the task-filtered resolution never reads a file of the branch named more than an hour before
+/// the task started — a task without a record of its own used to read every record of the
+/// branch (SPEC §A.11). A file named after the start is still read (and warned about).
+#[test]
+fn the_task_filter_reads_no_file_named_before_the_task_started() {
+    let env = TestEnv::new();
+    let r = env.ready_repo("r");
+    let bad = "---\nschema_version: 1\nhead: [\n---\nbody\n";
+    r.write(".ai/local/state/checkpoints/20260903T100000Z--main--NONE--0123456789abcdef.md", bad);
+    env.set_now("2026-09-03T12:00:00Z");
+    r.start("Fix it");
+    let show = r.mj(&["checkpoint", "--show"]);
+    assert!(!show.stderr.contains("20260903T100000Z"), "{}", show.stderr);
+    // The explain trace says why the old file was not read.
+    let explain = r.mj(&["--json", "explain"]).ok().stdout;
+    assert!(explain.contains("written before task"), "{explain}");
+    // Within the hour before the start (a clock set back) and after it, files are read.
+    for stamp in ["20260903T113000Z", "20260903T120001Z"] {
+        r.write(&format!(".ai/local/state/checkpoints/{stamp}--main--NONE--0123456789abcdef.md"), bad);
+        let show = r.mj(&["checkpoint", "--show"]);
+        assert!(show.stderr.contains(&format!("skipped .ai/local/state/checkpoints/{stamp}")), "{}", show.stderr);
+    }
+}
