@@ -205,3 +205,332 @@ pub struct ClosedSession {
     #[serde(default)]
     pub matched: Option<String>,
 }
+
+/// `session context --json` (SPEC §6.8): the episode's working context and its label.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SessionContext {
+    pub path: String,
+    pub label: String,
+    pub commits_since: usize,
+    pub recorded_head: String,
+}
+
+/// `knowledge derive --json`: `lines` are `[verdict, path]` pairs.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct KnowledgeDerive {
+    pub episode: Option<String>,
+    pub lines: Vec<(String, String)>,
+    pub written: usize,
+    pub unchanged: usize,
+    pub skipped: usize,
+}
+
+/// `knowledge candidates --json`: the candidate files' front matter (only the keys read here).
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct KnowledgeCandidates {
+    pub candidates: Vec<KnowledgeCandidate>,
+}
+
+#[derive(Debug, Deserialize)]
+pub struct KnowledgeCandidate {
+    pub id: String,
+    pub class: String,
+    pub status: String,
+    pub epistemics: String,
+    pub date: String,
+    pub derived_from: Vec<String>,
+}
+
+/// A device: `{node, label}` (SPEC §6.14).
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Device {
+    pub node: String,
+    pub label: String,
+}
+
+/// `continuity device --json`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DeviceDoc {
+    pub device: Device,
+    pub public_key: String,
+}
+
+/// A continuity record as the read documents show it (SPEC §10.7).
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RecordView {
+    pub id: String,
+    pub line: String,
+    pub parent: Option<String>,
+    pub device: Device,
+    pub this_device: bool,
+    pub trust: String,
+    pub session: Option<String>,
+    pub branch: Option<String>,
+    pub head: Option<String>,
+    pub working_tree: String,
+    pub changed_total: u64,
+    pub published_at: String,
+    pub age_minutes: Option<i64>,
+    pub task: Option<String>,
+    pub issue: Option<String>,
+    pub objective: String,
+}
+
+/// A continuity diagnostic: `{severity, code, path?, message}`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Diagnostic {
+    pub severity: String,
+    pub code: String,
+    pub path: Option<String>,
+    pub message: String,
+}
+
+/// The codes of `diagnostics`, in order.
+pub fn codes(d: &[Diagnostic]) -> Vec<&str> {
+    d.iter().map(|d| d.code.as_str()).collect()
+}
+
+/// `continuity publish --json`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Publish {
+    pub record: Option<RecordView>,
+    pub written: bool,
+    pub tip: Option<String>,
+    pub handover: String,
+    #[serde(default)]
+    pub refused: Vec<Leak>,
+    #[serde(default)]
+    pub receipt: Vec<ReceiptField>,
+    pub dry_run: bool,
+    pub next: Vec<String>,
+}
+
+impl Publish {
+    /// The record's id (a publication that stored or found one).
+    pub fn id(&self) -> String {
+        self.record.as_ref().expect("a published record").id.clone()
+    }
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Leak {
+    pub code: String,
+    pub pointer: String,
+    pub reason: String,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ReceiptField {
+    pub pointer: String,
+    pub size: usize,
+    pub value: String,
+}
+
+/// The store as `status` and `sync` show it.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct StoreView {
+    pub reference: String,
+    pub tip: Option<String>,
+    pub remote: Option<String>,
+    pub remote_tip: Option<String>,
+    pub sync: String,
+    pub records: usize,
+    pub refused: usize,
+}
+
+/// One line of the store compared with the remote's.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LineComparison {
+    pub line: String,
+    pub relation: String,
+    pub heads: Vec<String>,
+}
+
+/// `continuity sync --json` (SPEC §10.6).
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Sync {
+    pub remote: Option<String>,
+    pub action: String,
+    pub fetched: usize,
+    pub published: usize,
+    pub outcome: String,
+    pub push_attempts: usize,
+    pub lines: Vec<LineComparison>,
+    pub store: StoreView,
+    pub resumable: Vec<RecordView>,
+    pub resumable_total: usize,
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+/// This checkout's position on a line.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Position {
+    pub line: String,
+    pub record: String,
+    pub via: String,
+    pub at: String,
+}
+
+/// The last sync, as `continuity.json` keeps it.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LastSync {
+    pub remote: String,
+    pub at: String,
+    pub outcome: String,
+    pub detail: Option<String>,
+}
+
+/// A line with its head records, as `status` shows it.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LineView {
+    pub line: String,
+    pub state: String,
+    pub records: usize,
+    pub heads: Vec<RecordView>,
+}
+
+/// `continuity status --json` (SPEC §10.7).
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Status {
+    pub repository: String,
+    pub device: Option<Device>,
+    pub branch: String,
+    pub head: Option<String>,
+    pub working_tree: String,
+    pub position: Option<Position>,
+    pub store: StoreView,
+    pub last_sync: Option<LastSync>,
+    pub lines: Vec<LineView>,
+    pub lines_total: usize,
+    pub resumable: Vec<RecordView>,
+    pub resumable_total: usize,
+    pub diagnostics: Vec<Diagnostic>,
+    pub next: Vec<String>,
+}
+
+/// A line with its head ids, as `records` shows it.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LineSummary {
+    pub line: String,
+    pub state: String,
+    pub records: usize,
+    pub heads: Vec<String>,
+}
+
+/// `continuity records --json`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Records {
+    pub records: Vec<RecordView>,
+    pub records_total: usize,
+    pub lines: Vec<LineSummary>,
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+impl Records {
+    /// The record ids, in order.
+    pub fn ids(&self) -> Vec<String> {
+        self.records.iter().map(|r| r.id.clone()).collect()
+    }
+}
+
+/// A plan's blocker or warning.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Notice {
+    pub code: String,
+    pub message: String,
+}
+
+/// How the record's source stands to this checkout.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SourceView {
+    pub expected_branch: Option<String>,
+    pub expected_head: Option<String>,
+    pub local_branch: Option<String>,
+    pub local_head: Option<String>,
+    pub relation: String,
+    pub origin_dirty: bool,
+    pub origin_changed: Vec<String>,
+    pub origin_changed_total: u64,
+    pub local_dirty: bool,
+    pub same_uncommitted_work: Option<bool>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PlanTask {
+    pub id: String,
+    pub title: String,
+    pub profile: Option<String>,
+    pub scope: Vec<String>,
+}
+
+/// `continuity plan --json` (SPEC §10.8).
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Plan {
+    pub status: String,
+    pub record: Option<RecordView>,
+    pub candidates: Vec<RecordView>,
+    pub source: Option<SourceView>,
+    pub lineage: Option<String>,
+    pub task: Option<PlanTask>,
+    pub milestone: Option<String>,
+    pub decisions: Vec<String>,
+    pub objective: String,
+    pub current_state: String,
+    pub next_action: String,
+    pub blockers: Vec<Notice>,
+    pub warnings: Vec<Notice>,
+    pub actions: Vec<String>,
+    pub restores: Vec<String>,
+    pub recomputes: Vec<String>,
+}
+
+impl Plan {
+    /// The blockers' codes, in order.
+    pub fn blocker_codes(&self) -> Vec<&str> {
+        self.blockers.iter().map(|n| n.code.as_str()).collect()
+    }
+
+    /// The warnings' codes, in order.
+    pub fn warning_codes(&self) -> Vec<&str> {
+        self.warnings.iter().map(|n| n.code.as_str()).collect()
+    }
+
+    /// The chosen record's id.
+    pub fn record_id(&self) -> Option<&str> {
+        self.record.as_ref().map(|r| r.id.as_str())
+    }
+}
+
+/// `continuity resume --json` (SPEC §10.9).
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Resume {
+    pub resumed: bool,
+    pub plan: Plan,
+    pub handover: Option<String>,
+    pub decisions_carried: usize,
+    pub position: Option<Position>,
+}
