@@ -245,7 +245,7 @@ pub struct KnowledgeCandidate {
 }
 
 /// A device: `{node, label}` (SPEC §6.14).
-#[derive(Debug, Deserialize)]
+#[derive(Debug, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Device {
     pub node: String,
@@ -253,15 +253,22 @@ pub struct Device {
 }
 
 /// `continuity device --json`.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct DeviceDoc {
     pub device: Device,
     pub public_key: String,
 }
 
+impl DeviceDoc {
+    /// The device.
+    pub fn device(&self) -> &Device {
+        &self.device
+    }
+}
+
 /// A continuity record as the read documents show it (SPEC §10.7).
-#[derive(Debug, Deserialize)]
+#[derive(Debug, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct RecordView {
     pub id: String,
@@ -283,7 +290,7 @@ pub struct RecordView {
 }
 
 /// A continuity diagnostic: `{severity, code, path?, message}`.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Diagnostic {
     pub severity: String,
@@ -298,7 +305,7 @@ pub fn codes(d: &[Diagnostic]) -> Vec<&str> {
 }
 
 /// `continuity publish --json`.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Publish {
     pub record: Option<RecordView>,
@@ -320,7 +327,7 @@ impl Publish {
     }
 }
 
-#[derive(Debug, Deserialize)]
+#[derive(Debug, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Leak {
     pub code: String,
@@ -328,7 +335,7 @@ pub struct Leak {
     pub reason: String,
 }
 
-#[derive(Debug, Deserialize)]
+#[derive(Debug, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ReceiptField {
     pub pointer: String,
@@ -337,7 +344,7 @@ pub struct ReceiptField {
 }
 
 /// The store as `status` and `sync` show it.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct StoreView {
     pub reference: String,
@@ -350,7 +357,7 @@ pub struct StoreView {
 }
 
 /// One line of the store compared with the remote's.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct LineComparison {
     pub line: String,
@@ -359,7 +366,7 @@ pub struct LineComparison {
 }
 
 /// `continuity sync --json` (SPEC §10.6).
-#[derive(Debug, Deserialize)]
+#[derive(Debug, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Sync {
     pub remote: Option<String>,
@@ -376,7 +383,7 @@ pub struct Sync {
 }
 
 /// This checkout's position on a line.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Position {
     pub line: String,
@@ -386,7 +393,7 @@ pub struct Position {
 }
 
 /// The last sync, as `continuity.json` keeps it.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct LastSync {
     pub remote: String,
@@ -396,7 +403,7 @@ pub struct LastSync {
 }
 
 /// A line with its head records, as `status` shows it.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct LineView {
     pub line: String,
@@ -406,7 +413,7 @@ pub struct LineView {
 }
 
 /// `continuity status --json` (SPEC §10.7).
-#[derive(Debug, Deserialize)]
+#[derive(Debug, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Status {
     pub repository: String,
@@ -426,7 +433,7 @@ pub struct Status {
 }
 
 /// A line with its head ids, as `records` shows it.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct LineSummary {
     pub line: String,
@@ -436,7 +443,7 @@ pub struct LineSummary {
 }
 
 /// `continuity records --json`.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Records {
     pub records: Vec<RecordView>,
@@ -453,7 +460,7 @@ impl Records {
 }
 
 /// A plan's blocker or warning.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Notice {
     pub code: String,
@@ -461,7 +468,7 @@ pub struct Notice {
 }
 
 /// How the record's source stands to this checkout.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct SourceView {
     pub expected_branch: Option<String>,
@@ -476,7 +483,7 @@ pub struct SourceView {
     pub same_uncommitted_work: Option<bool>,
 }
 
-#[derive(Debug, Deserialize)]
+#[derive(Debug, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct PlanTask {
     pub id: String,
@@ -486,7 +493,7 @@ pub struct PlanTask {
 }
 
 /// `continuity plan --json` (SPEC §10.8).
-#[derive(Debug, Deserialize)]
+#[derive(Debug, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Plan {
     pub status: String,
@@ -525,7 +532,7 @@ impl Plan {
 }
 
 /// `continuity resume --json` (SPEC §10.9).
-#[derive(Debug, Deserialize)]
+#[derive(Debug, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Resume {
     pub resumed: bool,
@@ -533,4 +540,168 @@ pub struct Resume {
     pub handover: Option<String>,
     pub decisions_carried: usize,
     pub position: Option<Position>,
+}
+
+/// `continuity verify --json`.
+#[derive(Debug, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Verify {
+    pub verified: usize,
+    pub admitted: usize,
+    pub refused: usize,
+    pub untrusted: usize,
+    pub too_new: usize,
+    pub problems: Vec<Diagnostic>,
+}
+
+/// Accessors for the optional fields (and the fields whose name another document uses for an
+/// optional one), so a test reads `plan.record().id` and fails naming the field when it is absent.
+fn present<T>(v: Option<T>, ty: &str, field: &str) -> T {
+    v.unwrap_or_else(|| panic!("{ty} has no {field}"))
+}
+
+impl RecordView {
+    #[track_caller]
+    pub fn parent(&self) -> &str {
+        present(self.parent.as_deref(), "RecordView", "parent")
+    }
+
+    #[track_caller]
+    pub fn session(&self) -> &str {
+        present(self.session.as_deref(), "RecordView", "session")
+    }
+
+    #[track_caller]
+    pub fn branch(&self) -> &str {
+        present(self.branch.as_deref(), "RecordView", "branch")
+    }
+
+    #[track_caller]
+    pub fn head(&self) -> &str {
+        present(self.head.as_deref(), "RecordView", "head")
+    }
+
+    #[track_caller]
+    pub fn task(&self) -> &str {
+        present(self.task.as_deref(), "RecordView", "task")
+    }
+
+    #[track_caller]
+    pub fn issue(&self) -> &str {
+        present(self.issue.as_deref(), "RecordView", "issue")
+    }
+
+    #[track_caller]
+    pub fn device(&self) -> &Device {
+        present(Some(&self.device), "RecordView", "device")
+    }
+}
+
+impl Publish {
+    #[track_caller]
+    pub fn record(&self) -> &RecordView {
+        present(self.record.as_ref(), "Publish", "record")
+    }
+
+    #[track_caller]
+    pub fn handover(&self) -> &str {
+        present(Some(self.handover.as_str()), "Publish", "handover")
+    }
+}
+
+impl Status {
+    #[track_caller]
+    pub fn device(&self) -> &Device {
+        present(self.device.as_ref(), "Status", "device")
+    }
+
+    #[track_caller]
+    pub fn position(&self) -> &Position {
+        present(self.position.as_ref(), "Status", "position")
+    }
+
+    #[track_caller]
+    pub fn last_sync(&self) -> &LastSync {
+        present(self.last_sync.as_ref(), "Status", "last_sync")
+    }
+}
+
+impl LastSync {
+    #[track_caller]
+    pub fn remote(&self) -> &str {
+        present(Some(self.remote.as_str()), "LastSync", "remote")
+    }
+
+    #[track_caller]
+    pub fn detail(&self) -> &str {
+        present(self.detail.as_deref(), "LastSync", "detail")
+    }
+}
+
+impl Position {
+    #[track_caller]
+    pub fn record(&self) -> &str {
+        present(Some(self.record.as_str()), "Position", "record")
+    }
+}
+
+impl Plan {
+    #[track_caller]
+    pub fn record(&self) -> &RecordView {
+        present(self.record.as_ref(), "Plan", "record")
+    }
+
+    #[track_caller]
+    pub fn source(&self) -> &SourceView {
+        present(self.source.as_ref(), "Plan", "source")
+    }
+
+    #[track_caller]
+    pub fn lineage(&self) -> &str {
+        present(self.lineage.as_deref(), "Plan", "lineage")
+    }
+
+    #[track_caller]
+    pub fn task(&self) -> &PlanTask {
+        present(self.task.as_ref(), "Plan", "task")
+    }
+
+    #[track_caller]
+    pub fn milestone(&self) -> &str {
+        present(self.milestone.as_deref(), "Plan", "milestone")
+    }
+}
+
+impl SourceView {
+    #[track_caller]
+    pub fn same_uncommitted_work(&self) -> bool {
+        present(self.same_uncommitted_work, "SourceView", "same_uncommitted_work")
+    }
+}
+
+impl Resume {
+    #[track_caller]
+    pub fn handover(&self) -> &str {
+        present(self.handover.as_deref(), "Resume", "handover")
+    }
+
+    #[track_caller]
+    pub fn position(&self) -> &Position {
+        present(self.position.as_ref(), "Resume", "position")
+    }
+}
+
+/// The codes of a plan's blockers or warnings, in order.
+pub fn notice_codes(n: &[Notice]) -> Vec<String> {
+    n.iter().map(|n| n.code.clone()).collect()
+}
+
+/// The codes of diagnostics, in order, owned.
+pub fn diag_codes(d: &[Diagnostic]) -> Vec<String> {
+    d.iter().map(|d| d.code.clone()).collect()
+}
+
+/// The ids of records, in order.
+pub fn record_ids(r: &[RecordView]) -> Vec<String> {
+    r.iter().map(|r| r.id.clone()).collect()
 }
