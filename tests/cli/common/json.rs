@@ -705,3 +705,173 @@ pub fn diag_codes(d: &[Diagnostic]) -> Vec<String> {
 pub fn record_ids(r: &[RecordView]) -> Vec<String> {
     r.iter().map(|r| r.id.clone()).collect()
 }
+
+/// `state --json` (the seed's `continuity-state.schema.json`, which the surface tests also
+/// validate against): only the members the tests read are named.
+#[derive(Debug, Deserialize)]
+pub struct State {
+    pub present: bool,
+    pub session: Option<StateSession>,
+    pub task: Option<StateTask>,
+    pub handover: Option<StateRecord>,
+    pub checkpoint: Option<StateRecord>,
+    pub blockers: Vec<String>,
+    pub tallies: std::collections::BTreeMap<String, u64>,
+    pub findings: Vec<String>,
+}
+
+#[derive(Debug, Deserialize)]
+pub struct StateSession {
+    pub foreign: bool,
+}
+
+#[derive(Debug, Deserialize)]
+pub struct StateTask {
+    pub task: String,
+}
+
+#[derive(Debug, Deserialize)]
+pub struct StateRecord {
+    pub path: String,
+    pub branch: String,
+    pub matched: String,
+    pub divergence: String,
+    pub freshness: String,
+    pub age_minutes: Option<i64>,
+    pub next_action: Option<String>,
+    pub next_action_withheld: Option<String>,
+}
+
+impl State {
+    /// The handover (present in the fixture).
+    #[track_caller]
+    pub fn handover(&self) -> &StateRecord {
+        present(self.handover.as_ref(), "State", "handover")
+    }
+}
+
+/// `explain --json`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Explain {
+    pub worktree: String,
+    pub answers: Vec<Answer>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Answer {
+    pub question: String,
+    pub answer: String,
+    pub reason: String,
+    pub citations: Vec<Citation>,
+    #[serde(default)]
+    pub candidates: Vec<ExplainCandidate>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Citation {
+    pub kind: String,
+    pub path: String,
+    pub line: Option<u64>,
+    pub key: Option<String>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ExplainCandidate {
+    pub file: String,
+    pub verdict: String,
+    pub reason: String,
+}
+
+impl Explain {
+    /// The answer to `question`.
+    #[track_caller]
+    pub fn answer(&self, question: &str) -> &Answer {
+        self.answers.iter().find(|a| a.question == question).unwrap_or_else(|| panic!("no answer {question}"))
+    }
+}
+
+/// `lifecycle episodes --json`.
+#[derive(Debug, Deserialize)]
+pub struct Episodes {
+    pub episodes: Vec<Episode>,
+}
+
+#[derive(Debug, Deserialize)]
+pub struct Episode {
+    pub session_id: String,
+    pub key: String,
+    pub standing: String,
+    pub events: u64,
+    pub last_event: Option<String>,
+}
+
+/// `lifecycle recovery --json`.
+#[derive(Debug, Deserialize)]
+pub struct Recovery {
+    pub pointer: Pointer,
+    pub stranded: Vec<Stranded>,
+    pub balance: Balance,
+}
+
+#[derive(Debug, Deserialize)]
+pub struct Pointer {
+    pub layout: String,
+    pub resolves: bool,
+}
+
+#[derive(Debug, Deserialize)]
+pub struct Stranded {
+    pub worktree: String,
+    pub remedy: String,
+}
+
+#[derive(Debug, Deserialize)]
+pub struct Balance {
+    pub started: u64,
+    pub open: u64,
+    pub unaccounted: i64,
+    pub agrees: bool,
+}
+
+/// `lifecycle closed --json`.
+#[derive(Debug, Deserialize)]
+pub struct Closed {
+    pub total: u64,
+    pub on_this_branch: u64,
+    pub newest: Vec<ClosedNewest>,
+}
+
+#[derive(Debug, Deserialize)]
+pub struct ClosedNewest {
+    pub outcome: String,
+}
+
+/// `lifecycle runtime --json`.
+#[derive(Debug, Deserialize)]
+pub struct Runtime {
+    pub repository: RuntimeGit,
+    pub agree: bool,
+}
+
+#[derive(Debug, Deserialize)]
+pub struct RuntimeGit {
+    pub head: String,
+}
+
+/// `lifecycle providers --json`.
+#[derive(Debug, Deserialize)]
+pub struct Providers {
+    pub providers: Vec<ProviderView>,
+    pub git_hooks: Vec<String>,
+}
+
+#[derive(Debug, Deserialize)]
+pub struct ProviderView {
+    pub name: String,
+    pub events: Vec<String>,
+    pub wired: Vec<String>,
+}
