@@ -434,15 +434,15 @@ fn scenario_821_a_session_moves_between_machines() {
     assert_eq!(res[0].device().label, "macbook-pro");
     assert_eq!(res[0].device().node, node_a.as_str());
     assert_eq!(res[0].trust, "trusted");
-    assert_eq!(res[0].this_device, false);
+    assert!(!res[0].this_device);
     let st = b.c(&["status"]).ok().stdout;
     assert!(
         st.contains("Resumable from another device (1)\n")
             && st.contains("device      macbook-pro [trusted]\n")
             && st.contains("issue       #184\n"),
-        "{st:?}"
+        "{st}"
     );
-    assert!(st.contains("next        git majordomus continuity plan\n"), "{st:?}");
+    assert!(st.contains("next        git majordomus continuity plan\n"), "{st}");
 
     // B: plan is ready, exact; it writes nothing.
     let before = b.local_files();
@@ -474,7 +474,7 @@ fn scenario_821_a_session_moves_between_machines() {
 
     // B: resume.
     let r: Resume = b.cj(&["resume"], 0);
-    assert_eq!(r.resumed, true);
+    assert!(r.resumed);
     assert_eq!(r.decisions_carried, 1);
     assert_eq!(r.plan.task().title, "fix OAuth callback");
     assert_eq!(r.plan.record().issue(), "#184");
@@ -530,12 +530,12 @@ fn scenario_821_a_session_moves_between_machines() {
     // §14 item 48: resuming again writes nothing new. Implicitly there is nothing left to
     // resume (the position equals the record, so it is no longer offered)...
     let again: Resume = b.cj(&["resume"], 10);
-    assert_eq!(again.resumed, false);
+    assert!(!again.resumed);
     assert_eq!(again.plan.status, "nothing_to_resume");
     assert_eq!(b.arrived().len(), 1);
     // ...and naming it again returns the same handover, carries nothing, warns already_resumed.
     let again: Resume = b.cj(&["resume", "--record", &r1[..12]], 0);
-    assert_eq!(again.resumed, true);
+    assert!(again.resumed);
     assert_eq!(again.handover(), handover.as_str());
     assert_eq!(again.decisions_carried, 0);
     assert_eq!(again.plan.lineage(), "equal");
@@ -676,7 +676,7 @@ fn scenario_822_dirty_handover_and_the_source_relations() {
     let plan: Plan = b.cj(&["plan"], 0);
     assert_eq!(plan.status, "ready_with_warnings", "{plan:?}");
     assert_eq!(plan.source().relation, "exact");
-    assert_eq!(plan.source().origin_dirty, true);
+    assert!(plan.source().origin_dirty);
     assert_eq!(plan.source().origin_changed, ["lib/a", "lib/new"]);
     assert_eq!(plan.source().origin_changed_total, 2);
     assert_eq!(notice_codes(&plan.warnings), ["source_incomplete"]);
@@ -700,11 +700,11 @@ fn scenario_822_dirty_handover_and_the_source_relations() {
     b.repo.write("lib/a", "uncommitted change\n");
     b.repo.write("lib/new", "untracked\n");
     let plan: Plan = b.cj(&["plan", "--record", &r1], 0);
-    assert_eq!(plan.source().same_uncommitted_work(), true, "{plan:?}");
+    assert!(plan.source().same_uncommitted_work(), "{plan:?}");
     assert!(!notice_codes(&plan.warnings).iter().any(|c| c == "source_incomplete" || c == "local_dirty"), "{plan:?}");
     b.repo.write("lib/new", "something else\n");
     let plan: Plan = b.cj(&["plan", "--record", &r1], 0);
-    assert_eq!(plan.source().same_uncommitted_work(), false);
+    assert!(!plan.source().same_uncommitted_work());
     let w2 = notice_codes(&plan.warnings);
     assert!(w2.contains(&"source_incomplete".to_string()) && w2.contains(&"local_dirty".to_string()), "{plan:?}");
     b.git(&["checkout", "-q", "--", "lib/a"]);
@@ -727,7 +727,7 @@ fn scenario_822_dirty_handover_and_the_source_relations() {
     assert!(b.c(&["plan"]).code(10).stdout.contains("BLOCKER head_missing: "));
     let arrived = b.arrived();
     let r: Resume = b.cj(&["resume"], 10);
-    assert_eq!(r.resumed, false);
+    assert!(!r.resumed);
     assert_eq!(r.plan.status, "requires_source_update");
     assert!(r.handover.is_none());
     assert!(b.c(&["resume"]).code(10).stdout.starts_with("Resume blocked  requires_source_update\n"));
@@ -763,7 +763,7 @@ fn scenario_822_dirty_handover_and_the_source_relations() {
     assert_eq!(plan.status, "ready");
     assert_eq!(plan.lineage(), "newer");
     let r: Resume = b.cj(&["resume"], 0);
-    assert_eq!(r.resumed, true);
+    assert!(r.resumed);
     assert_eq!(b.arrived().len(), 2);
 
     // §14 item 46: local extra commits → warning local_ahead, still resumable.
@@ -829,7 +829,7 @@ fn scenario_823_continued_twice_diverges_and_is_never_picked_by_time() {
     assert!(bl.contains(&"line_diverged".to_string()) && bl.contains(&"would_diverge".to_string()), "{plan:?}");
     let arrived = b.arrived();
     let r: Resume = b.cj(&["resume"], 10);
-    assert_eq!(r.resumed, false);
+    assert!(!r.resumed);
     assert_eq!(b.arrived(), arrived, "a declined resume writes no handover");
     // Naming R3 explicitly: ready_with_warnings with both warnings.
     let plan: Plan = b.cj(&["plan", "--record", &r3[..12]], 0);
@@ -1098,7 +1098,7 @@ fn scenario_827_an_altered_blob_is_refused_as_id_mismatch() {
     // Deleting the read model changes no answer.
     let _ = std::fs::remove_dir_all(b.root().join(".git/majordomus/readmodel"));
     assert_eq!(b.cj::<Records>(&["records"], 0).records.len(), 0);
-    assert_eq!(b.cj::<Resume>(&["resume"], 10).resumed, false);
+    assert!(!b.cj::<Resume>(&["resume"], 10).resumed);
     assert!(b.arrived().is_empty());
     assert_eq!(b.snap(), b_snap);
     w.fsck(&[]);
@@ -1212,7 +1212,7 @@ fn scenario_827_item_40_untrusted_signer_is_refused_and_undeclared_only_warned()
     assert!(plan.blockers[0].message.contains("trust.allow"));
     assert!(a.c(&["plan"]).code(10).stdout.contains("device      desktop [untrusted]\n"));
     let r: Resume = a.cj(&["resume"], 10);
-    assert_eq!(r.resumed, false);
+    assert!(!r.resumed);
     assert!(a.arrived().is_empty(), "resume writes no handover");
     assert!(
         !a.repo.exists(".ai/local/state/decisions.md")
@@ -1273,7 +1273,7 @@ fn a_revoked_key_is_refused_on_every_read_even_after_admission() {
     assert_eq!(notice_codes(&plan.blockers), ["continuity.revoked_key"]);
     assert_eq!(a.cj::<Plan>(&["plan"], 0).status, "nothing_to_resume");
     let r: Resume = a.cj(&["resume", "--record", &rb[..8]], 10);
-    assert_eq!(r.resumed, false);
+    assert!(!r.resumed);
     assert!(a.arrived().is_empty());
     let ver: Verify = a.cj(&["verify"], 10);
     assert_eq!(ver.refused, 1, "{ver:?}");
@@ -1384,7 +1384,7 @@ fn items_34_35_republishing_is_unchanged_and_publish_touches_only_its_ref_and_st
     assert_eq!(local["branches"]["main"]["via"], "published");
     // §14 item 34: the same handover at the same source → written: false, no new commit.
     let v: Publish = a.cj(&["publish"], 0);
-    assert_eq!(v.written, false);
+    assert!(!v.written);
     assert_eq!(v.record().id, r1.as_str());
     let out = a.c(&["publish"]).ok();
     assert!(
@@ -1397,7 +1397,7 @@ fn items_34_35_republishing_is_unchanged_and_publish_touches_only_its_ref_and_st
     // The source changed (a dirty tree): a new record continues the first.
     a.repo.write("lib/wip.rs", "wip\n");
     let v: Publish = a.cj(&["publish"], 0);
-    assert_eq!(v.written, true);
+    assert!(v.written);
     assert_eq!(v.record().parent(), r1.as_str());
     assert_eq!(a.store_files(REF).len(), 2);
     std::fs::remove_file(a.root().join("lib/wip.rs")).unwrap();
@@ -1445,7 +1445,7 @@ fn item_51_record_prefixes_choose_and_unknown() {
     assert_eq!(notice_codes(&plan.blockers), ["record_unknown"]);
     assert_eq!(plan.actions, ["git majordomus continuity sync"]);
     let r: Resume = a.cj(&["resume", "--record", ""], 10);
-    assert_eq!(r.resumed, false);
+    assert!(!r.resumed);
     assert_eq!(a.snap(), snap);
     w.fsck(&[]);
 }
