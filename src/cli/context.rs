@@ -24,7 +24,7 @@ pub struct Args {
 pub fn run(cc: &CommandContext, a: &Args, ui: &mut Ui) -> Result<Exit> {
     let ctx = cc.open()?;
     let params = ContextParams { provider: a.provider.clone(), prompt: a.prompt.clone(), budget_lines: a.budget_lines };
-    let result = context::build(&ctx, &params).and_then(|report| {
+    let result = context::build(&ctx, &params, &render::context::Text).and_then(|report| {
         report.within_budget()?;
         if cc.global.json {
             ui.json(&report);

@@ -5,6 +5,7 @@ use std::io::Read;
 use super::CommandContext;
 use crate::error::{Exit, Result};
 use crate::ops::hook;
+use crate::render;
 use crate::ui::Ui;
 
 /// How much of a payload is read; the rest is discarded (a hook never refuses its provider).
@@ -27,7 +28,7 @@ pub fn run(cc: &CommandContext, a: &Args, ui: &mut Ui) -> Result<Exit> {
         let _ = stdin.lock().take(PAYLOAD_READ_CAP).read_to_end(&mut payload);
         let _ = std::io::copy(&mut stdin.lock(), &mut std::io::sink());
     }
-    let r = hook::run(cc.global.repo.as_deref(), &cc.env, &a.provider, &a.event, &payload);
+    let r = hook::run(cc.global.repo.as_deref(), &cc.env, &a.provider, &a.event, &payload, &render::context::Text);
     for l in &r.stderr {
         ui.status(l);
     }

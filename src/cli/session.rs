@@ -107,6 +107,7 @@ pub fn run(cc: &CommandContext, a: Args, ui: &mut Ui) -> Result<Exit> {
                 match session::start(
                     &ctx,
                     StartParams { owner, worker, keep: matches!(if_open, IfOpen::Keep), provider, provider_session },
+                    &crate::render::context::Text,
                 )? {
                     StartReport::Kept { session } => ui.status(&format!(
                         "session {} already open here since {}; kept",

@@ -38,84 +38,89 @@ impl Severity {
     }
 }
 
-/// Declares [`Code`] from one list: each variant with its printed name (the serde name, the
-/// text, [`Code::ALL`] and [`Code::parse`] all come from it).
-macro_rules! codes {
-    ($($variant:ident = $name:literal,)*) => {
-        /// The closed vocabulary of continuity diagnostics (SPEC §10.3–§10.11): the one place
-        /// their names live; the JSON and the text print [`Code::as_str`]. Codes order by their
-        /// printed name (lists sorted by code read as they did when codes were strings).
-        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+/// Declares a closed vocabulary from one list: each variant with its printed name. The serde
+/// name, `as_str` (the text), `ALL`, `parse` and `Display` all come from that list, so a name
+/// cannot be written twice; values order by their printed name (lists sorted by code read as
+/// they did when codes were strings). Used for [`Code`] here and the plan's notice codes
+/// (`plan::PlanCode`).
+macro_rules! vocabulary {
+    ($(#[$meta:meta])* $vis:vis enum $name:ident { $($variant:ident = $text:literal,)* }) => {
+        $(#[$meta])*
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
         #[cfg_attr(feature = "mcp", derive(schemars::JsonSchema))]
-        pub enum Code {
+        $vis enum $name {
             $(
-                #[doc = $name]
-                #[serde(rename = $name)]
+                #[doc = $text]
+                #[serde(rename = $text)]
                 $variant,
             )*
         }
 
-        impl Code {
-            /// Every code, in declaration order.
-            pub const ALL: &'static [Code] = &[$(Code::$variant),*];
+        impl $name {
+            /// Every value, in declaration order.
+            pub const ALL: &'static [$name] = &[$($name::$variant),*];
 
-            /// The name as printed (`continuity.<code>`).
+            /// The name as printed.
             pub const fn as_str(self) -> &'static str {
                 match self {
-                    $(Code::$variant => $name,)*
+                    $($name::$variant => $text,)*
                 }
+            }
+
+            /// The value of its printed name.
+            pub fn parse(s: &str) -> Option<$name> {
+                $name::ALL.iter().copied().find(|c| c.as_str() == s)
+            }
+        }
+
+        impl std::fmt::Display for $name {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str(self.as_str())
+            }
+        }
+
+        impl Ord for $name {
+            fn cmp(&self, other: &$name) -> std::cmp::Ordering {
+                self.as_str().cmp(other.as_str())
+            }
+        }
+
+        impl PartialOrd for $name {
+            fn partial_cmp(&self, other: &$name) -> Option<std::cmp::Ordering> {
+                Some(self.cmp(other))
             }
         }
     };
 }
+pub(crate) use vocabulary;
 
-codes! {
-    RecordMalformed = "continuity.record_malformed",
-    IdMismatch = "continuity.id_mismatch",
-    DanglingParent = "continuity.dangling_parent",
-    BrokenLineage = "continuity.broken_lineage",
-    BadSignature = "continuity.bad_signature",
-    Untrusted = "continuity.untrusted",
-    StrayFile = "continuity.stray_file",
-    Diverged = "continuity.diverged",
-    UpgradeRequired = "continuity.upgrade_required",
-    Secret = "continuity.secret",
-    SchemaUnknown = "continuity.schema_unknown",
-    SchemaTooNew = "continuity.schema_too_new",
-    RevokedKey = "continuity.revoked_key",
-    RemoteUnreachable = "continuity.remote_unreachable",
-    RecordTooLarge = "continuity.record_too_large",
-    PushRejected = "continuity.push_rejected",
-    PushRefused = "continuity.push_refused",
-    NonportableField = "continuity.nonportable_field",
-    NoRemote = "continuity.no_remote",
-    NoDeviceIdentity = "continuity.no_device_identity",
-    ForeignRepository = "continuity.foreign_repository",
-    Collision = "continuity.collision",
-}
-
-impl Code {
-    /// The code of its printed name.
-    pub fn parse(s: &str) -> Option<Code> {
-        Code::ALL.iter().copied().find(|c| c.as_str() == s)
-    }
-}
-
-impl std::fmt::Display for Code {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
-impl Ord for Code {
-    fn cmp(&self, other: &Code) -> std::cmp::Ordering {
-        self.as_str().cmp(other.as_str())
-    }
-}
-
-impl PartialOrd for Code {
-    fn partial_cmp(&self, other: &Code) -> Option<std::cmp::Ordering> {
-        Some(self.cmp(other))
+vocabulary! {
+    /// The closed vocabulary of continuity diagnostics (SPEC §10.3–§10.11): the one place
+    /// their names live; the JSON and the text print [`Code::as_str`]. Codes order by their
+    /// printed name (lists sorted by code read as they did when codes were strings).
+    pub enum Code {
+        RecordMalformed = "continuity.record_malformed",
+        IdMismatch = "continuity.id_mismatch",
+        DanglingParent = "continuity.dangling_parent",
+        BrokenLineage = "continuity.broken_lineage",
+        BadSignature = "continuity.bad_signature",
+        Untrusted = "continuity.untrusted",
+        StrayFile = "continuity.stray_file",
+        Diverged = "continuity.diverged",
+        UpgradeRequired = "continuity.upgrade_required",
+        Secret = "continuity.secret",
+        SchemaUnknown = "continuity.schema_unknown",
+        SchemaTooNew = "continuity.schema_too_new",
+        RevokedKey = "continuity.revoked_key",
+        RemoteUnreachable = "continuity.remote_unreachable",
+        RecordTooLarge = "continuity.record_too_large",
+        PushRejected = "continuity.push_rejected",
+        PushRefused = "continuity.push_refused",
+        NonportableField = "continuity.nonportable_field",
+        NoRemote = "continuity.no_remote",
+        NoDeviceIdentity = "continuity.no_device_identity",
+        ForeignRepository = "continuity.foreign_repository",
+        Collision = "continuity.collision",
     }
 }
 

@@ -5,7 +5,7 @@
 //! answers the one git question (how the chosen record's head stands to local HEAD) through
 //! [`SourceFacts`]. A plan recommends commands; it never runs them.
 
-use crate::continuity::admission::Code;
+use crate::continuity::admission::{vocabulary, Code};
 use std::cmp::Ordering;
 
 use chrono::{DateTime, Utc};
@@ -110,18 +110,83 @@ impl SourceRelation {
     }
 }
 
+vocabulary! {
+    /// The plan's own notice codes (SPEC §10.8): the one place their names live; the JSON and
+    /// the text print [`PlanCode::as_str`].
+    pub enum PlanCode {
+        RecordUnknown = "record_unknown",
+        NothingPublished = "nothing_published",
+        SeveralResumable = "several_resumable",
+        OriginUntrusted = "origin_untrusted",
+        OriginUndeclared = "origin_undeclared",
+        LineDiverged = "line_diverged",
+        LineageIncomplete = "lineage_incomplete",
+        AlreadyResumed = "already_resumed",
+        WouldDiverge = "would_diverge",
+        OriginMayBeActive = "origin_may_be_active",
+        LocalAhead = "local_ahead",
+        LocalBehind = "local_behind",
+        SourceDiverged = "source_diverged",
+        HeadMissing = "head_missing",
+        BranchDiffers = "branch_differs",
+        SourceUnknown = "source_unknown",
+        SourceIncomplete = "source_incomplete",
+        LocalDirty = "local_dirty",
+    }
+}
+
+/// The code of a notice: one of the plan's, or the diagnostic code of the refused file a
+/// blocker names (both print as their name).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "mcp", derive(schemars::JsonSchema))]
+#[serde(untagged)]
+pub enum NoticeCode {
+    /// A code of the plan.
+    Plan(PlanCode),
+    /// The admission code of a refused file.
+    Refused(Code),
+}
+
+impl NoticeCode {
+    /// The name as printed.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            NoticeCode::Plan(c) => c.as_str(),
+            NoticeCode::Refused(c) => c.as_str(),
+        }
+    }
+}
+
+impl std::fmt::Display for NoticeCode {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl From<PlanCode> for NoticeCode {
+    fn from(c: PlanCode) -> NoticeCode {
+        NoticeCode::Plan(c)
+    }
+}
+
+impl From<Code> for NoticeCode {
+    fn from(c: Code) -> NoticeCode {
+        NoticeCode::Refused(c)
+    }
+}
+
 /// A blocker or a warning: `{code, message}`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[cfg_attr(feature = "mcp", derive(schemars::JsonSchema))]
 pub struct Notice {
     /// Stable code (`origin_untrusted`, `line_diverged`, ...).
-    pub code: String,
+    pub code: NoticeCode,
     /// One sentence.
     pub message: String,
 }
 
 impl Notice {
-    fn new(code: &str, message: String) -> Notice {
+    fn new(code: impl Into<NoticeCode>, message: String) -> Notice {
         Notice { code: code.into(), message }
     }
 }
@@ -350,13 +415,16 @@ fn choose_explicit(input: &PlanInput<'_>, prefix: &str) -> Choice {
             refused.sort_by(|a, b| a.path.cmp(&b.path));
             plan.blockers.push(match refused.first() {
                 Some(f) => Notice::new(
-                    f.code.as_str(),
+                    f.code,
                     format!("the record matching `{prefix}` was refused: {}: {}", f.path, f.message),
                 ),
                 None if prefix.is_empty() => {
-                    Notice::new("record_unknown", "this store holds no admitted record".into())
+                    Notice::new(PlanCode::RecordUnknown, "this store holds no admitted record".into())
                 }
-                None => Notice::new("record_unknown", format!("no admitted record has an id starting with `{prefix}`")),
+                None => Notice::new(
+                    PlanCode::RecordUnknown,
+                    format!("no admitted record has an id starting with `{prefix}`"),
+                ),
             });
             plan.actions.push(SYNC_ACTION.into());
             Choice::Settled(Box::new(plan))
@@ -383,7 +451,7 @@ fn choose_implicit(input: &PlanInput<'_>) -> Choice {
             let mut plan = ResumePlan::empty(PlanStatus::NothingToResume);
             match input.last_sync {
                 Some(s) => plan.warnings.push(Notice::new(
-                    "nothing_published",
+                    PlanCode::NothingPublished,
                     format!(
                         "no other device has published a record to resume here (last sync with {} at {}: {})",
                         s.remote, s.at, s.outcome
@@ -391,7 +459,7 @@ fn choose_implicit(input: &PlanInput<'_>) -> Choice {
                 )),
                 None => {
                     plan.warnings.push(Notice::new(
-                        "nothing_published",
+                        PlanCode::NothingPublished,
                         "no other device has published a record to resume here; this checkout has never synced".into(),
                     ));
                     plan.actions.push(SYNC_ACTION.into());
@@ -403,7 +471,7 @@ fn choose_implicit(input: &PlanInput<'_>) -> Choice {
             let mut plan = ResumePlan::empty(PlanStatus::ChooseRecord);
             plan.candidates = pool.iter().map(|p| input.view(p)).collect();
             plan.blockers.push(Notice::new(
-                "several_resumable",
+                PlanCode::SeveralResumable,
                 format!("{n} records from other devices can be resumed (separate lines are a choice, not a conflict); name one with `git majordomus continuity plan --record <id>`"),
             ));
             Choice::Settled(Box::new(plan))
@@ -423,7 +491,8 @@ enum Weight {
 pub fn judge(input: &PlanInput<'_>, chosen: &Chosen, facts: &SourceFacts) -> ResumePlan {
     let Some(p) = input.find(&chosen.id) else {
         let mut plan = ResumePlan::empty(PlanStatus::NothingToResume);
-        plan.blockers.push(Notice::new("record_unknown", format!("no admitted record has the id `{}`", chosen.id)));
+        plan.blockers
+            .push(Notice::new(PlanCode::RecordUnknown, format!("no admitted record has the id `{}`", chosen.id)));
         plan.actions.push(SYNC_ACTION.into());
         return plan;
     };
@@ -455,10 +524,10 @@ pub fn judge(input: &PlanInput<'_>, chosen: &Chosen, facts: &SourceFacts) -> Res
     match p.trust {
         Trust::Untrusted => blockers.push((
             Weight::Refused,
-            Notice::new("origin_untrusted", format!("{label}'s key is not trusted here; add its public key to `trust.allow` of the mesh declaration under .ai/repo/mesh/ to resume its records")),
+            Notice::new(PlanCode::OriginUntrusted, format!("{label}'s key is not trusted here; add its public key to `trust.allow` of the mesh declaration under .ai/repo/mesh/ to resume its records")),
         )),
         Trust::Undeclared => warnings.push(Notice::new(
-            "origin_undeclared",
+            PlanCode::OriginUndeclared,
             format!("no mesh declaration under .ai/repo/mesh/ says which devices to trust; {label}'s signature is valid but its key is not checked against a trust list"),
         )),
         Trust::ThisDevice | Trust::Trusted | Trust::Revoked => {}
@@ -475,13 +544,15 @@ pub fn judge(input: &PlanInput<'_>, chosen: &Chosen, facts: &SourceFacts) -> Res
             heads.join(", ")
         );
         if chosen.explicit {
-            warnings
-                .push(Notice::new("line_diverged", format!("{what}; resuming {id12} leaves the others as they are")));
+            warnings.push(Notice::new(
+                PlanCode::LineDiverged,
+                format!("{what}; resuming {id12} leaves the others as they are"),
+            ));
         } else {
             blockers.push((
                 Weight::Conflict,
                 Notice::new(
-                    "line_diverged",
+                    PlanCode::LineDiverged,
                     format!("{what}; a plan never picks one by time: name it with `--record <id>`"),
                 ),
             ));
@@ -489,7 +560,7 @@ pub fn judge(input: &PlanInput<'_>, chosen: &Chosen, facts: &SourceFacts) -> Res
     }
     if let Some(parent) = r.parent.as_deref().filter(|pa| !input.lineage.contains(pa)) {
         warnings.push(Notice::new(
-            "lineage_incomplete",
+            PlanCode::LineageIncomplete,
             format!("{id12} continues {}, which this store does not hold; a sync may fetch it", short(parent)),
         ));
     }
@@ -498,14 +569,14 @@ pub fn judge(input: &PlanInput<'_>, chosen: &Chosen, facts: &SourceFacts) -> Res
         plan.lineage = Some(rel);
         match rel {
             Relation::Equal => {
-                warnings.push(Notice::new("already_resumed", format!("this checkout already continues {id12}")))
+                warnings.push(Notice::new(PlanCode::AlreadyResumed, format!("this checkout already continues {id12}")))
             }
             Relation::Older => warnings.push(Notice::new(
-                "already_resumed",
+                PlanCode::AlreadyResumed,
                 format!("this checkout's position {} already continues {id12}", short(pos)),
             )),
             Relation::Diverged => {
-                let n = Notice::new("would_diverge", format!("this checkout continued line {} at {}, which {id12} does not continue: resuming it forks the line", short(&line), short(pos)));
+                let n = Notice::new(PlanCode::WouldDiverge, format!("this checkout continued line {} at {}, which {id12} does not continue: resuming it forks the line", short(&line), short(pos)));
                 if chosen.explicit {
                     warnings.push(n);
                 } else {
@@ -523,7 +594,7 @@ pub fn judge(input: &PlanInput<'_>, chosen: &Chosen, facts: &SourceFacts) -> Res
             if minutes < ACTIVE_MINUTES {
                 let age = age_minutes(r, input.now).map_or_else(|| "moments".to_string(), |m| format!("{m} minute(s)"));
                 warnings.push(Notice::new(
-                    "origin_may_be_active",
+                    PlanCode::OriginMayBeActive,
                     format!("{label}'s episode was still open when {id12} was published {age} ago; the work may still be going on there (advisory: nothing is locked)"),
                 ));
             }
@@ -541,11 +612,11 @@ pub fn judge(input: &PlanInput<'_>, chosen: &Chosen, facts: &SourceFacts) -> Res
     match relation {
         SourceRelation::Exact => {}
         SourceRelation::LocalAhead => warnings.push(Notice::new(
-            "local_ahead",
+            PlanCode::LocalAhead,
             format!("this checkout's head {lh} has commits after the record's head {eh}"),
         )),
         SourceRelation::LocalBehind => {
-            blockers.push((Weight::SourceUpdate, Notice::new("local_behind", format!("the record's head {eh} is ahead of this checkout's head {lh}; bring the branch up to date first"))));
+            blockers.push((Weight::SourceUpdate, Notice::new(PlanCode::LocalBehind, format!("the record's head {eh} is ahead of this checkout's head {lh}; bring the branch up to date first"))));
             actions.push(match branch_for_pull {
                 Some(b) => format!("git pull --ff-only {} {}", shell_word(remote), shell_word(b)),
                 None => format!("git pull --ff-only {}", shell_word(remote)),
@@ -554,7 +625,7 @@ pub fn judge(input: &PlanInput<'_>, chosen: &Chosen, facts: &SourceFacts) -> Res
         SourceRelation::Diverged => blockers.push((
             Weight::Conflict,
             Notice::new(
-                "source_diverged",
+                PlanCode::SourceDiverged,
                 format!(
                     "the record's head {eh} and this checkout's head {lh} have diverged; reconcile them with git first"
                 ),
@@ -564,7 +635,7 @@ pub fn judge(input: &PlanInput<'_>, chosen: &Chosen, facts: &SourceFacts) -> Res
             blockers.push((
                 Weight::SourceUpdate,
                 Notice::new(
-                    "head_missing",
+                    PlanCode::HeadMissing,
                     format!("the record's head {eh} is not a commit in this clone: it was not pushed, or not fetched"),
                 ),
             ));
@@ -576,7 +647,7 @@ pub fn judge(input: &PlanInput<'_>, chosen: &Chosen, facts: &SourceFacts) -> Res
             blockers.push((
                 Weight::SourceUpdate,
                 Notice::new(
-                    "branch_differs",
+                    PlanCode::BranchDiffers,
                     format!("the record was published on {theirs}; this checkout is on {ours}"),
                 ),
             ));
@@ -585,7 +656,7 @@ pub fn judge(input: &PlanInput<'_>, chosen: &Chosen, facts: &SourceFacts) -> Res
             }
         }
         SourceRelation::Unknown => warnings.push(Notice::new(
-            "source_unknown",
+            PlanCode::SourceUnknown,
             "the record's head or this checkout's head is unknown, so the source cannot be compared".into(),
         )),
     }
@@ -594,7 +665,7 @@ pub fn judge(input: &PlanInput<'_>, chosen: &Chosen, facts: &SourceFacts) -> Res
         .then(|| r.source.fingerprint.is_some() && r.source.fingerprint == facts.local_fingerprint);
     if origin_dirty && same_uncommitted_work != Some(true) {
         warnings.push(Notice::new(
-            "source_incomplete",
+            PlanCode::SourceIncomplete,
             format!(
                 "the origin had {} uncommitted file(s) that are not in its commit; they do not travel",
                 r.source.changed_total
@@ -602,8 +673,10 @@ pub fn judge(input: &PlanInput<'_>, chosen: &Chosen, facts: &SourceFacts) -> Res
         ));
     }
     if facts.local_dirty && same_uncommitted_work != Some(true) {
-        warnings
-            .push(Notice::new("local_dirty", "this checkout has uncommitted changes that are not the origin's".into()));
+        warnings.push(Notice::new(
+            PlanCode::LocalDirty,
+            "this checkout has uncommitted changes that are not the origin's".into(),
+        ));
     }
     plan.source = Some(SourceView {
         expected_branch,

@@ -1,14 +1,24 @@
 //! `context` (SPEC §8.4): a bounded projection of durable state and git, selected by the
 //! profile's `context` block and fitted to a line budget by dropping sections in a fixed order.
 //!
-//! Owns: what goes into the document, in what words, and what is dropped for the budget; the
-//! `ContextReport` read model (its JSON is the `--json` document).
-//! Must not touch: stdout, the wall clock, the environment. Read-only: writes nothing, not even
-//! the ledger.
+//! Owns: what goes into the document (each section's facts as data, [`Content`]; why anything
+//! is left out, [`Why`]), the fixed drop order and the budget decision, and the `ContextReport`
+//! read model (its JSON is the `--json` document).
+//! Must not touch: stdout, the wall clock, the environment, the words and line formats of the
+//! document (those are `render::context`). Read-only: writes nothing, not even the ledger.
+//!
+//! The budget counts printed lines (SPEC §8.4: "render whole document; while line count >
+//! budget drop"), so fitting needs the layout. The caller passes the layout in as a
+//! [`Renderer`] (`cli` chooses `render::context::Text`; this module never names `render`), and
+//! the decision stays here, in one place: [`ContextReport::fit`] asks the renderer for the
+//! blocks, counts their lines, and drops or degrades in the fixed order. Each section's text and
+//! each exclusion's reason are laid out once, when they enter the report, because the JSON
+//! document carries them (`sections[].text`, `excluded[].reason`).
 
 use std::collections::BTreeSet;
 use std::path::Path;
 
+use chrono::{DateTime, Utc};
 use serde::Serialize;
 
 use super::derive::{touched_since, unresolved};
@@ -21,40 +31,54 @@ use crate::model::labels::{age, branch_of, head_of, Anchor, Divergence};
 use crate::model::policy::{Policy, Profile};
 use crate::model::providers;
 use crate::model::task::{in_scope, Outcome, Task};
-use crate::render::records;
 use crate::store::atomic::{guard, read_opt};
-use crate::store::records::head7;
 use crate::store::{decisions, ledger, session_context};
 
 /// The documents a scope chain names, in the order they are looked for in each directory.
 const DOCUMENTS: &[&str] = &["README.md", "AGENTS.md", "CLAUDE.md"];
 
-/// The second header line: what the document is and is not.
-const DISCLAIMER: &str = "# a projection of durable state, not a source of truth: validate every line against git";
-
-/// Why a missing handover is named under EXCLUDED.
-const NO_HANDOVER: &str = "no record for this worktree and branch — absence, not a stale match";
+/// The ledger fields an event line names after its timestamp and event, in this order.
+const EVENT_FIELDS: &[&str] = &["task_id", "checkpoint_path", "handover_path", "outcome"];
 
 /// One step of the budget: drop a section, or degrade its body to a pointer.
 #[derive(Debug, Clone, Copy)]
 enum Step {
-    Drop(&'static str),
-    Degrade(&'static str),
+    Drop(SectionId),
+    Degrade(SectionId),
 }
 
 /// The fixed drop order. Git, task, profile and open questions are never dropped.
 const DROP_ORDER: &[Step] = &[
-    Step::Drop("history"),
-    Step::Drop("files"),
-    Step::Drop("documents"),
-    Step::Drop("reasoning"),
-    Step::Drop("decisions"),
-    Step::Degrade("checkpoint"),
-    Step::Degrade("handover"),
-    Step::Drop("checkpoint"),
-    Step::Drop("handover"),
-    Step::Drop("prompt"),
+    Step::Drop(SectionId::History),
+    Step::Drop(SectionId::Files),
+    Step::Drop(SectionId::Documents),
+    Step::Drop(SectionId::Reasoning),
+    Step::Drop(SectionId::Decisions),
+    Step::Degrade(SectionId::Checkpoint),
+    Step::Degrade(SectionId::Handover),
+    Step::Drop(SectionId::Checkpoint),
+    Step::Drop(SectionId::Handover),
+    Step::Drop(SectionId::Prompt),
 ];
+
+/// How the document is laid out in text; the budget is counted in its lines.
+///
+/// `cli` passes `render::context::Text`; the use cases that freeze the document into an
+/// episode's working context take it from their caller too.
+pub trait Renderer {
+    /// A section as printed, heading included, without a trailing newline.
+    fn section(&self, content: &Content) -> String;
+    /// A body that degrades under the budget (checkpoint, handover): its heading and a pointer
+    /// to the file; `None` for the sections that do not degrade.
+    fn brief(&self, content: &Content) -> Option<String>;
+    /// Why an item is left out, as printed under EXCLUDED.
+    fn reason(&self, why: &Why) -> String;
+    /// The printed document as blocks, each without a trailing newline, from the report's
+    /// section texts, exclusions and budget.
+    fn blocks(&self, report: &ContextReport) -> Vec<String>;
+    /// The whole printed document; its line count is the report's `budget.lines`.
+    fn document(&self, report: &ContextReport) -> String;
+}
 
 /// Parameters of `context`.
 #[derive(Debug, Clone, Default)]
@@ -127,19 +151,247 @@ pub struct TaskView {
     pub scope: Vec<String>,
 }
 
-/// One printed section.
+/// A section's id (SPEC §8.4): JSON `sections[].id`, EXCLUDED items and BUDGET `dropped`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+#[allow(missing_docs)]
+pub enum SectionId {
+    Git,
+    Task,
+    Profile,
+    Questions,
+    Documents,
+    Decisions,
+    Reasoning,
+    Checkpoint,
+    Handover,
+    Files,
+    History,
+    Prompt,
+}
+
+impl SectionId {
+    /// The id as printed.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            SectionId::Git => "git",
+            SectionId::Task => "task",
+            SectionId::Profile => "profile",
+            SectionId::Questions => "questions",
+            SectionId::Documents => "documents",
+            SectionId::Decisions => "decisions",
+            SectionId::Reasoning => "reasoning",
+            SectionId::Checkpoint => "checkpoint",
+            SectionId::Handover => "handover",
+            SectionId::Files => "files",
+            SectionId::History => "history",
+            SectionId::Prompt => "prompt",
+        }
+    }
+}
+
+/// One printed section: its facts, and the text the renderer made of them.
 #[derive(Debug, Clone, Serialize)]
 pub struct Section {
-    /// `git`, `task`, `profile`, `questions`, `documents`, `decisions`, `reasoning`,
-    /// `checkpoint`, `handover`, `files`, `history` or `prompt`.
-    pub id: String,
+    /// Which section.
+    pub id: SectionId,
     /// How many lines `text` has.
     pub lines: usize,
     /// The section as printed, heading included, without a trailing newline.
     pub text: String,
-    /// The heading plus a pointer, for bodies that degrade under the budget.
+    /// What the section says.
     #[serde(skip)]
-    brief: Option<String>,
+    pub content: Content,
+    /// Its body was degraded to a pointer for the budget.
+    #[serde(skip)]
+    pub degraded: bool,
+}
+
+/// What a section says, as data; `render::context` lays it out.
+#[derive(Debug, Clone)]
+pub enum Content {
+    /// `## GIT`.
+    Git(GitFacts),
+    /// `## TASK`: the active task, or none.
+    Task(Option<TaskFacts>),
+    /// `## PROFILE <name>`.
+    Profile(Box<Profile>),
+    /// `## OPEN QUESTIONS`: every unresolved entry, `(task, question)`, in file order.
+    Questions(Vec<(String, String)>),
+    /// `## CONTEXT DOCUMENTS`.
+    Documents(Vec<Document>),
+    /// `## DECISIONS`.
+    Decisions(DecisionsFacts),
+    /// `## REASONING`: the profile's reasoning axis.
+    Reasoning(String),
+    /// `## LATEST CHECKPOINT`.
+    Checkpoint(CheckpointFacts),
+    /// `## LATEST COMPATIBLE HANDOVER`.
+    Handover(Box<HandoverFacts>),
+    /// `## FILES TOUCHED IN SCOPE`: touched files in scope, outside `.ai/`.
+    Files(Bounded<String>),
+    /// `## RECENT HISTORY`: the newest valid ledger lines.
+    History(Bounded<Event>),
+    /// `## PROMPT <name>`.
+    Prompt {
+        /// The prompt's name.
+        name: String,
+        /// Its file's text.
+        body: String,
+    },
+}
+
+impl Content {
+    /// The section this content is.
+    pub const fn id(&self) -> SectionId {
+        match self {
+            Content::Git(_) => SectionId::Git,
+            Content::Task(_) => SectionId::Task,
+            Content::Profile(_) => SectionId::Profile,
+            Content::Questions(_) => SectionId::Questions,
+            Content::Documents(_) => SectionId::Documents,
+            Content::Decisions(_) => SectionId::Decisions,
+            Content::Reasoning(_) => SectionId::Reasoning,
+            Content::Checkpoint(_) => SectionId::Checkpoint,
+            Content::Handover(_) => SectionId::Handover,
+            Content::Files(_) => SectionId::Files,
+            Content::History(_) => SectionId::History,
+            Content::Prompt { .. } => SectionId::Prompt,
+        }
+    }
+}
+
+/// The facts of `## GIT` beyond [`GitView`].
+#[derive(Debug, Clone)]
+pub struct GitFacts {
+    /// The JSON `git` object.
+    pub view: GitView,
+    /// Files changed in the working tree.
+    pub changed: usize,
+    /// The active task's recorded anchor and its label, when there is a task.
+    pub task: Option<TaskAnchor>,
+    /// How this episode's frozen working context compares with HEAD (SPEC §6.8).
+    pub briefing: Option<BriefingLabel>,
+}
+
+/// Where the active task was recorded, and how that stands to HEAD.
+#[derive(Debug, Clone)]
+pub struct TaskAnchor {
+    /// The label of the recorded head.
+    pub label: Divergence,
+    /// The recorded head.
+    pub head: String,
+    /// The recorded branch.
+    pub branch: String,
+}
+
+/// The label of this episode's working context (SPEC §6.8).
+#[derive(Debug, Clone)]
+pub struct BriefingLabel {
+    /// Its label against HEAD.
+    pub label: Divergence,
+    /// The head it was frozen at.
+    pub head: String,
+    /// Commits since, when it is `advanced`.
+    pub since: usize,
+}
+
+/// The active task with its ages.
+#[derive(Debug, Clone)]
+pub struct TaskFacts {
+    /// The task.
+    pub view: TaskView,
+    /// Age of `started_at`.
+    pub started_age: String,
+    /// Age of `checkpoint_at`.
+    pub checkpoint_age: String,
+    /// The profile's checkpoint interval.
+    pub interval: String,
+}
+
+/// One context document a scope chain names.
+#[derive(Debug, Clone)]
+pub struct Document {
+    /// Repository-relative path.
+    pub path: String,
+    /// Its line count.
+    pub lines: usize,
+    /// The provider that always loads it, when `--for` names that provider's file.
+    pub always_loaded_by: Option<String>,
+}
+
+/// The decisions shown.
+#[derive(Debug, Clone)]
+pub struct DecisionsFacts {
+    /// Only the active task's (`decisions: true` without `architecture_notes`).
+    pub for_task: bool,
+    /// The most recent first.
+    pub entries: Vec<DecisionEntry>,
+}
+
+/// One decision as shown.
+#[derive(Debug, Clone)]
+pub struct DecisionEntry {
+    /// Its date.
+    pub date: String,
+    /// Its title.
+    pub title: String,
+    /// Why, when given and not empty.
+    pub why: Option<String>,
+    /// The title of the decision that supersedes it.
+    pub superseded_by: Option<String>,
+}
+
+/// The latest checkpoint.
+#[derive(Debug, Clone)]
+pub struct CheckpointFacts {
+    /// Repository-relative path.
+    pub path: String,
+    /// Its age.
+    pub age: String,
+    /// Its label against HEAD.
+    pub label: Divergence,
+    /// Its body.
+    pub body: String,
+}
+
+/// The latest compatible handover, resolved and labelled as `handover --resolve` shows it.
+#[derive(Debug, Clone)]
+pub struct HandoverFacts {
+    /// Repository-relative path.
+    pub path: String,
+    /// The record with its labels.
+    pub labelled: Labelled,
+    /// The clock's now, for its age.
+    pub now: DateTime<Utc>,
+}
+
+/// A list bounded by `context.max_list_items`.
+#[derive(Debug, Clone)]
+pub struct Bounded<T> {
+    /// The items shown, in printed order.
+    pub shown: Vec<T>,
+    /// How many there are in all.
+    pub total: usize,
+}
+
+impl<T> Bounded<T> {
+    /// How many are not shown.
+    pub fn omitted(&self) -> usize {
+        self.total - self.shown.len()
+    }
+}
+
+/// One ledger event as the history shows it.
+#[derive(Debug, Clone)]
+pub struct Event {
+    /// Its timestamp, when the line has one.
+    pub ts: Option<String>,
+    /// Its event name, when the line has one.
+    pub event: Option<String>,
+    /// The values of `task_id`, `checkpoint_path`, `handover_path`, `outcome` it has, in that
+    /// order.
+    pub fields: Vec<String>,
 }
 
 /// One thing left out of the document.
@@ -147,8 +399,49 @@ pub struct Section {
 pub struct Excluded {
     /// A section id, `<id>-body`, or a profile axis.
     pub item: String,
-    /// Why (never empty).
+    /// Why (never empty), as printed.
     pub reason: String,
+    /// Why, as data.
+    #[serde(skip)]
+    pub why: Why,
+}
+
+/// Why something is left out.
+#[derive(Debug, Clone)]
+pub enum Why {
+    /// The profile turns it off: `context.<key>` is `<value>`.
+    ProfileOff {
+        /// The profile.
+        profile: String,
+        /// The `context` key.
+        key: &'static str,
+        /// Its value.
+        value: &'static str,
+    },
+    /// The profile asks for failing output, which the document does not capture.
+    OutputNotCaptured {
+        /// The profile.
+        profile: String,
+    },
+    /// No checkpoint, for the active task when there is one.
+    NoCheckpoint {
+        /// The active task.
+        task: Option<String>,
+    },
+    /// No handover for this worktree and branch (an absence, not a stale match).
+    NoHandover,
+    /// Touched files are counted from a task's start, and no task is active.
+    NoTask,
+    /// The prompt wraps the context (`{{CONTEXT}}` alone on a line).
+    PromptWraps {
+        /// The prompt's name.
+        name: String,
+    },
+    /// Dropped or degraded for the budget.
+    Budget {
+        /// The budget.
+        limit: usize,
+    },
 }
 
 /// The line budget and what it cost.
@@ -162,49 +455,7 @@ pub struct Budget {
     pub dropped: Vec<String>,
 }
 
-impl Section {
-    /// A section of `lines`; its count is that of the joined text, so a value holding a
-    /// newline is counted as the lines it prints.
-    fn new(id: &str, lines: Vec<String>) -> Section {
-        let text = lines.join("\n").trim_end().to_string();
-        Section { id: id.to_string(), lines: text.lines().count(), text, brief: None }
-    }
-
-    fn with_brief(mut self, heading: &str, rel: &str) -> Section {
-        self.brief = Some(format!("{heading}\nbody omitted for budget — read {rel}"));
-        self
-    }
-}
-
 impl ContextReport {
-    /// The printed document as blocks, each without a trailing newline; the text form joins
-    /// them with one blank line and ends with a newline.
-    pub fn blocks(&self) -> Vec<String> {
-        let mut header = vec![format!("# Majordomus context — {}", self.generated_at), DISCLAIMER.to_string()];
-        if let Some(p) = &self.provider {
-            header.push(format!("# provider {} — its always-loaded instructions are {}", p.name, p.always_loaded));
-        }
-        let mut blocks = vec![header.join("\n")];
-        blocks.extend(self.sections.iter().map(|s| s.text.clone()));
-        let mut excluded = vec!["## EXCLUDED".to_string()];
-        excluded.extend(self.excluded.iter().map(|e| format!("- {} — {}", e.item, e.reason)));
-        if self.excluded.is_empty() {
-            excluded.push("- nothing".into());
-        }
-        blocks.push(excluded.join("\n"));
-        blocks.push(format!("## BUDGET\n{}", self.budget_line()));
-        blocks
-    }
-
-    /// `<lines> of <budget> lines[ (dropped: a b-body ...)]`.
-    pub fn budget_line(&self) -> String {
-        let mut s = format!("{} of {} lines", self.budget.lines, self.budget.limit);
-        if !self.budget.dropped.is_empty() {
-            s.push_str(&format!(" (dropped: {})", self.budget.dropped.join(" ")));
-        }
-        s
-    }
-
     /// Fails with exit 10 when the sections that are never dropped alone exceed the budget.
     pub fn within_budget(&self) -> Result<()> {
         if self.budget.lines <= self.budget.limit {
@@ -217,53 +468,60 @@ impl ContextReport {
         .hint(format!("pass --budget-lines {} or more (the default is policy context.builder_budget_lines)", self.budget.lines)))
     }
 
+    /// Adds a section, laid out by `out`.
+    fn push(&mut self, content: Content, out: &dyn Renderer) {
+        let text = out.section(&content);
+        self.sections.push(Section { id: content.id(), lines: text.lines().count(), text, content, degraded: false });
+    }
+
+    /// Names an item under EXCLUDED.
+    fn exclude(&mut self, item: &str, why: Why, out: &dyn Renderer) {
+        self.excluded.push(Excluded { item: item.to_string(), reason: out.reason(&why), why });
+    }
+
     /// Lines of the printed document: every block's lines plus one blank line between blocks.
-    fn count(&self) -> usize {
-        let blocks = self.blocks();
+    fn count(&self, out: &dyn Renderer) -> usize {
+        let blocks = out.blocks(self);
         blocks.iter().map(|b| b.lines().count()).sum::<usize>() + blocks.len() - 1
     }
 
-    fn exclude(&mut self, item: &str, reason: String) {
-        self.excluded.push(Excluded { item: item.to_string(), reason });
-    }
-
     /// Applies the drop order until the document fits, then records its real line count.
-    fn fit(&mut self) {
+    fn fit(&mut self, out: &dyn Renderer) {
         for step in DROP_ORDER {
-            if self.count() <= self.budget.limit {
+            if self.count(out) <= self.budget.limit {
                 break;
             }
-            self.apply(*step);
+            self.apply(*step, out);
         }
-        self.budget.lines = self.count();
+        self.budget.lines = self.count(out);
     }
 
-    fn apply(&mut self, step: Step) {
-        let reason = format!("context budget {} lines", self.budget.limit);
+    fn apply(&mut self, step: Step, out: &dyn Renderer) {
         let item = match step {
             Step::Drop(id) => {
                 let Some(i) = self.sections.iter().position(|s| s.id == id) else { return };
                 self.sections.remove(i);
-                id.to_string()
+                id.as_str().to_string()
             }
             Step::Degrade(id) => {
-                let Some(s) = self.sections.iter_mut().find(|s| s.id == id) else { return };
-                let Some(brief) = s.brief.take().filter(|b| b.lines().count() + 1 < s.lines) else { return };
+                let Some(s) = self.sections.iter_mut().find(|s| s.id == id && !s.degraded) else { return };
+                let Some(brief) = out.brief(&s.content).filter(|b| b.lines().count() + 1 < s.lines) else { return };
                 s.lines = brief.lines().count();
                 s.text = brief;
-                format!("{id}-body")
+                s.degraded = true;
+                format!("{}-body", id.as_str())
             }
         };
         self.budget.dropped.push(item.clone());
-        self.exclude(&item, reason);
+        self.exclude(&item, Why::Budget { limit: self.budget.limit }, out);
     }
 }
 
-/// Builds the context document for this checkout.
+/// Builds the context document for this checkout, laid out by `out`.
 ///
 /// The returned report may be over budget when the sections that are never dropped do not fit;
 /// [`ContextReport::within_budget`] turns that into the refusal.
-pub fn build(ctx: &Ctx, p: &ContextParams) -> Result<ContextReport> {
+pub fn build(ctx: &Ctx, p: &ContextParams, out: &dyn Renderer) -> Result<ContextReport> {
     let provider = p.provider.as_deref().map(provider).transpose()?;
     if let Some(name) = &p.prompt {
         check_prompt_name(name)?;
@@ -272,21 +530,22 @@ pub fn build(ctx: &Ctx, p: &ContextParams) -> Result<ContextReport> {
     let policy = ctx.policy()?;
     let task = task::active(ctx)?;
     let profile = load_profile(ctx, policy, task.as_ref())?;
-    let b = Builder { ctx, policy, profile: &profile, task: task.as_ref(), provider: provider.as_ref() };
+    let b = Builder { ctx, policy, profile: &profile, task: task.as_ref(), provider: provider.as_ref(), out };
     let limit = p.budget_lines.unwrap_or(policy.context.builder_budget_lines);
-    let (git_section, git) = b.git()?;
+    let git = b.git()?;
     let mut report = ContextReport {
         schema: 1,
         generated_at: ctx.clock.stamp(),
         provider: provider.clone(),
-        git,
+        git: git.view.clone(),
         task: None,
-        sections: vec![git_section],
+        sections: Vec::new(),
         excluded: Vec::new(),
         budget: Budget { lines: 0, limit, dropped: Vec::new() },
     };
+    report.push(Content::Git(git), out);
     b.fill(&mut report, p.prompt.as_deref())?;
-    report.fit();
+    report.fit(out);
     Ok(report)
 }
 
@@ -325,20 +584,18 @@ struct Builder<'a> {
     profile: &'a Profile,
     task: Option<&'a Task>,
     provider: Option<&'a Provider>,
+    out: &'a dyn Renderer,
 }
 
-/// A section, or why it is left out.
-type Part = std::result::Result<Section, (&'static str, String)>;
+/// A section, or the item left out and why.
+type Part = std::result::Result<Content, (SectionId, Why)>;
 
 impl Builder<'_> {
     /// Adds every section after `git`, in document order.
     fn fill(&self, r: &mut ContextReport, prompt: Option<&str>) -> Result<()> {
         r.task = self.task.filter(|_| self.profile.context.task).map(view);
         if self.profile.context.failing_output {
-            r.exclude(
-                "failing_output",
-                self.axis("failing_output: true", "but context does not capture command output"),
-            );
+            r.exclude("failing_output", Why::OutputNotCaptured { profile: self.profile.name.clone() }, self.out);
         }
         let parts = vec![
             self.task_section(),
@@ -353,154 +610,74 @@ impl Builder<'_> {
             self.history()?,
         ];
         for part in parts {
-            push(r, part);
+            self.add(r, part);
         }
         if let Some(name) = prompt {
-            push(r, self.prompt(name)?);
+            self.add(r, self.prompt(name)?);
         }
         Ok(())
     }
 
-    fn axis(&self, setting: &str, tail: &str) -> String {
-        let s = format!("profile {} sets context.{setting}", self.profile.name);
-        if tail.is_empty() {
-            s
-        } else {
-            format!("{s}, {tail}")
+    fn add(&self, r: &mut ContextReport, part: Part) {
+        match part {
+            Ok(c) => r.push(c, self.out),
+            Err((id, why)) => r.exclude(id.as_str(), why, self.out),
         }
     }
 
-    fn off(&self, id: &'static str, setting: &str) -> Part {
-        Err((id, self.axis(setting, "")))
+    fn off(&self, id: SectionId, key: &'static str, value: &'static str) -> Part {
+        Err((id, Why::ProfileOff { profile: self.profile.name.clone(), key, value }))
     }
 
     /// How the working context of this process's episode compares with HEAD (SPEC §6.8).
-    fn briefing_line(&self) -> Option<String> {
+    fn briefing(&self) -> Option<BriefingLabel> {
         let sid = self.ctx.session_id()?;
         let doc = session_context::find(&self.ctx.layout, &sid)?;
         let (label, head, since) = context_label(self.ctx, &doc);
-        Some(match label {
-            Divergence::Exact => format!("briefing exact at {}", head7(&head)),
-            Divergence::Advanced => {
-                format!("briefing advanced — {since} commit(s) since it was frozen at {}", head7(&head))
-            }
-            other => format!(
-                "WARNING: briefing {} at {} — it no longer describes this checkout",
-                other.as_str(),
-                head7(&head)
-            ),
-        })
+        Some(BriefingLabel { label, head, since })
     }
 
-    fn git(&self) -> Result<(Section, GitView)> {
+    fn git(&self) -> Result<GitFacts> {
         let id = self.ctx.identity()?;
         let wt = self.ctx.working_tree()?;
         let changed = self.ctx.changed_files()?.len();
-        let repository = self.ctx.rel(Path::new(&id.repository_id));
-        let mut lines = vec![
-            "## GIT".to_string(),
-            format!("repository: {repository}"),
-            format!("branch: {}", id.branch_text()),
-            format!("head: {}", id.head_text()),
-            if changed == 0 {
-                format!("working_tree: {wt}")
-            } else {
-                format!("working_tree: {wt} ({changed} changed)")
-            },
-        ];
-        let label = self.task.map(|t| (t, self.ctx.divergence_of(&t)));
-        match label {
-            None => lines.push("task_record: none (no active task)".into()),
-            Some((t, l)) => {
-                lines.push(format!("task_record: {} (recorded head {})", l.as_str(), head7(&t.head)));
-                if matches!(l, Divergence::Diverged | Divergence::DifferentContext) {
-                    lines.push(format!(
-                        "WARNING: the task was recorded on {} at {}, which is {} from here — validate the task against git before acting on it",
-                        t.branch,
-                        head7(&t.head),
-                        l.as_str()
-                    ));
-                }
-            }
-        }
-        lines.extend(self.briefing_line());
+        let task = self.task.map(|t| TaskAnchor {
+            label: self.ctx.divergence_of(&t),
+            head: t.head.clone(),
+            branch: t.branch.clone(),
+        });
         let view = GitView {
-            repository,
+            repository: self.ctx.rel(Path::new(&id.repository_id)),
             branch: id.branch_text().into(),
             head: id.head_text().into(),
             working_tree: wt.to_string(),
-            task_record: label.map(|(_, l)| l.as_str().to_string()),
+            task_record: task.as_ref().map(|a| a.label.as_str().to_string()),
         };
-        Ok((Section::new("git", lines), view))
+        Ok(GitFacts { view, changed, task, briefing: self.briefing() })
     }
 
     fn task_section(&self) -> Part {
         if !self.profile.context.task {
-            return self.off("task", "task: false");
+            return self.off(SectionId::Task, "task", "false");
         }
-        let Some(t) = self.task else {
-            return Ok(Section::new(
-                "task",
-                vec!["## TASK".into(), "none active — run: git majordomus start \"<task>\" --scope <path>".into()],
-            ));
-        };
         let now = self.ctx.clock.now();
-        Ok(Section::new(
-            "task",
-            vec![
-                "## TASK".into(),
-                format!("id: {}", t.id),
-                format!("task: {}", t.task),
-                format!("profile: {}", t.profile),
-                format!("owner: {}", t.owner),
-                format!("outcome: {}", t.outcome),
-                format!("scope: {}", t.scope.join(", ")),
-                format!("started: {} ({})", t.started_at, age(&t.started_at, now)),
-                format!(
-                    "checkpoint: {} ({}; interval {})",
-                    t.checkpoint_at,
-                    age(&t.checkpoint_at, now),
-                    self.profile.checkpoint_interval
-                ),
-            ],
-        ))
+        Ok(Content::Task(self.task.map(|t| TaskFacts {
+            view: view(t),
+            started_age: age(&t.started_at, now),
+            checkpoint_age: age(&t.checkpoint_at, now),
+            interval: self.profile.checkpoint_interval.clone(),
+        })))
     }
 
-    fn profile_section(&self) -> Section {
-        let p = self.profile;
-        let v = &p.verification;
-        Section::new(
-            "profile",
-            vec![
-                format!("## PROFILE {}", p.name),
-                format!("capability: {}", p.capability),
-                format!("effort: {} (escalation: {})", p.effort, p.effort_escalation),
-                format!("verbosity: {}", p.verbosity),
-                format!("presentation: {}", p.presentation),
-                format!("reasoning: {}", p.reasoning),
-                format!(
-                    "verification: verify_command_required {}, regression_test_required {}, decision_record_required {}",
-                    v.verify_command_required, v.regression_test_required, v.decision_record_required
-                ),
-                format!("output: {}", p.output_contract),
-            ],
-        )
+    fn profile_section(&self) -> Content {
+        Content::Profile(Box::new(self.profile.clone()))
     }
 
-    fn questions(&self) -> Result<Section> {
-        let open = unresolved(self.ctx)?;
-        let mut lines = vec![format!(
-            "## OPEN QUESTIONS ({} unresolved — every one refuses finish --outcome completed)",
-            open.len()
-        )];
-        lines.extend(open.iter().map(|(t, q)| format!("- [unresolved] {t} — {q}")));
-        if open.is_empty() {
-            lines.push("- none".into());
-        }
-        Ok(Section::new("questions", lines))
+    fn questions(&self) -> Result<Content> {
+        Ok(Content::Questions(unresolved(self.ctx)?))
     }
 
-    fn documents(&self) -> Section {
+    fn documents(&self) -> Content {
         let root = self.ctx.layout.root();
         let scope = self.task.map_or_else(|| vec![".".to_string()], |t| t.scope.clone());
         let mut seen = BTreeSet::new();
@@ -511,158 +688,93 @@ impl Builder<'_> {
                 for name in DOCUMENTS {
                     let f = dir.join(name);
                     if f.is_file() && guard(root, &f).is_ok() && seen.insert(f.clone()) {
-                        found.push(self.document_line(&f));
+                        found.push(self.document(&f));
                     }
                 }
             }
         }
-        let mut lines =
-            vec![format!("## CONTEXT DOCUMENTS ({}, from the scope paths up to the root; not quoted)", found.len())];
-        if found.is_empty() {
-            lines.push("- none".into());
-        }
-        lines.extend(found);
-        Section::new("documents", lines)
+        Content::Documents(found)
     }
 
-    fn document_line(&self, f: &Path) -> String {
-        let rel = self.ctx.rel(f);
-        let n = read_opt(f).ok().flatten().map_or(0, |t| t.lines().count());
-        let loaded = self
-            .provider
-            .filter(|p| p.always_loaded == rel)
-            .map(|p| format!("; always loaded by {}", p.name))
-            .unwrap_or_default();
-        format!("- {rel} ({n} line{}{loaded})", if n == 1 { "" } else { "s" })
+    fn document(&self, f: &Path) -> Document {
+        let path = self.ctx.rel(f);
+        let lines = read_opt(f).ok().flatten().map_or(0, |t| t.lines().count());
+        let always_loaded_by = self.provider.filter(|p| p.always_loaded == path).map(|p| p.name.clone());
+        Document { path, lines, always_loaded_by }
     }
 
     fn decisions(&self) -> Result<Part> {
         let c = &self.profile.context;
         if !c.architecture_notes && !c.decisions {
-            return Ok(self.off("decisions", "decisions: false"));
+            return Ok(self.off(SectionId::Decisions, "decisions", "false"));
         }
         let mine = self.task.map(|t| t.id.as_str()).filter(|_| !c.architecture_notes);
         let log = read_opt(&self.ctx.layout.decisions())?.unwrap_or_default();
         let all = decisions::parse(&log);
-        let picked: Vec<&decisions::Decision> = all
+        let entries = all
             .iter()
             .rev()
             .filter(|d| mine.is_none_or(|t| d.task.as_deref() == Some(t)))
             .take(self.policy.context.recent_decisions)
+            .map(|d| DecisionEntry {
+                date: d.date.clone(),
+                title: d.title.clone(),
+                why: d.why.clone().filter(|w| !w.is_empty()),
+                superseded_by: decisions::superseded_by(&all, &d.title).map(str::to_string),
+            })
             .collect();
-        let scope = if mine.is_some() { "for this task" } else { "in this repository" };
-        let mut lines = vec![format!("## DECISIONS ({} most recent {scope})", picked.len())];
-        for d in &picked {
-            let mut s = format!("- {} — {}", d.date, d.title);
-            if let Some(why) = d.why.as_deref().filter(|w| !w.is_empty()) {
-                s.push_str(&format!(" — why: {why}"));
-            }
-            if let Some(by) = decisions::superseded_by(&all, &d.title) {
-                s.push_str(&format!(" (superseded by: {by})"));
-            }
-            lines.push(s);
-        }
-        if picked.is_empty() {
-            lines.push("- none recorded".into());
-        }
-        Ok(Ok(Section::new("decisions", lines)))
+        Ok(Ok(Content::Decisions(DecisionsFacts { for_task: mine.is_some(), entries })))
     }
 
-    fn reasoning(&self) -> Section {
-        let r = self.profile.reasoning.as_str();
-        let how = match r {
-            "direct" => "act directly: make the routine change, verify it, stop",
-            "stepwise" => "work in small verified steps: plan, change, run the checks, checkpoint",
-            "hypothesis-driven" => "reproduce first, then state a hypothesis, test it, and keep what refuted it; fix with a regression test",
-            "deliberate" => "deliberate before changing: read the decisions and scope documents, weigh the alternatives, record the decision and why",
-            _ => "follow the profile's reasoning axis as named",
-        };
-        Section::new("reasoning", vec!["## REASONING".into(), format!("{r}: {how}")])
+    fn reasoning(&self) -> Content {
+        Content::Reasoning(self.profile.reasoning.clone())
     }
 
     fn checkpoint(&self) -> Result<Part> {
         if !self.profile.context.current_state {
-            return Ok(self.off("checkpoint", "current_state: false"));
+            return Ok(self.off(SectionId::Checkpoint, "current_state", "false"));
         }
         let res = resolve(self.ctx, &self.ctx.layout.checkpoints(), self.task.map(|t| t.id.as_str()))?;
         let Some(w) = res.winner else {
-            let whose = self.task.map_or_else(
-                || "this worktree and branch".to_string(),
-                |t| format!("task {} on this worktree and branch", t.id),
-            );
-            return Ok(Err(("checkpoint", format!("no checkpoint for {whose}"))));
+            return Ok(Err((SectionId::Checkpoint, Why::NoCheckpoint { task: self.task.map(|t| t.id.clone()) })));
         };
         let l = label(self.ctx, w)?;
-        let rel = self.ctx.rel(&l.record.path);
-        let heading = format!(
-            "## LATEST CHECKPOINT ({rel}, {}, {})",
-            age(l.record.meta.judged_at(), self.ctx.clock.now()),
-            l.divergence.as_str()
-        );
-        let mut lines = vec![heading.clone()];
-        lines.extend(non_blank(l.record.body.lines()));
-        Ok(Ok(Section::new("checkpoint", lines).with_brief(&heading, &rel)))
+        Ok(Ok(Content::Checkpoint(CheckpointFacts {
+            path: self.ctx.rel(&l.record.path),
+            age: age(l.record.meta.judged_at(), self.ctx.clock.now()),
+            label: l.divergence,
+            body: l.record.body,
+        })))
     }
 
     /// The handover: the active task's first, then any task's.
     fn handover(&self) -> Result<Part> {
         if !self.profile.context.current_state {
-            return Ok(self.off("handover", "current_state: false"));
+            return Ok(self.off(SectionId::Handover, "current_state", "false"));
         }
         let res = resolve_task_or_any(self.ctx, &self.ctx.layout.handovers(), self.task.map(|t| t.id.as_str()))?;
-        let Some(w) = res.winner else { return Ok(Err(("handover", NO_HANDOVER.to_string()))) };
-        let l = label(self.ctx, w)?;
-        Ok(Ok(self.handover_section(&l)))
-    }
-
-    fn handover_section(&self, l: &Labelled) -> Section {
-        let rel = self.ctx.rel(&l.record.path);
-        let heading = format!("## LATEST COMPATIBLE HANDOVER ({rel})");
-        let mut lines = vec![heading.clone()];
-        if l.freshness.is_history() {
-            lines.push(format!("HISTORY: this handover is {} — read it as background, not as the thing to do now; its Next Action is withheld", l.freshness.label.as_str()));
-        }
-        if !l.divergence.trustworthy() {
-            lines.push(format!(
-                "WARNING: its commit is {} from here — validate it against git before acting on it",
-                l.divergence.as_str()
-            ));
-        }
-        let resolved = records::handover(l, &rel, self.ctx.clock.now());
-        lines.extend(non_blank(resolved.lines().skip(1)));
-        Section::new("handover", lines).with_brief(&heading, &rel)
+        let Some(w) = res.winner else { return Ok(Err((SectionId::Handover, Why::NoHandover))) };
+        let labelled = label(self.ctx, w)?;
+        let path = self.ctx.rel(&labelled.record.path);
+        Ok(Ok(Content::Handover(Box::new(HandoverFacts { path, labelled, now: self.ctx.clock.now() }))))
     }
 
     fn files(&self) -> Result<Part> {
         if !self.profile.context.relevant_files {
-            return Ok(self.off("files", "relevant_files: false"));
+            return Ok(self.off(SectionId::Files, "relevant_files", "false"));
         }
-        let Some(t) = self.task else {
-            return Ok(Err((
-                "files",
-                "no active task: touched files are counted from a task's start and scope".to_string(),
-            )));
-        };
+        let Some(t) = self.task else { return Ok(Err((SectionId::Files, Why::NoTask))) };
         let touched: Vec<String> = touched_since(self.ctx, t)?
             .into_iter()
             .filter(|f| f != ".ai" && !f.starts_with(".ai/") && t.scope.iter().any(|s| in_scope(f, s)))
             .collect();
-        let mut lines = vec![format!("## FILES TOUCHED IN SCOPE ({})", touched.len())];
-        lines.extend(bounded(
-            touched.iter().map(|f| format!("- {f}")).collect(),
-            self.policy.context.max_list_items,
-            "more",
-        ));
-        if touched.is_empty() {
-            lines.push("- none".into());
-        }
-        Ok(Ok(Section::new("files", lines)))
+        Ok(Ok(Content::Files(bounded(touched, self.policy.context.max_list_items))))
     }
 
     fn history(&self) -> Result<Part> {
         let depth = self.profile.context.recent_history_depth;
         if depth == 0 {
-            return Ok(self.off("history", "recent_history_depth: 0"));
+            return Ok(self.off(SectionId::History, "recent_history_depth", "0"));
         }
         // The newest `depth` valid lines, read from the ledger's tail (SPEC §A.16).
         let mut recent = Vec::new();
@@ -672,18 +784,13 @@ impl Builder<'_> {
                 break;
             }
             if l.is_valid() {
-                recent.push(l);
+                recent.push(event(&l));
             }
         }
-        let mut events: Vec<String> = recent.iter().map(event_line).collect();
-        events = bounded(events, self.policy.context.max_list_items, "earlier");
-        events.reverse();
-        let mut lines = vec![format!("## RECENT HISTORY (last {} events)", recent.len())];
-        if recent.is_empty() {
-            lines.push("- none".into());
-        }
-        lines.extend(events);
-        Ok(Ok(Section::new("history", lines)))
+        // The newest `max_list_items` are shown, oldest first.
+        let mut events = bounded(recent, self.policy.context.max_list_items);
+        events.shown.reverse();
+        Ok(Ok(Content::History(events)))
     }
 
     fn prompt(&self, name: &str) -> Result<Part> {
@@ -694,21 +801,9 @@ impl Builder<'_> {
                 .hint("prompts live in .ai/repo/prompts/<name>.md; pass an existing name"));
         };
         if body.lines().any(|l| l.trim() == "{{CONTEXT}}") {
-            return Ok(Err((
-                "prompt",
-                format!("{name} holds {{{{CONTEXT}}}} alone on a line: it wraps the context rather than adding to it"),
-            )));
+            return Ok(Err((SectionId::Prompt, Why::PromptWraps { name: name.to_string() })));
         }
-        let mut lines = vec![format!("## PROMPT {name}")];
-        lines.extend(body.trim_end().lines().map(str::to_string));
-        Ok(Ok(Section::new("prompt", lines)))
-    }
-}
-
-fn push(r: &mut ContextReport, part: Part) {
-    match part {
-        Ok(s) => r.sections.push(s),
-        Err((id, reason)) => r.exclude(id, reason),
+        Ok(Ok(Content::Prompt { name: name.to_string(), body }))
     }
 }
 
@@ -746,95 +841,137 @@ pub fn context_label(ctx: &Ctx, path: &Path) -> (Divergence, String, usize) {
     (label, head, since)
 }
 
-/// The lines that are not blank: inside a section, a blank line would read as a section break.
-fn non_blank<'a>(lines: impl Iterator<Item = &'a str> + 'a) -> impl Iterator<Item = String> + 'a {
-    lines.filter(|x| !x.trim().is_empty()).map(str::to_string)
+/// Keeps the first `max` items; the rest are counted in `total`.
+fn bounded<T>(mut items: Vec<T>, max: usize) -> Bounded<T> {
+    let total = items.len();
+    items.truncate(max);
+    Bounded { shown: items, total }
 }
 
-/// Keeps the first `max` items and says how many more there are.
-fn bounded(mut items: Vec<String>, max: usize, what: &str) -> Vec<String> {
-    if items.len() > max {
-        let more = items.len() - max;
-        items.truncate(max);
-        items.push(format!("... and {more} {what} (context.max_list_items)"));
-    }
-    items
+/// A ledger line as the history shows it.
+fn event(l: &ledger::Line) -> Event {
+    let fields = match &l.pairs {
+        Some(p) => EVENT_FIELDS.iter().filter_map(|k| p.str(k)).map(str::to_string).collect(),
+        None => Vec::new(),
+    };
+    Event { ts: l.ts().map(str::to_string), event: l.event().map(str::to_string), fields }
 }
 
-/// `- <ts> <event>[ <task>][ <path>]`.
-fn event_line(l: &ledger::Line) -> String {
-    let mut s = format!("- {} {}", l.ts().unwrap_or("?"), l.event().unwrap_or("?"));
-    if let Some(p) = &l.pairs {
-        for key in ["task_id", "checkpoint_path", "handover_path", "outcome"] {
-            if let Some(v) = p.str(key) {
-                s.push(' ');
-                s.push_str(v);
-            }
-        }
-    }
-    s
-}
-
-/// The document as frozen into a new episode's working context (default parameters).
-pub fn text_for_session(ctx: &Ctx) -> Result<String> {
-    let r = build(ctx, &ContextParams::default())?;
-    Ok(format!("{}\n", r.blocks().join("\n\n")))
+/// The document as frozen into a new episode's working context (default parameters), laid out
+/// by `out`.
+pub fn text_for_session(ctx: &Ctx, out: &dyn Renderer) -> Result<String> {
+    let r = build(ctx, &ContextParams::default(), out)?;
+    Ok(out.document(&r))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    fn report(sections: Vec<Section>, limit: usize) -> ContextReport {
+    /// A layout of the fewest words: each section is `## <id>` and one line per item, so the
+    /// budget decision is tested apart from the real layout (`render::context` tests that).
+    struct Plain;
+
+    impl Renderer for Plain {
+        fn section(&self, content: &Content) -> String {
+            let items: Vec<String> = match content {
+                Content::Files(f) => f.shown.clone(),
+                Content::Checkpoint(c) => c.body.lines().map(str::to_string).collect(),
+                Content::Git(g) => (0..g.changed).map(|i| format!("line {i}")).collect(),
+                _ => Vec::new(),
+            };
+            let mut lines = vec![format!("## {}", content.id().as_str())];
+            lines.extend(items);
+            lines.join("\n")
+        }
+
+        fn brief(&self, content: &Content) -> Option<String> {
+            match content {
+                Content::Checkpoint(c) => Some(format!("## checkpoint\nread {}", c.path)),
+                _ => None,
+            }
+        }
+
+        fn reason(&self, why: &Why) -> String {
+            format!("{why:?}")
+        }
+
+        fn blocks(&self, r: &ContextReport) -> Vec<String> {
+            let mut blocks = vec!["# header".to_string()];
+            blocks.extend(r.sections.iter().map(|s| s.text.clone()));
+            blocks.push(format!("## EXCLUDED ({})", r.excluded.len()));
+            blocks
+        }
+
+        fn document(&self, r: &ContextReport) -> String {
+            format!("{}\n", self.blocks(r).join("\n\n"))
+        }
+    }
+
+    fn report(limit: usize) -> ContextReport {
         ContextReport {
             schema: 1,
             generated_at: "2026-09-03T20:00:00Z".into(),
             provider: None,
-            git: GitView {
-                repository: ".git".into(),
-                branch: "main".into(),
-                head: "NONE".into(),
-                working_tree: "clean".into(),
-                task_record: None,
-            },
+            git: git().view,
             task: None,
-            sections,
+            sections: Vec::new(),
             excluded: Vec::new(),
             budget: Budget { lines: 0, limit, dropped: Vec::new() },
         }
     }
 
-    fn sec(id: &str, n: usize) -> Section {
-        let mut lines = vec![format!("## {id}")];
-        lines.extend((1..n).map(|i| format!("line {i}")));
-        Section::new(id, lines)
+    fn git() -> GitFacts {
+        let view = GitView {
+            repository: ".git".into(),
+            branch: "main".into(),
+            head: "NONE".into(),
+            working_tree: "clean".into(),
+            task_record: None,
+        };
+        GitFacts { view, changed: 0, task: None, briefing: None }
+    }
+
+    fn with(limit: usize, git_lines: usize, files: usize, checkpoint: usize) -> ContextReport {
+        let mut r = report(limit);
+        r.push(Content::Git(GitFacts { changed: git_lines - 1, ..git() }), &Plain);
+        let f: Vec<String> = (1..files).map(|i| format!("- f{i}")).collect();
+        r.push(Content::Files(Bounded { total: f.len(), shown: f }), &Plain);
+        if checkpoint > 0 {
+            let body = (1..checkpoint).map(|i| format!("c{i}")).collect::<Vec<_>>().join("\n");
+            let facts = CheckpointFacts { path: "cp.md".into(), age: "1m ago".into(), label: Divergence::Exact, body };
+            r.push(Content::Checkpoint(facts), &Plain);
+        }
+        r
     }
 
     #[test]
-    fn count_matches_blocks_joined_by_blank_lines() {
-        let mut r = report(vec![sec("git", 3), sec("history", 5)], 100);
-        r.fit();
-        let text = crate::render::context::text(&r);
-        assert_eq!(text.lines().count(), r.budget.lines);
+    fn count_is_the_documents_lines() {
+        let mut r = with(100, 3, 5, 0);
+        r.fit(&Plain);
+        assert_eq!(Plain.document(&r).lines().count(), r.budget.lines);
         assert!(r.budget.dropped.is_empty());
+        assert_eq!(r.sections.iter().map(|s| s.lines).collect::<Vec<_>>(), vec![3, 5]);
     }
 
     #[test]
     fn drops_in_order_until_it_fits() {
-        let cp = sec("checkpoint", 10).with_brief("## checkpoint", "cp.md");
-        let mut r = report(vec![sec("git", 3), sec("files", 4), sec("history", 6), cp], 22);
-        r.fit();
-        assert_eq!(r.budget.dropped, vec!["history", "files", "checkpoint-body"]);
-        assert!(r.budget.lines <= 22, "{}", r.budget.lines);
-        assert!(r.sections.iter().any(|s| s.text.ends_with("body omitted for budget — read cp.md")));
+        let mut r = with(10, 3, 4, 10);
+        r.fit(&Plain);
+        assert_eq!(r.budget.dropped, vec!["files", "checkpoint-body"]);
+        assert!(r.budget.lines <= 10, "{}", r.budget.lines);
+        let cp = r.sections.iter().find(|s| s.id == SectionId::Checkpoint).unwrap();
+        assert!(cp.degraded && cp.text == "## checkpoint\nread cp.md", "{}", cp.text);
+        assert_eq!(r.excluded.iter().map(|e| e.item.as_str()).collect::<Vec<_>>(), vec!["files", "checkpoint-body"]);
+        assert!(matches!(r.excluded[1].why, Why::Budget { limit: 10 }));
         assert!(r.within_budget().is_ok());
     }
 
     #[test]
     fn undroppable_sections_over_budget_refuse() {
-        let mut r = report(vec![sec("git", 30), sec("history", 3)], 10);
-        r.fit();
-        assert_eq!(r.budget.dropped, vec!["history"]);
+        let mut r = with(10, 30, 3, 0);
+        r.fit(&Plain);
+        assert_eq!(r.budget.dropped, vec!["files"]);
         assert_eq!(r.within_budget().unwrap_err().exit, crate::error::Exit::Refused);
     }
 

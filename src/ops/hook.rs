@@ -5,6 +5,7 @@ use std::path::Path;
 
 use serde_json::Value;
 
+use super::context::Renderer;
 use super::{briefing, checkpoint, handover, knowledge, session, task};
 use crate::ctx::{Ctx, Env};
 use crate::error::Error;
@@ -60,6 +61,7 @@ const CLOSING_REASONS: &[&str] = &["clear", "logout", "prompt_input_exit"];
 
 struct Run<'a> {
     ctx: &'a Ctx,
+    renderer: &'a dyn Renderer,
     provider: &'a str,
     event: HookEvent,
     report: HookReport,
@@ -104,7 +106,15 @@ fn log(root: &Path, ts: &str, provider: &str, event: HookEvent, reason: &str) {
 }
 
 /// Runs one hook event. Never returns an error: every failure is reported and recorded.
-pub fn run(repo: Option<&Path>, env: &Env, provider: &str, event: &str, payload: &[u8]) -> HookReport {
+/// `renderer` lays out the context document the start hook freezes into the episode.
+pub fn run(
+    repo: Option<&Path>,
+    env: &Env,
+    provider: &str,
+    event: &str,
+    payload: &[u8],
+    renderer: &dyn Renderer,
+) -> HookReport {
     let mut report = HookReport::default();
     let Some(p) = providers::find(provider) else {
         report.stderr.push(format!(
@@ -133,7 +143,7 @@ pub fn run(repo: Option<&Path>, env: &Env, provider: &str, event: &str, payload:
         report.stderr.push(format!("majordomus: {provider} {event} hook: no majordomus layer in this repository; nothing recorded (run git majordomus init)"));
         return report;
     }
-    let mut run = Run { ctx: &ctx, provider, event, report };
+    let mut run = Run { ctx: &ctx, renderer, provider, event, report };
     if let Some(problem) = &pl.problem {
         run.err(format!(
             "majordomus: {provider} {event} hook: {problem}; the boundary is still drawn (session key {key})"
@@ -176,6 +186,7 @@ fn start(run: &mut Run<'_>, provider: &str, key: &str) {
             provider_session: Some(key.into()),
             ..Default::default()
         },
+        run.renderer,
     );
     match run.step("session start", opened) {
         Some(session::StartReport::Kept { session }) => {

@@ -7,6 +7,7 @@ use serde::Serialize;
 use serde_json::Value;
 
 use super::checkpoint::refuse_identity;
+use super::context::Renderer;
 use super::identity::{path_free_repository_id, worktree_id};
 use super::resolve::{resolve_with, Facts, Found, Here, Match, Trace};
 use super::task;
@@ -64,8 +65,9 @@ fn key_for(ctx: &Ctx, provider_session: Option<&str>) -> String {
 /// The lock every start and close holds while it changes the open files and the pointer.
 const POINTER_LOCK: &str = "session-pointer";
 
-/// `session start`.
-pub fn start(ctx: &Ctx, p: StartParams) -> Result<StartReport> {
+/// `session start`; `renderer` lays out the context document frozen as the episode's working
+/// context.
+pub fn start(ctx: &Ctx, p: StartParams, renderer: &dyn Renderer) -> Result<StartReport> {
     ctx.require_layer()?;
     let key = key_for(ctx, p.provider_session.as_deref());
     let path = open_path(&ctx.layout, &key);
@@ -123,7 +125,7 @@ pub fn start(ctx: &Ctx, p: StartParams) -> Result<StartReport> {
         fields.push(("worker", Value::from(w.clone())));
     }
     ctx.record_event(Event::SessionStarted, &fields)?;
-    let context = match freeze_context(ctx, &s) {
+    let context = match freeze_context(ctx, &s, renderer) {
         Ok(p) => Some(p),
         Err(e) => {
             ctx.warn(format!("working context not frozen: {}", e.message));
@@ -133,10 +135,11 @@ pub fn start(ctx: &Ctx, p: StartParams) -> Result<StartReport> {
     Ok(StartReport::Opened { session: s, context })
 }
 
-/// Writes `.ai/local/session-contexts/<stamp>--<sid>.md`: what the episode was told at open.
-fn freeze_context(ctx: &Ctx, s: &OpenSession) -> Result<PathBuf> {
+/// Writes `.ai/local/session-contexts/<stamp>--<sid>.md`: what the episode was told at open, laid
+/// out by `renderer`.
+fn freeze_context(ctx: &Ctx, s: &OpenSession, renderer: &dyn Renderer) -> Result<PathBuf> {
     let task = task::local(ctx)?;
-    let briefing = super::context::text_for_session(ctx)?;
+    let briefing = super::context::text_for_session(ctx, renderer)?;
     let at_open = session_context::TaskAtOpen {
         id: task.as_ref().map(|t| t.id.clone()),
         profile: task.as_ref().map(|t| t.profile.clone()),

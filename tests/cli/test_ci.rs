@@ -5,8 +5,7 @@
 
 use std::path::Path;
 
-use serde_json::Value;
-
+use crate::common::json::{doc, DeviceDoc, Publish};
 use crate::common::remotes;
 use crate::common::{Output, Repo, TestEnv};
 
@@ -34,9 +33,9 @@ fn mj(r: &Repo<'_>, who: &str, args: &[&str], stdin: &str) -> Output {
 fn publish_and_sync(r: &Repo<'_>, who: &str, objective: &str) -> String {
     let body = format!("# Objective\n{objective}\n\n# Current State\nDone.\n\n# Next Action\nGo on.\n");
     mj(r, who, &["handover", "--no-task"], &body).ok();
-    let v: Value = serde_json::from_str(&mj(r, who, &["--json", "continuity", "publish"], "").ok().stdout).unwrap();
+    let v: Publish = doc(&mj(r, who, &["--json", "continuity", "publish"], "").ok().stdout);
     mj(r, who, &["continuity", "sync"], "").ok();
-    v["record"]["id"].as_str().unwrap().to_string()
+    v.id()
 }
 
 /// Runs the CI script in a fresh clone of `remote` (`ci1` is shallow, as CI checkouts are).
@@ -60,8 +59,8 @@ fn the_ci_script_passes_a_clean_store_and_fails_a_tampered_record_and_an_untrust
     let a = clone(&env, &remote, "a");
     a.git(&["symbolic-ref", "HEAD", "refs/heads/main"]);
     mj(&a, "a", &["init"], "").ok();
-    let dev: Value = serde_json::from_str(&mj(&a, "a", &["--json", "continuity", "device"], "").ok().stdout).unwrap();
-    let ka = dev["public_key"].as_str().unwrap();
+    let dev: DeviceDoc = doc(&mj(&a, "a", &["--json", "continuity", "device"], "").ok().stdout);
+    let ka = &dev.public_key;
     a.write(
         ".ai/repo/mesh/home.yaml",
         &format!("schema: mesh/v1\nkind: mesh-declaration\nid: home\nenabled: true\ntrust:\n  policy: deny_unknown\n  allow:\n    - {ka}\n  revoked: []\n"),

@@ -11,6 +11,10 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
+use crate::common::json::{
+    diag_codes, doc, notice_codes, record_ids, DeviceDoc, ErrorDoc, Plan, Publish, Records, Resume, Status, Sync,
+    Verify,
+};
 use crate::common::{Output, Repo, TestEnv, HANDOVER};
 
 const REF: &str = "refs/majordomus/continuity";
@@ -82,20 +86,18 @@ impl<'a> Machine<'a> {
         self.run(&v, "")
     }
 
-    /// `git-majordomus --json continuity <args>`: asserts the exit code, parses stdout.
+    /// `git-majordomus --json continuity <args>`: asserts the exit code, reads stdout as `T`.
     #[track_caller]
-    fn cj(&self, args: &[&str], code: i32) -> Value {
+    fn cj<T: serde::de::DeserializeOwned>(&self, args: &[&str], code: i32) -> T {
         self.cj_env(args, code, &[])
     }
 
     #[track_caller]
-    fn cj_env(&self, args: &[&str], code: i32, extra: &[(&str, &str)]) -> Value {
+    fn cj_env<T: serde::de::DeserializeOwned>(&self, args: &[&str], code: i32, extra: &[(&str, &str)]) -> T {
         let mut v = vec!["--json", "continuity"];
         v.extend_from_slice(args);
         let out = self.run_env(&v, "", extra).code(code);
-        serde_json::from_str(&out.stdout).unwrap_or_else(|e| {
-            panic!("{}: not JSON ({e})\n--- stdout\n{}--- stderr\n{}", v.join(" "), out.stdout, out.stderr)
-        })
+        doc(&out.stdout)
     }
 
     /// Real git in this checkout (panics on failure).
@@ -105,13 +107,13 @@ impl<'a> Machine<'a> {
 
     /// `continuity device --label <label>`; returns the public key (`RW...`).
     fn device(&self, label: &str) -> String {
-        let v = self.cj(&["device", "--label", label], 0);
-        assert_eq!(v["device"]["label"], label);
-        v["public_key"].as_str().unwrap().to_string()
+        let v: DeviceDoc = self.cj(&["device", "--label", label], 0);
+        assert_eq!(v.device().label, label);
+        v.public_key.to_string()
     }
 
     fn node(&self) -> String {
-        self.cj(&["device"], 0)["device"]["node"].as_str().unwrap().to_string()
+        self.cj::<DeviceDoc>(&["device"], 0).device().node.to_string()
     }
 
     fn node_json(&self) -> PathBuf {
@@ -135,13 +137,13 @@ impl<'a> Machine<'a> {
     fn publish(&self, extra: &[&str]) -> String {
         let mut args = vec!["publish"];
         args.extend_from_slice(extra);
-        let v = self.cj(&args, 0);
-        assert_eq!(v["written"], true, "{v}");
-        v["record"]["id"].as_str().unwrap().to_string()
+        let v: Publish = self.cj(&args, 0);
+        assert!(v.written, "{v:?}");
+        v.record().id.to_string()
     }
 
     /// `continuity sync` (JSON, exit 0).
-    fn sync(&self) -> Value {
+    fn sync(&self) -> Sync {
         self.cj(&["sync"], 0)
     }
 
@@ -271,30 +273,6 @@ fn store_path(id: &str) -> String {
     format!("records/{}/{}/{id}.json", &id[..2], &id[2..4])
 }
 
-fn codes(v: &Value) -> Vec<String> {
-    v.as_array()
-        .unwrap_or_else(|| panic!("not an array: {v}"))
-        .iter()
-        .map(|d| d["code"].as_str().unwrap().to_string())
-        .collect()
-}
-
-fn strs(v: &Value) -> Vec<String> {
-    v.as_array()
-        .unwrap_or_else(|| panic!("not an array: {v}"))
-        .iter()
-        .map(|s| s.as_str().unwrap().to_string())
-        .collect()
-}
-
-fn ids(v: &Value) -> Vec<String> {
-    v.as_array()
-        .unwrap_or_else(|| panic!("not an array: {v}"))
-        .iter()
-        .map(|r| r["id"].as_str().unwrap().to_string())
-        .collect()
-}
-
 // ---------------------------------------------------------------------------------------------
 // The world: a bare remote and two machines
 
@@ -416,47 +394,47 @@ fn scenario_821_a_session_moves_between_machines() {
     a.handover(false, HANDOVER);
     let a_snap = a.snap();
     let remote_heads = w.remote_heads();
-    let v = a.cj(&["publish", "--issue", "#184", "--milestone", "M3"], 0);
-    assert_eq!(v["written"], true);
-    let r1 = v["record"]["id"].as_str().unwrap().to_string();
+    let v: Publish = a.cj(&["publish", "--issue", "#184", "--milestone", "M3"], 0);
+    assert!(v.written);
+    let r1 = v.id();
     assert_eq!(r1.len(), 64);
-    assert_eq!(v["record"]["issue"], "#184");
-    assert_eq!(v["record"]["line"], r1.as_str(), "the first record of a line is its own line");
-    assert!(v["record"].get("parent").is_none());
-    assert_eq!(v["record"]["task"], "fix OAuth callback");
-    assert_eq!(v["next"][0], "git majordomus continuity sync");
+    assert_eq!(v.record().issue(), "#184");
+    assert_eq!(v.record().line, r1, "the first record of a line is its own line");
+    assert!(v.record().parent.is_none());
+    assert_eq!(v.record().task(), "fix OAuth callback");
+    assert_eq!(v.next[0], "git majordomus continuity sync");
     assert_eq!(w.remote_git(&["for-each-ref", REF]), "", "publish is offline");
     let s = a.sync();
-    assert_eq!(s["action"], "published");
-    assert_eq!((s["fetched"].as_u64(), s["published"].as_u64()), (Some(0), Some(1)));
-    assert_eq!(s["store"]["sync"], "in_sync");
+    assert_eq!(s.action, "published");
+    assert_eq!((Some(s.fetched), Some(s.published)), (Some(0), Some(1)));
+    assert_eq!(s.store.sync, "in_sync");
     assert_eq!(w.remote_git(&["rev-parse", REF]), a.tip().unwrap(), "the remote holds the store");
     assert_eq!(w.remote_heads(), remote_heads, "sync never moves branches on the remote");
     assert_eq!(a.snap(), a_snap);
 
     // B: status before any sync shows nothing resumable (status never touches the network).
     let b_snap = b.snap();
-    let st = b.cj(&["status"], 0);
-    assert_eq!(st["resumable"].as_array().unwrap().len(), 0);
-    assert_eq!(st["store"]["sync"], "empty");
+    let st: Status = b.cj(&["status"], 0);
+    assert_eq!(st.resumable.len(), 0);
+    assert_eq!(st.store.sync, "empty");
     assert!(b.c(&["status"]).ok().stdout.contains("resumable   none\n"));
     // A plain fetch of the store into the remote-tracking ref: status says `behind`, and the
     // records become resumable only after `continuity sync`.
     b.git(&["fetch", "-q", "origin", &format!("+{REF}:refs/majordomus/remotes/origin/continuity")]);
-    let st = b.cj(&["status"], 0);
-    assert_eq!(st["store"]["sync"], "behind");
-    assert_eq!(st["resumable"].as_array().unwrap().len(), 0);
-    assert_eq!(strs(&st["next"]), ["git majordomus continuity sync"]);
+    let st: Status = b.cj(&["status"], 0);
+    assert_eq!(st.store.sync, "behind");
+    assert_eq!(st.resumable.len(), 0);
+    assert_eq!(st.next, ["git majordomus continuity sync"]);
     let s = b.sync();
-    assert_eq!(s["action"], "fetched");
-    assert_eq!(s["fetched"], 1);
-    assert_eq!(s["published"], 0);
-    let res = &s["resumable"];
-    assert_eq!(ids(res), vec![r1.clone()]);
-    assert_eq!(res[0]["device"]["label"], "macbook-pro");
-    assert_eq!(res[0]["device"]["node"], node_a.as_str());
-    assert_eq!(res[0]["trust"], "trusted");
-    assert_eq!(res[0]["this_device"], false);
+    assert_eq!(s.action, "fetched");
+    assert_eq!(s.fetched, 1);
+    assert_eq!(s.published, 0);
+    let res = &s.resumable;
+    assert_eq!(record_ids(res), vec![r1.clone()]);
+    assert_eq!(res[0].device().label, "macbook-pro");
+    assert_eq!(res[0].device().node, node_a.as_str());
+    assert_eq!(res[0].trust, "trusted");
+    assert!(!res[0].this_device);
     let st = b.c(&["status"]).ok().stdout;
     assert!(
         st.contains("Resumable from another device (1)\n")
@@ -468,29 +446,23 @@ fn scenario_821_a_session_moves_between_machines() {
 
     // B: plan is ready, exact; it writes nothing.
     let before = b.local_files();
-    let plan = b.cj(&["plan"], 0);
-    assert_eq!(plan["status"], "ready", "{plan}");
-    assert_eq!(plan["record"]["id"], r1.as_str());
-    assert_eq!(plan["source"]["relation"], "exact");
-    assert_eq!(
-        strs(&plan["restores"]),
-        ["handover", "intent", "issue", "decisions", "next_action", "lineage", "provenance"]
-    );
-    assert_eq!(
-        strs(&plan["recomputes"]),
-        ["worktree", "repository_id", "episode", "working_context", "local_source_state"]
-    );
-    assert_eq!(plan["task"]["title"], "fix OAuth callback");
-    assert_eq!(plan["milestone"], "M3");
-    assert_eq!(strs(&plan["decisions"]), ["use PKCE"]);
-    assert_eq!(plan["next_action"], "Write the regression test.");
-    assert_eq!(plan["actions"][0], format!("git majordomus continuity resume --record {}", &r1[..12]));
+    let plan: Plan = b.cj(&["plan"], 0);
+    assert_eq!(plan.status, "ready", "{plan:?}");
+    assert_eq!(plan.record().id, r1.as_str());
+    assert_eq!(plan.source().relation, "exact");
+    assert_eq!(plan.restores, ["handover", "intent", "issue", "decisions", "next_action", "lineage", "provenance"]);
+    assert_eq!(plan.recomputes, ["worktree", "repository_id", "episode", "working_context", "local_source_state"]);
+    assert_eq!(plan.task().title, "fix OAuth callback");
+    assert_eq!(plan.milestone(), "M3");
+    assert_eq!(plan.decisions, ["use PKCE"]);
+    assert_eq!(plan.next_action, "Write the regression test.");
+    assert_eq!(plan.actions[0], format!("git majordomus continuity resume --record {}", &r1[..12]));
     assert!(
-        strs(&plan["actions"])
+        plan.actions
             .contains(&"git majordomus start 'fix OAuth callback' --scope lib --profile implementation".to_string()),
-        "{plan}"
+        "{plan:?}"
     );
-    assert!(plan["blockers"].as_array().unwrap().is_empty() && plan["warnings"].as_array().unwrap().is_empty());
+    assert!(plan.blockers.is_empty() && plan.warnings.is_empty());
     let text = b.c(&["plan"]).ok().stdout;
     assert!(text.starts_with("Resume      ready\n"), "{text}");
     assert!(
@@ -501,19 +473,19 @@ fn scenario_821_a_session_moves_between_machines() {
     assert_eq!(b.local_files(), before, "plan writes nothing");
 
     // B: resume.
-    let r = b.cj(&["resume"], 0);
-    assert_eq!(r["resumed"], true);
-    assert_eq!(r["decisions_carried"], 1);
-    assert_eq!(r["plan"]["task"]["title"], "fix OAuth callback");
-    assert_eq!(r["plan"]["record"]["issue"], "#184");
-    assert_eq!(r["plan"]["next_action"], "Write the regression test.");
-    assert_eq!(r["position"]["record"], r1.as_str());
-    assert_eq!(r["position"]["via"], "resumed");
+    let r: Resume = b.cj(&["resume"], 0);
+    assert!(r.resumed);
+    assert_eq!(r.decisions_carried, 1);
+    assert_eq!(r.plan.task().title, "fix OAuth callback");
+    assert_eq!(r.plan.record().issue(), "#184");
+    assert_eq!(r.plan.next_action, "Write the regression test.");
+    assert_eq!(r.position().record(), r1.as_str());
+    assert_eq!(r.position().via, "resumed");
     assert!(
-        !strs(&r["plan"]["actions"]).iter().any(|x| x.starts_with("git majordomus continuity resume")),
+        !r.plan.actions.iter().any(|x| x.starts_with("git majordomus continuity resume")),
         "the resume action is dropped"
     );
-    let handover = r["handover"].as_str().unwrap().to_string();
+    let handover = r.handover().to_string();
     // §14 item 48: <stamp>--continuity--<branchkey>--<head7>--<id16>.md holding continuity_record.
     let head7 = &a.git(&["rev-parse", "HEAD"])[..7];
     assert_eq!(
@@ -557,17 +529,17 @@ fn scenario_821_a_session_moves_between_machines() {
 
     // §14 item 48: resuming again writes nothing new. Implicitly there is nothing left to
     // resume (the position equals the record, so it is no longer offered)...
-    let again = b.cj(&["resume"], 10);
-    assert_eq!(again["resumed"], false);
-    assert_eq!(again["plan"]["status"], "nothing_to_resume");
+    let again: Resume = b.cj(&["resume"], 10);
+    assert!(!again.resumed);
+    assert_eq!(again.plan.status, "nothing_to_resume");
     assert_eq!(b.arrived().len(), 1);
     // ...and naming it again returns the same handover, carries nothing, warns already_resumed.
-    let again = b.cj(&["resume", "--record", &r1[..12]], 0);
-    assert_eq!(again["resumed"], true);
-    assert_eq!(again["handover"], handover.as_str());
-    assert_eq!(again["decisions_carried"], 0);
-    assert_eq!(again["plan"]["lineage"], "equal");
-    assert!(codes(&again["plan"]["warnings"]).contains(&"already_resumed".to_string()), "{again}");
+    let again: Resume = b.cj(&["resume", "--record", &r1[..12]], 0);
+    assert!(again.resumed);
+    assert_eq!(again.handover(), handover.as_str());
+    assert_eq!(again.decisions_carried, 0);
+    assert_eq!(again.plan.lineage(), "equal");
+    assert!(notice_codes(&again.plan.warnings).contains(&"already_resumed".to_string()), "{again:?}");
     assert_eq!(b.arrived().len(), 1);
     assert_eq!(b.repo.read(".ai/local/state/decisions.md").matches("— use PKCE\n").count(), 1);
     assert_eq!(b.repo.read(".ai/local/state/open-questions.md").matches("which IdP tenants").count(), 1);
@@ -580,11 +552,11 @@ fn scenario_821_a_session_moves_between_machines() {
 
     // §14 item 50: B publishes; parent and line are A's record, issue and milestone inherited.
     b.handover(true, &body("Fix the callback.", "Run the regression test on the desktop."));
-    let v = b.cj(&["publish"], 0);
-    let r2 = v["record"]["id"].as_str().unwrap().to_string();
-    assert_eq!(v["record"]["parent"], r1.as_str());
-    assert_eq!(v["record"]["line"], r1.as_str());
-    assert_eq!(v["record"]["issue"], "#184");
+    let v: Publish = b.cj(&["publish"], 0);
+    let r2 = v.id();
+    assert_eq!(v.record().parent(), r1);
+    assert_eq!(v.record().line, r1);
+    assert_eq!(v.record().issue(), "#184");
     assert!(b
         .c(&["publish"])
         .ok()
@@ -595,23 +567,23 @@ fn scenario_821_a_session_moves_between_machines() {
     assert_eq!(env2["record"]["handover"]["milestone"], "M3");
     assert_eq!(env2["record"]["parent"], r1.as_str());
     let s = b.sync();
-    assert_eq!(s["action"], "published");
-    assert_eq!(s["published"], 1);
+    assert_eq!(s.action, "published");
+    assert_eq!(s.published, 1);
     assert_eq!(b.snap(), b_snap, "continuity commands moved nothing on B");
 
     // A: sync sees the line as remote_newer; records: 2 records, 1 line, head = B's.
     let s = a.sync();
-    assert_eq!(s["action"], "fetched");
-    assert_eq!(s["fetched"], 1);
-    assert_eq!(s["lines"].as_array().unwrap().len(), 1);
-    assert_eq!(s["lines"][0]["line"], r1.as_str());
-    assert_eq!(s["lines"][0]["relation"], "remote_newer");
-    let recs = a.cj(&["records"], 0);
-    assert_eq!(recs["records"].as_array().unwrap().len(), 2);
-    assert_eq!(recs["lines"].as_array().unwrap().len(), 1);
-    assert_eq!(recs["lines"][0]["state"], "linear");
-    assert_eq!(recs["lines"][0]["records"], 2);
-    assert_eq!(strs(&recs["lines"][0]["heads"]), vec![r2.clone()]);
+    assert_eq!(s.action, "fetched");
+    assert_eq!(s.fetched, 1);
+    assert_eq!(s.lines.len(), 1);
+    assert_eq!(s.lines[0].line, r1.as_str());
+    assert_eq!(s.lines[0].relation, "remote_newer");
+    let recs: Records = a.cj(&["records"], 0);
+    assert_eq!(recs.records.len(), 2);
+    assert_eq!(recs.lines.len(), 1);
+    assert_eq!(recs.lines[0].state, "linear");
+    assert_eq!(recs.lines[0].records, 2);
+    assert_eq!(recs.lines[0].heads, vec![r2.clone()]);
     let text = a.c(&["records"]).ok().stdout;
     assert!(text.starts_with("2 record(s)\n"), "{text}");
     assert!(
@@ -632,19 +604,16 @@ fn scenario_821_a_session_moves_between_machines() {
         "{text}"
     );
     // A's plan offers B's record with lineage `newer`.
-    let plan = a.cj(&["plan"], 0);
-    assert_eq!(plan["status"], "ready", "{plan}");
-    assert_eq!(plan["record"]["id"], r2.as_str());
-    assert_eq!(plan["record"]["device"]["node"], node_b.as_str());
-    assert_eq!(plan["lineage"], "newer");
+    let plan: Plan = a.cj(&["plan"], 0);
+    assert_eq!(plan.status, "ready", "{plan:?}");
+    assert_eq!(plan.record().id, r2.as_str());
+    assert_eq!(plan.record().device().node, node_b.as_str());
+    assert_eq!(plan.lineage(), "newer");
     // A third sync has nothing to do.
     let s = a.sync();
-    assert_eq!(
-        (s["action"].as_str(), s["fetched"].as_u64(), s["published"].as_u64()),
-        (Some("none"), Some(0), Some(0))
-    );
-    assert!(s["lines"].as_array().unwrap().iter().all(|l| l["relation"] == "equal"), "{s}");
-    assert_eq!(s["store"]["sync"], "in_sync");
+    assert_eq!((s.action.as_str(), s.fetched, s.published), ("none", 0, 0));
+    assert!(s.lines.iter().all(|l| l.relation == "equal"), "{s:?}");
+    assert_eq!(s.store.sync, "in_sync");
     let text = a.c(&["sync"]).ok().stdout;
     assert!(
         text.starts_with("Sync        none with origin\nmoved       0 fetched, 0 published\nstore       in_sync\n"),
@@ -689,13 +658,13 @@ fn scenario_822_dirty_handover_and_the_source_relations() {
     a.repo.write("lib/new", "untracked\n");
     a.handover(true, &body("Finish feature x.", "Commit lib/new."));
     let a_snap = a.snap();
-    let v = a.cj(&["publish"], 0);
-    let r1 = v["record"]["id"].as_str().unwrap().to_string();
-    assert_eq!(v["record"]["working_tree"], "dirty");
-    assert_eq!(v["record"]["changed_total"], 2);
-    assert_eq!(v["record"]["branch"], "feature/x");
+    let v: Publish = a.cj(&["publish"], 0);
+    let r1 = v.record().id.to_string();
+    assert_eq!(v.record().working_tree, "dirty");
+    assert_eq!(v.record().changed_total, 2);
+    assert_eq!(v.record().branch(), "feature/x");
     let stored: Value = serde_json::from_str(&a.store_files(REF)[0].1).unwrap();
-    assert_eq!(strs(&stored["record"]["source"]["changed"]), ["lib/a", "lib/new"]);
+    assert_eq!(stored["record"]["source"]["changed"], serde_json::json!(["lib/a", "lib/new"]));
     assert_eq!(stored["record"]["source"]["fingerprint"].as_str().unwrap().len(), 32);
     a.sync();
     assert_eq!(a.snap(), a_snap);
@@ -704,21 +673,21 @@ fn scenario_822_dirty_handover_and_the_source_relations() {
     b.git(&["switch", "-q", "feature/x"]);
     let b_snap = b.snap();
     b.sync();
-    let plan = b.cj(&["plan"], 0);
-    assert_eq!(plan["status"], "ready_with_warnings", "{plan}");
-    assert_eq!(plan["source"]["relation"], "exact");
-    assert_eq!(plan["source"]["origin_dirty"], true);
-    assert_eq!(strs(&plan["source"]["origin_changed"]), ["lib/a", "lib/new"]);
-    assert_eq!(plan["source"]["origin_changed_total"], 2);
-    assert_eq!(codes(&plan["warnings"]), ["source_incomplete"]);
+    let plan: Plan = b.cj(&["plan"], 0);
+    assert_eq!(plan.status, "ready_with_warnings", "{plan:?}");
+    assert_eq!(plan.source().relation, "exact");
+    assert!(plan.source().origin_dirty);
+    assert_eq!(plan.source().origin_changed, ["lib/a", "lib/new"]);
+    assert_eq!(plan.source().origin_changed_total, 2);
+    assert_eq!(notice_codes(&plan.warnings), ["source_incomplete"]);
     let text = b.c(&["plan"]).ok().stdout;
     assert!(
         text.contains("  origin dirty: 2 uncommitted file(s) not in its commit\n")
             && text.contains("WARN    source_incomplete: "),
         "{text}"
     );
-    let r = b.cj(&["resume"], 0);
-    let h = b.repo.read(r["handover"].as_str().unwrap());
+    let r: Resume = b.cj(&["resume"], 0);
+    let h = b.repo.read(r.handover());
     assert!(
         h.contains("\nworking_tree: dirty\n") && h.contains("\n  - lib/a\n") && h.contains("\n  - lib/new\n"),
         "{h}"
@@ -730,14 +699,14 @@ fn scenario_822_dirty_handover_and_the_source_relations() {
     // §14 item 47: the identical uncommitted change here → no source_incomplete, no local_dirty.
     b.repo.write("lib/a", "uncommitted change\n");
     b.repo.write("lib/new", "untracked\n");
-    let plan = b.cj(&["plan", "--record", &r1], 0);
-    assert_eq!(plan["source"]["same_uncommitted_work"], true, "{plan}");
-    assert!(!codes(&plan["warnings"]).iter().any(|c| c == "source_incomplete" || c == "local_dirty"), "{plan}");
+    let plan: Plan = b.cj(&["plan", "--record", &r1], 0);
+    assert!(plan.source().same_uncommitted_work(), "{plan:?}");
+    assert!(!notice_codes(&plan.warnings).iter().any(|c| c == "source_incomplete" || c == "local_dirty"), "{plan:?}");
     b.repo.write("lib/new", "something else\n");
-    let plan = b.cj(&["plan", "--record", &r1], 0);
-    assert_eq!(plan["source"]["same_uncommitted_work"], false);
-    let w2 = codes(&plan["warnings"]);
-    assert!(w2.contains(&"source_incomplete".to_string()) && w2.contains(&"local_dirty".to_string()), "{plan}");
+    let plan: Plan = b.cj(&["plan", "--record", &r1], 0);
+    assert!(!plan.source().same_uncommitted_work());
+    let w2 = notice_codes(&plan.warnings);
+    assert!(w2.contains(&"source_incomplete".to_string()) && w2.contains(&"local_dirty".to_string()), "{plan:?}");
     b.git(&["checkout", "-q", "--", "lib/a"]);
     std::fs::remove_file(b.root().join("lib/new")).unwrap();
 
@@ -749,18 +718,18 @@ fn scenario_822_dirty_handover_and_the_source_relations() {
     a.sync();
     b.sync();
     let b_snap = b.snap();
-    let plan = b.cj(&["plan"], 10);
-    assert_eq!(plan["status"], "requires_source_update", "{plan}");
-    assert_eq!(plan["record"]["id"], r2.as_str());
-    assert_eq!(plan["source"]["relation"], "head_missing");
-    assert_eq!(codes(&plan["blockers"]), ["head_missing"]);
-    assert_eq!(strs(&plan["actions"])[0], "git fetch origin");
+    let plan: Plan = b.cj(&["plan"], 10);
+    assert_eq!(plan.status, "requires_source_update", "{plan:?}");
+    assert_eq!(plan.record().id, r2.as_str());
+    assert_eq!(plan.source().relation, "head_missing");
+    assert_eq!(notice_codes(&plan.blockers), ["head_missing"]);
+    assert_eq!(plan.actions[0], "git fetch origin");
     assert!(b.c(&["plan"]).code(10).stdout.contains("BLOCKER head_missing: "));
     let arrived = b.arrived();
-    let r = b.cj(&["resume"], 10);
-    assert_eq!(r["resumed"], false);
-    assert_eq!(r["plan"]["status"], "requires_source_update");
-    assert!(r.get("handover").is_none());
+    let r: Resume = b.cj(&["resume"], 10);
+    assert!(!r.resumed);
+    assert_eq!(r.plan.status, "requires_source_update");
+    assert!(r.handover.is_none());
     assert!(b.c(&["resume"]).code(10).stdout.starts_with("Resume blocked  requires_source_update\n"));
     assert_eq!(b.arrived(), arrived, "a declined resume writes nothing");
     assert_eq!(b.snap(), b_snap);
@@ -769,41 +738,41 @@ fn scenario_822_dirty_handover_and_the_source_relations() {
     a.git(&["push", "-q", "origin", "feature/x"]);
     b.git(&["fetch", "-q", "origin"]);
     let b_snap = b.snap();
-    let plan = b.cj(&["plan"], 10);
-    assert_eq!(plan["source"]["relation"], "local_behind", "{plan}");
-    assert_eq!(codes(&plan["blockers"]), ["local_behind"]);
-    assert!(strs(&plan["actions"]).contains(&"git pull --ff-only origin feature/x".to_string()), "{plan}");
+    let plan: Plan = b.cj(&["plan"], 10);
+    assert_eq!(plan.source().relation, "local_behind", "{plan:?}");
+    assert_eq!(notice_codes(&plan.blockers), ["local_behind"]);
+    assert!(plan.actions.contains(&"git pull --ff-only origin feature/x".to_string()), "{plan:?}");
     assert_eq!(b.snap(), b_snap);
 
     // On main: branch_differs.
     b.git(&["switch", "-q", "main"]);
     let b_snap = b.snap();
-    let plan = b.cj(&["plan"], 10);
-    assert_eq!(plan["status"], "requires_source_update");
-    assert_eq!(plan["source"]["relation"], "branch_differs", "{plan}");
-    assert_eq!(codes(&plan["blockers"]), ["branch_differs"]);
-    assert!(strs(&plan["actions"]).contains(&"git switch feature/x".to_string()), "{plan}");
+    let plan: Plan = b.cj(&["plan"], 10);
+    assert_eq!(plan.status, "requires_source_update");
+    assert_eq!(plan.source().relation, "branch_differs", "{plan:?}");
+    assert_eq!(notice_codes(&plan.blockers), ["branch_differs"]);
+    assert!(plan.actions.contains(&"git switch feature/x".to_string()), "{plan:?}");
     assert_eq!(b.snap(), b_snap);
 
     // After the pull: exact, ready; the resume continues B's position.
     b.git(&["switch", "-q", "feature/x"]);
     b.git(&["pull", "-q", "--ff-only", "origin", "feature/x"]);
     let b_snap = b.snap();
-    let plan = b.cj(&["plan"], 0);
-    assert_eq!(plan["source"]["relation"], "exact", "{plan}");
-    assert_eq!(plan["status"], "ready");
-    assert_eq!(plan["lineage"], "newer");
-    let r = b.cj(&["resume"], 0);
-    assert_eq!(r["resumed"], true);
+    let plan: Plan = b.cj(&["plan"], 0);
+    assert_eq!(plan.source().relation, "exact", "{plan:?}");
+    assert_eq!(plan.status, "ready");
+    assert_eq!(plan.lineage(), "newer");
+    let r: Resume = b.cj(&["resume"], 0);
+    assert!(r.resumed);
     assert_eq!(b.arrived().len(), 2);
 
     // §14 item 46: local extra commits → warning local_ahead, still resumable.
     b.repo.commit_file("lib/b", "more\n");
     let b_snap2 = b.snap();
-    let plan = b.cj(&["plan", "--record", &r2], 0);
-    assert_eq!(plan["source"]["relation"], "local_ahead");
-    assert_eq!(plan["status"], "ready_with_warnings");
-    assert!(codes(&plan["warnings"]).contains(&"local_ahead".to_string()));
+    let plan: Plan = b.cj(&["plan", "--record", &r2], 0);
+    assert_eq!(plan.source().relation, "local_ahead");
+    assert_eq!(plan.status, "ready_with_warnings");
+    assert!(notice_codes(&plan.warnings).contains(&"local_ahead".to_string()));
     assert_eq!(b.snap(), b_snap2);
     assert_ne!(b_snap, b_snap2);
     w.fsck(&[]);
@@ -823,51 +792,51 @@ fn scenario_823_continued_twice_diverges_and_is_never_picked_by_time() {
     a.sync();
     b.sync();
     env.set_now("2026-09-03T20:10:00Z");
-    b.cj(&["resume"], 0);
+    b.cj::<Resume>(&["resume"], 0);
     b.handover(true, &body("Ship the release.", "Write the changelog on the desktop."));
     let r2 = b.publish(&[]);
     b.sync();
     // A (not synced) continues R1 too, later in time.
     env.set_now("2026-09-03T20:20:00Z");
     a.handover(true, &body("Ship the release.", "Write the changelog on the laptop."));
-    let v = a.cj(&["publish"], 0);
-    let r3 = v["record"]["id"].as_str().unwrap().to_string();
-    assert_eq!(v["record"]["parent"], r1.as_str());
+    let v: Publish = a.cj(&["publish"], 0);
+    let r3 = v.record().id.to_string();
+    assert_eq!(v.record().parent(), r1.as_str());
     let s = a.sync();
-    assert_eq!(s["action"], "exchanged", "{s}");
-    assert_eq!(s["lines"].as_array().unwrap().len(), 1);
-    assert_eq!(s["lines"][0]["relation"], "diverged");
+    assert_eq!(s.action, "exchanged", "{s:?}");
+    assert_eq!(s.lines.len(), 1);
+    assert_eq!(s.lines[0].relation, "diverged");
     let mut heads = vec![r2.clone(), r3.clone()];
     heads.sort();
-    assert_eq!(strs(&s["lines"][0]["heads"]), heads);
-    assert!(codes(&s["diagnostics"]).contains(&"continuity.diverged".to_string()), "{s}");
-    let recs = a.cj(&["records"], 0);
-    assert_eq!(recs["records"].as_array().unwrap().len(), 3, "all three records are kept");
-    assert_eq!(recs["lines"][0]["state"], "diverged");
-    assert!(codes(&recs["diagnostics"]).contains(&"continuity.diverged".to_string()));
-    let st = a.cj(&["status"], 0);
-    assert_eq!(st["lines"][0]["state"], "diverged");
-    assert_eq!(st["lines"][0]["heads"].as_array().unwrap().len(), 2);
+    assert_eq!(s.lines[0].heads, heads);
+    assert!(diag_codes(&s.diagnostics).contains(&"continuity.diverged".to_string()), "{s:?}");
+    let recs: Records = a.cj(&["records"], 0);
+    assert_eq!(recs.records.len(), 3, "all three records are kept");
+    assert_eq!(recs.lines[0].state, "diverged");
+    assert!(diag_codes(&recs.diagnostics).contains(&"continuity.diverged".to_string()));
+    let st: Status = a.cj(&["status"], 0);
+    assert_eq!(st.lines[0].state, "diverged");
+    assert_eq!(st.lines[0].heads.len(), 2);
     let text = a.c(&["status"]).ok().stdout;
     assert!(text.contains(&format!("line        {} DIVERGED: 2 heads\n", &r1[..12])), "{text}");
 
     // B: the implicit plan is a conflict (it never picks by time), resume declines.
     b.sync();
-    let plan = b.cj(&["plan"], 10);
-    assert_eq!(plan["status"], "conflict", "{plan}");
-    assert_eq!(plan["record"]["id"], r3.as_str());
-    let bl = codes(&plan["blockers"]);
-    assert!(bl.contains(&"line_diverged".to_string()) && bl.contains(&"would_diverge".to_string()), "{plan}");
+    let plan: Plan = b.cj(&["plan"], 10);
+    assert_eq!(plan.status, "conflict", "{plan:?}");
+    assert_eq!(plan.record().id, r3.as_str());
+    let bl = notice_codes(&plan.blockers);
+    assert!(bl.contains(&"line_diverged".to_string()) && bl.contains(&"would_diverge".to_string()), "{plan:?}");
     let arrived = b.arrived();
-    let r = b.cj(&["resume"], 10);
-    assert_eq!(r["resumed"], false);
+    let r: Resume = b.cj(&["resume"], 10);
+    assert!(!r.resumed);
     assert_eq!(b.arrived(), arrived, "a declined resume writes no handover");
     // Naming R3 explicitly: ready_with_warnings with both warnings.
-    let plan = b.cj(&["plan", "--record", &r3[..12]], 0);
-    assert_eq!(plan["status"], "ready_with_warnings", "{plan}");
-    let wa = codes(&plan["warnings"]);
-    assert!(wa.contains(&"line_diverged".to_string()) && wa.contains(&"would_diverge".to_string()), "{plan}");
-    assert!(plan["blockers"].as_array().unwrap().is_empty());
+    let plan: Plan = b.cj(&["plan", "--record", &r3[..12]], 0);
+    assert_eq!(plan.status, "ready_with_warnings", "{plan:?}");
+    let wa = notice_codes(&plan.warnings);
+    assert!(wa.contains(&"line_diverged".to_string()) && wa.contains(&"would_diverge".to_string()), "{plan:?}");
+    assert!(plan.blockers.is_empty());
     assert_eq!((a.snap(), b.snap()), (a_snap, b_snap));
     w.fsck(&[]);
 }
@@ -892,27 +861,27 @@ fn scenario_824_separate_work_on_two_branches_is_two_linear_lines() {
     let rb = b.publish(&["--issue", "#2"]);
     b.sync();
     let s = a.sync();
-    assert_eq!(s["fetched"], 1);
-    let res = &s["resumable"];
-    assert_eq!(ids(res), vec![rb.clone()]);
-    assert_eq!(res[0]["issue"], "#2");
-    assert_eq!(res[0]["branch"], "feature/y");
-    let recs = a.cj(&["records"], 0);
-    assert_eq!(recs["lines"].as_array().unwrap().len(), 2);
-    assert!(recs["lines"].as_array().unwrap().iter().all(|l| l["state"] == "linear"), "{recs}");
-    assert!(!codes(&recs["diagnostics"]).contains(&"continuity.diverged".to_string()));
-    assert!(!codes(&a.cj(&["status"], 0)["diagnostics"]).contains(&"continuity.diverged".to_string()));
+    assert_eq!(s.fetched, 1);
+    let res = &s.resumable;
+    assert_eq!(record_ids(res), vec![rb.clone()]);
+    assert_eq!(res[0].issue(), "#2");
+    assert_eq!(res[0].branch(), "feature/y");
+    let recs: Records = a.cj(&["records"], 0);
+    assert_eq!(recs.lines.len(), 2);
+    assert!(recs.lines.iter().all(|l| l.state == "linear"), "{recs:?}");
+    assert!(!diag_codes(&recs.diagnostics).contains(&"continuity.diverged".to_string()));
+    assert!(!diag_codes(&a.cj::<Status>(&["status"], 0).diagnostics).contains(&"continuity.diverged".to_string()));
 
     b.sync();
-    let plan = b.cj(&["plan", "--record", &ra], 10);
-    assert_eq!(plan["status"], "requires_source_update", "{plan}");
-    assert_eq!(codes(&plan["blockers"]), ["branch_differs"], "exactly one blocker");
-    assert_eq!(plan["source"]["relation"], "branch_differs");
-    assert!(strs(&plan["actions"]).contains(&"git switch main".to_string()), "{plan}");
+    let plan: Plan = b.cj(&["plan", "--record", &ra], 10);
+    assert_eq!(plan.status, "requires_source_update", "{plan:?}");
+    assert_eq!(notice_codes(&plan.blockers), ["branch_differs"], "exactly one blocker");
+    assert_eq!(plan.source().relation, "branch_differs");
+    assert!(plan.actions.contains(&"git switch main".to_string()), "{plan:?}");
     // The implicit plan on feature/y offers A's record too (no offer on this branch).
-    let plan = b.cj(&["plan"], 10);
-    assert_eq!(plan["record"]["id"], ra.as_str());
-    assert_eq!(codes(&plan["blockers"]), ["branch_differs"]);
+    let plan: Plan = b.cj(&["plan"], 10);
+    assert_eq!(plan.record().id, ra.as_str());
+    assert_eq!(notice_codes(&plan.blockers), ["branch_differs"]);
     assert_eq!((a.snap(), b.snap()), (a_snap, b_snap));
     w.fsck(&[]);
 }
@@ -931,11 +900,11 @@ fn scenario_825_offline_first() {
     a.handover(true, &body("Work offline.", "Sync when back online."));
     let r1 = a.publish(&[]);
     let tip = a.tip().unwrap();
-    let s = a.cj(&["sync"], 10);
-    assert_eq!(s["action"], "unreachable");
-    assert_eq!(s["published"], 0);
-    assert_eq!(s["fetched"], 0);
-    assert!(codes(&s["diagnostics"]).contains(&"continuity.remote_unreachable".to_string()), "{s}");
+    let s: Sync = a.cj(&["sync"], 10);
+    assert_eq!(s.action, "unreachable");
+    assert_eq!(s.published, 0);
+    assert_eq!(s.fetched, 0);
+    assert!(diag_codes(&s.diagnostics).contains(&"continuity.remote_unreachable".to_string()), "{s:?}");
     let text = a.c(&["sync"]).code(10).stdout;
     assert!(
         text.starts_with("Sync        unreachable with origin\n")
@@ -944,40 +913,37 @@ fn scenario_825_offline_first() {
     );
     assert_eq!(a.tip().unwrap(), tip, "the local store is unchanged");
     // Status needs no network: it still answers with the remote gone.
-    let st = a.cj(&["status"], 0);
-    assert_eq!(st["store"]["records"], 1);
-    assert!(matches!(st["store"]["sync"].as_str(), Some("never_synced" | "pending")), "{st}");
-    assert_eq!(st["last_sync"]["outcome"], "unreachable");
-    assert_eq!(st["last_sync"]["remote"], "origin");
-    assert!(strs(&st["next"]).contains(&"git majordomus continuity sync".to_string()));
+    let st: Status = a.cj(&["status"], 0);
+    assert_eq!(st.store.records, 1);
+    assert!(matches!(st.store.sync.as_str(), "never_synced" | "pending"), "{st:?}");
+    assert_eq!(st.last_sync().outcome, "unreachable");
+    assert_eq!(st.last_sync().remote(), "origin");
+    assert!(st.next.contains(&"git majordomus continuity sync".to_string()));
     assert!(a.c(&["status"]).ok().stdout.contains("last sync   unreachable with origin at 2026-09-03T20:00:00Z\n"));
     // Unit-level: a plan after an unreachable sync → only warning nothing_published, no actions.
-    let plan = a.cj(&["plan"], 0);
-    assert_eq!(plan["status"], "nothing_to_resume");
-    assert_eq!(codes(&plan["warnings"]), ["nothing_published"]);
-    assert!(
-        plan["blockers"].as_array().unwrap().is_empty() && plan["actions"].as_array().unwrap().is_empty(),
-        "{plan}"
-    );
+    let plan: Plan = a.cj(&["plan"], 0);
+    assert_eq!(plan.status, "nothing_to_resume");
+    assert_eq!(notice_codes(&plan.warnings), ["nothing_published"]);
+    assert!(plan.blockers.is_empty() && plan.actions.is_empty(), "{plan:?}");
 
     // The remote is back: the pending record is published.
     std::fs::rename(&moved, &w.remote).unwrap();
     let s = a.sync();
-    assert_eq!(s["published"], 1);
-    assert_eq!(s["store"]["sync"], "in_sync");
-    assert_eq!(a.cj(&["status"], 0)["last_sync"]["outcome"], "ok");
+    assert_eq!(s.published, 1);
+    assert_eq!(s.store.sync, "in_sync");
+    assert_eq!(a.cj::<Status>(&["status"], 0).last_sync().outcome, "ok");
     assert_eq!(a.snap(), a_snap);
 
     // A fresh clone: status without the network shows nothing, sync finds the record.
     let c = Machine::clone_of(&env, &w.remote, "c");
-    let st = c.cj(&["status"], 0);
-    assert_eq!(st["store"]["sync"], "empty");
-    assert!(st["resumable"].as_array().unwrap().is_empty());
-    assert!(codes(&st["diagnostics"]).contains(&"continuity.no_device_identity".to_string()));
+    let st: Status = c.cj(&["status"], 0);
+    assert_eq!(st.store.sync, "empty");
+    assert!(st.resumable.is_empty());
+    assert!(diag_codes(&st.diagnostics).contains(&"continuity.no_device_identity".to_string()));
     assert!(!c.node_json().exists(), "a read never creates a device key");
     let s = c.sync();
-    assert_eq!(s["fetched"], 1);
-    assert_eq!(ids(&s["resumable"]), vec![r1]);
+    assert_eq!(s.fetched, 1);
+    assert_eq!(record_ids(&s.resumable), vec![r1]);
     w.fsck(&[&c]);
 }
 
@@ -989,12 +955,12 @@ fn items_41_to_43_sync_without_remote_bad_remote_names_and_status_offline() {
     lone.handover(true, HANDOVER);
     lone.publish(&[]);
     let snap = lone.snap();
-    let s = lone.cj(&["sync"], 0);
-    assert_eq!(s["action"], "no_remote");
-    assert!(s["remote"].is_null());
-    let d = &s["diagnostics"][0];
-    assert_eq!((d["severity"].as_str(), d["code"].as_str()), (Some("info"), Some("continuity.no_remote")));
-    assert_eq!(lone.cj(&["status"], 0)["store"]["sync"], "no_remote");
+    let s: Sync = lone.cj(&["sync"], 0);
+    assert_eq!(s.action, "no_remote");
+    assert!(s.remote.is_none());
+    let d = &s.diagnostics[0];
+    assert_eq!((d.severity.as_str(), d.code.as_str()), ("info", "continuity.no_remote"));
+    assert_eq!(lone.cj::<Status>(&["status"], 0).store.sync, "no_remote");
     assert!(lone.c(&["sync"]).ok().stdout.starts_with("Sync        no_remote with no remote\n"));
     for bad in ["a:b", "../x", "..", "-x", "a b"] {
         let opt = format!("--remote={bad}");
@@ -1004,8 +970,8 @@ fn items_41_to_43_sync_without_remote_bad_remote_names_and_status_offline() {
     }
     let out = lone.run(&["--json", "continuity", "sync", "--remote", "a:b"], "").code(10);
     assert!(out.stdout.is_empty(), "{}", out.all());
-    let err: Value = serde_json::from_str(&out.stderr).unwrap();
-    assert_eq!(err["error"]["exit"], 10);
+    let err: ErrorDoc = doc(&out.stderr);
+    assert_eq!(err.error.exit, 10);
     assert_eq!(lone.snap(), snap);
 
     // A clone whose remote does not exist any more: status never touches the network.
@@ -1015,12 +981,12 @@ fn items_41_to_43_sync_without_remote_bad_remote_names_and_status_offline() {
     w.a.sync();
     let gone = env.path().join("does-not-exist.git");
     w.b.git(&["remote", "set-url", "origin", gone.to_str().unwrap()]);
-    let st = w.b.cj(&["status"], 0);
-    assert_eq!(st["store"]["sync"], "empty", "records only on the remote are not seen without a sync");
-    assert!(st["resumable"].as_array().unwrap().is_empty());
+    let st: Status = w.b.cj(&["status"], 0);
+    assert_eq!(st.store.sync, "empty", "records only on the remote are not seen without a sync");
+    assert!(st.resumable.is_empty());
     let tip_before = w.b.tip();
-    let s = w.b.cj(&["sync"], 10);
-    assert_eq!(s["action"], "unreachable");
+    let s: Sync = w.b.cj(&["sync"], 10);
+    assert_eq!(s.action, "unreachable");
     assert_eq!(w.b.tip(), tip_before);
     w.fsck(&[&lone]);
 }
@@ -1061,12 +1027,9 @@ fn scenario_826_secrets_and_machine_paths_are_refused_not_redacted() {
             assert!(all.contains(code), "{what}: {all}");
             assert!(!all.contains(value), "{what}: the value is echoed: {all}");
             if json {
-                let v: Value = serde_json::from_str(&out.stdout).unwrap();
-                assert_eq!(v["written"], false);
-                assert!(
-                    v["refused"].as_array().unwrap().iter().any(|l| l.to_string().contains("/handover/body")),
-                    "{v}"
-                );
+                let v: Publish = doc(&out.stdout);
+                assert!(!v.written);
+                assert!(v.refused.iter().any(|l| l.pointer.contains("/handover/body")), "{v:?}");
             } else {
                 assert!(
                     out.stdout.starts_with(
@@ -1111,32 +1074,31 @@ fn scenario_827_an_altered_blob_is_refused_as_id_mismatch() {
     a.sync();
     let b_snap = b.snap();
     b.sync();
-    assert_eq!(b.cj(&["records"], 0)["records"].as_array().unwrap().len(), 1);
+    assert_eq!(b.cj::<Records>(&["records"], 0).records.len(), 1);
     // Alter one byte of the blob, under the same name, in a new commit on B's ref.
     let (path, text) = b.store_files(REF).pop().unwrap();
     assert_eq!(path, store_path(&r1));
     let altered = text.replace("Write the test.", "Write the tesT.");
     assert_ne!(altered, text);
     b.store_put(&path, &altered);
-    let recs = b.cj(&["records"], 0);
-    assert_eq!(recs["records"].as_array().unwrap().len(), 0, "{recs}");
-    let d: Vec<&Value> =
-        recs["diagnostics"].as_array().unwrap().iter().filter(|d| d["code"] == "continuity.id_mismatch").collect();
-    assert_eq!(d.len(), 1, "{recs}");
-    assert_eq!(d[0]["path"], path.as_str());
-    assert_eq!(d[0]["severity"], "error");
+    let recs: Records = b.cj(&["records"], 0);
+    assert_eq!(recs.records.len(), 0, "{recs:?}");
+    let d: Vec<_> = recs.diagnostics.iter().filter(|d| d.code == "continuity.id_mismatch").collect();
+    assert_eq!(d.len(), 1, "{recs:?}");
+    assert_eq!(d[0].path.as_deref(), Some(path.as_str()));
+    assert_eq!(d[0].severity, "error");
     assert!(b.c(&["records"]).ok().stdout.starts_with("0 record(s)\nERROR   continuity.id_mismatch "));
-    let plan = b.cj(&["plan", "--record", &r1[..10]], 0);
-    assert_eq!(plan["status"], "nothing_to_resume", "{plan}");
-    assert_eq!(codes(&plan["blockers"]), ["continuity.id_mismatch"]);
-    assert_eq!(b.cj(&["plan"], 0)["status"], "nothing_to_resume");
-    let st = b.cj(&["status"], 0);
-    assert_eq!((st["store"]["records"].as_u64(), st["store"]["refused"].as_u64()), (Some(0), Some(1)));
-    b.cj(&["verify"], 10);
+    let plan: Plan = b.cj(&["plan", "--record", &r1[..10]], 0);
+    assert_eq!(plan.status, "nothing_to_resume", "{plan:?}");
+    assert_eq!(notice_codes(&plan.blockers), ["continuity.id_mismatch"]);
+    assert_eq!(b.cj::<Plan>(&["plan"], 0).status, "nothing_to_resume");
+    let st: Status = b.cj(&["status"], 0);
+    assert_eq!((Some(st.store.records), Some(st.store.refused)), (Some(0), Some(1)));
+    b.cj::<Verify>(&["verify"], 10);
     // Deleting the read model changes no answer.
     let _ = std::fs::remove_dir_all(b.root().join(".git/majordomus/readmodel"));
-    assert_eq!(b.cj(&["records"], 0)["records"].as_array().unwrap().len(), 0);
-    assert_eq!(b.cj(&["resume"], 10)["resumed"], false);
+    assert_eq!(b.cj::<Records>(&["records"], 0).records.len(), 0);
+    assert!(!b.cj::<Resume>(&["resume"], 10).resumed);
     assert!(b.arrived().is_empty());
     assert_eq!(b.snap(), b_snap);
     w.fsck(&[]);
@@ -1160,25 +1122,25 @@ fn scenario_827_a_too_new_record_is_kept_across_syncs() {
     let v9_path = store_path(&v9);
     a.store_put(&v9_path, &(serde_json::to_string_pretty(&v).unwrap() + "\n"));
     let check = |m: &Machine<'_>| {
-        let st = m.cj(&["status"], 0);
-        assert_eq!((st["store"]["records"].as_u64(), st["store"]["refused"].as_u64()), (Some(1), Some(1)), "{st}");
-        let c = codes(&st["diagnostics"]);
+        let st: Status = m.cj(&["status"], 0);
+        assert_eq!((Some(st.store.records), Some(st.store.refused)), (Some(1), Some(1)), "{st:?}");
+        let c = diag_codes(&st.diagnostics);
         assert!(
             c.contains(&"continuity.schema_too_new".to_string())
                 && c.contains(&"continuity.upgrade_required".to_string()),
-            "{st}"
+            "{st:?}"
         );
-        let recs = m.cj(&["records"], 0);
-        assert_eq!(recs["records"].as_array().unwrap().len(), 1);
-        assert!(codes(&recs["diagnostics"]).contains(&"continuity.upgrade_required".to_string()));
-        let ver = m.cj(&["verify"], 0);
-        assert_eq!(ver["too_new"], 1, "{ver}");
+        let recs: Records = m.cj(&["records"], 0);
+        assert_eq!(recs.records.len(), 1);
+        assert!(diag_codes(&recs.diagnostics).contains(&"continuity.upgrade_required".to_string()));
+        let ver: Verify = m.cj(&["verify"], 0);
+        assert_eq!(ver.too_new, 1, "{ver:?}");
         assert!(m.c(&["verify"]).ok().stdout.contains("(1 too new, kept)"));
         assert!(m.store_files(REF).iter().any(|(p, _)| *p == v9_path), "the v9 record is kept in the tree");
     };
     check(a);
     let s = a.sync();
-    assert_eq!(s["published"], 1);
+    assert_eq!(s.published, 1);
     assert!(store_files(&env, &w.remote, REF).iter().any(|(p, _)| *p == v9_path));
     b.sync();
     check(b);
@@ -1189,7 +1151,7 @@ fn scenario_827_a_too_new_record_is_kept_across_syncs() {
     a.sync();
     for m in [a, b] {
         assert!(m.store_files(REF).iter().any(|(p, _)| *p == v9_path));
-        assert_eq!(m.cj(&["status"], 0)["store"]["refused"], 1);
+        assert_eq!(m.cj::<Status>(&["status"], 0).store.refused, 1);
     }
     assert!(store_files(&env, &w.remote, REF).iter().any(|(p, _)| *p == v9_path));
     w.fsck(&[]);
@@ -1218,15 +1180,15 @@ fn scenario_827_a_fork_record_is_never_merged() {
     f.sync();
     let a_snap = a.snap();
     a.git(&["remote", "add", "fork", fork_remote.to_str().unwrap()]);
-    let s = a.cj(&["sync", "--remote", "fork"], 0);
-    assert!(codes(&s["diagnostics"]).contains(&"continuity.foreign_repository".to_string()), "{s}");
-    assert!(s["diagnostics"].as_array().unwrap().iter().any(|d| d["message"].as_str().unwrap().contains("fork")));
+    let s: Sync = a.cj(&["sync", "--remote", "fork"], 0);
+    assert!(diag_codes(&s.diagnostics).contains(&"continuity.foreign_repository".to_string()), "{s:?}");
+    assert!(s.diagnostics.iter().any(|d| d.message.contains("fork")));
     assert!(!a.store_files(REF).iter().any(|(p, _)| p.contains(&rf)), "the fork record is absent from the tree");
-    assert_eq!(s["fetched"], 0);
-    let st = a.cj(&["status"], 0);
-    assert!(st["resumable"].as_array().unwrap().is_empty());
-    assert_eq!((st["store"]["records"].as_u64(), st["store"]["refused"].as_u64()), (Some(1), Some(0)), "{st}");
-    assert_eq!(a.cj(&["records"], 0)["records"].as_array().unwrap().len(), 1);
+    assert_eq!(s.fetched, 0);
+    let st: Status = a.cj(&["status"], 0);
+    assert!(st.resumable.is_empty());
+    assert_eq!((Some(st.store.records), Some(st.store.refused)), (Some(1), Some(0)), "{st:?}");
+    assert_eq!(a.cj::<Records>(&["records"], 0).records.len(), 1);
     assert_eq!(a.snap(), a_snap);
     w.fsck(&[&f]);
     env.git_in(&fork_remote, &["fsck", "--strict"]);
@@ -1242,22 +1204,22 @@ fn scenario_827_item_40_untrusted_signer_is_refused_and_undeclared_only_warned()
     b.sync();
     let a_snap = a.snap();
     a.sync();
-    let plan = a.cj(&["plan"], 10);
-    assert_eq!(plan["status"], "refused", "{plan}");
-    assert_eq!(plan["record"]["id"], rb.as_str());
-    assert_eq!(plan["record"]["trust"], "untrusted");
-    assert_eq!(codes(&plan["blockers"]), ["origin_untrusted"]);
-    assert!(plan["blockers"][0]["message"].as_str().unwrap().contains("trust.allow"));
+    let plan: Plan = a.cj(&["plan"], 10);
+    assert_eq!(plan.status, "refused", "{plan:?}");
+    assert_eq!(plan.record().id, rb.as_str());
+    assert_eq!(plan.record().trust, "untrusted");
+    assert_eq!(notice_codes(&plan.blockers), ["origin_untrusted"]);
+    assert!(plan.blockers[0].message.contains("trust.allow"));
     assert!(a.c(&["plan"]).code(10).stdout.contains("device      desktop [untrusted]\n"));
-    let r = a.cj(&["resume"], 10);
-    assert_eq!(r["resumed"], false);
+    let r: Resume = a.cj(&["resume"], 10);
+    assert!(!r.resumed);
     assert!(a.arrived().is_empty(), "resume writes no handover");
     assert!(
         !a.repo.exists(".ai/local/state/decisions.md")
             || !a.repo.read(".ai/local/state/decisions.md").contains("Carried:")
     );
-    let ver = a.cj(&["verify"], 10);
-    assert_eq!(ver["untrusted"], 1);
+    let ver: Verify = a.cj(&["verify"], 10);
+    assert_eq!(ver.untrusted, 1);
     assert!(a.c(&["verify"]).code(10).stdout.contains("verified 1 record(s): 1 admitted, 0 refused, 1 untrusted\n"));
     assert_eq!(a.snap(), a_snap);
 
@@ -1271,14 +1233,14 @@ fn scenario_827_item_40_untrusted_signer_is_refused_and_undeclared_only_warned()
     let rb = b.publish(&[]);
     b.sync();
     a.sync();
-    let plan = a.cj(&["plan"], 0);
-    assert_eq!(plan["record"]["id"], rb.as_str());
-    assert_eq!(plan["record"]["trust"], "undeclared");
-    assert_eq!(plan["status"], "ready_with_warnings");
-    assert_eq!(codes(&plan["warnings"]), ["origin_undeclared"], "{plan}");
-    assert!(plan["blockers"].as_array().unwrap().is_empty());
+    let plan: Plan = a.cj(&["plan"], 0);
+    assert_eq!(plan.record().id, rb.as_str());
+    assert_eq!(plan.record().trust, "undeclared");
+    assert_eq!(plan.status, "ready_with_warnings");
+    assert_eq!(notice_codes(&plan.warnings), ["origin_undeclared"], "{plan:?}");
+    assert!(plan.blockers.is_empty());
     assert!(a.c(&["status"]).ok().stdout.contains("device      desktop [undeclared]\n"));
-    a.cj(&["verify"], 0);
+    a.cj::<Verify>(&["verify"], 0);
     w.fsck(&[]);
 }
 
@@ -1288,34 +1250,34 @@ fn a_revoked_key_is_refused_on_every_read_even_after_admission() {
     let w = two_machines(&env, Mesh::Both);
     let (a, b) = (&w.a, &w.b);
     let (ka, kb) = (
-        a.cj(&["device"], 0)["public_key"].as_str().unwrap().to_string(),
-        b.cj(&["device"], 0)["public_key"].as_str().unwrap().to_string(),
+        a.cj::<DeviceDoc>(&["device"], 0).public_key.to_string(),
+        b.cj::<DeviceDoc>(&["device"], 0).public_key.to_string(),
     );
     b.handover(true, &body("Desktop work.", "Continue on the laptop."));
     let rb = b.publish(&[]);
     b.sync();
     a.sync();
-    assert_eq!(a.cj(&["records"], 0)["records"].as_array().unwrap().len(), 1);
-    a.cj(&["verify"], 0);
+    assert_eq!(a.cj::<Records>(&["records"], 0).records.len(), 1);
+    a.cj::<Verify>(&["verify"], 0);
     // Revoke B's key (the record was admitted before and sits in the admission cache).
     a.repo.write(".ai/repo/mesh/home.yaml", &mesh_yaml(&[&ka], &[&kb]));
     let a_snap = a.snap();
-    let recs = a.cj(&["records"], 0);
-    assert_eq!(recs["records"].as_array().unwrap().len(), 0, "{recs}");
-    assert!(codes(&recs["diagnostics"]).contains(&"continuity.revoked_key".to_string()));
-    let st = a.cj(&["status"], 0);
-    assert!(st["resumable"].as_array().unwrap().is_empty());
-    assert_eq!(st["store"]["refused"], 1);
-    let plan = a.cj(&["plan", "--record", &rb[..8]], 0);
-    assert_eq!(plan["status"], "nothing_to_resume", "{plan}");
-    assert_eq!(codes(&plan["blockers"]), ["continuity.revoked_key"]);
-    assert_eq!(a.cj(&["plan"], 0)["status"], "nothing_to_resume");
-    let r = a.cj(&["resume", "--record", &rb[..8]], 10);
-    assert_eq!(r["resumed"], false);
+    let recs: Records = a.cj(&["records"], 0);
+    assert_eq!(recs.records.len(), 0, "{recs:?}");
+    assert!(diag_codes(&recs.diagnostics).contains(&"continuity.revoked_key".to_string()));
+    let st: Status = a.cj(&["status"], 0);
+    assert!(st.resumable.is_empty());
+    assert_eq!(st.store.refused, 1);
+    let plan: Plan = a.cj(&["plan", "--record", &rb[..8]], 0);
+    assert_eq!(plan.status, "nothing_to_resume", "{plan:?}");
+    assert_eq!(notice_codes(&plan.blockers), ["continuity.revoked_key"]);
+    assert_eq!(a.cj::<Plan>(&["plan"], 0).status, "nothing_to_resume");
+    let r: Resume = a.cj(&["resume", "--record", &rb[..8]], 10);
+    assert!(!r.resumed);
     assert!(a.arrived().is_empty());
-    let ver = a.cj(&["verify"], 10);
-    assert_eq!(ver["refused"], 1, "{ver}");
-    assert!(codes(&ver["problems"]).contains(&"continuity.revoked_key".to_string()));
+    let ver: Verify = a.cj(&["verify"], 10);
+    assert_eq!(ver.refused, 1, "{ver:?}");
+    assert!(diag_codes(&ver.problems).contains(&"continuity.revoked_key".to_string()));
     assert_eq!(a.snap(), a_snap);
     w.fsck(&[]);
 }
@@ -1338,8 +1300,8 @@ fn item_33_publish_without_a_handover_refuses_and_creates_nothing() {
     assert!(!m.state("continuity.json").exists());
     let out = m.run(&["--json", "continuity", "publish"], "").code(10);
     assert!(out.stdout.is_empty(), "{}", out.all());
-    let err: Value = serde_json::from_str(&out.stderr).unwrap();
-    assert_eq!(err["error"]["exit"], 10);
+    let err: ErrorDoc = doc(&out.stderr);
+    assert_eq!(err.error.exit, 10);
     // A named file that is not a handover record: refused.
     for bad in ["../x.md", "x.txt", ".hidden.md"] {
         let out = m.c(&["publish", "--handover", bad]).code(10);
@@ -1370,9 +1332,9 @@ fn item_33_publish_without_a_handover_refuses_and_creates_nothing() {
     );
     assert!(!m.node_json().exists() && m.tip().is_none() && !m.state("continuity.json").exists());
     // status never creates a key either.
-    let st = m.cj(&["status"], 0);
-    assert!(st["device"].is_null());
-    assert!(codes(&st["diagnostics"]).contains(&"continuity.no_device_identity".to_string()));
+    let st: Status = m.cj(&["status"], 0);
+    assert!(st.device.is_none());
+    assert!(diag_codes(&st.diagnostics).contains(&"continuity.no_device_identity".to_string()));
     assert!(!m.node_json().exists());
     // publish creates the key (0600).
     m.publish(&[]);
@@ -1421,9 +1383,9 @@ fn items_34_35_republishing_is_unchanged_and_publish_touches_only_its_ref_and_st
     assert_eq!(local["branches"]["main"]["record"], r1.as_str());
     assert_eq!(local["branches"]["main"]["via"], "published");
     // §14 item 34: the same handover at the same source → written: false, no new commit.
-    let v = a.cj(&["publish"], 0);
-    assert_eq!(v["written"], false);
-    assert_eq!(v["record"]["id"], r1.as_str());
+    let v: Publish = a.cj(&["publish"], 0);
+    assert!(!v.written);
+    assert_eq!(v.record().id, r1.as_str());
     let out = a.c(&["publish"]).ok();
     assert!(
         out.stdout.starts_with(&format!("Unchanged   {} already holds this handover\n", &r1[..12])),
@@ -1434,9 +1396,9 @@ fn items_34_35_republishing_is_unchanged_and_publish_touches_only_its_ref_and_st
     assert_eq!(a.store_files(REF).len(), 1);
     // The source changed (a dirty tree): a new record continues the first.
     a.repo.write("lib/wip.rs", "wip\n");
-    let v = a.cj(&["publish"], 0);
-    assert_eq!(v["written"], true);
-    assert_eq!(v["record"]["parent"], r1.as_str());
+    let v: Publish = a.cj(&["publish"], 0);
+    assert!(v.written);
+    assert_eq!(v.record().parent(), r1.as_str());
     assert_eq!(a.store_files(REF).len(), 2);
     std::fs::remove_file(a.root().join("lib/wip.rs")).unwrap();
     assert_eq!(a.snap(), snap);
@@ -1465,25 +1427,25 @@ fn item_51_record_prefixes_choose_and_unknown() {
     b.sync();
     a.sync();
     let snap = a.snap();
-    let plan = a.cj(&["plan", "--record", ""], 10);
-    assert_eq!(plan["status"], "choose_record", "{plan}");
-    let mut got = ids(&plan["candidates"]);
+    let plan: Plan = a.cj(&["plan", "--record", ""], 10);
+    assert_eq!(plan.status, "choose_record", "{plan:?}");
+    let mut got = record_ids(&plan.candidates);
     got.sort();
     let mut want = vec![r1.clone(), r2.clone()];
     want.sort();
     assert_eq!(got, want);
-    assert!(plan.get("record").is_none());
+    assert!(plan.record.is_none());
     let unknown = (0..16u8)
         .map(|n| format!("{n:x}"))
         .find(|p| !r1.starts_with(p.as_str()) && !r2.starts_with(p.as_str()))
         .unwrap()
         + "0000";
-    let plan = a.cj(&["plan", "--record", &unknown], 0);
-    assert_eq!(plan["status"], "nothing_to_resume");
-    assert_eq!(codes(&plan["blockers"]), ["record_unknown"]);
-    assert_eq!(strs(&plan["actions"]), ["git majordomus continuity sync"]);
-    let r = a.cj(&["resume", "--record", ""], 10);
-    assert_eq!(r["resumed"], false);
+    let plan: Plan = a.cj(&["plan", "--record", &unknown], 0);
+    assert_eq!(plan.status, "nothing_to_resume");
+    assert_eq!(notice_codes(&plan.blockers), ["record_unknown"]);
+    assert_eq!(plan.actions, ["git majordomus continuity sync"]);
+    let r: Resume = a.cj(&["resume", "--record", ""], 10);
+    assert!(!r.resumed);
     assert_eq!(a.snap(), snap);
     w.fsck(&[]);
 }
@@ -1498,14 +1460,14 @@ fn verify_and_export_for_the_stock_minisign_tool() {
     a.sync();
     b.sync();
     let snap = b.snap();
-    let v = b.cj(&["verify"], 0);
+    let v: Verify = b.cj(&["verify"], 0);
     assert_eq!(
-        (v["verified"].as_u64(), v["admitted"].as_u64(), v["refused"].as_u64(), v["untrusted"].as_u64()),
+        (Some(v.verified), Some(v.admitted), Some(v.refused), Some(v.untrusted)),
         (Some(1), Some(1), Some(0), Some(0))
     );
     assert_eq!(b.c(&["verify"]).ok().stdout, "verified 1 record(s): 1 admitted, 0 refused, 0 untrusted\n");
-    let v = b.cj(&["verify", "--remote", "origin"], 0);
-    assert_eq!(v["verified"], 2);
+    let v: Verify = b.cj(&["verify", "--remote", "origin"], 0);
+    assert_eq!(v.verified, 2);
     // export: the three files, verified by the stock minisign.
     let dir = env.path().join("export");
     let out = b.c(&["export", &r1[..8], "--dir", dir.to_str().unwrap()]).ok();
@@ -1560,18 +1522,18 @@ fn a_stray_file_in_the_store_is_reported_and_ignored() {
         text.contains("WARNING continuity.stray_file records/stray.json: not a record of the store; it is ignored\n"),
         "{text}"
     );
-    let recs = a.cj(&["records"], 0);
-    assert!(codes(&recs["diagnostics"]).contains(&"continuity.stray_file".to_string()));
+    let recs: Records = a.cj(&["records"], 0);
+    assert!(diag_codes(&recs.diagnostics).contains(&"continuity.stray_file".to_string()));
     assert!(a.c(&["status"]).ok().stdout.contains("WARNING continuity.stray_file records/stray.json: "));
-    let st = a.cj(&["status"], 0);
-    assert_eq!((st["store"]["records"].as_u64(), st["store"]["refused"].as_u64()), (Some(1), Some(0)));
-    a.cj(&["verify"], 0);
+    let st: Status = a.cj(&["status"], 0);
+    assert_eq!((Some(st.store.records), Some(st.store.refused)), (Some(1), Some(0)));
+    a.cj::<Verify>(&["verify"], 0);
     // It is pushed with the store, but a fetching store leaves it out of its tree.
     a.sync();
     let s = b.sync();
-    assert!(codes(&s["diagnostics"]).contains(&"continuity.stray_file".to_string()), "{s}");
+    assert!(diag_codes(&s.diagnostics).contains(&"continuity.stray_file".to_string()), "{s:?}");
     assert!(!b.store_files(REF).iter().any(|(p, _)| p == "records/stray.json"));
-    assert_eq!(b.cj(&["records"], 0)["records"].as_array().unwrap().len(), 1);
+    assert_eq!(b.cj::<Records>(&["records"], 0).records.len(), 1);
     assert_eq!(a.snap(), snap);
     w.fsck(&[]);
 }
@@ -1609,27 +1571,27 @@ fn a_refused_or_unreachable_push_is_a_partial_sync() {
     std::fs::set_permissions(&hook, std::fs::Permissions::from_mode(0o755)).unwrap();
     a.handover(true, HANDOVER);
     a.publish(&[]);
-    let s = a.cj(&["sync"], 10);
-    assert_eq!(s["published"], 0, "{s}");
-    assert_eq!(s["action"], "none", "{s}");
-    assert!(codes(&s["diagnostics"]).contains(&"continuity.push_rejected".to_string()), "{s}");
-    let st = a.cj(&["status"], 0);
-    assert_eq!(st["last_sync"]["outcome"], "partial");
-    assert_eq!(st["store"]["sync"], "never_synced");
+    let s: Sync = a.cj(&["sync"], 10);
+    assert_eq!(s.published, 0, "{s:?}");
+    assert_eq!(s.action, "none", "{s:?}");
+    assert!(diag_codes(&s.diagnostics).contains(&"continuity.push_rejected".to_string()), "{s:?}");
+    let st: Status = a.cj(&["status"], 0);
+    assert_eq!(st.last_sync().outcome, "partial");
+    assert_eq!(st.store.sync, "never_synced");
     assert_eq!(w.remote_git(&["for-each-ref", REF]), "");
     std::fs::remove_file(&hook).unwrap();
     // The push URL goes nowhere while fetching works: the push exits 128.
     let gone = env.path().join("nowhere.git");
     a.git(&["remote", "set-url", "--push", "origin", gone.to_str().unwrap()]);
-    let s = a.cj(&["sync"], 0);
-    assert_eq!(s["published"], 0, "{s}");
-    assert!(codes(&s["diagnostics"]).contains(&"continuity.remote_unreachable".to_string()), "{s}");
-    assert_eq!(a.cj(&["status"], 0)["last_sync"]["outcome"], "partial");
+    let s: Sync = a.cj(&["sync"], 0);
+    assert_eq!(s.published, 0, "{s:?}");
+    assert!(diag_codes(&s.diagnostics).contains(&"continuity.remote_unreachable".to_string()), "{s:?}");
+    assert_eq!(a.cj::<Status>(&["status"], 0).last_sync().outcome, "partial");
     // Back to normal: the pending record is published.
     a.git(&["config", "--unset", "remote.origin.pushurl"]);
     let s = a.sync();
-    assert_eq!(s["published"], 1);
-    assert_eq!(s["store"]["sync"], "in_sync");
+    assert_eq!(s.published, 1);
+    assert_eq!(s.store.sync, "in_sync");
     assert_eq!(a.snap(), snap);
     w.fsck(&[]);
 }
@@ -1644,26 +1606,26 @@ fn an_open_episode_at_the_origin_is_an_advisory_warning_for_an_hour() {
     let (a, b) = (&w.a, &w.b);
     let sid = a.run(&["session", "start"], "").ok().stdout.split_whitespace().nth(1).unwrap().to_string();
     a.handover(true, HANDOVER);
-    let v = a.cj(&["publish"], 0);
-    let r1 = v["record"]["id"].as_str().unwrap().to_string();
-    assert_eq!(v["record"]["session"], sid.as_str());
+    let v: Publish = a.cj(&["publish"], 0);
+    let r1 = v.record().id.to_string();
+    assert_eq!(v.record().session(), sid.as_str());
     let stored: Value = serde_json::from_str(&a.store_files(REF)[0].1).unwrap();
     assert_eq!(stored["record"]["episode"], "open");
     a.sync();
     b.sync();
     let snap = b.snap();
     env.set_now("2026-09-03T20:59:00Z");
-    let plan = b.cj(&["plan"], 0);
-    assert_eq!(plan["status"], "ready_with_warnings");
-    assert_eq!(codes(&plan["warnings"]), ["origin_may_be_active"]);
-    assert_eq!(plan["record"]["age_minutes"], 59);
+    let plan: Plan = b.cj(&["plan"], 0);
+    assert_eq!(plan.status, "ready_with_warnings");
+    assert_eq!(notice_codes(&plan.warnings), ["origin_may_be_active"]);
+    assert_eq!(plan.record().age_minutes, Some(59));
     env.set_now("2026-09-03T21:00:00Z");
-    let plan = b.cj(&["plan"], 0);
-    assert_eq!(plan["status"], "ready", "{plan}");
+    let plan: Plan = b.cj(&["plan"], 0);
+    assert_eq!(plan.status, "ready", "{plan:?}");
     assert!(b.c(&["plan"]).ok().stdout.contains("published   1 h ago\n"));
     env.set_now("2026-09-06T21:00:00Z");
     assert!(b.c(&["status"]).ok().stdout.contains("published   3 d ago\n"));
-    b.cj(&["resume", "--record", &r1], 0);
+    b.cj::<Resume>(&["resume", "--record", &r1], 0);
     assert_eq!(b.snap(), snap);
     w.fsck(&[]);
 }
@@ -1694,7 +1656,7 @@ impl Machine<'_> {
     fn reads(&self) -> Vec<Value> {
         let plan = self.run(&["--json", "continuity", "plan"], "");
         let plan: Value = serde_json::from_str(&plan.stdout).unwrap_or_else(|e| panic!("plan: {e}: {}", plan.stderr));
-        vec![self.cj(&["status", "--all"], 0), self.cj(&["records"], 0), plan]
+        vec![self.cj::<Value>(&["status", "--all"], 0), self.cj(&["records"], 0), plan]
     }
 
     /// The same answers read warm (through the cache as it stands) and cold (no cache); the
@@ -1716,8 +1678,8 @@ impl Machine<'_> {
     }
 }
 
-fn objective_of_first_resumable(st: &Value) -> String {
-    st["resumable"][0]["objective"].as_str().unwrap_or_else(|| panic!("no resumable record: {st}")).to_string()
+fn objective_of_first_resumable(st: &Status) -> String {
+    st.resumable.first().unwrap_or_else(|| panic!("no resumable record: {st:?}")).objective.clone()
 }
 
 #[test]
@@ -1729,7 +1691,7 @@ fn read_model_of_another_format_or_rules_is_ignored_and_deleting_it_changes_no_a
     a.publish(&[]);
     a.sync();
     b.sync();
-    let first = b.cj(&["status"], 0);
+    let first: Status = b.cj(&["status"], 0);
     assert_eq!(objective_of_first_resumable(&first), "Fix the callback.");
     let text = String::from_utf8_lossy(&std::fs::read(b.cache()).unwrap()).to_string();
     let header = text.lines().next().unwrap().to_string();
@@ -1749,10 +1711,10 @@ fn read_model_of_another_format_or_rules_is_ignored_and_deleting_it_changes_no_a
     assert_eq!(objective_of_first_resumable(&b.cj(&["status"], 0)), "Fix the callback.");
     // A damaged file is ignored too.
     std::fs::write(b.cache(), &text.as_bytes()[..text.len() / 2]).unwrap();
-    assert_eq!(b.cj(&["status"], 0), first);
+    assert_eq!(b.cj::<Status>(&["status"], 0), first);
     // Deleting it changes no answer.
     std::fs::remove_dir_all(b.root().join(".git/majordomus/readmodel")).unwrap();
-    assert_eq!(b.cj(&["status"], 0), first);
+    assert_eq!(b.cj::<Status>(&["status"], 0), first);
     b.assert_warm_equals_cold();
     w.fsck(&[]);
 }
@@ -1766,7 +1728,7 @@ fn verify_refuses_a_tampered_blob_even_when_a_stale_read_model_vouches_for_its_p
     let r1 = a.publish(&[]);
     a.sync();
     b.sync();
-    assert_eq!(b.cj(&["records"], 0)["records"].as_array().unwrap().len(), 1);
+    assert_eq!(b.cj::<Records>(&["records"], 0).records.len(), 1);
     let old_tip = b.tip().unwrap();
     let (path, text) = b.store_files(REF).pop().unwrap();
     assert_eq!(path, store_path(&r1));
@@ -1774,14 +1736,14 @@ fn verify_refuses_a_tampered_blob_even_when_a_stale_read_model_vouches_for_its_p
     let new_tip = b.tip().unwrap();
     // The read model now claims the new tip holds the old, admitted blob at that path.
     b.edit_cache(&old_tip, &new_tip);
-    assert_eq!(b.cj(&["records"], 0)["records"].as_array().unwrap().len(), 1, "reads trust their own cache");
-    let v = b.cj(&["verify"], 10);
-    assert_eq!((v["admitted"].as_u64(), v["refused"].as_u64()), (Some(0), Some(1)), "{v}");
-    assert_eq!(codes(&v["problems"]), ["continuity.id_mismatch"]);
+    assert_eq!(b.cj::<Records>(&["records"], 0).records.len(), 1, "reads trust their own cache");
+    let v: Verify = b.cj(&["verify"], 10);
+    assert_eq!((Some(v.admitted), Some(v.refused)), (Some(0), Some(1)), "{v:?}");
+    assert_eq!(diag_codes(&v.problems), ["continuity.id_mismatch"]);
     assert!(b.c(&["verify"]).code(10).stdout.contains("verified 1 record(s): 0 admitted, 1 refused, 0 untrusted"));
     // Without the stale cache every read agrees with verify.
     std::fs::remove_dir_all(b.root().join(".git/majordomus/readmodel")).unwrap();
-    assert_eq!(b.cj(&["records"], 0)["records"].as_array().unwrap().len(), 0);
+    assert_eq!(b.cj::<Records>(&["records"], 0).records.len(), 0);
     w.fsck(&[]);
 }
 
@@ -1798,13 +1760,13 @@ fn incremental_reads_equal_cold_reads_after_sync_a_forced_remote_ref_and_gc() {
     b.sync();
     b.assert_warm_equals_cold();
     // Both sides continue; each sync reads the other's new records incrementally.
-    b.cj(&["resume", "--record", &r1[..12]], 0);
+    b.cj::<Resume>(&["resume", "--record", &r1[..12]], 0);
     b.handover(true, &body("Third, from b.", "Three."));
     b.publish(&[]);
     a.handover(true, &body("Fourth, from a.", "Four."));
     a.publish(&[]);
-    a.cj(&["status"], 0);
-    b.cj(&["status"], 0);
+    a.cj::<Status>(&["status"], 0);
+    b.cj::<Status>(&["status"], 0);
     b.sync();
     a.sync();
     a.assert_warm_equals_cold();
@@ -1818,11 +1780,11 @@ fn incremental_reads_equal_cold_reads_after_sync_a_forced_remote_ref_and_gc() {
     a.publish(&[]);
     a.sync();
     a.assert_warm_equals_cold();
-    b.cj(&["status"], 0);
+    b.cj::<Status>(&["status"], 0);
     b.sync();
     b.assert_warm_equals_cold();
     // A rewritten local ref whose cached tip is then pruned by gc: the read starts over.
-    a.cj(&["status"], 0);
+    a.cj::<Status>(&["status"], 0);
     let tip = a.tip().unwrap();
     let tree = a.git(&["rev-parse", &format!("{tip}^{{tree}}")]);
     let lone = a.git(&["commit-tree", &tree, "-m", "test: the same store, history rewritten"]);
@@ -1853,26 +1815,26 @@ fn status_shows_the_newest_twenty_resumable_records_and_the_totals() {
     }
     a.sync();
     b.sync();
-    let st = b.cj(&["status"], 0);
-    assert_eq!(st["resumable_total"], 23, "{st}");
-    assert_eq!(st["lines_total"], 23);
-    assert_eq!(st["resumable"].as_array().unwrap().len(), 20);
+    let st: Status = b.cj(&["status"], 0);
+    assert_eq!(st.resumable_total, 23, "{st:?}");
+    assert_eq!(st.lines_total, 23);
+    assert_eq!(st.resumable.len(), 20);
     assert_eq!(objective_of_first_resumable(&st), "Work item 22.", "newest first");
-    assert_eq!(st["lines"].as_array().unwrap().len(), 0, "only diverged lines are listed");
-    let all = b.cj(&["status", "--all"], 0);
-    assert_eq!(all["resumable"].as_array().unwrap().len(), 23);
-    assert_eq!(all["lines"].as_array().unwrap().len(), 23);
+    assert_eq!(st.lines.len(), 0, "only diverged lines are listed");
+    let all: Status = b.cj(&["status", "--all"], 0);
+    assert_eq!(all.resumable.len(), 23);
+    assert_eq!(all.lines.len(), 23);
     let text = b.c(&["status"]).ok().stdout;
     assert!(text.contains("Resumable from another device (23)\n"), "{text}");
     assert!(text.contains("more        3 older (git majordomus continuity status --all)\n"), "{text}");
     let local: Value = serde_json::from_str(&std::fs::read_to_string(b.state("continuity.json")).unwrap()).unwrap();
     assert_eq!(local["offers"].as_array().unwrap().len(), 20);
     assert_eq!(local["offers_total"], 23);
-    let recs = b.cj(&["records", "--limit", "5"], 0);
-    assert_eq!(recs["records"].as_array().unwrap().len(), 5);
-    assert_eq!(recs["records_total"], 23);
-    let every = b.cj(&["records"], 0);
-    assert_eq!(recs["records"].as_array().unwrap()[..], every["records"].as_array().unwrap()[..5]);
+    let recs: Records = b.cj(&["records", "--limit", "5"], 0);
+    assert_eq!(recs.records.len(), 5);
+    assert_eq!(recs.records_total, 23);
+    let every: Records = b.cj(&["records"], 0);
+    assert_eq!(record_ids(&recs.records), record_ids(&every.records[..5]));
     assert!(b.c(&["records", "--limit", "2"]).ok().stdout.starts_with("2 of 23 record(s)\n"));
     w.fsck(&[]);
 }
@@ -1901,9 +1863,9 @@ fn property_incremental_reads_equal_cold_reads_over_random_publish_sync_resume()
                 }
                 _ => {
                     let plan = m.run(&["--json", "continuity", "plan", "--record", ""], "");
-                    let plan: Value = serde_json::from_str(&plan.stdout).unwrap();
-                    let mut candidates = ids(&plan["candidates"]);
-                    candidates.extend(plan["record"]["id"].as_str().map(str::to_string));
+                    let plan: Plan = doc(&plan.stdout);
+                    let mut candidates = record_ids(&plan.candidates);
+                    candidates.extend(plan.record_id().map(str::to_string));
                     if let Some(id) = candidates.get(next(candidates.len().max(1) as u64) as usize) {
                         let _ = m.run(&["continuity", "resume", "--record", id], "");
                     }

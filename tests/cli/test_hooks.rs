@@ -3,6 +3,7 @@
 
 use serde_json::Value;
 
+use crate::common::json::{doc, SessionContext};
 use crate::common::{Repo, TestEnv, HANDOVER};
 
 fn payload(sid: &str, extra: &str) -> String {
@@ -197,15 +198,16 @@ fn scenario_127_briefing_freshness_of_the_working_context() {
     r.mj(&["session", "start"]).ok();
     let path = r.mj(&["session", "context"]).ok().stdout;
     assert_eq!(path.lines().count(), 1);
-    let v: Value = serde_json::from_str(&r.mj(&["--json", "session", "context"]).ok().stdout).unwrap();
-    assert_eq!(v["label"], "exact");
+    let v: SessionContext = doc(&r.mj(&["--json", "session", "context"]).ok().stdout);
+    assert_eq!(v.label, "exact");
+    assert_eq!(v.path, path.trim_end());
+    assert_eq!(v.recorded_head, r.head());
     assert!(r.mj(&["context"]).ok().stdout.contains(&format!("briefing exact at {}", &r.head()[..7])));
     let start = r.head();
     r.commit_file("a", "1\n");
     r.commit_file("b", "2\n");
-    let v: Value = serde_json::from_str(&r.mj(&["--json", "session", "context"]).ok().stdout).unwrap();
-    assert_eq!(v["label"], "advanced");
-    assert_eq!(v["commits_since"], 2);
+    let v: SessionContext = doc(&r.mj(&["--json", "session", "context"]).ok().stdout);
+    assert_eq!((v.label.as_str(), v.commits_since), ("advanced", 2));
     assert!(r
         .mj(&["context"])
         .ok()

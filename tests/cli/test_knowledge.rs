@@ -2,6 +2,7 @@
 //! candidates, promote, reject, check), §8.11 (close derives), §8.9 (doctor's knowledge rules)
 //! and the "Knowledge:" acceptance bullet of §12.
 
+use crate::common::json::{doc, Findings, KnowledgeCandidates, KnowledgeDerive, Level};
 use crate::common::{Repo, TestEnv};
 
 const CANDIDATES: &str = ".ai/repo/knowledge/candidates";
@@ -77,9 +78,9 @@ fn derive_without_an_episode_says_so_and_appends_nothing() {
     assert!(out.stdout.contains("no episode"), "{}", out.stdout);
     assert!(events(&r, "knowledge.derived").is_empty());
     assert!(files(&r, CANDIDATES).is_empty());
-    let v: serde_json::Value = serde_json::from_str(&r.mj(&["--json", "knowledge", "derive"]).ok().stdout).unwrap();
-    assert!(v["episode"].is_null(), "{v}");
-    assert_eq!(v["written"], 0);
+    let v: KnowledgeDerive = doc(&r.mj(&["--json", "knowledge", "derive"]).ok().stdout);
+    assert_eq!(v.episode, None, "{v:?}");
+    assert_eq!(v.written, 0);
     assert!(events(&r, "knowledge.derived").is_empty());
     // Outside a repository / without the layer.
     let bare = env.repo("bare");
@@ -238,12 +239,11 @@ fn derive_is_idempotent_dry_run_writes_nothing_and_json_parses() {
     assert_eq!(r.ledger().len(), before);
     // --json parses.
     let out = r.mj(&["--json", "knowledge", "derive"]).ok();
-    let v: serde_json::Value = serde_json::from_str(&out.stdout).unwrap_or_else(|e| panic!("{e}: {}", out.stdout));
-    assert_eq!(v["episode"], ep.as_str());
-    assert_eq!(v["written"], 0);
-    assert_eq!(v["unchanged"], 2);
-    assert_eq!(v["skipped"], 0);
-    assert_eq!(v["lines"].as_array().unwrap().len(), 2);
+    let v: KnowledgeDerive = doc(&out.stdout);
+    assert_eq!(v.episode.as_deref(), Some(ep.as_str()));
+    assert_eq!((v.written, v.unchanged, v.skipped), (0, 2, 0));
+    assert_eq!(v.lines.len(), 2);
+    assert!(v.lines.iter().all(|(verdict, _)| verdict == "unchanged"), "{v:?}");
     assert_eq!(snapshot(&r), first);
     // A quoted title survives the round trip.
     let (_, t) = by_title(&r, "Use \\\"quotes\\\": carefully");
@@ -351,8 +351,8 @@ fn candidates_lists_text_and_json() {
     let env = TestEnv::new();
     let r = env.ready_repo("r");
     assert_eq!(r.mj(&["knowledge", "candidates"]).ok().stdout, "no knowledge candidates\n");
-    let v: serde_json::Value = serde_json::from_str(&r.mj(&["--json", "knowledge", "candidates"]).ok().stdout).unwrap();
-    assert_eq!(v["candidates"], serde_json::json!([]));
+    let v: KnowledgeCandidates = doc(&r.mj(&["--json", "knowledge", "candidates"]).ok().stdout);
+    assert!(v.candidates.is_empty());
     let ep = open(&r);
     let task = r.start("t");
     r.mj(&["decision", "add", "Use tabs", "--why", "w"]).ok();
@@ -375,15 +375,14 @@ fn candidates_lists_text_and_json() {
             .any(|l| l.starts_with(&q) && l.contains("candidate") && l.contains("fact") && l.ends_with("Which URL?")),
         "{out}"
     );
-    let v: serde_json::Value = serde_json::from_str(&r.mj(&["--json", "knowledge", "candidates"]).ok().stdout).unwrap();
-    let list = v["candidates"].as_array().unwrap();
-    assert_eq!(list.len(), 2);
-    let d = list.iter().find(|k| k["id"] == dec.as_str()).unwrap();
-    assert_eq!(d["class"], "convention");
-    assert_eq!(d["status"], "candidate");
-    assert_eq!(d["epistemics"], "decided");
-    assert_eq!(d["date"], "2026-09-03");
-    assert_eq!(d["derived_from"], serde_json::json!([format!("session:{ep}"), format!("decision:{task}")]));
+    let v: KnowledgeCandidates = doc(&r.mj(&["--json", "knowledge", "candidates"]).ok().stdout);
+    assert_eq!(v.candidates.len(), 2);
+    let d = v.candidates.iter().find(|k| k.id == dec).unwrap();
+    assert_eq!(
+        (d.class.as_str(), d.status.as_str(), d.epistemics.as_str(), d.date.as_str()),
+        ("convention", "candidate", "decided", "2026-09-03")
+    );
+    assert_eq!(d.derived_from, [format!("session:{ep}"), format!("decision:{task}")]);
 }
 
 #[test]
@@ -580,8 +579,8 @@ fn knowledge_check_ok_on_a_healthy_store_and_fail_on_an_id_mismatch() {
     r.mj(&["knowledge", "derive"]).ok();
     let out = r.mj(&["knowledge", "check"]).ok();
     assert!(out.stdout.contains("OK knowledge") && !out.stdout.contains("FAIL"), "{}", out.stdout);
-    let v: serde_json::Value = serde_json::from_str(&r.mj(&["--json", "knowledge", "check"]).ok().stdout).unwrap();
-    assert!(v["findings"].as_array().unwrap().iter().all(|f| f["level"] != "FAIL"), "{v}");
+    let v: Findings = doc(&r.mj(&["--json", "knowledge", "check"]).ok().stdout);
+    assert!(v.findings.iter().all(|f| f.level != Level::Fail), "{v:?}");
     // A copy under another name: its id no longer matches its file name.
     let (id, text) = by_title(&r, "Use tabs");
     let wrong = format!("{CANDIDATES}/{ep}-000000000000.md");
@@ -596,11 +595,8 @@ fn knowledge_check_ok_on_a_healthy_store_and_fail_on_an_id_mismatch() {
     );
     assert!(!out.stdout.contains("OK knowledge-integrity"), "{}", out.stdout);
     let out = r.mj(&["--json", "knowledge", "check"]).code(10);
-    let v: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
-    assert!(
-        v["findings"].as_array().unwrap().iter().any(|f| f["level"] == "FAIL" && f["subject"] == wrong.as_str()),
-        "{v}"
-    );
+    let v: Findings = doc(&out.stdout);
+    assert!(v.findings.iter().any(|f| f.level == Level::Fail && f.subject == wrong), "{v:?}");
     // doctor says the same (knowledge-integrity).
     let out = r.mj(&["doctor"]).code(10);
     assert!(out.stdout.lines().any(|l| l.starts_with(&format!("FAIL knowledge-integrity {wrong}"))), "{}", out.stdout);
@@ -653,15 +649,8 @@ fn doctor_stopped_writer_rule() {
         .find(|l| l.starts_with("FAIL knowledge majordomus.knowledge-observed"))
         .unwrap_or_else(|| panic!("{}", out.stdout));
     assert!(fail.contains(&second) && fail.contains("knowledge.derived"), "{fail}");
-    let v: serde_json::Value = serde_json::from_str(&r.mj(&["--json", "doctor"]).code(10).stdout).unwrap();
-    assert!(
-        v["findings"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .any(|f| f["level"] == "FAIL" && f["subject"] == "majordomus.knowledge-observed"),
-        "{v}"
-    );
+    let v: Findings = doc(&r.mj(&["--json", "doctor"]).code(10).stdout);
+    assert!(v.findings.iter().any(|f| f.level == Level::Fail && f.subject == "majordomus.knowledge-observed"), "{v:?}");
     // Deriving the episode (even late, from outside it) clears the rule.
     r.mj(&["knowledge", "derive", "--episode", &second]).ok();
     let out = r.mj(&["doctor"]).ok();

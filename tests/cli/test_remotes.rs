@@ -10,8 +10,7 @@
 
 use std::path::{Path, PathBuf};
 
-use serde_json::Value;
-
+use crate::common::json::{codes, doc, Diagnostic, Publish, Status, Sync};
 use crate::common::remotes::{self, REFUSE_MAJORDOMUS};
 use crate::common::{Output, Repo, TestEnv};
 
@@ -51,19 +50,29 @@ impl<'a> Node<'a> {
 
     /// `--json continuity <args>`: asserts the exit code, parses stdout.
     #[track_caller]
-    fn cj(&self, args: &[&str], code: i32) -> Value {
+    fn cj<T: serde::de::DeserializeOwned>(&self, args: &[&str], code: i32) -> T {
         let mut v = vec!["--json", "continuity"];
         v.extend_from_slice(args);
-        let out = self.mj(&v).code(code);
-        serde_json::from_str(&out.stdout).unwrap_or_else(|e| panic!("not JSON ({e}): {}{}", out.stdout, out.stderr))
+        doc(&self.mj(&v).code(code).stdout)
+    }
+
+    /// `continuity sync --json`, exiting `code`.
+    #[track_caller]
+    fn sync(&self, code: i32) -> Sync {
+        self.cj(&["sync"], code)
+    }
+
+    /// `continuity status --json`.
+    #[track_caller]
+    fn status(&self) -> Status {
+        self.cj(&["status"], 0)
     }
 
     /// Writes a handover with `objective` and publishes it; returns the record id.
     fn publish(&self, objective: &str) -> String {
         let body = format!("# Objective\n{objective}\n\n# Current State\nDone.\n\n# Next Action\nGo on.\n");
         self.repo.mj_env(&["handover", "--no-task"], &body, &[("XDG_STATE_HOME", &self.xdg())]).ok();
-        let v = self.cj(&["publish"], 0);
-        v["record"]["id"].as_str().unwrap().to_string()
+        self.cj::<Publish>(&["publish"], 0).id()
     }
 
     fn git(&self, args: &[&str]) -> String {
@@ -100,13 +109,9 @@ fn ids_in(env: &TestEnv, dir: &Path, reference: &str) -> Vec<String> {
     v
 }
 
-fn codes(v: &Value) -> Vec<String> {
-    v["diagnostics"].as_array().unwrap().iter().map(|d| d["code"].as_str().unwrap().to_string()).collect()
-}
-
-fn message(v: &Value, code: &str) -> String {
-    let d = v["diagnostics"].as_array().unwrap().iter().find(|d| d["code"] == code);
-    d.unwrap_or_else(|| panic!("no {code} in {v}"))["message"].as_str().unwrap().to_string()
+/// The message of the diagnostic with this code.
+fn message(d: &[Diagnostic], code: &str) -> String {
+    d.iter().find(|d| d.code == code).unwrap_or_else(|| panic!("no {code} in {d:?}")).message.clone()
 }
 
 /// `git fsck --strict` is clean in each directory.
@@ -147,8 +152,8 @@ fn a_failing_user_pre_push_hook_gates_code_pushes_but_never_our_sync() {
     let user_hook = format!("#!/bin/sh\necho ran >> {}\necho 'lint failed' >&2\nexit 1\n", ran.display());
     remotes::script(&a.root().join(".git/hooks/pre-push"), &user_hook);
     let id = a.publish("First.");
-    let s = a.cj(&["sync"], 0);
-    assert_eq!((s["published"].as_u64(), s["outcome"].as_str()), (Some(1), Some("ok")), "{s}");
+    let s = a.sync(0);
+    assert_eq!((s.published, s.outcome.as_str()), (1, "ok"), "{s:?}");
     assert!(!ran.exists(), "our push must not run the user's pre-push hook");
     assert_eq!(ids_in(&env, &remote, REF), vec![id.clone()]);
     assert_eq!(ids_in(&env, &remote, "refs/heads/main"), Vec::<String>::new(), "only our ref travels");
@@ -193,17 +198,16 @@ fn a_pre_receive_policy_rejection_is_quoted_never_retried_and_exits_10() {
     remotes::script(&remote.join("hooks/pre-receive"), &hook);
     let id = a.publish("Held back.");
     let before = a.tip(REF);
-    let s = a.cj(&["sync"], 10);
+    let s = a.sync(10);
+    assert_eq!((s.published, s.outcome.as_str(), s.push_attempts), (0, "partial", 1), "{s:?}");
     assert_eq!(
-        (s["published"].as_u64(), s["outcome"].as_str(), s["push_attempts"].as_u64()),
-        (Some(0), Some("partial"), Some(1)),
-        "{s}"
-    );
-    assert_eq!(
-        codes(&s).iter().filter(|c| c.starts_with("continuity.push") || c.contains("unreachable")).collect::<Vec<_>>(),
+        codes(&s.diagnostics)
+            .into_iter()
+            .filter(|c| c.starts_with("continuity.push") || c.contains("unreachable"))
+            .collect::<Vec<_>>(),
         ["continuity.push_rejected"]
     );
-    let m = message(&s, "continuity.push_rejected");
+    let m = message(&s.diagnostics, "continuity.push_rejected");
     assert!(m.contains("[remote rejected] (pre-receive hook declined)"), "{m}");
     assert!(m.contains("\"majordomus: updates to refs/majordomus/continuity are not accepted here\""), "{m}");
     assert!(m.contains("(a line withheld: it looks like a credential)") && !m.contains("ghp_"), "{m}");
@@ -212,9 +216,10 @@ fn a_pre_receive_policy_rejection_is_quoted_never_retried_and_exits_10() {
     assert_eq!(a.tip(REF), before);
     assert_eq!(a.ids(REF), vec![id]);
     assert_eq!(env.git_in(&remote, &["for-each-ref", REF]), "");
-    let st = a.cj(&["status"], 0);
-    assert_eq!(st["last_sync"]["outcome"], "partial");
-    assert!(st["last_sync"]["detail"].as_str().unwrap().contains("pre-receive hook declined"), "{st}");
+    let st = a.status();
+    let last = st.last_sync.as_ref().expect("the sync is recorded");
+    assert_eq!(last.outcome, "partial");
+    assert!(last.detail.as_deref().unwrap().contains("pre-receive hook declined"), "{st:?}");
     // The text form quotes it too, on stdout, with exit 10.
     let out = a.mj(&["continuity", "sync"]).code(10);
     assert!(
@@ -263,14 +268,10 @@ fn a_crossed_push_is_fetched_merged_and_pushed_again() {
     b.git(&["push", "-q", "origin", &format!("{REF}:refs/heads/racer")]);
     racing_hook(&remote, false);
     let ours = a.publish("From A.");
-    let s = a.cj(&["sync"], 0);
-    assert_eq!(s["push_attempts"], 2, "{s}");
-    assert_eq!(
-        (s["fetched"].as_u64(), s["published"].as_u64(), s["outcome"].as_str()),
-        (Some(1), Some(1), Some("ok")),
-        "{s}"
-    );
-    assert_eq!(s["store"]["sync"], "in_sync", "{s}");
+    let s = a.sync(0);
+    assert_eq!(s.push_attempts, 2, "{s:?}");
+    assert_eq!((s.fetched, s.published, s.outcome.as_str()), (1, 1, "ok"), "{s:?}");
+    assert_eq!(s.store.sync, "in_sync", "{s:?}");
     let mut both = vec![ours.clone(), theirs.clone()];
     both.sort();
     assert_eq!(ids_in(&env, &remote, REF), both);
@@ -282,15 +283,15 @@ fn a_crossed_push_is_fetched_merged_and_pushed_again() {
     racing_hook(&remote, true);
     std::fs::remove_file(remote.join("races")).unwrap();
     let third = a.publish("Again from A.");
-    let s = a.cj(&["sync"], 0);
-    assert_eq!(s["push_attempts"], 3, "{s}");
-    assert_eq!((s["published"].as_u64(), s["outcome"].as_str()), (Some(0), Some("partial")), "{s}");
-    assert!(codes(&s).contains(&"continuity.push_refused".to_string()), "{s}");
+    let s = a.sync(0);
+    assert_eq!(s.push_attempts, 3, "{s:?}");
+    assert_eq!((s.published, s.outcome.as_str()), (0, "partial"), "{s:?}");
+    assert!(codes(&s.diagnostics).contains(&"continuity.push_refused"), "{s:?}");
     assert_eq!(std::fs::read_to_string(remote.join("races")).unwrap().lines().count(), 3);
     assert!(a.ids(REF).contains(&third));
     std::fs::remove_file(remote.join("hooks/pre-receive")).unwrap();
-    let s = a.cj(&["sync"], 0);
-    assert_eq!((s["outcome"].as_str(), s["store"]["sync"].as_str()), (Some("ok"), Some("in_sync")), "{s}");
+    let s = a.sync(0);
+    assert_eq!((s.outcome.as_str(), s.store.sync.as_str()), ("ok", "in_sync"), "{s:?}");
     let mut all = vec![ours, theirs, third];
     all.sort();
     assert_eq!(ids_in(&env, &remote, REF), all);
@@ -302,7 +303,7 @@ fn a_remote_that_vanishes_mid_sync_leaves_the_records_pending() {
     let env = TestEnv::new();
     let (remote, a) = world(&env, path_url);
     a.publish("Published.");
-    a.cj(&["sync"], 0);
+    a.sync(0);
     let pending = a.publish("Pending.");
     // upload-pack serves the ls-remote and the fetch, then the repository is gone before the push.
     let count = env.path().join("uploads");
@@ -319,16 +320,19 @@ fn a_remote_that_vanishes_mid_sync_leaves_the_records_pending() {
     );
     a.git(&["config", "remote.origin.uploadpack", wrapper.to_str().unwrap()]);
     let before = a.tip(REF);
-    let s = a.cj(&["sync"], 0);
+    let s = a.sync(0);
     assert!(!remote.exists(), "the remote vanished during the sync");
-    assert_eq!((s["published"].as_u64(), s["outcome"].as_str()), (Some(0), Some("partial")), "{s}");
-    assert!(message(&s, "continuity.remote_unreachable").contains("could not be reached for the push"), "{s}");
+    assert_eq!((s.published, s.outcome.as_str()), (0, "partial"), "{s:?}");
+    assert!(
+        message(&s.diagnostics, "continuity.remote_unreachable").contains("could not be reached for the push"),
+        "{s:?}"
+    );
     assert_eq!(a.tip(REF), before);
     assert!(a.ids(REF).contains(&pending));
-    assert_eq!(a.cj(&["status"], 0)["store"]["sync"], "pending");
+    assert_eq!(a.status().store.sync, "pending");
     // Gone for good: the next sync cannot even fetch (unreachable, exit 10), nothing lost.
-    let s = a.cj(&["sync"], 10);
-    assert_eq!(s["action"], "unreachable");
+    let s = a.sync(10);
+    assert_eq!(s.action, "unreachable");
     assert_eq!(a.tip(REF), before);
     fsck(&env, &[&gone, a.root()]);
 }
@@ -382,7 +386,7 @@ fn the_pre_push_hook_touches_the_network_only_for_pending_records() {
     assert!(out.stdout.contains("majordomus: continuity synced with origin: 1 record(s) published"), "{}", out.stdout);
     assert_eq!(served(), "git-receive-pack\ngit-receive-pack\n");
     assert_eq!(ids_in(&env, &remote, REF), vec![id]);
-    assert_eq!(a.cj(&["status"], 0)["store"]["sync"], "in_sync");
+    assert_eq!(a.status().store.sync, "in_sync");
     // Published already: nothing pending again.
     a.repo.commit_file("lib/c", "c\n");
     let out = a.sh("git push -q origin main 2>&1").ok();
@@ -390,12 +394,12 @@ fn the_pre_push_hook_touches_the_network_only_for_pending_records() {
     assert_eq!(served(), "git-receive-pack\n");
     // Records fetched by the refspec (local behind the remote-tracking ref) are not pending.
     let b = Node::clone_of(&env, remote.to_str().unwrap(), "b");
-    b.cj(&["sync"], 0);
+    b.sync(0);
     b.publish("From B.");
-    b.cj(&["sync"], 0);
+    b.sync(0);
     a.git(&["config", "--unset", "remote.origin.uploadpack"]);
     a.git(&["fetch", "-q", "origin"]);
-    assert_eq!(a.cj(&["status"], 0)["store"]["sync"], "behind");
+    assert_eq!(a.status().store.sync, "behind");
     a.repo.commit_file("lib/d", "d\n");
     let out = a.sh("git push -q origin main 2>&1").ok();
     assert!(!out.stdout.contains("majordomus"), "{}", out.stdout);
@@ -426,8 +430,8 @@ fn the_pre_push_hook_never_prompts_and_never_fails_the_push() {
             ("GIT_TERMINAL_PROMPT", "1"),
         ],
     );
-    let s: Value = serde_json::from_str(&out.code(10).stdout).unwrap();
-    assert_eq!(s["action"], "unreachable", "{s}");
+    let s: Sync = doc(&out.code(10).stdout);
+    assert_eq!(s.action, "unreachable", "{s:?}");
     assert!(!asked.exists(), "no credential prompt may run");
     // Through the hook, a push to a remote that is not a name and one whose server is gone still
     // succeed (for the code) and say one line.
@@ -452,7 +456,7 @@ fn fetch_refspecs_on_every_remote_idempotent_and_removable_and_the_fresh_clone_h
     let env = TestEnv::new();
     let (remote, a) = world(&env, path_url);
     let id = a.publish("Shared.");
-    a.cj(&["sync"], 0);
+    a.sync(0);
     // A fresh clone never gets the custom ref; the first continuity read says how, once.
     let c = Node::clone_of(&env, remote.to_str().unwrap(), "c");
     assert_eq!(c.tip("refs/majordomus/"), None);
@@ -472,7 +476,7 @@ fn fetch_refspecs_on_every_remote_idempotent_and_removable_and_the_fresh_clone_h
     );
     c.git(&["pull", "-q", "--ff-only"]);
     assert_eq!(c.ids("refs/majordomus/remotes/origin/continuity"), vec![id.clone()]);
-    assert_eq!(c.cj(&["status"], 0)["store"]["sync"], "behind");
+    assert_eq!(c.status().store.sync, "behind");
     c.git(&["fetch", "-q", "--all"]);
     // A remote added later: install again adds only what is missing.
     let later = remotes::bare(&env, &env.path().join("srv/later.git"));
@@ -502,23 +506,23 @@ fn fetch_refspecs_on_every_remote_idempotent_and_removable_and_the_fresh_clone_h
 fn exchange_over(env: &TestEnv, base: &str, remote: &Path, a: &Node<'_>) {
     let b = Node::clone_of(env, &format!("{base}remote.git"), "b");
     let r1 = a.publish("From A.");
-    let s = a.cj(&["sync"], 0);
-    assert_eq!((s["action"].as_str(), s["published"].as_u64()), (Some("published"), Some(1)), "{s}");
-    let s = b.cj(&["sync"], 0);
-    assert_eq!((s["action"].as_str(), s["fetched"].as_u64()), (Some("fetched"), Some(1)), "{s}");
+    let s = a.sync(0);
+    assert_eq!((s.action.as_str(), s.published), ("published", 1), "{s:?}");
+    let s = b.sync(0);
+    assert_eq!((s.action.as_str(), s.fetched), ("fetched", 1), "{s:?}");
     let r2 = b.publish("From B.");
-    let s = b.cj(&["sync"], 0);
-    assert_eq!(s["action"], "published", "{s}");
-    let s = a.cj(&["sync"], 0);
-    assert_eq!(s["action"], "fetched", "{s}");
+    let s = b.sync(0);
+    assert_eq!(s.action, "published", "{s:?}");
+    let s = a.sync(0);
+    assert_eq!(s.action, "fetched", "{s:?}");
     let mut both = vec![r1, r2];
     both.sort();
     assert_eq!(a.ids(REF), both);
     assert_eq!(ids_in(env, remote, REF), both);
     remotes::script(&remote.join("hooks/pre-receive"), REFUSE_MAJORDOMUS);
     let r3 = a.publish("Refused.");
-    let s = a.cj(&["sync"], 10);
-    assert!(message(&s, "continuity.push_rejected").contains("not accepted here"), "{s}");
+    let s = a.sync(10);
+    assert!(message(&s.diagnostics, "continuity.push_rejected").contains("not accepted here"), "{s:?}");
     assert!(a.ids(REF).contains(&r3));
     assert!(!ids_in(env, remote, REF).contains(&r3));
     std::fs::remove_file(remote.join("hooks/pre-receive")).unwrap();
@@ -537,8 +541,8 @@ fn two_clones_exchange_over_git_daemon() {
     // The daemon stops: unreachable, exit 10, nothing lost.
     daemon.stop();
     let before = a.tip(REF);
-    let s = a.cj(&["sync"], 10);
-    assert_eq!(s["action"], "unreachable", "{s}");
+    let s = a.sync(10);
+    assert_eq!(s.action, "unreachable", "{s:?}");
     assert_eq!(a.tip(REF), before);
 }
 
@@ -552,9 +556,9 @@ fn two_clones_exchange_over_smart_http() {
     let (remote, a) = world(&env, |_| format!("{base}remote.git"));
     exchange_over(&env, &base, &remote, &a);
     http.stop();
-    let s = a.cj(&["sync"], 10);
-    assert_eq!(s["action"], "unreachable", "{s}");
-    assert!(message(&s, "continuity.remote_unreachable").contains("could not be reached"), "{s}");
+    let s = a.sync(10);
+    assert_eq!(s.action, "unreachable", "{s:?}");
+    assert!(message(&s.diagnostics, "continuity.remote_unreachable").contains("could not be reached"), "{s:?}");
 }
 
 #[test]

@@ -11,6 +11,7 @@ use std::time::Duration;
 
 use serde_json::Value;
 
+use crate::common::json::{doc, Closed, Episodes, Explain, Providers, Publish, Recovery, Runtime, State};
 use crate::common::{Output, Repo, TestEnv, HANDOVER, NOW};
 
 const LATER: &str = "2026-09-06T20:00:00Z"; // three days after NOW: past stale_minutes
@@ -64,8 +65,7 @@ fn fixture(env: &TestEnv) -> Repo<'_> {
     // A continuity line with two heads: R1, R2 continuing it, then R3 continuing R1 again.
     let publish = |body: &str| {
         r.mj_in(&["handover", "--no-task"], body).ok();
-        let v = json(&r.mj(&["--json", "continuity", "publish"]).ok());
-        v["record"]["id"].as_str().unwrap().to_string()
+        doc::<Publish>(&r.mj(&["--json", "continuity", "publish"]).ok().stdout).id()
     };
     let body =
         |na: &str| format!("# Objective\nShip the release.\n\n# Current State\nTagged.\n\n# Next Action\n{na}\n");
@@ -98,45 +98,45 @@ fn state_json_validates_against_the_verbatim_seed_schema() {
     // A fresh checkout: present false, every nullable member null, and still valid.
     let fresh = env.ready_repo("fresh");
     let v = json(&fresh.mj(&["--json", "state"]).ok());
-    assert_eq!(v["present"], false, "{v:#}");
-    for k in ["session", "task", "handover", "checkpoint"] {
-        assert!(v[k].is_null(), "{k}: {v:#}");
-    }
     assert!(validate("continuity-state.schema.json", &v).0);
+    let v: State = serde_json::from_value(v).unwrap();
+    assert!(!v.present, "{v:#?}");
+    assert!(v.session.is_none() && v.task.is_none() && v.handover.is_none() && v.checkpoint.is_none(), "{v:#?}");
 }
 
 #[test]
 fn r52_state_reports_divergence_and_freshness_apart_and_withholds_a_stale_next_action() {
     let env = TestEnv::new();
     let r = fixture(&env);
-    let v = json(&r.mj(&["--json", "state"]).ok());
-    let h = &v["handover"];
-    assert_eq!(h["freshness"], "fresh", "{v:#}");
-    assert_eq!(h["divergence"], "exact");
-    assert_eq!(h["next_action"], "Write the regression test.");
-    assert!(h.get("next_action_withheld").is_none());
-    assert_eq!(h["branch"], "main", "a record from another branch is never listed");
-    assert_eq!(v["task"]["task"], "Fix the callback");
-    assert_eq!(v["session"]["foreign"], false);
-    assert_eq!(v["blockers"].as_array().unwrap().len(), 1);
-    assert!(v["blockers"][0].as_str().unwrap().contains("Which retry policy?"));
-    assert_eq!(v["tallies"]["handovers"], 5);
-    assert_eq!(v["checkpoint"]["matched"], "same_worktree_same_branch");
+    let v: State = doc(&r.mj(&["--json", "state"]).ok().stdout);
+    let h = v.handover();
+    assert_eq!(h.freshness, "fresh", "{v:#?}");
+    assert_eq!(h.divergence, "exact");
+    assert_eq!(h.next_action.as_deref(), Some("Write the regression test."));
+    assert!(h.next_action_withheld.is_none());
+    assert_eq!(h.branch, "main", "a record from another branch is never listed");
+    assert_eq!(v.task.as_ref().unwrap().task, "Fix the callback");
+    assert!(!v.session.as_ref().unwrap().foreign);
+    assert_eq!(v.blockers.len(), 1);
+    assert!(v.blockers[0].contains("Which retry policy?"));
+    assert_eq!(v.tallies["handovers"], 5);
+    assert_eq!(v.checkpoint.as_ref().unwrap().matched, "same_worktree_same_branch");
 
     r.commit_file("lib/a.rs", "fn a() {}\n");
     env.set_now(LATER);
-    let v = json(&r.mj(&["--json", "state"]).ok());
-    let h = &v["handover"];
-    assert_eq!(h["divergence"], "advanced", "{v:#}");
-    assert_eq!(h["freshness"], "stale");
-    assert!(h.get("next_action").is_none(), "a stale record's Next Action is withheld: {v:#}");
-    assert!(h["next_action_withheld"].as_str().unwrap().starts_with("stale: "));
-    assert!(h["age_minutes"].as_i64().unwrap() >= 3 * 24 * 60);
-    let findings = v["findings"].to_string();
-    assert!(findings.contains("stale") && findings.contains("unresolved question"), "{findings}");
+    let raw = json(&r.mj(&["--json", "state"]).ok());
+    let v: State = serde_json::from_value(raw.clone()).unwrap();
+    let h = v.handover();
+    assert_eq!(h.divergence, "advanced", "{v:#?}");
+    assert_eq!(h.freshness, "stale");
+    assert!(h.next_action.is_none(), "a stale record's Next Action is withheld: {v:#?}");
+    assert!(h.next_action_withheld.as_deref().unwrap().starts_with("stale: "));
+    assert!(h.age_minutes.unwrap() >= 3 * 24 * 60);
+    assert!(v.findings.iter().any(|f| f.contains("stale")), "{:?}", v.findings);
+    assert!(v.findings.iter().any(|f| f.contains("unresolved question")), "{:?}", v.findings);
     // Without --json the same value, indented.
     let text = r.mj(&["state"]).ok().stdout;
-    assert_eq!(serde_json::from_str::<Value>(&text).unwrap(), v);
+    assert_eq!(serde_json::from_str::<Value>(&text).unwrap(), raw);
     assert!(text.starts_with("{\n  \""));
 }
 
@@ -146,9 +146,8 @@ fn explain_answers_every_question_with_a_reason_and_a_citation() {
     let r = fixture(&env);
     r.mj(&["session", "close"]).ok();
     env.set_now(LATER);
-    let v = json(&r.mj(&["--json", "explain"]).ok());
-    let answers = v["answers"].as_array().unwrap();
-    let qs: Vec<&str> = answers.iter().map(|a| a["question"].as_str().unwrap()).collect();
+    let v: Explain = doc(&r.mj(&["--json", "explain"]).ok().stdout);
+    let qs: Vec<&str> = v.answers.iter().map(|a| a.question.as_str()).collect();
     assert_eq!(
         qs,
         [
@@ -162,30 +161,26 @@ fn explain_answers_every_question_with_a_reason_and_a_citation() {
             "checkpoint.freshness"
         ]
     );
-    for a in answers {
-        assert!(!a["reason"].as_str().unwrap().is_empty(), "{a}");
-        assert!(!a["citations"].as_array().unwrap().is_empty(), "{a}");
+    for a in &v.answers {
+        assert!(!a.reason.is_empty(), "{a:?}");
+        assert!(!a.citations.is_empty(), "{a:?}");
     }
-    let by = |q: &str| answers.iter().find(|a| a["question"] == q).unwrap().clone();
-    assert_eq!(by("episode.close")["answer"], "closed");
-    assert!(by("episode.close")["reason"].as_str().unwrap().contains("by hand"));
-    assert_eq!(by("episode.close")["citations"][0]["kind"], "ledger_line");
-    assert!(by("episode.close")["citations"][0]["line"].as_u64().unwrap() > 0);
-    assert_eq!(by("episode.current")["answer"], "none");
-    let sel = by("handover.selected");
-    assert!(sel["answer"].as_str().unwrap().starts_with(".ai/local/state/handovers/"));
-    let cands = sel["candidates"].as_array().unwrap();
-    assert!(cands
+    let close = v.answer("episode.close");
+    assert_eq!(close.answer, "closed");
+    assert!(close.reason.contains("by hand"));
+    assert_eq!(close.citations[0].kind, "ledger_line");
+    assert!(close.citations[0].line.unwrap() > 0);
+    assert_eq!(v.answer("episode.current").answer, "none");
+    let sel = v.answer("handover.selected");
+    assert!(sel.answer.starts_with(".ai/local/state/handovers/"));
+    assert!(sel.candidates.iter().any(|c| c.verdict == "rejected" && c.reason.contains("another branch")));
+    assert!(sel.candidates.iter().any(|c| c.verdict == "superseded"));
+    let fr = v.answer("handover.freshness");
+    assert_eq!(fr.answer, "stale");
+    assert!(fr
+        .citations
         .iter()
-        .any(|c| c["verdict"] == "rejected" && c["reason"].as_str().unwrap().contains("another branch")));
-    assert!(cands.iter().any(|c| c["verdict"] == "superseded"));
-    let fr = by("handover.freshness");
-    assert_eq!(fr["answer"], "stale");
-    assert!(fr["citations"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .any(|c| c["kind"] == "policy_key" && c["key"] == "session.freshness.stale_minutes"));
+        .any(|c| c.kind == "policy_key" && c.key.as_deref() == Some("session.freshness.stale_minutes")));
 }
 
 #[test]
@@ -194,12 +189,12 @@ fn explain_cites_the_provider_end_event_that_closed_the_episode() {
     let r = env.ready_repo("w");
     r.mj_in(&["hook", "claude-code", "start"], r#"{"session_id":"cc-9"}"#).ok();
     r.mj_in(&["hook", "claude-code", "end"], r#"{"session_id":"cc-9","reason":"logout"}"#).ok();
-    let v = json(&r.mj(&["--json", "explain"]).ok());
-    let a = v["answers"].as_array().unwrap().iter().find(|a| a["question"] == "episode.close").unwrap().clone();
-    assert_eq!(a["answer"], "closed", "{a:#}");
-    assert!(a["reason"].as_str().unwrap().contains("claude-code end event"), "{a:#}");
-    let lines: Vec<u64> = a["citations"].as_array().unwrap().iter().filter_map(|c| c["line"].as_u64()).collect();
-    assert_eq!(lines.len(), 2, "{a:#}");
+    let v: Explain = doc(&r.mj(&["--json", "explain"]).ok().stdout);
+    let a = v.answer("episode.close");
+    assert_eq!(a.answer, "closed", "{a:#?}");
+    assert!(a.reason.contains("claude-code end event"), "{a:#?}");
+    let lines: Vec<u64> = a.citations.iter().filter_map(|c| c.line).collect();
+    assert_eq!(lines.len(), 2, "{a:#?}");
     let ledger = r.ledger();
     assert_eq!(ledger[lines[0] as usize - 1]["event"], "session.closed");
     // The receipt's duplicate `event` key: a JSON parser keeps the provider's (the last).
@@ -213,47 +208,42 @@ fn lifecycle_reads_the_episode_store() {
     let r = env.ready_repo("w");
     r.start("Fix it");
     let sid = r.mj(&["session", "start"]).ok().stdout;
-    let ep = json(&r.mj(&["--json", "lifecycle", "episodes"]).ok());
-    assert_eq!(ep["episodes"].as_array().unwrap().len(), 1, "{ep:#}");
-    let e = &ep["episodes"][0];
-    assert_eq!(e["standing"], "current");
-    assert!(sid.contains(e["session_id"].as_str().unwrap()));
-    assert!(e["events"].as_u64().unwrap() >= 1);
-    assert_eq!(e["last_event"], "session.started");
+    let ep: Episodes = doc(&r.mj(&["--json", "lifecycle", "episodes"]).ok().stdout);
+    assert_eq!(ep.episodes.len(), 1, "{ep:#?}");
+    let e = &ep.episodes[0];
+    assert_eq!(e.standing, "current");
+    assert!(sid.contains(&e.session_id));
+    assert!(e.events >= 1);
+    assert_eq!(e.last_event.as_deref(), Some("session.started"));
     // An episode whose worktree is gone is stranded, and recovery names it with a remedy.
     let gone = env.path().join("gone").display().to_string();
-    let text = std::fs::read_to_string(r.state(&format!("sessions-open/{}.yaml", e["key"].as_str().unwrap()))).unwrap();
-    let stranded = text
-        .replace(&r.root.display().to_string(), &gone)
-        .replace(e["session_id"].as_str().unwrap(), "s-20260101T000000Z-dead");
+    let text = std::fs::read_to_string(r.state(&format!("sessions-open/{}.yaml", e.key))).unwrap();
+    let stranded = text.replace(&r.root.display().to_string(), &gone).replace(&e.session_id, "s-20260101T000000Z-dead");
     std::fs::write(r.state("sessions-open/other.yaml"), stranded).unwrap();
-    let rec = json(&r.mj(&["--json", "lifecycle", "recovery"]).ok());
-    assert_eq!(rec["pointer"]["layout"], "pointer", "{rec:#}");
-    assert_eq!(rec["pointer"]["resolves"], true);
-    assert_eq!(rec["stranded"][0]["worktree"], gone.as_str());
-    assert!(rec["stranded"][0]["remedy"].as_str().unwrap().contains("sessions-open/other.yaml"));
-    assert_eq!(rec["balance"]["started"], 1);
-    assert_eq!(rec["balance"]["open"], 2);
-    assert_eq!(rec["balance"]["unaccounted"], -1);
-    assert_eq!(rec["balance"]["agrees"], false);
+    let rec: Recovery = doc(&r.mj(&["--json", "lifecycle", "recovery"]).ok().stdout);
+    assert_eq!(rec.pointer.layout, "pointer", "{rec:#?}");
+    assert!(rec.pointer.resolves);
+    assert_eq!(rec.stranded[0].worktree, gone);
+    assert!(rec.stranded[0].remedy.contains("sessions-open/other.yaml"));
+    let b = &rec.balance;
+    assert_eq!((b.started, b.open, b.unaccounted, b.agrees), (1, 2, -1, false));
     std::fs::remove_file(r.state("sessions-open/other.yaml")).unwrap();
     r.mj(&["session", "close"]).ok();
-    let closed = json(&r.mj(&["--json", "lifecycle", "closed"]).ok());
-    assert_eq!(closed["total"], 1, "{closed:#}");
-    assert_eq!(closed["on_this_branch"], 1);
-    assert_eq!(closed["newest"][0]["outcome"], "closed");
-    let rec = json(&r.mj(&["--json", "lifecycle", "recovery"]).ok());
-    assert_eq!(rec["balance"]["agrees"], true, "{rec:#}");
-    assert_eq!(rec["pointer"]["layout"], "absent");
-    let rt = json(&r.mj(&["--json", "lifecycle", "runtime"]).ok());
-    assert_eq!(rt["agree"], true);
-    assert_eq!(rt["repository"]["head"], r.head().as_str());
+    let closed: Closed = doc(&r.mj(&["--json", "lifecycle", "closed"]).ok().stdout);
+    assert_eq!((closed.total, closed.on_this_branch), (1, 1), "{closed:#?}");
+    assert_eq!(closed.newest[0].outcome, "closed");
+    let rec: Recovery = doc(&r.mj(&["--json", "lifecycle", "recovery"]).ok().stdout);
+    assert!(rec.balance.agrees, "{rec:#?}");
+    assert_eq!(rec.pointer.layout, "absent");
+    let rt: Runtime = doc(&r.mj(&["--json", "lifecycle", "runtime"]).ok().stdout);
+    assert!(rt.agree);
+    assert_eq!(rt.repository.head, r.head());
     r.mj(&["hooks", "install"]).ok();
-    let pv = json(&r.mj(&["--json", "lifecycle", "providers"]).ok());
-    let cc = pv["providers"].as_array().unwrap().iter().find(|p| p["name"] == "claude-code").unwrap().clone();
-    assert_eq!(cc["events"], serde_json::json!(["start", "compact", "end"]));
-    assert!(!cc["wired"].as_array().unwrap().is_empty(), "{pv:#}");
-    assert!(pv["git_hooks"].as_array().unwrap().iter().any(|h| h == ".git/hooks/pre-push"), "{pv:#}");
+    let pv: Providers = doc(&r.mj(&["--json", "lifecycle", "providers"]).ok().stdout);
+    let cc = pv.providers.iter().find(|p| p.name == "claude-code").unwrap();
+    assert_eq!(cc.events, ["start", "compact", "end"]);
+    assert!(!cc.wired.is_empty(), "{pv:#?}");
+    assert!(pv.git_hooks.iter().any(|h| h == ".git/hooks/pre-push"), "{pv:#?}");
 }
 
 #[test]
@@ -449,11 +439,11 @@ fn serve_answers_many_clients_while_one_is_slow() {
     assert!(started.elapsed() < Duration::from_secs(15), "{:?}", started.elapsed());
     drop(slow);
     // Computed afresh (or cached ≤ 2 s): a new question shows up after the cache expires.
-    let before: Value = serde_json::from_str(&get(&s.addr, "/api/v1/continuity").2).unwrap();
+    let before: State = doc(&get(&s.addr, "/api/v1/continuity").2);
     r.mj(&["question", "add", "Second question?"]).ok();
     std::thread::sleep(Duration::from_millis(2100));
-    let after: Value = serde_json::from_str(&get(&s.addr, "/api/v1/continuity").2).unwrap();
-    assert_eq!(after["tallies"]["blockers"].as_u64(), before["tallies"]["blockers"].as_u64().map(|n| n + 1));
+    let after: State = doc(&get(&s.addr, "/api/v1/continuity").2);
+    assert_eq!(after.tallies["blockers"], before.tallies["blockers"] + 1);
 }
 
 #[test]
@@ -671,8 +661,8 @@ fn cockpit_in_headless_chromium_shows_history_and_a_diverged_line() {
     env.set_now(LATER);
     let s = serve(&env, &r.root);
     let url = format!("http://{}/", s.addr);
-    let state = json(&r.mj(&["--json", "state"]).ok());
-    let handover = state["handover"]["path"].as_str().unwrap();
+    let state: State = doc(&r.mj(&["--json", "state"]).ok().stdout);
+    let handover = state.handover().path.as_str();
     // JavaScript off: the first paint is server-rendered.
     let (st, head, page) = get(&s.addr, "/");
     assert_eq!(st, 200);

@@ -205,3 +205,673 @@ pub struct ClosedSession {
     #[serde(default)]
     pub matched: Option<String>,
 }
+
+/// `session context --json` (SPEC §6.8): the episode's working context and its label.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SessionContext {
+    pub path: String,
+    pub label: String,
+    pub commits_since: usize,
+    pub recorded_head: String,
+}
+
+/// `knowledge derive --json`: `lines` are `[verdict, path]` pairs.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct KnowledgeDerive {
+    pub episode: Option<String>,
+    pub lines: Vec<(String, String)>,
+    pub written: usize,
+    pub unchanged: usize,
+    pub skipped: usize,
+}
+
+/// `knowledge candidates --json`: the candidate files' front matter (only the keys read here).
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct KnowledgeCandidates {
+    pub candidates: Vec<KnowledgeCandidate>,
+}
+
+#[derive(Debug, Deserialize)]
+pub struct KnowledgeCandidate {
+    pub id: String,
+    pub class: String,
+    pub status: String,
+    pub epistemics: String,
+    pub date: String,
+    pub derived_from: Vec<String>,
+}
+
+/// A device: `{node, label}` (SPEC §6.14).
+#[derive(Debug, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Device {
+    pub node: String,
+    pub label: String,
+}
+
+/// `continuity device --json`.
+#[derive(Debug, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DeviceDoc {
+    pub device: Device,
+    pub public_key: String,
+}
+
+impl DeviceDoc {
+    /// The device.
+    pub fn device(&self) -> &Device {
+        &self.device
+    }
+}
+
+/// A continuity record as the read documents show it (SPEC §10.7).
+#[derive(Debug, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RecordView {
+    pub id: String,
+    pub line: String,
+    pub parent: Option<String>,
+    pub device: Device,
+    pub this_device: bool,
+    pub trust: String,
+    pub session: Option<String>,
+    pub branch: Option<String>,
+    pub head: Option<String>,
+    pub working_tree: String,
+    pub changed_total: u64,
+    pub published_at: String,
+    pub age_minutes: Option<i64>,
+    pub task: Option<String>,
+    pub issue: Option<String>,
+    pub objective: String,
+}
+
+/// A continuity diagnostic: `{severity, code, path?, message}`.
+#[derive(Debug, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Diagnostic {
+    pub severity: String,
+    pub code: String,
+    pub path: Option<String>,
+    pub message: String,
+}
+
+/// The codes of `diagnostics`, in order.
+pub fn codes(d: &[Diagnostic]) -> Vec<&str> {
+    d.iter().map(|d| d.code.as_str()).collect()
+}
+
+/// `continuity publish --json`.
+#[derive(Debug, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Publish {
+    pub record: Option<RecordView>,
+    pub written: bool,
+    pub tip: Option<String>,
+    pub handover: String,
+    #[serde(default)]
+    pub refused: Vec<Leak>,
+    #[serde(default)]
+    pub receipt: Vec<ReceiptField>,
+    pub dry_run: bool,
+    pub next: Vec<String>,
+}
+
+impl Publish {
+    /// The record's id (a publication that stored or found one).
+    pub fn id(&self) -> String {
+        self.record.as_ref().expect("a published record").id.clone()
+    }
+}
+
+#[derive(Debug, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Leak {
+    pub code: String,
+    pub pointer: String,
+    pub reason: String,
+}
+
+#[derive(Debug, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ReceiptField {
+    pub pointer: String,
+    pub size: usize,
+    pub value: String,
+}
+
+/// The store as `status` and `sync` show it.
+#[derive(Debug, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct StoreView {
+    pub reference: String,
+    pub tip: Option<String>,
+    pub remote: Option<String>,
+    pub remote_tip: Option<String>,
+    pub sync: String,
+    pub records: usize,
+    pub refused: usize,
+}
+
+/// One line of the store compared with the remote's.
+#[derive(Debug, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LineComparison {
+    pub line: String,
+    pub relation: String,
+    pub heads: Vec<String>,
+}
+
+/// `continuity sync --json` (SPEC §10.6).
+#[derive(Debug, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Sync {
+    pub remote: Option<String>,
+    pub action: String,
+    pub fetched: usize,
+    pub published: usize,
+    pub outcome: String,
+    pub push_attempts: usize,
+    pub lines: Vec<LineComparison>,
+    pub store: StoreView,
+    pub resumable: Vec<RecordView>,
+    pub resumable_total: usize,
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+/// This checkout's position on a line.
+#[derive(Debug, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Position {
+    pub line: String,
+    pub record: String,
+    pub via: String,
+    pub at: String,
+}
+
+/// The last sync, as `continuity.json` keeps it.
+#[derive(Debug, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LastSync {
+    pub remote: String,
+    pub at: String,
+    pub outcome: String,
+    pub detail: Option<String>,
+}
+
+/// A line with its head records, as `status` shows it.
+#[derive(Debug, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LineView {
+    pub line: String,
+    pub state: String,
+    pub records: usize,
+    pub heads: Vec<RecordView>,
+}
+
+/// `continuity status --json` (SPEC §10.7).
+#[derive(Debug, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Status {
+    pub repository: String,
+    pub device: Option<Device>,
+    pub branch: String,
+    pub head: Option<String>,
+    pub working_tree: String,
+    pub position: Option<Position>,
+    pub store: StoreView,
+    pub last_sync: Option<LastSync>,
+    pub lines: Vec<LineView>,
+    pub lines_total: usize,
+    pub resumable: Vec<RecordView>,
+    pub resumable_total: usize,
+    pub diagnostics: Vec<Diagnostic>,
+    pub next: Vec<String>,
+}
+
+/// A line with its head ids, as `records` shows it.
+#[derive(Debug, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LineSummary {
+    pub line: String,
+    pub state: String,
+    pub records: usize,
+    pub heads: Vec<String>,
+}
+
+/// `continuity records --json`.
+#[derive(Debug, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Records {
+    pub records: Vec<RecordView>,
+    pub records_total: usize,
+    pub lines: Vec<LineSummary>,
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+impl Records {
+    /// The record ids, in order.
+    pub fn ids(&self) -> Vec<String> {
+        self.records.iter().map(|r| r.id.clone()).collect()
+    }
+}
+
+/// A plan's blocker or warning.
+#[derive(Debug, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Notice {
+    pub code: String,
+    pub message: String,
+}
+
+/// How the record's source stands to this checkout.
+#[derive(Debug, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SourceView {
+    pub expected_branch: Option<String>,
+    pub expected_head: Option<String>,
+    pub local_branch: Option<String>,
+    pub local_head: Option<String>,
+    pub relation: String,
+    pub origin_dirty: bool,
+    pub origin_changed: Vec<String>,
+    pub origin_changed_total: u64,
+    pub local_dirty: bool,
+    pub same_uncommitted_work: Option<bool>,
+}
+
+#[derive(Debug, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PlanTask {
+    pub id: String,
+    pub title: String,
+    pub profile: Option<String>,
+    pub scope: Vec<String>,
+}
+
+/// `continuity plan --json` (SPEC §10.8).
+#[derive(Debug, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Plan {
+    pub status: String,
+    pub record: Option<RecordView>,
+    pub candidates: Vec<RecordView>,
+    pub source: Option<SourceView>,
+    pub lineage: Option<String>,
+    pub task: Option<PlanTask>,
+    pub milestone: Option<String>,
+    pub decisions: Vec<String>,
+    pub objective: String,
+    pub current_state: String,
+    pub next_action: String,
+    pub blockers: Vec<Notice>,
+    pub warnings: Vec<Notice>,
+    pub actions: Vec<String>,
+    pub restores: Vec<String>,
+    pub recomputes: Vec<String>,
+}
+
+impl Plan {
+    /// The blockers' codes, in order.
+    pub fn blocker_codes(&self) -> Vec<&str> {
+        self.blockers.iter().map(|n| n.code.as_str()).collect()
+    }
+
+    /// The warnings' codes, in order.
+    pub fn warning_codes(&self) -> Vec<&str> {
+        self.warnings.iter().map(|n| n.code.as_str()).collect()
+    }
+
+    /// The chosen record's id.
+    pub fn record_id(&self) -> Option<&str> {
+        self.record.as_ref().map(|r| r.id.as_str())
+    }
+}
+
+/// `continuity resume --json` (SPEC §10.9).
+#[derive(Debug, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Resume {
+    pub resumed: bool,
+    pub plan: Plan,
+    pub handover: Option<String>,
+    pub decisions_carried: usize,
+    pub position: Option<Position>,
+}
+
+/// `continuity verify --json`.
+#[derive(Debug, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Verify {
+    pub verified: usize,
+    pub admitted: usize,
+    pub refused: usize,
+    pub untrusted: usize,
+    pub too_new: usize,
+    pub problems: Vec<Diagnostic>,
+}
+
+/// Accessors for the optional fields (and the fields whose name another document uses for an
+/// optional one), so a test reads `plan.record().id` and fails naming the field when it is absent.
+fn present<T>(v: Option<T>, ty: &str, field: &str) -> T {
+    v.unwrap_or_else(|| panic!("{ty} has no {field}"))
+}
+
+impl RecordView {
+    #[track_caller]
+    pub fn parent(&self) -> &str {
+        present(self.parent.as_deref(), "RecordView", "parent")
+    }
+
+    #[track_caller]
+    pub fn session(&self) -> &str {
+        present(self.session.as_deref(), "RecordView", "session")
+    }
+
+    #[track_caller]
+    pub fn branch(&self) -> &str {
+        present(self.branch.as_deref(), "RecordView", "branch")
+    }
+
+    #[track_caller]
+    pub fn head(&self) -> &str {
+        present(self.head.as_deref(), "RecordView", "head")
+    }
+
+    #[track_caller]
+    pub fn task(&self) -> &str {
+        present(self.task.as_deref(), "RecordView", "task")
+    }
+
+    #[track_caller]
+    pub fn issue(&self) -> &str {
+        present(self.issue.as_deref(), "RecordView", "issue")
+    }
+
+    #[track_caller]
+    pub fn device(&self) -> &Device {
+        present(Some(&self.device), "RecordView", "device")
+    }
+}
+
+impl Publish {
+    #[track_caller]
+    pub fn record(&self) -> &RecordView {
+        present(self.record.as_ref(), "Publish", "record")
+    }
+
+    #[track_caller]
+    pub fn handover(&self) -> &str {
+        present(Some(self.handover.as_str()), "Publish", "handover")
+    }
+}
+
+impl Status {
+    #[track_caller]
+    pub fn device(&self) -> &Device {
+        present(self.device.as_ref(), "Status", "device")
+    }
+
+    #[track_caller]
+    pub fn position(&self) -> &Position {
+        present(self.position.as_ref(), "Status", "position")
+    }
+
+    #[track_caller]
+    pub fn last_sync(&self) -> &LastSync {
+        present(self.last_sync.as_ref(), "Status", "last_sync")
+    }
+}
+
+impl LastSync {
+    #[track_caller]
+    pub fn remote(&self) -> &str {
+        present(Some(self.remote.as_str()), "LastSync", "remote")
+    }
+
+    #[track_caller]
+    pub fn detail(&self) -> &str {
+        present(self.detail.as_deref(), "LastSync", "detail")
+    }
+}
+
+impl Position {
+    #[track_caller]
+    pub fn record(&self) -> &str {
+        present(Some(self.record.as_str()), "Position", "record")
+    }
+}
+
+impl Plan {
+    #[track_caller]
+    pub fn record(&self) -> &RecordView {
+        present(self.record.as_ref(), "Plan", "record")
+    }
+
+    #[track_caller]
+    pub fn source(&self) -> &SourceView {
+        present(self.source.as_ref(), "Plan", "source")
+    }
+
+    #[track_caller]
+    pub fn lineage(&self) -> &str {
+        present(self.lineage.as_deref(), "Plan", "lineage")
+    }
+
+    #[track_caller]
+    pub fn task(&self) -> &PlanTask {
+        present(self.task.as_ref(), "Plan", "task")
+    }
+
+    #[track_caller]
+    pub fn milestone(&self) -> &str {
+        present(self.milestone.as_deref(), "Plan", "milestone")
+    }
+}
+
+impl SourceView {
+    #[track_caller]
+    pub fn same_uncommitted_work(&self) -> bool {
+        present(self.same_uncommitted_work, "SourceView", "same_uncommitted_work")
+    }
+}
+
+impl Resume {
+    #[track_caller]
+    pub fn handover(&self) -> &str {
+        present(self.handover.as_deref(), "Resume", "handover")
+    }
+
+    #[track_caller]
+    pub fn position(&self) -> &Position {
+        present(self.position.as_ref(), "Resume", "position")
+    }
+}
+
+/// The codes of a plan's blockers or warnings, in order.
+pub fn notice_codes(n: &[Notice]) -> Vec<String> {
+    n.iter().map(|n| n.code.clone()).collect()
+}
+
+/// The codes of diagnostics, in order, owned.
+pub fn diag_codes(d: &[Diagnostic]) -> Vec<String> {
+    d.iter().map(|d| d.code.clone()).collect()
+}
+
+/// The ids of records, in order.
+pub fn record_ids(r: &[RecordView]) -> Vec<String> {
+    r.iter().map(|r| r.id.clone()).collect()
+}
+
+/// `state --json` (the seed's `continuity-state.schema.json`, which the surface tests also
+/// validate against): only the members the tests read are named.
+#[derive(Debug, Deserialize)]
+pub struct State {
+    pub present: bool,
+    pub session: Option<StateSession>,
+    pub task: Option<StateTask>,
+    pub handover: Option<StateRecord>,
+    pub checkpoint: Option<StateRecord>,
+    pub blockers: Vec<String>,
+    pub tallies: std::collections::BTreeMap<String, u64>,
+    pub findings: Vec<String>,
+}
+
+#[derive(Debug, Deserialize)]
+pub struct StateSession {
+    pub foreign: bool,
+}
+
+#[derive(Debug, Deserialize)]
+pub struct StateTask {
+    pub task: String,
+}
+
+#[derive(Debug, Deserialize)]
+pub struct StateRecord {
+    pub path: String,
+    pub branch: String,
+    pub matched: String,
+    pub divergence: String,
+    pub freshness: String,
+    pub age_minutes: Option<i64>,
+    pub next_action: Option<String>,
+    pub next_action_withheld: Option<String>,
+}
+
+impl State {
+    /// The handover (present in the fixture).
+    #[track_caller]
+    pub fn handover(&self) -> &StateRecord {
+        present(self.handover.as_ref(), "State", "handover")
+    }
+}
+
+/// `explain --json`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Explain {
+    pub worktree: String,
+    pub answers: Vec<Answer>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Answer {
+    pub question: String,
+    pub answer: String,
+    pub reason: String,
+    pub citations: Vec<Citation>,
+    #[serde(default)]
+    pub candidates: Vec<ExplainCandidate>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Citation {
+    pub kind: String,
+    pub path: String,
+    pub line: Option<u64>,
+    pub key: Option<String>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ExplainCandidate {
+    pub file: String,
+    pub verdict: String,
+    pub reason: String,
+}
+
+impl Explain {
+    /// The answer to `question`.
+    #[track_caller]
+    pub fn answer(&self, question: &str) -> &Answer {
+        self.answers.iter().find(|a| a.question == question).unwrap_or_else(|| panic!("no answer {question}"))
+    }
+}
+
+/// `lifecycle episodes --json`.
+#[derive(Debug, Deserialize)]
+pub struct Episodes {
+    pub episodes: Vec<Episode>,
+}
+
+#[derive(Debug, Deserialize)]
+pub struct Episode {
+    pub session_id: String,
+    pub key: String,
+    pub standing: String,
+    pub events: u64,
+    pub last_event: Option<String>,
+}
+
+/// `lifecycle recovery --json`.
+#[derive(Debug, Deserialize)]
+pub struct Recovery {
+    pub pointer: Pointer,
+    pub stranded: Vec<Stranded>,
+    pub balance: Balance,
+}
+
+#[derive(Debug, Deserialize)]
+pub struct Pointer {
+    pub layout: String,
+    pub resolves: bool,
+}
+
+#[derive(Debug, Deserialize)]
+pub struct Stranded {
+    pub worktree: String,
+    pub remedy: String,
+}
+
+#[derive(Debug, Deserialize)]
+pub struct Balance {
+    pub started: u64,
+    pub open: u64,
+    pub unaccounted: i64,
+    pub agrees: bool,
+}
+
+/// `lifecycle closed --json`.
+#[derive(Debug, Deserialize)]
+pub struct Closed {
+    pub total: u64,
+    pub on_this_branch: u64,
+    pub newest: Vec<ClosedNewest>,
+}
+
+#[derive(Debug, Deserialize)]
+pub struct ClosedNewest {
+    pub outcome: String,
+}
+
+/// `lifecycle runtime --json`.
+#[derive(Debug, Deserialize)]
+pub struct Runtime {
+    pub repository: RuntimeGit,
+    pub agree: bool,
+}
+
+#[derive(Debug, Deserialize)]
+pub struct RuntimeGit {
+    pub head: String,
+}
+
+/// `lifecycle providers --json`.
+#[derive(Debug, Deserialize)]
+pub struct Providers {
+    pub providers: Vec<ProviderView>,
+    pub git_hooks: Vec<String>,
+}
+
+#[derive(Debug, Deserialize)]
+pub struct ProviderView {
+    pub name: String,
+    pub events: Vec<String>,
+    pub wired: Vec<String>,
+}
