@@ -5,6 +5,7 @@
 #
 #   bench/bench.sh [path/to/git-majordomus]
 #   RUNS=11 SLOW_RUNS=3 BENCH_MILLION=1 bench/bench.sh     (1,000,000-record point: optional)
+#   BENCH_FIXTURES_ONLY=1 bench/bench.sh                    (the fixtures only, for profiling)
 #
 # Fixtures are generated deterministically by examples/bench_fixture.rs (history through
 # `git fast-import`) and cached under target/bench/fixtures/<key>/, where <key> hashes this
@@ -121,6 +122,8 @@ for n in $CURVE; do
   if [[ $n == "$RECORDS" ]]; then continue; fi
   [[ -d $FIX/curve-$n ]] || make_curve "$n"
 done
+# BENCH_FIXTURES_ONLY=1: build (or find) the fixtures and stop, for profiling by hand.
+if [[ ${BENCH_FIXTURES_ONLY:-0} == 1 ]]; then log "fixtures: $FIX"; exit 0; fi
 
 # ---------------------------------------------------------------------------------------------
 # Measuring
