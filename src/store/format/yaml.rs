@@ -120,7 +120,10 @@ mod tests {
     #[test]
     fn scalars_round_trip() {
         let separators = ["\u{2028} ", " \u{2029}x", "\u{85} ", "a\u{feff}b", "\u{7f}\u{9f}", "\0\u{1}"];
-        for s in ["lib/a", "a b", "true", "1.0", "null", "-x", "über", "x: y", "#c", "a\"b", "~", ""].iter().chain(&separators) {
+        for s in ["lib/a", "a b", "true", "1.0", "null", "-x", "über", "x: y", "#c", "a\"b", "~", ""]
+            .iter()
+            .chain(&separators)
+        {
             let y = format!("k: {}\n", scalar(s));
             let m: serde_yaml::Mapping = serde_yaml::from_str(&y).unwrap();
             assert_eq!(get(&m, "k").as_deref(), Some(*s), "{y}");
