@@ -6,6 +6,7 @@
 #   make install PREFIX=/usr/local
 #   make lint              clippy with warnings as errors, rustfmt check
 #   make fuzz              libFuzzer over every parser of hostile input, 60 s a target (FUZZ_SECONDS)
+#   make fuzz-smoke        the bounded libFuzzer run of `make test`: one binary, 3 s a target
 #   make bench             every command on a large and a tiny fixture, the git floor, the growth curve,
 #                          and the cost of the pre-push hook on a `git push` with nothing pending
 #   make uninstall / make clean
@@ -29,12 +30,12 @@ ZSH_COMPLETION  := $(DATADIR)/zsh/site-functions/_git-majordomus
 FISH_COMPLETION := $(DATADIR)/fish/vendor_completions.d/git-majordomus.fish
 MAN_PAGE        := $(MANDIR)/man1/git-majordomus.1
 
-.PHONY: all build generated install uninstall demo test bench lint fuzz clean help
+.PHONY: all build generated install uninstall demo test bench lint fuzz fuzz-smoke clean help
 
 all: build
 
 help:
-	@sed -n '2,12s/^# \{0,1\}//p' Makefile
+	@sed -n '2,13s/^# \{0,1\}//p' Makefile
 
 # Cargo decides whether anything needs rebuilding, so this always asks it.
 build:
@@ -77,12 +78,13 @@ uninstall:
 demo: build
 	MAJORDOMUS_BIN_DIR="$(TARGET_DIR)/release" contrib/demo.sh
 
-# The whole suite: unit tests, the end-to-end binary (tests/cli), tests/architecture.rs, and
-# doc tests (which --all-targets does not run).
+# The whole suite: unit tests, the end-to-end binary (tests/cli), tests/architecture.rs, doc
+# tests (which --all-targets does not run), then the bounded libFuzzer run.
 test:
 	contrib/test-deps.sh
 	$(CARGO) test --all-targets
 	$(CARGO) test --doc
+	@$(MAKE) --no-print-directory fuzz-smoke
 
 # Fixtures are cached under target/bench/fixtures/ (rebuilt when the generator changes); the
 # table is written to target/bench/report.md. BENCH_MILLION=1 adds the 1,000,000-record point.
@@ -91,10 +93,15 @@ bench: build
 	GEN="$(TARGET_DIR)/release/examples/bench_fixture" bench/bench.sh "$(BIN)"
 	bench/pre-push.sh "$(BIN)"
 
-# cargo-fuzz (installed by contrib/fuzz-deps.sh) on the stable toolchain; `make test` runs the
-# same entry points over the seeds and a generated stream instead (tests/hostile.rs).
+# cargo-fuzz (installed by contrib/fuzz-deps.sh) on the stable toolchain, every target 60 s.
+# `make test` runs the same entry points over the seeds and a generated stream (tests/hostile.rs)
+# and libFuzzer for a few seconds each through one binary built with plain cargo (fuzz-smoke,
+# in its own target dir; a crash fails it).
 fuzz:
 	contrib/fuzz.sh
+
+fuzz-smoke:
+	FUZZ_SMOKE_DIR="$(TARGET_DIR)/fuzz-smoke" contrib/fuzz-smoke.sh
 
 lint:
 	$(CARGO) clippy --all-targets -- -D warnings

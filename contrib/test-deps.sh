@@ -5,6 +5,8 @@
 # - python3 (standard library only): the smart-HTTP remote of the sync tests
 #   (tests/support/git_http_server.py, tests/cli/test_remotes.rs).
 # - chromium (Debian's): the cockpit is loaded headless (tests/cli/test_surfaces.rs).
+# - a C++ compiler (g++): libfuzzer-sys builds libFuzzer's runtime for the bounded fuzz run
+#   (contrib/fuzz-smoke.sh).
 # - a Python virtual environment under target/surfaces-venv with the official MCP SDK (`mcp`),
 #   `schemathesis` and `jsonschema`: the real peers of the read surfaces (SPEC §11).
 set -euo pipefail
@@ -28,6 +30,8 @@ command -v python3 >/dev/null
 command -v minisign >/dev/null
 command -v chromium >/dev/null 2>&1 || apt_install chromium
 command -v chromium >/dev/null
+command -v c++ >/dev/null 2>&1 || apt_install g++
+command -v c++ >/dev/null
 
 venv="$here/target/surfaces-venv"
 if ! "$venv/bin/python" -c 'import mcp, jsonschema, schemathesis' >/dev/null 2>&1; then

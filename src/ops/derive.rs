@@ -215,9 +215,7 @@ pub fn handover_body(ctx: &Ctx, task: Option<&Task>, required: &[String]) -> Res
         }
     }
     if let Some(t) = task {
-        let finished = ledger::last(&ctx.layout.ledger(), |l| {
-            l.event() == Some("task.finished") && l.str("task_id") == Some(t.id.as_str())
-        })?;
+        let finished = super::task::finished_line(ctx, &t.id)?;
         if let Some(p) = finished.as_ref().and_then(|l| l.pairs.as_ref()) {
             s.push_str("\n# Verification\n");
             let outcome = p.str("outcome").unwrap_or("?");

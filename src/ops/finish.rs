@@ -17,7 +17,7 @@ use crate::model::finding::{Category, Finding, Level};
 use crate::model::policy::Requirement;
 use crate::model::record::has_section;
 use crate::model::task::{in_scope, Outcome, Task};
-use crate::store::atomic::{read_opt, replace};
+use crate::store::atomic::{read_opt, replace, Lock};
 use crate::store::ledger;
 
 /// Parameters of `finish`.
@@ -130,11 +130,8 @@ pub fn run(ctx: &Ctx, p: FinishParams) -> Result<FinishReport> {
     }
     let t = task::local(ctx)?;
     let t = match t {
-        Some(t) if t.is_active() || t.outcome == Outcome::HandedOver => t,
-        Some(t) if !p.check => {
-            return Err(Error::conflict(format!("task {} is already finished (outcome {})", t.id, t.outcome))
-                .hint("run git majordomus start for new work"))
-        }
+        Some(t) if finishable(ctx, &t, p.outcome)? => t,
+        Some(t) if !p.check => return Err(already_finished(ctx, &t)?),
         None if !p.check => {
             return Err(Error::not_found("no task record; nothing to finish").hint("run git majordomus start first"))
         }
@@ -230,6 +227,26 @@ pub fn run(ctx: &Ctx, p: FinishParams) -> Result<FinishReport> {
         return Ok(report);
     }
 
+    // From the re-read to the ledger line under one lock: two finishes at once write one line.
+    let _lock = Lock::acquire(&ctx.layout.locks(), LOCK)?;
+    match task::local(ctx)? {
+        Some(now) if now.id == t.id && finishable(ctx, &now, p.outcome)? => {
+            if now.outcome == p.outcome {
+                ctx.warn(format!(
+                    "task {} already had outcome {} but no task.finished line (a finish was interrupted); completing it",
+                    t.id, p.outcome
+                ));
+            }
+        }
+        Some(now) if now.id != t.id => {
+            return Err(Error::conflict(format!("task {} was replaced by {} while finish ran", t.id, now.id))
+                .hint("run git majordomus finish again"))
+        }
+        Some(now) => return Err(already_finished(ctx, &now)?),
+        None => {
+            return Err(Error::not_found("no task record; nothing to finish").hint("run git majordomus start first"))
+        }
+    }
     task::update(ctx, |x| x.outcome = p.outcome)?;
     if let Some(note) = &p.note {
         replace(&ctx.layout.completed().join(format!("{}.md", t.id)), note.as_bytes())?;
@@ -260,6 +277,32 @@ pub fn run(ctx: &Ctx, p: FinishParams) -> Result<FinishReport> {
     )?;
     report.written = true;
     Ok(report)
+}
+
+/// The lock a finish holds from re-reading the task to its `task.finished` line.
+const LOCK: &str = "finish";
+
+/// Whether `finish --outcome <outcome>` takes task `t`: an active or handed-over task, or one a
+/// killed finish left half done — `outcome` already written and no `task.finished` line for it
+/// (the re-run completes that finish, as a second `session close` completes a killed one).
+fn finishable(ctx: &Ctx, t: &Task, outcome: Outcome) -> Result<bool> {
+    if t.is_active() || t.outcome == Outcome::HandedOver {
+        return Ok(true);
+    }
+    Ok(t.outcome == outcome && task::finished_line(ctx, &t.id)?.is_none())
+}
+
+/// The refusal (15) for a task `finish` does not take; it names an interrupted finish.
+fn already_finished(ctx: &Ctx, t: &Task) -> Result<Error> {
+    let e = Error::conflict(format!("task {} is already finished (outcome {})", t.id, t.outcome));
+    Ok(if task::finished_line(ctx, &t.id)?.is_some() {
+        e.hint("run git majordomus start for new work")
+    } else {
+        e.hint(format!(
+            "its finish was interrupted before the task.finished line; run git majordomus finish --outcome {} to complete it",
+            t.outcome
+        ))
+    })
 }
 
 /// The `note_present` line: what the outcome needs from the note (or the newest handover).

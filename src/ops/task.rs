@@ -2,8 +2,10 @@
 
 use crate::ctx::Ctx;
 use crate::error::{Error, Result};
+use crate::model::events::Event;
 use crate::model::task::Task;
 use crate::store::atomic::{guard, read_opt, replace, Lock};
+use crate::store::ledger;
 
 /// The lock every writer of `current.yaml` takes.
 pub const LOCK: &str = "task";
@@ -48,4 +50,14 @@ pub fn update(ctx: &Ctx, f: impl FnOnce(&mut Task)) -> Result<Option<Task>> {
     f(&mut t);
     replace(&ctx.layout.current(), t.to_yaml().as_bytes())?;
     Ok(Some(t))
+}
+
+/// The `task.finished` line of task `id`, newest first: the live ledger read from its tail, then
+/// its rotated archives.
+pub fn finished_line(ctx: &Ctx, id: &str) -> Result<Option<ledger::Line>> {
+    let mine = |l: &ledger::Line| l.event() == Some(Event::TaskFinished.as_str()) && l.str("task_id") == Some(id);
+    match ledger::last(&ctx.layout.ledger(), mine)? {
+        Some(l) => Ok(Some(l)),
+        None => ledger::archived_last(&ctx.layout.ledger(), |l| mine(l).then(|| l.clone())),
+    }
 }

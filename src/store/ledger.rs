@@ -402,6 +402,34 @@ pub fn last(path: &Path, mut hit: impl FnMut(&Line) -> bool) -> Result<Option<Li
     Ok(None)
 }
 
+/// The newest answer `pick` finds in the rotated archives of `ledger` (the
+/// `ledger.<utc>.jsonl.archived` files `history --rotate` writes beside it), newest archive
+/// first, each read from its tail.
+pub fn archived_last<T>(ledger: &Path, mut pick: impl FnMut(&Line) -> Option<T>) -> Result<Option<T>> {
+    let Some(Ok(rd)) = ledger.parent().map(std::fs::read_dir) else { return Ok(None) };
+    let mut files: Vec<PathBuf> = rd
+        .filter_map(|e| e.ok())
+        .map(|e| e.path())
+        .filter(|p| {
+            p.file_name()
+                .and_then(|n| n.to_str())
+                .is_some_and(|n| n.starts_with("ledger.") && n.ends_with(".jsonl.archived"))
+        })
+        .collect();
+    files.sort();
+    for file in files.iter().rev() {
+        let mut found = None;
+        last(file, |l| {
+            found = pick(l);
+            found.is_some()
+        })?;
+        if found.is_some() {
+            return Ok(found);
+        }
+    }
+    Ok(None)
+}
+
 /// Every line satisfying `keep`, oldest first, from one forward scan (only the kept lines are held).
 pub fn select(path: &Path, mut keep: impl FnMut(&Line) -> bool) -> Result<Vec<Line>> {
     let mut out = Vec::new();

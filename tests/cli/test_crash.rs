@@ -4,11 +4,13 @@
 //! file, a store ref on a valid commit and no lock that blocks the next command beyond its
 //! bound; re-running the command completes. `MAJORDOMUS_CRASH_SEED` overrides the seed.
 
+use std::collections::BTreeMap;
 use std::path::Path;
 use std::time::{Duration, Instant};
 
 use majordomus::continuity::record::{self as rec, Record};
 use majordomus::continuity::signing::DeviceKey;
+use majordomus::model::task::Task;
 use serde_json::Value;
 
 use crate::common::remotes::bare;
@@ -151,11 +153,14 @@ fn sigkill_during_every_writer_leaves_the_checkout_usable() {
     killed += campaign(&r, &mut rng, &["checkpoint"], "a checkpoint body\n", &nothing, &[0]);
     killed += campaign(&r, &mut rng, &["handover"], HANDOVER, &task, &[0]);
     // `partial` needs a Next Action: a handover naming the task carries it.
+    // Before each attempt, what the last kill and its re-run left is checked against the ledger.
     let handed_task = || {
+        finish_agrees(&r, "finish campaign");
         task();
         let _ = r.mj_in(&["handover"], HANDOVER);
     };
     killed += campaign(&r, &mut rng, &["finish", "--outcome", "partial"], "", &handed_task, &[0, 15]);
+    finish_agrees(&r, "after the finish campaign");
     let n = std::cell::Cell::new(0);
     let handover = || {
         n.set(n.get() + 1);
@@ -291,10 +296,7 @@ fn a_close_killed_between_its_record_and_its_ledger_line_is_finished_once_by_the
         std::fs::write(&open, &episode).unwrap();
         std::fs::write(&pointer, &aim).unwrap();
         if drop_line {
-            let ledger = r.state("ledger.jsonl");
-            let text = std::fs::read_to_string(&ledger).unwrap();
-            let kept: Vec<&str> = text.lines().filter(|l| !l.contains("\"session.closed\"")).collect();
-            std::fs::write(&ledger, kept.join("\n") + "\n").unwrap();
+            drop_ledger_lines(&r, "session.closed");
         }
         r.mj(&["session", "close"]).ok();
         let after = closes(&r);
@@ -302,6 +304,85 @@ fn a_close_killed_between_its_record_and_its_ledger_line_is_finished_once_by_the
         assert!(!open.exists(), "the open episode is gone after the second close");
         r.mj(&["session", "close"]).code(12);
     }
+}
+
+/// Removes every ledger line of `event`: what a writer killed before appending it leaves.
+fn drop_ledger_lines(r: &Repo<'_>, event: &str) {
+    let ledger = r.state("ledger.jsonl");
+    let text = std::fs::read_to_string(&ledger).unwrap();
+    let needle = format!("\"event\":\"{event}\"");
+    let kept: Vec<&str> = text.lines().filter(|l| !l.contains(&needle)).collect();
+    std::fs::write(&ledger, kept.join("\n") + "\n").unwrap();
+}
+
+/// The task record and the ledger agree once every finish has run to its end: at most one
+/// `task.finished` line per task id, and for the task record exactly one when its outcome is
+/// terminal, none while it is not.
+#[track_caller]
+fn finish_agrees(r: &Repo<'_>, what: &str) {
+    let mut lines: BTreeMap<String, usize> = BTreeMap::new();
+    for l in r.ledger().iter().filter(|l| l["event"] == "task.finished") {
+        *lines.entry(l["task_id"].as_str().unwrap().to_string()).or_default() += 1;
+    }
+    for (id, n) in &lines {
+        assert_eq!(*n, 1, "{what}: task {id} has {n} task.finished lines");
+    }
+    let Ok(text) = std::fs::read_to_string(r.state("current.yaml")) else { return };
+    let t = Task::parse(&text).unwrap();
+    let n = lines.get(&t.id).copied().unwrap_or(0);
+    assert_eq!(
+        n,
+        usize::from(t.outcome.is_terminal()),
+        "{what}: task {} has outcome {} and {n} task.finished line(s)",
+        t.id,
+        t.outcome
+    );
+}
+
+/// Doctor's findings about the task's `task.finished` line (category `verification`).
+fn doctor_on_finish(r: &Repo<'_>) -> Vec<(String, String)> {
+    let doc: Value = serde_json::from_str(&r.mj(&["--json", "doctor"]).stdout).unwrap();
+    doc["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["category"] == "verification")
+        .map(|f| (f["level"].as_str().unwrap().to_string(), f["message"].as_str().unwrap().to_string()))
+        .collect()
+}
+
+/// A `finish` killed after writing the task's outcome but before appending its `task.finished`
+/// line is completed by the next `finish` of the same outcome, and the line is written once;
+/// until then doctor names the missing line (WARN) and how to complete it. Before, the re-run was
+/// refused as already finished (15) and the line never came.
+#[test]
+fn a_finish_killed_between_its_outcome_and_its_ledger_line_is_completed_once_by_the_next_finish() {
+    let env = TestEnv::new();
+    let r = env.ready_repo("r");
+    let finished = |r: &Repo<'_>| r.ledger().iter().filter(|l| l["event"] == "task.finished").count();
+    r.mj(&["start", "crash", "--scope", "lib"]).ok();
+    r.mj_in(&["handover"], HANDOVER).ok();
+    r.mj(&["finish", "--outcome", "partial"]).ok();
+    assert_eq!(finished(&r), 1);
+    let ok = doctor_on_finish(&r);
+    assert!(matches!(ok.as_slice(), [(level, _)] if level == "OK"), "{ok:?}");
+    // What the kill leaves: the outcome written, the line not.
+    drop_ledger_lines(&r, "task.finished");
+    let warn = doctor_on_finish(&r);
+    assert!(
+        matches!(warn.as_slice(), [(level, m)] if level == "WARN" && m.contains("run git majordomus finish --outcome partial")),
+        "{warn:?}"
+    );
+    // Another outcome is still refused; the hint names the finish to complete.
+    let other = r.mj(&["finish", "--outcome", "blocked"]).code(15);
+    assert!(other.stderr.contains("git majordomus finish --outcome partial to complete it"), "{}", other.stderr);
+    let rerun = r.mj(&["finish", "--outcome", "partial"]).ok();
+    assert!(rerun.stderr.contains("a finish was interrupted"), "{}", rerun.stderr);
+    assert_eq!(finished(&r), 1);
+    finish_agrees(&r, "after the re-run");
+    assert_eq!(doctor_on_finish(&r)[0].0, "OK");
+    r.mj(&["finish", "--outcome", "partial"]).code(15);
+    assert_eq!(finished(&r), 1, "a finished finish is not written twice");
 }
 
 /// A fetch that cannot take the remote-tracking ref's lock (another git on this clone holds it,

@@ -144,18 +144,51 @@ impl LedgerScan {
         out
     }
 
+    /// The newest `task.finished` of task `id` (the task [`LedgerScan::read`] was given):
+    /// `(outcome, ts)`, looking in the rotated archives only when the live ledger has none.
+    fn finished(&self, ctx: &Ctx, id: &str) -> Result<Option<(String, String)>> {
+        match &self.finished {
+            Some(x) => Ok(Some(x.clone())),
+            None => ledger::archived_last(&ctx.layout.ledger(), |l| finished_of(l, id)),
+        }
+    }
+
+    /// Doctor's rule for a finished task (terminal outcome): its `task.finished` line is there.
+    /// A finish killed between writing the outcome and appending the line leaves none; re-running
+    /// the same finish writes it (WARN, not FAIL: nothing is half-written).
+    pub fn finish_recorded(&self, ctx: &Ctx, t: &Task) -> Result<Vec<Finding>> {
+        if !t.outcome.is_terminal() {
+            return Ok(Vec::new());
+        }
+        let reproduce = format!("git majordomus history --task {} --all", t.id);
+        Ok(vec![match self.finished(ctx, &t.id)? {
+            None => Finding::new(
+                Level::Warn,
+                Category::Verification,
+                t.id.clone(),
+                format!(
+                    "outcome {0} without its task.finished line: the finish was interrupted; run git majordomus finish --outcome {0} to complete it",
+                    t.outcome
+                ),
+                &reproduce,
+            ),
+            Some((_, ts)) => Finding::new(
+                Level::Ok,
+                Category::Verification,
+                t.id.clone(),
+                format!("outcome {}, task.finished at {ts}", t.outcome),
+                &reproduce,
+            ),
+        }])
+    }
+
     /// State and verification drift: the task's outcome against what the ledger says happened,
     /// looking in the rotated archives only when the live ledger has no answer.
     pub fn outcome_vs_ledger(&self, ctx: &Ctx, t: &Task) -> Result<Vec<Finding>> {
         let reproduce = format!("git majordomus history --task {} --all", t.id);
         let f = |level, category: Category, msg: String| Finding::new(level, category, t.id.clone(), msg, &reproduce);
         let outcome = t.outcome;
-        let finished = || -> Result<Option<(String, String)>> {
-            match &self.finished {
-                Some(x) => Ok(Some(x.clone())),
-                None => archived_last(ctx, |l| finished_of(l, &t.id)),
-            }
-        };
+        let finished = || self.finished(ctx, &t.id);
         if outcome == Outcome::Active {
             return Ok(vec![match finished()? {
                 Some((o, ts)) => f(
@@ -169,7 +202,7 @@ impl LedgerScan {
         if outcome == Outcome::HandedOver {
             let closed = match &self.closed {
                 Some(ts) => Some(ts.clone()),
-                None => archived_last(ctx, |l| closed_of(l, &t.id))?,
+                None => ledger::archived_last(&ctx.layout.ledger(), |l| closed_of(l, &t.id))?,
             };
             return Ok(vec![match closed {
                 Some(ts) => {
@@ -226,29 +259,6 @@ impl LedgerScan {
             ),
         }]
     }
-}
-
-/// The newest answer `pick` finds in the rotated archives `ledger.<utc>.jsonl.archived`,
-/// newest archive first, each read from its tail.
-fn archived_last<T>(ctx: &Ctx, mut pick: impl FnMut(&Line) -> Option<T>) -> Result<Option<T>> {
-    let Ok(rd) = std::fs::read_dir(ctx.layout.state()) else { return Ok(None) };
-    let mut files: Vec<String> = rd
-        .filter_map(|e| e.ok())
-        .filter_map(|e| e.file_name().into_string().ok())
-        .filter(|n| n.starts_with("ledger.") && n.ends_with(".jsonl.archived"))
-        .collect();
-    files.sort();
-    for name in files.iter().rev() {
-        let mut found = None;
-        ledger::last(&ctx.layout.state().join(name), |l| {
-            found = pick(l);
-            found.is_some()
-        })?;
-        if found.is_some() {
-            return Ok(found);
-        }
-    }
-    Ok(None)
 }
 
 /// Retention caps with figures: ledger lines, handover and checkpoint files; over a cap at `over`.

@@ -146,8 +146,12 @@ pub fn doctor(ctx: &Ctx) -> Result<Findings> {
     out.extend(record_rules(ctx, &ctx.layout.checkpoints(), "checkpoint")?);
     out.extend(record_rules(ctx, &ctx.layout.handovers(), "handover")?);
     out.extend(staging_rules(ctx)?);
-    let scan = LedgerScan::read(ctx, None)?;
+    let local = rec.as_ref().filter(|r| !r.foreign).map(|r| &r.task);
+    let scan = LedgerScan::read(ctx, local.map(|t| t.id.as_str()))?;
     out.extend(scan.rules(ctx, true));
+    if let Some(t) = local {
+        out.extend(scan.finish_recorded(ctx, t)?);
+    }
     out.extend(question_rules(ctx, false)?);
     out.extend(decision_rules(ctx)?);
     out.extend(session_rules(ctx)?);
