@@ -311,6 +311,63 @@ impl Git {
         Ok(out)
     }
 
+    /// [`Git::store_list`] a bounded chunk at a time: `f` gets the files of the tree of commit
+    /// `tip`, at most `chunk` per call, in the order `store_list` sorts them (git orders a tree's
+    /// entries as their full paths sort), and the whole list is never held: each tree is read
+    /// when the walk reaches it.
+    pub fn store_walk<E: From<Error>>(
+        &self,
+        tip: &str,
+        chunk: usize,
+        mut f: impl FnMut(Vec<StoreEntry>) -> Result<(), E>,
+    ) -> Result<(), E> {
+        enum Item {
+            Tree(String, ObjectId),
+            File(StoreEntry),
+        }
+        let chunk = chunk.max(1);
+        let mut stack = vec![Item::Tree(String::new(), self.commit_tree(oid(tip)?)?)];
+        let mut out = Vec::with_capacity(chunk);
+        while let Some(item) = stack.pop() {
+            match item {
+                Item::File(e) => {
+                    out.push(e);
+                    if out.len() == chunk {
+                        f(std::mem::replace(&mut out, Vec::with_capacity(chunk)))?;
+                    }
+                }
+                Item::Tree(prefix, id) => {
+                    let mut level: Vec<Item> = self
+                        .entries(id)?
+                        .into_iter()
+                        .map(|(name, id, kind)| {
+                            let path = format!("{prefix}{name}");
+                            match FileMode::of(kind) {
+                                None => Item::Tree(format!("{path}/"), id),
+                                Some(mode) => Item::File(StoreEntry { path, blob: id.to_string(), mode }),
+                            }
+                        })
+                        .collect();
+                    // Popped in path order (a tree whose entries are out of order, or whose
+                    // names are not UTF-8, is still walked whole).
+                    level.sort_by(|a, b| key(b).cmp(key(a)));
+                    stack.extend(level);
+                }
+            }
+        }
+        if !out.is_empty() {
+            f(out)?;
+        }
+        return Ok(());
+
+        fn key(i: &Item) -> &str {
+            match i {
+                Item::Tree(p, _) => p,
+                Item::File(e) => &e.path,
+            }
+        }
+    }
+
     /// The bytes of blob `blob` (40 hex), refused unread when its object header says it is
     /// larger than `cap` bytes.
     pub fn read_blob(&self, blob: &str, cap: u64) -> Result<Vec<u8>, Error> {
@@ -383,6 +440,9 @@ pub struct StoreChanges {
     /// Paths present in the old tree and absent (or replaced by a tree) in the new one, sorted.
     pub removed: Vec<String>,
 }
+
+/// From how many entries [`Git::map_blobs`] reads through an object database of its own.
+const OWN_ODB_FROM: usize = 256;
 
 /// How many bytes of delta bases each blob-reading thread keeps.
 const BASE_CACHE_BYTES: usize = 16 << 20;
@@ -521,11 +581,18 @@ impl Git {
         }
         let per = entries.len().div_ceil(workers.max(1)).max(1);
         let f = &f;
+        // A large batch reads through an object database of its own: the pack pages its readers
+        // map are unmapped when it is dropped, at the end of the batch (this process's own
+        // database keeps every pack it read mapped, and resident, until it exits).
+        let own = (entries.len() >= OWN_ODB_FROM)
+            .then(|| gix::open_opts(self.repo.git_dir(), self.repo.open_options().clone()).ok())
+            .flatten();
+        let base = own.as_ref().unwrap_or(&self.repo);
         std::thread::scope(|scope| {
             let handles: Vec<_> = entries
                 .chunks(per)
                 .map(|part| {
-                    let mut repo = self.repo.clone();
+                    let mut repo = base.clone();
                     repo.objects.set_pack_cache(|| Box::new(BaseCache::new(BASE_CACHE_BYTES)));
                     scope.spawn(move || -> Result<Vec<T>, Error> {
                         let mut out = Vec::with_capacity(part.len());
@@ -1295,6 +1362,30 @@ mod tests {
             )
             .unwrap();
         assert_eq!(paths(&g, &out.tip), vec!["README".to_string(), p, "records/ab/stray.txt".to_string()]);
+    }
+
+    #[test]
+    fn the_walk_gives_the_list_a_chunk_at_a_time() {
+        let t = tempfile::tempdir().unwrap();
+        let dir = t.path().join("w");
+        let g = checkout(&dir);
+        let mut files: Vec<(String, Vec<u8>)> = (0..40).map(rec).collect();
+        for p in ["records.json", "records-x", "records/ab/stray.txt", "a/b/c", "a.b", "a-b", "z"] {
+            files.push((p.into(), p.as_bytes().to_vec()));
+        }
+        let out = g.store_add(&files, "m", &who()).unwrap();
+        let list = g.store_list(&out.tip).unwrap();
+        assert_eq!(list.len(), files.len());
+        for chunk in [1, 3, 40, 1000] {
+            let mut walked = Vec::new();
+            g.store_walk(&out.tip, chunk, |c| {
+                assert!(!c.is_empty() && c.len() <= chunk);
+                walked.extend(c);
+                Ok::<(), Error>(())
+            })
+            .unwrap();
+            assert_eq!(walked, list, "chunk {chunk}");
+        }
     }
 
     #[test]

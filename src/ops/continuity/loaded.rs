@@ -260,10 +260,17 @@ fn view_at(ctx: &Ctx, reference: &str, tip: &str) -> Result<View> {
             gone.extend(changes.added.iter().map(|e| e.path.as_str()));
             admit_into(ctx, base, tip, gone, &changes.added, &rules).map_err(git_err)?
         }
-        // No cache, or its tip is gone (pruned after a forced update): read the whole tree.
+        // No cache, or its tip is gone (pruned after a forced update): read the whole tree, a
+        // bounded chunk of files at a time (the list of every file is never held).
         _ => {
-            let entries = ctx.git.store_list(tip).map_err(git_err)?;
-            admit_into(ctx, View::empty(EMPTY_TIP, &rules), tip, Vec::new(), &entries, &rules).map_err(git_err)?
+            let mut fresh = Fresh::on(None);
+            ctx.git
+                .store_walk(tip, ADMIT_CHUNK, |chunk| {
+                    admit_all(ctx, &chunk)?.into_iter().for_each(|e| fresh.add(e));
+                    Ok::<(), crate::git::Error>(())
+                })
+                .map_err(git_err)?;
+            View::merge(None, tip, &[], fresh, &rules)
         }
     };
     // The cache is an optimisation: failing to write it changes no answer.
@@ -293,9 +300,6 @@ fn admit_into(
     }
     Ok(View::merge(Some(&view), tip, &gone, fresh, rules))
 }
-
-/// The tip of an empty read model (no store commit has it).
-const EMPTY_TIP: &str = "0000000000000000000000000000000000000000";
 
 /// Reads the store at `reference` through the read model, judging every signer's standing.
 pub fn load(ctx: &Ctx, s: &Setup, reference: &str) -> Result<Loaded> {
