@@ -313,13 +313,13 @@ impl Git {
 
     /// [`Git::store_list`] a bounded chunk at a time: `f` gets the files of the tree of commit
     /// `tip`, at most `chunk` per call, in the order `store_list` sorts them (git orders a tree's
-    /// entries as their full paths sort), and the whole list is never held: each tree is read
-    /// when the walk reaches it.
+    /// entries as their full paths sort), with the [`Objects`] to read their blobs through; the
+    /// whole list is never held: each tree is read when the walk reaches it.
     pub fn store_walk<E: From<Error>>(
         &self,
         tip: &str,
         chunk: usize,
-        mut f: impl FnMut(Vec<StoreEntry>) -> Result<(), E>,
+        mut f: impl FnMut(&Objects, Vec<StoreEntry>) -> Result<(), E>,
     ) -> Result<(), E> {
         enum Item {
             Tree(String, ObjectId),
@@ -328,17 +328,21 @@ impl Git {
         let chunk = chunk.max(1);
         let mut stack = vec![Item::Tree(String::new(), self.commit_tree(oid(tip)?)?)];
         let mut out = Vec::with_capacity(chunk);
+        // A chunk's trees and blobs are read through one object database, renewed after each
+        // chunk, so the pack pages they were read from do not stay mapped for the whole walk.
+        let objects = || Objects(self.own_objects().unwrap_or_else(|| self.repo.clone()));
+        let mut db = objects();
         while let Some(item) = stack.pop() {
             match item {
                 Item::File(e) => {
                     out.push(e);
                     if out.len() == chunk {
-                        f(std::mem::replace(&mut out, Vec::with_capacity(chunk)))?;
+                        f(&db, std::mem::replace(&mut out, Vec::with_capacity(chunk)))?;
+                        db = objects();
                     }
                 }
                 Item::Tree(prefix, id) => {
-                    let mut level: Vec<Item> = self
-                        .entries(id)?
+                    let mut level: Vec<Item> = tree_entries(&db.0, id)?
                         .into_iter()
                         .map(|(name, id, kind)| {
                             let path = format!("{prefix}{name}");
@@ -356,7 +360,7 @@ impl Git {
             }
         }
         if !out.is_empty() {
-            f(out)?;
+            f(&db, out)?;
         }
         return Ok(());
 
@@ -422,14 +426,26 @@ impl Git {
 
     /// The entries of tree `id`: name (lossy UTF-8), object, kind.
     fn entries(&self, id: ObjectId) -> Result<Vec<(String, ObjectId, EntryKind)>, Error> {
-        let tree = self.repo.find_tree(id).map_err(gxe)?;
-        let mut v = Vec::new();
-        for e in tree.iter() {
-            let e = e.map_err(gxe)?;
-            v.push((e.filename().to_str_lossy().into_owned(), e.object_id(), e.mode().kind()));
-        }
-        Ok(v)
+        tree_entries(&self.repo, id)
     }
+
+    /// A handle on this repository with an object database of its own: the pack pages read
+    /// through it are unmapped when it is dropped (this process's own database keeps every pack
+    /// it read mapped, and resident, until it exits). `None` when it cannot be opened.
+    fn own_objects(&self) -> Option<gix::Repository> {
+        gix::open_opts(self.repo.git_dir(), self.repo.open_options().clone()).ok()
+    }
+}
+
+/// The entries of tree `id` read through `repo`: name (lossy UTF-8), object, kind.
+fn tree_entries(repo: &gix::Repository, id: ObjectId) -> Result<Vec<(String, ObjectId, EntryKind)>, Error> {
+    let tree = repo.find_tree(id).map_err(gxe)?;
+    let mut v = Vec::new();
+    for e in tree.iter() {
+        let e = e.map_err(gxe)?;
+        v.push((e.filename().to_str_lossy().into_owned(), e.object_id(), e.mode().kind()));
+    }
+    Ok(v)
 }
 
 /// What changed between two store trees: the files to admit and the paths that went away.
@@ -576,53 +592,79 @@ impl Git {
         T: Send,
         F: Fn(&StoreEntry, Blob<'_>) -> T + Sync,
     {
-        if entries.is_empty() {
-            return Ok(Vec::new());
-        }
-        let per = entries.len().div_ceil(workers.max(1)).max(1);
-        let f = &f;
-        // A large batch reads through an object database of its own: the pack pages its readers
-        // map are unmapped when it is dropped, at the end of the batch (this process's own
-        // database keeps every pack it read mapped, and resident, until it exits).
-        let own = (entries.len() >= OWN_ODB_FROM)
-            .then(|| gix::open_opts(self.repo.git_dir(), self.repo.open_options().clone()).ok())
-            .flatten();
-        let base = own.as_ref().unwrap_or(&self.repo);
-        std::thread::scope(|scope| {
-            let handles: Vec<_> = entries
-                .chunks(per)
-                .map(|part| {
-                    let mut repo = base.clone();
-                    repo.objects.set_pack_cache(|| Box::new(BaseCache::new(BASE_CACHE_BYTES)));
-                    scope.spawn(move || -> Result<Vec<T>, Error> {
-                        let mut out = Vec::with_capacity(part.len());
-                        for e in part {
-                            if e.mode != FileMode::Regular {
-                                out.push(f(e, Blob::NotAFile));
-                                continue;
-                            }
-                            let id = oid(&e.blob)?;
-                            if let Some(size) = oversize(&repo, id, cap)? {
-                                out.push(f(e, Blob::TooLarge(size)));
-                                continue;
-                            }
-                            let obj = repo.find_object(id).map_err(gxe)?;
-                            if obj.kind != gix::object::Kind::Blob {
-                                return Err(Error::Gix(format!("{} is a {}, not a blob", e.blob, obj.kind)));
-                            }
-                            out.push(f(e, Blob::Bytes(&obj.data)));
-                        }
-                        Ok(out)
-                    })
-                })
-                .collect();
-            let mut all = Vec::with_capacity(entries.len());
-            for h in handles {
-                all.extend(h.join().map_err(|_| Error::Gix("a blob reader thread panicked".into()))??);
-            }
-            Ok(all)
-        })
+        // A large batch reads through an object database of its own, dropped at the end of
+        // the batch with the pack pages its readers mapped.
+        let own = (entries.len() >= OWN_ODB_FROM).then(|| self.own_objects()).flatten();
+        map_blobs_in(own.as_ref().unwrap_or(&self.repo), entries, workers, cap, f)
     }
+}
+
+/// The object database a chunk of [`Git::store_walk`] was listed through: its blobs are read
+/// through it too, and it is dropped (with the pack pages mapped for the chunk) before the next.
+pub struct Objects(gix::Repository);
+
+impl Objects {
+    /// [`Git::map_blobs`] through this database.
+    pub fn map_blobs<T, F>(&self, entries: &[StoreEntry], workers: usize, cap: u64, f: F) -> Result<Vec<T>, Error>
+    where
+        T: Send,
+        F: Fn(&StoreEntry, Blob<'_>) -> T + Sync,
+    {
+        map_blobs_in(&self.0, entries, workers, cap, f)
+    }
+}
+
+/// [`Git::map_blobs`] through `base` (each thread with its own handle on it).
+fn map_blobs_in<T, F>(
+    base: &gix::Repository,
+    entries: &[StoreEntry],
+    workers: usize,
+    cap: u64,
+    f: F,
+) -> Result<Vec<T>, Error>
+where
+    T: Send,
+    F: Fn(&StoreEntry, Blob<'_>) -> T + Sync,
+{
+    if entries.is_empty() {
+        return Ok(Vec::new());
+    }
+    let per = entries.len().div_ceil(workers.max(1)).max(1);
+    let f = &f;
+    std::thread::scope(|scope| {
+        let handles: Vec<_> = entries
+            .chunks(per)
+            .map(|part| {
+                let mut repo = base.clone();
+                repo.objects.set_pack_cache(|| Box::new(BaseCache::new(BASE_CACHE_BYTES)));
+                scope.spawn(move || -> Result<Vec<T>, Error> {
+                    let mut out = Vec::with_capacity(part.len());
+                    for e in part {
+                        if e.mode != FileMode::Regular {
+                            out.push(f(e, Blob::NotAFile));
+                            continue;
+                        }
+                        let id = oid(&e.blob)?;
+                        if let Some(size) = oversize(&repo, id, cap)? {
+                            out.push(f(e, Blob::TooLarge(size)));
+                            continue;
+                        }
+                        let obj = repo.find_object(id).map_err(gxe)?;
+                        if obj.kind != gix::object::Kind::Blob {
+                            return Err(Error::Gix(format!("{} is a {}, not a blob", e.blob, obj.kind)));
+                        }
+                        out.push(f(e, Blob::Bytes(&obj.data)));
+                    }
+                    Ok(out)
+                })
+            })
+            .collect();
+        let mut all = Vec::with_capacity(entries.len());
+        for h in handles {
+            all.extend(h.join().map_err(|_| Error::Gix("a blob reader thread panicked".into()))??);
+        }
+        Ok(all)
+    })
 }
 
 /// Writing the store.
@@ -1378,7 +1420,7 @@ mod tests {
         assert_eq!(list.len(), files.len());
         for chunk in [1, 3, 40, 1000] {
             let mut walked = Vec::new();
-            g.store_walk(&out.tip, chunk, |c| {
+            g.store_walk(&out.tip, chunk, |_, c| {
                 assert!(!c.is_empty() && c.len() <= chunk);
                 walked.extend(c);
                 Ok::<(), Error>(())

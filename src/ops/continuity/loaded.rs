@@ -23,7 +23,7 @@ use crate::continuity::record::{store_path, Envelope, Record};
 use crate::continuity::signing::{self, DeviceKey};
 use crate::ctx::Ctx;
 use crate::error::{Error, Result};
-use crate::git::store::StoreEntry;
+use crate::git::store::{Blob, StoreEntry};
 use crate::store::atomic::replace;
 
 /// What every continuity command reads first.
@@ -234,7 +234,12 @@ fn read_cache(ctx: &Ctx, reference: &str, rules: &str) -> Option<View> {
 
 /// Admits `entries` on every core.
 fn admit_all(ctx: &Ctx, entries: &[StoreEntry]) -> std::result::Result<Vec<Entry>, crate::git::Error> {
-    ctx.git.map_blobs(entries, workers(), BLOB_CAP, |e, blob| Entry::of(&e.path, &e.blob, intrinsic_entry(e, blob)))
+    ctx.git.map_blobs(entries, workers(), BLOB_CAP, entry_of)
+}
+
+/// The read model's entry of one store file, from its blob.
+fn entry_of(e: &StoreEntry, blob: Blob<'_>) -> Entry {
+    Entry::of(&e.path, &e.blob, intrinsic_entry(e, blob))
 }
 
 /// The read model of the store at `tip`: the cache of `reference` (or, for a ref read the first
@@ -265,8 +270,8 @@ fn view_at(ctx: &Ctx, reference: &str, tip: &str) -> Result<View> {
         _ => {
             let mut fresh = Fresh::on(None);
             ctx.git
-                .store_walk(tip, ADMIT_CHUNK, |chunk| {
-                    admit_all(ctx, &chunk)?.into_iter().for_each(|e| fresh.add(e));
+                .store_walk(tip, ADMIT_CHUNK, |objects, chunk| {
+                    objects.map_blobs(&chunk, workers(), BLOB_CAP, entry_of)?.into_iter().for_each(|e| fresh.add(e));
                     Ok::<(), crate::git::Error>(())
                 })
                 .map_err(git_err)?;
@@ -279,7 +284,8 @@ fn view_at(ctx: &Ctx, reference: &str, tip: &str) -> Result<View> {
 }
 
 /// How many files are admitted before they are folded into the read model: what is held in
-/// flight stays bounded however large the change.
+/// flight (files, their verdicts, the pack pages read for them) stays bounded however large the
+/// change.
 const ADMIT_CHUNK: usize = 8192;
 
 /// `view` after dropping `gone` and admitting `entries`, a bounded chunk at a time, each
