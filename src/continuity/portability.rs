@@ -99,8 +99,9 @@ fn scan(record: &Value, machine: Option<&Machine>) -> Vec<Leak> {
     let mut leaks = Vec::new();
     for (pointer, text) in strings {
         let mut found: Vec<(Code, String)> = Vec::new();
-        found.extend(credential_shapes(text).into_iter().map(|r| (SECRET, r.to_owned())));
-        found.extend(machine_paths(text).into_iter().map(|r| (NONPORTABLE, r.to_owned())));
+        let present = Present::of(text);
+        found.extend(credential_shapes(text, &present).into_iter().map(|r| (SECRET, r.to_owned())));
+        found.extend(machine_paths(text, &present).into_iter().map(|r| (NONPORTABLE, r.to_owned())));
         if is_path_list_item(&pointer) {
             found.extend(relative_path_problem(text).map(|r| (NONPORTABLE, r.to_owned())));
         }
@@ -318,20 +319,45 @@ impl Shape {
 /// A structured credential matcher: whether a text holds the shape.
 type Matcher = fn(&str) -> bool;
 
-/// The structured credential matchers, each with the reason it reports.
-const MATCHERS: &[(Matcher, &str)] = &[
-    (jwt, "a JSON Web Token"),
-    (pem_private_key, "a PEM private key"),
-    (authorization_header, "an Authorization header credential"),
-    (netrc_password, "a .netrc password"),
-    (url_credentials, "a URL with embedded credentials"),
-    (secret_assignment, "a long opaque value assigned to a key, token, password or secret name"),
+/// The structured credential matchers, each with the reason it reports and the bytes a text
+/// must hold for it to match (any one of `any`, every one of `all`).
+const MATCHERS: &[(Matcher, &str, &str, &str)] = &[
+    (jwt, "a JSON Web Token", "", "eyJ"),
+    (pem_private_key, "a PEM private key", "", "-----BEGIN "),
+    (authorization_header, "an Authorization header credential", ":=", ""),
+    (netrc_password, "a .netrc password", "", "password"),
+    (url_credentials, "a URL with embedded credentials", "", "://"),
+    (secret_assignment, "a long opaque value assigned to a key, token, password or secret name", ":=", ""),
 ];
 
+/// Which byte values a text holds: a matcher whose literal needs a byte the text lacks is not
+/// run (most values are ids, stamps and short words; each search has a set-up cost).
+struct Present([u64; 4]);
+
+impl Present {
+    fn of(text: &str) -> Present {
+        let mut p = Present([0; 4]);
+        for &c in text.as_bytes() {
+            p.0[usize::from(c >> 6)] |= 1 << (c & 63);
+        }
+        p
+    }
+
+    fn has(&self, c: u8) -> bool {
+        self.0[usize::from(c >> 6)] & (1 << (c & 63)) != 0
+    }
+
+    /// Whether the text holds every byte of `all` and, when `any` is not empty, one of `any`.
+    fn may_hold(&self, any: &str, all: &str) -> bool {
+        (any.is_empty() || any.bytes().any(|c| self.has(c))) && all.bytes().all(|c| self.has(c))
+    }
+}
+
 /// The reasons of every credential shape found in `text`.
-fn credential_shapes(text: &str) -> Vec<&'static str> {
-    let shapes = SHAPES.iter().filter(|s| s.occurs_in(text)).map(|s| s.what);
-    let matched = MATCHERS.iter().filter(|(m, _)| m(text)).map(|(_, what)| *what);
+fn credential_shapes(text: &str, present: &Present) -> Vec<&'static str> {
+    let shapes = SHAPES.iter().filter(|s| present.may_hold("", s.prefix) && s.occurs_in(text)).map(|s| s.what);
+    let matched =
+        MATCHERS.iter().filter(|(m, _, any, all)| present.may_hold(any, all) && m(text)).map(|(_, what, _, _)| *what);
     shapes.chain(matched).collect()
 }
 
@@ -558,7 +584,7 @@ fn contains_path(text: &str, path: &str) -> bool {
 }
 
 /// The reasons of the absolute home, temp and socket paths in `text`.
-fn machine_paths(text: &str) -> Vec<&'static str> {
+fn machine_paths(text: &str, present: &Present) -> Vec<&'static str> {
     const RULES: [(&[&str], &str); 3] = [
         (&["/Users/", "/home/", "/root/"], HOME),
         (&["/tmp/", "/var/tmp/", "/var/folders/", "/private/var/", "/private/tmp/"], TEMP),
@@ -589,6 +615,9 @@ fn machine_paths(text: &str) -> Vec<&'static str> {
         if sock_at.is_some_and(|at| at >= i) {
             add(SOCKET);
         }
+    }
+    if !present.may_hold("/\\", ":") {
+        return found;
     }
     let lower = text.to_ascii_lowercase();
     for pattern in [":\\users\\", ":/users/"] {

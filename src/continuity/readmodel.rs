@@ -466,7 +466,22 @@ impl View {
             }
         }
         w.num(n as u64);
-        w.buf.reserve(n * ROW + heap_len + 16);
+        // A cold build's rows arrive in id order (the tree is walked in path order): its heap is
+        // then already the file's heap and becomes the file's buffer, the rows written in
+        // front of it, instead of being copied (the peak holds one heap, not two).
+        let in_heap_order = old.is_none_or(|o| o.n == 0) && {
+            let mut at = 0usize;
+            order.iter().all(|src| match *src {
+                Source::Fresh(j) => {
+                    let r = &rows[j];
+                    let ok = u32::from_le_bytes([r[52], r[53], r[54], r[55]]) as usize == at;
+                    at += u32::from_le_bytes([r[56], r[57], r[58], r[59]]) as usize;
+                    ok
+                }
+                Source::Old(_) => false,
+            }) && at == fresh_heap.len()
+        };
+        w.buf.reserve(n * ROW + if in_heap_order { 16 } else { heap_len + 16 });
         let rows_at = w.buf.len();
         let mut off = 0usize;
         for src in &order {
@@ -478,12 +493,20 @@ impl View {
         }
         w.num(heap_len as u64);
         let heap_at = w.buf.len();
-        for src in &order {
-            w.buf.extend_from_slice(part(src).1);
+        if in_heap_order {
+            drop(order);
+            drop(rows);
+            let mut buf = fresh_heap;
+            buf.splice(0..0, std::mem::take(&mut w.buf));
+            w.buf = buf;
+        } else {
+            for src in &order {
+                w.buf.extend_from_slice(part(src).1);
+            }
+            drop(order);
+            drop(rows);
+            drop(fresh_heap);
         }
-        drop(order);
-        drop(rows);
-        drop(fresh_heap);
         w.num(others.len() as u64);
         for o in &others {
             w.str(&o.path);
@@ -825,6 +848,27 @@ mod tests {
         let empty = View::empty(&"0".repeat(40), rules);
         let bytes = empty.update(&"1".repeat(40), Change { gone: vec![], added: entries() }, rules);
         View::parse(bytes, rules).unwrap()
+    }
+
+    #[test]
+    fn a_cold_merge_in_id_order_writes_the_same_file_as_one_out_of_order() {
+        let merged = |ids: &[char]| {
+            let mut fresh = Fresh::on(None);
+            for (i, &id) in ids.iter().enumerate() {
+                fresh.add(Entry::Record(Box::new(summary(id, (i > 0).then_some(ids[0])))));
+            }
+            fresh.add(entries().pop().unwrap());
+            View::merge(None, &"1".repeat(40), &[], fresh, "r1")
+        };
+        let in_order = merged(&['1', '5', 'a', 'f']);
+        let shuffled = merged(&['1', 'f', 'a', '5']);
+        assert_eq!(in_order.len(), 4);
+        assert_eq!(in_order.bytes(), shuffled.bytes());
+        assert_eq!(View::parse(in_order.bytes().to_vec(), "r1").as_ref(), Some(&in_order));
+        assert_eq!(View::parse(shuffled.bytes().to_vec(), "r1").as_ref(), Some(&shuffled));
+        let ids = |v: &View| (0..v.len()).map(|i| v.summary(i)).collect::<Vec<_>>();
+        assert_eq!(ids(&in_order), ids(&shuffled));
+        assert_eq!(in_order.summary(3), summary('f', Some('1')));
     }
 
     #[test]

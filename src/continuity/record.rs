@@ -171,8 +171,43 @@ pub fn sorted(v: &Value) -> Value {
 }
 
 /// The canonical form of a record value: keys sorted by bytes, no insignificant whitespace.
+/// Written straight from `v` (the same bytes as `serde_json::to_string(&sorted(v))`, without
+/// copying the value first).
 pub fn canonical_value(v: &Value) -> String {
-    serde_json::to_string(&sorted(v)).unwrap_or_default()
+    let mut out = Vec::with_capacity(1024);
+    // Writing a `Value` into a `Vec` cannot fail: its keys are strings and it holds no float
+    // that serde_json refuses (a non-finite float cannot be parsed into a `Value`).
+    let _ = serde_json::to_writer(&mut out, &Sorted(v));
+    String::from_utf8(out).unwrap_or_default()
+}
+
+/// A value serialised with every object's keys in byte order (what [`sorted`] builds), read in
+/// place.
+struct Sorted<'a>(&'a Value);
+
+impl Serialize for Sorted<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::{SerializeMap, SerializeSeq};
+        match self.0 {
+            Value::Object(m) => {
+                let mut entries: Vec<(&String, &Value)> = m.iter().collect();
+                entries.sort_unstable_by(|a, b| a.0.cmp(b.0));
+                let mut map = s.serialize_map(Some(entries.len()))?;
+                for (k, v) in entries {
+                    map.serialize_entry(k, &Sorted(v))?;
+                }
+                map.end()
+            }
+            Value::Array(a) => {
+                let mut seq = s.serialize_seq(Some(a.len()))?;
+                for v in a {
+                    seq.serialize_element(&Sorted(v))?;
+                }
+                seq.end()
+            }
+            other => other.serialize(s),
+        }
+    }
 }
 
 /// The canonical form of a record.
@@ -195,9 +230,12 @@ pub fn id_of_value(v: &Value) -> String {
     blake3_hex(canonical_value(v).as_bytes())
 }
 
+/// What the signed message puts before the canonical form.
+pub const MESSAGE_PREFIX: &[u8] = b"majordomus-continuity-record/v1\n";
+
 /// The message a signature covers: `majordomus-continuity-record/v1\n` ‖ canonical(record).
 pub fn signed_message(canonical: &str) -> Vec<u8> {
-    let mut m = b"majordomus-continuity-record/v1\n".to_vec();
+    let mut m = MESSAGE_PREFIX.to_vec();
     m.extend_from_slice(canonical.as_bytes());
     m
 }
@@ -334,6 +372,23 @@ pub(crate) mod tests {
         assert_eq!(back, sample());
         assert_eq!(id_of(&sample()).len(), 64);
         assert_eq!(id_of(&sample()), id_of_value(&serde_json::to_value(sample()).unwrap()));
+    }
+
+    #[test]
+    fn canonical_value_writes_the_bytes_of_the_sorted_copy() {
+        let texts = [
+            r#"{"b":1,"a":{"z":[3,{"y":null,"x":true}],"é":"\u2028\"\\\n\u0001"},"A":-0.5e3,"":[]}"#,
+            r#"[{"b":2,"a":1},"s",1.0,18446744073709551615,-9223372036854775808]"#,
+            r#"{"k":"\ud83d\ude00","K":{},"k2":{"b":{"d":1,"c":2},"a":[[],[{}]]}}"#,
+            r#""just a string""#,
+            r#"{"dup":1,"dup":2}"#,
+        ];
+        for t in texts {
+            let v: Value = serde_json::from_str(t).unwrap();
+            assert_eq!(canonical_value(&v), serde_json::to_string(&sorted(&v)).unwrap(), "{t}");
+        }
+        let v = serde_json::to_value(sample()).unwrap();
+        assert_eq!(canonical_value(&v), serde_json::to_string(&sorted(&v)).unwrap());
     }
 
     #[test]

@@ -14,7 +14,7 @@ use blake2::{Blake2b512, Digest};
 use ed25519_dalek::{Signer, SigningKey};
 use serde::{Deserialize, Serialize};
 
-use super::record::{self, canonical, canonical_value, id_of, signed_message, Envelope, Record};
+use super::record::{self, canonical, canonical_value, id_of, signed_message, Envelope, Record, MESSAGE_PREFIX};
 use crate::error::{Error, Result};
 use crate::store::atomic;
 
@@ -275,23 +275,90 @@ pub fn verify(envelope: &Envelope) -> std::result::Result<(), VerifyError> {
 }
 
 /// [`verify`], given the record's canonical form (admission has computed it for the id).
+///
+/// The texts are parsed by minisign-verify (`PublicKey::from_base64`, `Signature::decode`), so
+/// what decodes is exactly what it accepts; the two Ed25519 equations are then checked with
+/// ed25519-dalek ([`ed25519_key`], the same verdicts as minisign-verify's).
 pub fn verify_canonical(envelope: &Envelope, canonical: &str) -> std::result::Result<(), VerifyError> {
-    let pk = minisign_verify::PublicKey::from_base64(&envelope.public_key).map_err(|_| VerifyError::BadPublicKey)?;
-    let (_, raw) = decode_minisign(&envelope.public_key).ok_or(VerifyError::BadPublicKey)?;
+    minisign_verify::PublicKey::from_base64(&envelope.public_key).map_err(|_| VerifyError::BadPublicKey)?;
+    let (key_id, raw) = decode_minisign(&envelope.public_key).ok_or(VerifyError::BadPublicKey)?;
     let node = node_of_raw(&raw);
     if envelope.record.pointer("/device/node").and_then(|v| v.as_str()) != Some(node.as_str()) {
         return Err(VerifyError::NodeMismatch);
     }
     let sig = minisign_verify::Signature::decode(&envelope.signature).map_err(|_| VerifyError::MalformedSignature)?;
-    let message = signed_message(canonical);
-    pk.verify(&message, &sig, false).map_err(|e| match e {
-        minisign_verify::Error::UnexpectedAlgorithm => VerifyError::MalformedSignature,
-        _ => VerifyError::BadSignature,
-    })?;
-    if sig.trusted_comment() != trusted_comment(&envelope.id, &node) {
+    let parts = signature_parts(&envelope.signature).ok_or(VerifyError::MalformedSignature)?;
+    // `PublicKey::verify(message, sig, false)`, step by step: the key ids, the algorithm (the
+    // legacy `Ed` is refused), the signature over BLAKE2b-512(message), the global signature
+    // over signature ‖ trusted comment.
+    if parts.key_id != key_id {
+        return Err(VerifyError::BadSignature);
+    }
+    if !parts.prehashed {
+        return Err(VerifyError::MalformedSignature);
+    }
+    let mut h = Blake2b512::new();
+    h.update(MESSAGE_PREFIX);
+    h.update(canonical.as_bytes());
+    let digest = h.finalize();
+    let trusted = sig.trusted_comment();
+    let Some(key) = ed25519_key(&raw) else { return Err(VerifyError::BadSignature) };
+    if !ed25519_check(&key, &[&digest[..]], &parts.signature)
+        || !ed25519_check(&key, &[&parts.signature[..], trusted.as_bytes()], &parts.global)
+    {
+        return Err(VerifyError::BadSignature);
+    }
+    if trusted != trusted_comment(&envelope.id, &node) {
         return Err(VerifyError::TrustedCommentMismatch);
     }
     Ok(())
+}
+
+/// The binary parts of a minisign signature text that `minisign_verify::Signature::decode`
+/// accepted (it keeps them private).
+struct SignatureParts {
+    key_id: [u8; 8],
+    signature: [u8; 64],
+    global: [u8; 64],
+    prehashed: bool,
+}
+
+/// Decodes the second and fourth lines of a signature text as `Signature::decode` does (lines as
+/// `str::lines` splits them; standard padded base64, as strict as its decoder).
+fn signature_parts(text: &str) -> Option<SignatureParts> {
+    let mut lines = text.lines();
+    lines.next()?;
+    let bin1 = B64.decode(lines.next()?).ok()?;
+    lines.next()?;
+    let bin2 = B64.decode(lines.next()?).ok()?;
+    if bin1.len() != 74 || bin2.len() != 64 {
+        return None;
+    }
+    let mut p = SignatureParts { key_id: [0; 8], signature: [0; 64], global: [0; 64], prehashed: bin1[..2] == *b"ED" };
+    p.key_id.copy_from_slice(&bin1[2..10]);
+    p.signature.copy_from_slice(&bin1[10..74]);
+    p.global.copy_from_slice(&bin2);
+    Some(p)
+}
+
+/// The Ed25519 checks of minisign-verify's `ed25519::verify`, split so that a record's two
+/// signatures decompress their key once: [`ed25519_key`] refuses what it refuses whatever the
+/// signature (the identity encoding, all zeros, a key that does not decompress), then
+/// [`ed25519_check`] wants `s` below the group order and the recomputed `R` with the
+/// signature's exact encoding (the cofactorless equation: ed25519-dalek's `verify`, not
+/// `verify_strict`, which also refuses the small-order keys minisign accepts).
+fn ed25519_key(key: &[u8; 32]) -> Option<ed25519_dalek::VerifyingKey> {
+    let identity = key[0] == 1 && key[1..31].iter().all(|&b| b == 0) && key[31] & 0x7f == 0;
+    if identity || key.iter().all(|&b| b == 0) {
+        return None;
+    }
+    ed25519_dalek::VerifyingKey::from_bytes(key).ok()
+}
+
+/// See [`ed25519_key`]; the message is given in parts.
+fn ed25519_check(key: &ed25519_dalek::VerifyingKey, message: &[&[u8]], signature: &[u8; 64]) -> bool {
+    use ed25519_dalek::ed25519::signature::MultipartVerifier;
+    key.multipart_verify(message, &ed25519_dalek::Signature::from_bytes(signature)).is_ok()
 }
 
 /// The three `continuity export` files (§10.11): `<id>.msg` bytes, `<id>.msg.minisig` text and
@@ -321,6 +388,141 @@ mod tests {
     fn signed() -> Envelope {
         let k = key();
         k.sign(&sample(k.device()))
+    }
+
+    /// Builds the signature text of `sig` (`ED`, key id `key_id`) with `global` over it.
+    fn minisig(key_id: &[u8; 8], sig: &[u8; 64], trusted: &str, global: &[u8; 64]) -> String {
+        let mut line = b"ED".to_vec();
+        line.extend_from_slice(key_id);
+        line.extend_from_slice(sig);
+        format!("untrusted comment: x\n{}\ntrusted comment: {trusted}\n{}\n", B64.encode(line), B64.encode(global))
+    }
+
+    /// minisign-verify's verdict and ours on the same texts.
+    fn both(pk: &[u8; 32], sig: &str, message: &[u8]) -> (bool, bool) {
+        let key_id = [9u8; 8];
+        let mut bin = b"Ed".to_vec();
+        bin.extend_from_slice(&key_id);
+        bin.extend_from_slice(pk);
+        let pk_b64 = B64.encode(bin);
+        let theirs = match (minisign_verify::PublicKey::from_base64(&pk_b64), minisign_verify::Signature::decode(sig)) {
+            (Ok(p), Ok(s)) => p.verify(message, &s, false).is_ok(),
+            _ => false,
+        };
+        let ours = (|| {
+            let p = signature_parts(sig)?;
+            let tc = minisign_verify::Signature::decode(sig).ok()?;
+            let digest = Blake2b512::digest(message);
+            let key = ed25519_key(pk)?;
+            let ok = p.key_id == key_id
+                && p.prehashed
+                && ed25519_check(&key, &[&digest[..]], &p.signature)
+                && ed25519_check(&key, &[&p.signature[..], tc.trusted_comment().as_bytes()], &p.global);
+            Some(ok)
+        })()
+        .unwrap_or(false);
+        (theirs, ours)
+    }
+
+    /// A signature with `s = 0` over `message` for the small-order key `a`, if one of the eight
+    /// small-order `R` satisfies `R = -[k]A` (the forgery small-order keys allow).
+    fn forge(a: &[u8; 32], message: &[u8]) -> Option<[u8; 64]> {
+        use curve25519_dalek::constants::EIGHT_TORSION;
+        use curve25519_dalek::edwards::CompressedEdwardsY;
+        use curve25519_dalek::scalar::Scalar;
+        use sha2::{Digest as _, Sha512};
+        let point = CompressedEdwardsY(*a).decompress()?;
+        EIGHT_TORSION.iter().find_map(|t| {
+            let r = t.compress().to_bytes();
+            let k = Scalar::from_bytes_mod_order_wide(
+                &Sha512::new().chain_update(r).chain_update(a).chain_update(message).finalize().into(),
+            );
+            (-(k * point)).compress().to_bytes().eq(&r).then(|| {
+                let mut sig = [0u8; 64];
+                sig[..32].copy_from_slice(&r);
+                sig
+            })
+        })
+    }
+
+    #[test]
+    fn the_ed25519_checks_give_minisign_verify_verdicts() {
+        use curve25519_dalek::constants::EIGHT_TORSION;
+        let message = b"majordomus-continuity-record/v1\n{}".as_slice();
+        let k = key();
+        let pk = k.public_key_raw();
+        let trusted = "majordomus-continuity id:x node:y";
+        let sig = k.key.sign(&Blake2b512::digest(message)).to_bytes();
+        let global = |sig: &[u8; 64]| {
+            let mut g = sig.to_vec();
+            g.extend_from_slice(trusted.as_bytes());
+            k.key.sign(&g).to_bytes()
+        };
+        let mut cases: Vec<(String, [u8; 32], String)> = Vec::new();
+        cases.push(("valid".into(), pk, minisig(&[9; 8], &sig, trusted, &global(&sig))));
+        // Every byte of the signature, the global signature and the key flipped.
+        for i in 0..64 {
+            let mut s = sig;
+            s[i] ^= 0x40;
+            cases.push((format!("sig byte {i}"), pk, minisig(&[9; 8], &s, trusted, &global(&s))));
+            let mut g = global(&sig);
+            g[i] ^= 0x01;
+            cases.push((format!("global byte {i}"), pk, minisig(&[9; 8], &sig, trusted, &g)));
+        }
+        for i in 0..32 {
+            let mut p = pk;
+            p[i] ^= 0x80;
+            cases.push((format!("key byte {i}"), p, minisig(&[9; 8], &sig, trusted, &global(&sig))));
+        }
+        // s + L: the same equation with a scalar that is not reduced.
+        let l: [u8; 32] = [
+            0xed, 0xd3, 0xf5, 0x5c, 0x1a, 0x63, 0x12, 0x58, 0xd6, 0x9c, 0xf7, 0xa2, 0xde, 0xf9, 0xde, 0x14, 0, 0, 0, 0,
+            0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x10,
+        ];
+        let mut s_plus_l = sig;
+        let mut carry = 0u16;
+        for i in 0..32 {
+            let v = u16::from(s_plus_l[32 + i]) + u16::from(l[i]) + carry;
+            s_plus_l[32 + i] = v as u8;
+            carry = v >> 8;
+        }
+        cases.push(("s + L".into(), pk, minisig(&[9; 8], &s_plus_l, trusted, &global(&s_plus_l))));
+        // R with a small-order component added.
+        for t in EIGHT_TORSION.iter().skip(1) {
+            let r = curve25519_dalek::edwards::CompressedEdwardsY(sig[..32].try_into().unwrap()).decompress().unwrap();
+            let mut s = sig;
+            s[..32].copy_from_slice(&(r + t).compress().to_bytes());
+            cases.push(("R + torsion".into(), pk, minisig(&[9; 8], &s, trusted, &global(&s))));
+        }
+        // Small-order keys (the identity among them), the all-zero key, the identity written
+        // with a y that is not reduced: signatures forged with s = 0 where the key allows.
+        let mut weak: Vec<[u8; 32]> = EIGHT_TORSION.iter().map(|t| t.compress().to_bytes()).collect();
+        weak.push([0; 32]);
+        let mut unreduced_identity = [0xffu8; 32];
+        unreduced_identity[0] = 0xee;
+        unreduced_identity[31] = 0x7f;
+        weak.push(unreduced_identity);
+        let mut forged = 0;
+        for a in weak {
+            let digest = Blake2b512::digest(message);
+            let Some(s1) = forge(&a, &digest) else { continue };
+            let mut g = s1.to_vec();
+            g.extend_from_slice(trusted.as_bytes());
+            let Some(s2) = forge(&a, &g) else { continue };
+            forged += 1;
+            cases.push((format!("small-order key {}", hex(&a)), a, minisig(&[9; 8], &s1, trusted, &s2)));
+        }
+        assert!(forged >= 5, "small-order keys forged: {forged}");
+        let mut accepted = 0;
+        for (what, key, text) in &cases {
+            let (theirs, ours) = both(key, text, message);
+            assert_eq!(theirs, ours, "{what}");
+            accepted += usize::from(ours);
+        }
+        // The valid one, and forgeries minisign-verify accepts (small-order keys but the
+        // identity and all zeros), so the comparison covered both verdicts.
+        assert!(accepted >= 4, "{accepted}");
+        assert!(both(&pk, &cases[0].2, message) == (true, true));
     }
 
     #[test]

@@ -311,6 +311,67 @@ impl Git {
         Ok(out)
     }
 
+    /// [`Git::store_list`] a bounded chunk at a time: `f` gets the files of the tree of commit
+    /// `tip`, at most `chunk` per call, in the order `store_list` sorts them (git orders a tree's
+    /// entries as their full paths sort), with the [`Objects`] to read their blobs through; the
+    /// whole list is never held: each tree is read when the walk reaches it.
+    pub fn store_walk<E: From<Error>>(
+        &self,
+        tip: &str,
+        chunk: usize,
+        mut f: impl FnMut(&Objects, Vec<StoreEntry>) -> Result<(), E>,
+    ) -> Result<(), E> {
+        enum Item {
+            Tree(String, ObjectId),
+            File(StoreEntry),
+        }
+        let chunk = chunk.max(1);
+        let mut stack = vec![Item::Tree(String::new(), self.commit_tree(oid(tip)?)?)];
+        let mut out = Vec::with_capacity(chunk);
+        // A chunk's trees and blobs are read through one object database, renewed after each
+        // chunk, so the pack pages they were read from do not stay mapped for the whole walk.
+        let objects = || Objects(self.own_objects().unwrap_or_else(|| self.repo.clone()));
+        let mut db = objects();
+        while let Some(item) = stack.pop() {
+            match item {
+                Item::File(e) => {
+                    out.push(e);
+                    if out.len() == chunk {
+                        f(&db, std::mem::replace(&mut out, Vec::with_capacity(chunk)))?;
+                        db = objects();
+                    }
+                }
+                Item::Tree(prefix, id) => {
+                    let mut level: Vec<Item> = tree_entries(&db.0, id)?
+                        .into_iter()
+                        .map(|(name, id, kind)| {
+                            let path = format!("{prefix}{name}");
+                            match FileMode::of(kind) {
+                                None => Item::Tree(format!("{path}/"), id),
+                                Some(mode) => Item::File(StoreEntry { path, blob: id.to_string(), mode }),
+                            }
+                        })
+                        .collect();
+                    // Popped in path order (a tree whose entries are out of order, or whose
+                    // names are not UTF-8, is still walked whole).
+                    level.sort_by(|a, b| key(b).cmp(key(a)));
+                    stack.extend(level);
+                }
+            }
+        }
+        if !out.is_empty() {
+            f(&db, out)?;
+        }
+        return Ok(());
+
+        fn key(i: &Item) -> &str {
+            match i {
+                Item::Tree(p, _) => p,
+                Item::File(e) => &e.path,
+            }
+        }
+    }
+
     /// The bytes of blob `blob` (40 hex), refused unread when its object header says it is
     /// larger than `cap` bytes.
     pub fn read_blob(&self, blob: &str, cap: u64) -> Result<Vec<u8>, Error> {
@@ -365,14 +426,26 @@ impl Git {
 
     /// The entries of tree `id`: name (lossy UTF-8), object, kind.
     fn entries(&self, id: ObjectId) -> Result<Vec<(String, ObjectId, EntryKind)>, Error> {
-        let tree = self.repo.find_tree(id).map_err(gxe)?;
-        let mut v = Vec::new();
-        for e in tree.iter() {
-            let e = e.map_err(gxe)?;
-            v.push((e.filename().to_str_lossy().into_owned(), e.object_id(), e.mode().kind()));
-        }
-        Ok(v)
+        tree_entries(&self.repo, id)
     }
+
+    /// A handle on this repository with an object database of its own: the pack pages read
+    /// through it are unmapped when it is dropped (this process's own database keeps every pack
+    /// it read mapped, and resident, until it exits). `None` when it cannot be opened.
+    fn own_objects(&self) -> Option<gix::Repository> {
+        gix::open_opts(self.repo.git_dir(), self.repo.open_options().clone()).ok()
+    }
+}
+
+/// The entries of tree `id` read through `repo`: name (lossy UTF-8), object, kind.
+fn tree_entries(repo: &gix::Repository, id: ObjectId) -> Result<Vec<(String, ObjectId, EntryKind)>, Error> {
+    let tree = repo.find_tree(id).map_err(gxe)?;
+    let mut v = Vec::new();
+    for e in tree.iter() {
+        let e = e.map_err(gxe)?;
+        v.push((e.filename().to_str_lossy().into_owned(), e.object_id(), e.mode().kind()));
+    }
+    Ok(v)
 }
 
 /// What changed between two store trees: the files to admit and the paths that went away.
@@ -383,6 +456,9 @@ pub struct StoreChanges {
     /// Paths present in the old tree and absent (or replaced by a tree) in the new one, sorted.
     pub removed: Vec<String>,
 }
+
+/// From how many entries [`Git::map_blobs`] reads through an object database of its own.
+const OWN_ODB_FROM: usize = 256;
 
 /// How many bytes of delta bases each blob-reading thread keeps.
 const BASE_CACHE_BYTES: usize = 16 << 20;
@@ -516,46 +592,79 @@ impl Git {
         T: Send,
         F: Fn(&StoreEntry, Blob<'_>) -> T + Sync,
     {
-        if entries.is_empty() {
-            return Ok(Vec::new());
-        }
-        let per = entries.len().div_ceil(workers.max(1)).max(1);
-        let f = &f;
-        std::thread::scope(|scope| {
-            let handles: Vec<_> = entries
-                .chunks(per)
-                .map(|part| {
-                    let mut repo = self.repo.clone();
-                    repo.objects.set_pack_cache(|| Box::new(BaseCache::new(BASE_CACHE_BYTES)));
-                    scope.spawn(move || -> Result<Vec<T>, Error> {
-                        let mut out = Vec::with_capacity(part.len());
-                        for e in part {
-                            if e.mode != FileMode::Regular {
-                                out.push(f(e, Blob::NotAFile));
-                                continue;
-                            }
-                            let id = oid(&e.blob)?;
-                            if let Some(size) = oversize(&repo, id, cap)? {
-                                out.push(f(e, Blob::TooLarge(size)));
-                                continue;
-                            }
-                            let obj = repo.find_object(id).map_err(gxe)?;
-                            if obj.kind != gix::object::Kind::Blob {
-                                return Err(Error::Gix(format!("{} is a {}, not a blob", e.blob, obj.kind)));
-                            }
-                            out.push(f(e, Blob::Bytes(&obj.data)));
-                        }
-                        Ok(out)
-                    })
-                })
-                .collect();
-            let mut all = Vec::with_capacity(entries.len());
-            for h in handles {
-                all.extend(h.join().map_err(|_| Error::Gix("a blob reader thread panicked".into()))??);
-            }
-            Ok(all)
-        })
+        // A large batch reads through an object database of its own, dropped at the end of
+        // the batch with the pack pages its readers mapped.
+        let own = (entries.len() >= OWN_ODB_FROM).then(|| self.own_objects()).flatten();
+        map_blobs_in(own.as_ref().unwrap_or(&self.repo), entries, workers, cap, f)
     }
+}
+
+/// The object database a chunk of [`Git::store_walk`] was listed through: its blobs are read
+/// through it too, and it is dropped (with the pack pages mapped for the chunk) before the next.
+pub struct Objects(gix::Repository);
+
+impl Objects {
+    /// [`Git::map_blobs`] through this database.
+    pub fn map_blobs<T, F>(&self, entries: &[StoreEntry], workers: usize, cap: u64, f: F) -> Result<Vec<T>, Error>
+    where
+        T: Send,
+        F: Fn(&StoreEntry, Blob<'_>) -> T + Sync,
+    {
+        map_blobs_in(&self.0, entries, workers, cap, f)
+    }
+}
+
+/// [`Git::map_blobs`] through `base` (each thread with its own handle on it).
+fn map_blobs_in<T, F>(
+    base: &gix::Repository,
+    entries: &[StoreEntry],
+    workers: usize,
+    cap: u64,
+    f: F,
+) -> Result<Vec<T>, Error>
+where
+    T: Send,
+    F: Fn(&StoreEntry, Blob<'_>) -> T + Sync,
+{
+    if entries.is_empty() {
+        return Ok(Vec::new());
+    }
+    let per = entries.len().div_ceil(workers.max(1)).max(1);
+    let f = &f;
+    std::thread::scope(|scope| {
+        let handles: Vec<_> = entries
+            .chunks(per)
+            .map(|part| {
+                let mut repo = base.clone();
+                repo.objects.set_pack_cache(|| Box::new(BaseCache::new(BASE_CACHE_BYTES)));
+                scope.spawn(move || -> Result<Vec<T>, Error> {
+                    let mut out = Vec::with_capacity(part.len());
+                    for e in part {
+                        if e.mode != FileMode::Regular {
+                            out.push(f(e, Blob::NotAFile));
+                            continue;
+                        }
+                        let id = oid(&e.blob)?;
+                        if let Some(size) = oversize(&repo, id, cap)? {
+                            out.push(f(e, Blob::TooLarge(size)));
+                            continue;
+                        }
+                        let obj = repo.find_object(id).map_err(gxe)?;
+                        if obj.kind != gix::object::Kind::Blob {
+                            return Err(Error::Gix(format!("{} is a {}, not a blob", e.blob, obj.kind)));
+                        }
+                        out.push(f(e, Blob::Bytes(&obj.data)));
+                    }
+                    Ok(out)
+                })
+            })
+            .collect();
+        let mut all = Vec::with_capacity(entries.len());
+        for h in handles {
+            all.extend(h.join().map_err(|_| Error::Gix("a blob reader thread panicked".into()))??);
+        }
+        Ok(all)
+    })
 }
 
 /// Writing the store.
@@ -1295,6 +1404,30 @@ mod tests {
             )
             .unwrap();
         assert_eq!(paths(&g, &out.tip), vec!["README".to_string(), p, "records/ab/stray.txt".to_string()]);
+    }
+
+    #[test]
+    fn the_walk_gives_the_list_a_chunk_at_a_time() {
+        let t = tempfile::tempdir().unwrap();
+        let dir = t.path().join("w");
+        let g = checkout(&dir);
+        let mut files: Vec<(String, Vec<u8>)> = (0..40).map(rec).collect();
+        for p in ["records.json", "records-x", "records/ab/stray.txt", "a/b/c", "a.b", "a-b", "z"] {
+            files.push((p.into(), p.as_bytes().to_vec()));
+        }
+        let out = g.store_add(&files, "m", &who()).unwrap();
+        let list = g.store_list(&out.tip).unwrap();
+        assert_eq!(list.len(), files.len());
+        for chunk in [1, 3, 40, 1000] {
+            let mut walked = Vec::new();
+            g.store_walk(&out.tip, chunk, |_, c| {
+                assert!(!c.is_empty() && c.len() <= chunk);
+                walked.extend(c);
+                Ok::<(), Error>(())
+            })
+            .unwrap();
+            assert_eq!(walked, list, "chunk {chunk}");
+        }
     }
 
     #[test]

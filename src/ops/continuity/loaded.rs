@@ -23,7 +23,7 @@ use crate::continuity::record::{store_path, Envelope, Record};
 use crate::continuity::signing::{self, DeviceKey};
 use crate::ctx::Ctx;
 use crate::error::{Error, Result};
-use crate::git::store::StoreEntry;
+use crate::git::store::{Blob, StoreEntry};
 use crate::store::atomic::replace;
 
 /// What every continuity command reads first.
@@ -234,7 +234,12 @@ fn read_cache(ctx: &Ctx, reference: &str, rules: &str) -> Option<View> {
 
 /// Admits `entries` on every core.
 fn admit_all(ctx: &Ctx, entries: &[StoreEntry]) -> std::result::Result<Vec<Entry>, crate::git::Error> {
-    ctx.git.map_blobs(entries, workers(), BLOB_CAP, |e, blob| Entry::of(&e.path, &e.blob, intrinsic_entry(e, blob)))
+    ctx.git.map_blobs(entries, workers(), BLOB_CAP, entry_of)
+}
+
+/// The read model's entry of one store file, from its blob.
+fn entry_of(e: &StoreEntry, blob: Blob<'_>) -> Entry {
+    Entry::of(&e.path, &e.blob, intrinsic_entry(e, blob))
 }
 
 /// The read model of the store at `tip`: the cache of `reference` (or, for a ref read the first
@@ -260,10 +265,17 @@ fn view_at(ctx: &Ctx, reference: &str, tip: &str) -> Result<View> {
             gone.extend(changes.added.iter().map(|e| e.path.as_str()));
             admit_into(ctx, base, tip, gone, &changes.added, &rules).map_err(git_err)?
         }
-        // No cache, or its tip is gone (pruned after a forced update): read the whole tree.
+        // No cache, or its tip is gone (pruned after a forced update): read the whole tree, a
+        // bounded chunk of files at a time (the list of every file is never held).
         _ => {
-            let entries = ctx.git.store_list(tip).map_err(git_err)?;
-            admit_into(ctx, View::empty(EMPTY_TIP, &rules), tip, Vec::new(), &entries, &rules).map_err(git_err)?
+            let mut fresh = Fresh::on(None);
+            ctx.git
+                .store_walk(tip, ADMIT_CHUNK, |objects, chunk| {
+                    objects.map_blobs(&chunk, workers(), BLOB_CAP, entry_of)?.into_iter().for_each(|e| fresh.add(e));
+                    Ok::<(), crate::git::Error>(())
+                })
+                .map_err(git_err)?;
+            View::merge(None, tip, &[], fresh, &rules)
         }
     };
     // The cache is an optimisation: failing to write it changes no answer.
@@ -272,7 +284,8 @@ fn view_at(ctx: &Ctx, reference: &str, tip: &str) -> Result<View> {
 }
 
 /// How many files are admitted before they are folded into the read model: what is held in
-/// flight stays bounded however large the change.
+/// flight (files, their verdicts, the pack pages read for them) stays bounded however large the
+/// change.
 const ADMIT_CHUNK: usize = 8192;
 
 /// `view` after dropping `gone` and admitting `entries`, a bounded chunk at a time, each
@@ -293,9 +306,6 @@ fn admit_into(
     }
     Ok(View::merge(Some(&view), tip, &gone, fresh, rules))
 }
-
-/// The tip of an empty read model (no store commit has it).
-const EMPTY_TIP: &str = "0000000000000000000000000000000000000000";
 
 /// Reads the store at `reference` through the read model, judging every signer's standing.
 pub fn load(ctx: &Ctx, s: &Setup, reference: &str) -> Result<Loaded> {
