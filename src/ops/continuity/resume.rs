@@ -1,5 +1,7 @@
 //! `continuity plan` (writes nothing) and `continuity resume` (SPEC §10.8, §10.9).
 
+use std::cell::RefCell;
+
 use serde::Serialize;
 
 use super::loaded::{self, Loaded, Setup};
@@ -10,7 +12,7 @@ pub use crate::continuity::plan::ResumePlan;
 use crate::continuity::plan::{self, PlanInput, PlanRecord, SourceFacts, SourceRelation};
 use crate::continuity::record::Record;
 use crate::ctx::Ctx;
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::model::labels::{branch_text, head_text, Anchor, WorkingTree};
 use crate::model::record::{branch_key, RecordMeta};
 use crate::ops::decision::{self, seed};
@@ -18,32 +20,52 @@ use crate::store::atomic::{append, create_new, read_opt, Lock};
 use crate::store::records::head7;
 use crate::store::{decisions, questions};
 
-/// What git says about a record's source here (SPEC §10.8 "source relation").
-fn source_facts(ctx: &Ctx, r: &Record) -> SourceFacts {
-    let id = ctx.identity().ok();
-    let local_branch = id.as_ref().and_then(|i| i.branch.clone());
-    let local_head = id.as_ref().and_then(|i| i.head.clone());
-    let local_dirty = ctx.working_tree().is_ok_and(|w| w == WorkingTree::Dirty);
-    let local_fingerprint = if local_dirty { super::fingerprint(ctx).ok().flatten() } else { None };
-    let relation = match (&r.source.head, &local_head) {
+/// This checkout's side of every source relation, read once per plan: a failure to read git or
+/// the working tree is an error, never an answer.
+struct Local {
+    branch: Option<String>,
+    head: Option<String>,
+    dirty: bool,
+    fingerprint: Option<String>,
+}
+
+fn local_facts(ctx: &Ctx) -> Result<Local> {
+    let id = ctx.identity()?;
+    let (branch, head) = (id.branch.clone(), id.head.clone());
+    let dirty = ctx.working_tree()? == WorkingTree::Dirty;
+    let fingerprint = if dirty { super::fingerprint(ctx)? } else { None };
+    Ok(Local { branch, head, dirty, fingerprint })
+}
+
+/// What git says about a record's source here (SPEC §10.8 "source relation"). An ancestry
+/// question git cannot answer (the object database failed) is an error, not "diverged".
+fn source_facts(ctx: &Ctx, local: &Local, r: &Record) -> Result<SourceFacts> {
+    let relation = match (&r.source.head, &local.head) {
         (None, _) | (_, None) => SourceRelation::Unknown,
         (Some(rh), Some(lh)) => {
+            let ancestor = |a: &str, b: &str| ctx.git.commit_is_ancestor(a, b).map_err(Error::from);
             if !ctx.git.has_commit(rh) {
                 SourceRelation::HeadMissing
-            } else if r.source.branch.as_ref().is_some_and(|b| Some(b) != local_branch.as_ref()) {
+            } else if r.source.branch.as_ref().is_some_and(|b| Some(b) != local.branch.as_ref()) {
                 SourceRelation::BranchDiffers
             } else if rh == lh {
                 SourceRelation::Exact
-            } else if ctx.git.commit_is_ancestor(rh, lh).unwrap_or(false) {
+            } else if ancestor(rh, lh)? {
                 SourceRelation::LocalAhead
-            } else if ctx.git.commit_is_ancestor(lh, rh).unwrap_or(false) {
+            } else if ancestor(lh, rh)? {
                 SourceRelation::LocalBehind
             } else {
                 SourceRelation::Diverged
             }
         }
     };
-    SourceFacts { relation, local_branch, local_head, local_dirty, local_fingerprint }
+    Ok(SourceFacts {
+        relation,
+        local_branch: local.branch.clone(),
+        local_head: local.head.clone(),
+        local_dirty: local.dirty,
+        local_fingerprint: local.fingerprint.clone(),
+    })
 }
 
 /// Computes the plan over a loaded store. The plan sees whole records (bodies, decisions,
@@ -102,7 +124,26 @@ fn plan_over(ctx: &Ctx, s: &Setup, store: &Loaded, local: &LocalState, prefix: O
         default_remote: default_remote.as_deref(),
         now: ctx.clock.now(),
     };
-    Ok(plan::plan(&input, &|_, r| source_facts(ctx, r)))
+    // The plan asks for the facts of the records it can choose; the first failure is kept and
+    // returned in place of the plan.
+    let here = local_facts(ctx)?;
+    let failed: RefCell<Option<Error>> = RefCell::new(None);
+    let plan = plan::plan(&input, &|_, r| {
+        source_facts(ctx, &here, r).unwrap_or_else(|e| {
+            failed.borrow_mut().get_or_insert(e);
+            SourceFacts {
+                relation: SourceRelation::Unknown,
+                local_branch: None,
+                local_head: None,
+                local_dirty: false,
+                local_fingerprint: None,
+            }
+        })
+    });
+    match failed.into_inner() {
+        Some(e) => Err(e),
+        None => Ok(plan),
+    }
 }
 
 /// `continuity plan [--record]`: writes nothing.

@@ -104,15 +104,16 @@ pub fn store_view(ctx: &Ctx, store: &Loaded, remote: Option<&str>) -> Result<Sto
         Some(r) => ctx.git.ref_tip(&remote_ref(r)).map_err(|e| crate::error::Error::io(e.to_string()))?,
         None => None,
     };
-    let anc = |a: &str, b: &str| ctx.git.commit_is_ancestor(a, b).unwrap_or(false);
+    // An ancestry question the object database cannot answer is an error, not "diverged".
+    let anc = |a: &str, b: &str| ctx.git.commit_is_ancestor(a, b).map_err(crate::error::Error::from);
     let sync = match (remote, &store.tip, &remote_tip) {
         (None, _, _) => "no_remote",
         (_, None, None) => "empty",
         (_, Some(_), None) => "never_synced",
         (_, None, Some(_)) => "behind",
         (_, Some(l), Some(r)) if l == r => "in_sync",
-        (_, Some(l), Some(r)) if anc(r, l) => "pending",
-        (_, Some(l), Some(r)) if anc(l, r) => "behind",
+        (_, Some(l), Some(r)) if anc(r, l)? => "pending",
+        (_, Some(l), Some(r)) if anc(l, r)? => "behind",
         _ => "diverged",
     };
     Ok(StoreView {
