@@ -110,14 +110,23 @@ pub(super) fn front_matter(path: &Path) -> std::result::Result<serde_yaml::Mappi
     format::mapping(fm).map_err(|e| e.to_string())
 }
 
-/// File names in `dir` ending in `ext`, temp files excluded, sorted; `None` when `dir` is absent.
-pub(super) fn files(dir: &Path, ext: &str) -> Option<Vec<String>> {
-    let rd = std::fs::read_dir(dir).ok()?;
-    let mut v: Vec<String> = rd
-        .filter_map(|e| e.ok())
-        .filter_map(|e| e.file_name().into_string().ok())
-        .filter(|n| n.ends_with(ext) && !n.starts_with('.'))
-        .collect();
+/// File names in `dir` ending in `ext`, temp files excluded, sorted; none when `dir` is absent.
+/// A directory or an entry that cannot be read is an error, never a shorter list.
+pub(super) fn files(dir: &Path, ext: &str) -> Result<Vec<String>> {
+    let io = |e| crate::store::Error::io(dir, e);
+    let rd = match std::fs::read_dir(dir) {
+        Ok(rd) => rd,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+        Err(e) => return Err(io(e).into()),
+    };
+    let mut v = Vec::new();
+    for e in rd {
+        if let Ok(n) = e.map_err(io)?.file_name().into_string() {
+            if n.ends_with(ext) && !n.starts_with('.') {
+                v.push(n);
+            }
+        }
+    }
     v.sort();
-    Some(v)
+    Ok(v)
 }

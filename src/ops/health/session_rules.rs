@@ -17,7 +17,7 @@ pub(super) fn session_rules(ctx: &Ctx) -> Result<Vec<Finding>> {
     let mut out = Vec::new();
     let root = ctx.layout.root();
     let contexts_dir = ctx.layout.session_contexts();
-    for n in files(&contexts_dir, ".md").unwrap_or_default() {
+    for n in files(&contexts_dir, ".md")? {
         let path = contexts_dir.join(&n);
         let subject = ctx.rel(&path);
         let reproduce = format!("head -n 16 {subject}");
