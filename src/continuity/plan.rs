@@ -75,11 +75,12 @@ impl PlanStatus {
 }
 
 /// How the record's head stands to local HEAD (SPEC §10.8), computed by the caller with git.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
 #[cfg_attr(feature = "mcp", derive(schemars::JsonSchema))]
 pub enum SourceRelation {
     /// The record's or the local head is missing.
+    #[default]
     Unknown,
     /// The record's head is not a commit here.
     HeadMissing,
@@ -323,8 +324,8 @@ pub struct RefusedFile {
     pub message: String,
 }
 
-/// What the caller found with git about the chosen record's source.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// What the caller found with git about the chosen record's source (the default: nothing known).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct SourceFacts {
     /// How the record's head stands to local HEAD.
     pub relation: SourceRelation,

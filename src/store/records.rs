@@ -56,6 +56,12 @@ pub fn names(dir: &Path) -> Result<Vec<String>> {
 /// while the directory is read, so a directory of many records costs one pass and a sort of
 /// what is kept.
 pub fn names_where(dir: &Path, mut keep: impl FnMut(&str) -> bool) -> Result<Vec<String>> {
+    file_names_where(dir, |n| is_record_name(n) && keep(n))
+}
+
+/// The file names in `dir` (any name) that `keep` accepts, sorted; none when `dir` is absent.
+/// A directory or an entry that cannot be read is an error, never a shorter list.
+pub fn file_names_where(dir: &Path, mut keep: impl FnMut(&str) -> bool) -> Result<Vec<String>> {
     let rd = match fs::read_dir(dir) {
         Ok(rd) => rd,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
@@ -65,7 +71,7 @@ pub fn names_where(dir: &Path, mut keep: impl FnMut(&str) -> bool) -> Result<Vec
     for e in rd {
         // An entry the directory cannot list is an error, never a shorter list.
         let e = e.map_err(|e| StoreError::io(dir, e))?;
-        v.extend(e.file_name().into_string().ok().filter(|n| is_record_name(n) && keep(n)));
+        v.extend(e.file_name().into_string().ok().filter(|n| keep(n)));
     }
     v.sort_unstable();
     Ok(v)

@@ -131,13 +131,7 @@ fn plan_over(ctx: &Ctx, s: &Setup, store: &Loaded, local: &LocalState, prefix: O
     let plan = plan::plan(&input, &|_, r| {
         source_facts(ctx, &here, r).unwrap_or_else(|e| {
             failed.borrow_mut().get_or_insert(e);
-            SourceFacts {
-                relation: SourceRelation::Unknown,
-                local_branch: None,
-                local_head: None,
-                local_dirty: false,
-                local_fingerprint: None,
-            }
+            SourceFacts::default()
         })
     });
     match failed.into_inner() {

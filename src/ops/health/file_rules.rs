@@ -8,7 +8,7 @@ use crate::model::finding::{Category, Finding, Level};
 use crate::model::policy::{interval_minutes, Policy};
 use crate::store::atomic::{read_opt, staging_files};
 use crate::store::format;
-use crate::store::records::{load, names};
+use crate::store::records::{file_names_where, load, names};
 use std::path::Path;
 
 /// Every profile parses, and `profiles.default` names one.
@@ -113,20 +113,5 @@ pub(super) fn front_matter(path: &Path) -> std::result::Result<serde_yaml::Mappi
 /// File names in `dir` ending in `ext`, temp files excluded, sorted; none when `dir` is absent.
 /// A directory or an entry that cannot be read is an error, never a shorter list.
 pub(super) fn files(dir: &Path, ext: &str) -> Result<Vec<String>> {
-    let io = |e| crate::store::Error::io(dir, e);
-    let rd = match std::fs::read_dir(dir) {
-        Ok(rd) => rd,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
-        Err(e) => return Err(io(e).into()),
-    };
-    let mut v = Vec::new();
-    for e in rd {
-        if let Ok(n) = e.map_err(io)?.file_name().into_string() {
-            if n.ends_with(ext) && !n.starts_with('.') {
-                v.push(n);
-            }
-        }
-    }
-    v.sort();
-    Ok(v)
+    file_names_where(dir, |n| n.ends_with(ext) && !n.starts_with('.'))
 }
