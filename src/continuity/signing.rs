@@ -348,6 +348,27 @@ fn signature_parts(text: &str) -> Option<SignatureParts> {
 /// signature's exact encoding (the cofactorless equation: ed25519-dalek's `verify`, not
 /// `verify_strict`, which also refuses the small-order keys minisign accepts).
 fn ed25519_key(key: &[u8; 32]) -> Option<ed25519_dalek::VerifyingKey> {
+    // Decompressing a key costs about a quarter of a signature check, and a store holds few
+    // signers: each thread keeps the last few keys it decompressed.
+    thread_local! {
+        static KEYS: std::cell::RefCell<Vec<([u8; 32], Option<ed25519_dalek::VerifyingKey>)>> =
+            const { std::cell::RefCell::new(Vec::new()) };
+    }
+    const KEPT: usize = 64;
+    KEYS.with_borrow_mut(|keys| {
+        if let Some((_, k)) = keys.iter().find(|(raw, _)| raw == key) {
+            return *k;
+        }
+        let k = decompress(key);
+        if keys.len() == KEPT {
+            keys.remove(0);
+        }
+        keys.push((*key, k));
+        k
+    })
+}
+
+fn decompress(key: &[u8; 32]) -> Option<ed25519_dalek::VerifyingKey> {
     let identity = key[0] == 1 && key[1..31].iter().all(|&b| b == 0) && key[31] & 0x7f == 0;
     if identity || key.iter().all(|&b| b == 0) {
         return None;

@@ -67,62 +67,64 @@ impl VerifyReport {
 }
 
 /// Admits every file of the store at `reference` from its blob — never from the read model —
-/// on every core, a bounded chunk of files at a time as the tree is walked (neither the list of
-/// files nor the records are held; only the verdicts are kept), and counts.
+/// on every core (the records are not held; only the verdicts are kept), and counts.
 fn tally(ctx: &Ctx, s: &Setup, reference: &str, r: &mut VerifyReport) -> Result<()> {
     let git_err = |e: crate::git::Error| Error::io(format!("continuity store {reference}: {e}"));
     let Some(tip) = ctx.git.ref_tip(reference).map_err(git_err)? else { return Ok(()) };
     let own_key = s.own_key();
     let judge = Judge { repository: &s.repository, mesh: s.mesh.as_ref(), own_key: own_key.as_deref() };
+    let first = r.problems.len();
     ctx.git
-        .store_walk(&tip, CHUNK, |objects, chunk| {
-            let verdicts = objects.map_blobs(&chunk, loaded::workers(), BLOB_CAP, |e, blob| {
-                match admit_entry(e, blob, &judge) {
-                    (Verdict::Admitted(a), _) => Seen::Admitted(a.trust, a.record.device),
-                    (Verdict::TooNew, d) => Seen::TooNew(d),
-                    (Verdict::Refused, d) => Seen::Refused(d),
-                    (Verdict::Stray, _) => Seen::Stray,
-                }
-            })?;
-            for (e, v) in chunk.iter().zip(verdicts) {
-                match v {
-                    Seen::Stray => {}
-                    Seen::Admitted(trust, device) => {
-                        r.verified += 1;
-                        r.admitted += 1;
-                        if trust == Trust::Untrusted {
-                            r.untrusted += 1;
-                            r.problems.push(Diagnostic::new(
-                                Severity::Error,
-                                Code::Untrusted,
-                                Some(&e.path),
-                                format!(
-                                    "signed by {} ({}), whose key is not in trust.allow",
-                                    device.label, device.node
-                                ),
-                            ));
-                        }
-                    }
-                    Seen::TooNew(d) => {
-                        r.verified += 1;
-                        r.too_new += 1;
-                        r.problems.extend(d);
-                    }
-                    Seen::Refused(d) => {
-                        r.verified += 1;
-                        r.refused += 1;
-                        r.problems.extend(d);
-                    }
-                }
-            }
-            Ok::<(), crate::git::Error>(())
-        })
-        .map_err(git_err)
+        .store_map(
+            &tip,
+            loaded::workers(),
+            BLOB_CAP,
+            |e, blob| match admit_entry(e, blob, &judge) {
+                (Verdict::Admitted(a), _) => Seen::Admitted(a.trust, a.record.device),
+                (Verdict::TooNew, d) => Seen::TooNew(d),
+                (Verdict::Refused, d) => Seen::Refused(d),
+                (Verdict::Stray, _) => Seen::Stray,
+            },
+            |e, seen| {
+                count(r, &e.path, seen);
+                Ok::<(), crate::git::Error>(())
+            },
+        )
+        .map_err(git_err)?;
+    // Blobs are read in pack order: the problems are listed by path.
+    r.problems[first..].sort_by(|a, b| a.path.cmp(&b.path));
+    Ok(())
 }
 
-/// How many store files `verify` holds in flight (their verdicts, the pack pages read for them;
-/// each chunk starts with cold delta-base caches, so fewer chunks cost fewer instructions).
-const CHUNK: usize = 8192;
+/// Counts one file's verdict.
+fn count(r: &mut VerifyReport, path: &str, seen: Seen) {
+    match seen {
+        Seen::Stray => {}
+        Seen::Admitted(trust, device) => {
+            r.verified += 1;
+            r.admitted += 1;
+            if trust == Trust::Untrusted {
+                r.untrusted += 1;
+                r.problems.push(Diagnostic::new(
+                    Severity::Error,
+                    Code::Untrusted,
+                    Some(path),
+                    format!("signed by {} ({}), whose key is not in trust.allow", device.label, device.node),
+                ));
+            }
+        }
+        Seen::TooNew(d) => {
+            r.verified += 1;
+            r.too_new += 1;
+            r.problems.extend(d);
+        }
+        Seen::Refused(d) => {
+            r.verified += 1;
+            r.refused += 1;
+            r.problems.extend(d);
+        }
+    }
+}
 
 /// What `verify` keeps of one file.
 enum Seen {

@@ -182,9 +182,15 @@ impl Loaded {
     pub fn ids(&self) -> BTreeSet<RawId> {
         self.rows().map(|r| self.view().raw_id(r.row as usize)).collect()
     }
-    /// Paths that a merge may bring in: admitted and too-new records.
-    pub fn mergeable(&self) -> BTreeSet<String> {
-        self.rows().map(|r| store_path(&self.id(r))).chain(self.too_new.iter().cloned()).collect()
+    /// Whether a merge may bring in the file at `path`: an admitted or too-new record (found by
+    /// binary search; no set of every path is built).
+    pub fn may_merge(&self, path: &str) -> bool {
+        let id = path.rsplit('/').next().and_then(|n| n.strip_suffix(".json")).filter(|id| store_path(id) == path);
+        let admitted = || {
+            let row = self.view.as_ref().zip(id).and_then(|(v, id)| v.find(id));
+            row.is_some_and(|i| self.admitted.binary_search_by_key(&(i as u32), |r| r.row).is_ok())
+        };
+        admitted() || self.too_new.iter().any(|p| p == path)
     }
 }
 
@@ -265,13 +271,13 @@ fn view_at(ctx: &Ctx, reference: &str, tip: &str) -> Result<View> {
             gone.extend(changes.added.iter().map(|e| e.path.as_str()));
             admit_into(ctx, base, tip, gone, &changes.added, &rules).map_err(git_err)?
         }
-        // No cache, or its tip is gone (pruned after a forced update): read the whole tree, a
-        // bounded chunk of files at a time (the list of every file is never held).
+        // No cache, or its tip is gone (pruned after a forced update): admit the whole tree,
+        // each entry folded into its compact form as soon as it is ready.
         _ => {
             let mut fresh = Fresh::on(None);
             ctx.git
-                .store_walk(tip, ADMIT_CHUNK, |objects, chunk| {
-                    objects.map_blobs(&chunk, workers(), BLOB_CAP, entry_of)?.into_iter().for_each(|e| fresh.add(e));
+                .store_map(tip, workers(), BLOB_CAP, entry_of, |_, e| {
+                    fresh.add(e);
                     Ok::<(), crate::git::Error>(())
                 })
                 .map_err(git_err)?;

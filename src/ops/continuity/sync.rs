@@ -200,8 +200,7 @@ fn fetch(ctx: &Ctx, s: &Setup, remote: &str, np: &NoPrompt) -> Result<std::resul
 /// Merges the admitted (and too-new) records of `theirs` into the local store.
 fn merge(ctx: &Ctx, theirs: &Loaded, diags: &mut Vec<Diagnostic>) -> Result<()> {
     let Some(tip) = &theirs.tip else { return Ok(()) };
-    let allowed = theirs.mergeable();
-    let include = |p: &str| allowed.contains(p);
+    let include = |p: &str| theirs.may_merge(p);
     let out = ctx
         .git
         .store_merge(REF, tip, &include, "majordomus continuity: merge", &committer(ctx))
@@ -430,7 +429,10 @@ fn run(ctx: &Ctx, remote: Option<&str>, mode: Mode) -> Result<SyncReport> {
     let mut fetched = remote_ids.difference(&local_ids).count();
     let mut published = local_ids.difference(&remote_ids).count();
     let lines = compare(&before, &theirs, &local_ids, &remote_ids);
+    // One read model at a time: the store after the merge is read (below) without these two.
+    drop(before);
     merge(ctx, &theirs, &mut diags)?;
+    drop(theirs);
     let mut outcome = SyncOutcome::Ok;
     let mut detail = None;
     let mut attempts = 0;
