@@ -16,6 +16,7 @@ use crate::error::Result;
 use crate::model::labels::branch_of;
 use crate::model::labels::Anchor;
 use crate::model::record::{branch_key, RecordMeta};
+use crate::store::name_index;
 use crate::store::records::{load, names, names_where, Loaded};
 
 /// Which tier matched.
@@ -189,7 +190,7 @@ pub fn resolve_with<T>(
     trace_of: Trace,
     load: impl Fn(&str) -> (PathBuf, std::result::Result<(Facts, T), String>),
 ) -> Result<Answer<T>> {
-    let listed = listing(dir, here, &name_key, trace_of)?;
+    let listed = listing(ctx, dir, here, &name_key, trace_of)?;
     resolve_listed(ctx, listed, here, task.map(|id| TaskFilter { id, since: None }), name_key, load)
 }
 
@@ -218,13 +219,31 @@ fn task_since(ctx: &Ctx, task: Option<&str>) -> Result<Option<String>> {
         .map(|at| (at - chrono::Duration::seconds(START_SLACK_SECS)).format("%Y%m%dT%H%M%SZ").to_string()))
 }
 
-/// The names of `dir` the resolver goes through (see [`Trace`]), sorted.
-fn listing(dir: &Path, here: &Here, name_key: impl Fn(&str) -> Option<&str>, trace_of: Trace) -> Result<Vec<String>> {
+/// The names of `dir` the resolver goes through (see [`Trace`]), sorted, read through the
+/// directory's name index ([`name_index`]) so that an unchanged directory of thousands of
+/// records is not listed again.
+fn listing(
+    ctx: &Ctx,
+    dir: &Path,
+    here: &Here,
+    name_key: impl Fn(&str) -> Option<&str>,
+    trace_of: Trace,
+) -> Result<Vec<String>> {
     let key = branch_key(&here.branch);
-    match trace_of {
-        Trace::EveryFile => names(dir),
-        Trace::ThisBranch => names_where(dir, |n| key_matches(name_key(n), &key)),
+    let keep = |n: &str| trace_of == Trace::EveryFile || key_matches(name_key(n), &key);
+    match index_of(ctx, dir) {
+        Some(index) => name_index::record_names_where(dir, &index, keep),
+        None => names_where(dir, keep),
     }
+}
+
+/// Where the name index of `dir` lives: `<git-dir>/majordomus/names/<dir, checkout-relative>`
+/// (the git dir of this worktree, as `dir` is this worktree's); none for a directory outside
+/// the checkout.
+fn index_of(ctx: &Ctx, dir: &Path) -> Option<PathBuf> {
+    let rel = dir.strip_prefix(ctx.layout.root()).ok()?;
+    let plain = rel.components().all(|c| matches!(c, std::path::Component::Normal(_)));
+    (plain && !rel.as_os_str().is_empty()).then(|| ctx.git.git_dir().join("majordomus/names").join(rel))
 }
 
 /// [`resolve_with`] over names already listed (sorted).
@@ -351,7 +370,7 @@ pub fn resolve_traced(ctx: &Ctx, dir: &Path, task: Option<&str>, trace: Trace) -
     let root = ctx.layout.root();
     let since = task_since(ctx, task)?;
     let task = task.map(|id| TaskFilter { id, since: since.as_deref() });
-    let listed = listing(dir, &here, record_name_key, trace)?;
+    let listed = listing(ctx, dir, &here, record_name_key, trace)?;
     let ans = resolve_listed(ctx, listed, &here, task, record_name_key, |name| load_record(root, dir, name))?;
     Ok(resolution(ans))
 }
@@ -362,7 +381,7 @@ pub fn resolve_traced(ctx: &Ctx, dir: &Path, task: Option<&str>, trace: Trace) -
 pub fn resolve_task_or_any(ctx: &Ctx, dir: &Path, task: Option<&str>) -> Result<Resolution> {
     let here = here(ctx)?;
     let root = ctx.layout.root();
-    let listed = listing(dir, &here, record_name_key, Trace::ThisBranch)?;
+    let listed = listing(ctx, dir, &here, record_name_key, Trace::ThisBranch)?;
     let read: RefCell<HashMap<String, Read>> = RefCell::new(HashMap::new());
     let load = |name: &str| {
         if let Some(hit) = read.borrow().get(name) {
