@@ -167,7 +167,7 @@ mod tests {
     /// A record name whose branch key cannot be cut.
     const D: &str = "20260906T201455Z--main--c0ffee12c0ffee15.md";
 
-    /// A directory holding `names` (and a file that is no record), its time set an hour back.
+    /// A directory holding `names` (and a file that is no record), its time settled.
     fn settled_dir(names: &[&str]) -> (tempfile::TempDir, std::path::PathBuf, std::path::PathBuf) {
         let t = tempfile::tempdir().unwrap();
         let dir = t.path().join("handovers");
@@ -180,8 +180,9 @@ mod tests {
         (t, dir, index)
     }
 
+    /// Sets the directory's time to 2023-11-14, long settled.
     fn age(dir: &Path) {
-        File::open(dir).unwrap().set_modified(SystemTime::now() - Duration::from_secs(3600)).unwrap();
+        File::open(dir).unwrap().set_modified(SystemTime::UNIX_EPOCH + Duration::from_secs(1_700_000_000)).unwrap();
     }
 
     fn all(dir: &Path, index: &Path) -> Vec<String> {
