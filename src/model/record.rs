@@ -110,6 +110,25 @@ pub fn section_text(body: &str, name: &str) -> Option<String> {
     Some(lines[first..last].join("\n"))
 }
 
+/// The branch-key part of a checkpoint or handover name (a resumed record's `continuity--`
+/// prefix kept).
+///
+/// Runs once per directory entry while a directory of thousands of records is listed, so it
+/// scans bytes (the same cuts as `rsplitn(3, "--")`, without building a substring searcher).
+pub fn record_name_key(name: &str) -> Option<&str> {
+    let stem = name.strip_suffix(".md")?;
+    let rest = stem.get(18..)?;
+    let hex = last_double_dash(rest.as_bytes())?;
+    let head = last_double_dash(&rest.as_bytes()[..hex])?;
+    // `head` is the offset of an ASCII `-`, so a char boundary.
+    Some(&rest[..head])
+}
+
+/// The offset of the last `--` of `b` (the one ending rightmost).
+fn last_double_dash(b: &[u8]) -> Option<usize> {
+    (1..b.len()).rev().find(|&i| b[i] == b'-' && b[i - 1] == b'-').map(|i| i - 1)
+}
+
 /// Whether a file name has the record shape `<YYYYMMDDTHHMMSSZ>--...--<16 hex>.md`.
 pub fn is_record_name(name: &str) -> bool {
     let Some(stem) = name.strip_suffix(".md") else { return false };
@@ -145,6 +164,36 @@ impl super::labels::Anchor for RecordMeta {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The byte scan cuts every name where `rsplitn(3, "--")` does: every string of up to 9
+    /// characters over `-`, `a`, `é` after the stamp, with and without the suffix.
+    #[test]
+    fn name_key_cuts_like_rsplitn() {
+        fn reference(name: &str) -> Option<&str> {
+            let rest = name.strip_suffix(".md")?.get(18..)?;
+            let mut it = rest.rsplitn(3, "--");
+            let (_hex, _head, key) = (it.next()?, it.next()?, it.next()?);
+            Some(key)
+        }
+        let alphabet = ["-", "a", "é"];
+        let mut tails = vec![String::new()];
+        let mut checked = 0;
+        for _ in 0..9 {
+            let mut next = Vec::new();
+            for t in &tails {
+                for c in alphabet {
+                    let t = format!("{t}{c}");
+                    for name in [format!("20260903T201455Z--{t}.md"), format!("20260903T201455Z-{t}.md"), t.clone()] {
+                        assert_eq!(record_name_key(&name), reference(&name), "{name:?}");
+                        checked += 1;
+                    }
+                    next.push(t);
+                }
+            }
+            tails = next;
+        }
+        assert!(checked > 80_000, "{checked}");
+    }
 
     #[test]
     fn sections_and_placeholders() {

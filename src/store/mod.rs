@@ -9,6 +9,7 @@ pub mod decisions;
 pub mod format;
 pub mod layout;
 pub mod ledger;
+pub mod name_index;
 pub mod questions;
 pub mod records;
 pub mod session_context;

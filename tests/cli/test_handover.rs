@@ -100,6 +100,33 @@ fn item_5_same_second_tie_is_decided_by_ledger_position_not_name() {
     assert!(list.stdout.lines().next().unwrap().contains(&renamed_second), "{}", list.stdout);
 }
 
+/// The name index of the handover directory (SPEC §A.16): once the listing of a settled
+/// directory is kept, a handover written after it still resolves, and a removed one no longer.
+#[test]
+fn a_kept_name_index_never_hides_a_handover_written_or_removed_after_it() {
+    use std::time::{Duration, SystemTime};
+    let env = TestEnv::new();
+    let r = env.ready_repo("r");
+    let first = r.mj_in(&["handover", "--no-task"], &HANDOVER.replace("Reproduced.", "first")).ok().first_line();
+    let dir = r.state("handovers");
+    let settle = || {
+        let an_hour_ago = SystemTime::now() - Duration::from_secs(3600);
+        std::fs::File::open(&dir).unwrap().set_modified(an_hour_ago).unwrap();
+    };
+    let resolved = || r.mj(&["handover", "--resolve", "--path"]).ok().stdout.trim().to_string();
+    settle();
+    assert_eq!(resolved(), first);
+    let index = r.root.join(".git/majordomus/names/.ai/local/state/handovers");
+    assert!(std::fs::read_to_string(&index).unwrap().contains(&first[first.rfind('/').unwrap() + 1..]));
+    env.set_now("2026-09-03T20:10:00Z");
+    let second = r.mj_in(&["handover", "--no-task"], &HANDOVER.replace("Reproduced.", "second")).ok().first_line();
+    assert_eq!(resolved(), second, "written after the index was kept");
+    settle();
+    assert_eq!(resolved(), second, "the index kept again");
+    std::fs::remove_file(r.root.join(&second)).unwrap();
+    assert_eq!(resolved(), first, "removed after the index was kept");
+}
+
 #[test]
 fn item_6_touching_an_old_record_changes_nothing() {
     let env = TestEnv::new();
