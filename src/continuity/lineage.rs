@@ -247,7 +247,7 @@ impl Lineage {
         for (row, parent) in parents.into_iter().enumerate() {
             let Some(p) = parent else { continue };
             let held = match p {
-                Link::Id(pid) => g.ids.binary_search(&pid).ok(),
+                Link::Id(pid) => position(&g.ids, &pid),
                 _ => None,
             };
             match held {
@@ -288,7 +288,7 @@ impl Lineage {
 
     /// The row of `id`.
     fn row(&self, id: &str) -> Option<u32> {
-        self.ids.binary_search(&raw(id)?).ok().map(|r| r as u32)
+        position(&self.ids, &raw(id)?).map(|r| r as u32)
     }
 
     /// Record `row`'s id, 64 hex.
@@ -601,9 +601,73 @@ fn path_of(id: &str) -> String {
     }
 }
 
+/// The index of `id` in the sorted `ids`, as `binary_search` finds it, in a few comparisons
+/// instead of 17 for 100,000 ids: ids are BLAKE3 digests, spread evenly over their range, so
+/// the search starts where `id` would fall if they were exactly even and widens from there
+/// (doubling its step) until it brackets `id`. Any sorted input gives the right answer; an
+/// uneven one only takes more steps.
+fn position(ids: &[RawId], id: &RawId) -> Option<usize> {
+    let n = ids.len();
+    if n == 0 {
+        return None;
+    }
+    let prefix = u64::from_be_bytes([id[0], id[1], id[2], id[3], id[4], id[5], id[6], id[7]]);
+    let guess = ((u128::from(prefix) * n as u128) >> 64) as usize;
+    let (mut lo, mut hi, mut step) = (guess, guess + 1, 1);
+    // Widen to the left until ids[lo] <= id, to the right until id <= ids[hi - 1].
+    while lo > 0 && ids[lo] > *id {
+        lo = lo.saturating_sub(step);
+        step *= 2;
+    }
+    step = 1;
+    while hi < n && ids[hi - 1] < *id {
+        hi = (hi + step).min(n);
+        step *= 2;
+    }
+    ids[lo..hi].binary_search(id).ok().map(|i| lo + i)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn position_finds_what_binary_search_finds_on_even_and_uneven_ids() {
+        let mut seed = 7u64;
+        let mut next = move || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        };
+        for n in [0usize, 1, 2, 3, 10, 257, 5000] {
+            for uneven in [false, true] {
+                let mut ids: Vec<RawId> = (0..n)
+                    .map(|_| {
+                        let mut id = [0u8; 32];
+                        for c in id.chunks_mut(8) {
+                            c.copy_from_slice(&next().to_be_bytes());
+                        }
+                        if uneven {
+                            id[0] = (id[0] % 3) * 0x7f; // three clusters
+                        }
+                        id
+                    })
+                    .collect();
+                ids.sort();
+                ids.dedup();
+                for (i, id) in ids.iter().enumerate() {
+                    assert_eq!(position(&ids, id), Some(i), "n {n}");
+                    let mut absent = *id;
+                    absent[31] ^= 1;
+                    assert_eq!(position(&ids, &absent), ids.binary_search(&absent).ok(), "n {n}");
+                }
+                for edge in [[0u8; 32], [0xff; 32]] {
+                    assert_eq!(position(&ids, &edge), ids.binary_search(&edge).ok());
+                }
+            }
+        }
+    }
     use crate::continuity::record::blake3_hex;
 
     /// A 64-hex id named after `n`.
