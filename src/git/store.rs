@@ -636,9 +636,10 @@ impl Git {
         let (f, packs, base) = (&f, &packs, &self.repo.clone().into_sync());
         let (tx, rx) = std::sync::mpsc::sync_channel::<Result<(usize, T), Error>>(256);
         std::thread::scope(|scope| {
+            let mut readers = Vec::new();
             for part in order.chunks(per) {
                 let tx = tx.clone();
-                scope.spawn(move || {
+                readers.push(scope.spawn(move || {
                     let mut repo = base.to_thread_local();
                     repo.objects.set_pack_cache(|| Box::new(BaseCache::new(BASE_CACHE_BYTES)));
                     for run in part.chunks(RENEW_AFTER) {
@@ -656,14 +657,24 @@ impl Git {
                             }
                         }
                     }
-                });
+                }));
             }
             drop(tx);
-            for read in rx {
-                let (i, t) = read?;
-                sink(i, t)?;
+            let mut outcome = Ok(());
+            for read in rx.iter() {
+                if let Err(e) = read.map_err(E::from).and_then(|(i, t)| sink(i, t)) {
+                    outcome = Err(e);
+                    break;
+                }
             }
-            Ok(())
+            // The readers stop at their next send once the receiver is gone.
+            drop(rx);
+            for r in readers {
+                if r.join().is_err() && outcome.is_ok() {
+                    outcome = Err(Error::Gix("a blob reader thread panicked".into()).into());
+                }
+            }
+            outcome
         })
     }
 }
@@ -1552,6 +1563,9 @@ mod tests {
         );
         assert!(matches!(stopped, Err(Error::Gix(m)) if m == "enough"));
         assert_eq!(calls, 5);
+        // A reader that panics is an error, not a crash of the caller.
+        let panicked = g.map_blobs(&list, 2, 1 << 20, |e, _| assert!(e.path != "big", "planted"));
+        assert!(matches!(panicked, Err(Error::Gix(m)) if m.contains("panicked")));
     }
 
     #[test]
