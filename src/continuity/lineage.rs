@@ -158,10 +158,23 @@ impl<'a> Link<'a> {
     }
 }
 
-/// A line's identity while the graph is built: its raw id, or its text.
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+/// A record's `line` or `parent` as a graph is built from it: absent, a row of the graph
+/// already found (the read model stores them resolved), or a link still to be looked up.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Ref<'a> {
+    /// No value: for `line`, the record starts its line; for `parent`, it has none.
+    None,
+    /// A row of the graph being built.
+    Row(u32),
+    /// A value to find among the ids (or to keep as text when no record has it).
+    Link(Link<'a>),
+}
+
+/// A line's identity while the graph is built: the row of the record that starts it, or its
+/// text when the graph lacks that record.
+#[derive(Debug, Clone, PartialEq, Eq)]
 enum LineKey {
-    Id(RawId),
+    Row(u32),
     Text(String),
 }
 
@@ -227,55 +240,90 @@ impl Lineage {
     where
         F: Fn(usize) -> (RawId, Option<Link<'a>>, Option<Link<'a>>),
     {
+        Lineage::from_refs(n, |row| {
+            let (id, line, parent) = rows(row);
+            (id, line.map_or(Ref::None, Ref::Link), parent.map_or(Ref::None, Ref::Link))
+        })
+    }
+
+    /// Builds the graph from `n` rows, row `i` giving its id (ascending and unique), its `line`
+    /// ([`Ref::None`]: the record starts its line) and its `parent` ([`Ref::None`]: none), each
+    /// either a row already resolved (what the read model stores: no lookup at all) or a link
+    /// still to be found among the ids.
+    pub fn from_refs<'a, F>(n: usize, rows: F) -> Lineage
+    where
+        F: Fn(usize) -> (RawId, Ref<'a>, Ref<'a>),
+    {
         let mut g = Lineage { ids: Vec::with_capacity(n), ..Lineage::default() };
-        let mut line_keys: HashMap<LineKey, u32> = HashMap::new();
-        let mut parents: Vec<Option<Link<'a>>> = Vec::with_capacity(n);
-        g.line = Vec::with_capacity(n);
+        let mut refs: Vec<(Ref<'a>, Ref<'a>)> = Vec::with_capacity(n);
         for row in 0..n {
             let (id, line, parent) = rows(row);
             debug_assert!(g.ids.last().is_none_or(|last| *last < id), "ids must be sorted and unique");
             g.ids.push(id);
-            let key = match line {
-                None => LineKey::Id(id),
-                Some(Link::Id(l)) => LineKey::Id(l),
-                Some(other) => LineKey::Text(other.text()),
-            };
-            let next = line_keys.len() as u32;
-            g.line.push(*line_keys.entry(key).or_insert(next));
-            parents.push(parent);
+            refs.push((line, parent));
         }
         g.fan = Fan::of(&g.ids);
         g.parent = vec![NONE; n];
         g.continued = vec![false; n];
-        for (row, parent) in parents.into_iter().enumerate() {
-            let Some(p) = parent else { continue };
-            let held = match p {
-                Link::Id(pid) => g.fan.find(&g.ids, &pid),
-                _ => None,
+        // A line is keyed by the row of the record that starts it when the graph holds that
+        // record, else by its text; keys become dense indices in order of first use.
+        let mut by_root = vec![NONE; n];
+        let mut by_text: HashMap<String, u32> = HashMap::new();
+        let mut keys: Vec<LineKey> = Vec::new();
+        g.line = Vec::with_capacity(n);
+        for (row, (line, parent)) in refs.into_iter().enumerate() {
+            let root = match line {
+                Ref::None => Ok(row),
+                Ref::Row(r) => Ok(r as usize),
+                Ref::Link(Link::Id(l)) => g.fan.find(&g.ids, &l).ok_or_else(|| hex(&l)),
+                Ref::Link(other) => Err(other.text()),
+            };
+            let li = match root {
+                Ok(r) => {
+                    if by_root[r] == NONE {
+                        by_root[r] = keys.len() as u32;
+                        keys.push(LineKey::Row(r as u32));
+                    }
+                    by_root[r]
+                }
+                Err(text) => {
+                    let next = keys.len() as u32;
+                    *by_text.entry(text).or_insert_with_key(|t| {
+                        keys.push(LineKey::Text(t.clone()));
+                        next
+                    })
+                }
+            };
+            g.line.push(li);
+            let held = match parent {
+                Ref::None => continue,
+                Ref::Row(p) => Ok(p as usize),
+                Ref::Link(Link::Id(pid)) => g.fan.find(&g.ids, &pid).ok_or(Link::Id(pid)),
+                Ref::Link(other) => Err(other),
             };
             match held {
-                Some(pr) => {
+                Ok(pr) => {
                     g.parent[row] = pr as u32;
                     if pr != row {
                         g.continued[pr] = true;
                     }
                 }
-                None => g.outside.push((row as u32, p.text())),
+                Err(p) => g.outside.push((row as u32, p.text())),
             }
         }
         // Line ids sorted by their text (a raw id's text is its hex, so byte order is kept).
-        let mut names: Vec<(String, u32)> = line_keys
+        let mut names: Vec<(String, u32)> = keys
             .into_iter()
-            .map(|(k, i)| {
+            .enumerate()
+            .map(|(i, k)| {
                 let name = match k {
-                    LineKey::Id(b) => hex(&b),
+                    LineKey::Row(r) => hex(&g.ids[r as usize]),
                     LineKey::Text(s) => s,
                 };
-                (name, i)
+                (name, i as u32)
             })
             .collect();
         names.sort_unstable();
-        names.dedup_by(|a, b| a.0 == b.0);
         let mut rank = vec![0u32; names.len()];
         for (new, (_, old)) in names.iter().enumerate() {
             rank[*old as usize] = new as u32;
@@ -610,14 +658,14 @@ fn path_of(id: &str) -> String {
 /// search was two thirds of a warm `status`). Any sorted input gives the answer
 /// `binary_search` gives; an uneven one only makes some buckets larger.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-struct Fan {
+pub(crate) struct Fan {
     bits: u32,
     starts: Vec<u32>,
 }
 
 impl Fan {
     /// The table of sorted `ids`: about one bucket per id (at most 2^24).
-    fn of(ids: &[RawId]) -> Fan {
+    pub(crate) fn of(ids: &[RawId]) -> Fan {
         let bits = (usize::BITS - ids.len().leading_zeros()).clamp(1, 24);
         let mut starts = vec![0u32; (1usize << bits) + 1];
         for id in ids {
@@ -630,7 +678,7 @@ impl Fan {
     }
 
     /// The index of `id` in `ids` (the ids the table was built from).
-    fn find(&self, ids: &[RawId], id: &RawId) -> Option<usize> {
+    pub(crate) fn find(&self, ids: &[RawId], id: &RawId) -> Option<usize> {
         if self.starts.len() < 2 {
             return ids.binary_search(id).ok();
         }

@@ -13,12 +13,12 @@ use std::collections::{HashMap, HashSet};
 use chrono::DateTime;
 
 use super::admission::{Diagnostic, Intrinsic};
-use super::lineage::{hex, Link, RawId};
+use super::lineage::{hex, Fan, Lineage, Link, RawId, Ref};
 use super::record::{Device, Record};
 use super::view::{first_line, published_at, section};
 
 /// The format line every read-model file starts with; another format is ignored.
-pub const FORMAT: &str = "majordomus-readmodel/2";
+pub const FORMAT: &str = "majordomus-readmodel/3";
 
 /// The hash of the rules a cache was written under: this executable's version, the format and
 /// the source text of the admission and portability checks. A cache written under another hash
@@ -165,9 +165,19 @@ impl Entry {
 
 /// Bytes of one fixed-size row: id (32) | published (i64, `i64::MIN` when unreadable) | signer,
 /// repository and device table indices (3 × u32) | offset and length of the row's variable part
-/// in the heap (2 × u32). Rows are sorted by id, so a row is found by binary search and read in
-/// place: a warm read allocates nothing per record.
-pub const ROW: usize = 60;
+/// in the heap (2 × u32) | the row of its `parent` and of the record that starts its `line`
+/// (2 × u32, [`NO_LINK`] or [`ELSEWHERE`]). Rows are sorted by id, so a row is found by binary
+/// search and read in place: a warm read allocates nothing per record, and builds the lineage
+/// from the rows alone, with no lookup and without touching the variable parts.
+pub const ROW: usize = 68;
+
+/// A row's link field when the record has no such value (no `parent`; no `line`, so it starts
+/// its own).
+const NO_LINK: u32 = u32::MAX;
+
+/// A row's link field when the value names no row of the file: it is read from the variable
+/// part (and stays text, or an id the store lacks).
+const ELSEWHERE: u32 = u32::MAX - 1;
 
 /// The read model of one store tip, read in place from its file's bytes.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -257,6 +267,7 @@ impl View {
                 || v.field(i, 44) >= v.tables[1].len()
                 || v.field(i, 48) >= v.tables[2].len()
                 || v.field(i, 52).checked_add(v.field(i, 56))? > v.heap_len
+                || [60, 64].iter().any(|&at| v.field(i, at) >= n && v.field(i, at) < ELSEWHERE as usize)
             {
                 return None;
             }
@@ -374,6 +385,46 @@ impl View {
         (line, parent)
     }
 
+    /// Record `i`'s `line` and `parent` as the lineage takes them: rows of this file, found
+    /// when the file was written (a value naming no row is read from the variable part).
+    pub fn resolved_links(&self, i: usize) -> (Ref<'_>, Ref<'_>) {
+        let at = |at: usize| match self.field(i, at) as u32 {
+            NO_LINK => Ref::None,
+            ELSEWHERE => {
+                let (line, parent) = self.raw_links(i);
+                (if at == 60 { parent } else { line }).map_or(Ref::None, Ref::Link)
+            }
+            r => Ref::Row(r),
+        };
+        (at(64), at(60))
+    }
+
+    /// The lineage over `n` of this view's rows, the `i`-th being `row(i)` (ascending: the
+    /// admitted ones), built from the links the file stores (no lookup). A link to a row left
+    /// out is a link to an id the graph lacks.
+    pub fn lineage_of(&self, n: usize, row: impl Fn(usize) -> usize) -> Lineage {
+        let every = n == self.n;
+        let mut graph_row = Vec::new();
+        if !every {
+            graph_row = vec![NO_LINK; self.n];
+            for i in 0..n {
+                graph_row[row(i)] = i as u32;
+            }
+        }
+        Lineage::from_refs(n, |i| {
+            let r = row(i);
+            let (mut line, mut parent) = self.resolved_links(r);
+            let to_graph = |l: &mut Ref<'_>| match *l {
+                Ref::Row(f) if !every && graph_row[f as usize] == NO_LINK => *l = Ref::Link(Link::Id(self.raw_id(f as usize))),
+                Ref::Row(f) if !every => *l = Ref::Row(graph_row[f as usize]),
+                _ => {}
+            };
+            to_graph(&mut line);
+            to_graph(&mut parent);
+            (self.raw_id(r), line, parent)
+        })
+    }
+
     /// Record `i` as the read model keeps it.
     pub fn summary(&self, i: usize) -> Summary {
         let (node, label) = self.device(i);
@@ -457,6 +508,7 @@ impl View {
         };
         let n = order.len();
         let heap_len: usize = order.iter().map(|s| part(s).1.len()).sum();
+        let links = resolve_links(old, &order, &part);
         let mut w = Writer::default();
         w.buf.extend_from_slice(format!("{FORMAT} {rules} {tip}\n").as_bytes());
         for t in &tables {
@@ -484,11 +536,13 @@ impl View {
         w.buf.reserve(n * ROW + if in_heap_order { 16 } else { heap_len + 16 });
         let rows_at = w.buf.len();
         let mut off = 0usize;
-        for src in &order {
+        for (src, [parent, line]) in order.iter().zip(links) {
             let (row, var) = part(src);
             w.buf.extend_from_slice(&row[..52]);
             w.buf.extend_from_slice(&(off as u32).to_le_bytes());
             w.buf.extend_from_slice(&(var.len() as u32).to_le_bytes());
+            w.buf.extend_from_slice(&parent.to_le_bytes());
+            w.buf.extend_from_slice(&line.to_le_bytes());
             off += var.len();
         }
         w.num(heap_len as u64);
@@ -533,6 +587,70 @@ impl View {
     }
 }
 
+/// The `parent` and `line` fields of every merged row (in `order`): an old row's links are
+/// renumbered (a row that stays keeps its place in the graph), anything else — a fresh row, a
+/// link to a row that left, a value that named no row before — is found by id among the
+/// merged rows, through a fan-out table when many are to be found (a cold build).
+fn resolve_links<'a, P>(old: Option<&View>, order: &[Source], part: &P) -> Vec<[u32; 2]>
+where
+    P: Fn(&Source) -> (&'a [u8], &'a [u8]),
+{
+    let mut new_of_old = vec![NO_LINK; old.map_or(0, |o| o.n)];
+    for (k, src) in order.iter().enumerate() {
+        if let Source::Old(i) = *src {
+            new_of_old[i] = k as u32;
+        }
+    }
+    let fresh = order.iter().filter(|s| matches!(s, Source::Fresh(_))).count();
+    let ids: Vec<RawId> = if fresh >= order.len() / 8 {
+        order.iter().map(|s| part(s).0[..32].try_into().expect("a row starts with its id")).collect()
+    } else {
+        Vec::new()
+    };
+    let fan = (!ids.is_empty()).then(|| Fan::of(&ids));
+    let find = |id: &RawId| -> u32 {
+        let k = match &fan {
+            Some(f) => f.find(&ids, id),
+            None => order.binary_search_by(|s| part(s).0[..32].cmp(&id[..])).ok(),
+        };
+        k.map_or(ELSEWHERE, |k| k as u32)
+    };
+    order
+        .iter()
+        .map(|src| {
+            let (row, var) = part(src);
+            let mut links = [0u32; 2];
+            let mut written: Option<(Option<Link<'_>>, Option<Link<'_>>)> = None;
+            for (j, at) in [60usize, 64].into_iter().enumerate() {
+                if let Source::Old(_) = src {
+                    match u32::from_le_bytes([row[at], row[at + 1], row[at + 2], row[at + 3]]) {
+                        NO_LINK => {
+                            links[j] = NO_LINK;
+                            continue;
+                        }
+                        ELSEWHERE => {}
+                        r if new_of_old[r as usize] != NO_LINK => {
+                            links[j] = new_of_old[r as usize];
+                            continue;
+                        }
+                        _ => {}
+                    }
+                }
+                let (line, parent) = *written.get_or_insert_with(|| {
+                    let mut r = Reader { buf: var, pos: 0 };
+                    (r.link().unwrap_or(None), r.link().unwrap_or(None))
+                });
+                links[j] = match if j == 0 { parent } else { line } {
+                    None => NO_LINK,
+                    Some(Link::Id(id)) => find(&id),
+                    Some(_) => ELSEWHERE,
+                };
+            }
+            links
+        })
+        .collect()
+}
+
 /// Where a row of a merged view comes from.
 enum Source {
     Old(usize),
@@ -540,7 +658,7 @@ enum Source {
 }
 
 /// Admitted entries in their compact form, waiting to be merged into a view ([`View::merge`]):
-/// a record costs its 60-byte row and its variable part, never a [`Summary`].
+/// a record costs its 68-byte row and its variable part, never a [`Summary`].
 #[derive(Default)]
 pub struct Fresh {
     tables: [Table; 3],
@@ -582,6 +700,8 @@ impl Fresh {
                 let var = encode_var(&s);
                 row[52..56].copy_from_slice(&(self.heap.len() as u32).to_le_bytes());
                 row[56..60].copy_from_slice(&(var.len() as u32).to_le_bytes());
+                // The links are found when the rows are merged ([`resolve_links`]).
+                row[60..68].copy_from_slice(&[0xff; 8]);
                 self.heap.extend_from_slice(&var);
                 self.rows.push(row);
             }
@@ -881,6 +1001,8 @@ mod tests {
         assert_eq!(v.find(&"f".repeat(64)), Some(1));
         assert_eq!(v.find(&"b".repeat(64)), None);
         assert_eq!(v.links(1), ("f".repeat(64), Some("a".repeat(64)), Some("a".repeat(64))));
+        assert_eq!(v.resolved_links(1), (Ref::Row(0), Ref::Row(0)), "links to rows of the file are stored as rows");
+        assert_eq!(v.resolved_links(0), (Ref::None, Ref::None));
         assert_eq!(v.others().len(), 1);
         let bytes = v.bytes().to_vec();
         assert_eq!(View::parse(bytes.clone(), "r1").as_ref(), Some(&v));
@@ -944,6 +1066,75 @@ mod tests {
         assert_eq!(in_place.len(), 4);
         assert_eq!(in_place.line_of(&"c".repeat(64)), Some("abcd"));
         assert_eq!(in_place.parent_of(&"c".repeat(64)).as_deref(), Some("not-an-id"));
+    }
+
+    /// One step of [`the_stored_links_give_the_lineage_of_the_links_after_any_updates`]:
+    /// records to add (id, line, parent as choices of 0..=17: 16 ids, a short hex, a text) and
+    /// ids to remove (an id both removed and added is replaced).
+    type Step = (Vec<(u8, Option<u8>, Option<u8>)>, Vec<u8>);
+
+    fn link_value(c: u8) -> String {
+        match c {
+            0..=15 => format!("{c:x}").repeat(64),
+            16 => "abcd".into(),
+            _ => "not-an-id".into(),
+        }
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(96))]
+        #[test]
+        fn the_stored_links_give_the_lineage_of_the_links_after_any_updates(
+            steps in proptest::collection::vec(
+                (
+                    proptest::collection::vec((0u8..16, proptest::option::of(0u8..18), proptest::option::of(0u8..18)), 0..6),
+                    proptest::collection::vec(0u8..16, 0..4),
+                ),
+                1..8,
+            ),
+            mask in proptest::collection::vec(proptest::bool::ANY, 16),
+        ) {
+            use crate::continuity::lineage::Lineage;
+            use std::collections::BTreeMap;
+            let steps: Vec<Step> = steps;
+            let mut model: BTreeMap<String, (Option<String>, Option<String>)> = BTreeMap::new();
+            let mut v = View::empty(&"0".repeat(40), "r");
+            for (k, (added, removed)) in steps.into_iter().enumerate() {
+                let mut paths = Vec::new();
+                for c in &removed {
+                    let id = link_value(*c);
+                    if model.remove(&id).is_some() {
+                        paths.push(crate::continuity::record::store_path(&id));
+                    }
+                }
+                let mut entries = Vec::new();
+                for (c, line, parent) in added {
+                    let mut s = summary('0', None);
+                    s.id = link_value(c);
+                    s.line = line.map(link_value);
+                    s.parent = parent.map(link_value);
+                    if model.insert(s.id.clone(), (s.line.clone(), s.parent.clone())).is_some() {
+                        paths.push(crate::continuity::record::store_path(&s.id));
+                    }
+                    entries.push(Entry::Record(Box::new(s)));
+                }
+                // As the store's updates give them: one entry per path, the last one counting.
+                entries.reverse();
+                let mut seen = HashSet::new();
+                entries.retain(|e| matches!(e, Entry::Record(s) if seen.insert(s.id.clone())));
+                let gone: Vec<&str> = paths.iter().map(String::as_str).collect();
+                let tip = format!("{:040x}", k + 1);
+                v = View::parse(v.update(&tip, Change { gone, added: entries }, "r"), "r").unwrap();
+                let links = |keep: &dyn Fn(&str) -> bool| {
+                    model.iter().filter(|(id, _)| keep(id)).map(|(id, (l, p))| (id.clone(), l.clone(), p.clone())).collect::<Vec<_>>()
+                };
+                proptest::prop_assert_eq!(v.len(), model.len());
+                proptest::prop_assert_eq!(v.lineage_of(v.len(), |i| i), Lineage::from_links(links(&|_| true)));
+                let kept = |id: &str| mask[usize::from_str_radix(&id[..1], 16).unwrap()];
+                let rows: Vec<usize> = (0..v.len()).filter(|&i| kept(&v.id(i))).collect();
+                proptest::prop_assert_eq!(v.lineage_of(rows.len(), |i| rows[i]), Lineage::from_links(links(&kept)));
+            }
+        }
     }
 
     #[test]

@@ -128,11 +128,7 @@ impl Loaded {
     /// The lineage over the admitted records.
     pub fn lineage(&self) -> Lineage {
         let Some(v) = self.view.as_ref() else { return Lineage::default() };
-        Lineage::from_rows(self.admitted.len(), |i| {
-            let row = self.admitted[i].row as usize;
-            let (line, parent) = v.raw_links(row);
-            (v.raw_id(row), line, parent)
-        })
+        v.lineage_of(self.admitted.len(), |i| self.admitted[i].row as usize)
     }
     /// The lineage over the admitted records of this store and those of `other` it lacks
     /// (what a merge of the two holds), read in place from both read models.
