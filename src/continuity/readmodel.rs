@@ -415,7 +415,9 @@ impl View {
             let r = row(i);
             let (mut line, mut parent) = self.resolved_links(r);
             let to_graph = |l: &mut Ref<'_>| match *l {
-                Ref::Row(f) if !every && graph_row[f as usize] == NO_LINK => *l = Ref::Link(Link::Id(self.raw_id(f as usize))),
+                Ref::Row(f) if !every && graph_row[f as usize] == NO_LINK => {
+                    *l = Ref::Link(Link::Id(self.raw_id(f as usize)))
+                }
                 Ref::Row(f) if !every => *l = Ref::Row(graph_row[f as usize]),
                 _ => {}
             };
