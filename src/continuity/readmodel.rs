@@ -9,6 +9,9 @@
 
 use crate::continuity::admission::{Code, Severity};
 use std::collections::{HashMap, HashSet};
+use std::fs::File;
+use std::path::Path;
+use std::sync::{Arc, OnceLock};
 
 use chrono::DateTime;
 
@@ -179,18 +182,42 @@ const NO_LINK: u32 = u32::MAX;
 /// part (and stays text, or an id the store lacks).
 const ELSEWHERE: u32 = u32::MAX - 1;
 
-/// The read model of one store tip, read in place from its file's bytes.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// The read model of one store tip, read in place: the rows from memory, the variable parts from
+/// memory when the view was built here, else from the file, one part at a time as records are
+/// shown (a warm read holds the rows, not the heap: about a quarter of the file).
+#[derive(Debug, Clone)]
 pub struct View {
+    /// The file's bytes from its start: through the rows and the heap's length when read from a
+    /// file, the whole file when built here.
     bytes: Vec<u8>,
-    tip: String,
-    tables: [Vec<String>; 3],
-    n: usize,
-    rows_at: usize,
-    heap_at: usize,
-    heap_len: usize,
+    heap: Heap,
+    head: Head,
     others: Vec<Other>,
 }
+
+/// Where a view's heap of variable parts is.
+#[derive(Debug, Clone)]
+enum Heap {
+    /// In the view's bytes.
+    InBytes,
+    /// In the file it was read from (the file stays valid: a cache is replaced by a rename, never
+    /// rewritten in place); read whole the first time a caller borrows from it.
+    OnDisk { file: Arc<File>, whole: Arc<OnceLock<Vec<u8>>> },
+}
+
+impl PartialEq for View {
+    fn eq(&self, o: &View) -> bool {
+        self.head.tip == o.head.tip
+            && self.head.tables == o.head.tables
+            && self.head.n == o.head.n
+            && self.others == o.others
+            && self.bytes[self.head.rows_at..self.head.rows_at + self.head.n * ROW]
+                == o.bytes[o.head.rows_at..o.head.rows_at + o.head.n * ROW]
+            && self.heap() == o.heap()
+    }
+}
+
+impl Eq for View {}
 
 /// What changed in a store's tree: the paths that left (or were replaced), and the entries of
 /// the files that came.
@@ -208,92 +235,92 @@ impl View {
         View::merge(None, tip, &[], Fresh::default(), rules)
     }
 
-    /// Reads a file written under the same `rules`; `None` for another format or rules, or any
-    /// damage (every row and every variable part is checked): the cache is then rebuilt.
+    /// Reads a file's bytes written under the same `rules`; `None` for another format or rules,
+    /// or any damage (every row and every variable part is checked).
     pub fn parse(bytes: Vec<u8>, rules: &str) -> Option<View> {
-        let nl = bytes.iter().position(|&b| b == b'\n')?;
-        let header = std::str::from_utf8(&bytes[..nl]).ok()?;
-        let mut parts = header.split(' ');
-        if parts.next()? != FORMAT || parts.next()? != rules {
-            return None;
-        }
-        let tip = parts.next()?.to_string();
-        if tip.len() != 40 || parts.next().is_some() {
-            return None;
-        }
-        let mut r = Reader { buf: &bytes, pos: nl + 1 };
-        let mut tables: [Vec<String>; 3] = Default::default();
-        for t in &mut tables {
-            let n = r.count()?;
-            for _ in 0..n {
-                t.push(r.str()?.to_string());
-            }
-        }
-        let n = r.count()?;
-        let rows_at = r.pos;
-        r.take(n.checked_mul(ROW)?)?;
-        let heap_len = r.count()?;
-        let heap_at = r.pos;
-        r.take(heap_len)?;
-        let count = r.count()?;
-        let mut others = Vec::with_capacity(count);
-        for _ in 0..count {
-            let path = r.str()?.to_string();
-            let blob = r.str()?.to_string();
-            let kind = match r.byte()? {
-                0 => OtherKind::TooNew,
-                1 => OtherKind::Refused,
-                2 => OtherKind::Stray,
-                _ => return None,
-            };
-            let (severity, code) = (Severity::parse(r.str()?)?, Code::parse(r.str()?)?);
-            let message = r.str()?.to_string();
-            let diagnostic = Diagnostic { severity, code, path: Some(path.clone()), message };
-            others.push(Other { path, blob, kind, diagnostic });
-        }
-        if r.pos != bytes.len() {
-            return None;
-        }
-        // A device entry is `node\nlabel`: checked once per entry, not once per row.
-        if !tables[2].iter().all(|d| d.contains('\n')) {
-            return None;
-        }
-        let v = View { tip, tables, n, rows_at, heap_at, heap_len, others, bytes };
-        for i in 0..n {
-            if i > 0 && v.row(i - 1)[..32] >= v.row(i)[..32] {
-                return None;
-            }
-            if v.field(i, 40) >= v.tables[0].len()
-                || v.field(i, 44) >= v.tables[1].len()
-                || v.field(i, 48) >= v.tables[2].len()
-                || v.field(i, 52).checked_add(v.field(i, 56))? > v.heap_len
-                || [60, 64].iter().any(|&at| v.field(i, at) >= n && v.field(i, at) < ELSEWHERE as usize)
-            {
-                return None;
-            }
-            v.var(i).check()?;
-        }
+        let head = Head::parse(&bytes, rules)?;
+        let end = head.heap_at.checked_add(head.heap_len)?;
+        let others = parse_others(bytes.get(end..)?)?;
+        let v = head.view(bytes, Heap::InBytes, others)?;
+        (0..v.head.n).try_for_each(|i| v.var(i).check())?;
         Some(v)
+    }
+
+    /// Reads the read-model file at `path` if it was written under the same `rules`: its head,
+    /// rows and trailing list of other files, every row checked; the variable parts stay in the
+    /// file, read (and checked) when a record is shown. `None` for another format or rules, or
+    /// damage.
+    pub fn open(path: &Path, rules: &str) -> Option<View> {
+        let file = File::open(path).ok()?;
+        let len = usize::try_from(file.metadata().ok()?.len()).ok()?;
+        let mut bytes = read_at(&file, 0, len.min(1 << 16))?;
+        let header = bytes.split(|&b| b == b'\n').next()?;
+        if !header.starts_with(format!("{FORMAT} {rules} ").as_bytes()) {
+            return None;
+        }
+        let mut head = Head::parse(&bytes, rules);
+        if head.is_none() && bytes.len() < len {
+            // The tables are larger than the first read (or the rows end past it): read up to the
+            // heap's length and try again.
+            let rows_end = Head::rows_end(&bytes).filter(|e| *e <= len);
+            let want = rows_end.map_or(len, |e| (e + 10).min(len));
+            bytes.extend(read_at(&file, bytes.len(), want.saturating_sub(bytes.len()))?);
+            head = Head::parse(&bytes, rules);
+        }
+        let head = head?;
+        let end = head.heap_at.checked_add(head.heap_len).filter(|e| *e <= len)?;
+        let others = parse_others(&read_at(&file, end, len - end)?)?;
+        bytes.truncate(head.heap_at);
+        let heap = Heap::OnDisk { file: Arc::new(file), whole: Arc::new(OnceLock::new()) };
+        head.view(bytes, heap, others)
     }
 
     /// The store tip this view describes.
     pub fn tip(&self) -> &str {
-        &self.tip
+        &self.head.tip
     }
 
-    /// The file's bytes.
-    pub fn bytes(&self) -> &[u8] {
-        &self.bytes
+    /// The file's bytes (read whole from the file when the view was read from one).
+    pub fn bytes(&self) -> std::borrow::Cow<'_, [u8]> {
+        match &self.heap {
+            Heap::InBytes => std::borrow::Cow::Borrowed(&self.bytes),
+            Heap::OnDisk { file, .. } => {
+                let len = file.metadata().map_or(0, |m| m.len() as usize);
+                std::borrow::Cow::Owned(read_at(file, 0, len).unwrap_or_default())
+            }
+        }
+    }
+
+    /// The heap of variable parts, read whole from the file the first time.
+    fn heap(&self) -> &[u8] {
+        match &self.heap {
+            Heap::InBytes => &self.bytes[self.head.heap_at..self.head.heap_at + self.head.heap_len],
+            Heap::OnDisk { file, whole } => {
+                whole.get_or_init(|| read_at(file, self.head.heap_at, self.head.heap_len).unwrap_or_default())
+            }
+        }
+    }
+
+    /// Record `i`'s variable part: borrowed when the heap is in memory, else read from the file
+    /// alone (a record shown costs one read, not the heap).
+    fn var_bytes(&self, i: usize) -> std::borrow::Cow<'_, [u8]> {
+        let (off, len) = (self.field(i, 52), self.field(i, 56));
+        match &self.heap {
+            Heap::OnDisk { file, whole } if whole.get().is_none() => {
+                std::borrow::Cow::Owned(read_at(file, self.head.heap_at + off, len).unwrap_or_default())
+            }
+            _ => std::borrow::Cow::Borrowed(self.heap().get(off..off + len).unwrap_or_default()),
+        }
     }
 
     /// How many records in shape it holds.
     pub fn len(&self) -> usize {
-        self.n
+        self.head.n
     }
 
     /// Whether it holds no record in shape.
     pub fn is_empty(&self) -> bool {
-        self.n == 0
+        self.head.n == 0
     }
 
     /// Every file that is not a record in shape, sorted by path.
@@ -302,7 +329,7 @@ impl View {
     }
 
     fn row(&self, i: usize) -> &[u8] {
-        &self.bytes[self.rows_at + i * ROW..self.rows_at + (i + 1) * ROW]
+        &self.bytes[self.head.rows_at + i * ROW..self.head.rows_at + (i + 1) * ROW]
     }
 
     fn field(&self, i: usize, at: usize) -> usize {
@@ -312,7 +339,7 @@ impl View {
 
     fn var(&self, i: usize) -> Var<'_> {
         let (off, len) = (self.field(i, 52), self.field(i, 56));
-        Var { r: Reader { buf: &self.bytes[self.heap_at + off..self.heap_at + off + len], pos: 0 } }
+        Var { r: Reader { buf: self.heap().get(off..off + len).unwrap_or_default(), pos: 0 } }
     }
 
     /// Record `i`'s id, 64 hex.
@@ -323,7 +350,7 @@ impl View {
     /// The row of record `id` (64 hex).
     pub fn find(&self, id: &str) -> Option<usize> {
         let raw = unhex(id).filter(|b| b.len() == 32)?;
-        let (mut lo, mut hi) = (0, self.n);
+        let (mut lo, mut hi) = (0, self.head.n);
         while lo < hi {
             let mid = (lo + hi) / 2;
             match self.row(mid)[..32].cmp(&raw[..]) {
@@ -351,24 +378,25 @@ impl View {
 
     /// A signer key (64 hex) of the key table.
     pub fn key_at(&self, k: usize) -> &str {
-        &self.tables[0][k]
+        &self.head.tables[0][k]
     }
 
     /// A repository identity of the repository table.
     pub fn repository_at(&self, k: usize) -> &str {
-        &self.tables[1][k]
+        &self.head.tables[1][k]
     }
 
     /// Record `i`'s device node and label.
     pub fn device(&self, i: usize) -> (&str, &str) {
-        self.tables[2][self.field(i, 48)].split_once('\n').unwrap_or(("", ""))
+        self.head.tables[2][self.field(i, 48)].split_once('\n').unwrap_or(("", ""))
     }
 
     /// Record `i`'s `(id, line, parent)`.
     pub fn links(&self, i: usize) -> (String, Option<String>, Option<String>) {
-        let mut v = self.var(i);
-        let line = v.r.hex().unwrap_or(None);
-        let parent = v.r.hex().unwrap_or(None);
+        let var = self.var_bytes(i);
+        let mut r = Reader { buf: &var, pos: 0 };
+        let line = r.hex().unwrap_or(None);
+        let parent = r.hex().unwrap_or(None);
         (self.id(i), line, parent)
     }
 
@@ -391,8 +419,18 @@ impl View {
         let at = |at: usize| match self.field(i, at) as u32 {
             NO_LINK => Ref::None,
             ELSEWHERE => {
-                let (line, parent) = self.raw_links(i);
-                (if at == 60 { parent } else { line }).map_or(Ref::None, Ref::Link)
+                // An id is read from this record's part alone; text borrows from the heap.
+                let var = self.var_bytes(i);
+                let mut r = Reader { buf: &var, pos: 0 };
+                let (line, parent) = (r.link().unwrap_or(None), r.link().unwrap_or(None));
+                match if at == 60 { parent } else { line } {
+                    None => Ref::None,
+                    Some(Link::Id(id)) => Ref::Link(Link::Id(id)),
+                    Some(_) => {
+                        let (line, parent) = self.raw_links(i);
+                        (if at == 60 { parent } else { line }).map_or(Ref::None, Ref::Link)
+                    }
+                }
             }
             r => Ref::Row(r),
         };
@@ -400,31 +438,9 @@ impl View {
     }
 
     /// The lineage over `n` of this view's rows, the `i`-th being `row(i)` (ascending: the
-    /// admitted ones), built from the links the file stores (no lookup). A link to a row left
-    /// out is a link to an id the graph lacks.
+    /// admitted ones): [`lineage_over`] one view.
     pub fn lineage_of(&self, n: usize, row: impl Fn(usize) -> usize) -> Lineage {
-        let every = n == self.n;
-        let mut graph_row = Vec::new();
-        if !every {
-            graph_row = vec![NO_LINK; self.n];
-            for i in 0..n {
-                graph_row[row(i)] = i as u32;
-            }
-        }
-        Lineage::from_refs(n, |i| {
-            let r = row(i);
-            let (mut line, mut parent) = self.resolved_links(r);
-            let to_graph = |l: &mut Ref<'_>| match *l {
-                Ref::Row(f) if !every && graph_row[f as usize] == NO_LINK => {
-                    *l = Ref::Link(Link::Id(self.raw_id(f as usize)))
-                }
-                Ref::Row(f) if !every => *l = Ref::Row(graph_row[f as usize]),
-                _ => {}
-            };
-            to_graph(&mut line);
-            to_graph(&mut parent);
-            (self.raw_id(r), line, parent)
-        })
+        lineage_over(&[self], n, |i| (0, row(i)))
     }
 
     /// Record `i` as the read model keeps it.
@@ -433,14 +449,16 @@ impl View {
         let (k, repo) = self.standing_key(i);
         let mut s = Summary {
             id: self.id(i),
-            key: self.tables[0][k].clone(),
-            repository: self.tables[1][repo].clone(),
+            key: self.head.tables[0][k].clone(),
+            repository: self.head.tables[1][repo].clone(),
             device: Device { node: node.into(), label: label.into() },
             published: self.published(i),
             ..Summary::default()
         };
-        // `parse` checked every variable part, so this cannot fail.
-        let _ = self.var(i).fill(&mut s);
+        // A damaged part (only a file changed behind this program's back) leaves the fields it
+        // could not decode empty.
+        let var = self.var_bytes(i);
+        let _ = Var { r: Reader { buf: &var, pos: 0 } }.fill(&mut s);
         s
     }
 
@@ -477,10 +495,10 @@ impl View {
         rows.dedup_by(|a, b| a[..32] == b[..32]);
         others.sort_by(|a, b| a.path.cmp(&b.path));
         // The merged order, as (old row | fresh row) sources.
-        let mut order: Vec<Source> = Vec::with_capacity(old.map_or(0, |o| o.n) + rows.len());
+        let mut order: Vec<Source> = Vec::with_capacity(old.map_or(0, |o| o.head.n) + rows.len());
         let mut fi = 0;
         if let Some(o) = old {
-            for i in 0..o.n {
+            for i in 0..o.head.n {
                 let id = &o.row(i)[..32];
                 while fi < rows.len() && rows[fi][..32] < *id {
                     order.push(Source::Fresh(fi));
@@ -498,7 +516,7 @@ impl View {
                 Source::Old(i) => {
                     let o = old.expect("an old row comes from the old view");
                     let (off, len) = (o.field(i, 52), o.field(i, 56));
-                    (o.row(i), &o.bytes[o.heap_at + off..o.heap_at + off + len])
+                    (o.row(i), o.heap().get(off..off + len).unwrap_or_default())
                 }
                 Source::Fresh(j) => {
                     let r = &rows[j];
@@ -523,7 +541,7 @@ impl View {
         // A cold build's rows arrive in id order (the tree is walked in path order): its heap is
         // then already the file's heap and becomes the file's buffer, the rows written in
         // front of it, instead of being copied (the peak holds one heap, not two).
-        let in_heap_order = old.is_none_or(|o| o.n == 0) && {
+        let in_heap_order = old.is_none_or(|o| o.head.n == 0) && {
             let mut at = 0usize;
             order.iter().all(|src| match *src {
                 Source::Fresh(j) => {
@@ -578,12 +596,8 @@ impl View {
         }
         View {
             bytes: w.buf,
-            tip: tip.to_string(),
-            tables: tables.map(|t| t.items),
-            n,
-            rows_at,
-            heap_at,
-            heap_len,
+            heap: Heap::InBytes,
+            head: Head { tip: tip.to_string(), tables: tables.map(|t| t.items), n, rows_at, heap_at, heap_len },
             others,
         }
     }
@@ -597,7 +611,7 @@ fn resolve_links<'a, P>(old: Option<&View>, order: &[Source], part: &P) -> Vec<[
 where
     P: Fn(&Source) -> (&'a [u8], &'a [u8]),
 {
-    let mut new_of_old = vec![NO_LINK; old.map_or(0, |o| o.n)];
+    let mut new_of_old = vec![NO_LINK; old.map_or(0, |o| o.head.n)];
     for (k, src) in order.iter().enumerate() {
         if let Source::Old(i) = *src {
             new_of_old[i] = k as u32;
@@ -653,6 +667,151 @@ where
         .collect()
 }
 
+/// The lineage over `n` rows drawn from `views`, the `i`-th being row `row(i).1` of view
+/// `row(i).0` (ids ascending and unique: the admitted records of one store, or of two being
+/// merged), built from the links the files store, with no lookup. A link to a row left out is a
+/// link to its id, which the graph finds if another view brought that id.
+pub fn lineage_over(views: &[&View], n: usize, row: impl Fn(usize) -> (usize, usize)) -> Lineage {
+    let mut graph_row: Vec<Vec<u32>> = views.iter().map(|v| vec![NO_LINK; v.head.n]).collect();
+    for i in 0..n {
+        let (k, r) = row(i);
+        graph_row[k][r] = i as u32;
+    }
+    Lineage::from_refs(n, |i| {
+        let (k, r) = row(i);
+        let (v, to) = (views[k], &graph_row[k]);
+        let (mut line, mut parent) = v.resolved_links(r);
+        for l in [&mut line, &mut parent] {
+            if let Ref::Row(f) = *l {
+                *l = match to[f as usize] {
+                    NO_LINK => Ref::Link(Link::Id(v.raw_id(f as usize))),
+                    g => Ref::Row(g),
+                };
+            }
+        }
+        (v.raw_id(r), line, parent)
+    })
+}
+
+/// A read-model file's head: everything before its heap of variable parts.
+#[derive(Debug, Clone)]
+struct Head {
+    tip: String,
+    tables: [Vec<String>; 3],
+    /// How many rows.
+    n: usize,
+    rows_at: usize,
+    /// Where the heap starts in the file (and in the view's bytes when it is there).
+    heap_at: usize,
+    heap_len: usize,
+}
+
+impl Head {
+    /// The head at the start of `buf` (which must hold it whole), written under `rules`.
+    fn parse(buf: &[u8], rules: &str) -> Option<Head> {
+        let (tip, tables, mut r) = Head::tables(buf, rules)?;
+        let n = r.count_of(ROW)?;
+        let rows_at = r.pos;
+        r.take(n.checked_mul(ROW)?)?;
+        let heap_len = usize::try_from(r.num()?).ok()?;
+        // A device entry is `node\nlabel`: checked once per entry, not once per row.
+        if !tables[2].iter().all(|d| d.contains('\n')) {
+            return None;
+        }
+        Some(Head { tip, tables, n, rows_at, heap_at: r.pos, heap_len })
+    }
+
+    /// Where the rows end, when `buf` holds the header and the tables (whatever the rules).
+    fn rows_end(buf: &[u8]) -> Option<usize> {
+        let nl = buf.iter().position(|&b| b == b'\n')?;
+        let mut r = Reader { buf, pos: nl + 1 };
+        for _ in 0..3 {
+            for _ in 0..r.num()? {
+                r.str()?;
+            }
+        }
+        let n = usize::try_from(r.num()?).ok()?;
+        r.pos.checked_add(n.checked_mul(ROW)?)
+    }
+
+    /// The header line and the string tables, and a reader after them.
+    fn tables<'a>(buf: &'a [u8], rules: &str) -> Option<(String, [Vec<String>; 3], Reader<'a>)> {
+        let nl = buf.iter().position(|&b| b == b'\n')?;
+        let header = std::str::from_utf8(&buf[..nl]).ok()?;
+        let mut parts = header.split(' ');
+        if parts.next()? != FORMAT || parts.next()? != rules {
+            return None;
+        }
+        let tip = parts.next()?.to_string();
+        if tip.len() != 40 || parts.next().is_some() {
+            return None;
+        }
+        let mut r = Reader { buf, pos: nl + 1 };
+        let mut tables: [Vec<String>; 3] = Default::default();
+        for t in &mut tables {
+            let n = r.count()?;
+            for _ in 0..n {
+                t.push(r.str()?.to_string());
+            }
+        }
+        Some((tip, tables, r))
+    }
+
+    /// The view of this head over `bytes` (which hold at least the rows), its heap where `heap`
+    /// says; `None` unless every row is in order and in bounds.
+    fn view(self, bytes: Vec<u8>, heap: Heap, others: Vec<Other>) -> Option<View> {
+        let n = self.n;
+        if bytes.len() < self.rows_at + n * ROW {
+            return None;
+        }
+        let v = View { bytes, heap, head: self, others };
+        for i in 0..n {
+            if i > 0 && v.row(i - 1)[..32] >= v.row(i)[..32] {
+                return None;
+            }
+            if v.field(i, 40) >= v.head.tables[0].len()
+                || v.field(i, 44) >= v.head.tables[1].len()
+                || v.field(i, 48) >= v.head.tables[2].len()
+                || v.field(i, 52).checked_add(v.field(i, 56))? > v.head.heap_len
+                || [60, 64].iter().any(|&at| v.field(i, at) >= n && v.field(i, at) < ELSEWHERE as usize)
+            {
+                return None;
+            }
+        }
+        Some(v)
+    }
+}
+
+/// The list of files that are not records, which ends a read-model file (all of `buf`).
+fn parse_others(buf: &[u8]) -> Option<Vec<Other>> {
+    let mut r = Reader { buf, pos: 0 };
+    let count = r.count()?;
+    let mut others = Vec::with_capacity(count);
+    for _ in 0..count {
+        let path = r.str()?.to_string();
+        let blob = r.str()?.to_string();
+        let kind = match r.byte()? {
+            0 => OtherKind::TooNew,
+            1 => OtherKind::Refused,
+            2 => OtherKind::Stray,
+            _ => return None,
+        };
+        let (severity, code) = (Severity::parse(r.str()?)?, Code::parse(r.str()?)?);
+        let message = r.str()?.to_string();
+        let diagnostic = Diagnostic { severity, code, path: Some(path.clone()), message };
+        others.push(Other { path, blob, kind, diagnostic });
+    }
+    (r.pos == buf.len()).then_some(others)
+}
+
+/// `len` bytes of `file` from `at`, or `None` when it is shorter or cannot be read.
+fn read_at(file: &File, at: usize, len: usize) -> Option<Vec<u8>> {
+    use std::os::unix::fs::FileExt;
+    let mut buf = vec![0u8; len];
+    file.read_exact_at(&mut buf, at as u64).ok()?;
+    Some(buf)
+}
+
 /// Where a row of a merged view comes from.
 enum Source {
     Old(usize),
@@ -674,7 +833,7 @@ impl Fresh {
     pub fn on(old: Option<&View>) -> Fresh {
         let mut f = Fresh::default();
         if let Some(o) = old {
-            for (t, src) in f.tables.iter_mut().zip(&o.tables) {
+            for (t, src) in f.tables.iter_mut().zip(&o.head.tables) {
                 for s in src {
                     t.index(s);
                 }
@@ -880,6 +1039,10 @@ impl<'a> Reader<'a> {
     fn count(&mut self) -> Option<usize> {
         usize::try_from(self.num()?).ok().filter(|n| *n <= self.buf.len())
     }
+    /// A count of items of `size` bytes that the buffer can hold.
+    fn count_of(&mut self, size: usize) -> Option<usize> {
+        usize::try_from(self.num()?).ok().filter(|n| n.checked_mul(size).is_some_and(|b| b <= self.buf.len()))
+    }
     fn str(&mut self) -> Option<&'a str> {
         let n = self.count()?;
         std::str::from_utf8(self.take(n)?).ok()
@@ -1070,6 +1233,51 @@ mod tests {
         assert_eq!(in_place.parent_of(&"c".repeat(64)).as_deref(), Some("not-an-id"));
     }
 
+    #[test]
+    fn a_view_opened_from_its_file_reads_variable_parts_only_as_records_are_shown() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("model.bin");
+        let v = build("r1");
+        std::fs::write(&path, v.bytes()).unwrap();
+        let opened = View::open(&path, "r1").unwrap();
+        let heap_read = |v: &View| matches!(&v.heap, Heap::OnDisk { whole, .. } if whole.get().is_some());
+        assert_eq!(opened.summary(1), summary('f', Some('a')));
+        assert_eq!(opened.links(1), v.links(1));
+        assert_eq!(opened.lineage_of(2, |i| i), v.lineage_of(2, |i| i));
+        assert!(!heap_read(&opened), "a summary, the links and the lineage read no whole heap");
+        assert_eq!(opened, v, "the same view as the bytes parsed in memory");
+        assert!(heap_read(&opened));
+        assert_eq!(opened.bytes().as_ref(), v.bytes().as_ref());
+        assert_eq!(View::open(&path, "r2"), None, "another rules hash is ignored");
+        // Large tables push the rows past the first read.
+        let mut added = entries();
+        for k in 0..3000 {
+            let mut s = summary('b', None);
+            s.id = format!("{k:064x}");
+            s.key = format!("{:064x}", k + 1);
+            added.push(Entry::Record(Box::new(s)));
+        }
+        let big = View::empty(&"0".repeat(40), "r1").updated(&"1".repeat(40), Change { gone: vec![], added }, "r1");
+        std::fs::write(&path, big.bytes()).unwrap();
+        assert!(big.bytes().len() > 1 << 18);
+        assert_eq!(View::open(&path, "r1").as_ref(), Some(&big));
+        let bytes = big.bytes().to_vec();
+        for cut in [bytes.len() - 1, bytes.len() / 2, 100] {
+            std::fs::write(&path, &bytes[..cut]).unwrap();
+            assert_eq!(View::open(&path, "r1"), None, "a file cut at {cut} is ignored");
+        }
+        let mut longer = bytes.clone();
+        longer.push(0);
+        std::fs::write(&path, &longer).unwrap();
+        assert_eq!(View::open(&path, "r1"), None, "trailing bytes are damage");
+        // A row pointing past the heap is damage found without reading the heap.
+        let mut bad = bytes.clone();
+        let at = big.head.rows_at + 56;
+        bad[at..at + 4].copy_from_slice(&u32::MAX.to_le_bytes());
+        std::fs::write(&path, &bad).unwrap();
+        assert_eq!(View::open(&path, "r1"), None);
+    }
+
     /// One step of [`the_stored_links_give_the_lineage_of_the_links_after_any_updates`]:
     /// records to add (id, line, parent as choices of 0..=17: 16 ids, a short hex, a text) and
     /// ids to remove (an id both removed and added is replaced).
@@ -1095,12 +1303,15 @@ mod tests {
                 1..8,
             ),
             mask in proptest::collection::vec(proptest::bool::ANY, 16),
+            other in proptest::collection::vec(proptest::bool::ANY, 16),
         ) {
             use crate::continuity::lineage::Lineage;
             use std::collections::BTreeMap;
             let steps: Vec<Step> = steps;
             let mut model: BTreeMap<String, (Option<String>, Option<String>)> = BTreeMap::new();
             let mut v = View::empty(&"0".repeat(40), "r");
+            let dir = tempfile::tempdir().unwrap();
+            let file = dir.path().join("model.bin");
             for (k, (added, removed)) in steps.into_iter().enumerate() {
                 let mut paths = Vec::new();
                 for c in &removed {
@@ -1126,7 +1337,9 @@ mod tests {
                 entries.retain(|e| matches!(e, Entry::Record(s) if seen.insert(s.id.clone())));
                 let gone: Vec<&str> = paths.iter().map(String::as_str).collect();
                 let tip = format!("{:040x}", k + 1);
-                v = View::parse(v.update(&tip, Change { gone, added: entries }, "r"), "r").unwrap();
+                // Each update starts from the file the last one wrote, as a command does.
+                std::fs::write(&file, v.update(&tip, Change { gone, added: entries }, "r")).unwrap();
+                v = View::open(&file, "r").unwrap();
                 let links = |keep: &dyn Fn(&str) -> bool| {
                     model.iter().filter(|(id, _)| keep(id)).map(|(id, (l, p))| (id.clone(), l.clone(), p.clone())).collect::<Vec<_>>()
                 };
@@ -1135,6 +1348,22 @@ mod tests {
                 let kept = |id: &str| mask[usize::from_str_radix(&id[..1], 16).unwrap()];
                 let rows: Vec<usize> = (0..v.len()).filter(|&i| kept(&v.id(i))).collect();
                 proptest::prop_assert_eq!(v.lineage_of(rows.len(), |i| rows[i]), Lineage::from_links(links(&kept)));
+                // Two views merged (sync): this one's kept rows, and a cold view of other records.
+                let theirs = |id: &str| other[usize::from_str_radix(&id[..1], 16).unwrap()];
+                let mut fresh = Fresh::on(None);
+                for (id, (l, p)) in model.iter().filter(|(id, _)| theirs(id)) {
+                    let mut s = summary('0', None);
+                    (s.id, s.line, s.parent) = (id.clone(), l.clone(), p.clone());
+                    fresh.add(Entry::Record(Box::new(s)));
+                }
+                let u = View::merge(None, &tip, &[], fresh, "r");
+                let mut both: Vec<(usize, usize)> = rows.iter().map(|&r| (0, r)).collect();
+                both.extend((0..u.len()).filter(|&i| !kept(&u.id(i))).map(|i| (1, i)));
+                both.sort_by_key(|&(k, i)| if k == 0 { v.raw_id(i) } else { u.raw_id(i) });
+                proptest::prop_assert_eq!(
+                    lineage_over(&[&v, &u], both.len(), |i| both[i]),
+                    Lineage::from_links(links(&|id| kept(id) || theirs(id)))
+                );
             }
         }
     }

@@ -18,7 +18,7 @@ use crate::continuity::admission::{
 use crate::continuity::lineage::{Lineage, RawId};
 use crate::continuity::mesh::{Mesh, Trust};
 use crate::continuity::plan::{Candidate, RefusedFile};
-use crate::continuity::readmodel::{rules_hash, Entry, Fresh, OtherKind, Summary, View};
+use crate::continuity::readmodel::{lineage_over, rules_hash, Entry, Fresh, OtherKind, Summary, View};
 use crate::continuity::record::{store_path, Envelope, Record};
 use crate::continuity::signing::{self, DeviceKey};
 use crate::ctx::Ctx;
@@ -133,34 +133,32 @@ impl Loaded {
     /// The lineage over the admitted records of this store and those of `other` it lacks
     /// (what a merge of the two holds), read in place from both read models.
     pub fn lineage_with(&self, other: &Loaded) -> Lineage {
-        let mut rows: Vec<(&Loaded, u32)> = Vec::with_capacity(self.len() + other.len());
+        // Rows as (store: 0 this one, 1 the other; row), in id order; an id both hold is this one's.
+        let mut rows: Vec<(usize, u32)> = Vec::with_capacity(self.len() + other.len());
         let (mut a, mut b) = (self.admitted.iter().peekable(), other.admitted.iter().peekable());
         loop {
             let next = match (a.peek(), b.peek()) {
                 (Some(x), Some(y)) => {
                     match self.view().raw_id(x.row as usize).cmp(&other.view().raw_id(y.row as usize)) {
-                        std::cmp::Ordering::Less => (self, a.next()),
-                        std::cmp::Ordering::Greater => (other, b.next()),
+                        std::cmp::Ordering::Less => (0, a.next()),
+                        std::cmp::Ordering::Greater => (1, b.next()),
                         std::cmp::Ordering::Equal => {
                             b.next();
-                            (self, a.next())
+                            (0, a.next())
                         }
                     }
                 }
-                (Some(_), None) => (self, a.next()),
-                (None, Some(_)) => (other, b.next()),
+                (Some(_), None) => (0, a.next()),
+                (None, Some(_)) => (1, b.next()),
                 (None, None) => break,
             };
             if let (store, Some(r)) = next {
                 rows.push((store, r.row));
             }
         }
-        Lineage::from_rows(rows.len(), |i| {
-            let (store, row) = rows[i];
-            let v = store.view();
-            let (line, parent) = v.raw_links(row as usize);
-            (v.raw_id(row as usize), line, parent)
-        })
+        let empty = View::empty(&"0".repeat(40), "");
+        let views = [self.view.as_ref().unwrap_or(&empty), other.view.as_ref().unwrap_or(&empty)];
+        lineage_over(&views, rows.len(), |i| (rows[i].0, rows[i].1 as usize))
     }
     /// What the offers need of record `id`, if it is admitted.
     pub fn candidate(&self, id: &str) -> Option<Candidate<'_>> {
@@ -231,7 +229,7 @@ fn cache_path(ctx: &Ctx, reference: &str) -> std::path::PathBuf {
 
 /// The cached view of `reference` (written under `rules`), if any is usable.
 fn read_cache(ctx: &Ctx, reference: &str, rules: &str) -> Option<View> {
-    View::parse(std::fs::read(cache_path(ctx, reference)).ok()?, rules)
+    View::open(&cache_path(ctx, reference), rules)
 }
 
 /// Admits `entries` on every core.
@@ -255,7 +253,7 @@ fn view_at(ctx: &Ctx, reference: &str, tip: &str) -> Result<View> {
     if let Some(v) = &base {
         if v.tip() == tip {
             if !own_exists {
-                let _ = replace(&cache_path(ctx, reference), v.bytes());
+                let _ = replace(&cache_path(ctx, reference), &v.bytes());
             }
             return base.ok_or_else(|| Error::io("internal: the read model vanished"));
         }
@@ -281,7 +279,7 @@ fn view_at(ctx: &Ctx, reference: &str, tip: &str) -> Result<View> {
         }
     };
     // The cache is an optimisation: failing to write it changes no answer.
-    let _ = replace(&cache_path(ctx, reference), view.bytes());
+    let _ = replace(&cache_path(ctx, reference), &view.bytes());
     Ok(view)
 }
 
