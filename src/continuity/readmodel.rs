@@ -8,8 +8,10 @@
 //! Must not touch: git, files, trust (standing is judged per signer on every read, by the caller).
 
 use crate::continuity::admission::{Code, Severity};
+use std::borrow::Cow;
 use std::collections::{HashMap, HashSet};
 use std::fs::File;
+use std::io::Write;
 use std::path::Path;
 use std::sync::{Arc, OnceLock};
 
@@ -251,7 +253,11 @@ impl View {
     /// file, read (and checked) when a record is shown. `None` for another format or rules, or
     /// damage.
     pub fn open(path: &Path, rules: &str) -> Option<View> {
-        let file = File::open(path).ok()?;
+        View::open_file(File::open(path).ok()?, rules)
+    }
+
+    /// [`View::open`] on an open file (one just written, before it is renamed into place).
+    pub fn open_file(file: File, rules: &str) -> Option<View> {
         let len = usize::try_from(file.metadata().ok()?.len()).ok()?;
         let mut bytes = read_at(&file, 0, len.min(1 << 16))?;
         let header = bytes.split(|&b| b == b'\n').next()?;
@@ -281,14 +287,30 @@ impl View {
     }
 
     /// The file's bytes (read whole from the file when the view was read from one).
-    pub fn bytes(&self) -> std::borrow::Cow<'_, [u8]> {
+    pub fn bytes(&self) -> Cow<'_, [u8]> {
         match &self.heap {
-            Heap::InBytes => std::borrow::Cow::Borrowed(&self.bytes),
-            Heap::OnDisk { file, .. } => {
-                let len = file.metadata().map_or(0, |m| m.len() as usize);
-                std::borrow::Cow::Owned(read_at(file, 0, len).unwrap_or_default())
+            Heap::InBytes => Cow::Borrowed(&self.bytes),
+            Heap::OnDisk { .. } => {
+                let mut buf = Vec::new();
+                self.write_to(&mut buf).map_or(Cow::Owned(Vec::new()), |()| Cow::Owned(buf))
             }
         }
+    }
+
+    /// Writes the file's bytes to `out` (from the file, a window at a time, when the view was
+    /// read from one).
+    pub fn write_to(&self, out: &mut dyn Write) -> std::io::Result<()> {
+        let Heap::OnDisk { file, .. } = &self.heap else { return out.write_all(&self.bytes) };
+        let len = file.metadata()?.len() as usize;
+        let mut buf = vec![0u8; WINDOW];
+        let mut at = 0;
+        while at < len {
+            let n = WINDOW.min(len - at);
+            std::os::unix::fs::FileExt::read_exact_at(&**file, &mut buf[..n], at as u64)?;
+            out.write_all(&buf[..n])?;
+            at += n;
+        }
+        Ok(())
     }
 
     /// The heap of variable parts, read whole from the file the first time.
@@ -303,13 +325,13 @@ impl View {
 
     /// Record `i`'s variable part: borrowed when the heap is in memory, else read from the file
     /// alone (a record shown costs one read, not the heap).
-    fn var_bytes(&self, i: usize) -> std::borrow::Cow<'_, [u8]> {
+    fn var_bytes(&self, i: usize) -> Cow<'_, [u8]> {
         let (off, len) = (self.field(i, 52), self.field(i, 56));
         match &self.heap {
             Heap::OnDisk { file, whole } if whole.get().is_none() => {
-                std::borrow::Cow::Owned(read_at(file, self.head.heap_at + off, len).unwrap_or_default())
+                Cow::Owned(read_at(file, self.head.heap_at + off, len).unwrap_or_default())
             }
-            _ => std::borrow::Cow::Borrowed(self.heap().get(off..off + len).unwrap_or_default()),
+            _ => Cow::Borrowed(self.heap().get(off..off + len).unwrap_or_default()),
         }
     }
 
@@ -477,11 +499,29 @@ impl View {
         View::merge(Some(self), tip, &change.gone, fresh, rules)
     }
 
-    /// The view at `tip`: the rows of `old` (if any) but those of `gone` paths, and the `fresh`
-    /// entries, merged by id in one pass. The file is written once: the rows straight into it,
-    /// then the variable parts, so the peak is the old file, the fresh rows and the new file.
+    /// The view at `tip`, built in memory ([`View::write_merge`] into a buffer).
     pub fn merge(old: Option<&View>, tip: &str, gone: &[&str], fresh: Fresh, rules: &str) -> View {
-        let Fresh { tables, mut rows, heap: fresh_heap, mut others } = fresh;
+        let mut buf = Vec::new();
+        let mut fresh = fresh;
+        View::write_merge(old, tip, gone, &mut fresh, rules, &mut buf).expect("a view in memory is written to memory");
+        View::parse(buf, rules).expect("a merged view parses")
+    }
+
+    /// Writes to `out` the file of the view at `tip`: the rows of `old` (if any) but those of
+    /// `gone` paths, and the `fresh` entries (sorted in place, so the same `fresh` can be
+    /// written again), merged by id in one pass. Streamed: the rows, then
+    /// the variable parts in row order, an old one copied from the old file in one forward pass
+    /// a window at a time, so what is held is the rows and the fresh entries, never a file.
+    pub fn write_merge(
+        old: Option<&View>,
+        tip: &str,
+        gone: &[&str],
+        fresh: &mut Fresh,
+        rules: &str,
+        out: &mut dyn Write,
+    ) -> std::io::Result<()> {
+        let Fresh { tables, rows, heap: fresh_heap, others: fresh_others } = fresh;
+        let mut others = fresh_others.clone();
         let gone_paths: HashSet<&str> = gone.iter().copied().collect();
         let gone_ids: HashSet<Vec<u8>> = gone
             .iter()
@@ -511,76 +551,61 @@ impl View {
             }
         }
         order.extend((fi..rows.len()).map(Source::Fresh));
-        let part = |src: &Source| -> (&[u8], &[u8]) {
+        let old_view = || old.expect("an old row comes from the old view");
+        let row = |src: &Source| -> &[u8] {
             match *src {
-                Source::Old(i) => {
-                    let o = old.expect("an old row comes from the old view");
-                    let (off, len) = (o.field(i, 52), o.field(i, 56));
-                    (o.row(i), o.heap().get(off..off + len).unwrap_or_default())
-                }
+                Source::Old(i) => old_view().row(i),
+                Source::Fresh(j) => &rows[j],
+            }
+        };
+        let var_len = |src: &Source| field_of(row(src), 56);
+        // A variable part for finding links: an old one read alone.
+        let var = |src: &Source| -> Cow<'_, [u8]> {
+            match *src {
+                Source::Old(i) => old_view().var_bytes(i),
                 Source::Fresh(j) => {
                     let r = &rows[j];
-                    let off = u32::from_le_bytes([r[52], r[53], r[54], r[55]]) as usize;
-                    let len = u32::from_le_bytes([r[56], r[57], r[58], r[59]]) as usize;
-                    (&r[..], &fresh_heap[off..off + len])
+                    Cow::Borrowed(&fresh_heap[field_of(r, 52)..field_of(r, 52) + field_of(r, 56)])
                 }
             }
         };
-        let n = order.len();
-        let heap_len: usize = order.iter().map(|s| part(s).1.len()).sum();
-        let links = resolve_links(old, &order, &part);
+        let links = resolve_links(old, &order, &row, &var);
         let mut w = Writer::default();
         w.buf.extend_from_slice(format!("{FORMAT} {rules} {tip}\n").as_bytes());
-        for t in &tables {
+        for t in tables.iter() {
             w.num(t.items.len() as u64);
             for s in &t.items {
                 w.str(s);
             }
         }
-        w.num(n as u64);
-        // A cold build's rows arrive in id order (the tree is walked in path order): its heap is
-        // then already the file's heap and becomes the file's buffer, the rows written in
-        // front of it, instead of being copied (the peak holds one heap, not two).
-        let in_heap_order = old.is_none_or(|o| o.head.n == 0) && {
-            let mut at = 0usize;
-            order.iter().all(|src| match *src {
-                Source::Fresh(j) => {
-                    let r = &rows[j];
-                    let ok = u32::from_le_bytes([r[52], r[53], r[54], r[55]]) as usize == at;
-                    at += u32::from_le_bytes([r[56], r[57], r[58], r[59]]) as usize;
-                    ok
-                }
-                Source::Old(_) => false,
-            }) && at == fresh_heap.len()
-        };
-        w.buf.reserve(n * ROW + if in_heap_order { 16 } else { heap_len + 16 });
-        let rows_at = w.buf.len();
+        w.num(order.len() as u64);
+        out.write_all(&w.buf)?;
         let mut off = 0usize;
         for (src, [parent, line]) in order.iter().zip(links) {
-            let (row, var) = part(src);
-            w.buf.extend_from_slice(&row[..52]);
-            w.buf.extend_from_slice(&(off as u32).to_le_bytes());
-            w.buf.extend_from_slice(&(var.len() as u32).to_le_bytes());
-            w.buf.extend_from_slice(&parent.to_le_bytes());
-            w.buf.extend_from_slice(&line.to_le_bytes());
-            off += var.len();
+            let mut r = [0u8; ROW];
+            r[..52].copy_from_slice(&row(src)[..52]);
+            r[52..56].copy_from_slice(&(off as u32).to_le_bytes());
+            r[56..60].copy_from_slice(&(var_len(src) as u32).to_le_bytes());
+            r[60..64].copy_from_slice(&parent.to_le_bytes());
+            r[64..68].copy_from_slice(&line.to_le_bytes());
+            out.write_all(&r)?;
+            off += var_len(src);
         }
-        w.num(heap_len as u64);
-        let heap_at = w.buf.len();
-        if in_heap_order {
-            drop(order);
-            drop(rows);
-            let mut buf = fresh_heap;
-            buf.splice(0..0, std::mem::take(&mut w.buf));
-            w.buf = buf;
-        } else {
-            for src in &order {
-                w.buf.extend_from_slice(part(src).1);
+        w.buf.clear();
+        w.num(off as u64);
+        out.write_all(&w.buf)?;
+        let mut window = old.map(|o| Window::of(o, WINDOW));
+        for src in &order {
+            match *src {
+                Source::Old(i) => {
+                    let (at, len) = (field_of(old_view().row(i), 52), var_len(src));
+                    let window = window.as_mut().expect("an old row has the old view's window");
+                    out.write_all(window.part(at, len)?)?;
+                }
+                Source::Fresh(_) => out.write_all(&var(src))?,
             }
-            drop(order);
-            drop(rows);
-            drop(fresh_heap);
         }
+        w.buf.clear();
         w.num(others.len() as u64);
         for o in &others {
             w.str(&o.path);
@@ -594,23 +619,59 @@ impl View {
             w.str(o.diagnostic.code.as_str());
             w.str(&o.diagnostic.message);
         }
-        View {
-            bytes: w.buf,
-            heap: Heap::InBytes,
-            head: Head { tip: tip.to_string(), tables: tables.map(|t| t.items), n, rows_at, heap_at, heap_len },
-            others,
-        }
+        out.write_all(&w.buf)
     }
 }
+
+/// The `u32` at byte `at` of a row.
+fn field_of(row: &[u8], at: usize) -> usize {
+    u32::from_le_bytes([row[at], row[at + 1], row[at + 2], row[at + 3]]) as usize
+}
+
+/// An old view's heap read forward a window at a time (or borrowed, when it is in memory).
+struct Window<'a> {
+    view: &'a View,
+    at: usize,
+    buf: Vec<u8>,
+    /// How much is read at a time.
+    size: usize,
+}
+
+impl<'a> Window<'a> {
+    fn of(view: &'a View, size: usize) -> Window<'a> {
+        Window { view, at: 0, buf: Vec::new(), size }
+    }
+
+    /// The `len` bytes at heap offset `at` (offsets only grow from one call to the next).
+    fn part(&mut self, at: usize, len: usize) -> std::io::Result<&[u8]> {
+        let v = self.view;
+        let Heap::OnDisk { file, whole } = &v.heap else { return Ok(&v.heap()[at..at + len]) };
+        if let Some(h) = whole.get() {
+            return Ok(&h[at..at + len]);
+        }
+        if at < self.at || at + len > self.at + self.buf.len() {
+            let want = len.max(self.size).min(v.head.heap_len.saturating_sub(at));
+            self.buf.resize(want, 0);
+            std::os::unix::fs::FileExt::read_exact_at(&**file, &mut self.buf, (v.head.heap_at + at) as u64)?;
+            self.at = at;
+        }
+        Ok(&self.buf[at - self.at..at - self.at + len])
+    }
+}
+
+/// How much of an old heap is read at a time while it is copied.
+const WINDOW: usize = 1 << 20;
 
 /// The `parent` and `line` fields of every merged row (in `order`): an old row's links are
 /// renumbered (a row that stays keeps its place in the graph), anything else — a fresh row, a
 /// link to a row that left, a value that named no row before — is found by id among the
 /// merged rows, through a fan-out table when many are to be found (a cold build).
-fn resolve_links<'a, P>(old: Option<&View>, order: &[Source], part: &P) -> Vec<[u32; 2]>
-where
-    P: Fn(&Source) -> (&'a [u8], &'a [u8]),
-{
+fn resolve_links<'a>(
+    old: Option<&View>,
+    order: &[Source],
+    row: &impl Fn(&Source) -> &'a [u8],
+    var: &impl Fn(&Source) -> Cow<'a, [u8]>,
+) -> Vec<[u32; 2]> {
     let mut new_of_old = vec![NO_LINK; old.map_or(0, |o| o.head.n)];
     for (k, src) in order.iter().enumerate() {
         if let Source::Old(i) = *src {
@@ -619,7 +680,7 @@ where
     }
     let fresh = order.iter().filter(|s| matches!(s, Source::Fresh(_))).count();
     let ids: Vec<RawId> = if fresh >= order.len() / 8 {
-        order.iter().map(|s| part(s).0[..32].try_into().expect("a row starts with its id")).collect()
+        order.iter().map(|s| row(s)[..32].try_into().expect("a row starts with its id")).collect()
     } else {
         Vec::new()
     };
@@ -627,19 +688,20 @@ where
     let find = |id: &RawId| -> u32 {
         let k = match &fan {
             Some(f) => f.find(&ids, id),
-            None => order.binary_search_by(|s| part(s).0[..32].cmp(&id[..])).ok(),
+            None => order.binary_search_by(|s| row(s)[..32].cmp(&id[..])).ok(),
         };
         k.map_or(ELSEWHERE, |k| k as u32)
     };
     order
         .iter()
         .map(|src| {
-            let (row, var) = part(src);
+            let row = row(src);
             let mut links = [0u32; 2];
-            let mut written: Option<(Option<Link<'_>>, Option<Link<'_>>)> = None;
+            // The part's (line, parent), each as its row (or NO_LINK / ELSEWHERE), read once.
+            let mut written: Option<[u32; 2]> = None;
             for (j, at) in [60usize, 64].into_iter().enumerate() {
                 if let Source::Old(_) = src {
-                    match u32::from_le_bytes([row[at], row[at + 1], row[at + 2], row[at + 3]]) {
+                    match field_of(row, at) as u32 {
                         NO_LINK => {
                             links[j] = NO_LINK;
                             continue;
@@ -652,15 +714,16 @@ where
                         _ => {}
                     }
                 }
-                let (line, parent) = *written.get_or_insert_with(|| {
-                    let mut r = Reader { buf: var, pos: 0 };
-                    (r.link().unwrap_or(None), r.link().unwrap_or(None))
+                let [line, parent] = *written.get_or_insert_with(|| {
+                    let var = var(src);
+                    let mut r = Reader { buf: &var, pos: 0 };
+                    [r.link().unwrap_or(None), r.link().unwrap_or(None)].map(|l| match l {
+                        None => NO_LINK,
+                        Some(Link::Id(id)) => find(&id),
+                        Some(_) => ELSEWHERE,
+                    })
                 });
-                links[j] = match if j == 0 { parent } else { line } {
-                    None => NO_LINK,
-                    Some(Link::Id(id)) => find(&id),
-                    Some(_) => ELSEWHERE,
-                };
+                links[j] = if j == 0 { parent } else { line };
             }
             links
         })
@@ -1276,6 +1339,33 @@ mod tests {
         bad[at..at + 4].copy_from_slice(&u32::MAX.to_le_bytes());
         std::fs::write(&path, &bad).unwrap();
         assert_eq!(View::open(&path, "r1"), None);
+    }
+
+    #[test]
+    fn an_old_heap_is_copied_forward_a_window_at_a_time() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("model.bin");
+        let mut added = entries();
+        added.extend((0..40).map(|k| {
+            let mut s = summary('b', None);
+            (s.id, s.objective) = (format!("{k:064x}"), "x".repeat(k));
+            Entry::Record(Box::new(s))
+        }));
+        let v = View::empty(&"0".repeat(40), "r").updated(&"1".repeat(40), Change { gone: vec![], added }, "r");
+        std::fs::write(&path, v.bytes()).unwrap();
+        let opened = View::open(&path, "r").unwrap();
+        for size in [1, 7, 300, WINDOW] {
+            let mut w = Window::of(&opened, size);
+            for i in (0..v.len()).filter(|i| i % 3 != 1) {
+                let (at, len) = (v.field(i, 52), v.field(i, 56));
+                assert_eq!(w.part(at, len).unwrap(), &v.heap()[at..at + len], "window {size}, row {i}");
+            }
+        }
+        // An update from the file, without its heap in memory, writes what one from memory does.
+        let change =
+            || Change { gone: vec!["records/zz"], added: vec![Entry::Record(Box::new(summary('e', Some('a'))))] };
+        assert_eq!(opened.update(&"2".repeat(40), change(), "r"), v.update(&"2".repeat(40), change(), "r"));
+        assert!(matches!(&opened.heap, Heap::OnDisk { whole, .. } if whole.get().is_none()));
     }
 
     /// One step of [`the_stored_links_give_the_lineage_of_the_links_after_any_updates`]:

@@ -610,9 +610,9 @@ impl Git {
 
     /// The reader behind [`Git::map_blobs`] and [`Git::store_map`]: `sink` gets `(index in
     /// entries, result)` on the calling thread. Each thread reads its part of the pack order
-    /// straight from the pack data files by offset ([`PackReader`]), renewed every
-    /// [`RENEW_AFTER`] blobs so the pack pages it mapped (and its delta-base cache) are dropped
-    /// as it goes; a blob it cannot decode there (loose, too large, not a blob, a damaged pack)
+    /// straight from the pack data files by offset ([`PackReader`]), unmapped every
+    /// [`PAGES_MAPPED`] pages or so, so the pack pages it read are dropped as it goes (its
+    /// delta-base cache stays); a blob it cannot decode there (loose, too large, not a blob, a damaged pack)
     /// is read through the object database as before, with the same checks.
     fn read_in_pack_order<T, E, F>(
         &self,
@@ -642,19 +642,18 @@ impl Git {
                 readers.push(scope.spawn(move || {
                     let mut repo = base.to_thread_local();
                     repo.objects.set_pack_cache(|| Box::new(BaseCache::new(BASE_CACHE_BYTES)));
-                    for run in part.chunks(RENEW_AFTER) {
-                        let mut reader = PackReader::new(packs, hash, cap);
-                        for &(place, i) in run {
-                            let e = &entries[i];
-                            let read = match reader.read(e, place) {
-                                Some(bytes) => Ok(f(e, Blob::Bytes(bytes))),
-                                None => read_one(&repo, e, cap, f),
-                            };
-                            let failed = read.is_err();
-                            // The receiver is gone when the caller stopped early: so do we.
-                            if tx.send(read.map(|t| (i, t))).is_err() || failed {
-                                return;
-                            }
+                    let mut reader = PackReader::new(packs, hash, cap);
+                    for &(place, i) in part {
+                        let e = &entries[i];
+                        let read = match reader.read(e, place) {
+                            Some(bytes) => Ok(f(e, Blob::Bytes(bytes))),
+                            None => read_one(&repo, e, cap, f),
+                        };
+                        reader.unmap_when_full();
+                        let failed = read.is_err();
+                        // The receiver is gone when the caller stopped early: so do we.
+                        if tx.send(read.map(|t| (i, t))).is_err() || failed {
+                            return;
                         }
                     }
                 }));
@@ -692,6 +691,8 @@ struct PackReader<'a> {
     cache: BaseCache,
     inflate: gix::zlib::Inflate,
     buf: Vec<u8>,
+    /// About how many pages were read through the current mappings.
+    pages: usize,
 }
 
 impl<'a> PackReader<'a> {
@@ -705,6 +706,7 @@ impl<'a> PackReader<'a> {
             cache: BaseCache::new(BASE_CACHE_BYTES / 4),
             inflate: Default::default(),
             buf: Vec::new(),
+            pages: 0,
         }
     }
 
@@ -727,9 +729,25 @@ impl<'a> PackReader<'a> {
         let entry = file.entry(offset).ok()?;
         let no_ref_bases = |_: &gix::oid, _: &mut Vec<u8>| Ok(None);
         let out = file.decode_entry(entry, &mut self.buf, &mut self.inflate, &no_ref_bases, &mut self.cache).ok()?;
+        // Each entry of the chain read (the cache cut it short) touched a page or more.
+        self.pages += out.num_deltas as usize + 1 + out.compressed_size / 4096;
         (out.kind == gix::object::Kind::Blob && self.buf.len() as u64 <= self.cap).then_some(&self.buf[..])
     }
+
+    /// Unmaps the pack data files once about [`PAGES_MAPPED`] pages were read through them (the
+    /// delta-base cache stays): the resident pages stay bounded however far apart a part of the
+    /// pack order puts its blobs and their bases (near the end of a `git gc`'d pack, 2,048 blobs
+    /// touched 64 MiB).
+    fn unmap_when_full(&mut self) {
+        if self.pages >= PAGES_MAPPED {
+            self.files.clear();
+            self.pages = 0;
+        }
+    }
 }
+
+/// About how many pack pages a [`PackReader`] reads through one mapping (8 MiB).
+const PAGES_MAPPED: usize = 2048;
 
 /// How many blobs (or, listing, trees) are read through one object database or pack mapping.
 const RENEW_AFTER: usize = 2048;

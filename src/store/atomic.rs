@@ -114,9 +114,14 @@ pub fn replace(path: &Path, bytes: &[u8]) -> Result<()> {
 
 /// [`replace`] with the content streamed by `fill`.
 pub fn replace_with(path: &Path, fill: impl FnOnce(&mut dyn Write) -> Result<()>) -> Result<()> {
+    replace_with_file(path, fill).map(drop)
+}
+
+/// [`replace_with`], returning the file written (open for reading and writing): what was
+/// written can be read from it whatever replaces `path` afterwards.
+pub fn replace_with_file(path: &Path, fill: impl FnOnce(&mut dyn Write) -> Result<()>) -> Result<File> {
     let tmp = staged(parent(path)?, fill)?;
-    tmp.persist(path).map_err(|e| io_error(path, e.error))?;
-    Ok(())
+    tmp.persist(path).map_err(|e| io_error(path, e.error))
 }
 
 /// Creates `path` with `bytes` only if it does not exist; returns whether it was created.

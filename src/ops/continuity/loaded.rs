@@ -24,7 +24,7 @@ use crate::continuity::signing::{self, DeviceKey};
 use crate::ctx::Ctx;
 use crate::error::{Error, Result};
 use crate::git::store::{Blob, StoreEntry};
-use crate::store::atomic::replace;
+use crate::store::atomic::{replace_with, replace_with_file};
 
 /// What every continuity command reads first.
 pub struct Setup {
@@ -253,7 +253,9 @@ fn view_at(ctx: &Ctx, reference: &str, tip: &str) -> Result<View> {
     if let Some(v) = &base {
         if v.tip() == tip {
             if !own_exists {
-                let _ = replace(&cache_path(ctx, reference), &v.bytes());
+                let _ = replace_with(&cache_path(ctx, reference), |w| {
+                    v.write_to(w).map_err(|e| Error::io(format!("read model: {e}")))
+                });
             }
             return base.ok_or_else(|| Error::io("internal: the read model vanished"));
         }
@@ -263,7 +265,7 @@ fn view_at(ctx: &Ctx, reference: &str, tip: &str) -> Result<View> {
         (Some(base), Some(changes)) => {
             let mut gone: Vec<&str> = changes.removed.iter().map(String::as_str).collect();
             gone.extend(changes.added.iter().map(|e| e.path.as_str()));
-            admit_into(ctx, base, tip, gone, &changes.added, &rules).map_err(git_err)?
+            admit_into(ctx, reference, base, tip, gone, &changes.added, &rules).map_err(git_err)?
         }
         // No cache, or its tip is gone (pruned after a forced update): admit the whole tree,
         // each entry folded into its compact form as soon as it is ready.
@@ -275,12 +277,32 @@ fn view_at(ctx: &Ctx, reference: &str, tip: &str) -> Result<View> {
                     Ok::<(), crate::git::Error>(())
                 })
                 .map_err(git_err)?;
-            View::merge(None, tip, &[], fresh, &rules)
+            merged(ctx, reference, None, tip, &[], fresh, &rules)
         }
     };
-    // The cache is an optimisation: failing to write it changes no answer.
-    let _ = replace(&cache_path(ctx, reference), &view.bytes());
     Ok(view)
+}
+
+/// The view at `tip` merged from `old`, `gone` and `fresh` ([`View::write_merge`]), streamed
+/// into the cache of `reference` and read back from the file written: the rows in memory, the
+/// variable parts left on disk. The cache is an optimisation: when it cannot be written, the
+/// view is built in memory and the answer is the same.
+fn merged(
+    ctx: &Ctx,
+    reference: &str,
+    old: Option<&View>,
+    tip: &str,
+    gone: &[&str],
+    mut fresh: Fresh,
+    rules: &str,
+) -> View {
+    let written = replace_with_file(&cache_path(ctx, reference), |w| {
+        View::write_merge(old, tip, gone, &mut fresh, rules, w).map_err(|e| Error::io(format!("read model: {e}")))
+    });
+    written
+        .ok()
+        .and_then(|file| View::open_file(file, rules))
+        .unwrap_or_else(|| View::merge(old, tip, gone, fresh, rules))
 }
 
 /// How many files are admitted before they are folded into the read model: what is held in
@@ -292,6 +314,7 @@ const ADMIT_CHUNK: usize = 8192;
 /// chunk kept only in its compact form and merged into the view once, at the end.
 fn admit_into(
     ctx: &Ctx,
+    reference: &str,
     view: View,
     tip: &str,
     gone: Vec<&str>,
@@ -304,7 +327,7 @@ fn admit_into(
             fresh.add(e);
         }
     }
-    Ok(View::merge(Some(&view), tip, &gone, fresh, rules))
+    Ok(merged(ctx, reference, Some(&view), tip, &gone, fresh, rules))
 }
 
 /// Reads the store at `reference` through the read model, judging every signer's standing.
