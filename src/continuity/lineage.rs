@@ -254,13 +254,13 @@ impl Lineage {
     where
         F: Fn(usize) -> (RawId, Ref<'a>, Ref<'a>),
     {
+        // Two passes over the rows (reading one is cheap): the ids, then the links, which may
+        // name any row; nothing else is held per row.
         let mut g = Lineage { ids: Vec::with_capacity(n), ..Lineage::default() };
-        let mut refs: Vec<(Ref<'a>, Ref<'a>)> = Vec::with_capacity(n);
         for row in 0..n {
-            let (id, line, parent) = rows(row);
+            let (id, _, _) = rows(row);
             debug_assert!(g.ids.last().is_none_or(|last| *last < id), "ids must be sorted and unique");
             g.ids.push(id);
-            refs.push((line, parent));
         }
         g.fan = Fan::of(&g.ids);
         g.parent = vec![NONE; n];
@@ -271,7 +271,8 @@ impl Lineage {
         let mut by_text: HashMap<String, u32> = HashMap::new();
         let mut keys: Vec<LineKey> = Vec::new();
         g.line = Vec::with_capacity(n);
-        for (row, (line, parent)) in refs.into_iter().enumerate() {
+        for row in 0..n {
+            let (_, line, parent) = rows(row);
             let root = match line {
                 Ref::None => Ok(row),
                 Ref::Row(r) => Ok(r as usize),
