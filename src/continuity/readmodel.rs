@@ -152,10 +152,7 @@ impl Entry {
         let other = |kind, diagnostic| Entry::Other(Other { path: path.into(), blob: blob.into(), kind, diagnostic });
         match i {
             Intrinsic::Record { id, public_key, record } => match super::signing::raw_public_key(&public_key) {
-                Some(k) => {
-                    let key: String = k.iter().map(|b| format!("{b:02x}")).collect();
-                    Entry::Record(Box::new(Summary::of(&id, blob, &key, &record)))
-                }
+                Some(k) => Entry::Record(Box::new(Summary::of(&id, blob, &hex(&k), &record))),
                 None => other(
                     OtherKind::Refused,
                     Diagnostic::new(Severity::Error, Code::BadSignature, Some(path), "the public key does not decode"),

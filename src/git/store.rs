@@ -625,8 +625,8 @@ impl Git {
     }
 
     /// The reader behind [`Git::map_blobs`] and [`Git::store_map`]: `sink` gets `(index in
-    /// entries, result)` on the calling thread. Each thread reads its part of the pack order
-    /// straight from the pack data files by offset ([`PackReader`]), unmapped every
+    /// entries, result)` on the calling thread. The threads take stretches of the pack order in
+    /// turn and read them straight from the pack data files by offset ([`PackReader`]), unmapped every
     /// [`PAGES_MAPPED`] pages or so, so the pack pages it read are dropped as it goes (its
     /// delta-base cache stays); a blob it cannot decode there (loose, too large, not a blob, a damaged pack)
     /// is read through the object database as before, with the same checks.
@@ -647,7 +647,12 @@ impl Git {
             return Ok(());
         }
         let (packs, order) = self.pack_order(entries);
-        let per = order.len().div_ceil(workers.max(1)).max(1);
+        // Threads take stretches of the pack order in turn (a few dozen each): a blob's cost
+        // varies with its delta chain, and two fixed halves finished 1.3 s apart.
+        let stretch = (order.len() / (workers.max(1) * STRETCHES_PER_THREAD)).max(256);
+        let stretches: Vec<&[(u64, usize)]> = order.chunks(stretch).collect();
+        let next = std::sync::atomic::AtomicUsize::new(0);
+        let (stretches, next) = (&stretches, &next);
         let hash = self.repo.object_hash();
         let (f, packs, base) = (&f, &packs, &self.repo.clone().into_sync());
         // Results travel in batches: one hand-over (and one wake-up) per [`BATCH`] blobs, not
@@ -655,14 +660,16 @@ impl Git {
         let (tx, rx) = std::sync::mpsc::sync_channel::<Vec<Result<(usize, T), Error>>>(8);
         std::thread::scope(|scope| {
             let mut readers = Vec::new();
-            for part in order.chunks(per) {
+            for _ in 0..workers.clamp(1, stretches.len().max(1)) {
                 let tx = tx.clone();
                 readers.push(scope.spawn(move || {
                     let mut repo = base.to_thread_local();
                     repo.objects.set_pack_cache(|| Box::new(BaseCache::new(BASE_CACHE_BYTES)));
                     let mut reader = PackReader::new(packs, hash, cap);
                     let mut batch = Vec::with_capacity(BATCH);
-                    for &(place, i) in part {
+                    let taken =
+                        std::iter::from_fn(|| stretches.get(next.fetch_add(1, std::sync::atomic::Ordering::Relaxed)));
+                    for &(place, i) in taken.flat_map(|part| part.iter()) {
                         let e = &entries[i];
                         let read = match reader.read(e, place) {
                             Some(bytes) => Ok(f(e, Blob::Bytes(bytes))),
@@ -776,6 +783,9 @@ const PAGES_MAPPED: usize = 2048;
 
 /// How many blobs (or, listing, trees) are read through one object database or pack mapping.
 const RENEW_AFTER: usize = 2048;
+
+/// How many stretches of the pack order each reader thread takes, on average.
+const STRETCHES_PER_THREAD: usize = 8;
 
 /// How many blobs' results a reader thread hands over at a time.
 const BATCH: usize = 64;
