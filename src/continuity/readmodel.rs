@@ -266,7 +266,7 @@ impl View {
         if head.is_none() && bytes.len() < len {
             // The tables are larger than the first read (or the rows end past it): read up to the
             // heap's length and try again.
-            let rows_end = Head::rows_end(&bytes).filter(|e| *e <= len);
+            let rows_end = Head::rows_end(&bytes, rules).filter(|e| *e <= len);
             let want = rows_end.map_or(len, |e| (e + 10).min(len));
             bytes.extend(read_at(&file, bytes.len(), want.saturating_sub(bytes.len()))?);
             head = Head::parse(&bytes, rules);
@@ -353,8 +353,7 @@ impl View {
     }
 
     fn field(&self, i: usize, at: usize) -> usize {
-        let r = self.row(i);
-        u32::from_le_bytes([r[at], r[at + 1], r[at + 2], r[at + 3]]) as usize
+        field_of(self.row(i), at)
     }
 
     fn var(&self, i: usize) -> Var<'_> {
@@ -498,9 +497,8 @@ impl View {
     }
 
     /// The view at `tip`, built in memory ([`View::write_merge`] into a buffer).
-    pub fn merge(old: Option<&View>, tip: &str, gone: &[&str], fresh: Fresh, rules: &str) -> View {
+    pub fn merge(old: Option<&View>, tip: &str, gone: &[&str], mut fresh: Fresh, rules: &str) -> View {
         let mut buf = Vec::new();
-        let mut fresh = fresh;
         View::write_merge(old, tip, gone, &mut fresh, rules, &mut buf).expect("a view in memory is written to memory");
         View::parse(buf, rules).expect("a merged view parses")
     }
@@ -782,15 +780,9 @@ impl Head {
         Some(Head { tip, tables, n, rows_at, heap_at: r.pos, heap_len })
     }
 
-    /// Where the rows end, when `buf` holds the header and the tables (whatever the rules).
-    fn rows_end(buf: &[u8]) -> Option<usize> {
-        let nl = buf.iter().position(|&b| b == b'\n')?;
-        let mut r = Reader { buf, pos: nl + 1 };
-        for _ in 0..3 {
-            for _ in 0..r.num()? {
-                r.str()?;
-            }
-        }
+    /// Where the rows end, when `buf` holds the header and the tables.
+    fn rows_end(buf: &[u8], rules: &str) -> Option<usize> {
+        let (_, _, mut r) = Head::tables(buf, rules)?;
         let n = usize::try_from(r.num()?).ok()?;
         r.pos.checked_add(n.checked_mul(ROW)?)
     }

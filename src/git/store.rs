@@ -598,10 +598,16 @@ impl Git {
         // Looked up in id order, the indexes reopened every few hundred ids: each stretch
         // touches a few neighbouring pages of each index, and no more than those stay mapped
         // (looked up in path order, 1,000 ids touched most of a 20 MB index).
-        let mut ids: Vec<(gix::ObjectId, usize)> =
-            entries.iter().enumerate().filter_map(|(i, e)| Some((oid(&e.blob).ok()?, i))).collect();
-        ids.sort_unstable();
+        // An entry whose blob is not an id reads through the object database, which says so.
         let mut keyed: Vec<(u64, usize)> = Vec::with_capacity(entries.len());
+        let mut ids: Vec<(gix::ObjectId, usize)> = Vec::with_capacity(entries.len());
+        for (i, e) in entries.iter().enumerate() {
+            match oid(&e.blob) {
+                Ok(id) => ids.push((id, i)),
+                Err(_) => keyed.push((UNPACKED, i)),
+            }
+        }
+        ids.sort_unstable();
         for (k, (id, i)) in ids.iter().enumerate() {
             if k > 0 && k % LOOKUPS_MAPPED == 0 {
                 indices = paths.iter().filter_map(open).collect();
@@ -615,10 +621,6 @@ impl Git {
             keyed.push((at, *i));
         }
         drop(indices);
-        // An entry whose blob is not an id reads through the object database, which says so.
-        let mut listed = vec![false; entries.len()];
-        ids.iter().for_each(|(_, i)| listed[*i] = true);
-        keyed.extend(listed.iter().enumerate().filter(|(_, l)| !**l).map(|(i, _)| (UNPACKED, i)));
         keyed.sort_unstable();
         let paths = paths.into_iter().map(|p| p.with_extension("pack")).collect();
         (paths, keyed)
@@ -647,8 +649,8 @@ impl Git {
             return Ok(());
         }
         let (packs, order) = self.pack_order(entries);
-        // Threads take stretches of the pack order in turn (a few dozen each): a blob's cost
-        // varies with its delta chain, and two fixed halves finished 1.3 s apart.
+        // Threads take stretches of the pack order in turn (about STRETCHES_PER_THREAD each): a
+        // blob's cost varies with its delta chain, and two fixed halves finished 1.3 s apart.
         let stretch = (order.len() / (workers.max(1) * STRETCHES_PER_THREAD)).max(256);
         let stretches: Vec<&[(u64, usize)]> = order.chunks(stretch).collect();
         let next = std::sync::atomic::AtomicUsize::new(0);
@@ -781,7 +783,7 @@ impl<'a> PackReader<'a> {
 /// About how many pack pages a [`PackReader`] reads through one mapping (8 MiB).
 const PAGES_MAPPED: usize = 2048;
 
-/// How many blobs (or, listing, trees) are read through one object database or pack mapping.
+/// How many trees a listing reads through one object database.
 const RENEW_AFTER: usize = 2048;
 
 /// How many stretches of the pack order each reader thread takes, on average.
