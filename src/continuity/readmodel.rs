@@ -232,7 +232,8 @@ pub struct Change<'a> {
 impl View {
     /// The view of an empty store at `tip`.
     pub fn empty(tip: &str, rules: &str) -> View {
-        View::merge(None, tip, &[], Fresh::default(), rules)
+        // Nothing is read: an empty view is written to memory and cannot fail.
+        View::merge(None, tip, &[], Fresh::default(), rules).expect("an empty view is built in memory")
     }
 
     /// Reads a file's bytes written under the same `rules`; `None` for another format or rules,
@@ -483,31 +484,37 @@ impl View {
 
     /// The file of this view after `change`, at `tip`: rows of gone paths dropped, added entries
     /// merged in by id, every kept row copied as bytes.
+    #[cfg(test)]
     pub fn update(&self, tip: &str, change: Change<'_>, rules: &str) -> Vec<u8> {
         self.updated(tip, change, rules).bytes
     }
 
     /// [`View::update`], as a view (what it builds is consistent by construction).
+    #[cfg(test)]
     pub fn updated(&self, tip: &str, change: Change<'_>, rules: &str) -> View {
         let mut fresh = Fresh::on(Some(self));
         for e in change.added {
             fresh.add(e);
         }
-        View::merge(Some(self), tip, &change.gone, fresh, rules)
+        View::merge(Some(self), tip, &change.gone, fresh, rules).expect("the old view's parts are read")
     }
 
     /// The view at `tip`, built in memory ([`View::write_merge`] into a buffer).
-    pub fn merge(old: Option<&View>, tip: &str, gone: &[&str], mut fresh: Fresh, rules: &str) -> View {
+    /// Fails when a variable part cannot be read back (from the old file or the spill).
+    pub fn merge(old: Option<&View>, tip: &str, gone: &[&str], mut fresh: Fresh, rules: &str) -> std::io::Result<View> {
         let mut buf = Vec::new();
-        View::write_merge(old, tip, gone, &mut fresh, rules, &mut buf).expect("a view in memory is written to memory");
-        View::parse(buf, rules).expect("a merged view parses")
+        View::write_merge(old, tip, gone, &mut fresh, rules, &mut buf)?;
+        View::parse(buf, rules)
+            .ok_or_else(|| std::io::Error::new(std::io::ErrorKind::InvalidData, "a merged view does not parse"))
     }
 
     /// Writes to `out` the file of the view at `tip`: the rows of `old` (if any) but those of
     /// `gone` paths, and the `fresh` entries (sorted in place, so the same `fresh` can be
-    /// written again), merged by id in one pass. Streamed: the rows, then
-    /// the variable parts in row order, an old one copied from the old file in one forward pass
-    /// a window at a time, so what is held is the rows and the fresh entries, never a file.
+    /// written again), merged by id in one pass. Streamed: the rows, then the variable parts —
+    /// the old ones kept, in their order in the old file, copied from it in one forward pass a
+    /// window at a time, then the fresh ones in the order they came, copied from their spill —
+    /// so what is held is the rows and the fresh links, never a file. A row's part is wherever
+    /// its offset says: the heap is in no particular order.
     pub fn write_merge(
         old: Option<&View>,
         tip: &str,
@@ -516,7 +523,7 @@ impl View {
         rules: &str,
         out: &mut dyn Write,
     ) -> std::io::Result<()> {
-        let Fresh { tables, rows, heap: fresh_heap, others: fresh_others } = fresh;
+        let Fresh { tables, rows, heap: spill, others: fresh_others } = fresh;
         let mut others = fresh_others.clone();
         let gone_paths: HashSet<&str> = gone.iter().copied().collect();
         let gone_ids: HashSet<Vec<u8>> = gone
@@ -527,8 +534,8 @@ impl View {
             others.extend(o.others.iter().filter(|x| !gone_paths.contains(x.path.as_str())).cloned());
         }
         // Stable: among equal ids the first added is kept.
-        rows.sort_by(|a, b| a[..32].cmp(&b[..32]));
-        rows.dedup_by(|a, b| a[..32] == b[..32]);
+        rows.sort_by(|a, b| a.row[..32].cmp(&b.row[..32]));
+        rows.dedup_by(|a, b| a.row[..32] == b.row[..32]);
         others.sort_by(|a, b| a.path.cmp(&b.path));
         // The merged order, as (old row | fresh row) sources.
         let mut order: Vec<Source> = Vec::with_capacity(old.map_or(0, |o| o.head.n) + rows.len());
@@ -536,11 +543,11 @@ impl View {
         if let Some(o) = old {
             for i in 0..o.head.n {
                 let id = &o.row(i)[..32];
-                while fi < rows.len() && rows[fi][..32] < *id {
+                while fi < rows.len() && rows[fi].row[..32] < *id {
                     order.push(Source::Fresh(fi));
                     fi += 1;
                 }
-                if gone_ids.contains(id) || (fi < rows.len() && rows[fi][..32] == *id) {
+                if gone_ids.contains(id) || (fi < rows.len() && rows[fi].row[..32] == *id) {
                     continue;
                 }
                 order.push(Source::Old(i));
@@ -551,21 +558,36 @@ impl View {
         let row = |src: &Source| -> &[u8] {
             match *src {
                 Source::Old(i) => old_view().row(i),
-                Source::Fresh(j) => &rows[j],
+                Source::Fresh(j) => &rows[j].row,
             }
         };
-        let var_len = |src: &Source| field_of(row(src), 56);
-        // A variable part for finding links: an old one read alone.
-        let var = |src: &Source| -> Cow<'_, [u8]> {
-            match *src {
-                Source::Old(i) => old_view().var_bytes(i),
-                Source::Fresh(j) => {
-                    let r = &rows[j];
-                    Cow::Borrowed(&fresh_heap[field_of(r, 52)..field_of(r, 52) + field_of(r, 56)])
-                }
+        let links = resolve_links(old, &order, &row, &|j| &rows[j].links);
+        // The heap: the old parts kept, in their old order (the old file is read forward), then
+        // the fresh parts as they came (copied from the spill as they are).
+        let mut olds: Vec<(usize, usize)> = order
+            .iter()
+            .enumerate()
+            .filter_map(|(k, src)| match *src {
+                Source::Old(i) => Some((field_of(old_view().row(i), 52), k)),
+                Source::Fresh(_) => None,
+            })
+            .collect();
+        olds.sort_unstable();
+        let mut offset = vec![0usize; order.len()];
+        let mut old_total = 0usize;
+        for &(_, k) in &olds {
+            offset[k] = old_total;
+            old_total += field_of(row(&order[k]), 56);
+        }
+        for (k, src) in order.iter().enumerate() {
+            if let Source::Fresh(j) = *src {
+                offset[k] = old_total + field_of(&rows[j].row, 52);
             }
-        };
-        let links = resolve_links(old, &order, &row, &var);
+        }
+        let heap_len = old_total + spill.len();
+        if u32::try_from(heap_len).is_err() {
+            return Err(std::io::Error::new(std::io::ErrorKind::InvalidData, "the read model would pass 4 GiB"));
+        }
         let mut w = Writer::default();
         w.buf.extend_from_slice(format!("{FORMAT} {rules} {tip}\n").as_bytes());
         for t in tables.iter() {
@@ -576,31 +598,25 @@ impl View {
         }
         w.num(order.len() as u64);
         out.write_all(&w.buf)?;
-        let mut off = 0usize;
-        for (src, [parent, line]) in order.iter().zip(links) {
+        for ((src, [parent, line]), at) in order.iter().zip(links).zip(offset) {
             let mut r = [0u8; ROW];
             r[..52].copy_from_slice(&row(src)[..52]);
-            r[52..56].copy_from_slice(&(off as u32).to_le_bytes());
-            r[56..60].copy_from_slice(&(var_len(src) as u32).to_le_bytes());
+            r[52..56].copy_from_slice(&(at as u32).to_le_bytes());
+            r[56..60].copy_from_slice(&row(src)[56..60]);
             r[60..64].copy_from_slice(&parent.to_le_bytes());
             r[64..68].copy_from_slice(&line.to_le_bytes());
             out.write_all(&r)?;
-            off += var_len(src);
         }
         w.buf.clear();
-        w.num(off as u64);
+        w.num(heap_len as u64);
         out.write_all(&w.buf)?;
-        let mut window = old.map(|o| Window::of(o, WINDOW));
-        for src in &order {
-            match *src {
-                Source::Old(i) => {
-                    let (at, len) = (field_of(old_view().row(i), 52), var_len(src));
-                    let window = window.as_mut().expect("an old row has the old view's window");
-                    out.write_all(window.part(at, len)?)?;
-                }
-                Source::Fresh(_) => out.write_all(&var(src))?,
+        if let Some(o) = old {
+            let mut window = Window::of(o, WINDOW);
+            for &(at, k) in &olds {
+                out.write_all(window.part(at, field_of(row(&order[k]), 56))?)?;
             }
         }
+        spill.write_to(out)?;
         w.buf.clear();
         w.num(others.len() as u64);
         for o in &others {
@@ -666,7 +682,7 @@ fn resolve_links<'a>(
     old: Option<&View>,
     order: &[Source],
     row: &impl Fn(&Source) -> &'a [u8],
-    var: &impl Fn(&Source) -> Cow<'a, [u8]>,
+    named: &impl Fn(usize) -> &'a [RawId; 2],
 ) -> Vec<[u32; 2]> {
     let mut new_of_old = vec![NO_LINK; old.map_or(0, |o| o.head.n)];
     for (k, src) in order.iter().enumerate() {
@@ -693,11 +709,16 @@ fn resolve_links<'a>(
         .map(|src| {
             let row = row(src);
             let mut links = [0u32; 2];
-            // The part's (line, parent), each as its row (or NO_LINK / ELSEWHERE), read once.
+            // An old part's (line, parent), each as its row (or NO_LINK / ELSEWHERE), read once.
             let mut written: Option<[u32; 2]> = None;
             for (j, at) in [60usize, 64].into_iter().enumerate() {
-                if let Source::Old(_) = src {
-                    match field_of(row, at) as u32 {
+                let field = field_of(row, at) as u32;
+                match *src {
+                    Source::Fresh(f) => {
+                        links[j] = if field == NAMED { find(&named(f)[j]) } else { field };
+                        continue;
+                    }
+                    Source::Old(_) => match field {
                         NO_LINK => {
                             links[j] = NO_LINK;
                             continue;
@@ -708,10 +729,13 @@ fn resolve_links<'a>(
                             continue;
                         }
                         _ => {}
-                    }
+                    },
                 }
                 let [line, parent] = *written.get_or_insert_with(|| {
-                    let var = var(src);
+                    let var = match *src {
+                        Source::Old(i) => old.map(|o| o.var_bytes(i)).unwrap_or_default(),
+                        Source::Fresh(_) => Cow::Borrowed(&[][..]),
+                    };
                     let mut r = Reader { buf: &var, pos: 0 };
                     [r.link().unwrap_or(None), r.link().unwrap_or(None)].map(|l| match l {
                         None => NO_LINK,
@@ -872,14 +896,26 @@ enum Source {
 }
 
 /// Admitted entries in their compact form, waiting to be merged into a view ([`View::merge`]):
-/// a record costs its 68-byte row and its variable part, never a [`Summary`].
+/// a record costs its 68-byte row and the ids its links name; its variable part waits in a
+/// [`Spill`], never a [`Summary`].
 #[derive(Default)]
 pub struct Fresh {
     tables: [Table; 3],
-    rows: Vec<[u8; ROW]>,
-    heap: Vec<u8>,
+    rows: Vec<FreshRow>,
+    heap: Spill,
     others: Vec<Other>,
 }
+
+/// A fresh row, and the ids its `parent` and `line` name when its link fields say
+/// [`NAMED`]: what finding the links needs, so that the variable parts can stay on disk.
+#[derive(Clone)]
+struct FreshRow {
+    row: [u8; ROW],
+    links: [RawId; 2],
+}
+
+/// A fresh row's link field when the id is in [`FreshRow::links`] (never written to a file).
+const NAMED: u32 = u32::MAX - 2;
 
 impl Fresh {
     /// Entries to merge into `old` (its string tables are kept, so its rows stay valid).
@@ -895,12 +931,28 @@ impl Fresh {
         f
     }
 
+    /// Keeps the variable parts, past the first [`SPILL_AT`] bytes, in an unnamed temporary
+    /// file in `dir`, made if need be (in memory when none can be made there): what a cold build holds is then
+    /// the rows, not the parts.
+    pub fn spilling_in(mut self, dir: &Path) -> Fresh {
+        self.heap.dir = Some(dir.to_path_buf());
+        self
+    }
+
+    /// [`Fresh::spilling_in`], past `bytes` bytes (for tests: a few records).
+    #[cfg(test)]
+    fn spill_after(mut self, bytes: usize) -> Fresh {
+        self.heap.limit = Some(bytes);
+        self
+    }
+
     /// Adds one entry.
     pub fn add(&mut self, e: Entry) {
         match e {
             Entry::Record(s) => {
                 let Some(id) = unhex(&s.id).filter(|b| b.len() == 32) else { return };
-                let mut row = [0u8; ROW];
+                let mut f = FreshRow { row: [0u8; ROW], links: [[0u8; 32]; 2] };
+                let row = &mut f.row;
                 row[..32].copy_from_slice(&id);
                 row[32..40].copy_from_slice(&s.published.unwrap_or(i64::MIN).to_le_bytes());
                 let idx = [
@@ -914,13 +966,91 @@ impl Fresh {
                 let var = encode_var(&s);
                 row[52..56].copy_from_slice(&(self.heap.len() as u32).to_le_bytes());
                 row[56..60].copy_from_slice(&(var.len() as u32).to_le_bytes());
-                // The links are found when the rows are merged ([`resolve_links`]).
-                row[60..68].copy_from_slice(&[0xff; 8]);
-                self.heap.extend_from_slice(&var);
-                self.rows.push(row);
+                // The links are found when the rows are merged ([`resolve_links`]); until then
+                // a link field says whether the id is at hand.
+                for (j, link) in [&s.parent, &s.line].into_iter().enumerate() {
+                    let mark = match link.as_deref().map(unhex) {
+                        None => NO_LINK,
+                        Some(Some(b)) if b.len() == 32 => {
+                            f.links[j].copy_from_slice(&b);
+                            NAMED
+                        }
+                        Some(_) => ELSEWHERE,
+                    };
+                    f.row[60 + 4 * j..64 + 4 * j].copy_from_slice(&mark.to_le_bytes());
+                }
+                self.heap.push(&var);
+                self.rows.push(f);
             }
             Entry::Other(o) => self.others.push(o),
         }
+    }
+}
+
+/// The fresh variable parts, in the order they came: in memory, and past [`SPILL_AT`] bytes
+/// in an unnamed temporary file when a folder was given for one (appended with positioned
+/// writes, copied out with positioned reads, so they can be written out more than once).
+#[derive(Default)]
+struct Spill {
+    /// The parts not in `file`: all of them while there is none.
+    buf: Vec<u8>,
+    /// The temporary file and how many bytes it holds.
+    file: Option<(File, usize)>,
+    /// Where the file is made; `None` once making or writing it failed (the rest stays in
+    /// memory).
+    dir: Option<std::path::PathBuf>,
+    /// How many bytes are held before they go to the file ([`SPILL_AT`] unless a test says).
+    limit: Option<usize>,
+}
+
+/// How many bytes of fresh variable parts are held in memory before they go to the file.
+const SPILL_AT: usize = 1 << 20;
+
+impl Spill {
+    fn len(&self) -> usize {
+        self.file.as_ref().map_or(0, |f| f.1) + self.buf.len()
+    }
+
+    fn push(&mut self, part: &[u8]) {
+        use std::os::unix::fs::FileExt;
+        self.buf.extend_from_slice(part);
+        if self.buf.len() < self.limit.unwrap_or(SPILL_AT) {
+            return;
+        }
+        let Some(dir) = &self.dir else { return };
+        if self.file.is_none() {
+            match std::fs::create_dir_all(dir).and_then(|()| tempfile::tempfile_in(dir)) {
+                Ok(f) => self.file = Some((f, 0)),
+                Err(_) => {
+                    self.dir = None;
+                    return;
+                }
+            }
+        }
+        if let Some((f, n)) = &mut self.file {
+            if f.write_all_at(&self.buf, *n as u64).is_ok() {
+                *n += self.buf.len();
+                self.buf.clear();
+            } else {
+                self.dir = None;
+            }
+        }
+    }
+
+    /// Writes every part to `out`, in the order they came.
+    fn write_to(&self, out: &mut dyn Write) -> std::io::Result<()> {
+        if let Some((f, n)) = &self.file {
+            use std::os::unix::fs::FileExt;
+            let mut chunk = vec![0u8; WINDOW.min(*n)];
+            let mut at = 0;
+            while at < *n {
+                let k = chunk.len().min(n - at);
+                f.read_exact_at(&mut chunk[..k], at as u64)?;
+                out.write_all(&chunk[..k])?;
+                at += k;
+            }
+        }
+        out.write_all(&self.buf)
     }
 }
 
@@ -1189,24 +1319,50 @@ mod tests {
     }
 
     #[test]
-    fn a_cold_merge_in_id_order_writes_the_same_file_as_one_out_of_order() {
+    fn a_cold_merge_out_of_id_order_gives_the_view_of_one_in_order() {
         let merged = |ids: &[char]| {
             let mut fresh = Fresh::on(None);
             for (i, &id) in ids.iter().enumerate() {
                 fresh.add(Entry::Record(Box::new(summary(id, (i > 0).then_some(ids[0])))));
             }
             fresh.add(entries().pop().unwrap());
-            View::merge(None, &"1".repeat(40), &[], fresh, "r1")
+            View::merge(None, &"1".repeat(40), &[], fresh, "r1").unwrap()
         };
         let in_order = merged(&['1', '5', 'a', 'f']);
         let shuffled = merged(&['1', 'f', 'a', '5']);
         assert_eq!(in_order.len(), 4);
-        assert_eq!(in_order.bytes(), shuffled.bytes());
+        // The same rows but for where each variable part sits (the heap is in arrival order).
+        let rows = |v: &View| (0..v.len()).map(|i| [&v.row(i)[..52], &v.row(i)[56..]].concat()).collect::<Vec<_>>();
+        assert_eq!(rows(&in_order), rows(&shuffled));
+        assert_ne!(in_order.bytes(), shuffled.bytes(), "the parts are written as they came");
         assert_eq!(View::parse(in_order.bytes().to_vec(), "r1").as_ref(), Some(&in_order));
         assert_eq!(View::parse(shuffled.bytes().to_vec(), "r1").as_ref(), Some(&shuffled));
         let ids = |v: &View| (0..v.len()).map(|i| v.summary(i)).collect::<Vec<_>>();
         assert_eq!(ids(&in_order), ids(&shuffled));
         assert_eq!(in_order.summary(3), summary('f', Some('1')));
+    }
+
+    #[test]
+    fn fresh_parts_spill_to_a_file_and_stay_in_memory_when_none_can_be_made() {
+        let dir = tempfile::tempdir().unwrap();
+        let blocked = dir.path().join("a-file");
+        std::fs::write(&blocked, "not a folder").unwrap();
+        let build = |fresh: Fresh| {
+            let mut fresh = fresh.spill_after(1);
+            for id in ['1', 'f', 'a', '5'] {
+                fresh.add(Entry::Record(Box::new(summary(id, (id != '1').then_some('1')))));
+            }
+            let spilled = fresh.heap.file.as_ref().map(|f| f.1);
+            (View::merge(None, &"1".repeat(40), &[], fresh, "r1").unwrap(), spilled)
+        };
+        let (in_memory, none) = build(Fresh::on(None));
+        let (spilled, some) = build(Fresh::on(None).spilling_in(&dir.path().join("made/here")));
+        let (refused, also_none) = build(Fresh::on(None).spilling_in(&blocked.join("sub")));
+        assert_eq!((none, also_none), (None, None));
+        assert!(some.is_some_and(|n| n > 0), "{some:?}");
+        assert_eq!(spilled.bytes(), in_memory.bytes());
+        assert_eq!(refused.bytes(), in_memory.bytes());
+        assert_eq!(spilled.summary(3), summary('f', Some('1')));
     }
 
     #[test]
@@ -1384,6 +1540,7 @@ mod tests {
             ),
             mask in proptest::collection::vec(proptest::bool::ANY, 16),
             other in proptest::collection::vec(proptest::bool::ANY, 16),
+            spill_at in 0usize..600,
         ) {
             use crate::continuity::lineage::Lineage;
             use std::collections::BTreeMap;
@@ -1417,9 +1574,23 @@ mod tests {
                 entries.retain(|e| matches!(e, Entry::Record(s) if seen.insert(s.id.clone())));
                 let gone: Vec<&str> = paths.iter().map(String::as_str).collect();
                 let tip = format!("{:040x}", k + 1);
-                // Each update starts from the file the last one wrote, as a command does.
-                std::fs::write(&file, v.update(&tip, Change { gone, added: entries }, "r")).unwrap();
+                // Each update starts from the file the last one wrote, as a command does, its
+                // fresh parts spilled to a file past a few records; written twice (as when the
+                // cache cannot be written and the view is built in memory), the same bytes.
+                let mut fresh = Fresh::on(Some(&v)).spilling_in(dir.path()).spill_after(spill_at);
+                for e in entries {
+                    fresh.add(e);
+                }
+                let (mut out, mut again) = (Vec::new(), Vec::new());
+                View::write_merge(Some(&v), &tip, &gone, &mut fresh, "r", &mut out).unwrap();
+                View::write_merge(Some(&v), &tip, &gone, &mut fresh, "r", &mut again).unwrap();
+                proptest::prop_assert_eq!(&out, &again);
+                std::fs::write(&file, out).unwrap();
                 v = View::open(&file, "r").unwrap();
+                for i in 0..v.len() {
+                    let s = v.summary(i);
+                    proptest::prop_assert_eq!((&s.line, &s.parent), (&model[&s.id].0, &model[&s.id].1));
+                }
                 let links = |keep: &dyn Fn(&str) -> bool| {
                     model.iter().filter(|(id, _)| keep(id)).map(|(id, (l, p))| (id.clone(), l.clone(), p.clone())).collect::<Vec<_>>()
                 };
@@ -1436,7 +1607,7 @@ mod tests {
                     (s.id, s.line, s.parent) = (id.clone(), l.clone(), p.clone());
                     fresh.add(Entry::Record(Box::new(s)));
                 }
-                let u = View::merge(None, &tip, &[], fresh, "r");
+                let u = View::merge(None, &tip, &[], fresh, "r").unwrap();
                 let mut both: Vec<(usize, usize)> = rows.iter().map(|&r| (0, r)).collect();
                 both.extend((0..u.len()).filter(|&i| !kept(&u.id(i))).map(|i| (1, i)));
                 both.sort_by_key(|&(k, i)| if k == 0 { v.raw_id(i) } else { u.raw_id(i) });

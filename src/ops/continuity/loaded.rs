@@ -223,8 +223,12 @@ pub fn workers() -> usize {
     std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1).min(8)
 }
 
+fn cache_dir(ctx: &Ctx) -> std::path::PathBuf {
+    ctx.git.common_dir().join("majordomus/readmodel")
+}
+
 fn cache_path(ctx: &Ctx, reference: &str) -> std::path::PathBuf {
-    ctx.git.common_dir().join("majordomus/readmodel").join(format!("{}.bin", reference.replace('/', "%")))
+    cache_dir(ctx).join(format!("{}.bin", reference.replace('/', "%")))
 }
 
 /// The cached view of `reference` (written under `rules`), if any is usable.
@@ -265,19 +269,19 @@ fn view_at(ctx: &Ctx, reference: &str, tip: &str) -> Result<View> {
         (Some(base), Some(changes)) => {
             let mut gone: Vec<&str> = changes.removed.iter().map(String::as_str).collect();
             gone.extend(changes.added.iter().map(|e| e.path.as_str()));
-            admit_into(ctx, reference, base, tip, gone, &changes.added, &rules).map_err(git_err)?
+            admit_into(ctx, reference, base, tip, gone, &changes.added, &rules)?
         }
         // No cache, or its tip is gone (pruned after a forced update): admit the whole tree,
         // each entry folded into its compact form as soon as it is ready.
         _ => {
-            let mut fresh = Fresh::on(None);
+            let mut fresh = Fresh::on(None).spilling_in(&cache_dir(ctx));
             ctx.git
                 .store_map(tip, workers(), BLOB_CAP, entry_of, |_, e| {
                     fresh.add(e);
                     Ok::<(), crate::git::Error>(())
                 })
                 .map_err(git_err)?;
-            merged(ctx, reference, None, tip, &[], fresh, &rules)
+            merged(ctx, reference, None, tip, &[], fresh, &rules)?
         }
     };
     Ok(view)
@@ -286,7 +290,8 @@ fn view_at(ctx: &Ctx, reference: &str, tip: &str) -> Result<View> {
 /// The view at `tip` merged from `old`, `gone` and `fresh` ([`View::write_merge`]), streamed
 /// into the cache of `reference` and read back from the file written: the rows in memory, the
 /// variable parts left on disk. The cache is an optimisation: when it cannot be written, the
-/// view is built in memory and the answer is the same.
+/// view is built in memory and the answer is the same; it fails only when the parts it is
+/// built from cannot be read back.
 fn merged(
     ctx: &Ctx,
     reference: &str,
@@ -295,14 +300,14 @@ fn merged(
     gone: &[&str],
     mut fresh: Fresh,
     rules: &str,
-) -> View {
+) -> Result<View> {
     let written = replace_with_file(&cache_path(ctx, reference), |w| {
         View::write_merge(old, tip, gone, &mut fresh, rules, w).map_err(|e| Error::io(format!("read model: {e}")))
     });
-    written
-        .ok()
-        .and_then(|file| View::open_file(file, rules))
-        .unwrap_or_else(|| View::merge(old, tip, gone, fresh, rules))
+    match written.ok().and_then(|file| View::open_file(file, rules)) {
+        Some(v) => Ok(v),
+        None => View::merge(old, tip, gone, fresh, rules).map_err(|e| Error::io(format!("read model: {e}"))),
+    }
 }
 
 /// How many files are admitted before they are folded into the read model: what is held in
@@ -320,14 +325,15 @@ fn admit_into(
     gone: Vec<&str>,
     entries: &[StoreEntry],
     rules: &str,
-) -> std::result::Result<View, crate::git::Error> {
-    let mut fresh = Fresh::on(Some(&view));
+) -> Result<View> {
+    let mut fresh = Fresh::on(Some(&view)).spilling_in(&cache_dir(ctx));
     for chunk in entries.chunks(ADMIT_CHUNK) {
-        for e in admit_all(ctx, chunk)? {
+        let admitted = admit_all(ctx, chunk).map_err(|e| Error::io(format!("continuity store {reference}: {e}")))?;
+        for e in admitted {
             fresh.add(e);
         }
     }
-    Ok(merged(ctx, reference, Some(&view), tip, &gone, fresh, rules))
+    merged(ctx, reference, Some(&view), tip, &gone, fresh, rules)
 }
 
 /// Reads the store at `reference` through the read model, judging every signer's standing.
