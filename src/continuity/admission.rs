@@ -5,7 +5,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::mesh::{trust_of, Mesh, Trust};
-use super::record::{blake3_hex, canonical_value, is_id, store_path, Envelope, Record, MAX_STORED_BYTES, SCHEMA};
+use super::record::{blake3_hex, canonical_value, store_path, Envelope, Record, MAX_STORED_BYTES, SCHEMA};
 use super::{portability, signing};
 use crate::git::store::{Blob, FileMode, StoreEntry};
 
@@ -198,8 +198,7 @@ fn hex(bytes: &[u8]) -> String {
 
 /// Whether `path` has the shape `records/<2 hex>/<2 hex>/<64 hex>.json` with matching folders.
 pub fn is_record_path(path: &str) -> bool {
-    let Some(id) = path.rsplit('/').next().and_then(|n| n.strip_suffix(".json")) else { return false };
-    is_id(id) && store_path(id) == path
+    crate::git::store::record_path_id(path).is_some()
 }
 
 /// What a store file is, whoever reads it: every check that does not depend on this machine's
@@ -235,15 +234,15 @@ pub const BLOB_CAP: u64 = MAX_STORED_BYTES as u64;
 
 /// [`admit`] for a store entry as [`crate::git::Git::map_blobs`] hands it over.
 pub fn admit_entry(e: &StoreEntry, blob: Blob<'_>, j: &Judge<'_>) -> (Verdict, Option<Diagnostic>) {
-    standing(&e.path, &e.blob, intrinsic_entry(e, blob), j)
+    standing(&e.path(), &e.blob(), intrinsic_entry(e, blob), j)
 }
 
 /// [`intrinsic`] for a store entry: only a regular file of a record's name is read; a symlink,
 /// an executable file or a submodule is a stray entry, and a blob larger than [`BLOB_CAP`]
 /// is refused from its header.
 pub fn intrinsic_entry(e: &StoreEntry, blob: Blob<'_>) -> Intrinsic {
-    let path = e.path.as_str();
-    if !is_record_path(path) {
+    let path = &*e.path();
+    if e.record_id().is_none() {
         return stray(path, "not a record of the store; it is ignored".into());
     }
     if e.mode != FileMode::Regular {

@@ -10,6 +10,7 @@
 //!
 //! Object ids cross this API as 40-hex strings so that no other module needs gix.
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::process::Output;
 use std::time::Duration;
@@ -34,16 +35,96 @@ pub fn remote_tracking_ref(remote: &str) -> String {
 /// How many times a store write re-reads the tip and tries again before giving up.
 const MAX_ATTEMPTS: u32 = 20;
 
-/// One file of a store commit's tree.
+/// One file of a store commit's tree, in 64 bytes and no allocation when its path has a
+/// record's shape (a listing of 100,000 records held 20 MiB as strings).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct StoreEntry {
-    /// Full path inside the store tree, `/`-separated (`records/ab/cd/<id>.json`, or a stray file).
-    pub path: String,
-    /// The object id, 40 hex (a blob; for a [`FileMode::Submodule`] entry, a commit that need
-    /// not exist here).
-    pub blob: String,
+    name: Name,
+    /// The object (a blob; for a [`FileMode::Submodule`] entry, a commit that need not exist
+    /// here).
+    object: ObjectId,
     /// The entry's mode in its tree.
     pub mode: FileMode,
+}
+
+/// A store file's path: a record's path (`records/ab/cd/<64 hex>.json`) as the 32 bytes of its
+/// id, anything else as written.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Name {
+    Record([u8; 32]),
+    Path(Box<str>),
+}
+
+impl StoreEntry {
+    fn new(path: String, object: ObjectId, mode: FileMode) -> StoreEntry {
+        let name = match record_path_id(&path) {
+            Some(id) => Name::Record(id),
+            None => Name::Path(path.into_boxed_str()),
+        };
+        StoreEntry { name, object, mode }
+    }
+
+    /// Full path inside the store tree, `/`-separated (`records/ab/cd/<id>.json`, or a stray
+    /// file).
+    pub fn path(&self) -> Cow<'_, str> {
+        match &self.name {
+            Name::Record(id) => {
+                let hex = hex_of(id);
+                Cow::Owned(format!("records/{}/{}/{hex}.json", &hex[..2], &hex[2..4]))
+            }
+            Name::Path(p) => Cow::Borrowed(p),
+        }
+    }
+
+    /// The object id, 40 hex.
+    pub fn blob(&self) -> String {
+        self.object.to_string()
+    }
+
+    /// The id a path of a record's shape names ([`record_path_id`]).
+    pub fn record_id(&self) -> Option<&[u8; 32]> {
+        match &self.name {
+            Name::Record(id) => Some(id),
+            Name::Path(_) => None,
+        }
+    }
+
+    /// Orders entries by path without writing a record's path out (for two records, the order
+    /// of their ids).
+    fn cmp_path(&self, other: &StoreEntry) -> std::cmp::Ordering {
+        match (&self.name, &other.name) {
+            (Name::Record(a), Name::Record(b)) => a.cmp(b),
+            _ => self.path().cmp(&other.path()),
+        }
+    }
+}
+
+/// The id a store path names when it has a record's shape, `records/<2 hex>/<2 hex>/<64
+/// hex>.json` (lowercase, the folders the id's first two bytes): the one place that shape is
+/// read.
+pub fn record_path_id(path: &str) -> Option<[u8; 32]> {
+    let rest = path.strip_prefix("records/")?;
+    let (shard, file) = (rest.get(..6)?, rest.get(6..)?);
+    let hex = file.strip_suffix(".json")?;
+    let lower = |s: &str| s.bytes().all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b));
+    if hex.len() != 64 || !lower(hex) || shard != format!("{}/{}/", &hex[..2], &hex[2..4]) {
+        return None;
+    }
+    let mut id = [0u8; 32];
+    for (k, b) in id.iter_mut().enumerate() {
+        *b = u8::from_str_radix(&hex[2 * k..2 * k + 2], 16).ok()?;
+    }
+    Some(id)
+}
+
+fn hex_of(bytes: &[u8]) -> String {
+    const DIGITS: &[u8; 16] = b"0123456789abcdef";
+    let mut s = String::with_capacity(bytes.len() * 2);
+    for b in bytes {
+        s.push(DIGITS[usize::from(b >> 4)] as char);
+        s.push(DIGITS[usize::from(b & 15)] as char);
+    }
+    s
 }
 
 /// The mode of a tree entry that is not a folder. Only [`FileMode::Regular`] entries can be
@@ -377,11 +458,11 @@ fn list_in(
             let path = format!("{prefix}{name}");
             match FileMode::of(kind) {
                 None => stack.push((format!("{path}/"), id)),
-                Some(mode) => out.push(StoreEntry { path, blob: id.to_string(), mode }),
+                Some(mode) => out.push(StoreEntry::new(path, id, mode)),
             }
         }
     }
-    out.sort_by(|a, b| a.path.cmp(&b.path));
+    out.sort_by(StoreEntry::cmp_path);
     Ok(out)
 }
 
@@ -486,10 +567,10 @@ impl Git {
                     }
                     (Some(mode), Some((old_id, EntryKind::Tree))) => {
                         stack.push((format!("{path}/"), Some(old_id), None));
-                        out.added.push(StoreEntry { path, blob: id.to_string(), mode });
+                        out.added.push(StoreEntry::new(path, id, mode));
                     }
                     (Some(_), Some((old_id, old_kind))) if old_id == id && old_kind == kind => {}
-                    (Some(mode), _) => out.added.push(StoreEntry { path, blob: id.to_string(), mode }),
+                    (Some(mode), _) => out.added.push(StoreEntry::new(path, id, mode)),
                 }
             }
             for (name, (id, kind)) in old_entries {
@@ -503,7 +584,7 @@ impl Git {
                 }
             }
         }
-        out.added.sort_by(|x, y| x.path.cmp(&y.path));
+        out.added.sort_by(StoreEntry::cmp_path);
         out.removed.sort();
         Ok(out)
     }
@@ -595,18 +676,13 @@ impl Git {
                 paths.push(p);
             }
         }
-        // Looked up in id order, the indexes reopened every few hundred ids: each stretch
+        // Looked up in id order, the indexes reopened every few thousand ids: each stretch
         // touches a few neighbouring pages of each index, and no more than those stay mapped
-        // (looked up in path order, 1,000 ids touched most of a 20 MB index).
-        // An entry whose blob is not an id reads through the object database, which says so.
+        // (looked up in path order, 1,000 ids touched most of a 20 MB index). Not more often:
+        // opening an index reads its whole offset table through (reopened every 256 ids, that
+        // was 86 ms of 100,000 lookups).
         let mut keyed: Vec<(u64, usize)> = Vec::with_capacity(entries.len());
-        let mut ids: Vec<(gix::ObjectId, usize)> = Vec::with_capacity(entries.len());
-        for (i, e) in entries.iter().enumerate() {
-            match oid(&e.blob) {
-                Ok(id) => ids.push((id, i)),
-                Err(_) => keyed.push((UNPACKED, i)),
-            }
-        }
+        let mut ids: Vec<(gix::ObjectId, usize)> = entries.iter().enumerate().map(|(i, e)| (e.object, i)).collect();
         ids.sort_unstable();
         for (k, (id, i)) in ids.iter().enumerate() {
             if k > 0 && k % LOOKUPS_MAPPED == 0 {
@@ -793,7 +869,7 @@ const STRETCHES_PER_THREAD: usize = 8;
 const BATCH: usize = 64;
 
 /// How many ids are looked up in the pack indexes through one mapping of them.
-const LOOKUPS_MAPPED: usize = 256;
+const LOOKUPS_MAPPED: usize = 4096;
 
 /// Reads the blob of `e` through `repo` and maps it with `f`.
 fn read_one<T>(
@@ -805,13 +881,13 @@ fn read_one<T>(
     if e.mode != FileMode::Regular {
         return Ok(f(e, Blob::NotAFile));
     }
-    let id = oid(&e.blob)?;
+    let id = e.object;
     if let Some(size) = oversize(repo, id, cap)? {
         return Ok(f(e, Blob::TooLarge(size)));
     }
     let obj = repo.find_object(id).map_err(gxe)?;
     if obj.kind != gix::object::Kind::Blob {
-        return Err(Error::Gix(format!("{} is a {}, not a blob", e.blob, obj.kind)));
+        return Err(Error::Gix(format!("{id} is a {}, not a blob", obj.kind)));
     }
     Ok(f(e, Blob::Bytes(&obj.data)))
 }
@@ -1417,6 +1493,39 @@ mod tests {
     use std::path::Path;
     use std::process::Command;
 
+    #[test]
+    fn an_entry_keeps_a_record_path_as_its_id_and_orders_as_its_path_does() {
+        let id = "0f".repeat(32);
+        let record = format!("records/0f/0f/{id}.json");
+        let paths = [
+            record.clone(),
+            format!("records/a0/a0/{}.json", "a0".repeat(32)),
+            format!("records/0f/0f/{}.json", "a0".repeat(32)),
+            format!("records/A0/A0/{}.json", "A0".repeat(32)),
+            format!("records/0f/0e/{id}.json"),
+            format!("records/0f/0f/{id}.json.bak"),
+            format!("records/0f/0f/{}.json", &id[..62]),
+            "records/0f/0f".into(),
+            "README".into(),
+            "records/zz".into(),
+            "records/0f/0f/".into(),
+            String::new(),
+        ];
+        assert_eq!(record_path_id(&record), Some([0x0f; 32]));
+        let entries: Vec<StoreEntry> =
+            paths.iter().map(|p| StoreEntry::new(p.clone(), ObjectId::null(gix::hash::Kind::Sha1), FileMode::Regular)).collect();
+        for (e, p) in entries.iter().zip(&paths) {
+            assert_eq!(*e.path(), **p);
+            assert_eq!(e.record_id().is_some(), record_path_id(p).is_some(), "{p}");
+            for (f, q) in entries.iter().zip(&paths) {
+                assert_eq!(e.cmp_path(f), p.cmp(q), "{p} against {q}");
+            }
+        }
+        let shaped: Vec<&String> = paths.iter().filter(|p| record_path_id(p).is_some()).collect();
+        assert_eq!(shaped.len(), 2, "{shaped:?}");
+        assert_eq!(std::mem::size_of::<StoreEntry>(), 64);
+    }
+
     fn git(dir: &Path, args: &[&str]) -> Output {
         Command::new("git")
             .args(args)
@@ -1469,7 +1578,7 @@ mod tests {
     }
 
     fn paths(g: &Git, tip: &str) -> Vec<String> {
-        g.store_list(tip).unwrap().into_iter().map(|e| e.path).collect()
+        g.store_list(tip).unwrap().into_iter().map(|e| e.path().into_owned()).collect()
     }
 
     fn fsck(dir: &Path) {
@@ -1504,10 +1613,10 @@ mod tests {
         let list = g.store_list(&b.tip).unwrap();
         let mut want: Vec<String> = recs.iter().map(|r| r.0.clone()).collect();
         want.sort();
-        assert_eq!(list.iter().map(|e| e.path.clone()).collect::<Vec<_>>(), want);
+        assert_eq!(list.iter().map(|e| e.path().into_owned()).collect::<Vec<_>>(), want);
         for e in &list {
-            let r = recs.iter().find(|r| r.0 == e.path).unwrap();
-            assert_eq!(g.read_blob(&e.blob, u64::MAX).unwrap(), r.1);
+            let r = recs.iter().find(|r| r.0 == *e.path()).unwrap();
+            assert_eq!(g.read_blob(&e.blob(), u64::MAX).unwrap(), r.1);
         }
         // The commit is written as the given committer at the given time, message with newline.
         let raw = sh(&dir, &["cat-file", "commit", &b.tip]);
@@ -1531,7 +1640,7 @@ mod tests {
         assert!(!g.store_add(empty, "m", &who()).unwrap().written);
 
         assert!(g.has_commit(&b.tip));
-        assert!(!g.has_commit(&list[0].blob));
+        assert!(!g.has_commit(&list[0].blob()));
         assert!(g.commit_is_ancestor(&a.tip, &b.tip).unwrap());
         assert!(!g.commit_is_ancestor(&b.tip, &a.tip).unwrap());
 
@@ -1582,7 +1691,7 @@ mod tests {
         assert!(g.repo.objects.store_ref().path().join("pack").read_dir().unwrap().count() >= 2);
         assert_eq!(too_large(&g), vec![5000], "a packed blob over the cap is not inflated");
         let list = g.store_list(&out.tip).unwrap();
-        let want: Vec<Vec<u8>> = list.iter().map(|e| g.read_blob(&e.blob, 1 << 20).unwrap()).collect();
+        let want: Vec<Vec<u8>> = list.iter().map(|e| g.read_blob(&e.blob(), 1 << 20).unwrap()).collect();
         for workers in [1, 2, 3] {
             let got = g.map_blobs(&list, workers, 1 << 20, |_, b| match b {
                 Blob::Bytes(b) => b.to_vec(),
@@ -1594,16 +1703,16 @@ mod tests {
                 &out.tip,
                 workers,
                 1 << 20,
-                |e, b| (e.path.clone(), matches!(b, Blob::Bytes(_))),
+                |e, b| (e.path().into_owned(), matches!(b, Blob::Bytes(_))),
                 |e, (p, read)| {
-                    assert_eq!(e.path, p);
+                    assert_eq!(*e.path(), *p);
                     seen.push((p, read));
                     Ok::<(), Error>(())
                 },
             )
             .unwrap();
             seen.sort();
-            let paths: Vec<(String, bool)> = list.iter().map(|e| (e.path.clone(), true)).collect();
+            let paths: Vec<(String, bool)> = list.iter().map(|e| (e.path().into_owned(), true)).collect();
             assert_eq!(seen, paths, "{workers} workers");
         }
         // A sink that stops the read stops it: the error comes back, the threads end.
@@ -1625,7 +1734,7 @@ mod tests {
         assert!(matches!(stopped, Err(Error::Gix(m)) if m == "enough"));
         assert_eq!(calls, 5);
         // A reader that panics is an error, not a crash of the caller.
-        let panicked = g.map_blobs(&list, 2, 1 << 20, |e, _| assert!(e.path != "big", "planted"));
+        let panicked = g.map_blobs(&list, 2, 1 << 20, |e, _| assert!(*e.path() != *"big", "planted"));
         assert!(matches!(panicked, Err(Error::Gix(m)) if m.contains("panicked")));
     }
 
@@ -1830,8 +1939,8 @@ mod tests {
         let mut want = vec![p1.clone(), p2.clone(), p3.clone(), p4.clone(), p5.clone()];
         want.sort();
         assert_eq!(paths(&g, &m.tip), want);
-        let kept = g.store_list(&m.tip).unwrap().into_iter().find(|e| e.path == p3).unwrap();
-        assert_eq!(g.read_blob(&kept.blob, u64::MAX).unwrap(), b3);
+        let kept = g.store_list(&m.tip).unwrap().into_iter().find(|e| *e.path() == *p3).unwrap();
+        assert_eq!(g.read_blob(&kept.blob(), u64::MAX).unwrap(), b3);
         // The merged remote is now contained.
         let again = g.store_merge(CONTINUITY_REF, &r3, &include, "merge", &who()).unwrap();
         assert_eq!((again.action, again.tip.as_str()), (MergeAction::None, m.tip.as_str()));
@@ -1855,8 +1964,8 @@ mod tests {
         let mut want = vec![p1, p2, p3.clone(), p4];
         want.sort();
         assert_eq!(paths(&g, &m3.tip), want);
-        let p3_remote = g.store_list(&m3.tip).unwrap().into_iter().find(|e| e.path == p3).unwrap();
-        assert_eq!(g.read_blob(&p3_remote.blob, u64::MAX).unwrap(), b"other bytes\n");
+        let p3_remote = g.store_list(&m3.tip).unwrap().into_iter().find(|e| *e.path() == *p3).unwrap();
+        assert_eq!(g.read_blob(&p3_remote.blob(), u64::MAX).unwrap(), b"other bytes\n");
         assert_eq!(g.store_merge(fresh, &r3, &include, "merge", &who()).unwrap().action, MergeAction::None);
 
         assert!(g.store_merge(CONTINUITY_REF, &"1".repeat(40), &all, "m", &who()).is_err());

@@ -86,7 +86,7 @@ fn tally(ctx: &Ctx, s: &Setup, reference: &str, r: &mut VerifyReport) -> Result<
                 (Verdict::Stray, _) => Seen::Stray,
             },
             |e, seen| {
-                count(r, &e.path, seen);
+                count(r, &e.path(), seen);
                 Ok::<(), crate::git::Error>(())
             },
         )

@@ -243,7 +243,7 @@ fn admit_all(ctx: &Ctx, entries: &[StoreEntry]) -> std::result::Result<Vec<Entry
 
 /// The read model's entry of one store file, from its blob.
 fn entry_of(e: &StoreEntry, blob: Blob<'_>) -> Entry {
-    Entry::of(&e.path, &e.blob, intrinsic_entry(e, blob))
+    Entry::of(&e.path(), &e.blob(), intrinsic_entry(e, blob))
 }
 
 /// The read model of the store at `tip`: the cache of `reference` (or, for a ref read the first
@@ -267,8 +267,9 @@ fn view_at(ctx: &Ctx, reference: &str, tip: &str) -> Result<View> {
     let changes = base.as_ref().and_then(|v| ctx.git.store_changes(v.tip(), tip).ok());
     let view = match (base, changes) {
         (Some(base), Some(changes)) => {
+            let replaced: Vec<_> = changes.added.iter().map(|e| e.path()).collect();
             let mut gone: Vec<&str> = changes.removed.iter().map(String::as_str).collect();
-            gone.extend(changes.added.iter().map(|e| e.path.as_str()));
+            gone.extend(replaced.iter().map(|p| &**p));
             admit_into(ctx, reference, base, tip, gone, &changes.added, &rules)?
         }
         // No cache, or its tip is gone (pruned after a forced update): admit the whole tree,
