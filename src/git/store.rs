@@ -725,6 +725,7 @@ impl Git {
             return Ok(());
         }
         let (packs, order) = self.pack_order(entries);
+        let order = delta_order(&packs, self.repo.object_hash(), order);
         // Threads take stretches of the pack order in turn (about STRETCHES_PER_THREAD each): a
         // blob's cost varies with its delta chain, and two fixed halves finished 1.3 s apart.
         let stretch = (order.len() / (workers.max(1) * STRETCHES_PER_THREAD)).max(256);
@@ -855,6 +856,88 @@ impl<'a> PackReader<'a> {
         }
     }
 }
+
+/// `order` (places sorted by place, as [`Git::pack_order`] gives them) rearranged so that each
+/// blob whose delta base is another blob of the list comes right after that base's other
+/// dependants, depth first: the base is then in the reader's delta-base cache. In pack order a
+/// base is usually the entry just before, but not always: in a store after `git gc`, 5 % of
+/// the blobs had a base 40,000 entries back, long gone from the cache, and decoding their
+/// chains again (25 deep on average) was two thirds of all inflating. Only the entry headers
+/// are read (the pack data files mapped a few thousand entries at a time); an entry whose
+/// header cannot be read, or whose base is named by id, stays a root.
+fn delta_order(packs: &[std::path::PathBuf], hash: gix::hash::Kind, order: Vec<(u64, usize)>) -> Vec<(u64, usize)> {
+    const NONE: u32 = u32::MAX;
+    let n = order.len();
+    let mut base = vec![NONE; n];
+    let mut files: Vec<Option<gix::odb::pack::data::File>> = Vec::new();
+    for (k, &(place, _)) in order.iter().enumerate() {
+        if place == UNPACKED {
+            break;
+        }
+        if k % SCAN_MAPPED == 0 {
+            files.clear();
+        }
+        let (p, offset) = ((place >> 48) as usize, place & ((1 << 48) - 1));
+        if files.len() <= p {
+            files.resize_with(p + 1, || None);
+        }
+        if files[p].is_none() {
+            files[p] = packs.get(p).and_then(|path| gix::odb::pack::data::File::at(path, hash).ok());
+        }
+        let Some(entry) = files[p].as_ref().and_then(|f| f.entry(offset).ok()) else { continue };
+        if let gix::odb::pack::data::entry::Header::OfsDelta { base_distance } = entry.header {
+            let Some(at) = offset.checked_sub(base_distance) else { continue };
+            // A base comes before its dependant: a damaged header naming itself or a later
+            // entry leaves the entry a root (every entry is read exactly once).
+            match order.binary_search_by_key(&(((p as u64) << 48) | at), |x| x.0) {
+                Ok(b) if b < k => base[k] = b as u32,
+                _ => {}
+            }
+        }
+    }
+    drop(files);
+    depth_first(&base).into_iter().map(|k| order[k as usize]).collect()
+}
+
+/// The entries of a forest given as each entry's base (`u32::MAX` for a root; a base precedes
+/// its dependants), depth first: roots in order, each entry followed by its dependants' trees,
+/// in order.
+fn depth_first(base: &[u32]) -> Vec<u32> {
+    const NONE: u32 = u32::MAX;
+    let n = base.len();
+    // Dependants of each entry, in order: those of entry k at dependants[first[k]..first[k + 1]].
+    let mut first = vec![0u32; n + 1];
+    for &b in base {
+        if b != NONE {
+            first[b as usize + 1] += 1;
+        }
+    }
+    for k in 0..n {
+        first[k + 1] += first[k];
+    }
+    let mut filled = first.clone();
+    let mut dependants = vec![0u32; first[n] as usize];
+    for (k, &b) in base.iter().enumerate() {
+        if b != NONE {
+            dependants[filled[b as usize] as usize] = k as u32;
+            filled[b as usize] += 1;
+        }
+    }
+    let mut out = Vec::with_capacity(n);
+    let mut stack: Vec<u32> = Vec::new();
+    for root in (0..n).filter(|&k| base[k] == NONE) {
+        stack.push(root as u32);
+        while let Some(k) = stack.pop() {
+            out.push(k);
+            let (a, z) = (first[k as usize] as usize, first[k as usize + 1] as usize);
+            stack.extend(dependants[a..z].iter().rev());
+        }
+    }
+    out
+}
+
+/// How many entry headers [`delta_order`] reads through one mapping of the pack data files.
+const SCAN_MAPPED: usize = 4096;
 
 /// About how many pack pages a [`PackReader`] reads through one mapping (8 MiB).
 const PAGES_MAPPED: usize = 2048;
@@ -1662,6 +1745,47 @@ mod tests {
             )
             .unwrap();
         assert_eq!(paths(&g, &out.tip), vec!["README".to_string(), p, "records/ab/stray.txt".to_string()]);
+    }
+
+    #[test]
+    fn a_forest_is_laid_out_depth_first_with_a_far_dependant_after_its_base() {
+        const N: u32 = u32::MAX;
+        // 0 <- 1 <- 2, 3, 4 roots, 5 and 6 based on 1 far away, 7 on 6.
+        assert_eq!(depth_first(&[N, 0, 1, N, N, 1, 1, 6]), vec![0, 1, 2, 5, 6, 7, 3, 4]);
+        assert_eq!(depth_first(&[N, N, N]), vec![0, 1, 2]);
+        assert_eq!(depth_first(&[]), Vec::<u32>::new());
+    }
+
+    #[test]
+    fn blobs_are_read_after_their_delta_bases() {
+        let t = tempfile::tempdir().unwrap();
+        let dir = t.path().join("w");
+        let g = checkout(&dir);
+        let files: Vec<(String, Vec<u8>)> =
+            (0..300).map(|i| (format!("r/{i:03}"), format!("{}{i}", "same text ".repeat(40)).into_bytes())).collect();
+        let out = g.store_add(&files, "m", &who()).unwrap();
+        sh(&dir, &["gc", "-q", "--aggressive"]);
+        let g = Git::discover(&dir).unwrap();
+        let list = g.store_list(&out.tip).unwrap();
+        let (packs, order) = g.pack_order(&list);
+        let laid = delta_order(&packs, g.repo.object_hash(), order.clone());
+        let (mut a, mut b) = (order.clone(), laid.clone());
+        a.sort_unstable();
+        b.sort_unstable();
+        assert_eq!(a, b, "every entry once");
+        let at: HashMap<u64, usize> = laid.iter().enumerate().map(|(k, x)| (x.0, k)).collect();
+        let mut based = 0;
+        for (k, &(place, _)) in laid.iter().enumerate() {
+            let file = gix::odb::pack::data::File::at(&packs[(place >> 48) as usize], g.repo.object_hash()).unwrap();
+            let offset = place & ((1 << 48) - 1);
+            if let gix::odb::pack::data::entry::Header::OfsDelta { base_distance } = file.entry(offset).unwrap().header {
+                if let Some(&b) = at.get(&(place - base_distance)) {
+                    assert!(b < k, "a base is read before its dependant");
+                    based += 1;
+                }
+            }
+        }
+        assert!(based > 200, "{based} of 300 blobs are deltas of another");
     }
 
     #[test]
