@@ -813,8 +813,9 @@ impl<'a> PackReader<'a> {
             files: Vec::new(),
             hash,
             cap,
-            // Read in pack order, a delta's base was decoded a few blobs before.
-            cache: BaseCache::new(BASE_CACHE_BYTES / 4),
+            // Read depth first ([`delta_order`]), a delta's base was decoded a few blobs before:
+            // at 100,000 blobs, 256 KiB gave the same 198,000 decodes as 4 MiB.
+            cache: BaseCache::new(BASE_CACHE_BYTES / 16),
             inflate: Default::default(),
             buf: Vec::new(),
             pages: 0,
