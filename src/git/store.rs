@@ -703,8 +703,8 @@ impl Git {
     }
 
     /// The reader behind [`Git::map_blobs`] and [`Git::store_map`]: `sink` gets `(index in
-    /// entries, result)` on the calling thread. The threads take stretches of the pack order in
-    /// turn and read them straight from the pack data files by offset ([`PackReader`]), unmapped every
+    /// entries, result)` on the calling thread. The threads take stretches of the order of
+    /// [`delta_order`] in turn ([`stretches`]) and read them straight from the pack data files by offset ([`PackReader`]), unmapped every
     /// [`PAGES_MAPPED`] pages or so, so the pack pages it read are dropped as it goes (its
     /// delta-base cache stays); a blob it cannot decode there (loose, too large, not a blob, a damaged pack)
     /// is read through the object database as before, with the same checks.
@@ -726,10 +726,7 @@ impl Git {
         }
         let (packs, order) = self.pack_order(entries);
         let order = delta_order(&packs, self.repo.object_hash(), order);
-        // Threads take stretches of the pack order in turn (about STRETCHES_PER_THREAD each): a
-        // blob's cost varies with its delta chain, and two fixed halves finished 1.3 s apart.
-        let stretch = (order.len() / (workers.max(1) * STRETCHES_PER_THREAD)).max(256);
-        let stretches: Vec<&[(u64, usize)]> = order.chunks(stretch).collect();
+        let stretches = stretches(&order, workers);
         let next = std::sync::atomic::AtomicUsize::new(0);
         let (stretches, next) = (&stretches, &next);
         let hash = self.repo.object_hash();
@@ -946,8 +943,25 @@ const PAGES_MAPPED: usize = 2048;
 /// How many trees a listing reads through one object database.
 const RENEW_AFTER: usize = 2048;
 
-/// How many stretches of the pack order each reader thread takes, on average.
-const STRETCHES_PER_THREAD: usize = 8;
+/// The stretches of `order` that `workers` threads take in turn, each a share of what is left
+/// (half of it split among the threads), down to [`MIN_STRETCH`]: long stretches keep delta
+/// chains whole, and short ones at the end let the threads finish together (a blob's cost
+/// varies with its chain: two fixed halves finished 1.3 s apart, eight equal stretches each
+/// about 0.4 s apart).
+fn stretches<T>(order: &[T], workers: usize) -> Vec<&[T]> {
+    let mut out = Vec::new();
+    let mut rest = order;
+    while !rest.is_empty() {
+        let n = (rest.len() / (2 * workers.max(1))).max(MIN_STRETCH).min(rest.len());
+        let (a, b) = rest.split_at(n);
+        out.push(a);
+        rest = b;
+    }
+    out
+}
+
+/// The shortest stretch [`stretches`] cuts, but the last.
+const MIN_STRETCH: usize = 256;
 
 /// How many blobs' results a reader thread hands over at a time.
 const BATCH: usize = 64;
@@ -1755,6 +1769,19 @@ mod tests {
         assert_eq!(depth_first(&[N, 0, 1, N, N, 1, 1, 6]), vec![0, 1, 2, 5, 6, 7, 3, 4]);
         assert_eq!(depth_first(&[N, N, N]), vec![0, 1, 2]);
         assert_eq!(depth_first(&[]), Vec::<u32>::new());
+    }
+
+    #[test]
+    fn stretches_shrink_to_the_end_and_cover_the_order_once() {
+        let order: Vec<usize> = (0..10_000).collect();
+        let parts = stretches(&order, 2);
+        assert_eq!(parts.concat(), order);
+        assert_eq!(parts[0].len(), 2500);
+        assert!(parts.windows(2).all(|w| w[0].len() >= w[1].len()), "shrinking");
+        assert!(parts.iter().rev().skip(1).all(|p| p.len() >= MIN_STRETCH));
+        assert!(parts.last().unwrap().len() <= MIN_STRETCH);
+        assert_eq!(stretches(&order[..100], 2), vec![&order[..100]]);
+        assert!(stretches(&order[..0], 4).is_empty());
     }
 
     #[test]
