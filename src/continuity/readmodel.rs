@@ -141,19 +141,75 @@ pub enum OtherKind {
 /// One store file's entry, from its [`Intrinsic`] verdict.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Entry {
-    /// A record whose intrinsic checks passed.
-    Record(Box<Summary>),
+    /// A record whose intrinsic checks passed, in its compact form.
+    Record(Box<Compact>),
     /// Anything else.
     Other(Other),
 }
 
+/// A record as the read model stores it, encoded where the record was read (a reader thread):
+/// what goes to the thread that merges is a row, a variable part and three table entries, not
+/// a [`Summary`] of a dozen strings (freeing those on another thread than the one that
+/// allocated them was a tenth of a cold build's CPU).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Compact {
+    /// The id and published time (bytes 0..40) and the link marks (60..68) of its row; the
+    /// table indices and the heap offset are set when it is added.
+    row: [u8; ROW],
+    /// The ids its `parent` and `line` name ([`FreshRow::links`]).
+    links: [RawId; 2],
+    /// Its signer key, repository and device (`node\nlabel`): entries of the string tables.
+    tables: [String; 3],
+    /// Its variable part.
+    var: Vec<u8>,
+    /// Whether its id is 64 hex (an entry whose id is not is never added).
+    valid: bool,
+}
+
+impl Compact {
+    /// The compact form of `s`.
+    pub fn of(s: &Summary) -> Compact {
+        let mut c = Compact {
+            row: [0u8; ROW],
+            links: [[0u8; 32]; 2],
+            tables: [s.key.clone(), s.repository.clone(), format!("{}\n{}", s.device.node, s.device.label)],
+            var: encode_var(s),
+            valid: false,
+        };
+        if let Some(id) = unhex(&s.id).filter(|b| b.len() == 32) {
+            c.row[..32].copy_from_slice(&id);
+            c.valid = true;
+        }
+        c.row[32..40].copy_from_slice(&s.published.unwrap_or(i64::MIN).to_le_bytes());
+        // The links are found when the rows are merged ([`resolve_links`]); until then a link
+        // field says whether the id is at hand.
+        for (j, link) in [&s.parent, &s.line].into_iter().enumerate() {
+            let mark = match link.as_deref().map(unhex) {
+                None => NO_LINK,
+                Some(Some(b)) if b.len() == 32 => {
+                    c.links[j].copy_from_slice(&b);
+                    NAMED
+                }
+                Some(_) => ELSEWHERE,
+            };
+            c.row[60 + 4 * j..64 + 4 * j].copy_from_slice(&mark.to_le_bytes());
+        }
+        c
+    }
+}
+
 impl Entry {
+    /// The entry of a record.
+    pub fn record(s: &Summary) -> Entry {
+        Entry::Record(Box::new(Compact::of(s)))
+    }
+
     /// The entry of the file at `path` (blob `blob`) with verdict `i`.
     pub fn of(path: &str, blob: &str, i: Intrinsic) -> Entry {
         let other = |kind, diagnostic| Entry::Other(Other { path: path.into(), blob: blob.into(), kind, diagnostic });
         match i {
             Intrinsic::Record { id, public_key, record } => match super::signing::raw_public_key(&public_key) {
-                Some(k) => Entry::Record(Box::new(Summary::of(&id, blob, &hex(&k), &record))),
+                Some(k) => Entry::record(&Summary::of(&id, blob, &hex(&k), &record)),
                 None => other(
                     OtherKind::Refused,
                     Diagnostic::new(Severity::Error, Code::BadSignature, Some(path), "the public key does not decode"),
@@ -949,38 +1005,18 @@ impl Fresh {
     /// Adds one entry.
     pub fn add(&mut self, e: Entry) {
         match e {
-            Entry::Record(s) => {
-                let Some(id) = unhex(&s.id).filter(|b| b.len() == 32) else { return };
-                let mut f = FreshRow { row: [0u8; ROW], links: [[0u8; 32]; 2] };
-                let row = &mut f.row;
-                row[..32].copy_from_slice(&id);
-                row[32..40].copy_from_slice(&s.published.unwrap_or(i64::MIN).to_le_bytes());
-                let idx = [
-                    self.tables[0].index(&s.key),
-                    self.tables[1].index(&s.repository),
-                    self.tables[2].index(&format!("{}\n{}", s.device.node, s.device.label)),
-                ];
-                for (j, x) in idx.iter().enumerate() {
-                    row[40 + 4 * j..44 + 4 * j].copy_from_slice(&(*x as u32).to_le_bytes());
+            Entry::Record(c) => {
+                let Compact { mut row, links, tables, var, valid } = *c;
+                if !valid {
+                    return;
                 }
-                let var = encode_var(&s);
+                for (j, (t, v)) in self.tables.iter_mut().zip(&tables).enumerate() {
+                    row[40 + 4 * j..44 + 4 * j].copy_from_slice(&(t.index(v) as u32).to_le_bytes());
+                }
                 row[52..56].copy_from_slice(&(self.heap.len() as u32).to_le_bytes());
                 row[56..60].copy_from_slice(&(var.len() as u32).to_le_bytes());
-                // The links are found when the rows are merged ([`resolve_links`]); until then
-                // a link field says whether the id is at hand.
-                for (j, link) in [&s.parent, &s.line].into_iter().enumerate() {
-                    let mark = match link.as_deref().map(unhex) {
-                        None => NO_LINK,
-                        Some(Some(b)) if b.len() == 32 => {
-                            f.links[j].copy_from_slice(&b);
-                            NAMED
-                        }
-                        Some(_) => ELSEWHERE,
-                    };
-                    f.row[60 + 4 * j..64 + 4 * j].copy_from_slice(&mark.to_le_bytes());
-                }
                 self.heap.push(&var);
-                self.rows.push(f);
+                self.rows.push(FreshRow { row, links });
             }
             Entry::Other(o) => self.others.push(o),
         }
@@ -1301,8 +1337,8 @@ mod tests {
 
     fn entries() -> Vec<Entry> {
         vec![
-            Entry::Record(Box::new(summary('f', Some('a')))),
-            Entry::Record(Box::new(summary('a', None))),
+            Entry::record(&summary('f', Some('a'))),
+            Entry::record(&summary('a', None)),
             Entry::Other(Other {
                 path: "records/zz".into(),
                 blob: "2".repeat(40),
@@ -1323,7 +1359,7 @@ mod tests {
         let merged = |ids: &[char]| {
             let mut fresh = Fresh::on(None);
             for (i, &id) in ids.iter().enumerate() {
-                fresh.add(Entry::Record(Box::new(summary(id, (i > 0).then_some(ids[0])))));
+                fresh.add(Entry::record(&summary(id, (i > 0).then_some(ids[0]))));
             }
             fresh.add(entries().pop().unwrap());
             View::merge(None, &"1".repeat(40), &[], fresh, "r1").unwrap()
@@ -1350,7 +1386,7 @@ mod tests {
         let build = |fresh: Fresh| {
             let mut fresh = fresh.spill_after(1);
             for id in ['1', 'f', 'a', '5'] {
-                fresh.add(Entry::Record(Box::new(summary(id, (id != '1').then_some('1')))));
+                fresh.add(Entry::record(&summary(id, (id != '1').then_some('1'))));
             }
             let spilled = fresh.heap.file.as_ref().map(|f| f.1);
             (View::merge(None, &"1".repeat(40), &[], fresh, "r1").unwrap(), spilled)
@@ -1395,7 +1431,7 @@ mod tests {
         s.head = Some("not-hex".into());
         s.parent = Some("ABC".into());
         let empty = View::empty(&"0".repeat(40), "r");
-        let added = vec![Entry::Record(Box::new(s.clone()))];
+        let added = vec![Entry::record(&s)];
         let v = View::parse(empty.update(&"1".repeat(40), Change { gone: vec![], added }, "r"), "r").unwrap();
         assert_eq!(v.summary(0), s);
     }
@@ -1406,7 +1442,7 @@ mod tests {
         let path_a = crate::continuity::record::store_path(&"a".repeat(64));
         let mut b = summary('b', Some('a'));
         b.objective = "new".into();
-        let change = Change { gone: vec![&path_a, "records/zz"], added: vec![Entry::Record(Box::new(b))] };
+        let change = Change { gone: vec![&path_a, "records/zz"], added: vec![Entry::record(&b)] };
         let v = View::parse(v.update(&"2".repeat(40), change, "r"), "r").unwrap();
         let ids: Vec<String> = (0..v.len()).map(|i| v.id(i)[..1].to_string()).collect();
         assert_eq!(ids, ["b", "f"]);
@@ -1414,7 +1450,7 @@ mod tests {
         let mut f2 = summary('f', Some('a'));
         f2.objective = "changed".into();
         let path_f = crate::continuity::record::store_path(&"f".repeat(64));
-        let change = Change { gone: vec![&path_f], added: vec![Entry::Record(Box::new(f2))] };
+        let change = Change { gone: vec![&path_f], added: vec![Entry::record(&f2)] };
         let v = View::parse(v.update(&"3".repeat(40), change, "r"), "r").unwrap();
         assert_eq!(v.len(), 2);
         assert_eq!(v.summary(1).objective, "changed");
@@ -1428,8 +1464,8 @@ mod tests {
         odd.parent = Some("not-an-id".into());
         odd.line = Some("abcd".into());
         let mut added = entries();
-        added.push(Entry::Record(Box::new(odd)));
-        added.push(Entry::Record(Box::new(summary('e', Some('f')))));
+        added.push(Entry::record(&odd));
+        added.push(Entry::record(&summary('e', Some('f'))));
         let empty = View::empty(&"0".repeat(40), "r");
         let v = View::parse(empty.update(&"1".repeat(40), Change { gone: vec![], added }, "r"), "r").unwrap();
         let in_place = Lineage::from_rows(v.len(), |i| {
@@ -1464,7 +1500,7 @@ mod tests {
             let mut s = summary('b', None);
             s.id = format!("{k:064x}");
             s.key = format!("{:064x}", k + 1);
-            added.push(Entry::Record(Box::new(s)));
+            added.push(Entry::record(&s));
         }
         let big = View::empty(&"0".repeat(40), "r1").updated(&"1".repeat(40), Change { gone: vec![], added }, "r1");
         std::fs::write(&path, big.bytes()).unwrap();
@@ -1495,7 +1531,7 @@ mod tests {
         added.extend((0..40).map(|k| {
             let mut s = summary('b', None);
             (s.id, s.objective) = (format!("{k:064x}"), "x".repeat(k));
-            Entry::Record(Box::new(s))
+            Entry::record(&s)
         }));
         let v = View::empty(&"0".repeat(40), "r").updated(&"1".repeat(40), Change { gone: vec![], added }, "r");
         std::fs::write(&path, v.bytes()).unwrap();
@@ -1509,7 +1545,7 @@ mod tests {
         }
         // An update from the file, without its heap in memory, writes what one from memory does.
         let change =
-            || Change { gone: vec!["records/zz"], added: vec![Entry::Record(Box::new(summary('e', Some('a'))))] };
+            || Change { gone: vec!["records/zz"], added: vec![Entry::record(&summary('e', Some('a')))] };
         assert_eq!(opened.update(&"2".repeat(40), change(), "r"), v.update(&"2".repeat(40), change(), "r"));
         assert!(matches!(&opened.heap, Heap::OnDisk { whole, .. } if whole.get().is_none()));
     }
@@ -1566,12 +1602,12 @@ mod tests {
                     if model.insert(s.id.clone(), (s.line.clone(), s.parent.clone())).is_some() {
                         paths.push(crate::continuity::record::store_path(&s.id));
                     }
-                    entries.push(Entry::Record(Box::new(s)));
+                    entries.push(Entry::record(&s));
                 }
                 // As the store's updates give them: one entry per path, the last one counting.
                 entries.reverse();
                 let mut seen = HashSet::new();
-                entries.retain(|e| matches!(e, Entry::Record(s) if seen.insert(s.id.clone())));
+                entries.retain(|e| matches!(e, Entry::Record(c) if seen.insert(c.row[..32].to_vec())));
                 let gone: Vec<&str> = paths.iter().map(String::as_str).collect();
                 let tip = format!("{:040x}", k + 1);
                 // Each update starts from the file the last one wrote, as a command does, its
@@ -1605,7 +1641,7 @@ mod tests {
                 for (id, (l, p)) in model.iter().filter(|(id, _)| theirs(id)) {
                     let mut s = summary('0', None);
                     (s.id, s.line, s.parent) = (id.clone(), l.clone(), p.clone());
-                    fresh.add(Entry::Record(Box::new(s)));
+                    fresh.add(Entry::record(&s));
                 }
                 let u = View::merge(None, &tip, &[], fresh, "r").unwrap();
                 let mut both: Vec<(usize, usize)> = rows.iter().map(|&r| (0, r)).collect();

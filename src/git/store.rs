@@ -612,7 +612,7 @@ impl Git {
     /// it is read, so at most one blob per thread is held at a time. Results come back in the
     /// order of `entries`. A blob whose object header says it is larger than `cap` is never
     /// inflated ([`Blob::TooLarge`]); an entry that is not a regular file is never read
-    /// ([`Blob::NotAFile`]). Blobs are read in pack order (see [`Git::store_map`]).
+    /// ([`Blob::NotAFile`]). Blobs are read along their delta chains (see [`Git::store_map`]).
     pub fn map_blobs<T, F>(&self, entries: &[StoreEntry], workers: usize, cap: u64, f: F) -> Result<Vec<T>, Error>
     where
         T: Send,
@@ -631,11 +631,11 @@ impl Git {
     /// calling thread as soon as it is ready, in no particular order: only the list of files
     /// and the results in flight are held, never every result.
     ///
-    /// Blobs are read in the order their pack stores them, each thread a contiguous part of
-    /// that order. A deltified object's base precedes it in its pack and was usually decoded
-    /// just before, so it is found in the thread's delta-base cache: a store after `git gc`
-    /// (delta chains up to 50 long) costs about one inflate per blob, not one per link of its
-    /// chain, as reading in path order did.
+    /// Blobs are read in the order their pack stores them, rearranged so that a blob comes
+    /// right after its delta base ([`delta_order`]), each thread a contiguous stretch of that
+    /// order. The base was decoded just before, so it is found in the thread's delta-base cache:
+    /// a store after `git gc` (delta chains up to 50 long) costs about one inflate per blob, not
+    /// one per link of its chain, as reading in path order did.
     pub fn store_map<T, E, F>(
         &self,
         tip: &str,
