@@ -103,16 +103,23 @@ impl StoreEntry {
 /// hex>.json` (lowercase, the folders the id's first two bytes): the one place that shape is
 /// read.
 pub fn record_path_id(path: &str) -> Option<[u8; 32]> {
-    let rest = path.strip_prefix("records/")?;
-    let (shard, file) = (rest.get(..6)?, rest.get(6..)?);
-    let hex = file.strip_suffix(".json")?;
-    let lower = |s: &str| s.bytes().all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b));
-    if hex.len() != 64 || !lower(hex) || shard != format!("{}/{}/", &hex[..2], &hex[2..4]) {
+    let rest = path.strip_prefix("records/")?.as_bytes();
+    // `xx/yy/` + 64 hex + `.json`: 6 + 64 + 5 bytes.
+    if rest.len() != 75 || &rest[70..] != b".json" || rest[2] != b'/' || rest[5] != b'/' {
         return None;
     }
+    let hex = &rest[6..70];
+    if rest[..2] != hex[..2] || rest[3..5] != hex[2..4] {
+        return None;
+    }
+    let digit = |b: u8| match b {
+        b'0'..=b'9' => Some(b - b'0'),
+        b'a'..=b'f' => Some(b - b'a' + 10),
+        _ => None,
+    };
     let mut id = [0u8; 32];
     for (k, b) in id.iter_mut().enumerate() {
-        *b = u8::from_str_radix(&hex[2 * k..2 * k + 2], 16).ok()?;
+        *b = digit(hex[2 * k])? << 4 | digit(hex[2 * k + 1])?;
     }
     Some(id)
 }
@@ -1607,6 +1614,8 @@ mod tests {
             "README".into(),
             "records/zz".into(),
             "records/0f/0f/".into(),
+            format!("records/0f/0f/{}.json", "é".repeat(32)),
+            format!("records/0f/0f/{}.jsoné", &id[..61]),
             String::new(),
         ];
         assert_eq!(record_path_id(&record), Some([0x0f; 32]));
