@@ -769,29 +769,27 @@ fn resolve_links<'a>(
             let mut written: Option<[u32; 2]> = None;
             for (j, at) in [60usize, 64].into_iter().enumerate() {
                 let field = field_of(row, at) as u32;
-                match *src {
+                let i = match *src {
                     Source::Fresh(f) => {
                         links[j] = if field == NAMED { find(&named(f)[j]) } else { field };
                         continue;
                     }
-                    Source::Old(_) => match field {
-                        NO_LINK => {
-                            links[j] = NO_LINK;
-                            continue;
-                        }
-                        ELSEWHERE => {}
-                        r if new_of_old[r as usize] != NO_LINK => {
-                            links[j] = new_of_old[r as usize];
-                            continue;
-                        }
-                        _ => {}
-                    },
+                    Source::Old(i) => i,
+                };
+                match field {
+                    NO_LINK => {
+                        links[j] = NO_LINK;
+                        continue;
+                    }
+                    ELSEWHERE => {}
+                    r if new_of_old[r as usize] != NO_LINK => {
+                        links[j] = new_of_old[r as usize];
+                        continue;
+                    }
+                    _ => {}
                 }
                 let [line, parent] = *written.get_or_insert_with(|| {
-                    let var = match *src {
-                        Source::Old(i) => old.map(|o| o.var_bytes(i)).unwrap_or_default(),
-                        Source::Fresh(_) => Cow::Borrowed(&[][..]),
-                    };
+                    let var = old.map(|o| o.var_bytes(i)).unwrap_or_default();
                     let mut r = Reader { buf: &var, pos: 0 };
                     [r.link().unwrap_or(None), r.link().unwrap_or(None)].map(|l| match l {
                         None => NO_LINK,
@@ -988,8 +986,8 @@ impl Fresh {
     }
 
     /// Keeps the variable parts, past the first [`SPILL_AT`] bytes, in an unnamed temporary
-    /// file in `dir`, made if need be (in memory when none can be made there): what a cold build holds is then
-    /// the rows, not the parts.
+    /// file in `dir`, made if need be (in memory when none can be made there): what a cold
+    /// build holds is then the rows, not the parts.
     pub fn spilling_in(mut self, dir: &Path) -> Fresh {
         self.heap.dir = Some(dir.to_path_buf());
         self
@@ -1544,8 +1542,7 @@ mod tests {
             }
         }
         // An update from the file, without its heap in memory, writes what one from memory does.
-        let change =
-            || Change { gone: vec!["records/zz"], added: vec![Entry::record(&summary('e', Some('a')))] };
+        let change = || Change { gone: vec!["records/zz"], added: vec![Entry::record(&summary('e', Some('a')))] };
         assert_eq!(opened.update(&"2".repeat(40), change(), "r"), v.update(&"2".repeat(40), change(), "r"));
         assert!(matches!(&opened.heap, Heap::OnDisk { whole, .. } if whole.get().is_none()));
     }

@@ -88,14 +88,8 @@ pub fn run(git_dir: &Path, root: &Path, args: &[&str]) -> Result<Output, Error> 
 /// 1 GiB and keeps up to 96 MiB of delta bases: the `rev-list` that checks a fetch of a
 /// 100,000-record store walks the store's trees and peaked at 142 MiB; with these, 57 MiB, and
 /// no slower. They change how git reads, not what it does.
-const BOUNDED_MEMORY: [&str; 6] = [
-    "-c",
-    "core.packedGitWindowSize=256k",
-    "-c",
-    "core.packedGitLimit=4m",
-    "-c",
-    "core.deltaBaseCacheLimit=2m",
-];
+const BOUNDED_MEMORY: [&str; 6] =
+    ["-c", "core.packedGitWindowSize=256k", "-c", "core.packedGitLimit=4m", "-c", "core.deltaBaseCacheLimit=2m"];
 
 /// Runs a network step (`push`, `fetch`, `ls-remote`) that must never prompt: besides [`run`]'s
 /// settings, `credential.interactive=false`, every askpass program disabled (an empty
@@ -197,7 +191,8 @@ mod tests {
             ("core.deltaBaseCacheLimit", "2m"),
             ("credential.interactive", "false"),
         ] {
-            let out = run_network(&dir.join(".git"), dir, &["config", "--get", key], &NoPrompt::default()).expect("git");
+            let out =
+                run_network(&dir.join(".git"), dir, &["config", "--get", key], &NoPrompt::default()).expect("git");
             assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), want, "{key}");
         }
     }

@@ -698,7 +698,7 @@ impl Git {
             let at = indices
                 .iter()
                 .enumerate()
-                .find_map(|(n, p)| p.lookup(id).map(|k| ((n as u64) << 48) | p.pack_offset_at_index(k)))
+                .find_map(|(n, p)| p.lookup(id).map(|k| place_of(n, p.pack_offset_at_index(k))))
                 .filter(|&at| at < UNPACKED)
                 .unwrap_or(UNPACKED);
             keyed.push((at, *i));
@@ -711,10 +711,11 @@ impl Git {
 
     /// The reader behind [`Git::map_blobs`] and [`Git::store_map`]: `sink` gets `(index in
     /// entries, result)` on the calling thread. The threads take stretches of the order of
-    /// [`delta_order`] in turn ([`stretches`]) and read them straight from the pack data files by offset ([`PackReader`]), unmapped every
-    /// [`PAGES_MAPPED`] pages or so, so the pack pages it read are dropped as it goes (its
-    /// delta-base cache stays); a blob it cannot decode there (loose, too large, not a blob, a damaged pack)
-    /// is read through the object database as before, with the same checks.
+    /// [`delta_order`] in turn ([`stretches`]) and read them straight from the pack data files
+    /// by offset ([`PackReader`]), unmapped every [`PAGES_MAPPED`] pages or so, so the pack
+    /// pages it read are dropped as it goes (its delta-base cache stays); a blob it cannot
+    /// decode there (loose, too large, not a blob, a damaged pack) is read through the object
+    /// database as before, with the same checks.
     fn read_in_pack_order<T, E, F>(
         &self,
         entries: &[StoreEntry],
@@ -732,7 +733,7 @@ impl Git {
             return Ok(());
         }
         let (packs, order) = self.pack_order(entries);
-        let order = delta_order(&packs, self.repo.object_hash(), order);
+        let order = delta_order(&mut PackReader::new(&packs, self.repo.object_hash(), cap), order);
         let stretches = stretches(&order, workers);
         let next = std::sync::atomic::AtomicUsize::new(0);
         let (stretches, next) = (&stretches, &next);
@@ -832,15 +833,9 @@ impl<'a> PackReader<'a> {
         if e.mode != FileMode::Regular || place == UNPACKED {
             return None;
         }
-        let (n, offset) = ((place >> 48) as usize, place & ((1 << 48) - 1));
-        if self.files.len() <= n {
-            self.files.resize_with(n + 1, || None);
-        }
-        if self.files[n].is_none() {
-            let limit = usize::try_from(self.cap).ok();
-            self.files[n] =
-                Some(gix::odb::pack::data::File::at(&self.paths[n], self.hash).ok()?.with_alloc_limit_bytes(limit));
-        }
+        let (n, offset) = split_place(place);
+        self.mapped(n)?;
+        // The file borrowed as a field, beside the decoding buffers.
         let file = self.files[n].as_ref()?;
         let entry = file.entry(offset).ok()?;
         let no_ref_bases = |_: &gix::oid, _: &mut Vec<u8>| Ok(None);
@@ -848,6 +843,27 @@ impl<'a> PackReader<'a> {
         // Each entry of the chain read (the cache cut it short) touched a page or more.
         self.pages += out.num_deltas as usize + 1 + out.compressed_size / 4096;
         (out.kind == gix::object::Kind::Blob && self.buf.len() as u64 <= self.cap).then_some(&self.buf[..])
+    }
+
+    /// Pack data file `n`, mapped when first needed.
+    fn mapped(&mut self, n: usize) -> Option<&gix::odb::pack::data::File> {
+        if self.files.len() <= n {
+            self.files.resize_with(n + 1, || None);
+        }
+        if self.files[n].is_none() {
+            let limit = usize::try_from(self.cap).ok();
+            let file = gix::odb::pack::data::File::at(self.paths.get(n)?, self.hash).ok()?;
+            self.files[n] = Some(file.with_alloc_limit_bytes(limit));
+        }
+        self.files[n].as_ref()
+    }
+
+    /// The header of the entry stored at `place` (a page read), when it can be read.
+    fn header(&mut self, place: u64) -> Option<gix::odb::pack::data::entry::Header> {
+        let (n, offset) = split_place(place);
+        let header = self.mapped(n)?.entry(offset).ok()?.header;
+        self.pages += 1;
+        Some(header)
     }
 
     /// Unmaps the pack data files once about [`PAGES_MAPPED`] pages were read through them (the
@@ -868,40 +884,39 @@ impl<'a> PackReader<'a> {
 /// base is usually the entry just before, but not always: in a store after `git gc`, 5 % of
 /// the blobs had a base 40,000 entries back, long gone from the cache, and decoding their
 /// chains again (25 deep on average) was two thirds of all inflating. Only the entry headers
-/// are read (the pack data files mapped a few thousand entries at a time); an entry whose
+/// are read (through `reader`, which unmaps as it goes); an entry whose
 /// header cannot be read, or whose base is named by id, stays a root.
-fn delta_order(packs: &[std::path::PathBuf], hash: gix::hash::Kind, order: Vec<(u64, usize)>) -> Vec<(u64, usize)> {
+fn delta_order(reader: &mut PackReader<'_>, order: Vec<(u64, usize)>) -> Vec<(u64, usize)> {
     const NONE: u32 = u32::MAX;
-    let n = order.len();
-    let mut base = vec![NONE; n];
-    let mut files: Vec<Option<gix::odb::pack::data::File>> = Vec::new();
+    let mut base = vec![NONE; order.len()];
     for (k, &(place, _)) in order.iter().enumerate() {
         if place == UNPACKED {
             break;
         }
-        if k % SCAN_MAPPED == 0 {
-            files.clear();
-        }
-        let (p, offset) = ((place >> 48) as usize, place & ((1 << 48) - 1));
-        if files.len() <= p {
-            files.resize_with(p + 1, || None);
-        }
-        if files[p].is_none() {
-            files[p] = packs.get(p).and_then(|path| gix::odb::pack::data::File::at(path, hash).ok());
-        }
-        let Some(entry) = files[p].as_ref().and_then(|f| f.entry(offset).ok()) else { continue };
-        if let gix::odb::pack::data::entry::Header::OfsDelta { base_distance } = entry.header {
-            let Some(at) = offset.checked_sub(base_distance) else { continue };
-            // A base comes before its dependant: a damaged header naming itself or a later
-            // entry leaves the entry a root (every entry is read exactly once).
-            match order.binary_search_by_key(&(((p as u64) << 48) | at), |x| x.0) {
-                Ok(b) if b < k => base[k] = b as u32,
-                _ => {}
-            }
+        let header = reader.header(place);
+        reader.unmap_when_full();
+        let Some(gix::odb::pack::data::entry::Header::OfsDelta { base_distance }) = header else { continue };
+        let (n, offset) = split_place(place);
+        let Some(at) = offset.checked_sub(base_distance) else { continue };
+        // A base comes before its dependant: a damaged header naming itself or a later entry
+        // leaves the entry a root (every entry is read exactly once).
+        match order.binary_search_by_key(&place_of(n, at), |x| x.0) {
+            Ok(b) if b < k => base[k] = b as u32,
+            _ => {}
         }
     }
-    drop(files);
     depth_first(&base).into_iter().map(|k| order[k as usize]).collect()
+}
+
+/// The place of the entry at `offset` of pack data file `n`: `n << 48 | offset`, so that
+/// places sort in pack order.
+fn place_of(n: usize, offset: u64) -> u64 {
+    ((n as u64) << 48) | offset
+}
+
+/// The pack data file and the offset of a place ([`place_of`]).
+fn split_place(place: u64) -> (usize, u64) {
+    ((place >> 48) as usize, place & ((1 << 48) - 1))
 }
 
 /// The entries of a forest given as each entry's base (`u32::MAX` for a root; a base precedes
@@ -940,9 +955,6 @@ fn depth_first(base: &[u32]) -> Vec<u32> {
     }
     out
 }
-
-/// How many entry headers [`delta_order`] reads through one mapping of the pack data files.
-const SCAN_MAPPED: usize = 4096;
 
 /// About how many pack pages a [`PackReader`] reads through one mapping (8 MiB).
 const PAGES_MAPPED: usize = 2048;
@@ -1619,8 +1631,10 @@ mod tests {
             String::new(),
         ];
         assert_eq!(record_path_id(&record), Some([0x0f; 32]));
-        let entries: Vec<StoreEntry> =
-            paths.iter().map(|p| StoreEntry::new(p.clone(), ObjectId::null(gix::hash::Kind::Sha1), FileMode::Regular)).collect();
+        let entries: Vec<StoreEntry> = paths
+            .iter()
+            .map(|p| StoreEntry::new(p.clone(), ObjectId::null(gix::hash::Kind::Sha1), FileMode::Regular))
+            .collect();
         for (e, p) in entries.iter().zip(&paths) {
             assert_eq!(*e.path(), **p);
             assert_eq!(e.record_id().is_some(), record_path_id(p).is_some(), "{p}");
@@ -1805,7 +1819,7 @@ mod tests {
         let g = Git::discover(&dir).unwrap();
         let list = g.store_list(&out.tip).unwrap();
         let (packs, order) = g.pack_order(&list);
-        let laid = delta_order(&packs, g.repo.object_hash(), order.clone());
+        let laid = delta_order(&mut PackReader::new(&packs, g.repo.object_hash(), u64::MAX), order.clone());
         let (mut a, mut b) = (order.clone(), laid.clone());
         a.sort_unstable();
         b.sort_unstable();
@@ -1813,9 +1827,10 @@ mod tests {
         let at: HashMap<u64, usize> = laid.iter().enumerate().map(|(k, x)| (x.0, k)).collect();
         let mut based = 0;
         for (k, &(place, _)) in laid.iter().enumerate() {
-            let file = gix::odb::pack::data::File::at(&packs[(place >> 48) as usize], g.repo.object_hash()).unwrap();
-            let offset = place & ((1 << 48) - 1);
-            if let gix::odb::pack::data::entry::Header::OfsDelta { base_distance } = file.entry(offset).unwrap().header {
+            let (n, offset) = split_place(place);
+            let file = gix::odb::pack::data::File::at(&packs[n], g.repo.object_hash()).unwrap();
+            if let gix::odb::pack::data::entry::Header::OfsDelta { base_distance } = file.entry(offset).unwrap().header
+            {
                 if let Some(&b) = at.get(&(place - base_distance)) {
                     assert!(b < k, "a base is read before its dependant");
                     based += 1;
