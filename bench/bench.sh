@@ -128,11 +128,19 @@ if [[ ${BENCH_FIXTURES_ONLY:-0} == 1 ]]; then log "fixtures: $FIX"; exit 0; fi
 # ---------------------------------------------------------------------------------------------
 # Measuring
 
+# Peak RSS per process: bench/rss.c, preloaded into the measured command and every process it
+# starts, writes each one's own peak at exit. git-majordomus's peak is the table's; the largest
+# git process's (for sync over file://, the remote's own receive-pack) is shown beside it.
+# Without a C compiler, /usr/bin/time's figure (the largest process of the tree) is used.
+RSS_SO=$OUT/rss.so
+cc -shared -fPIC -O2 -o "$RSS_SO" "$root/bench/rss.c" 2>/dev/null || RSS_SO=
+
 # median <runs> <prep-function> <command...>: median wall ms of whole-process runs; <prep> runs
-# (untimed) before each one. Sets MEDIAN and RSS (peak KiB of one more run).
+# (untimed) before each one. Sets MEDIAN, RSS (git-majordomus's peak KiB in one more run) and
+# GIT_RSS (the largest git process's peak KiB in that run, 0 when none ran).
 median() {
   local runs=$1 prep=$2; shift 2
-  local t=() s e i
+  local t=() s e i run=("$@")
   for ((i = 0; i < runs; i++)); do
     $prep
     s=$(date +%s%N); "$@" >/dev/null 2>&1 </dev/null || true; e=$(date +%s%N)
@@ -140,13 +148,17 @@ median() {
   done
   MEDIAN=$(printf '%s\n' "${t[@]}" | sort -n | awk '{a[NR]=$1} END {printf "%.1f", a[int((NR+1)/2)]/1000}')
   $prep
-  # A shell function runs under `bash -c` (time reports the largest of bash and its children).
-  if [[ $(type -t "$1") == function ]]; then
-    /usr/bin/time -f '%M' -o "$WORK/rss" bash -c '"$@"' _ "$@" >/dev/null 2>&1 </dev/null || true
+  # A shell function runs under `bash -c`.
+  [[ $(type -t "$1") == function ]] && run=(bash -c '"$@"' _ "$@")
+  if [[ -n $RSS_SO ]]; then
+    rm -rf "$WORK/rss.d"; mkdir -p "$WORK/rss.d"
+    BENCH_RSS_DIR=$WORK/rss.d LD_PRELOAD=$RSS_SO "${run[@]}" >/dev/null 2>&1 </dev/null || true
+    RSS=$(cat "$WORK"/rss.d/* | awk '$2 == "git-majordomus" && $1 > m {m = $1} END {print m + 0}')
+    GIT_RSS=$(cat "$WORK"/rss.d/* | awk '$2 ~ /^git/ && $2 != "git-majordomus" && $1 > m {m = $1} END {print m + 0}')
   else
-    /usr/bin/time -f '%M' -o "$WORK/rss" "$@" >/dev/null 2>&1 </dev/null || true
+    /usr/bin/time -f '%M' -o "$WORK/rss" "${run[@]}" >/dev/null 2>&1 </dev/null || true
+    RSS=$(tail -1 "$WORK/rss") GIT_RSS=0
   fi
-  RSS=$(tail -1 "$WORK/rss")
   $prep
 }
 nothing() { :; }
@@ -154,8 +166,11 @@ rows=()
 row() { # label floor-label floor-ms
   local ratio
   ratio=$(awk -v a="$MEDIAN" -v b="$3" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "-" }')
-  rows+=("| $1 | $MEDIAN | $(( RSS / 1024 )) | $2 | $3 | $ratio |")
-  log "$1: $MEDIAN ms, $(( RSS / 1024 )) MiB (floor $2 $3 ms, ×$ratio)"
+  local ours=- git=-
+  (( RSS > 0 )) && ours=$(( RSS / 1024 ))
+  (( GIT_RSS > 0 )) && git=$(( GIT_RSS / 1024 ))
+  rows+=("| $1 | $MEDIAN | $ours | $git | $2 | $3 | $ratio |")
+  log "$1: $MEDIAN ms, $ours MiB, git's largest $git MiB (floor $2 $3 ms, ×$ratio)"
 }
 
 rm -rf "$WORK"; mkdir -p "$WORK"
@@ -254,10 +269,12 @@ done
   echo "Large fixture: $COMMITS commits over $BRANCHES branches (commit-graph), $HANDOVERS handovers and"
   echo "$CHECKPOINTS checkpoints (a tenth in a linked worktree), $LEDGER ledger lines, $DECISIONS decisions,"
   echo "$QUESTIONS open questions, $RECORDS continuity records from $DEVICES devices on $LINES lines."
-  echo "Medians of $RUNS runs ($SLOW_RUNS for search, doctor, cold status, verify, sync, cat-file); peak RSS of one run."
+  echo "Medians of $RUNS runs ($SLOW_RUNS for search, doctor, cold status, verify, sync, cat-file); peak RSS of one run:"
+  echo "git-majordomus's own, and beside it the largest git process the command started (for sync over"
+  echo "file://, the remote's own receive-pack, the server side of the push)."
   echo
-  echo "| command | median ms | peak RSS MiB | git floor | floor ms | ratio |"
-  echo "|---|---:|---:|---|---:|---:|"
+  echo "| command | median ms | peak RSS MiB | git's peak MiB | git floor | floor ms | ratio |"
+  echo "|---|---:|---:|---:|---|---:|---:|"
   printf '%s\n' "${rows[@]}"
   echo
   echo "## Growth curve"

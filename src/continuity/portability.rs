@@ -94,15 +94,13 @@ struct Machine<'a> {
 }
 
 fn scan(record: &Value, machine: Option<&Machine>) -> Vec<Leak> {
-    let mut strings = Vec::new();
-    collect(record, "", &mut strings);
     let mut leaks = Vec::new();
-    for (pointer, text) in strings {
+    each_string(record, &mut String::new(), &mut |pointer, text| {
         let mut found: Vec<(Code, String)> = Vec::new();
         let present = Present::of(text);
         found.extend(credential_shapes(text, &present).into_iter().map(|r| (SECRET, r.to_owned())));
         found.extend(machine_paths(text, &present).into_iter().map(|r| (NONPORTABLE, r.to_owned())));
-        if is_path_list_item(&pointer) {
+        if is_path_list_item(pointer) {
             found.extend(relative_path_problem(text).map(|r| (NONPORTABLE, r.to_owned())));
         }
         if let Some(m) = machine {
@@ -116,25 +114,40 @@ fn scan(record: &Value, machine: Option<&Machine>) -> Vec<Leak> {
                 found.push((NONPORTABLE, "this checkout's absolute path".to_owned()));
             }
         }
-        leaks.extend(found.into_iter().map(|(code, reason)| Leak { code, pointer: pointer.clone(), reason }));
-    }
+        leaks.extend(found.into_iter().map(|(code, reason)| Leak { code, pointer: pointer.to_owned(), reason }));
+    });
     leaks.sort_by(|a, b| (&a.pointer, a.code, &a.reason).cmp(&(&b.pointer, b.code, &b.reason)));
     leaks.dedup();
     leaks
 }
 
-/// Every string value under `v` with its JSON pointer (RFC 6901 escaping of keys).
-fn collect<'a>(v: &'a Value, pointer: &str, out: &mut Vec<(String, &'a str)>) {
+/// Calls `f` with every string value under `v` and its JSON pointer (RFC 6901 escaping of
+/// keys), built in `pointer` (one buffer for the whole walk: a record's strings cost no
+/// allocation of their own).
+fn each_string<'a>(v: &'a Value, pointer: &mut String, f: &mut impl FnMut(&str, &'a str)) {
+    let at = pointer.len();
     match v {
-        Value::String(s) => out.push((pointer.to_owned(), s)),
+        Value::String(s) => f(pointer, s),
         Value::Array(items) => {
             for (i, item) in items.iter().enumerate() {
-                collect(item, &format!("{pointer}/{i}"), out);
+                use std::fmt::Write as _;
+                let _ = write!(pointer, "/{i}");
+                each_string(item, pointer, f);
+                pointer.truncate(at);
             }
         }
         Value::Object(map) => {
             for (key, item) in map {
-                collect(item, &format!("{pointer}/{}", key.replace('~', "~0").replace('/', "~1")), out);
+                pointer.push('/');
+                for c in key.chars() {
+                    match c {
+                        '~' => pointer.push_str("~0"),
+                        '/' => pointer.push_str("~1"),
+                        c => pointer.push(c),
+                    }
+                }
+                each_string(item, pointer, f);
+                pointer.truncate(at);
             }
         }
         _ => {}

@@ -544,6 +544,7 @@ impl Git {
     /// e.g. `old` was pruned after a forced update: the caller then reads `new` whole.
     pub fn store_changes(&self, old: &str, new: &str) -> Result<StoreChanges, Error> {
         let (a, b) = (self.commit_tree(oid(old)?)?, self.commit_tree(oid(new)?)?);
+        let mut trees = TreeReader::new(&self.repo);
         let mut out = StoreChanges::default();
         let mut stack = vec![(String::new(), Some(a), Some(b))];
         while let Some((prefix, a, b)) = stack.pop() {
@@ -551,11 +552,11 @@ impl Git {
                 continue;
             }
             let old_entries: HashMap<String, (ObjectId, EntryKind)> = match a {
-                Some(a) => self.entries(a)?.into_iter().map(|(n, id, k)| (n, (id, k))).collect(),
+                Some(a) => trees.entries(a)?.into_iter().map(|(n, id, k)| (n, (id, k))).collect(),
                 None => HashMap::new(),
             };
             let new_entries = match b {
-                Some(b) => self.entries(b)?,
+                Some(b) => trees.entries(b)?,
                 None => Vec::new(),
             };
             let mut seen = std::collections::HashSet::new();
@@ -668,45 +669,17 @@ impl Git {
     /// in no pack of this repository's own (loose, or in an alternate) has place [`UNPACKED`]
     /// and comes last.
     fn pack_order(&self, entries: &[StoreEntry]) -> (Vec<std::path::PathBuf>, Vec<(u64, usize)>) {
-        let hash = self.repo.object_hash();
-        let dir = self.repo.objects.store_ref().path().join("pack");
-        let mut idx: Vec<std::path::PathBuf> =
-            std::fs::read_dir(&dir).map(|d| d.filter_map(|e| e.ok().map(|e| e.path())).collect()).unwrap_or_default();
-        idx.retain(|p| p.extension().is_some_and(|x| x == "idx") && p.with_extension("pack").is_file());
-        idx.sort();
-        idx.truncate(1 << 15);
-        let open = |p: &std::path::PathBuf| gix::odb::pack::index::File::at(p, hash).ok();
-        let (mut paths, mut indices) = (Vec::new(), Vec::new());
-        for p in idx {
-            if let Some(i) = open(&p) {
-                indices.push(i);
-                paths.push(p);
-            }
-        }
         // Looked up in id order, the indexes reopened every few thousand ids: each stretch
         // touches a few neighbouring pages of each index, and no more than those stay mapped
         // (looked up in path order, 1,000 ids touched most of a 20 MB index). Not more often:
         // opening an index reads its whole offset table through (reopened every 256 ids, that
         // was 86 ms of 100,000 lookups).
-        let mut keyed: Vec<(u64, usize)> = Vec::with_capacity(entries.len());
+        let mut indexes = Indexes::of(&self.repo, LOOKUPS_MAPPED);
         let mut ids: Vec<(gix::ObjectId, usize)> = entries.iter().enumerate().map(|(i, e)| (e.object, i)).collect();
         ids.sort_unstable();
-        for (k, (id, i)) in ids.iter().enumerate() {
-            if k > 0 && k % LOOKUPS_MAPPED == 0 {
-                indices = paths.iter().filter_map(open).collect();
-            }
-            let at = indices
-                .iter()
-                .enumerate()
-                .find_map(|(n, p)| p.lookup(id).map(|k| place_of(n, p.pack_offset_at_index(k))))
-                .filter(|&at| at < UNPACKED)
-                .unwrap_or(UNPACKED);
-            keyed.push((at, *i));
-        }
-        drop(indices);
+        let mut keyed: Vec<(u64, usize)> = ids.iter().map(|(id, i)| (indexes.place(id), *i)).collect();
         keyed.sort_unstable();
-        let paths = paths.into_iter().map(|p| p.with_extension("pack")).collect();
-        (paths, keyed)
+        (indexes.packs(), keyed)
     }
 
     /// The reader behind [`Git::map_blobs`] and [`Git::store_map`]: `sink` gets `(index in
@@ -733,7 +706,7 @@ impl Git {
             return Ok(());
         }
         let (packs, order) = self.pack_order(entries);
-        let order = delta_order(&mut PackReader::new(&packs, self.repo.object_hash(), cap), order);
+        let order = delta_order(&mut PackReader::new(packs.clone(), self.repo.object_hash(), cap), order);
         let stretches = stretches(&order, workers);
         let next = std::sync::atomic::AtomicUsize::new(0);
         let (stretches, next) = (&stretches, &next);
@@ -749,7 +722,7 @@ impl Git {
                 readers.push(scope.spawn(move || {
                     let mut repo = base.to_thread_local();
                     repo.objects.set_pack_cache(|| Box::new(BaseCache::new(BASE_CACHE_BYTES)));
-                    let mut reader = PackReader::new(packs, hash, cap);
+                    let mut reader = PackReader::new(packs.clone(), hash, cap);
                     let mut batch = Vec::with_capacity(BATCH);
                     let taken =
                         std::iter::from_fn(|| stretches.get(next.fetch_add(1, std::sync::atomic::Ordering::Relaxed)));
@@ -797,10 +770,217 @@ impl Git {
 /// The place of a blob in no pack of the repository's own.
 const UNPACKED: u64 = u64::MAX;
 
+/// The indexes of this repository's own packs, looked up through mappings renewed every
+/// `every` lookups: the index pages a run of lookups touched are dropped as it goes (a 20 MB
+/// index is otherwise soon resident whole, as each lookup faults in 64 KiB around the pages
+/// its binary search reads).
+struct Indexes {
+    paths: Vec<std::path::PathBuf>,
+    files: Vec<gix::odb::pack::index::File>,
+    hash: gix::hash::Kind,
+    every: usize,
+    lookups: usize,
+}
+
+impl Indexes {
+    /// The indexes of `repo`'s own packs (at most 32,768, in name order) whose data file exists.
+    fn of(repo: &gix::Repository, every: usize) -> Indexes {
+        let hash = repo.object_hash();
+        let dir = repo.objects.store_ref().path().join("pack");
+        let mut idx: Vec<std::path::PathBuf> =
+            std::fs::read_dir(&dir).map(|d| d.filter_map(|e| e.ok().map(|e| e.path())).collect()).unwrap_or_default();
+        idx.retain(|p| p.extension().is_some_and(|x| x == "idx") && p.with_extension("pack").is_file());
+        idx.sort();
+        idx.truncate(1 << 15);
+        let mut out = Indexes { paths: Vec::new(), files: Vec::new(), hash, every: every.max(1), lookups: 0 };
+        for p in idx {
+            if let Ok(f) = gix::odb::pack::index::File::at(&p, hash) {
+                out.files.push(f);
+                out.paths.push(p);
+            }
+        }
+        out
+    }
+
+    /// The data files of the indexes, in the same order (pack number `n` of a place).
+    fn packs(&self) -> Vec<std::path::PathBuf> {
+        self.paths.iter().map(|p| p.with_extension("pack")).collect()
+    }
+
+    /// Where object `id` is stored, `pack number << 48 | offset`, or [`UNPACKED`] when no pack
+    /// of these holds it.
+    fn place(&mut self, id: &gix::oid) -> u64 {
+        self.lookups += 1;
+        if self.lookups.is_multiple_of(self.every) {
+            let hash = self.hash;
+            self.files = self.paths.iter().filter_map(|p| gix::odb::pack::index::File::at(p, hash).ok()).collect();
+            if self.files.len() != self.paths.len() {
+                // An index vanished under us (a concurrent repack): nothing is found through
+                // these any more, and every read goes through the object database.
+                self.files.clear();
+                self.paths.clear();
+            }
+        }
+        self.files
+            .iter()
+            .enumerate()
+            .find_map(|(n, p)| p.lookup(id).map(|k| place_of(n, p.pack_offset_at_index(k))))
+            .filter(|&at| at < UNPACKED)
+            .unwrap_or(UNPACKED)
+    }
+}
+
+/// Tree `base` (`None`: empty) with `edits` (path, object, kind) written in through `trees`;
+/// when a path is given twice, the last one wins.
+fn write_tree<'p>(
+    trees: &mut TreeReader<'_>,
+    base: Option<ObjectId>,
+    edits: impl Iterator<Item = (&'p str, ObjectId, EntryKind)>,
+) -> Result<ObjectId, Error> {
+    let mut edits: Vec<(&str, ObjectId, EntryKind)> = edits.collect();
+    // Stable: of two edits of one path, the later stays later.
+    edits.sort_by(|a, b| a.0.cmp(b.0));
+    trees.write_with(base, &edits)
+}
+
+/// How many ids a [`TreeReader`] looks up through one mapping of the pack indexes.
+const TREE_LOOKUPS_MAPPED: usize = 64;
+
+/// About how many pack pages a [`TreeReader`] reads through one mapping (trees are read far
+/// apart, each read faulting in up to 64 KiB around it).
+const TREE_PAGES_MAPPED: usize = 128;
+
+/// Reads the trees of a walk over the store (a tree difference, a union merge, a rewrite)
+/// straight from the pack files, with the index and pack pages it touches bounded
+/// ([`TREE_LOOKUPS_MAPPED`], [`TREE_PAGES_MAPPED`]) and its own delta-base cache. Read through
+/// the object database, a walk over the shards that 2,000 records changed left 41 MiB of the
+/// index and pack mapped for the rest of the process. A tree no pack of the repository's own
+/// holds (loose: one the process just wrote; in an alternate), or that does not decode there,
+/// is read through `repo` as before, with its checks.
+struct TreeReader<'r> {
+    repo: &'r gix::Repository,
+    indexes: Indexes,
+    packs: PackReader,
+    loose: gix::odb::loose::Store,
+}
+
+impl<'r> TreeReader<'r> {
+    fn new(repo: &'r gix::Repository) -> TreeReader<'r> {
+        let indexes = Indexes::of(repo, TREE_LOOKUPS_MAPPED);
+        let packs = PackReader::new(indexes.packs(), repo.object_hash(), u64::MAX).bounded(TREE_PAGES_MAPPED);
+        let loose = gix::odb::loose::Store::at(repo.objects.store_ref().path(), repo.object_hash());
+        TreeReader { repo, indexes, packs, loose }
+    }
+
+    /// Writes `tree` as a loose object unless a pack of the repository's own or a loose object
+    /// already holds it, looked up through these bounded mappings (the object database's own
+    /// check, before each of the 1,300 trees a merge of 2,000 records writes, left 11 MiB of the
+    /// pack index mapped).
+    fn write(&mut self, tree: &gix::objs::Tree) -> Result<ObjectId, Error> {
+        use gix::objs::{Write as _, WriteTo as _};
+        let mut buf = Vec::new();
+        tree.write_to(&mut buf).map_err(|e| Error::Gix(format!("a tree could not be encoded: {e}")))?;
+        let kind = gix::object::Kind::Tree;
+        let id = gix::objs::compute_hash(self.repo.object_hash(), kind, &buf).map_err(|e| Error::Gix(e.to_string()))?;
+        if self.indexes.place(&id) != UNPACKED || self.loose.contains(&id) {
+            return Ok(id);
+        }
+        self.loose.write_buf_with_known_id(kind, &buf, id).map_err(|e| Error::Gix(e.to_string()))
+    }
+
+    /// The entries of tree `id` as stored: name bytes, object, mode.
+    fn raw(&mut self, id: ObjectId) -> Result<Vec<gix::objs::tree::Entry>, Error> {
+        let hash = self.repo.object_hash();
+        let parse = |data: &[u8]| {
+            gix::objs::TreeRefIter::from_bytes(data, hash)
+                .map(|e| {
+                    e.map(|e| gix::objs::tree::Entry { mode: e.mode, filename: e.filename.into(), oid: e.oid.into() })
+                })
+                .collect::<Result<Vec<_>, _>>()
+                .ok()
+        };
+        let place = self.indexes.place(&id);
+        let parsed = match self.packs.object(place) {
+            Some((gix::object::Kind::Tree, data)) => parse(data),
+            // Loose (a tree this process wrote): read from its file, not after a lookup in
+            // every pack index through the object database.
+            None if place == UNPACKED => {
+                let mut buf = Vec::new();
+                match self.loose.try_find(&id, &mut buf) {
+                    Ok(Some(d)) if d.kind == gix::object::Kind::Tree => parse(d.data),
+                    _ => None,
+                }
+            }
+            _ => None,
+        };
+        self.packs.unmap_when_full();
+        match parsed {
+            Some(v) => Ok(v),
+            None => {
+                let tree = self.repo.find_tree(id).map_err(gxe)?;
+                let mut v = Vec::new();
+                for e in tree.iter() {
+                    let e = e.map_err(gxe)?;
+                    v.push(gix::objs::tree::Entry {
+                        mode: e.mode(),
+                        filename: e.filename().into(),
+                        oid: e.object_id(),
+                    });
+                }
+                Ok(v)
+            }
+        }
+    }
+
+    /// The entries of tree `id`: name (lossy UTF-8), object, kind.
+    fn entries(&mut self, id: ObjectId) -> Result<Vec<(String, ObjectId, EntryKind)>, Error> {
+        Ok(self.raw(id)?.into_iter().map(|e| (e.filename.to_str_lossy().into_owned(), e.oid, e.mode.kind())).collect())
+    }
+
+    /// Tree `base` (`None`: empty) with `edits` (path below it, object, kind) written in,
+    /// creating the folders they need (an entry in the way of a folder is replaced), each
+    /// tree written as it is rebuilt; entries not edited keep their names and modes as stored.
+    fn write_with(&mut self, base: Option<ObjectId>, edits: &[(&str, ObjectId, EntryKind)]) -> Result<ObjectId, Error> {
+        let mut entries = match base {
+            Some(b) => self.raw(b)?,
+            None => Vec::new(),
+        };
+        let upsert = |entries: &mut Vec<gix::objs::tree::Entry>, name: &str, oid: ObjectId, kind: EntryKind| {
+            entries.retain(|e| e.filename != name.as_bytes());
+            entries.push(gix::objs::tree::Entry { mode: kind.into(), filename: name.into(), oid });
+        };
+        let mut i = 0;
+        while i < edits.len() {
+            let (path, oid, kind) = edits[i];
+            match path.split_once('/') {
+                None => {
+                    upsert(&mut entries, path, oid, kind);
+                    i += 1;
+                }
+                Some((dir, _)) => {
+                    // Every edit below `dir` (the edits are grouped: sorted by path).
+                    let end = i + edits[i..]
+                        .iter()
+                        .take_while(|(p, _, _)| p.split_once('/').is_some_and(|(d, _)| d == dir))
+                        .count();
+                    let below: Vec<(&str, ObjectId, EntryKind)> =
+                        edits[i..end].iter().map(|(p, o, k)| (&p[dir.len() + 1..], *o, *k)).collect();
+                    let old = entries.iter().find(|e| e.filename == dir.as_bytes() && e.mode.is_tree()).map(|e| e.oid);
+                    let tree = self.write_with(old, &below)?;
+                    upsert(&mut entries, dir, tree, EntryKind::Tree);
+                    i = end;
+                }
+            }
+        }
+        entries.sort();
+        self.write(&gix::objs::Tree { entries })
+    }
+}
+
 /// Decodes blobs straight from pack data files by offset: no object-id lookup, so no index
 /// page is touched. The files are mapped when first needed and unmapped with the reader.
-struct PackReader<'a> {
-    paths: &'a [std::path::PathBuf],
+struct PackReader {
+    paths: Vec<std::path::PathBuf>,
     files: Vec<Option<gix::odb::pack::data::File>>,
     hash: gix::hash::Kind,
     cap: u64,
@@ -809,10 +989,12 @@ struct PackReader<'a> {
     buf: Vec<u8>,
     /// About how many pages were read through the current mappings.
     pages: usize,
+    /// How many pages to read through one mapping ([`PAGES_MAPPED`] unless [`Self::bounded`]).
+    bound: usize,
 }
 
-impl<'a> PackReader<'a> {
-    fn new(paths: &'a [std::path::PathBuf], hash: gix::hash::Kind, cap: u64) -> PackReader<'a> {
+impl PackReader {
+    fn new(paths: Vec<std::path::PathBuf>, hash: gix::hash::Kind, cap: u64) -> PackReader {
         PackReader {
             paths,
             files: Vec::new(),
@@ -824,13 +1006,32 @@ impl<'a> PackReader<'a> {
             inflate: Default::default(),
             buf: Vec::new(),
             pages: 0,
+            bound: PAGES_MAPPED,
         }
+    }
+
+    /// This reader, unmapping after about `pages` pages instead of [`PAGES_MAPPED`].
+    fn bounded(mut self, pages: usize) -> PackReader {
+        self.bound = pages.max(1);
+        self
     }
 
     /// The bytes of regular file `e` stored at `place`, when they decode there as a blob of at
     /// most the cap (decoding allocates no more than the cap); `None` otherwise.
     fn read(&mut self, e: &StoreEntry, place: u64) -> Option<&[u8]> {
-        if e.mode != FileMode::Regular || place == UNPACKED {
+        if e.mode != FileMode::Regular {
+            return None;
+        }
+        match self.object(place)? {
+            (gix::object::Kind::Blob, bytes) => Some(bytes),
+            _ => None,
+        }
+    }
+
+    /// The kind and bytes of the object stored at `place`, when it decodes there within the cap
+    /// (decoding allocates no more than the cap); `None` otherwise, and for [`UNPACKED`].
+    fn object(&mut self, place: u64) -> Option<(gix::object::Kind, &[u8])> {
+        if place == UNPACKED {
             return None;
         }
         let (n, offset) = split_place(place);
@@ -842,7 +1043,7 @@ impl<'a> PackReader<'a> {
         let out = file.decode_entry(entry, &mut self.buf, &mut self.inflate, &no_ref_bases, &mut self.cache).ok()?;
         // Each entry of the chain read (the cache cut it short) touched a page or more.
         self.pages += out.num_deltas as usize + 1 + out.compressed_size / 4096;
-        (out.kind == gix::object::Kind::Blob && self.buf.len() as u64 <= self.cap).then_some(&self.buf[..])
+        (self.buf.len() as u64 <= self.cap).then_some((out.kind, &self.buf[..]))
     }
 
     /// Pack data file `n`, mapped when first needed.
@@ -871,7 +1072,7 @@ impl<'a> PackReader<'a> {
     /// pack order puts its blobs and their bases (near the end of a `git gc`'d pack, 2,048 blobs
     /// touched 64 MiB).
     fn unmap_when_full(&mut self) {
-        if self.pages >= PAGES_MAPPED {
+        if self.pages >= self.bound {
             self.files.clear();
             self.pages = 0;
         }
@@ -886,7 +1087,7 @@ impl<'a> PackReader<'a> {
 /// chains again (25 deep on average) was two thirds of all inflating. Only the entry headers
 /// are read (through `reader`, which unmaps as it goes); an entry whose
 /// header cannot be read, or whose base is named by id, stays a root.
-fn delta_order(reader: &mut PackReader<'_>, order: Vec<(u64, usize)>) -> Vec<(u64, usize)> {
+fn delta_order(reader: &mut PackReader, order: Vec<(u64, usize)>) -> Vec<(u64, usize)> {
     const NONE: u32 = u32::MAX;
     let mut base = vec![NONE; order.len()];
     for (k, &(place, _)) in order.iter().enumerate() {
@@ -1082,7 +1283,11 @@ impl Git {
                     return Ok(AddOutcome { tip: tip.to_string(), written: false });
                 }
             }
-            let tree = self.write_tree(base, blobs.iter().map(|(p, id)| (*p, *id, EntryKind::Blob)))?;
+            let tree = write_tree(
+                &mut TreeReader::new(&self.repo),
+                Some(base),
+                blobs.iter().map(|(p, id)| (*p, *id, EntryKind::Blob)),
+            )?;
             let commit = self.write_commit(tree, old.into_iter().collect(), message, who)?;
             match self.cas(refname, commit, expect(old), message, who)? {
                 Cas::Done => return Ok(AddOutcome { tip: commit.to_string(), written: true }),
@@ -1153,19 +1358,6 @@ impl Git {
     /// Every edited object exists (blobs just written, entries of trees of this database) and
     /// every path passed [`check_path`], so gix's checks of every entry of every rewritten tree
     /// (a file-system probe per entry: 256 for the `records` tree) are skipped.
-    fn write_tree<'p>(
-        &self,
-        base: ObjectId,
-        edits: impl Iterator<Item = (&'p str, ObjectId, EntryKind)>,
-    ) -> Result<ObjectId, Error> {
-        let mut editor = self.repo.edit_tree(base).map_err(gxe)?.detach();
-        for (path, id, kind) in edits {
-            editor.upsert(path.split('/'), kind, id).map_err(gxe)?;
-        }
-        let repo = &self.repo;
-        editor.write(|tree| repo.write_object(tree).map(|id| id.detach())).map_err(gxe)
-    }
-
     /// Whether every (path, blob) is already a blob entry with that id in tree `tree`.
     fn all_present(&self, tree: ObjectId, blobs: &[(&str, ObjectId)]) -> Result<bool, Error> {
         let tree = self.repo.find_tree(tree).map_err(gxe)?;
@@ -1289,8 +1481,9 @@ impl Git {
                 Some(l) => Some(self.commit_tree(l)?),
                 None => None,
             };
+            let mut trees = TreeReader::new(&self.repo);
             let mut u = Union::default();
-            self.union_walk(local_tree, remote_tree, "", include, &mut u)?;
+            self.union_walk(&mut trees, local_tree, remote_tree, "", include, &mut u)?;
             u.collisions.sort();
             u.collisions.dedup();
             let fast_forward = match local {
@@ -1300,8 +1493,8 @@ impl Git {
             let (new, action) = if fast_forward {
                 (remote, MergeAction::FastForward)
             } else {
-                let base = local_tree.unwrap_or_else(|| ObjectId::empty_tree(self.repo.object_hash()));
-                let tree = self.write_tree(base, u.adds.iter().map(|(p, id, kind)| (p.as_str(), *id, *kind)))?;
+                let tree =
+                    write_tree(&mut trees, local_tree, u.adds.iter().map(|(p, id, kind)| (p.as_str(), *id, *kind)))?;
                 let parents = match local {
                     Some(l) => vec![l, remote],
                     None => vec![remote],
@@ -1325,6 +1518,7 @@ impl Git {
     /// skipping identical subtrees, and records in `u` what a union merge takes in.
     fn union_walk(
         &self,
+        trees: &mut TreeReader<'_>,
         local: Option<ObjectId>,
         remote: ObjectId,
         prefix: &str,
@@ -1335,10 +1529,10 @@ impl Git {
             return Ok(());
         }
         let local_entries = match local {
-            Some(l) => self.entries(l)?,
+            Some(l) => trees.entries(l)?,
             None => Vec::new(),
         };
-        let remote_entries = self.entries(remote)?;
+        let remote_entries = trees.entries(remote)?;
         let by_name: HashMap<&str, (ObjectId, EntryKind)> =
             local_entries.iter().map(|(n, id, k)| (n.as_str(), (*id, *k))).collect();
         for (name, id, kind) in &remote_entries {
@@ -1346,13 +1540,15 @@ impl Git {
             let here = by_name.get(name.as_str()).copied();
             match kind {
                 EntryKind::Tree => match here {
-                    Some((lid, EntryKind::Tree)) => self.union_walk(Some(lid), *id, &format!("{path}/"), include, u)?,
-                    None => self.union_walk(None, *id, &format!("{path}/"), include, u)?,
+                    Some((lid, EntryKind::Tree)) => {
+                        self.union_walk(trees, Some(lid), *id, &format!("{path}/"), include, u)?
+                    }
+                    None => self.union_walk(trees, None, *id, &format!("{path}/"), include, u)?,
                     Some(_) => {
                         // A local file where the remote has a folder: every included remote file
                         // below it collides with the local file.
                         let mut below = Union::default();
-                        self.union_walk(None, *id, &format!("{path}/"), include, &mut below)?;
+                        self.union_walk(trees, None, *id, &format!("{path}/"), include, &mut below)?;
                         u.excluded |= below.excluded;
                         u.collisions.extend(below.adds.into_iter().map(|a| a.0));
                     }
@@ -1819,7 +2015,7 @@ mod tests {
         let g = Git::discover(&dir).unwrap();
         let list = g.store_list(&out.tip).unwrap();
         let (packs, order) = g.pack_order(&list);
-        let laid = delta_order(&mut PackReader::new(&packs, g.repo.object_hash(), u64::MAX), order.clone());
+        let laid = delta_order(&mut PackReader::new(packs.clone(), g.repo.object_hash(), u64::MAX), order.clone());
         let (mut a, mut b) = (order.clone(), laid.clone());
         a.sort_unstable();
         b.sort_unstable();
@@ -2050,6 +2246,77 @@ mod tests {
         // Not a commit / not a full name.
         assert!(g.set_ref(&r, &"0".repeat(40), None, &who()).is_err());
         assert!(g.set_ref("continuity", &a, None, &who()).is_err());
+        fsck(&dir);
+    }
+
+    #[test]
+    fn tree_walks_read_packed_and_loose_trees_and_rewrite_only_what_they_edit() {
+        let t = tempfile::tempdir().unwrap();
+        let dir = t.path().join("w");
+        let g = checkout(&dir);
+        let peer = "refs/majordomus/remotes/peer/continuity";
+        let records: Vec<(String, Vec<u8>)> = (0..40).map(rec).collect();
+        let tip = g.store_add(&records[..30], "m", &who()).unwrap().tip;
+        // An entry only git plumbing writes: a name that is not UTF-8, an executable mode.
+        let blob = sh(&dir, &["hash-object", "-w", "--stdin"]);
+        let root = sh(&dir, &["rev-parse", &format!("{tip}^{{tree}}")]);
+        let mut listing = git(&dir, &["ls-tree", "-z", &root]).stdout;
+        listing.extend_from_slice(format!("100755 blob {blob}\t").as_bytes());
+        listing.extend_from_slice(b"odd-\xff-name\0");
+        let mut mktree = Command::new("git")
+            .args(["mktree", "-z"])
+            .current_dir(&dir)
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        std::io::Write::write_all(&mut mktree.stdin.take().unwrap(), &listing).unwrap();
+        let odd_root = String::from_utf8(mktree.wait_with_output().unwrap().stdout).unwrap().trim().to_string();
+        let odd = sh(
+            &dir,
+            &["-c", "user.name=t", "-c", "user.email=t@example.com", "commit-tree", &odd_root, "-p", &tip, "-m", "odd"],
+        );
+        sh(&dir, &["update-ref", CONTINUITY_REF, &odd]);
+        let odd_entry = |tip: &str| {
+            let out = git(&dir, &["ls-tree", "-z", tip]).stdout;
+            out.split(|&b| b == 0).find(|e| e.ends_with(b"odd-\xff-name")).map(<[u8]>::to_vec)
+        };
+        let kept = odd_entry(&odd).expect("the odd entry is in the store");
+        // The peer's store: every record, written before the local one packs.
+        let theirs = g.add_at(peer, &records, "m", &who()).unwrap().tip;
+        sh(&dir, &["gc", "-q"]);
+        let g = Git::discover(&dir).unwrap();
+        let loose = |dir: &Path| sh(dir, &["count-objects"]).split(' ').next().unwrap().parse::<u32>().unwrap();
+        assert_eq!(loose(&dir), 0);
+
+        // A tree already packed is not written again.
+        let packed_root = g.commit_tree(oid(&odd).unwrap()).unwrap();
+        let mut trees = TreeReader::new(&g.repo);
+        assert_eq!(trees.write_with(Some(packed_root), &[]).unwrap(), packed_root);
+        assert_eq!(loose(&dir), 0, "no loose copy of a packed tree");
+
+        // The difference of two packed trees; a merge writes loose trees, read back by the next
+        // difference; the odd entry stays as stored (name bytes and mode) through both writes.
+        let changes = g.store_changes(&odd, &theirs).unwrap();
+        let added: Vec<String> = changes.added.iter().map(|e| e.path().into_owned()).collect();
+        let mut want: Vec<String> = records[30..].iter().map(|r| r.0.clone()).collect();
+        want.sort();
+        assert_eq!(added, want);
+        assert_eq!(changes.removed, vec!["odd-\u{fffd}-name".to_string()]);
+        let m = g.store_merge(CONTINUITY_REF, &theirs, &|_: &str| true, "merge", &who()).unwrap();
+        assert_eq!(m.action, MergeAction::Merged);
+        assert!(loose(&dir) > 0, "the merge wrote its trees loose");
+        assert_eq!(odd_entry(&m.tip), Some(kept.clone()));
+        let after: Vec<String> =
+            g.store_changes(&odd, &m.tip).unwrap().added.iter().map(|e| e.path().into_owned()).collect();
+        assert_eq!(after, want);
+        let (p, b) = rec(99);
+        let published = g.store_add(&[(p.clone(), b)], "m", &who()).unwrap().tip;
+        assert_eq!(odd_entry(&published), Some(kept));
+        let mut all: Vec<String> = records.iter().map(|r| r.0.clone()).chain([p]).collect();
+        all.push("odd-\u{fffd}-name".into());
+        all.sort();
+        assert_eq!(paths(&g, &published), all);
         fsck(&dir);
     }
 

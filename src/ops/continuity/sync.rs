@@ -519,6 +519,8 @@ fn run(ctx: &Ctx, remote: Option<&str>, mode: Mode) -> Result<SyncReport> {
     };
     local_state.last_sync =
         Some(LastSync { remote: remote.clone(), at: ctx.clock.stamp(), outcome: outcome.as_str().into(), detail });
+    // The id sets are done with: the store after the merge is read without them.
+    drop((local_ids, remote_ids));
     // The store after the merge, read once: incrementally from the state before it.
     let after = loaded::load(ctx, &s, REF)?;
     refresh_offers(&s, &after, &after.lineage(), &mut local_state);
