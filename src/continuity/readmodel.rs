@@ -82,24 +82,32 @@ pub struct Summary {
 impl Summary {
     /// The summary of record `id` read from `blob`, signed by `key` (64 hex).
     pub fn of(id: &str, blob: &str, key: &str, r: &Record) -> Summary {
+        Summary::of_owned(id.to_string(), blob, key.to_string(), r.clone())
+    }
+
+    /// [`Summary::of`] a record no longer needed: its strings are moved, not copied (a cold
+    /// build summarises every record of the store).
+    pub fn of_owned(id: String, blob: &str, key: String, r: Record) -> Summary {
+        let published = published_at(&r).map(|t| t.timestamp());
+        let objective = first_line(&section(&r.handover.body, "Objective"));
         Summary {
-            id: id.to_string(),
+            id,
             blob: blob.to_string(),
-            line: r.line.clone(),
-            parent: r.parent.clone(),
-            key: key.to_string(),
-            repository: r.repository.clone(),
-            device: r.device.clone(),
-            session: r.session.clone(),
-            published_at: r.published_at.clone(),
-            published: published_at(r).map(|t| t.timestamp()),
-            branch: r.source.branch.clone(),
-            head: r.source.head.clone(),
-            working_tree: r.source.working_tree.clone(),
+            line: r.line,
+            parent: r.parent,
+            key,
+            repository: r.repository,
+            device: r.device,
+            session: r.session,
+            published_at: r.published_at,
+            published,
+            branch: r.source.branch,
+            head: r.source.head,
+            working_tree: r.source.working_tree,
             changed_total: r.source.changed_total,
-            task: r.task.as_ref().map(|t| t.title.clone()),
-            issue: r.handover.issue.clone(),
-            objective: first_line(&section(&r.handover.body, "Objective")),
+            task: r.task.map(|t| t.title),
+            issue: r.handover.issue,
+            objective,
         }
     }
 
@@ -209,7 +217,7 @@ impl Entry {
         let other = |kind, diagnostic| Entry::Other(Other { path: path.into(), blob: blob.into(), kind, diagnostic });
         match i {
             Intrinsic::Record { id, public_key, record } => match super::signing::raw_public_key(&public_key) {
-                Some(k) => Entry::record(&Summary::of(&id, blob, &hex(&k), &record)),
+                Some(k) => Entry::record(&Summary::of_owned(id, blob, hex(&k), *record)),
                 None => other(
                     OtherKind::Refused,
                     Diagnostic::new(Severity::Error, Code::BadSignature, Some(path), "the public key does not decode"),

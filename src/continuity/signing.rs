@@ -280,10 +280,9 @@ pub fn verify(envelope: &Envelope) -> std::result::Result<(), VerifyError> {
 /// what decodes is exactly what it accepts; the two Ed25519 equations are then checked with
 /// ed25519-dalek ([`ed25519_key`], the same verdicts as minisign-verify's).
 pub fn verify_canonical(envelope: &Envelope, canonical: &str) -> std::result::Result<(), VerifyError> {
-    minisign_verify::PublicKey::from_base64(&envelope.public_key).map_err(|_| VerifyError::BadPublicKey)?;
-    let (key_id, raw) = decode_minisign(&envelope.public_key).ok_or(VerifyError::BadPublicKey)?;
-    let node = node_of_raw(&raw);
-    if envelope.record.pointer("/device/node").and_then(|v| v.as_str()) != Some(node.as_str()) {
+    let signer = signer(&envelope.public_key).ok_or(VerifyError::BadPublicKey)?;
+    let (key_id, node) = (signer.key_id, signer.node.as_str());
+    if envelope.record.pointer("/device/node").and_then(|v| v.as_str()) != Some(node) {
         return Err(VerifyError::NodeMismatch);
     }
     let sig = minisign_verify::Signature::decode(&envelope.signature).map_err(|_| VerifyError::MalformedSignature)?;
@@ -302,13 +301,13 @@ pub fn verify_canonical(envelope: &Envelope, canonical: &str) -> std::result::Re
     h.update(canonical.as_bytes());
     let digest = h.finalize();
     let trusted = sig.trusted_comment();
-    let Some(key) = ed25519_key(&raw) else { return Err(VerifyError::BadSignature) };
-    if !ed25519_check(&key, &[&digest[..]], &parts.signature)
-        || !ed25519_check(&key, &[&parts.signature[..], trusted.as_bytes()], &parts.global)
+    let Some(key) = &signer.key else { return Err(VerifyError::BadSignature) };
+    if !ed25519_check(key, &[&digest[..]], &parts.signature)
+        || !ed25519_check(key, &[&parts.signature[..], trusted.as_bytes()], &parts.global)
     {
         return Err(VerifyError::BadSignature);
     }
-    if trusted != trusted_comment(&envelope.id, &node) {
+    if trusted != trusted_comment(&envelope.id, node) {
         return Err(VerifyError::TrustedCommentMismatch);
     }
     Ok(())
@@ -341,30 +340,40 @@ fn signature_parts(text: &str) -> Option<SignatureParts> {
     Some(p)
 }
 
-/// The Ed25519 checks of minisign-verify's `ed25519::verify`, split so that a record's two
-/// signatures decompress their key once: [`ed25519_key`] refuses what it refuses whatever the
-/// signature (the identity encoding, all zeros, a key that does not decompress), then
-/// [`ed25519_check`] wants `s` below the group order and the recomputed `R` with the
-/// signature's exact encoding (the cofactorless equation: ed25519-dalek's `verify`, not
-/// `verify_strict`, which also refuses the small-order keys minisign accepts).
-fn ed25519_key(key: &[u8; 32]) -> Option<ed25519_dalek::VerifyingKey> {
-    // Decompressing a key costs about a quarter of a signature check, and a store holds few
-    // signers: each thread keeps the last few keys it decompressed.
+/// What checking a signature needs of a signer's public key text (`RW...`): its key id, node
+/// and decompressed key (`None` for a key minisign refuses: the identity or all zeros).
+struct SignerKey {
+    key_id: [u8; 8],
+    node: String,
+    key: Option<ed25519_dalek::VerifyingKey>,
+}
+
+/// A decoded signer, shared within a thread (`None`: the text is refused).
+type Signed = Option<std::rc::Rc<SignerKey>>;
+
+/// The [`SignerKey`] of public key text `pk`, `None` when minisign-verify refuses the text.
+/// Decoding and decompressing a key cost about a quarter of a signature check, and a store has
+/// few signers: each thread keeps the last few it decoded, by their text.
+fn signer(pk: &str) -> Signed {
     thread_local! {
-        static KEYS: std::cell::RefCell<Vec<([u8; 32], Option<ed25519_dalek::VerifyingKey>)>> =
+        static SIGNERS: std::cell::RefCell<Vec<(Box<str>, Signed)>> =
             const { std::cell::RefCell::new(Vec::new()) };
     }
     const KEPT: usize = 64;
-    KEYS.with_borrow_mut(|keys| {
-        if let Some((_, k)) = keys.iter().find(|(raw, _)| raw == key) {
-            return *k;
+    SIGNERS.with_borrow_mut(|signers| {
+        if let Some((_, s)) = signers.iter().find(|(text, _)| **text == *pk) {
+            return s.clone();
         }
-        let k = decompress(key);
-        if keys.len() == KEPT {
-            keys.remove(0);
+        let decoded = (|| {
+            minisign_verify::PublicKey::from_base64(pk).ok()?;
+            let (key_id, raw) = decode_minisign(pk)?;
+            Some(std::rc::Rc::new(SignerKey { key_id, node: node_of_raw(&raw), key: decompress(&raw) }))
+        })();
+        if signers.len() == KEPT {
+            signers.remove(0);
         }
-        keys.push((*key, k));
-        k
+        signers.push((pk.into(), decoded.clone()));
+        decoded
     })
 }
 
@@ -376,7 +385,7 @@ fn decompress(key: &[u8; 32]) -> Option<ed25519_dalek::VerifyingKey> {
     ed25519_dalek::VerifyingKey::from_bytes(key).ok()
 }
 
-/// See [`ed25519_key`]; the message is given in parts.
+/// Whether `signature` verifies over `message` (given in parts) under `key` (cofactorless).
 fn ed25519_check(key: &ed25519_dalek::VerifyingKey, message: &[&[u8]], signature: &[u8; 64]) -> bool {
     use ed25519_dalek::ed25519::signature::MultipartVerifier;
     key.multipart_verify(message, &ed25519_dalek::Signature::from_bytes(signature)).is_ok()
@@ -434,7 +443,7 @@ mod tests {
             let p = signature_parts(sig)?;
             let tc = minisign_verify::Signature::decode(sig).ok()?;
             let digest = Blake2b512::digest(message);
-            let key = ed25519_key(pk)?;
+            let key = decompress(pk)?;
             let ok = p.key_id == key_id
                 && p.prehashed
                 && ed25519_check(&key, &[&digest[..]], &p.signature)
