@@ -184,6 +184,9 @@ cd "$L"
 git_status() { git status --porcelain >/dev/null; }
 ls_tree() { git ls-tree -r $REF >/dev/null; }
 cat_all() { git ls-tree -r --object-only $REF | git cat-file --batch >/dev/null; }
+# Exported: the peak-RSS run of a shell function runs it under `bash -c`.
+export REF
+export -f git_status ls_tree cat_all
 median "$RUNS" nothing git rev-parse HEAD; F_REV=$MEDIAN; row "git rev-parse HEAD" - 0
 median "$RUNS" nothing git_status; F_STATUS=$MEDIAN; row "git status --porcelain" - 0
 median "$RUNS" nothing ls_tree; F_LS=$MEDIAN; row "git ls-tree -r $REF" - 0
@@ -191,8 +194,8 @@ median "$SLOW_RUNS" nothing cat_all; F_CAT=$MEDIAN; row "every record blob throu
 
 start_hook() { "$BIN" hook claude-code start <<<'{"session_id":"bench","source":"startup"}'; }
 checkpoint() { "$BIN" checkpoint <<<"bench checkpoint"; }
-export BIN REF
-export -f git_status ls_tree cat_all start_hook checkpoint
+export BIN
+export -f start_hook checkpoint
 tiny() { # label, then command: the same command on the tiny fixture
   (cd "$WORK/tiny/repo" && median "$RUNS" nothing "$@" && echo "$MEDIAN")
 }

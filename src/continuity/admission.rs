@@ -5,7 +5,9 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::mesh::{trust_of, Mesh, Trust};
-use super::record::{blake3_hex, canonical_value, store_path, Envelope, Record, MAX_STORED_BYTES, SCHEMA};
+use super::record::{
+    blake3_hex, canonical_text, canonical_value, store_path, Envelope, Record, MAX_STORED_BYTES, SCHEMA,
+};
 use super::{portability, signing};
 use crate::git::store::{Blob, FileMode, StoreEntry};
 
@@ -270,13 +272,58 @@ fn too_large(path: &str, n: u64) -> Intrinsic {
 
 /// The machine-independent checks of one file (SPEC §10.3, cheapest first).
 pub fn intrinsic(path: &str, bytes: &[u8]) -> Intrinsic {
-    let refuse = |code: Code, msg: String| Intrinsic::Refused(Diagnostic::new(Severity::Error, code, Some(path), msg));
     if !is_record_path(path) {
         return stray(path, "not a record of the store; it is ignored".into());
     }
     if bytes.len() > MAX_STORED_BYTES {
         return too_large(path, bytes.len() as u64);
     }
+    match admitted_in_one_pass(path, bytes) {
+        Some(i) => i,
+        None => judged(path, bytes),
+    }
+}
+
+/// A record as this tool stores it, admitted in one pass: the envelope read into its fields
+/// with the record's text kept as written, the canonical form taken from that text when it is
+/// canonical but for whitespace ([`canonical_text`], which also hands each string to the
+/// portability scan), the record parsed once from it. The same checks as [`judged`], which
+/// builds a JSON value first (a third of admitting a record, apart from the signature); `None`
+/// as soon as anything is not as a well-formed record has it, and [`judged`] then gives the
+/// verdict and names the problem. Both reach the same verdict on every file: what this accepts
+/// has a canonical form equal to `canonical_value` of the parsed record, byte for byte.
+fn admitted_in_one_pass(path: &str, bytes: &[u8]) -> Option<Intrinsic> {
+    #[derive(Deserialize)]
+    #[serde(deny_unknown_fields)]
+    struct Stored<'a> {
+        id: String,
+        public_key: String,
+        signature: String,
+        #[serde(borrow)]
+        record: &'a serde_json::value::RawValue,
+    }
+    let stored: Stored<'_> = serde_json::from_slice(bytes).ok()?;
+    let mut leaks = false;
+    let canonical = canonical_text(stored.record.get(), &mut |pointer, text| {
+        leaks |= portability::refused_at_admission(pointer, text)
+    })?;
+    let digest = blake3_hex(canonical.as_bytes());
+    if leaks || digest != stored.id || store_path(&digest) != path {
+        return None;
+    }
+    let record: Record = serde_json::from_str(&canonical).ok()?;
+    if record.schema != SCHEMA || super::record::check_bounds(&record).is_err() {
+        return None;
+    }
+    signing::verify_parts(&stored.public_key, &stored.signature, &stored.id, Some(&record.device.node), &canonical)
+        .ok()?;
+    Some(Intrinsic::Record { id: stored.id, public_key: stored.public_key, record: Box::new(record) })
+}
+
+/// [`intrinsic`] of a file whose path and size passed, through a JSON value: every check in
+/// order, the first that fails named.
+fn judged(path: &str, bytes: &[u8]) -> Intrinsic {
+    let refuse = |code: Code, msg: String| Intrinsic::Refused(Diagnostic::new(Severity::Error, code, Some(path), msg));
     let Ok(Value::Object(top)) = serde_json::from_slice::<Value>(bytes) else {
         return refuse(Code::RecordMalformed, "not a JSON object".into());
     };
@@ -414,5 +461,74 @@ mod tests {
         );
         // Sorted by printed name, as when codes were strings.
         assert!(Code::BadSignature < Code::Collision && Code::SchemaUnknown < Code::Secret);
+    }
+
+    /// A record signed as given (its value kept as is, its keys sorted when `sort`), stored as
+    /// this tool stores envelopes.
+    fn stored_as(mut value: Value, sort: bool) -> (String, Vec<u8>) {
+        let key = signing::DeviceKey::from_seed([7; 32], Some("laptop".into()), "2026-09-03T20:00:00Z");
+        value["device"] = serde_json::to_value(key.device()).unwrap();
+        if sort {
+            value = crate::continuity::record::sorted(&value);
+        }
+        let e = key.sign_value(value);
+        (store_path(&e.id), super::super::record::stored_bytes(&e))
+    }
+
+    fn stored(value: Value) -> (String, Vec<u8>) {
+        stored_as(value, true)
+    }
+
+    fn sample_value() -> Value {
+        serde_json::to_value(crate::continuity::record::tests::sample()).unwrap()
+    }
+
+    #[test]
+    fn one_pass_admission_gives_the_verdict_of_the_general_path() {
+        let sorted = |v: Value| crate::continuity::record::sorted(&v);
+        // What, (path, bytes), whether the one pass takes it.
+        type Case = (&'static str, (String, Vec<u8>), bool);
+        let mut cases: Vec<Case> = Vec::new();
+        // As this tool writes records: taken in one pass.
+        cases.push(("as stored", stored(sorted(sample_value())), true));
+        let (p, b) = stored(sorted(sample_value()));
+        let compact = serde_json::to_vec(&serde_json::from_slice::<Value>(&b).unwrap()).unwrap();
+        cases.push(("without whitespace", (p, compact), true));
+        let mut v = sorted(sample_value());
+        v["session"] = Value::Null;
+        v["source"]["changed"] = serde_json::json!([]);
+        cases.push(("a null and an empty list, signed so", stored(sorted(v)), true));
+        // Not canonical but for whitespace: the general path judges (and admits) them.
+        let mut v = sorted(sample_value());
+        v["handover"]["body"] = "# Objective\nA/B \u{1} test.\n".into();
+        let (p, b) = stored(sorted(v));
+        let escaped = String::from_utf8(b).unwrap().replace("A/B", "A\\/B").into_bytes();
+        cases.push(("an escaped slash", (p, escaped), false));
+        cases.push(("keys not in order", stored_as(sample_value(), false), false));
+        // Refused, by both.
+        let mut v = sorted(sample_value());
+        v["handover"]["body"] = "# Objective\nuse ghp_0123456789abcdefghijklmnopqrstuvwxyzAB\n".into();
+        cases.push(("a secret", stored(sorted(v)), false));
+        let (p, b) = stored(sorted(sample_value()));
+        let tampered =
+            String::from_utf8(b).unwrap().replace("git-majordomus/0.1.0", "git-majordomus/0.1.1").into_bytes();
+        cases.push(("tampered", (p, tampered), false));
+        let mut v = sorted(sample_value());
+        v["source"]["changed_total"] = serde_json::json!(0.0);
+        cases.push(("a float count", stored(sorted(v)), false));
+        let (_, b) = stored(sorted(sample_value()));
+        cases.push(("another path", (store_path(&"ab".repeat(32)), b), false));
+        let (p, b) = stored(sorted(sample_value()));
+        let other_key =
+            String::from_utf8(b).unwrap().replacen("\"public_key\": \"RW", "\"public_key\": \"RX", 1).into_bytes();
+        cases.push(("a key that does not decode", (p, other_key), false));
+        let mut admitted = 0;
+        for (what, (path, bytes), one_pass) in cases {
+            let general = judged(&path, &bytes);
+            assert_eq!(format!("{:?}", intrinsic(&path, &bytes)), format!("{general:?}"), "{what}");
+            assert_eq!(admitted_in_one_pass(&path, &bytes).is_some(), one_pass, "{what}");
+            admitted += usize::from(matches!(general, Intrinsic::Record { .. }));
+        }
+        assert_eq!(admitted, 5, "the first five are records");
     }
 }

@@ -93,27 +93,39 @@ struct Machine<'a> {
     checkout: Option<&'a str>,
 }
 
+/// Whether the string `text` at JSON pointer `pointer` of a record is refused at admission
+/// (what [`scan_admission`] finds in it, asked one string at a time).
+pub fn refused_at_admission(pointer: &str, text: &str) -> bool {
+    !found_in(pointer, text, None).is_empty()
+}
+
+/// What `text`, the string at `pointer`, leaks: code and reason.
+fn found_in(pointer: &str, text: &str, machine: Option<&Machine>) -> Vec<(Code, String)> {
+    let mut found: Vec<(Code, String)> = Vec::new();
+    let present = Present::of(text);
+    found.extend(credential_shapes(text, &present).into_iter().map(|r| (SECRET, r.to_owned())));
+    found.extend(machine_paths(text, &present).into_iter().map(|r| (NONPORTABLE, r.to_owned())));
+    if is_path_list_item(pointer) {
+        found.extend(relative_path_problem(text).map(|r| (NONPORTABLE, r.to_owned())));
+    }
+    if let Some(m) = machine {
+        found.extend(
+            m.secrets
+                .iter()
+                .filter(|(_, value)| text.contains(value))
+                .map(|(name, _)| (SECRET, format!("the value of environment variable {name}"))),
+        );
+        if m.checkout.is_some_and(|c| contains_path(text, c)) {
+            found.push((NONPORTABLE, "this checkout's absolute path".to_owned()));
+        }
+    }
+    found
+}
+
 fn scan(record: &Value, machine: Option<&Machine>) -> Vec<Leak> {
     let mut leaks = Vec::new();
     each_string(record, &mut String::new(), &mut |pointer, text| {
-        let mut found: Vec<(Code, String)> = Vec::new();
-        let present = Present::of(text);
-        found.extend(credential_shapes(text, &present).into_iter().map(|r| (SECRET, r.to_owned())));
-        found.extend(machine_paths(text, &present).into_iter().map(|r| (NONPORTABLE, r.to_owned())));
-        if is_path_list_item(pointer) {
-            found.extend(relative_path_problem(text).map(|r| (NONPORTABLE, r.to_owned())));
-        }
-        if let Some(m) = machine {
-            found.extend(
-                m.secrets
-                    .iter()
-                    .filter(|(_, value)| text.contains(value))
-                    .map(|(name, _)| (SECRET, format!("the value of environment variable {name}"))),
-            );
-            if m.checkout.is_some_and(|c| contains_path(text, c)) {
-                found.push((NONPORTABLE, "this checkout's absolute path".to_owned()));
-            }
-        }
+        let found = found_in(pointer, text, machine);
         leaks.extend(found.into_iter().map(|(code, reason)| Leak { code, pointer: pointer.to_owned(), reason }));
     });
     leaks.sort_by(|a, b| (&a.pointer, a.code, &a.reason).cmp(&(&b.pointer, b.code, &b.reason)));

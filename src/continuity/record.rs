@@ -210,6 +210,194 @@ impl Serialize for Sorted<'_> {
     }
 }
 
+/// The canonical form of the JSON text `text` (a record as stored, pretty-printed), read in one
+/// pass without building a value, when `text` is canonical but for insignificant whitespace:
+/// every object's keys in strictly increasing byte order (so none twice) and without escapes,
+/// every string escaped as serde_json escapes it, every number a plain integer within 64 bits.
+/// It then equals [`canonical_value`] of the parsed text byte for byte. `None` for anything
+/// else: the caller takes the general path (parse, then canonicalise). `each_string` is called
+/// with every string value (unescaped) and its JSON pointer (RFC 6901), as they are met.
+pub fn canonical_text(text: &str, each_string: &mut dyn FnMut(&str, &str)) -> Option<String> {
+    let mut c = Canon { b: text.as_bytes(), at: 0, out: Vec::with_capacity(text.len()), pointer: String::new() };
+    c.value(each_string, 0)?;
+    c.blank();
+    (c.at == c.b.len()).then_some(())?;
+    String::from_utf8(c.out).ok()
+}
+
+/// How deep [`canonical_text`] follows nested values (a record is four levels deep).
+const CANON_DEPTH: usize = 32;
+
+/// The reader behind [`canonical_text`]: `b` read from `at`, the canonical bytes in `out`, the
+/// pointer of the value being read in `pointer`.
+struct Canon<'a> {
+    b: &'a [u8],
+    at: usize,
+    out: Vec<u8>,
+    pointer: String,
+}
+
+impl<'a> Canon<'a> {
+    fn blank(&mut self) {
+        while self.b.get(self.at).is_some_and(|c| matches!(c, b' ' | b'\n' | b'\r' | b'\t')) {
+            self.at += 1;
+        }
+    }
+
+    /// The next byte after blanks, if it is `c` (copied).
+    fn eat(&mut self, c: u8) -> Option<()> {
+        self.blank();
+        (self.b.get(self.at) == Some(&c)).then_some(())?;
+        self.at += 1;
+        self.out.push(c);
+        Some(())
+    }
+
+    /// Whether the next byte after blanks is `c` (not read).
+    fn next_is(&mut self, c: u8) -> bool {
+        self.blank();
+        self.b.get(self.at) == Some(&c)
+    }
+
+    fn value(&mut self, f: &mut dyn FnMut(&str, &str), depth: usize) -> Option<()> {
+        self.blank();
+        if depth > CANON_DEPTH {
+            return None;
+        }
+        let b: &'a [u8] = self.b;
+        let at = self.pointer.len();
+        match *b.get(self.at)? {
+            b'{' => {
+                self.eat(b'{')?;
+                if self.next_is(b'}') {
+                    return self.eat(b'}');
+                }
+                let mut last: Option<&'a [u8]> = None;
+                loop {
+                    self.blank();
+                    let (start, end) = self.string()?;
+                    let key = &b[start..end];
+                    // A key with an escape would have to be compared unescaped: not taken here.
+                    if key.contains(&b'\\') || last.is_some_and(|l| l >= key) {
+                        return None;
+                    }
+                    last = Some(key);
+                    self.pointer.push('/');
+                    for ch in std::str::from_utf8(key).ok()?.chars() {
+                        match ch {
+                            '~' => self.pointer.push_str("~0"),
+                            '/' => self.pointer.push_str("~1"),
+                            ch => self.pointer.push(ch),
+                        }
+                    }
+                    self.eat(b':')?;
+                    self.value(f, depth + 1)?;
+                    self.pointer.truncate(at);
+                    if !self.next_is(b',') {
+                        return self.eat(b'}');
+                    }
+                    self.eat(b',')?;
+                }
+            }
+            b'[' => {
+                self.eat(b'[')?;
+                if self.next_is(b']') {
+                    return self.eat(b']');
+                }
+                for i in 0usize.. {
+                    use std::fmt::Write as _;
+                    let _ = write!(self.pointer, "/{i}");
+                    self.value(f, depth + 1)?;
+                    self.pointer.truncate(at);
+                    if !self.next_is(b',') {
+                        break;
+                    }
+                    self.eat(b',')?;
+                }
+                self.eat(b']')
+            }
+            b'"' => {
+                let (start, end) = self.string()?;
+                let raw = &b[start..end];
+                if raw.contains(&b'\\') {
+                    let text: String = serde_json::from_slice(&b[start - 1..=end]).ok()?;
+                    f(&self.pointer, &text);
+                } else {
+                    f(&self.pointer, std::str::from_utf8(raw).ok()?);
+                }
+                Some(())
+            }
+            c @ (b't' | b'f' | b'n') => {
+                let word: &[u8] = match c {
+                    b't' => b"true",
+                    b'f' => b"false",
+                    _ => b"null",
+                };
+                b[self.at..].starts_with(word).then_some(())?;
+                self.at += word.len();
+                self.out.extend_from_slice(word);
+                Some(())
+            }
+            _ => self.integer(),
+        }
+    }
+
+    /// A string at `at`, copied with its quotes; the range of its text between them (escapes
+    /// as written). Only serde_json's own escapes are taken: `\"`, `\\`, `\b`, `\f`, `\n`, `\r`,
+    /// `\t`, and `\u00xx` (lowercase hex) for the other control characters.
+    fn string(&mut self) -> Option<(usize, usize)> {
+        let b = self.b;
+        (b.get(self.at) == Some(&b'"')).then_some(())?;
+        let start = self.at + 1;
+        let mut i = start;
+        loop {
+            match *b.get(i)? {
+                b'"' => break,
+                b'\\' => match *b.get(i + 1)? {
+                    b'"' | b'\\' | b'b' | b'f' | b'n' | b'r' | b't' => i += 2,
+                    b'u' => {
+                        let hex = b.get(i + 2..i + 6)?;
+                        let lower = hex.iter().all(|c| c.is_ascii_digit() || (b'a'..=b'f').contains(c));
+                        let code = u8::from_str_radix(std::str::from_utf8(&hex[2..]).ok()?, 16).ok()?;
+                        let short = matches!(code, 0x08 | 0x09 | 0x0a | 0x0c | 0x0d);
+                        if &hex[..2] != b"00" || !lower || code >= 0x20 || short {
+                            return None;
+                        }
+                        i += 6;
+                    }
+                    _ => return None,
+                },
+                c if c < 0x20 => return None,
+                _ => i += 1,
+            }
+        }
+        self.out.extend_from_slice(&b[self.at..=i]);
+        self.at = i + 1;
+        Some((start, i))
+    }
+
+    /// A plain integer: `0`, or an optional `-` and digits without a leading zero, within 64
+    /// bits (serde_json reads anything else as a float, written back otherwise).
+    fn integer(&mut self) -> Option<()> {
+        let b = self.b;
+        let start = self.at;
+        let sign = usize::from(b.get(start) == Some(&b'-'));
+        let digits = b[start + sign..].iter().take_while(|c| c.is_ascii_digit()).count();
+        let end = start + sign + digits;
+        let text = std::str::from_utf8(&b[start..end]).ok()?;
+        let leading_zero = digits > 1 && b[start + sign] == b'0';
+        if digits == 0 || leading_zero || text == "-0" || matches!(b.get(end), Some(b'.' | b'e' | b'E')) {
+            return None;
+        }
+        if text.parse::<u64>().is_err() && text.parse::<i64>().is_err() {
+            return None;
+        }
+        self.out.extend_from_slice(text.as_bytes());
+        self.at = end;
+        Some(())
+    }
+}
+
 /// The canonical form of a record.
 pub fn canonical(r: &Record) -> String {
     serde_json::to_value(r).map(|v| canonical_value(&v)).unwrap_or_default()
@@ -407,5 +595,90 @@ pub(crate) mod tests {
         let mut r = sample();
         r.handover.body = " ".into();
         assert!(check_bounds(&r).is_err());
+    }
+
+    /// Every string value of `v` with its pointer, as the portability scan walks a value.
+    fn strings_of(v: &Value, pointer: &str, out: &mut Vec<(String, String)>) {
+        match v {
+            Value::String(s) => out.push((pointer.to_string(), s.clone())),
+            Value::Array(a) => a.iter().enumerate().for_each(|(i, x)| strings_of(x, &format!("{pointer}/{i}"), out)),
+            Value::Object(m) => m.iter().for_each(|(k, x)| {
+                strings_of(x, &format!("{pointer}/{}", k.replace('~', "~0").replace('/', "~1")), out)
+            }),
+            _ => {}
+        }
+    }
+
+    fn json_value() -> impl proptest::strategy::Strategy<Value = Value> {
+        use proptest::prelude::*;
+        let text = || {
+            proptest::string::string_regex("([a-z~/ é\"\\\\\u{1}\u{8}\u{9}\n\u{1f}\u{7f}]|\u{2028}|😀){0,12}").unwrap()
+        };
+        // Keys with nothing to escape (a key with an escape is taken by the general path).
+        let key = || proptest::string::string_regex("([a-z~/ é]|\u{2028}|😀){0,6}").unwrap();
+        let leaf = prop_oneof![
+            Just(Value::Null),
+            any::<bool>().prop_map(Value::Bool),
+            any::<i64>().prop_map(Value::from),
+            any::<u64>().prop_map(Value::from),
+            text().prop_map(Value::String),
+        ];
+        leaf.prop_recursive(3, 24, 5, move |inner| {
+            prop_oneof![
+                proptest::collection::vec(inner.clone(), 0..5).prop_map(Value::Array),
+                proptest::collection::vec((key(), inner), 0..5).prop_map(|kv| Value::Object(kv.into_iter().collect())),
+            ]
+        })
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(256))]
+        /// A value written as this tool stores it (keys sorted, pretty-printed) reads back to
+        /// its canonical form in one pass, and hands over exactly its strings.
+        #[test]
+        fn canonical_text_of_a_stored_value_is_its_canonical_form(v in json_value()) {
+            let stored = serde_json::to_string_pretty(&sorted(&v)).unwrap();
+            let mut seen = Vec::new();
+            let got = canonical_text(&stored, &mut |p, t| seen.push((p.to_string(), t.to_string())));
+            proptest::prop_assert_eq!(got, Some(canonical_value(&v)));
+            let mut want = Vec::new();
+            strings_of(&sorted(&v), "", &mut want);
+            proptest::prop_assert_eq!(seen, want);
+        }
+    }
+
+    #[test]
+    fn canonical_text_refuses_what_is_not_canonical_but_for_whitespace() {
+        let none = |t: &str| canonical_text(t, &mut |_, _| {});
+        assert_eq!(none("{ \"a\" : [1, true, null, \"x\"] }\n").as_deref(), Some(r#"{"a":[1,true,null,"x"]}"#));
+        for t in [
+            r#"{"b":1,"a":2}"#,
+            r#"{"a":1,"a":2}"#,
+            r#"{"a\u0062":1}"#,
+            r#"{"a":"\/"}"#,
+            r#"{"a":"\u0041"}"#,
+            r#"{"a":"\u001F"}"#,
+            r#"{"a":"\u000a"}"#,
+            r#"{"a":"\ud83d\ude00"}"#,
+            r#"{"a":1.0}"#,
+            r#"{"a":1e3}"#,
+            r#"{"a":-0}"#,
+            r#"{"a":01}"#,
+            r#"{"a":18446744073709551616}"#,
+            r#"{"a":1} x"#,
+            r#"{"a":tru}"#,
+            "{\"a\":\"\u{1}\"}",
+            r#"{"a":1,}"#,
+            "",
+        ] {
+            assert_eq!(none(t), None, "{t}");
+        }
+        // Each of those the general path reads, where it is JSON at all, to another text.
+        for t in [r#"{"b":1,"a":2}"#, r#"{"a":"\/"}"#, r#"{"a":-0}"#] {
+            let v: Value = serde_json::from_str(t).unwrap();
+            assert_ne!(canonical_value(&v), t.replace(' ', ""), "{t}");
+        }
+        let deep = format!("{}{}", "[".repeat(40), "]".repeat(40));
+        assert_eq!(none(&deep), None);
     }
 }

@@ -14,9 +14,10 @@ use blake2::{Blake2b512, Digest};
 use ed25519_dalek::{Signer, SigningKey};
 use serde::{Deserialize, Serialize};
 
-use super::record::{self, canonical, canonical_value, id_of, signed_message, Envelope, Record, MESSAGE_PREFIX};
+use super::record::{self, blake3_hex, canonical_value, signed_message, Envelope, Record, MESSAGE_PREFIX};
 use crate::error::{Error, Result};
 use crate::store::atomic;
+use serde_json::Value;
 
 /// The schema string of `node.json`.
 pub const DEVICE_SCHEMA: &str = "majordomus-device/v1";
@@ -210,8 +211,16 @@ impl DeviceKey {
 
     /// Signs `record` (whose `device` should be [`DeviceKey::device`]) into a complete envelope.
     pub fn sign(&self, record: &Record) -> Envelope {
-        let id = id_of(record);
-        let message = signed_message(&canonical(record));
+        self.sign_value(serde_json::to_value(record).map(|v| record::sorted(&v)).unwrap_or_default())
+    }
+
+    /// Signs a record given as a JSON value, kept as given in the envelope (its id and signature
+    /// are over its canonical form): what [`DeviceKey::sign`] does with a record's value, and
+    /// how tests sign records that are not as this tool writes them.
+    pub(crate) fn sign_value(&self, value: Value) -> Envelope {
+        let canonical = canonical_value(&value);
+        let id = blake3_hex(canonical.as_bytes());
+        let message = signed_message(&canonical);
         let sig = self.key.sign(&Blake2b512::digest(&message)).to_bytes();
         let trusted = trusted_comment(&id, &self.node());
         let mut global = sig.to_vec();
@@ -225,7 +234,6 @@ impl DeviceKey {
             B64.encode(line),
             B64.encode(global)
         );
-        let value = serde_json::to_value(record).map(|v| record::sorted(&v)).unwrap_or_default();
         Envelope { id, public_key: self.public_key_base64(), signature, record: value }
     }
 }
@@ -278,15 +286,28 @@ pub fn verify(envelope: &Envelope) -> std::result::Result<(), VerifyError> {
 ///
 /// The texts are parsed by minisign-verify (`PublicKey::from_base64`, `Signature::decode`), so
 /// what decodes is exactly what it accepts; the two Ed25519 equations are then checked with
-/// ed25519-dalek ([`ed25519_key`], the same verdicts as minisign-verify's).
+/// ed25519-dalek ([`signer`], the same verdicts as minisign-verify's).
 pub fn verify_canonical(envelope: &Envelope, canonical: &str) -> std::result::Result<(), VerifyError> {
-    let signer = signer(&envelope.public_key).ok_or(VerifyError::BadPublicKey)?;
+    let node = envelope.record.pointer("/device/node").and_then(|v| v.as_str());
+    verify_parts(&envelope.public_key, &envelope.signature, &envelope.id, node, canonical)
+}
+
+/// [`verify_canonical`] of an envelope given by its parts: the public key and signature texts,
+/// the id, the record's `device.node` (if it has one as a string) and its canonical form.
+pub fn verify_parts(
+    public_key: &str,
+    signature: &str,
+    id: &str,
+    record_node: Option<&str>,
+    canonical: &str,
+) -> std::result::Result<(), VerifyError> {
+    let signer = signer(public_key).ok_or(VerifyError::BadPublicKey)?;
     let (key_id, node) = (signer.key_id, signer.node.as_str());
-    if envelope.record.pointer("/device/node").and_then(|v| v.as_str()) != Some(node) {
+    if record_node != Some(node) {
         return Err(VerifyError::NodeMismatch);
     }
-    let sig = minisign_verify::Signature::decode(&envelope.signature).map_err(|_| VerifyError::MalformedSignature)?;
-    let parts = signature_parts(&envelope.signature).ok_or(VerifyError::MalformedSignature)?;
+    let sig = minisign_verify::Signature::decode(signature).map_err(|_| VerifyError::MalformedSignature)?;
+    let parts = signature_parts(signature).ok_or(VerifyError::MalformedSignature)?;
     // `PublicKey::verify(message, sig, false)`, step by step: the key ids, the algorithm (the
     // legacy `Ed` is refused), the signature over BLAKE2b-512(message), the global signature
     // over signature ‖ trusted comment.
@@ -307,7 +328,7 @@ pub fn verify_canonical(envelope: &Envelope, canonical: &str) -> std::result::Re
     {
         return Err(VerifyError::BadSignature);
     }
-    if trusted != trusted_comment(&envelope.id, node) {
+    if trusted != trusted_comment(id, node) {
         return Err(VerifyError::TrustedCommentMismatch);
     }
     Ok(())
