@@ -383,7 +383,7 @@ impl Git {
     /// Every entry that is not a folder (a file, a symlink or a submodule, at any depth) in the
     /// tree of commit `tip`, with its full path and mode, sorted by path.
     pub fn store_list(&self, tip: &str) -> Result<Vec<StoreEntry>, Error> {
-        list_in(&self.repo, self.commit_tree(oid(tip)?)?, || None)
+        list_in(&mut TreeReader::new(&self.repo), self.commit_tree(oid(tip)?)?)
     }
 
     /// The bytes of blob `blob` (40 hex), refused unread when its object header says it is
@@ -444,24 +444,13 @@ impl Git {
     }
 }
 
-/// [`Git::store_list`] of tree `tree`, read through `repo`, or through the object databases
-/// `own` opens when it opens one: a new one every [`RENEW_AFTER`] trees, so the pages of the
-/// trees and of the pack index they were found through are dropped as the walk goes.
-fn list_in(
-    repo: &gix::Repository,
-    tree: ObjectId,
-    own: impl Fn() -> Option<gix::Repository>,
-) -> Result<Vec<StoreEntry>, Error> {
+/// [`Git::store_list`] of tree `tree`, read through `trees` (bounded mappings: the pages of the
+/// trees and of the pack index they were found through are dropped as the walk goes).
+fn list_in(trees: &mut TreeReader<'_>, tree: ObjectId) -> Result<Vec<StoreEntry>, Error> {
     let mut out = Vec::new();
     let mut stack = vec![(String::new(), tree)];
-    let mut db = own();
-    let mut read = 0;
     while let Some((prefix, id)) = stack.pop() {
-        read += 1;
-        if read % RENEW_AFTER == 0 && db.is_some() {
-            db = own();
-        }
-        for (name, id, kind) in tree_entries(db.as_ref().unwrap_or(repo), id)? {
+        for (name, id, kind) in trees.entries(id)? {
             let path = format!("{prefix}{name}");
             match FileMode::of(kind) {
                 None => stack.push((format!("{path}/"), id)),
@@ -657,10 +646,12 @@ impl Git {
         E: From<Error>,
         F: Fn(&StoreEntry, Blob<'_>) -> T + Sync,
     {
-        // Listed through an object database of its own, dropped (with the pages of the
-        // trees and of the pack index it mapped) before the blobs are read.
-        let own = || gix::open_opts(self.repo.git_dir(), self.repo.open_options().clone()).ok();
-        let entries = list_in(&self.repo, self.commit_tree(oid(tip)?)?, own)?;
+        // A whole listing looks up every tree of the store: through mappings of the pack
+        // indexes renewed less often than a walk over a few shards renews them (each renewal
+        // reads an index's offset table).
+        let mut trees = TreeReader::bounded(&self.repo, LOOKUPS_MAPPED, PAGES_MAPPED);
+        let entries = list_in(&mut trees, self.commit_tree(oid(tip)?)?)?;
+        drop(trees);
         self.read_in_pack_order(&entries, workers, cap, f, |i, t| sink(&entries[i], t))
     }
 
@@ -866,8 +857,14 @@ struct TreeReader<'r> {
 
 impl<'r> TreeReader<'r> {
     fn new(repo: &'r gix::Repository) -> TreeReader<'r> {
-        let indexes = Indexes::of(repo, TREE_LOOKUPS_MAPPED);
-        let packs = PackReader::new(indexes.packs(), repo.object_hash(), u64::MAX).bounded(TREE_PAGES_MAPPED);
+        TreeReader::bounded(repo, TREE_LOOKUPS_MAPPED, TREE_PAGES_MAPPED)
+    }
+
+    /// A reader renewing its index mappings every `lookups` lookups and its pack mappings
+    /// every `pages` pages.
+    fn bounded(repo: &'r gix::Repository, lookups: usize, pages: usize) -> TreeReader<'r> {
+        let indexes = Indexes::of(repo, lookups);
+        let packs = PackReader::new(indexes.packs(), repo.object_hash(), u64::MAX).bounded(pages);
         let loose = gix::odb::loose::Store::at(repo.objects.store_ref().path(), repo.object_hash());
         TreeReader { repo, indexes, packs, loose }
     }
@@ -1159,9 +1156,6 @@ fn depth_first(base: &[u32]) -> Vec<u32> {
 
 /// About how many pack pages a [`PackReader`] reads through one mapping (8 MiB).
 const PAGES_MAPPED: usize = 2048;
-
-/// How many trees a listing reads through one object database.
-const RENEW_AFTER: usize = 2048;
 
 /// The stretches of `order` that `workers` threads take in turn, each a share of what is left
 /// (half of it split among the threads), down to [`MIN_STRETCH`]: long stretches keep delta
