@@ -106,7 +106,8 @@ pub fn hook_payload(data: &[u8]) {
 
 /// A store file as a remote could write it (SPEC §10.3): admitted as found, at a stray path, and
 /// with its id and path made to match its content so that mutations reach the shape, bounds,
-/// signature and portability checks.
+/// signature and portability checks; where the one-pass admission accepts a file, its verdict
+/// is compared with the general path's.
 pub fn continuity_record(data: &[u8]) {
     let repository = "0".repeat(40);
     let judge = Judge { repository: &repository, mesh: None, own_key: None };
@@ -122,6 +123,9 @@ pub fn continuity_record(data: &[u8]) {
     top.insert("id".into(), Value::from(id.clone()));
     let bytes = serde_json::to_vec(&Value::Object(top)).unwrap_or_default();
     let _ = admission::admit(&store_path(&id), "blob", &bytes, &judge);
+    // The one-pass admission never accepts with another verdict than the general path.
+    admission::assert_one_pass_agrees(&store_path(&"0".repeat(64)), data);
+    admission::assert_one_pass_agrees(&store_path(&id), &bytes);
 }
 
 /// The secret and machine-path scan, at admission and at publish, over the bytes as a body, a

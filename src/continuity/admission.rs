@@ -320,6 +320,16 @@ fn admitted_in_one_pass(path: &str, bytes: &[u8]) -> Option<Intrinsic> {
     Some(Intrinsic::Record { id: stored.id, public_key: stored.public_key, record: Box::new(record) })
 }
 
+/// For hostile-input testing (`crate::fuzzing`): panics when [`admitted_in_one_pass`] accepts
+/// a file with another verdict than [`judged`] gives it.
+#[doc(hidden)]
+pub fn assert_one_pass_agrees(path: &str, bytes: &[u8]) {
+    if let Some(one_pass) = admitted_in_one_pass(path, bytes) {
+        let general = judged(path, bytes);
+        assert_eq!(format!("{one_pass:?}"), format!("{general:?}"), "one-pass admission disagrees about {path}");
+    }
+}
+
 /// [`intrinsic`] of a file whose path and size passed, through a JSON value: every check in
 /// order, the first that fails named.
 fn judged(path: &str, bytes: &[u8]) -> Intrinsic {
