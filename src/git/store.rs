@@ -1647,6 +1647,10 @@ impl Git {
             if !is_local_lock(&text) {
                 return Err(FetchFailure::Unreachable(text));
             }
+            // A lock a dead writer left on the tracking ref (this tool killed inside its update
+            // of it after a push, or a fetch killed with it) is removed once it is stale, as
+            // for the store's own ref; a live writer holds it for milliseconds.
+            self.clear_stale_lock(&remote_tracking_ref(remote), &self.writer_lock());
             if attempt == FETCH_LOCK_TRIES {
                 return Err(FetchFailure::Local(text));
             }
@@ -1865,6 +1869,14 @@ mod tests {
         sh(dir, &["-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-q", "-m", "init"]);
         std::fs::write(dir.join("untracked.txt"), "u\n").unwrap();
         Git::discover(dir).unwrap()
+    }
+
+    /// An empty bare repository `remote.git` under `dir`.
+    fn bare_remote(dir: &Path) -> std::path::PathBuf {
+        let bare = dir.join("remote.git");
+        std::fs::create_dir_all(&bare).unwrap();
+        sh(&bare, &["init", "-q", "--bare"]);
+        bare
     }
 
     fn who() -> Committer {
@@ -2220,6 +2232,34 @@ mod tests {
     }
 
     #[test]
+    fn a_stale_lock_on_the_tracking_ref_does_not_block_the_fetch() {
+        let t = tempfile::tempdir().unwrap();
+        let np = NoPrompt::default();
+        let bare = bare_remote(t.path());
+        let dir = t.path().join("w");
+        let g = checkout(&dir);
+        sh(&dir, &["remote", "add", "origin", &bare.display().to_string()]);
+        let tip = g.store_add(&[rec(0)], "first", &who()).unwrap().tip;
+        assert_eq!(g.push_continuity("origin", &np), PushOutcome::Ok);
+        let lock = dir.join(".git/refs/majordomus/remotes/origin/continuity.lock");
+        std::fs::create_dir_all(lock.parent().unwrap()).unwrap();
+        // A fresh lock is a live writer's: the fetch waits for it, then names it.
+        std::fs::write(&lock, "held").unwrap();
+        match g.fetch_continuity("origin", &np) {
+            Err(FetchFailure::Local(e)) => assert!(e.contains("continuity.lock"), "{e}"),
+            other => panic!("expected a local lock failure, got {other:?}"),
+        }
+        assert!(lock.exists());
+        // The same lock, stale: a dead writer's, removed.
+        let old = std::time::UNIX_EPOCH + Duration::from_secs(1_700_000_000);
+        std::fs::File::options().write(true).open(&lock).unwrap().set_modified(old).unwrap();
+        g.fetch_continuity("origin", &np).unwrap();
+        assert!(!lock.exists());
+        assert_eq!(g.ref_tip(&remote_tracking_ref("origin")).unwrap(), Some(tip));
+        fsck(&dir);
+    }
+
+    #[test]
     fn set_ref_compare_and_swap() {
         let t = tempfile::tempdir().unwrap();
         let dir = t.path().join("w");
@@ -2414,9 +2454,7 @@ mod tests {
     fn push_fetch_ls_remote() {
         let t = tempfile::tempdir().unwrap();
         let np = NoPrompt::default();
-        let bare = t.path().join("remote.git");
-        std::fs::create_dir_all(&bare).unwrap();
-        sh(&bare, &["init", "-q", "--bare"]);
+        let bare = bare_remote(t.path());
         sh(&bare, &["config", "receive.denyNonFastForwards", "true"]);
         let url = bare.display().to_string();
 
