@@ -150,14 +150,7 @@ fn each_string<'a>(v: &'a Value, pointer: &mut String, f: &mut impl FnMut(&str, 
         }
         Value::Object(map) => {
             for (key, item) in map {
-                pointer.push('/');
-                for c in key.chars() {
-                    match c {
-                        '~' => pointer.push_str("~0"),
-                        '/' => pointer.push_str("~1"),
-                        c => pointer.push(c),
-                    }
-                }
+                super::record::push_pointer_key(pointer, key);
                 each_string(item, pointer, f);
                 pointer.truncate(at);
             }

@@ -225,6 +225,18 @@ pub fn canonical_text(text: &str, each_string: &mut dyn FnMut(&str, &str)) -> Op
     String::from_utf8(c.out).ok()
 }
 
+/// Appends `/key` to the JSON pointer `pointer`, `~` and `/` escaped as RFC 6901 says.
+pub(crate) fn push_pointer_key(pointer: &mut String, key: &str) {
+    pointer.push('/');
+    for c in key.chars() {
+        match c {
+            '~' => pointer.push_str("~0"),
+            '/' => pointer.push_str("~1"),
+            c => pointer.push(c),
+        }
+    }
+}
+
 /// How deep [`canonical_text`] follows nested values (a record is four levels deep).
 const CANON_DEPTH: usize = 32;
 
@@ -282,14 +294,7 @@ impl<'a> Canon<'a> {
                         return None;
                     }
                     last = Some(key);
-                    self.pointer.push('/');
-                    for ch in std::str::from_utf8(key).ok()?.chars() {
-                        match ch {
-                            '~' => self.pointer.push_str("~0"),
-                            '/' => self.pointer.push_str("~1"),
-                            ch => self.pointer.push(ch),
-                        }
-                    }
+                    push_pointer_key(&mut self.pointer, std::str::from_utf8(key).ok()?);
                     self.eat(b':')?;
                     self.value(f, depth + 1)?;
                     self.pointer.truncate(at);

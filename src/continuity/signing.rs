@@ -398,6 +398,12 @@ fn signer(pk: &str) -> Signed {
     })
 }
 
+/// The Ed25519 checks of minisign-verify's `ed25519::verify`, split so that a record's two
+/// signatures decompress their key once: this refuses what it refuses whatever the signature
+/// (the identity encoding, all zeros, a key that does not decompress), then [`ed25519_check`]
+/// wants `s` below the group order and the recomputed `R` with the signature's exact encoding
+/// (the cofactorless equation: ed25519-dalek's `verify`, not `verify_strict`, which also
+/// refuses the small-order keys minisign accepts).
 fn decompress(key: &[u8; 32]) -> Option<ed25519_dalek::VerifyingKey> {
     let identity = key[0] == 1 && key[1..31].iter().all(|&b| b == 0) && key[31] & 0x7f == 0;
     if identity || key.iter().all(|&b| b == 0) {
@@ -406,7 +412,7 @@ fn decompress(key: &[u8; 32]) -> Option<ed25519_dalek::VerifyingKey> {
     ed25519_dalek::VerifyingKey::from_bytes(key).ok()
 }
 
-/// Whether `signature` verifies over `message` (given in parts) under `key` (cofactorless).
+/// Whether `signature` verifies over `message` (given in parts) under `key`: see [`decompress`].
 fn ed25519_check(key: &ed25519_dalek::VerifyingKey, message: &[&[u8]], signature: &[u8; 64]) -> bool {
     use ed25519_dalek::ed25519::signature::MultipartVerifier;
     key.multipart_verify(message, &ed25519_dalek::Signature::from_bytes(signature)).is_ok()

@@ -383,7 +383,10 @@ impl Git {
     /// Every entry that is not a folder (a file, a symlink or a submodule, at any depth) in the
     /// tree of commit `tip`, with its full path and mode, sorted by path.
     pub fn store_list(&self, tip: &str) -> Result<Vec<StoreEntry>, Error> {
-        list_in(&mut TreeReader::new(&self.repo), self.commit_tree(oid(tip)?)?)
+        // A whole listing looks up every tree of the store: through mappings of the pack
+        // indexes renewed less often than a walk over a few shards renews them (each renewal
+        // reads an index's offset table).
+        list_in(&mut TreeReader::bounded(&self.repo, LOOKUPS_MAPPED, PAGES_MAPPED), self.commit_tree(oid(tip)?)?)
     }
 
     /// The bytes of blob `blob` (40 hex), refused unread when its object header says it is
@@ -646,12 +649,7 @@ impl Git {
         E: From<Error>,
         F: Fn(&StoreEntry, Blob<'_>) -> T + Sync,
     {
-        // A whole listing looks up every tree of the store: through mappings of the pack
-        // indexes renewed less often than a walk over a few shards renews them (each renewal
-        // reads an index's offset table).
-        let mut trees = TreeReader::bounded(&self.repo, LOOKUPS_MAPPED, PAGES_MAPPED);
-        let entries = list_in(&mut trees, self.commit_tree(oid(tip)?)?)?;
-        drop(trees);
+        let entries = self.store_list(tip)?;
         self.read_in_pack_order(&entries, workers, cap, f, |i, t| sink(&entries[i], t))
     }
 
