@@ -250,8 +250,8 @@ fn lanes() {
             production_only: false,
         },
         Rule {
-            what: "the signing crate is used only in src/continuity/signing.rs",
-            tokens: &["ed25519_dalek", "minisign_verify"],
+            what: "the signing crates are used only in src/continuity/signing.rs",
+            tokens: &["ed25519_dalek", "curve25519_dalek", "minisign_verify"],
             whole: true,
             allowed: &["src/continuity/signing.rs"],
             only: ANY,
