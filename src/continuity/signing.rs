@@ -448,13 +448,8 @@ impl Key {
         let k = Scalar::from_bytes_mod_order_wide(&h.finalize().into());
         let checks = self.checks.get().saturating_add(1);
         self.checks.set(checks);
-        let table = match self.table.get() {
-            Some(t) => Some(t),
-            None if checks > Self::TABLE_AFTER => {
-                Some(self.table.get_or_init(|| Box::new(EdwardsBasepointTable::create(&self.minus_a))))
-            }
-            None => None,
-        };
+        let table = (checks > Self::TABLE_AFTER)
+            .then(|| self.table.get_or_init(|| Box::new(EdwardsBasepointTable::create(&self.minus_a))));
         Some(match table {
             Some(t) => &**t * &k + EdwardsPoint::mul_base(&s),
             None => EdwardsPoint::vartime_double_scalar_mul_basepoint(&k, &self.minus_a, &s),
