@@ -1,7 +1,8 @@
 //! Device keys and minisign signatures (SPEC §6.11 signature, §6.14 device identity, §10.2, §10.11).
 //!
 //! Owns: `node.json`, the only Ed25519 signer (ed25519-dalek), the minisign byte layout (TECH-NOTES §3)
-//! and the signature check admission relies on (minisign-verify, legacy `Ed` refused).
+//! and the signature check admission relies on (texts parsed by minisign-verify, legacy `Ed`
+//! refused; the Ed25519 equation over curve25519-dalek's group operations, D32).
 //! Must not touch: the environment (callers pass `XDG_STATE_HOME`/`HOME`), stdout, git.
 
 use std::ffi::OsStr;
@@ -289,8 +290,8 @@ pub fn verify(envelope: &Envelope) -> std::result::Result<(), VerifyError> {
 /// [`verify`], given the record's canonical form (admission has computed it for the id).
 ///
 /// The texts are parsed by minisign-verify (`PublicKey::from_base64`, `Signature::decode`), so
-/// what decodes is exactly what it accepts; the two Ed25519 equations are then checked with
-/// ed25519-dalek ([`signer`], the same verdicts as minisign-verify's).
+/// what decodes is exactly what it accepts; the two Ed25519 equations are then checked as
+/// ed25519-dalek's `verify` checks them ([`Key`], the same verdicts as minisign-verify's).
 pub fn verify_canonical(envelope: &Envelope, canonical: &str) -> std::result::Result<(), VerifyError> {
     let node = envelope.record.pointer("/device/node").and_then(|v| v.as_str());
     verify_parts(&envelope.public_key, &envelope.signature, &envelope.id, node, canonical)
