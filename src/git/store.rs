@@ -1346,10 +1346,6 @@ impl Git {
         }
     }
 
-    /// Applies `edits` (path, object, kind) to tree `base` and writes the rewritten trees.
-    /// Every edited object exists (blobs just written, entries of trees of this database) and
-    /// every path passed [`check_path`], so gix's checks of every entry of every rewritten tree
-    /// (a file-system probe per entry: 256 for the `records` tree) are skipped.
     /// Whether every (path, blob) is already a blob entry with that id in tree `tree`.
     fn all_present(&self, tree: ObjectId, blobs: &[(&str, ObjectId)]) -> Result<bool, Error> {
         let tree = self.repo.find_tree(tree).map_err(gxe)?;
