@@ -28,8 +28,10 @@ pub fn sections(body: &str) -> Vec<Section> {
     // Nesting depth of block quotes and list items: headings inside them are not sections.
     let mut depth = 0usize;
     let mut current: Option<(Range<usize>, String)> = None;
+    let mut last_rule: Option<Range<usize>> = None;
     for (event, range) in Parser::new_ext(body, Options::empty()).into_offset_iter() {
         match event {
+            Event::Rule if depth == 0 => last_rule = Some(range),
             Event::Start(Tag::BlockQuote(_) | Tag::Item) => depth += 1,
             Event::End(TagEnd::BlockQuote(_) | TagEnd::Item) => depth = depth.saturating_sub(1),
             Event::Start(Tag::Heading { level: HeadingLevel::H1, .. })
@@ -59,7 +61,19 @@ pub fn sections(body: &str) -> Vec<Section> {
             _ => {}
         }
     }
+    if let (Some(rule), Some(last)) = (footer(body, last_rule), out.last_mut()) {
+        if rule.start >= last.content.start {
+            last.content.end = rule.start;
+        }
+    }
     out
+}
+
+/// The provenance footer of a composed body (SPEC §A.27): its final top-level thematic break
+/// when nothing but the provenance line follows it.
+fn footer(body: &str, last_rule: Option<Range<usize>>) -> Option<Range<usize>> {
+    let rule = last_rule?;
+    (body[rule.end..].trim() == super::record::PROVENANCE).then_some(rule.start..body.len())
 }
 
 /// Whether a heading's source is ATX (`#` then a blank or the line's end), not setext.
@@ -85,6 +99,12 @@ pub fn replace_content(body: &str, name: &str, replacement: &str) -> String {
         }
         out.push_str(replacement);
         out.push('\n');
+        // The blank lines that ended the content stay: a footer's rule must not become the
+        // underline of a setext heading.
+        let content = &body[s.content.clone()];
+        if content[content.trim_end().len()..].matches('\n').count() > 1 {
+            out.push('\n');
+        }
         at = s.content.end;
     }
     out.push_str(&body[at..]);
@@ -97,6 +117,21 @@ mod tests {
 
     fn names(body: &str) -> Vec<String> {
         sections(body).into_iter().map(|s| s.name).collect()
+    }
+
+    /// A composed body's final thematic break and provenance line belong to no section.
+    #[test]
+    fn the_provenance_footer_is_part_of_no_section() {
+        let p = super::super::record::PROVENANCE;
+        let body = format!("# Objective\no\n\n# Next Action\nrun it\n\n---\n{p}\n");
+        let s = sections(&body);
+        assert_eq!(&body[s[1].content.clone()], "run it\n\n");
+        // any other final rule stays in its section
+        let body = "# Next Action\nrun it\n\n---\nmore\n";
+        assert_eq!(find(body, "Next Action"), Some("run it\n\n---\nmore\n"));
+        // withholding keeps the footer
+        let w = replace_content(&format!("# Next Action\nrun\n\n---\n{p}\n"), "Next Action", "(withheld)");
+        assert!(w.ends_with(&format!("(withheld)\n\n---\n{p}\n")), "{w}");
     }
 
     #[test]

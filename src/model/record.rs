@@ -14,7 +14,63 @@ pub const IDENTITY_KEYS: &[&str] = &[
     "head:",
     "working_tree:",
     "changed_files:",
+    "changed_total:",
+    "origin:",
+    "session:",
 ];
+
+/// The provenance line that ends every body the tool composes (SPEC §6.3). In a handover it
+/// follows a final thematic break, and the two are the record's footer, part of no section
+/// (SPEC §A.27).
+pub const PROVENANCE: &str = "Derived by git-majordomus from its records and git; no model wrote it.";
+
+/// Who wrote a checkpoint or handover (SPEC §A.21): a person or an agent (`authored`), or the
+/// tool from its records and git (`derived`: `--derive`, the compact and end hooks).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize)]
+#[cfg_attr(feature = "mcp", derive(schemars::JsonSchema))]
+#[serde(rename_all = "lowercase")]
+pub enum Origin {
+    /// Written by a person or an agent.
+    #[default]
+    Authored,
+    /// Composed by the tool.
+    Derived,
+}
+
+impl Origin {
+    /// The word as written in front matter and printed.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Origin::Authored => "authored",
+            Origin::Derived => "derived",
+        }
+    }
+
+    /// Parses the front-matter word.
+    pub fn parse(s: &str) -> Option<Origin> {
+        match s {
+            "authored" => Some(Origin::Authored),
+            "derived" => Some(Origin::Derived),
+            _ => None,
+        }
+    }
+
+    /// The origin of a record written before `origin` existed (SPEC §A.27): `derived` when its
+    /// body ends with the provenance line, else `authored`.
+    pub fn of_body(body: &str) -> Origin {
+        if body.trim_end().ends_with(PROVENANCE) {
+            Origin::Derived
+        } else {
+            Origin::Authored
+        }
+    }
+}
+
+impl std::fmt::Display for Origin {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
 
 /// The computed front matter of a checkpoint or handover.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
@@ -29,7 +85,14 @@ pub struct RecordMeta {
     pub branch: String,
     pub head: String,
     pub working_tree: String,
+    /// At most `context.max_list_items` entries (SPEC §A.23); `changed_total` counts them all.
     pub changed_files: Vec<String>,
+    /// How many changed entries there were in all (`None` in records written before the key).
+    pub changed_total: Option<usize>,
+    /// Who wrote it (SPEC §A.21).
+    pub origin: Origin,
+    /// The episode it was written in, or `none`.
+    pub session: String,
     /// Set on handovers that arrived from another machine.
     pub continuity_record: Option<String>,
     pub continuity_device: Option<String>,

@@ -11,7 +11,7 @@ use crate::ctx::Ctx;
 use crate::error::{Error, Result};
 use crate::model::events::Event;
 use crate::model::labels::Anchor;
-use crate::model::record::{identity_violation, RecordMeta};
+use crate::model::record::{identity_violation, Origin, RecordMeta};
 use crate::store::records;
 
 /// What `checkpoint` wrote.
@@ -48,8 +48,8 @@ pub fn count_lines(body: &str) -> usize {
     body.lines().count()
 }
 
-/// The computed front matter for a record written now.
-pub fn meta_now(ctx: &Ctx, task: Option<&crate::model::task::Task>) -> Result<RecordMeta> {
+/// The computed front matter for a record written now by `origin`.
+pub fn meta_now(ctx: &Ctx, task: Option<&crate::model::task::Task>, origin: Origin) -> Result<RecordMeta> {
     let id = ctx.identity()?;
     Ok(RecordMeta {
         created_at: ctx.clock.stamp(),
@@ -62,8 +62,16 @@ pub fn meta_now(ctx: &Ctx, task: Option<&crate::model::task::Task>) -> Result<Re
         head: id.head_text().into(),
         working_tree: ctx.working_tree()?.into(),
         changed_files: ctx.changed_files()?.to_vec(),
+        origin,
+        session: ctx.session_id().unwrap_or_else(|| "none".into()),
         ..Default::default()
     })
+}
+
+/// The ledger field a derived write adds (SPEC §A.27: an episode's last activity leaves out the
+/// hooks' own derived writes), none for an authored one.
+pub fn origin_field(origin: Origin) -> Option<(&'static str, Value)> {
+    (origin == Origin::Derived).then(|| ("origin", Value::from(origin.as_str())))
 }
 
 /// Writes a checkpoint from `body` (or a derived one).
@@ -90,10 +98,12 @@ pub fn write(ctx: &Ctx, body: &str, derived: bool) -> Result<CheckpointReport> {
         ))
         .hint("a checkpoint is a short progress note; git majordomus handover takes the longer package"));
     }
-    let meta = meta_now(ctx, task.as_ref())?;
+    let origin = if derived { Origin::Derived } else { Origin::Authored };
+    let meta = meta_now(ctx, task.as_ref(), origin)?;
     let path = records::write(&ctx.layout.checkpoints(), &ctx.clock.compact(), &meta, &body)?;
     bump(ctx, task.as_ref())?;
     fields.push(("checkpoint_path", Value::from(ctx.rel(&path))));
+    fields.extend(origin_field(origin));
     ctx.record_event(Event::TaskCheckpoint, &fields)?;
     Ok(CheckpointReport::Written { path, task_id: meta.task_id })
 }

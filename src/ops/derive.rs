@@ -7,12 +7,12 @@ use super::resolve::resolve;
 use crate::ctx::Ctx;
 use crate::error::{Error, Result};
 use crate::model::labels::Anchor;
+use crate::model::record::PROVENANCE;
 use crate::model::task::Task;
 use crate::store::atomic::read_opt;
 use crate::store::records::head7;
 use crate::store::{decisions, ledger, questions};
 
-const PROVENANCE: &str = "Derived by git-majordomus from its records and git; no model wrote it.";
 
 /// Unresolved questions of this checkout, as `(task, question)`.
 pub fn unresolved(ctx: &Ctx) -> Result<Vec<(String, String)>> {

@@ -4,7 +4,7 @@ use std::path::PathBuf;
 
 use serde_json::Value;
 
-use super::checkpoint::{meta_now, refuse_identity};
+use super::checkpoint::{meta_now, origin_field, refuse_identity};
 use super::derive;
 use super::resolve::{resolve, Resolved};
 use super::task;
@@ -12,7 +12,7 @@ use crate::ctx::Ctx;
 use crate::error::{Error, Result};
 use crate::model::events::Event;
 use crate::model::labels::{freshness, Divergence, Freshness};
-use crate::model::record::{missing_sections, withhold_next_action};
+use crate::model::record::{missing_sections, withhold_next_action, Origin};
 use crate::model::task::Outcome;
 use crate::store::records;
 
@@ -63,7 +63,8 @@ pub fn write(ctx: &Ctx, p: HandoverParams) -> Result<HandoverReport> {
             "each required section is a level-one heading (# Name) with real content; <placeholders> count as empty",
         ));
     }
-    let meta = meta_now(ctx, task.as_ref())?;
+    let origin = if p.derive { Origin::Derived } else { Origin::Authored };
+    let meta = meta_now(ctx, task.as_ref(), origin)?;
     let path = records::write(&ctx.layout.handovers(), &ctx.clock.compact(), &meta, &body)?;
     let mut closed = false;
     if task.is_some() {
@@ -82,6 +83,7 @@ pub fn write(ctx: &Ctx, p: HandoverParams) -> Result<HandoverReport> {
     }
     fields.push(("handover_path", Value::from(ctx.rel(&path))));
     fields.push(("closed", Value::from(closed)));
+    fields.extend(origin_field(origin));
     ctx.record_event(Event::TaskHandedOver, &fields)?;
     Ok(HandoverReport { path, task_id: meta.task_id, closed })
 }

@@ -15,7 +15,7 @@ use crate::ctx::Ctx;
 use crate::error::Result;
 use crate::model::labels::branch_of;
 use crate::model::labels::Anchor;
-use crate::model::record::{branch_key, record_name_key, RecordMeta};
+use crate::model::record::{branch_key, record_name_key, Origin, RecordMeta};
 use crate::store::name_index;
 use crate::store::records::{load, names, names_where, Loaded};
 
@@ -56,6 +56,13 @@ pub struct Resolved {
     pub matched: Match,
 }
 
+impl Resolved {
+    /// Who wrote it.
+    pub fn origin(&self) -> Origin {
+        self.meta.origin
+    }
+}
+
 /// What happened to one file.
 #[derive(Debug, Clone, Serialize)]
 pub struct TraceEntry {
@@ -72,6 +79,9 @@ pub struct TraceEntry {
 pub struct Resolution {
     /// The winner, when there is one.
     pub winner: Option<Resolved>,
+    /// The newest derived record the winner was preferred to (an authored record of the same
+    /// task or episode beats newer derived ones, SPEC §A.21): its file name.
+    pub passed_over: Option<String>,
     /// How many files were skipped as unreadable.
     pub skipped: usize,
     /// Per-file trace.
@@ -110,6 +120,21 @@ pub struct Facts {
     pub created_at: String,
     /// The task it names.
     pub task_id: String,
+    /// Who wrote it (closed session records are `authored`: they are never compared so).
+    pub origin: Origin,
+    /// The episode it was written in, or `none`.
+    pub session: String,
+}
+
+impl Facts {
+    /// Whether `self` is derived and an authored record `other` of the same task (task `none`:
+    /// of the same episode) hides it (SPEC §A.21, §A.27).
+    fn hidden_by(&self, other: &Facts) -> bool {
+        self.origin == Origin::Derived
+            && other.origin == Origin::Authored
+            && self.task_id == other.task_id
+            && (self.task_id != "none" || self.session == other.session)
+    }
 }
 
 /// Where the reader stands, in the same terms as [`Facts`].
@@ -143,6 +168,8 @@ pub struct Found<T> {
 pub struct Answer<T> {
     /// The winner, when there is one.
     pub winner: Option<Found<T>>,
+    /// The newest derived record the winner was preferred to, by file name.
+    pub passed_over: Option<String>,
     /// How many files were skipped as unreadable.
     pub skipped: usize,
     /// Per-file trace.
@@ -238,13 +265,15 @@ fn resolve_listed<T>(
 ) -> Result<Answer<T>> {
     let key = branch_key(&here.branch);
     let detached = branch_of(&here.branch).is_none();
-    let mut res = Answer { winner: None, skipped: 0, trace: Vec::new() };
+    let mut res = Answer { winner: None, passed_over: None, skipped: 0, trace: Vec::new() };
     let mut trace = |file: &str, verdict: &'static str, reason: String| {
         res.trace.push(TraceEntry { file: file.to_string(), verdict, reason })
     };
     all.reverse(); // newest name stamp first
     let mut cands: Vec<(Found<T>, usize)> = Vec::new();
-    let mut best0: Option<String> = None; // compact created_at of the newest tier-0 candidate
+    // The compact created_at of the newest authored tier-0 candidate: no older file can win (a
+    // derived one may still lose to an older authored one, so it sets no bound).
+    let mut best0: Option<String> = None;
     let mut skipped = 0;
     for name in all {
         if !key_matches(name_key(&name), &key) {
@@ -297,7 +326,7 @@ fn resolve_listed<T>(
             trace(&name, "rejected", why);
             continue;
         };
-        if matched == Match::SameWorktreeSameBranch {
+        if matched == Match::SameWorktreeSameBranch && facts.origin == Origin::Authored {
             if let Some(t) = parse_stamp(&facts.created_at) {
                 let c = t.format("%Y%m%dT%H%M%SZ").to_string();
                 if best0.as_ref().is_none_or(|b| c > *b) {
@@ -321,15 +350,23 @@ fn resolve_listed<T>(
             cands[i].1 = ranks[k];
         }
     }
-    let win = (0..cands.len())
-        .filter(|&i| cands[i].0.matched == best_tier)
-        .max_by_key(|&i| order_key(&cands[i].0.facts.created_at, cands[i].1, &cands[i].0.name))
-        .unwrap_or(0);
+    let in_tier: Vec<usize> = (0..cands.len()).filter(|&i| cands[i].0.matched == best_tier).collect();
+    let hider = |i: usize| in_tier.iter().copied().find(|&j| cands[i].0.facts.hidden_by(&cands[j].0.facts));
+    let key = |i: usize| order_key(&cands[i].0.facts.created_at, cands[i].1, &cands[i].0.name);
+    let win = in_tier.iter().copied().filter(|&i| hider(i).is_none()).max_by_key(|&i| key(i)).unwrap_or(0);
+    res.passed_over = in_tier
+        .iter()
+        .copied()
+        .filter(|&i| hider(i).is_some() && key(i) > key(win))
+        .max_by_key(|&i| key(i))
+        .map(|i| cands[i].0.name.clone());
     for (i, (c, _)) in cands.iter().enumerate() {
         let (verdict, reason) = if i == win {
-            ("selected", format!("{} (tier {})", c.matched.as_str(), c.matched as u8))
+            ("selected", format!("{} (tier {}), {}", c.matched.as_str(), c.matched as u8, c.facts.origin))
         } else if c.matched != best_tier {
             ("superseded", "a record in a nearer tier exists".to_string())
+        } else if let Some(j) = hider(i) {
+            ("superseded", format!("derived; the authored record {} of the same task is preferred", cands[j].0.name))
         } else {
             ("superseded", "a newer record in the same tier exists".to_string())
         };
@@ -405,6 +442,8 @@ fn load_record(root: &Path, dir: &Path, name: &str) -> Read {
             branch: meta.branch.clone(),
             created_at: meta.created_at.clone(),
             task_id: meta.task_id.clone(),
+            origin: meta.origin,
+            session: meta.session.clone(),
         };
         (facts, (meta, body))
     });
@@ -420,6 +459,7 @@ fn resolution(ans: Answer<(RecordMeta, String)>) -> Resolution {
             body: f.item.1,
             matched: f.matched,
         }),
+        passed_over: ans.passed_over,
         skipped: ans.skipped,
         trace: ans.trace,
     }

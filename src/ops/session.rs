@@ -530,6 +530,8 @@ fn load_closed(ctx: &Ctx, name: &str) -> LoadedClosed {
             branch: c.branch.clone(),
             created_at: c.created_at.clone(),
             task_id: c.task_id.clone(),
+            origin: crate::model::record::Origin::Authored,
+            session: c.session_id.clone(),
         };
         Ok((facts, (c, body.to_string())))
     })();

@@ -7,7 +7,7 @@
 use serde::Deserialize;
 
 use super::{list_field, split, typed, Writer};
-use crate::model::record::{RecordMeta, Skip};
+use crate::model::record::{Origin, RecordMeta, Skip};
 
 impl RecordMeta {
     /// Emits the whole record file: front matter in the exact order, a blank line, the body.
@@ -24,6 +24,10 @@ impl RecordMeta {
             .text("head", &self.head)
             .fixed("working_tree", &self.working_tree)
             .list("changed_files", &self.changed_files);
+        if let Some(n) = self.changed_total {
+            w.fixed("changed_total", n);
+        }
+        w.fixed("origin", self.origin.as_str()).text("session", &self.session);
         if let Some(r) = &self.continuity_record {
             w.fixed("continuity_record", r);
         }
@@ -59,6 +63,9 @@ struct Front {
     working_tree: Option<String>,
     #[serde(default, deserialize_with = "list_field")]
     changed_files: Vec<String>,
+    changed_total: Option<String>,
+    origin: Option<String>,
+    session: Option<String>,
     continuity_record: Option<String>,
     continuity_device: Option<String>,
     continuity_created_at: Option<String>,
@@ -87,6 +94,9 @@ pub fn parse(text: &str) -> Result<(RecordMeta, &str), Skip> {
         branch: front.branch.unwrap_or_default(),
         working_tree: front.working_tree.unwrap_or_default(),
         changed_files: front.changed_files,
+        changed_total: front.changed_total.and_then(|n| n.parse().ok()),
+        origin: front.origin.as_deref().and_then(Origin::parse).unwrap_or_else(|| Origin::of_body(body)),
+        session: front.session.unwrap_or_else(|| "none".into()),
         continuity_record: front.continuity_record,
         continuity_device: front.continuity_device,
         continuity_created_at: front.continuity_created_at,
@@ -112,6 +122,9 @@ mod tests {
             head: "NONE".into(),
             working_tree: "dirty".into(),
             changed_files: vec!["lib/a".into(), "odd name: x".into()],
+            changed_total: Some(2),
+            origin: Origin::Derived,
+            session: "s-20260903201455-ab12".into(),
             ..Default::default()
         }
     }
