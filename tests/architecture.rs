@@ -215,7 +215,7 @@ fn environment_read_only_in_ctx() {
 fn freshness_thresholds_live_only_in_policy() {
     assert_clean(check(&[Rule {
         what: "thresholds live only in policy (SPEC §4)",
-        tokens: &["720", "2880"],
+        tokens: &["720", "2880", "5760"],
         whole: true,
         allowed: ANY,
         only: ANY,

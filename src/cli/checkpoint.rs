@@ -3,7 +3,7 @@
 use super::{flush_warnings, read_body, CommandContext};
 use crate::error::{Exit, Result};
 use crate::ops::checkpoint::{self, CheckpointReport};
-use crate::ops::handover::label;
+use crate::ops::handover::label_preferred;
 use crate::render;
 use crate::ui::Ui;
 
@@ -41,7 +41,7 @@ pub fn run(cc: &CommandContext, a: &Args, ui: &mut Ui) -> Result<Exit> {
                     if a.path {
                         ui.line(&rel);
                     } else {
-                        let l = label(&ctx, rec)?;
+                        let l = label_preferred(&ctx, rec, r.passed_over.clone())?;
                         ui.text(&render::records::checkpoint(&l, &rel, ctx.clock.now()));
                     }
                 }

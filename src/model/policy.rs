@@ -132,6 +132,11 @@ pub struct BenchmarkBudget {
 pub struct ParseError(#[from] serde_yaml::Error);
 
 impl Policy {
+    /// The policy `init` writes (the embedded `assets/policy.yaml`).
+    pub fn defaults() -> Policy {
+        Policy::parse(crate::assets::POLICY).expect("the embedded default policy parses (a unit test reads it)")
+    }
+
     /// Parses policy text; the error names the offending key.
     pub fn parse(text: &str) -> Result<Policy, ParseError> {
         Ok(serde_yaml::from_str(text)?)

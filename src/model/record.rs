@@ -164,6 +164,31 @@ pub fn withhold_next_action(body: &str, reason: &str) -> String {
     markdown::replace_content(body, "Next Action", &format!("(Next Action withheld: {reason})"))
 }
 
+/// `body` with the content of section `name` cut to its first `keep` non-blank lines and a
+/// visible marker line; `None` when the section is no longer than that.
+pub fn truncate_section(body: &str, name: &str, keep: usize, path: &str) -> Option<String> {
+    let text = section_text(body, name)?;
+    let lines: Vec<&str> = text.lines().filter(|l| !l.trim().is_empty()).collect();
+    if lines.len() <= keep {
+        return None;
+    }
+    let marker = format!("({name} truncated for the context budget: {keep} of {} lines — read {path})", lines.len());
+    let kept = lines[..keep].join("\n");
+    Some(markdown::replace_content(body, name, &format!("{kept}\n{marker}")))
+}
+
+/// The sections of `body` called one of `names`, in body order, headings included.
+pub fn only_sections(body: &str, names: &[&str]) -> String {
+    let mut out = String::new();
+    for s in markdown::sections(body).into_iter().filter(|s| names.contains(&s.name.as_str())) {
+        out.push_str(&body[s.heading.start..s.content.end]);
+        if !out.ends_with('\n') {
+            out.push('\n');
+        }
+    }
+    out
+}
+
 /// The content of one section, trimmed of leading and trailing blank lines.
 pub fn section_text(body: &str, name: &str) -> Option<String> {
     let content = markdown::find(body, name)?;
@@ -269,6 +294,16 @@ mod tests {
         assert_eq!(missing_sections(glued, &req[1..2]), vec!["Current State".to_string()]);
         let w = withhold_next_action("# Objective\na\n# Next Action\ndo it\n# Risks\nr\n", "stale");
         assert!(w.contains("(Next Action withheld: stale)") && !w.contains("do it") && w.contains("# Risks\nr"));
+    }
+
+    #[test]
+    fn truncation_and_essentials() {
+        let body = "# Objective\no\n\n# Current State\na\nb\nc\n\n# Next Action\nn\n";
+        let t = truncate_section(body, "Current State", 2, "h.md").unwrap();
+        assert!(t.contains("a\nb\n(Current State truncated for the context budget: 2 of 3 lines — read h.md)"), "{t}");
+        assert!(!t.contains("\nc\n") && t.contains("# Next Action\nn"), "{t}");
+        assert_eq!(truncate_section(body, "Current State", 3, "h.md"), None);
+        assert_eq!(only_sections(body, &["Objective", "Next Action"]), "# Objective\no\n\n# Next Action\nn\n");
     }
 
     #[test]

@@ -1,14 +1,16 @@
 //! The start-hook briefing (SPEC §9.2, §A.8): what a new episode is told without asking —
-//! references, labels and at most one section, bounded by lines and characters.
+//! references, labels and at most one section (the Next Action), the newest authored
+//! checkpoint's path and age, bounded by lines and characters.
 
 use super::derive::unresolved;
 use super::handover::resolve_labelled;
+use super::resolve::{newest_authored, resolve};
 use super::task;
 use crate::ctx::Ctx;
 use crate::error::Result;
 use crate::model::labels::age;
 use crate::model::labels::Anchor;
-use crate::model::record::section_text;
+use crate::model::record::{section_text, Origin};
 use crate::store::records::head7;
 
 /// Lines of `Its Next Action:` quoted at most.
@@ -16,108 +18,174 @@ const NEXT_ACTION_LINES: usize = 12;
 /// Open questions listed at most.
 const QUESTIONS_SHOWN: usize = 5;
 
-/// The whole briefing, before the budget is applied.
-pub fn lines(ctx: &Ctx, server_line: &str) -> Result<Vec<String>> {
+/// One line of the briefing, and whether the budget may drop it before the handover's lines
+/// (SPEC §A.27: trimming never drops the handover line or its Next Action before the optional
+/// lines above them, and never drops "No relevant handover…").
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Line {
+    /// The text.
+    pub text: String,
+    /// The budget withholds lines of a lower rank first (0: optional, 1: kept until every
+    /// optional line is gone, 2: the absence sentence, withheld last of all).
+    pub rank: u8,
+}
+
+fn optional(text: impl Into<String>) -> Line {
+    Line { text: text.into(), rank: 0 }
+}
+
+fn kept(text: impl Into<String>) -> Line {
+    Line { text: text.into(), rank: 1 }
+}
+
+/// The whole briefing, before the budget is applied. `server_line` is the shared server's
+/// state when the policy asks the start hook to ensure one, else `None` (no line).
+pub fn lines(ctx: &Ctx, server_line: Option<&str>) -> Result<Vec<Line>> {
     let id = ctx.identity()?.clone();
-    let mut out = vec!["## Majordomus — what this repository already knows".to_string()];
+    let mut out = vec![kept("## Majordomus — what this repository already knows")];
     let episode = ctx.session_id().unwrap_or_else(|| "(none open)".into());
-    out.push(format!(
+    out.push(kept(format!(
         "Episode {episode}, on {} at {}, working tree {}.",
         id.branch_text(),
         head7(id.head_text()),
         ctx.working_tree()?
-    ));
+    )));
+    let mut task_id = None;
     match task::read(ctx)? {
         Some(r) if !r.foreign => {
             let t = r.task;
-            out.push(format!("Task {} ({}, profile {}): {}", t.id, t.outcome, t.profile, t.task));
-            out.push(format!("Scope: {}", t.scope.join(", ")));
+            out.push(kept(format!("Task {} ({}, profile {}): {}", t.id, t.outcome, t.profile, t.task)));
+            out.push(kept(format!("Scope: {}", t.scope.join(", "))));
+            task_id = Some(t.id);
         }
-        Some(r) => out.push(format!("No task here: the task record names another checkout ({}).", r.task.worktree)),
-        None => out.push("No task record: checkpoints and handovers are still written for this episode.".into()),
+        Some(r) => {
+            out.push(kept(format!("No task here: the task record names another checkout ({}).", r.task.worktree)))
+        }
+        None => out.push(kept("No task record: checkpoints and handovers are still written for this episode.")),
     }
-    out.push(format!("Shared server: {server_line}"));
+    if let Some(server) = server_line {
+        out.push(optional(format!("Shared server: {server}")));
+    }
     let offers = super::continuity::load_local(ctx).map(|l| l.offers_total.unwrap_or(l.offers.len())).unwrap_or(0);
     if offers > 0 {
-        out.push(format!(
+        out.push(optional(format!(
             "Mesh: {offers} resumable handover(s) from other devices — run git majordomus continuity plan"
-        ));
+        )));
     }
     let open = unresolved(ctx)?;
     if !open.is_empty() {
-        out.push(format!("BLOCKED: {} open question(s) in this checkout; finish --outcome completed is refused until each is resolved.", open.len()));
+        out.push(kept(format!("BLOCKED: {} open question(s) in this checkout; finish --outcome completed is refused until each is resolved.", open.len())));
         for (t, q) in open.iter().take(QUESTIONS_SHOWN) {
-            out.push(format!("- {q} ({t})"));
+            out.push(optional(format!("- {q} ({t})")));
         }
     }
-    out.extend(super::knowledge::briefing_lines(ctx)?);
-    match resolve_labelled(ctx, None)? {
-        None => out.push(
-            "No relevant handover for this worktree and branch; absence is the answer, not a stale match.".into(),
-        ),
+    out.extend(super::knowledge::briefing_lines(ctx)?.into_iter().map(optional));
+    let now = ctx.clock.now();
+    let resolved = resolve_labelled(ctx, None)?;
+    match &resolved {
+        None => out.push(Line {
+            text: "No relevant handover for this worktree and branch; absence is the answer, not a stale match.".into(),
+            rank: 2,
+        }),
         Some(l) => {
             let m = &l.record.meta;
-            out.push(format!(
-                "Handover {} ({}, {}, {}).",
+            out.push(kept(format!(
+                "Handover {} ({}, {}, {}, {}).",
                 ctx.rel(&l.record.path),
                 l.record.matched.as_str(),
                 l.divergence.as_str(),
-                age(m.judged_at(), ctx.clock.now())
-            ));
+                age(m.judged_at(), now),
+                m.origin
+            )));
+            if let Some(name) = &l.passed_over {
+                out.push(optional(format!(
+                    "A newer derived handover ({name}) only restates it: the authored one is shown."
+                )));
+            }
             if !l.divergence.trustworthy() {
-                out.push(format!(
+                out.push(kept(format!(
                     "Its commit is not in this history ({}): trust git, not the record.",
                     l.divergence.as_str()
-                ));
+                )));
             }
             if l.freshness.is_history() {
-                out.push(format!(
+                out.push(kept(format!(
                     "It is history ({}, {}): {}. Its next action is withheld; read it with git majordomus handover --resolve.",
                     l.freshness.label.as_str(),
-                    age(m.judged_at(), ctx.clock.now()),
+                    age(m.judged_at(), now),
                     l.freshness.reason
-                ));
+                )));
             } else if let Some(na) = section_text(&l.record.body, "Next Action").filter(|t| !t.trim().is_empty()) {
-                out.push("Its Next Action:".into());
+                out.push(kept("Its Next Action:"));
                 let lines: Vec<&str> = na.lines().collect();
                 for line in lines.iter().take(NEXT_ACTION_LINES) {
-                    out.push(format!("  {line}"));
+                    out.push(kept(format!("  {line}")));
                 }
                 if lines.len() > NEXT_ACTION_LINES {
-                    out.push(format!("  ... {} more line(s) in the handover", lines.len() - NEXT_ACTION_LINES));
+                    out.push(kept(format!("  ... {} more line(s) in the handover", lines.len() - NEXT_ACTION_LINES)));
                 }
             }
         }
     }
-    out.push("Run `git majordomus context` for the whole briefing and `git majordomus check` before finishing.".into());
+    // The newest authored checkpoint of the task (no task: of any), by path and age.
+    let session = ctx.session_id().unwrap_or_else(|| "none".into());
+    let checkpoint = match &task_id {
+        Some(t) => newest_authored(ctx, &ctx.layout.checkpoints(), t, &session, false)?,
+        None => resolve(ctx, &ctx.layout.checkpoints(), None)?.winner.filter(|c| c.origin() == Origin::Authored),
+    };
+    if let Some(c) = checkpoint {
+        out.push(optional(format!(
+            "Newest authored checkpoint {} ({}, {}); read it with git majordomus checkpoint --show.",
+            ctx.rel(&c.path),
+            ctx.divergence_of(&c.meta).as_str(),
+            age(c.meta.judged_at(), now)
+        )));
+    }
+    out.push(optional(
+        "Run `git majordomus context` for the whole briefing and `git majordomus check` before finishing.",
+    ));
     Ok(out)
 }
 
-/// Applies the line and character budgets: whole lines are withheld from the end, and the
-/// overflow line (counted in the budget) names how many and which cap was hit.
-pub fn bounded(lines: Vec<String>, max_lines: usize, max_chars: Option<usize>) -> Vec<String> {
+/// Applies the line and character budgets: whole lines are withheld — the optional ones from
+/// the end first, then the kept ones from the end, the absence sentence last — and the overflow line (counted in the
+/// budget) names how many and which cap was hit.
+pub fn bounded(lines: Vec<Line>, max_lines: usize, max_chars: Option<usize>) -> Vec<String> {
     let total = lines.len();
-    let chars = |v: &[String]| v.iter().map(|l| l.chars().count() + 1).sum::<usize>();
+    let chars = |v: &[&Line]| v.iter().map(|l| l.text.chars().count() + 1).sum::<usize>();
+    let all: Vec<&Line> = lines.iter().collect();
     let over_lines = total > max_lines;
-    let over_chars = max_chars.is_some_and(|c| chars(&lines) > c);
+    let over_chars = max_chars.is_some_and(|c| chars(&all) > c);
     if !over_lines && !over_chars {
-        return lines;
+        return lines.into_iter().map(|l| l.text).collect();
     }
     let overflow = |n: usize, cap: &str| {
         format!("... {n} more line(s) withheld by {cap}; run `git majordomus context` for the whole briefing.")
     };
-    let mut keep = if over_lines { max_lines.saturating_sub(1) } else { total };
+    // Which line goes next: the last one still there of the lowest rank.
+    let mut gone = vec![false; total];
+    let drop_one = |gone: &mut Vec<bool>| -> bool {
+        let pick = (0..total).rev().filter(|&i| !gone[i]).min_by_key(|&i| lines[i].rank);
+        pick.map(|i| gone[i] = true).is_some()
+    };
+    let shown = |gone: &[bool]| -> Vec<&Line> { (0..total).filter(|&i| !gone[i]).map(|i| &lines[i]).collect() };
     let mut cap = "session.briefing_budget_lines";
+    if over_lines {
+        while shown(&gone).len() + 1 > max_lines && drop_one(&mut gone) {}
+    }
     if let Some(c) = max_chars {
-        while keep > 0
-            && chars(&lines[..keep]) + overflow(total - keep, "session.briefing_budget_chars").chars().count() + 1 > c
-        {
-            keep -= 1;
+        while !shown(&gone).is_empty() {
+            let n = gone.iter().filter(|g| **g).count();
+            if chars(&shown(&gone)) + overflow(n + 1, "session.briefing_budget_chars").chars().count() < c {
+                break;
+            }
+            drop_one(&mut gone);
             cap = "session.briefing_budget_chars";
         }
     }
-    let mut out: Vec<String> = lines.into_iter().take(keep).collect();
-    out.push(overflow(total - keep, cap));
+    let n = gone.iter().filter(|g| **g).count();
+    let mut out: Vec<String> = lines.into_iter().zip(&gone).filter(|(_, g)| !**g).map(|(l, _)| l.text).collect();
+    out.push(overflow(n, cap));
     out
 }
 
@@ -125,8 +193,8 @@ pub fn bounded(lines: Vec<String>, max_lines: usize, max_chars: Option<usize>) -
 mod tests {
     use super::*;
 
-    fn ls(n: usize, w: usize) -> Vec<String> {
-        (0..n).map(|i| format!("{i:0w$}")).collect()
+    fn ls(n: usize, w: usize) -> Vec<Line> {
+        (0..n).map(|i| optional(format!("{i:0w$}"))).collect()
     }
 
     #[test]
@@ -135,6 +203,18 @@ mod tests {
         assert_eq!(out.len(), 60);
         assert!(out[59].starts_with("... 41 more line(s) withheld by session.briefing_budget_lines"));
         assert_eq!(bounded(ls(10, 3), 60, None).len(), 10);
+    }
+
+    /// The handover line and its Next Action outlast the optional lines above them.
+    #[test]
+    fn optional_lines_go_before_the_kept_ones() {
+        let mut v = vec![kept("head"), optional("server"), optional("knowledge"), kept("Handover x."), kept("  do it")];
+        v.push(optional("closing"));
+        let out = bounded(v.clone(), 4, None);
+        assert_eq!(out[..3], ["head", "Handover x.", "  do it"], "{out:?}");
+        assert!(out[3].starts_with("... 3 more line(s) withheld"), "{out:?}");
+        let out = bounded(v, 3, None);
+        assert_eq!(out[..2], ["head", "Handover x."], "{out:?}");
     }
 
     #[test]

@@ -129,6 +129,8 @@ pub struct ShowReport {
     pub record: Option<Resolved>,
     /// The active task it was filtered on.
     pub task: Option<String>,
+    /// The newest derived checkpoint the authored winner was preferred to, by file name.
+    pub passed_over: Option<String>,
 }
 
 /// Resolves the checkpoint to show: the active task's, else any task's.
@@ -136,5 +138,5 @@ pub fn show(ctx: &Ctx) -> Result<ShowReport> {
     ctx.require_layer()?;
     let task = task::active(ctx)?.map(|t| t.id);
     let res = resolve(ctx, &ctx.layout.checkpoints(), task.as_deref())?;
-    Ok(ShowReport { record: res.winner, task })
+    Ok(ShowReport { record: res.winner, task, passed_over: res.passed_over })
 }

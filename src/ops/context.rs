@@ -22,7 +22,7 @@ use chrono::{DateTime, Utc};
 use serde::Serialize;
 
 use super::derive::{touched_since, unresolved};
-use super::handover::{label, Labelled};
+use super::handover::{label_preferred, Labelled};
 use super::resolve::{resolve, resolve_task_or_any};
 use super::task;
 use crate::ctx::Ctx;
@@ -44,6 +44,8 @@ const EVENT_FIELDS: &[&str] = &["task_id", "checkpoint_path", "handover_path", "
 #[derive(Debug, Clone, Copy)]
 enum Step {
     Drop(SectionId),
+    /// The handover's Current State cut short (`handover-state`, SPEC §A.27).
+    Trim(SectionId),
     Degrade(SectionId),
 }
 
@@ -54,6 +56,7 @@ const DROP_ORDER: &[Step] = &[
     Step::Drop(SectionId::Documents),
     Step::Drop(SectionId::Reasoning),
     Step::Drop(SectionId::Decisions),
+    Step::Trim(SectionId::Handover),
     Step::Degrade(SectionId::Checkpoint),
     Step::Degrade(SectionId::Handover),
     Step::Drop(SectionId::Checkpoint),
@@ -69,8 +72,14 @@ pub trait Renderer {
     /// A section as printed, heading included, without a trailing newline.
     fn section(&self, content: &Content) -> String;
     /// A body that degrades under the budget (checkpoint, handover): its heading and a pointer
-    /// to the file; `None` for the sections that do not degrade.
+    /// to the file (a handover keeps its Objective and Next Action); `None` for the sections
+    /// that do not degrade.
     fn brief(&self, content: &Content) -> Option<String>;
+    /// The handover with its Current State cut short and marked, before its body degrades;
+    /// `None` for other sections, or when there is nothing to cut.
+    fn trimmed(&self, _content: &Content) -> Option<String> {
+        None
+    }
     /// Why an item is left out, as printed under EXCLUDED.
     fn reason(&self, why: &Why) -> String;
     /// The printed document as blocks, each without a trailing newline, from the report's
@@ -351,6 +360,10 @@ pub struct CheckpointFacts {
     pub age: String,
     /// Its label against HEAD.
     pub label: Divergence,
+    /// Who wrote it.
+    pub origin: crate::model::record::Origin,
+    /// The newer derived checkpoint it was preferred to, by path.
+    pub passed_over: Option<String>,
     /// Its body.
     pub body: String,
 }
@@ -502,6 +515,13 @@ impl ContextReport {
                 let Some(i) = self.sections.iter().position(|s| s.id == id) else { return };
                 self.sections.remove(i);
                 id.as_str().to_string()
+            }
+            Step::Trim(id) => {
+                let Some(s) = self.sections.iter_mut().find(|s| s.id == id && !s.degraded) else { return };
+                let Some(cut) = out.trimmed(&s.content).filter(|b| b.lines().count() < s.lines) else { return };
+                s.lines = cut.lines().count();
+                s.text = cut;
+                format!("{}-state", id.as_str())
             }
             Step::Degrade(id) => {
                 let Some(s) = self.sections.iter_mut().find(|s| s.id == id && !s.degraded) else { return };
@@ -738,11 +758,13 @@ impl Builder<'_> {
         let Some(w) = res.winner else {
             return Ok(Err((SectionId::Checkpoint, Why::NoCheckpoint { task: self.task.map(|t| t.id.clone()) })));
         };
-        let l = label(self.ctx, w)?;
+        let l = label_preferred(self.ctx, w, res.passed_over)?;
         Ok(Ok(Content::Checkpoint(CheckpointFacts {
             path: self.ctx.rel(&l.record.path),
             age: age(l.record.meta.judged_at(), self.ctx.clock.now()),
             label: l.divergence,
+            origin: l.record.meta.origin,
+            passed_over: l.passed_over_path(self.ctx),
             body: l.record.body,
         })))
     }
@@ -754,7 +776,7 @@ impl Builder<'_> {
         }
         let res = resolve_task_or_any(self.ctx, &self.ctx.layout.handovers(), self.task.map(|t| t.id.as_str()))?;
         let Some(w) = res.winner else { return Ok(Err((SectionId::Handover, Why::NoHandover))) };
-        let labelled = label(self.ctx, w)?;
+        let labelled = label_preferred(self.ctx, w, res.passed_over)?;
         let path = self.ctx.rel(&labelled.record.path);
         Ok(Ok(Content::Handover(Box::new(HandoverFacts { path, labelled, now: self.ctx.clock.now() }))))
     }
@@ -939,7 +961,14 @@ mod tests {
         r.push(Content::Files(Bounded { total: f.len(), shown: f }), &Plain);
         if checkpoint > 0 {
             let body = (1..checkpoint).map(|i| format!("c{i}")).collect::<Vec<_>>().join("\n");
-            let facts = CheckpointFacts { path: "cp.md".into(), age: "1m ago".into(), label: Divergence::Exact, body };
+            let facts = CheckpointFacts {
+                path: "cp.md".into(),
+                age: "1m ago".into(),
+                label: Divergence::Exact,
+                origin: crate::model::record::Origin::Authored,
+                passed_over: None,
+                body,
+            };
             r.push(Content::Checkpoint(facts), &Plain);
         }
         r

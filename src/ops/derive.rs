@@ -3,16 +3,15 @@
 
 use std::collections::BTreeSet;
 
-use super::resolve::resolve;
+use super::resolve::{newest_authored, Resolved};
 use crate::ctx::Ctx;
 use crate::error::{Error, Result};
-use crate::model::labels::Anchor;
-use crate::model::record::PROVENANCE;
+use crate::model::labels::{age, freshness, Anchor};
+use crate::model::record::{section_text, PROVENANCE};
 use crate::model::task::Task;
 use crate::store::atomic::read_opt;
 use crate::store::records::head7;
 use crate::store::{decisions, ledger, questions};
-
 
 /// Unresolved questions of this checkout, as `(task, question)`.
 pub fn unresolved(ctx: &Ctx) -> Result<Vec<(String, String)>> {
@@ -47,20 +46,68 @@ pub fn commits_since(ctx: &Ctx, task: &Task) -> Result<Vec<(String, String)>> {
     Ok(ctx.git.commits_between(base, head)?.into_iter().map(|(id, s)| (id.to_string(), s)).collect())
 }
 
-/// The derived checkpoint body.
+/// The newest authored handover and checkpoint of this task (no task: of this episode) that
+/// resolve here: what a derived record carries forward (SPEC §A.21).
+/// The checkpoint is this episode's own when it wrote one (two windows on one task each carry
+/// forward their own notes), else the task's.
+fn authored(ctx: &Ctx, task: Option<&Task>) -> Result<(Option<Resolved>, Option<Resolved>)> {
+    let task = task.map(|t| t.id.as_str()).unwrap_or("none");
+    let session = ctx.session_id().unwrap_or_else(|| "none".into());
+    let checkpoints = ctx.layout.checkpoints();
+    let checkpoint = match newest_authored(ctx, &checkpoints, task, &session, true)? {
+        Some(c) => Some(c),
+        None => newest_authored(ctx, &checkpoints, task, &session, false)?,
+    };
+    Ok((newest_authored(ctx, &ctx.layout.handovers(), task, &session, false)?, checkpoint))
+}
+
+/// Appends `text` as a block quote of at most `max` lines; when cut, a line says how much was
+/// quoted and where the rest is.
+fn quote(s: &mut String, text: &str, max: usize, path: &str) {
+    let lines: Vec<&str> = text.lines().collect();
+    for l in lines.iter().take(max) {
+        s.push_str(if l.is_empty() { ">\n" } else { "> " });
+        if !l.is_empty() {
+            s.push_str(l);
+            s.push('\n');
+        }
+    }
+    if lines.len() > max {
+        s.push_str(&format!("(quoted {max} of {} lines — read {path})\n", lines.len()));
+    }
+}
+
+/// The line that sums up a checkpoint: its first non-blank line, or for a derived one the line
+/// saying where git stands (the quote of an authored checkpoint before it is that record's).
+pub fn note_line(body: &str, derived: bool) -> Option<&str> {
+    let mut lines = body.lines().filter(|l| !l.trim().is_empty());
+    if derived {
+        lines.find(|l| l.starts_with("At "))
+    } else {
+        lines.next()
+    }
+}
+
+/// `<path> (<age>)` of a record.
+fn cited(ctx: &Ctx, r: &Resolved) -> String {
+    format!("{} ({})", ctx.rel(&r.path), age(r.meta.judged_at(), ctx.clock.now()))
+}
+
+/// The derived checkpoint body: the newest authored checkpoint quoted within the checkpoint cap
+/// (SPEC §A.27), then where git stands.
 pub fn checkpoint_body(ctx: &Ctx, task: Option<&Task>) -> Result<String> {
     let id = ctx.identity()?;
     let wt = ctx.working_tree()?;
-    let mut s = String::new();
+    let mut rest = String::new();
     match task.filter(|t| t.is_active()) {
-        None => s.push_str(&format!(
+        None => rest.push_str(&format!(
             "At {} on {}, working tree {wt}; no active task.\n",
             head7(id.head_text()),
             id.branch_text()
         )),
         Some(t) => {
             let n = touched_since(ctx, t)?.len();
-            s.push_str(&format!(
+            rest.push_str(&format!(
                 "At {} on {}, working tree {wt}; {n} file(s) changed since the task started.\n",
                 head7(id.head_text()),
                 id.branch_text()
@@ -68,13 +115,24 @@ pub fn checkpoint_body(ctx: &Ctx, task: Option<&Task>) -> Result<String> {
             let commits = commits_since(ctx, t)?;
             let shown = commits.len().min(8);
             for (sha, subject) in &commits[commits.len() - shown..] {
-                s.push_str(&format!("- {} {subject}\n", head7(sha)));
+                rest.push_str(&format!("- {} {subject}\n", head7(sha)));
             }
         }
     }
-    s.push_str(&format!("Open questions: {} unresolved.\n", unresolved(ctx)?.len()));
-    s.push_str(PROVENANCE);
-    s.push('\n');
+    rest.push_str(&format!("Open questions: {} unresolved.\n", unresolved(ctx)?.len()));
+    rest.push_str(PROVENANCE);
+    rest.push('\n');
+    let mut s = String::new();
+    if let (_, Some(c)) = authored(ctx, task)? {
+        // The heading, the quote and its cut note must leave room for the rest within the cap.
+        let cap = ctx.policy()?.checkpoint.max_body_lines;
+        let room = cap.saturating_sub(rest.lines().count() + 2);
+        if room > 0 {
+            s.push_str(&format!("Newest authored checkpoint {}:\n", cited(ctx, &c)));
+            quote(&mut s, c.body.trim_end(), room, &ctx.rel(&c.path));
+        }
+    }
+    s.push_str(&rest);
     Ok(s)
 }
 
@@ -119,8 +177,11 @@ pub fn handover_body(ctx: &Ctx, task: Option<&Task>, required: &[String]) -> Res
     }
     let policy = ctx.policy()?;
     let max = policy.context.max_list_items;
+    let quoted = policy.checkpoint.max_body_lines;
     let id = ctx.identity()?;
     let wt = ctx.working_tree()?;
+    let (ho, cp) = authored(ctx, task)?;
+    let section = |name: &str| ho.as_ref().and_then(|h| section_text(&h.body, name)).filter(|t| !t.trim().is_empty());
     let mut s = String::new();
 
     s.push_str("# Objective\n");
@@ -137,9 +198,33 @@ pub fn handover_body(ctx: &Ctx, task: Option<&Task>, required: &[String]) -> Res
         }
         None => s.push_str("No active task: this handover records the state of the episode outside any task.\n"),
     }
+    if let (Some(h), Some(text)) = (&ho, section("Objective")) {
+        s.push_str(&format!("The authored handover {} states it as:\n", cited(ctx, h)));
+        quote(&mut s, &text, quoted, &ctx.rel(&h.path));
+    }
 
     s.push_str("\n# Current State\n");
+    if let (Some(h), Some(text)) = (&ho, section("Current State")) {
+        s.push_str(&format!("The authored handover {} said:\n", cited(ctx, h)));
+        quote(&mut s, &text, quoted, &ctx.rel(&h.path));
+    }
+    if let Some(c) = &cp {
+        s.push_str(&format!("The newest authored checkpoint {}:\n", cited(ctx, c)));
+        quote(&mut s, c.body.trim_end(), quoted, &ctx.rel(&c.path));
+    }
+    if ho.is_some() || cp.is_some() {
+        s.push_str("What git and the records say now:\n");
+    }
     s.push_str(&format!("On {} at {}, working tree {wt}.\n", id.branch_text(), head7(id.head_text())));
+    if let Some(h) = &ho {
+        if let (Some(Some(base)), Some(now)) = (ctx.git.base_of(h.meta.anchor_head()), ctx.git.head()?) {
+            let n = ctx.git.commits_between(Some(base), now)?.len();
+            s.push_str(&format!(
+                "Since the authored handover: {n} commit(s), {}.\n",
+                ctx.divergence_of(&h.meta).as_str()
+            ));
+        }
+    }
     if let Some(t) = task {
         let label = ctx.divergence_of(&t);
         let commits = commits_since(ctx, t)?;
@@ -171,13 +256,6 @@ pub fn handover_body(ctx: &Ctx, task: Option<&Task>, required: &[String]) -> Res
     s.push_str(&format!(
         "Recorded so far: {cps} checkpoint(s), {decs} decision(s), {qs} question(s), {hos} handover(s).\n"
     ));
-    let cp = resolve(ctx, &ctx.layout.checkpoints(), task.map(|t| t.id.as_str()))?;
-    if let Some(w) = &cp.winner {
-        s.push_str(&format!("Newest checkpoint ({}):\n", ctx.rel(&w.path)));
-        for l in w.body.lines() {
-            s.push_str(&format!("> {l}\n"));
-        }
-    }
 
     s.push_str("\n# Next Action\n");
     let open = unresolved(ctx)?;
@@ -189,10 +267,23 @@ pub fn handover_body(ctx: &Ctx, task: Option<&Task>, required: &[String]) -> Res
         for (_, q) in &open {
             s.push_str(&format!("- {q}\n"));
         }
-    } else {
-        s.push_str(
+    }
+    let next = ho.as_ref().and_then(|h| section("Next Action").map(|t| (h, t)));
+    match next {
+        Some((h, _)) if is_history(ctx, h)? => s.push_str(&format!(
+            "The authored handover {} is history ({}): its Next Action is not carried forward; read {} before acting on it.\n",
+            cited(ctx, h),
+            freshness(h.meta.judged_at(), ctx.clock.now(), policy.thresholds()).label.as_str(),
+            ctx.rel(&h.path),
+        )),
+        Some((h, text)) => {
+            s.push_str(&format!("The authored handover {} gave this Next Action:\n", cited(ctx, h)));
+            quote(&mut s, &text, quoted, &ctx.rel(&h.path));
+        }
+        None if open.is_empty() => s.push_str(
             "Run `git majordomus context`, then `git majordomus check`, and continue from the current state above.\n",
-        );
+        ),
+        None => {}
     }
     if cps == 0 {
         s.push_str("Nothing was checkpointed in this stretch of work; read the git log for what happened.\n");
@@ -234,6 +325,13 @@ pub fn handover_body(ctx: &Ctx, task: Option<&Task>, required: &[String]) -> Res
     s.push_str(PROVENANCE);
     s.push('\n');
     Ok(s)
+}
+
+/// Whether a record is history (stale or invalid): its Next Action is never carried forward as
+/// the thing to do now (SPEC §0 rule 7).
+fn is_history(ctx: &Ctx, r: &Resolved) -> Result<bool> {
+    let thresholds = ctx.policy()?.thresholds();
+    Ok(freshness(r.meta.judged_at(), ctx.clock.now(), thresholds).is_history())
 }
 
 fn list_bounded(s: &mut String, heading: &str, items: &[String], max: usize) {

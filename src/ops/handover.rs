@@ -99,6 +99,8 @@ pub struct Labelled {
     pub freshness: Freshness,
     /// `Divergence: working tree was <x>, now <y>` when it differs.
     pub working_tree_now: Option<String>,
+    /// The newest derived record this authored one was preferred to (SPEC §A.21), by file name.
+    pub passed_over: Option<String>,
 }
 
 impl Labelled {
@@ -115,6 +117,18 @@ impl Labelled {
     }
 }
 
+impl Labelled {
+    /// The repository-relative path of the derived record this one was preferred to.
+    pub fn passed_over_path(&self, ctx: &Ctx) -> Option<String> {
+        self.passed_over.as_ref().map(|name| ctx.rel(&self.record.path.with_file_name(name)))
+    }
+}
+
+/// Labels a resolved record that was preferred to `passed_over` (a file name beside it).
+pub fn label_preferred(ctx: &Ctx, record: Resolved, passed_over: Option<String>) -> Result<Labelled> {
+    Ok(Labelled { passed_over, ..label(ctx, record)? })
+}
+
 /// Labels a resolved record.
 pub fn label(ctx: &Ctx, record: Resolved) -> Result<Labelled> {
     let divergence = ctx.divergence_of(&record.meta);
@@ -125,12 +139,12 @@ pub fn label(ctx: &Ctx, record: Resolved) -> Result<Labelled> {
         && record.meta.working_tree != now_wt.as_str()
         && record.meta.continuity_record.is_none())
     .then(|| now_wt.to_string());
-    Ok(Labelled { record, divergence, freshness, working_tree_now })
+    Ok(Labelled { record, divergence, freshness, working_tree_now, passed_over: None })
 }
 
 /// `handover --resolve [--task]`: the labelled winner, or none.
 pub fn resolve_labelled(ctx: &Ctx, task: Option<&str>) -> Result<Option<Labelled>> {
     ctx.require_layer()?;
     let res = resolve(ctx, &ctx.layout.handovers(), task)?;
-    res.winner.map(|w| label(ctx, w)).transpose()
+    res.winner.map(|w| label_preferred(ctx, w, res.passed_over)).transpose()
 }

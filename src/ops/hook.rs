@@ -6,7 +6,7 @@ use std::path::Path;
 use serde_json::Value;
 
 use super::context::Renderer;
-use super::{briefing, checkpoint, handover, knowledge, session, task};
+use super::{briefing, checkpoint, gap, handover, knowledge, session, task};
 use crate::ctx::{Ctx, Env};
 use crate::error::Error;
 use crate::model::events::Event;
@@ -146,29 +146,36 @@ pub fn run(
     let mut run = Run { ctx: &ctx, renderer, provider, event, report };
     if let Some(problem) = &pl.problem {
         run.err(format!(
-            "majordomus: {provider} {event} hook: {problem}; the boundary is still drawn (session key {key})"
+            "majordomus: {provider} {event} hook: {problem}; the event is still recorded, under session key {key}"
         ));
     }
     if ctx.env.dry_run {
         dry_run(&mut run, &key, &pl);
         return run.report;
     }
-    let receipt = ctx.record_event(
-        Event::ProviderEventReceived,
-        &[
-            ("provider", Value::from(provider)),
-            ("event", Value::from(event.as_str())),
-            ("provider_session", Value::from(key.clone())),
-        ],
-    );
+    // What a derived record would fill is read before the receipt, so that the receipt can say
+    // what the event skips (SPEC §A.27); nothing is written before the receipt.
+    let plan = match event {
+        HookEvent::Start => Plan::default(),
+        HookEvent::Compact | HookEvent::End => plan(&mut run, event, &key),
+    };
+    let mut fields = vec![
+        ("provider", Value::from(provider)),
+        ("event", Value::from(event.as_str())),
+        ("provider_session", Value::from(key.clone())),
+    ];
+    if !plan.skipped.is_empty() {
+        fields.push(("skipped", Value::from(plan.skipped.clone())));
+    }
+    let receipt = ctx.record_event(Event::ProviderEventReceived, &fields);
     if let Err(e) = receipt {
         run.err(format!("majordomus: {provider} {event} hook: the receipt could not be written: {}", e.message));
         log(ctx.layout.root(), &ctx.clock.stamp(), provider, event, &e.message);
     }
     match event {
         HookEvent::Start => start(&mut run, provider, &key),
-        HookEvent::Compact => compact(&mut run),
-        HookEvent::End => end(&mut run, &key, pl.reason.as_deref()),
+        HookEvent::Compact => compact(&mut run, &plan),
+        HookEvent::End => end(&mut run, &key, pl.reason.as_deref(), &plan),
     }
     for w in ctx.take_warnings() {
         run.report.stderr.push(format!("warning: {w}"));
@@ -200,21 +207,67 @@ fn start(run: &mut Run<'_>, provider: &str, key: &str) {
     let policy = ctx.policy().ok();
     let server = super::server::hook_line(ctx, std::env::current_exe().ok().as_deref());
     run.err(format!("Shared server: {server}"));
+    // The briefing names the server only when the start hook was asked to ensure one (§A.27).
+    let server = policy.is_some_and(|p| p.session.ensure_server_on_start).then_some(server);
     if policy.is_some_and(|p| !p.session.briefing_on_start) {
         return;
     }
     let max_lines =
         policy.map(|p| p.session.briefing_budget_lines.unwrap_or(p.context.always_loaded_budget_lines)).unwrap_or(60);
     let max_chars = policy.and_then(|p| p.session.briefing_budget_chars);
-    if let Some(lines) = run.step("briefing", briefing::lines(ctx, &server)) {
+    if let Some(lines) = run.step("briefing", briefing::lines(ctx, server.as_deref())) {
         run.report.stdout = briefing::bounded(lines, max_lines, max_chars);
     }
 }
 
-fn compact(run: &mut Run<'_>) {
+/// What a compact or end event writes: each derived record only where it fills a gap
+/// (SPEC §A.21, §A.27), and the names of the ones it skips for the receipt.
+#[derive(Debug, Default)]
+struct Plan {
+    checkpoint: bool,
+    handover: bool,
+    skipped: Vec<&'static str>,
+}
+
+fn plan(run: &mut Run<'_>, event: HookEvent, key: &str) -> Plan {
+    let ctx = run.ctx;
+    let Some(policy) = ctx.policy().ok().cloned() else { return Plan::default() };
+    if event == HookEvent::End && !open_path(&ctx.layout, key).exists() {
+        return Plan::default();
+    }
+    let task = task::local(ctx).ok().flatten();
+    // A gap that cannot be read is no reason to write nothing: the records are written.
+    let gap = run.step("reading the episode", gap::of_episode(ctx, task.as_ref())).unwrap_or_default();
+    let mut p = Plan::default();
+    if policy.session.checkpoint_on_compact {
+        p.checkpoint = !gap.checkpoint_current;
+        if !p.checkpoint {
+            p.skipped.push("checkpoint");
+        }
+    }
+    if event == HookEvent::End && policy.session.handover_on_end {
+        p.handover = !gap.handover_covered;
+        if !p.handover {
+            p.skipped.push("handover");
+        }
+    }
+    p
+}
+
+fn skipped_note(run: &mut Run<'_>, plan: &Plan) {
+    if plan.skipped.contains(&"checkpoint") {
+        run.err("checkpoint: skipped — nothing changed since the last checkpoint (same head, same working tree)");
+    }
+    if plan.skipped.contains(&"handover") {
+        run.err("handover: skipped — an authored handover is newer than this episode's last activity");
+    }
+}
+
+fn compact(run: &mut Run<'_>, plan: &Plan) {
     let ctx = run.ctx;
     let Some(policy) = run.step("policy", ctx.policy().cloned()) else { return };
-    if policy.session.checkpoint_on_compact {
+    skipped_note(run, plan);
+    if plan.checkpoint {
         if let Some(checkpoint::CheckpointReport::Written { path, .. }) =
             run.step("derived checkpoint", checkpoint::write(ctx, "", true))
         {
@@ -226,25 +279,26 @@ fn compact(run: &mut Run<'_>) {
     }
 }
 
-fn end(run: &mut Run<'_>, key: &str, reason: Option<&str>) {
+fn end(run: &mut Run<'_>, key: &str, reason: Option<&str>, plan: &Plan) {
     let ctx = run.ctx;
     if !open_path(&ctx.layout, key).exists() {
         run.err(format!("end: no open episode for {}; nothing to close", key_of(key)));
         return;
     }
     let outcome = if reason.is_some_and(|r| CLOSING_REASONS.contains(&r)) { "closed" } else { "interrupted" };
-    if let Some(policy) = run.step("policy", ctx.policy().cloned()) {
-        if policy.session.checkpoint_on_compact {
+    if run.step("policy", ctx.policy().cloned()).is_some() {
+        skipped_note(run, plan);
+        if plan.checkpoint {
             if let Some(checkpoint::CheckpointReport::Written { path, .. }) =
                 run.step("final checkpoint", checkpoint::write(ctx, "", true))
             {
                 run.err(format!("checkpoint: {}", ctx.rel(&path)));
             }
         }
-        if policy.session.handover_on_end {
+        if plan.handover {
+            // A session ending does not end the task (SPEC §A.22): never `--close`.
             let has_task = task::local(ctx).ok().flatten().is_some();
-            let p =
-                handover::HandoverParams { derive: true, close: has_task, no_task: !has_task, ..Default::default() };
+            let p = handover::HandoverParams { derive: true, close: false, no_task: !has_task, ..Default::default() };
             if let Some(r) = run.step("derived handover", handover::write(ctx, p)) {
                 run.err(format!("handover: {}", ctx.rel(&r.path)));
             }

@@ -492,10 +492,9 @@ pub fn briefing_lines(ctx: &Ctx) -> Result<Vec<String>> {
             None => unattributed.push(k.id.clone()),
         }
     }
+    // Only a line that says something (SPEC §A.27): none when nothing awaits review.
     let mut out = Vec::new();
-    if here.is_empty() && unattributed.is_empty() {
-        out.push("Knowledge: no candidates awaiting review on this branch.".to_string());
-    } else {
+    {
         if !here.is_empty() {
             out.push(format!(
                 "Knowledge: {} candidate(s) awaiting review on this branch: {}",

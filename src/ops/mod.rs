@@ -11,6 +11,7 @@ pub mod decision;
 pub mod derive;
 pub mod explain;
 pub mod finish;
+pub mod gap;
 pub mod handover;
 pub mod health;
 pub mod history;

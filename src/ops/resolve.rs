@@ -199,7 +199,7 @@ pub fn resolve_with<T>(
     load: impl Fn(&str) -> (PathBuf, std::result::Result<(Facts, T), String>),
 ) -> Result<Answer<T>> {
     let listed = listing(dir, here, &name_key, trace_of)?;
-    resolve_listed(ctx, listed, here, task.map(|id| TaskFilter { id, since: None }), name_key, load)
+    resolve_listed(ctx, listed, here, task.map(|id| TaskFilter { id, since: None }), None, name_key, load)
 }
 
 /// The task filter of a resolution: the `task_id` a record must carry and, when the task is this
@@ -210,6 +210,9 @@ struct TaskFilter<'a> {
     id: &'a str,
     since: Option<&'a str>,
 }
+
+/// Which records may be candidates at all, beyond the tiers and the task filter.
+type Only<'a> = Option<&'a dyn Fn(&Facts) -> bool>;
 
 /// How far before its recorded start a record of the task is still looked at: room for a clock
 /// that was set back a little between `start` and the record's write.
@@ -260,6 +263,7 @@ fn resolve_listed<T>(
     mut all: Vec<String>,
     here: &Here,
     task: Option<TaskFilter<'_>>,
+    only: Only<'_>,
     name_key: impl Fn(&str) -> Option<&str>,
     load: impl Fn(&str) -> (PathBuf, std::result::Result<(Facts, T), String>),
 ) -> Result<Answer<T>> {
@@ -305,6 +309,10 @@ fn resolve_listed<T>(
                 trace(&name, "rejected", format!("written under task {}, not {t}", facts.task_id));
                 continue;
             }
+        }
+        if only.is_some_and(|keep| !keep(&facts)) {
+            trace(&name, "rejected", "not a record this reader asks for".into());
+            continue;
         }
         let matched = if facts.repository_id != here.repository_id {
             None
@@ -389,8 +397,30 @@ pub fn resolve_traced(ctx: &Ctx, dir: &Path, task: Option<&str>, trace: Trace) -
     let since = task_since(ctx, task)?;
     let task = task.map(|id| TaskFilter { id, since: since.as_deref() });
     let listed = record_listing(ctx, dir, &here, trace)?;
-    let ans = resolve_listed(ctx, listed, &here, task, record_name_key, |name| load_record(root, dir, name))?;
+    let ans = resolve_listed(ctx, listed, &here, task, None, record_name_key, |name| load_record(root, dir, name))?;
     Ok(resolution(ans))
+}
+
+/// The newest authored record of `dir` that resolves here for `task` (task `none`, or
+/// `same_episode`: of the episode `session` only) — what a derived record carries forward
+/// (SPEC §A.21).
+pub fn newest_authored(
+    ctx: &Ctx,
+    dir: &Path,
+    task: &str,
+    session: &str,
+    same_episode: bool,
+) -> Result<Option<Resolved>> {
+    let here = here(ctx)?;
+    let root = ctx.layout.root();
+    let since = task_since(ctx, Some(task))?;
+    let filter = TaskFilter { id: task, since: since.as_deref() };
+    let only = |f: &Facts| f.origin == Origin::Authored && (task != "none" && !same_episode || f.session == session);
+    let listed = record_listing(ctx, dir, &here, Trace::ThisBranch)?;
+    let ans = resolve_listed(ctx, listed, &here, Some(filter), Some(&only), record_name_key, |name| {
+        load_record(root, dir, name)
+    })?;
+    Ok(resolution(ans).winner)
 }
 
 /// [`resolve`] on `task` and, when no record of the task resolves, on any task — what
@@ -412,12 +442,12 @@ pub fn resolve_task_or_any(ctx: &Ctx, dir: &Path, task: Option<&str>) -> Result<
     if let Some(id) = task {
         let since = task_since(ctx, task)?;
         let filter = TaskFilter { id, since: since.as_deref() };
-        let ans = resolve_listed(ctx, listed.clone(), &here, Some(filter), record_name_key, load)?;
+        let ans = resolve_listed(ctx, listed.clone(), &here, Some(filter), None, record_name_key, load)?;
         if ans.winner.is_some() {
             return Ok(resolution(ans));
         }
     }
-    Ok(resolution(resolve_listed(ctx, listed, &here, None, record_name_key, load)?))
+    Ok(resolution(resolve_listed(ctx, listed, &here, None, None, record_name_key, load)?))
 }
 
 /// Where this checkout stands, for the record resolver.

@@ -441,9 +441,10 @@ fn composed_body(ctx: &Ctx, c: &ClosedSession, sections: &[String]) -> String {
                 .iter()
                 .map(|p| {
                     let first = read_opt(&ctx.layout.root().join(p)).ok().flatten().and_then(|t| {
-                        crate::store::format::record::parse(&t)
-                            .ok()
-                            .and_then(|(_, b)| b.lines().find(|l| !l.trim().is_empty()).map(str::to_string))
+                        crate::store::format::record::parse(&t).ok().and_then(|(m, b)| {
+                            super::derive::note_line(b, m.origin == crate::model::record::Origin::Derived)
+                                .map(str::to_string)
+                        })
                     });
                     format!("- {p}: {}", first.unwrap_or_else(|| "(unreadable)".into()))
                 })

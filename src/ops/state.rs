@@ -10,7 +10,7 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 
-use super::handover::{label, resolve_labelled, Labelled};
+use super::handover::{label_preferred, resolve_labelled, Labelled};
 use super::{checkpoint, task};
 use crate::ctx::Ctx;
 use crate::error::Result;
@@ -141,6 +141,12 @@ pub struct Record {
     /// Why `next_action` is absent although the record has one (stale or invalid).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub next_action_withheld: Option<String>,
+    /// Who wrote it: `authored` (a person or an agent) or `derived` (the tool, from its
+    /// records and git).
+    pub origin: crate::model::record::Origin,
+    /// The newer derived record of the same task or episode this authored one was preferred to.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub passed_over: Option<String>,
 }
 
 impl Record {
@@ -168,6 +174,8 @@ impl Record {
             freshness_reason: l.freshness.reason.clone(),
             next_action,
             next_action_withheld,
+            origin: m.origin,
+            passed_over: l.passed_over_path(ctx),
         }
     }
 }
@@ -245,7 +253,7 @@ pub fn state(ctx: &Ctx) -> Result<Continuity> {
     });
     let handover = resolve_labelled(ctx, None)?;
     let shown = checkpoint::show(ctx)?;
-    let checkpoint = shown.record.map(|r| label(ctx, r)).transpose()?;
+    let checkpoint = shown.record.map(|r| label_preferred(ctx, r, shown.passed_over)).transpose()?;
     let blockers = blockers(ctx)?;
     let mut tallies = BTreeMap::new();
     tallies.insert("handovers".to_string(), names(&ctx.layout.handovers())?.len() as u64);

@@ -4,6 +4,7 @@
 //! the budget in these lines and decides what is dropped; nothing here decides.
 
 use crate::model::labels::Divergence;
+use crate::model::record::{only_sections, truncate_section};
 use crate::ops::context::{Bounded, CheckpointFacts, Content, ContextReport, Event, HandoverFacts, Renderer, Why};
 use crate::render::records;
 use crate::store::records::head7;
@@ -26,12 +27,29 @@ impl Renderer for Text {
     }
 
     fn brief(&self, content: &Content) -> Option<String> {
-        let (heading, path) = match content {
-            Content::Checkpoint(c) => (checkpoint_heading(c), &c.path),
-            Content::Handover(h) => (handover_heading(h), &h.path),
-            _ => return None,
-        };
-        Some(format!("{heading}\nbody omitted for budget — read {path}"))
+        match content {
+            Content::Checkpoint(c) => {
+                Some(format!("{}\nbody omitted for budget — read {}", checkpoint_heading(c), c.path))
+            }
+            // The handover keeps what a worker acts on: its Objective and Next Action (SPEC §A.27).
+            Content::Handover(h) => {
+                let mut lines = vec![handover_heading(h)];
+                lines.extend(warnings(h));
+                let shown = h.labelled.shown_body();
+                lines.extend(non_blank(only_sections(&shown, &["Objective", "Next Action"]).lines()));
+                lines.push(format!("body omitted for budget — read {}", h.path));
+                Some(lines.join("\n"))
+            }
+            _ => None,
+        }
+    }
+
+    fn trimmed(&self, content: &Content) -> Option<String> {
+        let Content::Handover(h) = content else { return None };
+        let body = truncate_section(&h.labelled.record.body, "Current State", STATE_LINES, &h.path)?;
+        let mut cut = h.as_ref().clone();
+        cut.labelled.record.body = body;
+        Some(self.section(&Content::Handover(Box::new(cut))))
     }
 
     fn reason(&self, why: &Why) -> String {
@@ -84,8 +102,27 @@ fn budget_line(r: &ContextReport) -> String {
     s
 }
 
+/// Lines of Current State a trimmed handover keeps (the `handover-state` step).
+const STATE_LINES: usize = 5;
+
 fn checkpoint_heading(c: &CheckpointFacts) -> String {
-    format!("## LATEST CHECKPOINT ({}, {}, {})", c.path, c.age, c.label.as_str())
+    format!("## LATEST CHECKPOINT ({}, {}, {}, {})", c.path, c.age, c.label.as_str(), c.origin)
+}
+
+/// The handover's HISTORY and WARNING lines.
+fn warnings(h: &HandoverFacts) -> Vec<String> {
+    let l = &h.labelled;
+    let mut lines = Vec::new();
+    if l.freshness.is_history() {
+        lines.push(format!("HISTORY: this handover is {} — read it as background, not as the thing to do now; its Next Action is withheld", l.freshness.label.as_str()));
+    }
+    if !l.divergence.trustworthy() {
+        lines.push(format!(
+            "WARNING: its commit is {} from here — validate it against git before acting on it",
+            l.divergence.as_str()
+        ));
+    }
+    lines
 }
 
 fn handover_heading(h: &HandoverFacts) -> String {
@@ -214,21 +251,16 @@ fn lines(content: &Content) -> Vec<String> {
         Content::Reasoning(r) => vec!["## REASONING".into(), format!("{r}: {}", how(r))],
         Content::Checkpoint(c) => {
             let mut lines = vec![checkpoint_heading(c)];
+            if let Some(p) = &c.passed_over {
+                lines.push(format!("(preferred to the newer derived {p}: an authored record wins)"));
+            }
             lines.extend(non_blank(c.body.lines()));
             lines
         }
         Content::Handover(h) => {
             let l = &h.labelled;
             let mut lines = vec![handover_heading(h)];
-            if l.freshness.is_history() {
-                lines.push(format!("HISTORY: this handover is {} — read it as background, not as the thing to do now; its Next Action is withheld", l.freshness.label.as_str()));
-            }
-            if !l.divergence.trustworthy() {
-                lines.push(format!(
-                    "WARNING: its commit is {} from here — validate it against git before acting on it",
-                    l.divergence.as_str()
-                ));
-            }
+            lines.extend(warnings(h));
             let resolved = records::handover(l, &h.path, h.now);
             lines.extend(non_blank(resolved.lines().skip(1)));
             lines

@@ -41,6 +41,7 @@ pub fn handover(l: &Labelled, rel_path: &str, now: DateTime<Utc>) -> String {
     s.push('\n');
     s.push_str(&format!("Task: {}\n", m.task_id));
     s.push_str(&format!("Freshness: {} — {}\n", l.freshness.label.as_str(), l.freshness.reason));
+    s.push_str(&origin_line(l, rel_path));
     if let Some(now_wt) = &l.working_tree_now {
         s.push_str(&format!("Divergence: working tree was {}, now {now_wt}\n", m.working_tree));
     }
@@ -52,12 +53,24 @@ pub fn handover(l: &Labelled, rel_path: &str, now: DateTime<Utc>) -> String {
     s
 }
 
+/// `Origin: authored|derived`, and which newer derived record an authored one was preferred to
+/// (SPEC §A.21: every reader says which it chose).
+fn origin_line(l: &Labelled, rel_path: &str) -> String {
+    let mut s = format!("Origin: {}\n", l.record.meta.origin);
+    if let Some(name) = &l.passed_over {
+        let dir = rel_path.rsplit_once('/').map_or("", |(d, _)| d);
+        s.push_str(&format!("Preferred to: {dir}/{name} (newer, derived; an authored record wins)\n"));
+    }
+    s
+}
+
 /// `checkpoint --show`.
 pub fn checkpoint(l: &Labelled, rel_path: &str, now: DateTime<Utc>) -> String {
     let mut s = format!("Checkpoint: {rel_path}\n");
     s.push_str(&created_line(&l.record.meta, now));
     s.push('\n');
     s.push_str(&format!("Git state: {}\n", l.divergence.as_str()));
+    s.push_str(&origin_line(l, rel_path));
     s.push_str("---\n");
     s.push_str(&l.record.body);
     if !s.ends_with('\n') {

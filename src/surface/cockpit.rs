@@ -53,6 +53,13 @@ fn section(id: &str, title: &str, wide: bool, body: &str) -> String {
     )
 }
 
+fn origin_words(origin: &str) -> &'static str {
+    match origin {
+        "derived" => "git-majordomus, from its records and git (derived)",
+        _ => "a person or an agent (authored)",
+    }
+}
+
 fn record(kind: &str, r: &Value) -> String {
     if r.is_null() {
         return section(
@@ -66,7 +73,12 @@ fn record(kind: &str, r: &Value) -> String {
     }
     let fresh = s(r, "freshness");
     let history = matches!(fresh, "stale" | "invalid");
-    let age = r.get("age_minutes").and_then(Value::as_i64).map(|m| format!(", {m} min old")).unwrap_or_default();
+    // One age format everywhere (the briefing's `6d ago`).
+    let age = r
+        .get("age_minutes")
+        .and_then(Value::as_i64)
+        .map(|m| format!(", {} ago", crate::model::labels::span(m)))
+        .unwrap_or_default();
     let mut b = format!(
         "<p class=\"mono\">{}</p>\n<p>{} {} <span>({}{})</span></p>\n",
         esc(s(r, "path")),
@@ -83,6 +95,13 @@ fn record(kind: &str, r: &Value) -> String {
         esc(s(r, "created_at"))
     ));
     b.push_str(&format!("<p>{}</p>\n", esc(s(r, "freshness_reason"))));
+    b.push_str(&format!("<p>written by: {}</p>\n", esc(origin_words(s(r, "origin")))));
+    if let Some(p) = r.get("passed_over").and_then(Value::as_str) {
+        b.push_str(&format!(
+            "<p>preferred to the newer derived <code>{}</code>: an authored record wins</p>\n",
+            esc(p)
+        ));
+    }
     if matches!(s(r, "divergence"), "diverged" | "different_context") {
         b.push_str("<p class=\"banner\">Its commit is not in this history: trust git, not the record.</p>\n");
     }

@@ -659,6 +659,11 @@ fn doctor_is_clean_after_a_session_is_closed() {
 fn doctor_knowledge_rules_apply_only_where_knowledge_exists() {
     let env = TestEnv::new();
     let r = env.ready_repo("r");
+    // The stopped-writer rule counts stale_minutes; this test's ages are set for 48 h.
+    r.write(
+        ".ai/repo/policy.yaml",
+        &r.read(".ai/repo/policy.yaml").replace("stale_minutes: 5760", "stale_minutes: 2880"),
+    );
     // No knowledge.derived in the ledger and no knowledge store: nothing is said.
     let out = r.mj(&["doctor"]).ok();
     assert!(!out.stdout.contains("knowledge"), "{}", out.stdout);

@@ -51,7 +51,7 @@ fn checkpoint_scenario() {
     let out = r.mj(&["checkpoint", "--show"]).ok();
     assert!(
         out.stdout.starts_with(&format!(
-            "Checkpoint: {rel}\nCreated: 2026-09-03T20:07:00Z (0m ago)\nGit state: exact\n---\n"
+            "Checkpoint: {rel}\nCreated: 2026-09-03T20:07:00Z (0m ago)\nGit state: exact\nOrigin: authored\n---\n"
         )),
         "{}",
         out.stdout

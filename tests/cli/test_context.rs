@@ -14,6 +14,7 @@ const DROP_ORDER: &[&str] = &[
     "documents",
     "reasoning",
     "decisions",
+    "handover-state",
     "checkpoint-body",
     "handover-body",
     "checkpoint",
@@ -22,6 +23,9 @@ const DROP_ORDER: &[&str] = &[
 
 /// The headings of sections that are never dropped.
 const KEPT: &[&str] = &["## GIT", "## TASK", "## PROFILE ", "## OPEN QUESTIONS ("];
+
+/// A handover whose Current State is longer than the `handover-state` step keeps.
+const LONG_STATE: &str = "# Objective\nFix the callback.\n\n# Current State\nReproduced.\nstate two\nstate three\nstate four\nstate five\nstate six\nstate seven\nstate eight\nstate nine\nstate ten\nstate eleven\nstate twelve\n\n# Next Action\nWrite the regression test.\n";
 
 const NO_HANDOVER: &str = "- handover — no record for this worktree and branch — absence, not a stale match";
 
@@ -96,7 +100,7 @@ fn rich_repo(env: &TestEnv) -> (Repo<'_>, String) {
     r.mj(&["decision", "add", "Use the ledger order", "--why", "seconds are too coarse"]).ok();
     r.mj(&["question", "add", "Which callback URL?"]).ok();
     r.mj_in(&["checkpoint"], "step one\nstep two\n\nstep three\nstep four\n").ok();
-    r.mj_in(&["handover"], HANDOVER).ok();
+    r.mj_in(&["handover"], LONG_STATE).ok();
     r.write("lib/a.rs", "touched\n");
     (r, id)
 }
@@ -162,8 +166,17 @@ fn item_19_budget_drops_in_fixed_order_and_counts_the_printed_lines() {
                 out.stdout
             );
         }
+        if dropped.contains(&"handover-state".to_string()) && !dropped.contains(&"handover".to_string()) {
+            // Current State is cut with a visible marker, Objective and Next Action stay
+            assert!(!out.stdout.contains("state twelve"), "{}", out.stdout);
+            assert!(out.stdout.contains("Write the regression test.") && out.stdout.contains("Fix the callback."));
+            if !dropped.contains(&"handover-body".to_string()) {
+                assert!(out.stdout.contains("state five\n(Current State truncated for the context budget: 5 of 12 lines — read .ai/local/state/handovers/"), "{}", out.stdout);
+            }
+        }
         if dropped.contains(&"handover-body".to_string()) && !dropped.contains(&"handover".to_string()) {
-            assert!(!out.stdout.contains("Write the regression test."), "{}", out.stdout);
+            assert!(!out.stdout.contains("Reproduced."), "{}", out.stdout);
+            assert!(out.stdout.contains("Write the regression test."), "the Next Action stays:\n{}", out.stdout);
             assert!(
                 out.stdout.contains("\nbody omitted for budget — read .ai/local/state/handovers/"),
                 "{}",

@@ -183,8 +183,12 @@ fn scenario_130_lifecycle_survives_a_stale_task() {
     hook(&r, "start", &payload("cc", "")).ok();
     hook(&r, "compact", &payload("cc", "")).ok();
     hook(&r, "end", &payload("cc", "")).ok();
-    assert_eq!(r.records("checkpoints").len(), 2);
+    // nothing changed since the compact's checkpoint: the end skips its own (SPEC §A.27), and
+    // its receipt says so
+    assert_eq!(r.records("checkpoints").len(), 1);
     assert_eq!(r.records("handovers").len(), 1);
+    let end = events(&r, "provider.event.received").pop().unwrap();
+    assert_eq!(end["skipped"], serde_json::json!(["checkpoint"]), "{end}");
     for cp in events(&r, "task.checkpoint") {
         assert!(cp.get("task_id").is_none());
     }

@@ -617,6 +617,8 @@ fn doctor_stopped_writer_rule() {
     let r = env.ready_repo("r");
     // No knowledge.derived anywhere: the rule is skipped, even for an old close.
     let policy = r.read(".ai/repo/policy.yaml");
+    // The rule counts stale_minutes; this test's ages are set for 48 h.
+    let policy = policy.replace("stale_minutes: 5760", "stale_minutes: 2880");
     r.write(".ai/repo/policy.yaml", &policy.replace("knowledge_on_end: true", "knowledge_on_end: false"));
     let first = open(&r);
     r.mj(&["session", "close"]).ok();

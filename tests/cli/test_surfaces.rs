@@ -14,7 +14,7 @@ use serde_json::Value;
 use crate::common::json::{doc, Closed, Episodes, Explain, Providers, Publish, Recovery, Runtime, State};
 use crate::common::{Output, Repo, TestEnv, HANDOVER, NOW};
 
-const LATER: &str = "2026-09-06T20:00:00Z"; // three days after NOW: past stale_minutes
+const LATER: &str = "2026-09-08T20:00:00Z"; // five days after NOW: past stale_minutes (96 h)
 
 fn manifest() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))

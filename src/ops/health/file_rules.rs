@@ -11,6 +11,31 @@ use crate::store::format;
 use crate::store::records::{file_names_where, load, names};
 use std::path::Path;
 
+/// The freshness thresholds `init` wrote before version 0.2 (12 h and 48 h), written as spans
+/// so that no threshold is a literal in code (SPEC §4).
+const OLD_DEFAULTS: (i64, i64) = (12 * 60, 48 * 60);
+
+/// INFO when the policy keeps the old default freshness thresholds: an existing policy keeps its
+/// values, and this says what the new default is and why (SPEC §A.27).
+pub(super) fn freshness_rules(policy: &Policy) -> Vec<Finding> {
+    let t = policy.thresholds();
+    if (t.fresh_minutes, t.stale_minutes) != (Some(OLD_DEFAULTS.0), Some(OLD_DEFAULTS.1)) {
+        return Vec::new();
+    }
+    let new = Policy::defaults().thresholds();
+    vec![Finding::new(
+        Level::Info,
+        Category::Policy,
+        "session.freshness.stale_minutes",
+        format!(
+            "{} is the old default (48 h: a Friday-evening handover is stale on Monday); the default is now {} — change it in .ai/repo/policy.yaml if a working week should not age a handover into history",
+            OLD_DEFAULTS.1,
+            new.stale_minutes.map_or_else(|| "unset".to_string(), |m| m.to_string())
+        ),
+        "git majordomus doctor",
+    )]
+}
+
 /// Every profile parses, and `profiles.default` names one.
 pub(super) fn profile_rules(ctx: &Ctx, policy: Option<&Policy>) -> Vec<Finding> {
     let mut out = Vec::new();

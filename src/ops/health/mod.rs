@@ -15,7 +15,7 @@ mod session_rules;
 mod store_rules;
 mod task_rules;
 
-use self::file_rules::{profile_rules, record_rules, staging_rules};
+use self::file_rules::{freshness_rules, profile_rules, record_rules, staging_rules};
 use self::ledger::{retention, LedgerScan};
 use self::session_rules::session_rules;
 use self::store_rules::{decision_rules, question_rules};
@@ -138,6 +138,7 @@ pub fn doctor(ctx: &Ctx) -> Result<Findings> {
         }
     };
     out.extend(profile_rules(ctx, policy));
+    out.extend(policy.map(freshness_rules).unwrap_or_default());
     let (rec, bad) = task_record(ctx);
     out.extend(bad);
     if let Some(r) = &rec {

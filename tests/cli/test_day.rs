@@ -1,0 +1,162 @@
+//! A working day with the hooks on (issue 21, SPEC §A.21–§A.23, §A.27): an agent's day driven
+//! through the hook commands exactly as `hooks install` writes them into `.claude/settings.json`,
+//! with Claude Code's payloads, and at every SessionStart an assertion on exactly what the
+//! worker is told.
+
+use serde_json::Value;
+
+use crate::common::{Repo, TestEnv};
+
+/// Claude Code's hook input: the common fields and the event's own (HOSTS.md §2.1).
+fn payload(r: &Repo<'_>, event: &str, session: &str, extra: &str) -> String {
+    format!(
+        r#"{{"session_id":"{session}","transcript_path":"/home/ada/.claude/projects/app/{session}.jsonl","cwd":"{}","permission_mode":"default","hook_event_name":"{event}"{extra}}}"#,
+        r.root.display()
+    )
+}
+
+/// The command `hooks install` wrote for `event`.
+fn installed(r: &Repo<'_>, event: &str) -> String {
+    let settings: Value = serde_json::from_str(&r.read(".claude/settings.json")).unwrap();
+    settings["hooks"][event]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|g| g["hooks"].as_array().unwrap())
+        .map(|h| h["command"].as_str().unwrap().to_string())
+        .find(|c| c.contains("majordomus"))
+        .unwrap()
+}
+
+/// Runs the installed hook of `event` with its payload, from the checkout (as Claude Code does).
+fn fire(env: &TestEnv, r: &Repo<'_>, event: &str, session: &str, extra: &str) -> crate::common::Output {
+    let out = env.sh(&r.root, &installed(r, event), payload(r, event, session, extra).as_bytes(), &[]).ok();
+    if event != "SessionStart" {
+        assert_eq!(out.stdout, "", "only SessionStart writes stdout");
+    }
+    out
+}
+
+/// The last ledger receipt of a provider event.
+fn last_receipt(r: &Repo<'_>) -> Value {
+    r.ledger().into_iter().rev().find(|l| l["event"] == "provider.event.received").unwrap()
+}
+
+/// The lines the briefing quotes under `Its Next Action:`.
+fn next_action(briefing: &str) -> Vec<String> {
+    briefing
+        .lines()
+        .skip_while(|l| *l != "Its Next Action:")
+        .skip(1)
+        .take_while(|l| l.starts_with("  "))
+        .map(|l| l.trim().to_string())
+        .collect()
+}
+
+const AUTHORED: &str = "# Objective\nRate-limit login attempts per account.\n\n# Current State\nlib/auth/limit.rs counts attempts; the lockout is not wired yet.\n\n# Next Action\nRun the fuzz target for 10 minutes, then open the PR.\n";
+
+#[test]
+fn a_day_of_agent_work_with_the_hooks_on() {
+    let env = TestEnv::new();
+    env.set_now("2026-12-04T16:00:00Z"); // a Friday afternoon
+    let r = env.ready_repo("app");
+    r.commit_file("lib/auth/login.rs", "pub fn login() {}\n");
+    r.mj(&["hooks", "install", "--claude-code"]).ok();
+    r.git(&["add", ".claude/settings.json"]);
+    r.git(&["commit", "-q", "-m", "hooks"]);
+    let id = r.mj(&["start", "Rate-limit login", "--scope", "lib/auth"]).ok().stdout.split_whitespace().nth(1).unwrap().to_string();
+
+    // 16:00 SessionStart startup: a new episode and its briefing.
+    let out = fire(&env, &r, "SessionStart", "a1b2c3d4-day-1", r#","source":"startup","model":"claude-sonnet-4-5""#);
+    assert!(out.stdout.contains(&format!("Task {id} (active")), "{}", out.stdout);
+    assert!(!out.stdout.contains("Shared server:") && !out.stdout.contains("Knowledge: no"), "lines that say nothing are left out:\n{}", out.stdout);
+    assert!(out.stdout.contains("No relevant handover"), "{}", out.stdout);
+
+    // The agent works: an authored checkpoint, a commit inside the scope.
+    env.set_now("2026-12-04T16:20:00Z");
+    r.commit_file("lib/auth/limit.rs", "pub fn limit() {}\n");
+    let authored_cp = r.mj_in(&["checkpoint"], "Counting attempts per account; the lockout comes next.\n").ok().first_line();
+
+    // 16:40 PreCompact: the derived checkpoint quotes the authored one.
+    env.set_now("2026-12-04T16:40:00Z");
+    fire(&env, &r, "PreCompact", "a1b2c3d4-day-1", r#","trigger":"auto","custom_instructions":"""#);
+    let derived_cp = r.records("checkpoints").pop().unwrap();
+    let text = r.read(&format!(".ai/local/state/checkpoints/{derived_cp}"));
+    assert!(text.contains("origin: derived\n") && text.contains("> Counting attempts per account"), "{text}");
+    assert!(text.contains(&format!("Newest authored checkpoint {authored_cp}")), "{text}");
+    // ... and never hides it: checkpoint --show and context choose the authored one.
+    let shown = r.mj(&["checkpoint", "--show"]).ok().stdout;
+    assert!(shown.starts_with(&format!("Checkpoint: {authored_cp}\n")) && shown.contains("Origin: authored\nPreferred to: "), "{shown}");
+    let context = r.mj(&["context"]).ok().stdout;
+    assert!(context.contains(&format!("## LATEST CHECKPOINT ({authored_cp}, 20m ago, exact, authored)")), "{context}");
+    // A second compaction with nothing new writes nothing, and its receipt says so.
+    let before = r.records("checkpoints").len();
+    fire(&env, &r, "PreCompact", "a1b2c3d4-day-1", r#","trigger":"manual","custom_instructions":"""#);
+    assert_eq!(r.records("checkpoints").len(), before);
+    assert_eq!(last_receipt(&r)["skipped"], serde_json::json!(["checkpoint"]));
+
+    // 17:55 the agent writes its handover; 17:55 the session ends (the user quits).
+    env.set_now("2026-12-04T17:55:00Z");
+    let authored_ho = r.mj_in(&["handover"], AUTHORED).ok().first_line();
+    let handovers = r.records("handovers").len();
+    fire(&env, &r, "SessionEnd", "a1b2c3d4-day-1", r#","reason":"prompt_input_exit""#);
+    assert_eq!(r.records("handovers").len(), handovers, "no derived handover over a newer authored one");
+    let receipt = last_receipt(&r);
+    assert!(receipt["skipped"].as_array().unwrap().contains(&Value::from("handover")), "{receipt}");
+    let task = r.read(".ai/local/state/current.yaml");
+    assert!(task.contains("outcome: active"), "a session ending does not end the task:\n{task}");
+
+    // Monday 09:55, 16 h later than a Friday would allow a 48 h threshold: SessionStart startup.
+    env.set_now("2026-12-07T09:55:00Z");
+    let out = fire(&env, &r, "SessionStart", "e5f6a7b8-day-2", r#","source":"startup","model":"claude-sonnet-4-5""#);
+    let b = &out.stdout;
+    assert!(b.contains(&format!("Task {id} (active")), "{b}");
+    assert!(b.contains(&format!("Handover {authored_ho} (same_worktree_same_branch, exact, 2d ago, authored).")), "{b}");
+    assert_eq!(next_action(b), ["Run the fuzz target for 10 minutes, then open the PR."], "{b}");
+    assert!(b.contains(&format!("Newest authored checkpoint {authored_cp} (")), "{b}");
+    assert!(b.contains("working tree clean."), "only .ai/ changed (the closed session record):\n{b}");
+    assert!(!b.contains("Derived by git-majordomus"), "no footer inside a section:\n{b}");
+
+    // /clear: SessionEnd reason clear, then SessionStart source clear — the task stays.
+    env.set_now("2026-12-07T10:05:00Z");
+    fire(&env, &r, "SessionEnd", "e5f6a7b8-day-2", r#","reason":"clear""#);
+    let out = fire(&env, &r, "SessionStart", "c9d0e1f2-day-3", r#","source":"clear","model":"claude-sonnet-4-5""#);
+    let b = &out.stdout;
+    assert!(b.contains(&format!("Task {id} (active")), "{b}");
+    assert_eq!(next_action(b), ["Run the fuzz target for 10 minutes, then open the PR."], "{b}");
+    assert!(!b.contains("Derived by git-majordomus"), "{b}");
+    // check still enforces the scope: an edit outside it fails.
+    r.write("README.outside", "oops\n");
+    let out = r.mj(&["check"]).code(10);
+    assert!(out.stdout.contains("FAIL") && out.stdout.contains("README.outside"), "{}", out.stdout);
+    std::fs::remove_file(r.root.join("README.outside")).unwrap();
+
+    // Work, then SessionEnd logout: a derived handover fills the gap and carries the authored
+    // Next Action forward, quoted, never the generic "run context then check".
+    env.set_now("2026-12-07T11:30:00Z");
+    r.commit_file("lib/auth/lockout.rs", "pub fn lockout() {}\n");
+    r.mj_in(&["checkpoint"], "Lockout wired; fuzzing next.\n").ok();
+    fire(&env, &r, "SessionEnd", "c9d0e1f2-day-3", r#","reason":"logout""#);
+    let derived_ho = r.records("handovers").pop().unwrap();
+    let text = r.read(&format!(".ai/local/state/handovers/{derived_ho}"));
+    assert!(text.contains("origin: derived\n"), "{text}");
+    let body = text.split_once("\n---\n\n").unwrap().1;
+    let next = body.split_once("# Next Action\n").unwrap().1;
+    assert!(next.contains("> Run the fuzz target for 10 minutes, then open the PR."), "{text}");
+    assert!(!next.contains("Run `git majordomus context`, then"), "{text}");
+    assert!(body.contains("> lib/auth/limit.rs counts attempts") && body.contains("> Lockout wired; fuzzing next."), "{text}");
+    assert!(r.read(".ai/local/state/current.yaml").contains("outcome: active"));
+    // Every session record of the day is closed, one per episode.
+    let closed = std::fs::read_dir(r.root.join(".ai/repo/sessions")).unwrap().filter(|e| {
+        e.as_ref().unwrap().file_name().to_string_lossy().ends_with(".md") && e.as_ref().unwrap().file_name() != "README.md"
+    });
+    assert_eq!(closed.count(), 3);
+    // The next morning's briefing still tells the worker what the agent wrote, and names the
+    // derived record it passed over.
+    env.set_now("2026-12-08T09:00:00Z");
+    let out = fire(&env, &r, "SessionStart", "a9b8c7d6-day-4", r#","source":"startup","model":"claude-sonnet-4-5""#);
+    assert_eq!(next_action(&out.stdout), ["Run the fuzz target for 10 minutes, then open the PR."], "{}", out.stdout);
+    assert!(out.stdout.contains(&format!("A newer derived handover ({derived_ho}) only restates it")), "{}", out.stdout);
+    let resolved = r.mj(&["handover", "--resolve"]).ok().stdout;
+    assert!(resolved.starts_with(&format!("Handover: {authored_ho}\n")) && resolved.contains(&format!("Preferred to: .ai/local/state/handovers/{derived_ho}")), "{resolved}");
+}
