@@ -319,3 +319,61 @@ fn chrono_like(minutes: i64) -> String {
         .unwrap();
     String::from_utf8(out.stdout).unwrap().trim().to_string()
 }
+
+/// SPEC §A.21, §A.27: within a tier a derived record never beats an authored one of the same
+/// task (task `none`: of the same episode), and the reader names the one it passed over; a
+/// record written before `origin` existed is derived iff it ends with the provenance line.
+#[test]
+fn authored_beats_newer_derived_of_the_same_task_or_episode() {
+    let env = TestEnv::new();
+    let r = env.ready_repo("r");
+    let start = |key: &str| {
+        let p = format!(r#"{{"session_id":"{key}","hook_event_name":"SessionStart","source":"startup"}}"#);
+        r.mj_in(&["hook", "claude-code", "start"], &p).ok();
+    };
+    let (a, b) = ([("MAJORDOMUS_PROVIDER_SESSION", "ka")], [("MAJORDOMUS_PROVIDER_SESSION", "kb")]);
+    start("ka");
+    start("kb");
+    // No task: an authored handover of episode a, then a derived one of the same episode.
+    env.set_now("2026-09-03T20:01:00Z");
+    let authored = r.mj_env(&["handover", "--no-task"], HANDOVER, &a).ok().first_line();
+    env.set_now("2026-09-03T20:02:00Z");
+    let derived = r.mj_env(&["handover", "--derive", "--no-task"], "", &a).ok().first_line();
+    let text = r.read(&derived);
+    assert!(text.contains("\norigin: derived\nsession: s-") && r.read(&authored).contains("\norigin: authored\n"));
+    // The derived body carries the authored Next Action forward, quoted, footer outside it.
+    assert!(text.contains("gave this Next Action:\n> Write the regression test.\n"), "{text}");
+    let out = r.mj_env(&["handover", "--resolve"], "", &a).ok().stdout;
+    assert!(out.starts_with(&format!("Handover: {authored}\n")), "{out}");
+    assert!(out.contains(&format!("Origin: authored\nPreferred to: {derived} (newer, derived")), "{out}");
+    let state: serde_json::Value = serde_json::from_str(&r.mj_env(&["--json", "state"], "", &a).ok().stdout).unwrap();
+    assert_eq!(state["handover"]["origin"], "authored");
+    assert_eq!(state["handover"]["passed_over"], derived.as_str());
+    // A derived record of ANOTHER episode (task none) is not hidden by it: the newest wins.
+    env.set_now("2026-09-03T20:03:00Z");
+    let other = r.mj_env(&["handover", "--derive", "--no-task"], "", &b).ok().first_line();
+    let out = r.mj(&["handover", "--resolve"]).ok().stdout;
+    assert!(out.starts_with(&format!("Handover: {other}\nMatch:")) && out.contains("Origin: derived\n"), "{out}");
+    // With a task, an authored record of the task beats every newer derived one of the task.
+    let id = r.start("t");
+    env.set_now("2026-09-03T20:04:00Z");
+    let authored = r.mj_in(&["handover"], HANDOVER).ok().first_line();
+    env.set_now("2026-09-03T20:05:00Z");
+    r.mj_env(&["handover", "--derive"], "", &b).ok();
+    let out = r.mj(&["handover", "--resolve"]).ok().stdout;
+    assert!(out.starts_with(&format!("Handover: {authored}\n")) && out.contains(&format!("Task: {id}\n")), "{out}");
+    // An old record without `origin` that ends with the provenance line reads as derived.
+    let old = r.read(&authored).replace("origin: authored\n", "").replace(
+        "Write the regression test.\n",
+        "Write the regression test.\n\n---\nDerived by git-majordomus from its records and git; no model wrote it.\n",
+    );
+    env.set_now("2026-09-03T20:06:00Z");
+    let name = authored.replace("20260903T200400Z", "20260903T200600Z");
+    r.write(&name, &old.replace("created_at: 2026-09-03T20:04:00Z", "created_at: 2026-09-03T20:06:00Z"));
+    let out = r.mj(&["handover", "--resolve"]).ok().stdout;
+    assert!(out.starts_with(&format!("Handover: {authored}\n")), "the old derived record loses too:\n{out}");
+    // The derived footer is part of no section: the briefing's Next Action ends before it.
+    let p = r#"{"session_id":"kc","hook_event_name":"SessionStart","source":"startup"}"#;
+    let b = r.mj_in(&["hook", "claude-code", "start"], p).ok().stdout;
+    assert!(b.contains("Its Next Action:\n  Write the regression test.\n") && !b.contains("Derived by"), "{b}");
+}
