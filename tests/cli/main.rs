@@ -26,4 +26,5 @@ mod test_session;
 mod test_snapshots;
 mod test_soak;
 mod test_surfaces;
+mod test_tour;
 mod test_two_machines;
