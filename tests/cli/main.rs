@@ -20,6 +20,7 @@ mod test_hooks;
 mod test_knowledge;
 mod test_markdown;
 mod test_remotes;
+mod test_resume;
 mod test_search;
 mod test_secrets;
 mod test_session;
