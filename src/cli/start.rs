@@ -17,7 +17,7 @@ pub struct Args {
     /// Profile name (default: policy profiles.default)
     #[arg(long)]
     profile: Option<String>,
-    /// Who owns the task (default: $USER)
+    /// Who owns the task (default: $USER, else git config user.name)
     #[arg(long)]
     owner: Option<String>,
     /// Make a handed-over (or partial, or blocked) task, current or archived, active again under

@@ -106,6 +106,10 @@ impl Task {
     }
 }
 
+/// The longest task title `start` takes, in characters (TRIAL #20: a title is one line that
+/// the briefing, `context` and every conflict message repeat; DECISIONS D33).
+pub const TITLE_CAP: usize = 200;
+
 /// Whether `s` can name a task record: a plain file name (`[A-Za-z0-9._-]`, not starting with
 /// `.`, at most 100 bytes). Ids this tool mints are `t-<yyyymmddHHMMSS>-<4 hex>`; the rule only
 /// keeps a path out of `archive/<id>.yaml`.

@@ -10,7 +10,7 @@ use crate::error::{Error, Result};
 use crate::model::events::Event;
 use crate::model::finding::{Category, Finding, Level};
 use crate::model::labels::{age, Anchor, Divergence};
-use crate::model::task::{in_scope, is_task_id, normalise_scope, Outcome, Task};
+use crate::model::task::{in_scope, is_task_id, normalise_scope, Outcome, Task, TITLE_CAP};
 use crate::store::atomic::{read_opt, rename, replace, Lock};
 use crate::store::records::{head7, random_hex};
 
@@ -23,7 +23,7 @@ pub struct StartParams {
     pub scope: Vec<String>,
     /// Profile name; the policy default when absent.
     pub profile: Option<String>,
-    /// Owner; `$USER` when absent.
+    /// Owner; `$USER`, else git's `user.name`, when absent.
     pub owner: Option<String>,
 }
 
@@ -64,6 +64,11 @@ pub fn run(ctx: &Ctx, p: StartParams) -> Result<StartReport> {
     let text = p.task.trim();
     if text.is_empty() || text.contains('\n') {
         return Err(Error::usage("start: the task must be one non-empty line"));
+    }
+    let chars = text.chars().count();
+    if chars > TITLE_CAP {
+        return Err(Error::usage(format!("start: the task is {chars} characters, cap {TITLE_CAP}"))
+            .hint("name the task in one short line; put the detail in a checkpoint or the handover"));
     }
     let scope = parse_scope(&p.scope)?;
     let profile = p.profile.unwrap_or_else(|| policy.profiles.default.clone());
@@ -107,7 +112,8 @@ pub fn run(ctx: &Ctx, p: StartParams) -> Result<StartReport> {
             ("scope", Value::from(task.scope.join(" "))),
         ],
     )?;
-    let mut findings = overlaps(ctx, &task);
+    let mut findings = missing_scope(ctx, &task)?;
+    findings.extend(overlaps(ctx, &task));
     let res = resolve(ctx, &ctx.layout.handovers(), None)?;
     if let Some(w) = res.winner {
         let label = ctx.divergence_of(&w.meta);
@@ -279,6 +285,28 @@ pub fn resume(ctx: &Ctx, id: &str) -> Result<ResumeReport> {
     }
     findings.extend(overlaps(ctx, &task));
     Ok(ResumeReport { task, previous, from, archived, findings })
+}
+
+/// A WARN for each scope path that names nothing (TRIAL #19: `--scope srcc`): absent from the
+/// working tree, and no changed file lies inside it (a path deleted since HEAD is listed
+/// there), so it is in neither HEAD nor the working tree. Not a refusal: it may be a path the
+/// task is about to create.
+fn missing_scope(ctx: &Ctx, task: &Task) -> Result<Vec<Finding>> {
+    let root = ctx.layout.root();
+    let mut out = Vec::new();
+    for s in task.scope.iter().filter(|s| *s != ".") {
+        if std::fs::symlink_metadata(root.join(s)).is_ok() || ctx.changed_files()?.iter().any(|f| in_scope(f, s)) {
+            continue;
+        }
+        out.push(Finding::new(
+            Level::Warn,
+            Category::Scope,
+            s.clone(),
+            "exists neither in HEAD nor in the working tree: a typo, or a path this task will create",
+            &format!("git ls-files -- {s}"),
+        ));
+    }
+    Ok(out)
 }
 
 /// INFO findings for active tasks of other worktrees whose scope contains or is contained by ours.

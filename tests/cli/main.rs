@@ -26,6 +26,7 @@ mod test_secrets;
 mod test_session;
 mod test_snapshots;
 mod test_soak;
+mod test_start;
 mod test_surfaces;
 mod test_tour;
 mod test_two_machines;
