@@ -114,22 +114,7 @@ pub fn run(ctx: &Ctx, p: StartParams) -> Result<StartReport> {
     )?;
     let mut findings = missing_scope(ctx, &task)?;
     findings.extend(overlaps(ctx, &task));
-    let res = resolve(ctx, &ctx.layout.handovers(), None)?;
-    if let Some(w) = res.winner {
-        let label = ctx.divergence_of(&w.meta);
-        findings.push(Finding::new(
-            Level::Info,
-            Category::Handover,
-            ctx.rel(&w.path),
-            format!(
-                "prior record, {}, {}, {}",
-                w.matched.as_str(),
-                label.as_str(),
-                age(w.meta.judged_at(), ctx.clock.now())
-            ),
-            "git majordomus handover --resolve",
-        ));
-    }
+    findings.extend(handover_finding(ctx, None, "prior record")?);
     Ok(StartReport { task, archived, findings })
 }
 
@@ -258,21 +243,7 @@ pub fn resume(ctx: &Ctx, id: &str) -> Result<ResumeReport> {
             "git majordomus check",
         ));
     }
-    let res = resolve(ctx, &ctx.layout.handovers(), Some(&task.id))?;
-    if let Some(w) = res.winner {
-        findings.push(Finding::new(
-            Level::Info,
-            Category::Handover,
-            ctx.rel(&w.path),
-            format!(
-                "its handover, {}, {}, {}",
-                w.matched.as_str(),
-                ctx.divergence_of(&w.meta).as_str(),
-                age(w.meta.judged_at(), ctx.clock.now())
-            ),
-            "git majordomus handover --resolve",
-        ));
-    }
+    findings.extend(handover_finding(ctx, Some(&task.id), "its handover")?);
     let open = unresolved(ctx)?.into_iter().filter(|(t, _)| *t == task.id).count();
     if open > 0 {
         findings.push(Finding::new(
@@ -285,6 +256,26 @@ pub fn resume(ctx: &Ctx, id: &str) -> Result<ResumeReport> {
     }
     findings.extend(overlaps(ctx, &task));
     Ok(ResumeReport { task, previous, from, archived, findings })
+}
+
+/// The INFO `handover` finding naming the record this checkout resolves to (of `task`, when
+/// given): `<what>, <match>, <label>, <age>`.
+fn handover_finding(ctx: &Ctx, task: Option<&str>, what: &str) -> Result<Option<Finding>> {
+    let res = resolve(ctx, &ctx.layout.handovers(), task)?;
+    Ok(res.winner.map(|w| {
+        Finding::new(
+            Level::Info,
+            Category::Handover,
+            ctx.rel(&w.path),
+            format!(
+                "{what}, {}, {}, {}",
+                w.matched.as_str(),
+                ctx.divergence_of(&w.meta).as_str(),
+                age(w.meta.judged_at(), ctx.clock.now())
+            ),
+            "git majordomus handover --resolve",
+        )
+    }))
 }
 
 /// A WARN for each scope path that names nothing (TRIAL #19: `--scope srcc`): absent from the
