@@ -79,10 +79,10 @@ git add -A
 git commit -q -m "Initial import"
 git log --oneline
 
-step "init: create the .ai/ layer (and commit its tracked half)"
+step "init: create the .ai/ layer, then commit .ai/repo/ and .gitignore (as its next: line says)"
 show git majordomus init
-git add -A
-git commit -q -m "Add the majordomus layer"
+show git add .ai/repo .gitignore
+show git commit -q -m "Add the majordomus layer"
 
 step "start: open a task with a scope"
 show git majordomus start "Fix the OAuth callback" --scope lib/auth

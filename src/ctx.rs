@@ -195,9 +195,14 @@ impl Ctx {
         v
     }
 
-    /// The owner recorded by default: `$USER`, else `unknown`.
+    /// The owner recorded by default: `$USER` (else `$LOGNAME`), else git's `user.name`, else
+    /// `unknown` (TRIAL #18: `$USER` is unset under many agent hosts and containers).
     pub fn default_owner(&self) -> String {
-        self.env.user.clone().unwrap_or_else(|| "unknown".into())
+        self.env
+            .user
+            .clone()
+            .or_else(|| self.git.config_string("user.name").map(|n| n.trim().to_string()).filter(|n| !n.is_empty()))
+            .unwrap_or_else(|| "unknown".into())
     }
 
     /// The episode this process belongs to (SPEC §8.11), if one resolves: the id every ledger

@@ -5,6 +5,11 @@ use crate::error::{Exit, Result};
 use crate::ops;
 use crate::ui::Ui;
 
+/// What `init` tells the user to do next (SPEC §A.27 "The working tree"): commit the layer's
+/// tracked half and the `.gitignore` line before `start` (an uncommitted `.gitignore` is work
+/// outside the first task's scope, and `finish` refuses it). The README's tour runs this commit.
+const NEXT: &str = "git add .ai/repo .gitignore && git commit -m \"Add the majordomus layer\", then git majordomus start \"<task>\" --scope <path>";
+
 /// Create the .ai/ layer: policy, profiles, templates and the .gitignore line
 #[derive(Debug, clap::Args)]
 pub struct Args {}
@@ -21,7 +26,7 @@ pub fn run(cc: &CommandContext, _a: &Args, ui: &mut Ui) -> Result<Exit> {
         ui.line(p);
     }
     if !r.created.is_empty() {
-        ui.next("git majordomus start \"<task>\" --scope <paths>");
+        ui.next(NEXT);
     }
     Ok(Exit::Ok)
 }

@@ -11,6 +11,7 @@ pub enum Event {
     TaskCheckpoint,
     TaskHandedOver,
     TaskFinished,
+    TaskResumed,
     DecisionRecorded,
     QuestionOpened,
     QuestionResolved,
@@ -25,12 +26,13 @@ pub enum Event {
 }
 
 impl Event {
-    /// Every event, in SPEC order.
-    pub const ALL: [Event; 15] = [
+    /// Every event, in SPEC order (§6.6; `task.resumed`, §A.27, beside the other task events).
+    pub const ALL: [Event; 16] = [
         Event::TaskStarted,
         Event::TaskCheckpoint,
         Event::TaskHandedOver,
         Event::TaskFinished,
+        Event::TaskResumed,
         Event::DecisionRecorded,
         Event::QuestionOpened,
         Event::QuestionResolved,
@@ -51,6 +53,7 @@ impl Event {
             Event::TaskCheckpoint => "task.checkpoint",
             Event::TaskHandedOver => "task.handed_over",
             Event::TaskFinished => "task.finished",
+            Event::TaskResumed => "task.resumed",
             Event::DecisionRecorded => "decision.recorded",
             Event::QuestionOpened => "question.opened",
             Event::QuestionResolved => "question.resolved",
@@ -78,8 +81,8 @@ impl fmt::Display for Event {
 }
 
 /// Every event name the ledger may carry.
-pub const EVENTS: [&str; 15] = {
-    let mut names = [""; 15];
+pub const EVENTS: [&str; 16] = {
+    let mut names = [""; 16];
     let mut i = 0;
     while i < Event::ALL.len() {
         names[i] = Event::ALL[i].as_str();
@@ -103,6 +106,7 @@ mod tests {
             assert_eq!(Event::parse(e.as_str()), Some(e));
         }
         assert_eq!(EVENTS[3], "task.finished");
+        assert_eq!(EVENTS[4], "task.resumed");
         assert!(!is_registered("no.such"));
     }
 }

@@ -59,6 +59,13 @@ impl Outcome {
     pub fn is_terminal(self) -> bool {
         !matches!(self, Outcome::Active | Outcome::HandedOver)
     }
+
+    /// Whether `start --resume` brings a task with this outcome back (SPEC §A.22, DECISIONS
+    /// D34): work remains — handed over, or finished `partial` or `blocked`, whose notes carry a
+    /// Next Action. `completed`, `no_match` and `failed` ended the task with a verdict.
+    pub fn is_resumable(self) -> bool {
+        matches!(self, Outcome::HandedOver | Outcome::Partial | Outcome::Blocked)
+    }
 }
 
 impl fmt::Display for Outcome {
@@ -97,6 +104,20 @@ impl Task {
     pub fn is_active(&self) -> bool {
         self.outcome == Outcome::Active
     }
+}
+
+/// The longest task title `start` takes, in characters (TRIAL #20: a title is one line that
+/// the briefing, `context` and every conflict message repeat; DECISIONS D34).
+pub const TITLE_CAP: usize = 200;
+
+/// Whether `s` can name a task record: a plain file name (`[A-Za-z0-9._-]`, not starting with
+/// `.`, at most 100 bytes). Ids this tool mints are `t-<yyyymmddHHMMSS>-<4 hex>`; the rule only
+/// keeps a path out of `archive/<id>.yaml`.
+pub fn is_task_id(s: &str) -> bool {
+    !s.is_empty()
+        && s.len() <= 100
+        && !s.starts_with('.')
+        && s.bytes().all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'_' | b'-'))
 }
 
 /// Why a scope path was refused.
@@ -164,5 +185,15 @@ mod tests {
         assert_eq!(normalise_scope(".").unwrap(), ".");
         assert!(in_scope("lib/auth/x.rs", "lib/auth"));
         assert!(!in_scope("lib/authz/x.rs", "lib/auth"));
+    }
+
+    #[test]
+    fn task_ids_and_resumable_outcomes() {
+        assert!(is_task_id("t-20260903193012-a4f1"));
+        for bad in ["", "../x", "a/b", ".hidden", "t 1", &"x".repeat(101)] {
+            assert!(!is_task_id(bad), "{bad:?}");
+        }
+        let resumable: Vec<&str> = Outcome::ALL.into_iter().filter(|o| o.is_resumable()).map(Outcome::as_str).collect();
+        assert_eq!(resumable, ["partial", "blocked", "handed_over"]);
     }
 }

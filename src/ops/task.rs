@@ -1,10 +1,13 @@
-//! Reading and updating the active task record `current.yaml`.
+//! Reading and updating the active task record `current.yaml`, and its archive
+//! (`archive/<id>.yaml`, SPEC §3): what `start` moves there and `start --resume` brings back.
+
+use std::path::PathBuf;
 
 use crate::ctx::Ctx;
 use crate::error::{Error, Result};
 use crate::model::events::Event;
 use crate::model::task::Task;
-use crate::store::atomic::{guard, read_opt, replace, Lock};
+use crate::store::atomic::{create_if_absent, guard, read_opt, replace, Lock};
 use crate::store::ledger;
 
 /// The lock every writer of `current.yaml` takes.
@@ -21,15 +24,57 @@ pub struct TaskRecord {
 
 /// Reads `current.yaml`; `None` when absent. A record that does not parse is an error (13).
 pub fn read(ctx: &Ctx) -> Result<Option<TaskRecord>> {
-    let path = ctx.layout.current();
+    read_at(ctx, ctx.layout.current(), "fix or remove the file; git majordomus start writes a new one")
+}
+
+/// Reads the archived record `archive/<id>.yaml`; `None` when absent, an error (13) when it
+/// does not parse. `id` must be a plain file name ([`crate::model::task::is_task_id`]).
+pub fn archived(ctx: &Ctx, id: &str) -> Result<Option<TaskRecord>> {
+    read_at(ctx, archive_path(ctx, id), "fix the file, or move it out of .ai/local/state/archive/")
+}
+
+/// Where task `id` is archived.
+pub fn archive_path(ctx: &Ctx, id: &str) -> PathBuf {
+    ctx.layout.archive().join(format!("{id}.yaml"))
+}
+
+fn read_at(ctx: &Ctx, path: PathBuf, hint: &str) -> Result<Option<TaskRecord>> {
     guard(ctx.layout.root(), &path)?;
     let Some(text) = read_opt(&path)? else { return Ok(None) };
     let task = Task::parse(&text).map_err(|e| {
-        Error::io(format!(".ai/local/state/current.yaml does not parse: {}", e.lines().next().unwrap_or(&e)))
-            .hint("fix or remove the file; git majordomus start writes a new one")
+        Error::io(format!("{} does not parse: {}", ctx.rel(&path), e.lines().next().unwrap_or(&e))).hint(hint)
     })?;
     let foreign = task.worktree != ctx.layout.root().display().to_string();
     Ok(Some(TaskRecord { task, foreign }))
+}
+
+/// The refusal (15) of `start` and `start --resume` while task `t` is active: the hint names
+/// the two commands that end it (a plain `handover` leaves it active, TRIAL #13).
+pub fn active_conflict(t: &Task) -> Error {
+    Error::conflict(format!("task {} is active ('{}')", t.id, t.task))
+        .hint("run git majordomus handover --close or git majordomus finish first")
+}
+
+/// Moves the record in `current.yaml`, `old` as read, to `archive/<id>.yaml` (the caller
+/// holds [`LOCK`] and writes `current.yaml` next); a foreign record is moved with a warning.
+/// An archive of that id that already holds other text is a conflict (15); one that holds the
+/// same text is the trace of a move killed before `current.yaml` was rewritten, and is kept.
+/// Returns the archived id.
+pub fn archive_current(ctx: &Ctx, old: &TaskRecord) -> Result<String> {
+    if old.foreign {
+        ctx.warn(format!(
+            "task record {} names another checkout ({}); replacing it here",
+            old.task.id, old.task.worktree
+        ));
+    }
+    let text = read_opt(&ctx.layout.current())?.unwrap_or_default();
+    let dest = archive_path(ctx, &old.task.id);
+    guard(ctx.layout.root(), &dest)?;
+    if !create_if_absent(&dest, text.as_bytes())? && read_opt(&dest)?.as_deref() != Some(text.as_str()) {
+        return Err(Error::conflict(format!("an archive already exists at {}; nothing was changed", ctx.rel(&dest)))
+            .hint("move or remove that archive file, then start again"));
+    }
+    Ok(old.task.id.clone())
 }
 
 /// The task record when it belongs to this checkout (not foreign).
@@ -53,11 +98,14 @@ pub fn update(ctx: &Ctx, f: impl FnOnce(&mut Task)) -> Result<Option<Task>> {
 }
 
 /// The `task.finished` line of task `id`, newest first: the live ledger read from its tail, then
-/// its rotated archives.
+/// its rotated archives. A `task.resumed` of the task newer than its last finish undoes that
+/// finish: the task is open again, and the answer is `None`.
 pub fn finished_line(ctx: &Ctx, id: &str) -> Result<Option<ledger::Line>> {
-    let mine = |l: &ledger::Line| l.event() == Some(Event::TaskFinished.as_str()) && l.str("task_id") == Some(id);
-    match ledger::last(&ctx.layout.ledger(), mine)? {
-        Some(l) => Ok(Some(l)),
-        None => ledger::archived_last(&ctx.layout.ledger(), |l| mine(l).then(|| l.clone())),
-    }
+    let ends = [Event::TaskFinished.as_str(), Event::TaskResumed.as_str()];
+    let mine = |l: &ledger::Line| l.event().is_some_and(|e| ends.contains(&e)) && l.str("task_id") == Some(id);
+    let newest = match ledger::last(&ctx.layout.ledger(), mine)? {
+        Some(l) => Some(l),
+        None => ledger::archived_last(&ctx.layout.ledger(), |l| mine(l).then(|| l.clone()))?,
+    };
+    Ok(newest.filter(|l| l.event() == Some(Event::TaskFinished.as_str())))
 }

@@ -59,6 +59,7 @@ pub fn detail(p: &Pairs) -> String {
             }
             s
         }
+        "task.resumed" => format!("was={} from={}", field("previous_outcome"), field("from")),
         "task.handed_over" => {
             let name = p.get("handover_path").map(basename).unwrap_or_else(|| "-".into());
             format!("{name} closed={}", p.get("closed").map(text).unwrap_or_else(|| "false".into()))
@@ -112,6 +113,7 @@ mod tests {
             one(r#"{"ts":"2026-09-03T20:00:00Z","event":"task.checkpoint","head":"NONE"}"#),
             "2026-09-03T20:00:00Z  task.checkpoint     -                      NONE     (no body)"
         );
+        assert!(one(r#"{"ts":"t","event":"task.resumed","head":"NONE","task_id":"t","previous_outcome":"handed_over","from":"archive"}"#).ends_with(" was=handed_over from=archive"));
         assert!(one(r#"{"ts":"t","event":"task.handed_over","head":"NONE","task_id":"t","handover_path":".ai/local/state/handovers/x.md","closed":true}"#).ends_with(" x.md closed=true"));
         assert!(one(r#"{"ts":"t","event":"task.finished","head":"NONE","outcome":"completed","verify":{"command":"true","exit":0,"seconds":1}}"#).ends_with(" outcome=completed verify_exit=0"));
         assert!(one(r#"{"ts":"t","event":"task.finished","head":"NONE","outcome":"partial","verify":null}"#)

@@ -1,4 +1,4 @@
-//! Writes that cannot be half-done: new files by temp + hard link, replacements by temp + rename,
+//! Writes that cannot be half-done: new files by temp + hard link, replacements (and moves) by rename,
 //! read-modify-write under a lock file, and the guard against writing through symlinks.
 
 use std::fs::{self, File, OpenOptions};
@@ -141,6 +141,12 @@ pub fn create_if_absent_with(path: &Path, fill: impl FnOnce(&mut dyn Write) -> R
         Err(e) if e.kind() == ErrorKind::AlreadyExists => Ok(false),
         Err(e) => Err(io_error(path, e)),
     }
+}
+
+/// Moves `from` to `to` in one step (`rename(2)`, replacing `to`); both in the same directory
+/// tree of the checkout, so on one file system.
+pub fn rename(from: &Path, to: &Path) -> Result<()> {
+    fs::rename(from, to).map_err(|e| io_error(from, e))
 }
 
 /// An exclusive advisory lock on `<locks>/<name>.lock`, released on drop.

@@ -43,6 +43,13 @@ fn init_creates_the_layer_once_and_ignores_local() {
         assert!(r.exists(p));
     }
     assert!(r.read(".gitignore").lines().any(|l| l == ".ai/local/"));
+    // TRIAL #12: the layer and the .gitignore line are committed before start.
+    assert!(
+        out.stdout.lines().any(|l| l
+            == "next: git add .ai/repo .gitignore && git commit -m \"Add the majordomus layer\", then git majordomus start \"<task>\" --scope <path>"),
+        "{}",
+        out.stdout
+    );
     r.write(
         ".ai/repo/policy.yaml",
         &r.read(".ai/repo/policy.yaml").replace("max_body_lines: 40", "max_body_lines: 41"),

@@ -201,10 +201,9 @@ fn item_12_start_refused_while_active_then_archives_after_close() {
     let r = env.ready_repo("r");
     let id = r.start("one");
     let out = r.mj(&["start", "two", "--scope", "lib"]).code(15);
+    assert!(out.stderr.contains(&format!("error: task {id} is active ('one')\n")), "{}", out.stderr);
     assert!(
-        out.stderr.contains(&format!(
-            "task {id} is active ('one'); run git majordomus handover or git majordomus finish first"
-        )),
+        out.stderr.contains("hint: run git majordomus handover --close or git majordomus finish first"),
         "{}",
         out.stderr
     );

@@ -1,5 +1,5 @@
 //! The ledger's health rules (SPEC §8.9): malformed lines, unregistered events, retention, the
-//! task's outcome against the ledger, and the stopped knowledge writer — all from one streaming
+//! task's outcome against the ledger (a `task.resumed` undoes the finish or close before it), and the stopped knowledge writer — all from one streaming
 //! pass over the ledger (SPEC §A.16) that keeps only what the rules need.
 //!
 //! Owns: [`LedgerScan`] and the rules that read it. Must not touch: clap, `Ui`.
@@ -31,6 +31,9 @@ pub(super) struct LedgerScan {
     finished: Option<(String, String)>,
     /// The active task's newest closing `task.handed_over`: its `ts`.
     closed: Option<String>,
+    /// Whether the live ledger has a `task.resumed` of the active task: what came before it
+    /// (here or in the rotated archives) no longer describes the task.
+    resumed: bool,
     /// Whether any `knowledge.derived` line exists.
     any_derived: bool,
     /// The newest `session.closed`: `(ts, episode)`.
@@ -74,6 +77,24 @@ fn finished_of(l: &impl Fields, id: &str) -> Option<(String, String)> {
         .then(|| (l.text(OUTCOME).unwrap_or("?").to_string(), l.text(TS).unwrap_or("?").to_string()))
 }
 
+/// Whether `l` is the `task.resumed` of task `id`: it undoes the finish or close before it.
+fn resumed_of(l: &impl Fields, id: &str) -> bool {
+    l.text(EVENT) == Some("task.resumed") && l.text(TASK_ID) == Some(id)
+}
+
+/// The newest of `pick`'s answers in the rotated archives, unless a `task.resumed` of `id` is
+/// newer (then the task was reopened after it: `None`).
+fn archived_unless_resumed<T>(ctx: &Ctx, id: &str, pick: impl Fn(&Line, &str) -> Option<T>) -> Result<Option<T>> {
+    let found = ledger::archived_last(&ctx.layout.ledger(), |l| {
+        if resumed_of(l, id) {
+            Some(None)
+        } else {
+            pick(l, id).map(Some)
+        }
+    })?;
+    Ok(found.flatten())
+}
+
 fn closed_of(l: &impl Fields, id: &str) -> Option<String> {
     let closes = l.text(EVENT) == Some("task.handed_over")
         && l.text(TASK_ID) == Some(id)
@@ -104,6 +125,11 @@ impl LedgerScan {
             let Some(l) = picked else { continue };
             let event = l.str(EVENT).unwrap_or_default();
             if let Some(id) = task {
+                if resumed_of(&l, id) {
+                    scan.finished = None;
+                    scan.closed = None;
+                    scan.resumed = true;
+                }
                 scan.finished = finished_of(&l, id).or(scan.finished.take());
                 scan.closed = closed_of(&l, id).or(scan.closed.take());
             }
@@ -149,7 +175,8 @@ impl LedgerScan {
     fn finished(&self, ctx: &Ctx, id: &str) -> Result<Option<(String, String)>> {
         match &self.finished {
             Some(x) => Ok(Some(x.clone())),
-            None => ledger::archived_last(&ctx.layout.ledger(), |l| finished_of(l, id)),
+            None if self.resumed => Ok(None),
+            None => archived_unless_resumed(ctx, id, finished_of),
         }
     }
 
@@ -202,7 +229,8 @@ impl LedgerScan {
         if outcome == Outcome::HandedOver {
             let closed = match &self.closed {
                 Some(ts) => Some(ts.clone()),
-                None => ledger::archived_last(&ctx.layout.ledger(), |l| closed_of(l, &t.id))?,
+                None if self.resumed => None,
+                None => archived_unless_resumed(ctx, &t.id, closed_of)?,
             };
             return Ok(vec![match closed {
                 Some(ts) => {
