@@ -37,9 +37,10 @@ fn fire(env: &TestEnv, r: &Repo<'_>, event: &str, session: &str, extra: &str) ->
     out
 }
 
-/// The last ledger receipt of a provider event.
+/// The last ledger receipt of a provider event (parsed as JSON, a receipt's second `event` key
+/// wins; `provider_session` marks it).
 fn last_receipt(r: &Repo<'_>) -> Value {
-    r.ledger().into_iter().rev().find(|l| l["event"] == "provider.event.received").unwrap()
+    r.ledger().into_iter().rev().find(|l| l.get("provider_session").is_some()).unwrap()
 }
 
 /// The lines the briefing quotes under `Its Next Action:`.
@@ -64,21 +65,35 @@ fn a_day_of_agent_work_with_the_hooks_on() {
     r.mj(&["hooks", "install", "--claude-code"]).ok();
     r.git(&["add", ".claude/settings.json"]);
     r.git(&["commit", "-q", "-m", "hooks"]);
-    let id = r.mj(&["start", "Rate-limit login", "--scope", "lib/auth"]).ok().stdout.split_whitespace().nth(1).unwrap().to_string();
+    let id = r
+        .mj(&["start", "Rate-limit login", "--scope", "lib/auth"])
+        .ok()
+        .stdout
+        .split_whitespace()
+        .nth(1)
+        .unwrap()
+        .to_string();
 
     // 16:00 SessionStart startup: a new episode and its briefing.
     let out = fire(&env, &r, "SessionStart", "a1b2c3d4-day-1", r#","source":"startup","model":"claude-sonnet-4-5""#);
     assert!(out.stdout.contains(&format!("Task {id} (active")), "{}", out.stdout);
-    assert!(!out.stdout.contains("Shared server:") && !out.stdout.contains("Knowledge: no"), "lines that say nothing are left out:\n{}", out.stdout);
+    assert!(
+        !out.stdout.contains("Shared server:") && !out.stdout.contains("Knowledge: no"),
+        "lines that say nothing are left out:\n{}",
+        out.stdout
+    );
     assert!(out.stdout.contains("No relevant handover"), "{}", out.stdout);
 
     // The agent works: an authored checkpoint, a commit inside the scope.
     env.set_now("2026-12-04T16:20:00Z");
     r.commit_file("lib/auth/limit.rs", "pub fn limit() {}\n");
-    let authored_cp = r.mj_in(&["checkpoint"], "Counting attempts per account; the lockout comes next.\n").ok().first_line();
+    let authored_cp =
+        r.mj_in(&["checkpoint"], "Counting attempts per account; the lockout comes next.\n").ok().first_line();
 
-    // 16:40 PreCompact: the derived checkpoint quotes the authored one.
+    // 16:40 PreCompact after more (uncommitted) work: the derived checkpoint quotes the
+    // authored one.
     env.set_now("2026-12-04T16:40:00Z");
+    r.write("lib/auth/limit.rs", "pub fn limit() -> u32 { 5 }\n");
     fire(&env, &r, "PreCompact", "a1b2c3d4-day-1", r#","trigger":"auto","custom_instructions":"""#);
     let derived_cp = r.records("checkpoints").pop().unwrap();
     let text = r.read(&format!(".ai/local/state/checkpoints/{derived_cp}"));
@@ -86,7 +101,11 @@ fn a_day_of_agent_work_with_the_hooks_on() {
     assert!(text.contains(&format!("Newest authored checkpoint {authored_cp}")), "{text}");
     // ... and never hides it: checkpoint --show and context choose the authored one.
     let shown = r.mj(&["checkpoint", "--show"]).ok().stdout;
-    assert!(shown.starts_with(&format!("Checkpoint: {authored_cp}\n")) && shown.contains("Origin: authored\nPreferred to: "), "{shown}");
+    assert!(
+        shown.starts_with(&format!("Checkpoint: {authored_cp}\n"))
+            && shown.contains("Origin: authored\nPreferred to: "),
+        "{shown}"
+    );
     let context = r.mj(&["context"]).ok().stdout;
     assert!(context.contains(&format!("## LATEST CHECKPOINT ({authored_cp}, 20m ago, exact, authored)")), "{context}");
     // A second compaction with nothing new writes nothing, and its receipt says so.
@@ -97,6 +116,7 @@ fn a_day_of_agent_work_with_the_hooks_on() {
 
     // 17:55 the agent writes its handover; 17:55 the session ends (the user quits).
     env.set_now("2026-12-04T17:55:00Z");
+    r.git(&["commit", "-q", "-am", "limit: five attempts"]);
     let authored_ho = r.mj_in(&["handover"], AUTHORED).ok().first_line();
     let handovers = r.records("handovers").len();
     fire(&env, &r, "SessionEnd", "a1b2c3d4-day-1", r#","reason":"prompt_input_exit""#);
@@ -111,7 +131,10 @@ fn a_day_of_agent_work_with_the_hooks_on() {
     let out = fire(&env, &r, "SessionStart", "e5f6a7b8-day-2", r#","source":"startup","model":"claude-sonnet-4-5""#);
     let b = &out.stdout;
     assert!(b.contains(&format!("Task {id} (active")), "{b}");
-    assert!(b.contains(&format!("Handover {authored_ho} (same_worktree_same_branch, exact, 2d ago, authored).")), "{b}");
+    assert!(
+        b.contains(&format!("Handover {authored_ho} (same_worktree_same_branch, exact, 2d ago, authored).")),
+        "{b}"
+    );
     assert_eq!(next_action(b), ["Run the fuzz target for 10 minutes, then open the PR."], "{b}");
     assert!(b.contains(&format!("Newest authored checkpoint {authored_cp} (")), "{b}");
     assert!(b.contains("working tree clean."), "only .ai/ changed (the closed session record):\n{b}");
@@ -144,11 +167,15 @@ fn a_day_of_agent_work_with_the_hooks_on() {
     let next = body.split_once("# Next Action\n").unwrap().1;
     assert!(next.contains("> Run the fuzz target for 10 minutes, then open the PR."), "{text}");
     assert!(!next.contains("Run `git majordomus context`, then"), "{text}");
-    assert!(body.contains("> lib/auth/limit.rs counts attempts") && body.contains("> Lockout wired; fuzzing next."), "{text}");
+    assert!(
+        body.contains("> lib/auth/limit.rs counts attempts") && body.contains("> Lockout wired; fuzzing next."),
+        "{text}"
+    );
     assert!(r.read(".ai/local/state/current.yaml").contains("outcome: active"));
     // Every session record of the day is closed, one per episode.
     let closed = std::fs::read_dir(r.root.join(".ai/repo/sessions")).unwrap().filter(|e| {
-        e.as_ref().unwrap().file_name().to_string_lossy().ends_with(".md") && e.as_ref().unwrap().file_name() != "README.md"
+        e.as_ref().unwrap().file_name().to_string_lossy().ends_with(".md")
+            && e.as_ref().unwrap().file_name() != "README.md"
     });
     assert_eq!(closed.count(), 3);
     // The next morning's briefing still tells the worker what the agent wrote, and names the
@@ -156,7 +183,15 @@ fn a_day_of_agent_work_with_the_hooks_on() {
     env.set_now("2026-12-08T09:00:00Z");
     let out = fire(&env, &r, "SessionStart", "a9b8c7d6-day-4", r#","source":"startup","model":"claude-sonnet-4-5""#);
     assert_eq!(next_action(&out.stdout), ["Run the fuzz target for 10 minutes, then open the PR."], "{}", out.stdout);
-    assert!(out.stdout.contains(&format!("A newer derived handover ({derived_ho}) only restates it")), "{}", out.stdout);
+    assert!(
+        out.stdout.contains(&format!("A newer derived handover ({derived_ho}) only restates it")),
+        "{}",
+        out.stdout
+    );
     let resolved = r.mj(&["handover", "--resolve"]).ok().stdout;
-    assert!(resolved.starts_with(&format!("Handover: {authored_ho}\n")) && resolved.contains(&format!("Preferred to: .ai/local/state/handovers/{derived_ho}")), "{resolved}");
+    assert!(
+        resolved.starts_with(&format!("Handover: {authored_ho}\n"))
+            && resolved.contains(&format!("Preferred to: .ai/local/state/handovers/{derived_ho}")),
+        "{resolved}"
+    );
 }
