@@ -346,6 +346,7 @@ fn push_unique(list: &mut Vec<String>, v: &str) {
 fn write_closed(ctx: &Ctx, s: &OpenSession, p: &CloseParams) -> Result<PathBuf> {
     let policy = ctx.policy().ok();
     let id = ctx.identity()?.clone();
+    let (changed_files, changed_total) = ctx.changed_list(|f| !is_generated(f))?;
     let mut c = ClosedSession {
         created_at: ctx.clock.stamp(),
         repository_id: path_free_repository_id(ctx)?,
@@ -353,7 +354,8 @@ fn write_closed(ctx: &Ctx, s: &OpenSession, p: &CloseParams) -> Result<PathBuf> 
         branch: id.branch_text().into(),
         head: id.head_text().into(),
         working_tree: ctx.working_tree()?.into(),
-        changed_files: ctx.changed_files()?.iter().filter(|f| !is_generated(f)).cloned().collect(),
+        changed_files,
+        changed_total: Some(changed_total),
         session_id: s.session_id.clone(),
         started_at: s.started_at.clone(),
         closed_at: ctx.clock.stamp(),

@@ -77,8 +77,11 @@ impl ClosedSession {
             .text("branch", &self.branch)
             .text("head", &self.head)
             .fixed("working_tree", &self.working_tree)
-            .list("changed_files", &self.changed_files)
-            .text("session_id", &self.session_id)
+            .list("changed_files", &self.changed_files);
+        if let Some(n) = self.changed_total {
+            w.fixed("changed_total", n);
+        }
+        w.text("session_id", &self.session_id)
             .fixed("started_at", &self.started_at)
             .fixed("closed_at", &self.closed_at)
             .fixed("outcome", &self.outcome)
@@ -114,6 +117,7 @@ impl ClosedSession {
             working_tree: Option<String>,
             #[serde(deserialize_with = "list_field")]
             changed_files: Vec<String>,
+            changed_total: Option<String>,
             started_at: Option<String>,
             closed_at: Option<String>,
             outcome: Option<String>,
@@ -156,6 +160,7 @@ impl ClosedSession {
             branch: r.branch.unwrap_or_default(),
             working_tree: r.working_tree.unwrap_or_default(),
             changed_files: r.changed_files,
+            changed_total: r.changed_total.and_then(|n| n.parse().ok()),
             started_at: r.started_at.unwrap_or_default(),
             closed_at: r.closed_at.unwrap_or_default(),
             outcome: r.outcome.unwrap_or_default(),
@@ -209,6 +214,8 @@ mod tests {
             title: "a \"b\"".into(),
             decisions: vec!["x: y".into(), "1e3".into(), "null".into()],
             branch: "123".into(),
+            changed_files: vec!["node_modules/".into()],
+            changed_total: Some(3),
             ..Default::default()
         };
         let text = c.render("# What Happened\nx\n");
