@@ -144,7 +144,7 @@ fn freeze_context(ctx: &Ctx, s: &OpenSession, renderer: &dyn Renderer) -> Result
         id: task.as_ref().map(|t| t.id.clone()),
         profile: task.as_ref().map(|t| t.profile.clone()),
     };
-    let text = session_context::render(s, &at_open, &briefing);
+    let text = session_context::render(s, &at_open, &briefing).map_err(|o| o.refusal("the working context"))?;
     session_context::write(&ctx.layout, &ctx.clock.compact(), s, &text)
 }
 
@@ -408,7 +408,8 @@ fn write_closed(ctx: &Ctx, s: &OpenSession, p: &CloseParams) -> Result<PathBuf> 
     let dir = ctx.layout.sessions();
     ensure_dir(&dir)?;
     let name = record_name(&ctx.clock.compact(), &[&s.session_id], id.branch_text(), id.head_text());
-    create_new(&dir, name, c.render(&body).as_bytes())
+    let text = c.render(&body).map_err(|o| o.refusal("session close: the closed session record"))?;
+    create_new(&dir, name, text.as_bytes())
 }
 
 /// `start_head..HEAD`, first 12 hex each, oldest first; `[diverged]` when the start is no

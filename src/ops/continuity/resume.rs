@@ -242,7 +242,7 @@ fn write_handover(ctx: &Ctx, a: &Whole) -> Result<(String, String)> {
         head7(&meta.head),
         &a.id[..16]
     );
-    let text = meta.render(&h.body);
+    let text = meta.render(&h.body).map_err(|o| o.refusal("continuity resume: the handover"))?;
     let path = create_new(&dir, || name.clone(), text.as_bytes())?;
     Ok((ctx.rel(&path), meta.task_id))
 }

@@ -6,7 +6,7 @@
 
 use serde::Deserialize;
 
-use super::{list_field, split, typed, Writer};
+use super::{list_field, split, typed, Oversize, Writer};
 use crate::model::session::{ClosedSession, OpenSession};
 
 impl OpenSession {
@@ -64,8 +64,9 @@ impl OpenSession {
 }
 
 impl ClosedSession {
-    /// Emits the whole record: front matter in SPEC §6.9 order, a blank line, the body.
-    pub fn render(&self, body: &str) -> String {
+    /// Emits the whole record: front matter in SPEC §6.9 order, a blank line, the body;
+    /// refused when the front matter would pass the readers' cap (SPEC §A.23).
+    pub fn render(&self, body: &str) -> Result<String, Oversize> {
         let mut w = Writer::front_matter();
         w.fixed("schema", "session/v1")
             .fixed("kind", "session")
@@ -218,7 +219,7 @@ mod tests {
             changed_total: Some(3),
             ..Default::default()
         };
-        let text = c.render("# What Happened\nx\n");
+        let text = c.render("# What Happened\nx\n").unwrap();
         let (back, body) = ClosedSession::parse(&text).unwrap();
         assert_eq!(back, c);
         assert_eq!(body, "# What Happened\nx\n");
