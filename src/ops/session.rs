@@ -346,7 +346,8 @@ fn push_unique(list: &mut Vec<String>, v: &str) {
 fn write_closed(ctx: &Ctx, s: &OpenSession, p: &CloseParams) -> Result<PathBuf> {
     let policy = ctx.policy().ok();
     let id = ctx.identity()?.clone();
-    let (changed_files, changed_total) = ctx.changed_list(|f| !is_generated(f))?;
+    let files = ctx.changed_files()?;
+    let (changed_files, changed_total) = ctx.changed_list(|e| holds_real_work(e, files))?;
     let mut c = ClosedSession {
         created_at: ctx.clock.stamp(),
         repository_id: path_free_repository_id(ctx)?,
@@ -410,6 +411,18 @@ fn write_closed(ctx: &Ctx, s: &OpenSession, p: &CloseParams) -> Result<PathBuf> 
     let name = record_name(&ctx.clock.compact(), &[&s.session_id], id.branch_text(), id.head_text());
     let text = c.render(&body).map_err(|o| o.refusal("session close: the closed session record"))?;
     create_new(&dir, name, text.as_bytes())
+}
+
+/// Whether an entry of the change list is real work for a closed record (SPEC §6.9): a path
+/// that is not generated output, or an untracked directory `dir/` holding at least one file
+/// that is not (`files`, every changed file, sorted): `web/` holding only `web/node_modules/`
+/// is generated output as well.
+fn holds_real_work(entry: &str, files: &[String]) -> bool {
+    if !entry.ends_with('/') {
+        return !is_generated(entry);
+    }
+    let start = files.partition_point(|f| f.as_str() < entry);
+    files[start..].iter().take_while(|f| f.starts_with(entry)).any(|f| !is_generated(f))
 }
 
 /// `start_head..HEAD`, first 12 hex each, oldest first; `[diverged]` when the start is no
