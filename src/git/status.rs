@@ -237,13 +237,19 @@ impl Expand<'_> {
         let path = path.to_str_lossy();
         // The greatest directory not after `path` is the only one that can be its prefix:
         // directories never nest (an untracked directory's parent is tracked).
-        self.dirs.range::<str, _>((Bound::Unbounded, Bound::Included(path.as_ref()))).next_back().is_some_and(|d| path.starts_with(d))
+        self.dirs
+            .range::<str, _>((Bound::Unbounded, Bound::Included(path.as_ref())))
+            .next_back()
+            .is_some_and(|d| path.starts_with(d))
     }
 
     /// Whether directory `path` leads to a collapsed directory.
     fn leads_to(&self, path: &BStr) -> bool {
         let prefix = format!("{}/", path.to_str_lossy());
-        self.dirs.range::<str, _>((Bound::Included(prefix.as_str()), Bound::Unbounded)).next().is_some_and(|d| d.starts_with(&prefix))
+        self.dirs
+            .range::<str, _>((Bound::Included(prefix.as_str()), Bound::Unbounded))
+            .next()
+            .is_some_and(|d| d.starts_with(&prefix))
     }
 }
 

@@ -33,8 +33,7 @@ fn front(path: &Path) -> Front {
     let mut changed_files = Vec::new();
     let mut lines = yaml.lines().skip_while(|l| !l.starts_with("changed_files:"));
     if lines.next().is_some_and(|l| l == "changed_files:") {
-        changed_files =
-            lines.map_while(|l| l.strip_prefix("  - ")).map(|v| v.trim_matches('"').to_string()).collect();
+        changed_files = lines.map_while(|l| l.strip_prefix("  - ")).map(|v| v.trim_matches('"').to_string()).collect();
     }
     Front {
         bytes: yaml.len(),
@@ -103,29 +102,29 @@ fn r21_twenty_thousand_untracked_files_leave_every_record_readable() {
     r.write("lib/auth/x.rs", "pub fn x() {}\n");
     r.mj(&["start", "Large tree", "--scope", "lib/auth,node_modules"]).ok();
     let check: Value = serde_json::from_str(&r.mj(&["--json", "check"]).ok().stdout).unwrap();
-    let scope: Vec<&Value> = check["findings"].as_array().unwrap().iter().filter(|f| f["category"] == "scope").collect();
+    let scope: Vec<&Value> =
+        check["findings"].as_array().unwrap().iter().filter(|f| f["category"] == "scope").collect();
     assert!(
         !scope.is_empty() && scope.iter().all(|f| f["level"] == "OK"),
         "a collapsed lib/ does not put lib/auth/x.rs outside scope lib/auth: {scope:?}"
     );
 
-    let (cps, hos, sessions) =
-        (r.state("checkpoints"), r.state("handovers"), r.root.join(".ai/repo/sessions"));
+    let (cps, hos, sessions) = (r.state("checkpoints"), r.state("handovers"), r.root.join(".ai/repo/sessions"));
 
     // handover, then checkpoint: each readable right away, and it is the new one that is read.
     let before = files(&hos);
     let body = "# Objective\nShip the large tree fix.\n\n# Current State\nMarker handover-7731.\n\n# Next Action\nRun the suite.\n";
     r.mj_in(&["handover"], body).ok();
-    one_bounded_record(&hos, &before, "handover");
     let out = r.mj(&["handover", "--resolve"]).ok();
     assert!(out.stdout.contains("Marker handover-7731."), "{}{}", out.stdout, out.stderr);
     assert!(!out.stderr.contains("skipped"), "{}", out.stderr);
+    one_bounded_record(&hos, &before, "handover");
 
     let before = files(&cps);
     r.mj_in(&["checkpoint"], "Marker checkpoint-4417.\n").ok();
-    one_bounded_record(&cps, &before, "checkpoint");
     let out = r.mj(&["checkpoint", "--show"]).ok();
     assert!(out.stdout.contains("Marker checkpoint-4417."), "{}{}", out.stdout, out.stderr);
+    one_bounded_record(&cps, &before, "checkpoint");
 
     // The hooks, with the payloads Claude Code sends.
     env.set_now("2026-09-03T20:05:00Z");
@@ -198,10 +197,9 @@ fn r21_a_record_the_readers_would_skip_is_refused_and_nothing_is_written() {
     r.mj(&["start", "Wide tree", "--scope", "."]).ok();
     let ledger = r.read(".ai/local/state/ledger.jsonl");
     let body = "# Objective\no\n\n# Current State\ns\n\n# Next Action\nn\n";
-    for (args, stdin, dir) in [
-        (&["handover"][..], body, r.state("handovers")),
-        (&["checkpoint"][..], "progress\n", r.state("checkpoints")),
-    ] {
+    for (args, stdin, dir) in
+        [(&["handover"][..], body, r.state("handovers")), (&["checkpoint"][..], "progress\n", r.state("checkpoints"))]
+    {
         let out = r.mj_in(args, stdin).code(10);
         let err = out.stderr.lines().next().unwrap_or("");
         assert!(
