@@ -215,6 +215,24 @@ median "$SLOW_RUNS" nothing "$BIN" search "Bench handover 4242"; row "search" "s
 median "$SLOW_RUNS" nothing "$BIN" doctor; row "doctor" "status --porcelain" "$F_STATUS"
 median "$RUNS" nothing checkpoint; row "checkpoint (write)" rev-parse "$F_REV"
 
+# A handover on a tree of 20,000 untracked files (issue 21: one status walk that stops at the
+# first file of an untracked directory), against git status on that same tree.
+untracked_tree() { # the tiny fixture plus node_modules/pkg-<0..199>/dist/m<0..99>.js
+  local d=$WORK/untracked p
+  rm -rf "$d"; cp -a "$WORK/tiny" "$d"
+  for p in $(seq 0 199); do
+    mkdir -p "$d/repo/node_modules/pkg-$p/dist"
+    (cd "$d/repo/node_modules/pkg-$p/dist" && seq -f "m%g.js" 0 99 | xargs touch)
+  done
+}
+handover_write() { printf '# Objective\nBench.\n\n# Current State\nx\n\n# Next Action\ny\n' | "$BIN" handover; }
+export -f handover_write
+untracked_tree
+cd "$WORK/untracked/repo"
+median "$RUNS" nothing git_status; F_UNTRACKED=$MEDIAN; row "git status --porcelain (20,000 untracked files)" - 0
+median "$RUNS" nothing handover_write; row "handover (write, 20,000 untracked files)" "status --porcelain" "$F_UNTRACKED"
+cd "$L"
+
 n_pub=0
 new_handover() {
   n_pub=$((n_pub + 1))

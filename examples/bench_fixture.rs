@@ -231,7 +231,8 @@ fn layer(
             );
             let key = majordomus::model::record::branch_key(&m.branch);
             let name = format!("{}--{key}--{}--{i:016x}.md", compact(t), &m.head[..7.min(m.head.len())]);
-            std::fs::write(dir.join(name), m.render(&body)).context("writing a record")?;
+            std::fs::write(dir.join(name), m.render(&body).context("rendering a record")?)
+                .context("writing a record")?;
         }
     }
     let mut text = String::from("# Decisions\n");

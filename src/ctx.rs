@@ -12,10 +12,11 @@ use serde_json::Value;
 
 use crate::clock::Clock;
 use crate::error::{Error, Result};
-use crate::git::{Git, Identity};
+use crate::git::{Changes, Git, Identity};
 use crate::model::events::Event;
 use crate::model::labels::{branch_text, head_text, Anchor, Divergence, WorkingTree};
 use crate::model::policy::{Policy, Profile};
+use crate::model::record::bounded;
 use crate::store::atomic::{guard, read_opt};
 use crate::store::{ledger, sessions, Layout};
 
@@ -71,6 +72,7 @@ pub struct Ctx {
     /// Layer paths.
     pub layout: Layout,
     identity: OnceCell<Identity>,
+    changes: OnceCell<Changes>,
     changed: OnceCell<Vec<String>>,
     policy: OnceCell<Policy>,
     warnings: RefCell<Vec<String>>,
@@ -99,6 +101,7 @@ impl Ctx {
             git,
             layout,
             identity: OnceCell::new(),
+            changes: OnceCell::new(),
             changed: OnceCell::new(),
             policy: OnceCell::new(),
             warnings: RefCell::new(Vec::new()),
@@ -135,18 +138,43 @@ impl Ctx {
         Ok(self.identity.get_or_init(|| i))
     }
 
-    /// The porcelain change list, computed once.
+    /// The change list as `git status --porcelain=v1` shows it (untracked directories
+    /// collapsed to `dir/`, nothing under `.ai/`), computed once (SPEC §A.23, §A.27).
+    pub fn changes(&self) -> Result<&Changes> {
+        if let Some(c) = self.changes.get() {
+            return Ok(c);
+        }
+        let c = self.git.changes()?;
+        Ok(self.changes.get_or_init(|| c))
+    }
+
+    /// Every changed file outside `.ai/`, collapsed directories expanded into their files,
+    /// computed once: what the scope rule and the fingerprint judge (SPEC §6.11, §A.27).
     pub fn changed_files(&self) -> Result<&[String]> {
         if let Some(c) = self.changed.get() {
             return Ok(c);
         }
-        let c = self.git.changed_files()?;
+        let c = self.git.changed_files(self.changes()?)?;
         Ok(self.changed.get_or_init(|| c))
     }
 
-    /// Whether the working tree has changes now.
+    /// The change list a record's front matter and a derived body carry (SPEC §A.23): the first
+    /// `context.max_list_items` entries of [`Ctx::changes`] that `keep` accepts, and how many it
+    /// accepts in all (`changed_total`).
+    pub fn changed_list(&self, keep: impl Fn(&str) -> bool) -> Result<(Vec<String>, usize)> {
+        let kept = self.changes()?.entries().iter().filter(|e| keep(e));
+        Ok(bounded(kept, self.max_list_items()))
+    }
+
+    /// `context.max_list_items` of the policy, or of the embedded defaults when the policy
+    /// cannot be read (a closing episode still bounds its lists).
+    pub fn max_list_items(&self) -> usize {
+        self.policy().map(|p| p.context.max_list_items).unwrap_or_else(|_| Policy::defaults().context.max_list_items)
+    }
+
+    /// `clean` iff [`Ctx::changes`] is empty: nothing outside `.ai/` (SPEC §A.27).
     pub fn working_tree(&self) -> Result<WorkingTree> {
-        Ok(if self.changed_files()?.is_empty() { WorkingTree::Clean } else { WorkingTree::Dirty })
+        Ok(if self.changes()?.is_clean() { WorkingTree::Clean } else { WorkingTree::Dirty })
     }
 
     /// The policy; a policy that does not parse is a refusal (exit 10).

@@ -4,7 +4,10 @@
 //! Must not touch: record semantics, stdout, clap.
 
 pub mod binary;
+mod status;
 pub mod store;
+
+pub use status::{in_layer, Changes};
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -137,58 +140,6 @@ impl Git {
             branch: self.branch()?,
             head: self.head()?.map(|h| h.to_string()),
         })
-    }
-
-    /// The porcelain change list: tracked changes and untracked files, repository-relative,
-    /// renames as their destination, sorted and de-duplicated.
-    pub fn changed_files(&self) -> Result<Vec<String>, Error> {
-        self.status_paths(usize::MAX)
-    }
-
-    /// Whether the working tree has any change `changed_files` would list, answered at the first
-    /// one found (the status walk is abandoned there).
-    pub fn is_dirty(&self) -> Result<bool, Error> {
-        Ok(!self.status_paths(1)?.is_empty())
-    }
-
-    /// Up to `max` paths of the porcelain change list (all of them, sorted, for `usize::MAX`).
-    fn status_paths(&self, max: usize) -> Result<Vec<String>, Error> {
-        use gix::status::index_worktree::Item as Iw;
-        let mut out = BTreeSet::new();
-        let mut iter = self
-            .repo
-            .status(gix::progress::Discard)
-            .map_err(status_err)?
-            .untracked_files(gix::status::UntrackedFiles::Files)
-            .index_worktree_submodules(None)
-            .into_iter(None)
-            .map_err(status_err)?;
-        for item in iter.by_ref() {
-            let item = item.map_err(status_err)?;
-            match &item {
-                gix::status::Item::IndexWorktree(Iw::DirectoryContents { entry, .. })
-                    if !matches!(entry.status, gix::dir::entry::Status::Untracked) =>
-                {
-                    continue
-                }
-                gix::status::Item::IndexWorktree(Iw::Modification {
-                    status: gix::status::plumbing::index_as_worktree::EntryStatus::NeedsUpdate(_),
-                    ..
-                }) => continue,
-                _ => {}
-            }
-            out.insert(item.location().to_str_lossy().into_owned());
-            if out.len() >= max {
-                return Ok(out.into_iter().collect());
-            }
-        }
-        if let Some(outcome) = iter.outcome_mut() {
-            if outcome.has_changes() {
-                // Refreshing stat data is an optimisation, as `git status` does; failure changes no answer.
-                let _ = outcome.write_changes();
-            }
-        }
-        Ok(out.into_iter().collect())
     }
 
     /// Where history since a record's head starts here: `Some(None)` for an unborn head (from

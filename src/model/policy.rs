@@ -142,6 +142,12 @@ impl Policy {
         Ok(serde_yaml::from_str(text)?)
     }
 
+    /// The defaults `init` writes (`assets/policy.yaml`), for a reader whose checkout's policy
+    /// cannot be read.
+    pub fn defaults() -> Policy {
+        Policy::parse(crate::assets::POLICY).expect("the embedded policy parses: a unit test of this module reads it")
+    }
+
     /// The freshness thresholds, each possibly absent.
     pub fn thresholds(&self) -> Thresholds {
         let f = self.session.freshness.as_ref();

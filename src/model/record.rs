@@ -24,6 +24,20 @@ pub const IDENTITY_KEYS: &[&str] = &[
 /// (SPEC §A.27).
 pub const PROVENANCE: &str = "Derived by git-majordomus from its records and git; no model wrote it.";
 
+/// A path list bounded as front matter keeps it (SPEC §A.23): the first `max` items and how
+/// many there were in all (the record's `changed_total`).
+pub fn bounded<'a>(items: impl IntoIterator<Item = &'a String>, max: usize) -> (Vec<String>, usize) {
+    let mut kept = Vec::new();
+    let mut total = 0;
+    for i in items {
+        if kept.len() < max {
+            kept.push(i.clone());
+        }
+        total += 1;
+    }
+    (kept, total)
+}
+
 /// Who wrote a checkpoint or handover (SPEC §A.21): a person or an agent (`authored`), or the
 /// tool from its records and git (`derived`: `--derive`, the compact and end hooks).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize)]

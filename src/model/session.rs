@@ -30,7 +30,10 @@ pub struct ClosedSession {
     pub branch: String,
     pub head: String,
     pub working_tree: String,
+    /// At most `context.max_list_items` entries (SPEC §A.23), generated output left out.
     pub changed_files: Vec<String>,
+    /// How many entries `changed_files` was bounded from (`None` in records written before it).
+    pub changed_total: Option<usize>,
     pub session_id: String,
     pub started_at: String,
     pub closed_at: String,

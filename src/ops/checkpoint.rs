@@ -48,9 +48,11 @@ pub fn count_lines(body: &str) -> usize {
     body.lines().count()
 }
 
-/// The computed front matter for a record written now by `origin`.
+/// The computed front matter for a record written now by `origin`: the change list bounded to
+/// `context.max_list_items` entries as `git status` shows them, with `changed_total` (SPEC §A.23).
 pub fn meta_now(ctx: &Ctx, task: Option<&crate::model::task::Task>, origin: Origin) -> Result<RecordMeta> {
     let id = ctx.identity()?;
+    let (changed_files, total) = ctx.changed_list(|_| true)?;
     Ok(RecordMeta {
         created_at: ctx.clock.stamp(),
         task_id: task.map(|t| t.id.clone()).unwrap_or_else(|| "none".into()),
@@ -61,7 +63,8 @@ pub fn meta_now(ctx: &Ctx, task: Option<&crate::model::task::Task>, origin: Orig
         branch: id.branch_text().into(),
         head: id.head_text().into(),
         working_tree: ctx.working_tree()?.into(),
-        changed_files: ctx.changed_files()?.to_vec(),
+        changed_files,
+        changed_total: Some(total),
         origin,
         session: ctx.session_id().unwrap_or_else(|| "none".into()),
         ..Default::default()

@@ -234,8 +234,17 @@ pub fn derive(ctx: &Ctx, episode: Option<&str>, dry_run: bool) -> Result<DeriveR
     for _ in 0..transcript {
         r.lines.push(("skipped (transcript)".into(), "a ledger line carrying a transcript marker".into()));
     }
+    // Every candidate is rendered before any is written: one that every reader would skip
+    // refuses the whole derivation, and nothing is written (SPEC §A.23).
+    let cands = cands
+        .into_iter()
+        .map(|k| {
+            let text = k.render().map_err(|o| o.refusal(&format!("knowledge derive: candidate {}", k.id)))?;
+            Ok((k, text))
+        })
+        .collect::<Result<Vec<_>>>()?;
     let mut paths = Vec::new();
-    for k in cands {
+    for (k, text) in cands {
         let path = candidates_dir(ctx).join(format!("{}.md", k.id));
         let rel = ctx.rel(&path);
         if curated_dir(ctx).join(format!("{}.md", k.id)).exists() {
@@ -250,7 +259,6 @@ pub fn derive(ctx: &Ctx, episode: Option<&str>, dry_run: bool) -> Result<DeriveR
             r.lines.push(("skipped (superseded)".into(), rel));
             continue;
         }
-        let text = k.render();
         if existing.as_deref() == Some(text.as_str()) {
             r.unchanged += 1;
             r.lines.push(("unchanged".into(), rel));
@@ -350,7 +358,8 @@ pub fn promote(ctx: &Ctx, id: &str, class: Option<&str>, evidence: &str) -> Resu
     k.extra = format!("{}\n# Evidence\n{}\n", k.extra, evidence.trim_end());
     let dest = curated_dir(ctx).join(format!("{id}.md"));
     guard(ctx.layout.root(), &dest)?;
-    replace(&dest, k.render().as_bytes())?;
+    let text = k.render().map_err(|o| o.refusal(&format!("knowledge promote {id}")))?;
+    replace(&dest, text.as_bytes())?;
     std::fs::remove_file(&path).map_err(|e| Error::io_at(&path, e))?;
     ctx.record_event(Event::KnowledgePromoted, &[("id", Value::from(id)), ("path", Value::from(ctx.rel(&dest)))])?;
     Ok(dest)
@@ -378,7 +387,8 @@ pub fn reject(ctx: &Ctx, id: &str, reason: &str, by: Option<&str>) -> Result<Pat
     }
     k.status = "superseded".into();
     k.extra = format!("{}\n# Rejected\n{}\n", k.extra, reason.trim());
-    replace(&path, k.render().as_bytes())?;
+    let text = k.render().map_err(|o| o.refusal(&format!("knowledge reject {id}")))?;
+    replace(&path, text.as_bytes())?;
     ctx.record_event(
         Event::KnowledgeRejected,
         &[

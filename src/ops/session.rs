@@ -144,7 +144,7 @@ fn freeze_context(ctx: &Ctx, s: &OpenSession, renderer: &dyn Renderer) -> Result
         id: task.as_ref().map(|t| t.id.clone()),
         profile: task.as_ref().map(|t| t.profile.clone()),
     };
-    let text = session_context::render(s, &at_open, &briefing);
+    let text = session_context::render(s, &at_open, &briefing).map_err(|o| o.refusal("the working context"))?;
     session_context::write(&ctx.layout, &ctx.clock.compact(), s, &text)
 }
 
@@ -346,6 +346,8 @@ fn push_unique(list: &mut Vec<String>, v: &str) {
 fn write_closed(ctx: &Ctx, s: &OpenSession, p: &CloseParams) -> Result<PathBuf> {
     let policy = ctx.policy().ok();
     let id = ctx.identity()?.clone();
+    let files = ctx.changed_files()?;
+    let (changed_files, changed_total) = ctx.changed_list(|e| holds_real_work(e, files))?;
     let mut c = ClosedSession {
         created_at: ctx.clock.stamp(),
         repository_id: path_free_repository_id(ctx)?,
@@ -353,7 +355,8 @@ fn write_closed(ctx: &Ctx, s: &OpenSession, p: &CloseParams) -> Result<PathBuf> 
         branch: id.branch_text().into(),
         head: id.head_text().into(),
         working_tree: ctx.working_tree()?.into(),
-        changed_files: ctx.changed_files()?.iter().filter(|f| !is_generated(f)).cloned().collect(),
+        changed_files,
+        changed_total: Some(changed_total),
         session_id: s.session_id.clone(),
         started_at: s.started_at.clone(),
         closed_at: ctx.clock.stamp(),
@@ -406,7 +409,20 @@ fn write_closed(ctx: &Ctx, s: &OpenSession, p: &CloseParams) -> Result<PathBuf> 
     let dir = ctx.layout.sessions();
     ensure_dir(&dir)?;
     let name = record_name(&ctx.clock.compact(), &[&s.session_id], id.branch_text(), id.head_text());
-    create_new(&dir, name, c.render(&body).as_bytes())
+    let text = c.render(&body).map_err(|o| o.refusal("session close: the closed session record"))?;
+    create_new(&dir, name, text.as_bytes())
+}
+
+/// Whether an entry of the change list is real work for a closed record (SPEC §6.9): a path
+/// that is not generated output, or an untracked directory `dir/` holding at least one file
+/// that is not (`files`, every changed file, sorted): `web/` holding only `web/node_modules/`
+/// is generated output as well.
+fn holds_real_work(entry: &str, files: &[String]) -> bool {
+    if !entry.ends_with('/') {
+        return !is_generated(entry);
+    }
+    let start = files.partition_point(|f| f.as_str() < entry);
+    files[start..].iter().take_while(|f| f.starts_with(entry)).any(|f| !is_generated(f))
 }
 
 /// `start_head..HEAD`, first 12 hex each, oldest first; `[diverged]` when the start is no

@@ -41,10 +41,18 @@ pub fn record_name(compact: &str, middle: &[&str], branch: &str, head: &str) -> 
     move || format!("{prefix}--{}.md", random_hex(16))
 }
 
-/// Writes a new record `<compact>--<branchkey>--<head7>--<16 hex>.md` into `dir`.
+/// Writes a new record `<compact>--<branchkey>--<head7>--<16 hex>.md` into `dir`; a record
+/// whose front matter every reader would skip is refused (exit 10) and nothing is written.
 pub fn write(dir: &Path, compact: &str, meta: &RecordMeta, body: &str) -> Result<PathBuf> {
-    let text = meta.render(body);
+    let text = meta.render(body).map_err(|o| o.refusal(&record_kind(dir)))?;
     create_new(dir, record_name(compact, &[], &meta.branch, &meta.head), text.as_bytes())
+}
+
+/// What a record written into `dir` is called in messages: `checkpoint` in `checkpoints/`,
+/// `handover` in `handovers/`.
+fn record_kind(dir: &Path) -> String {
+    let name = dir.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    name.strip_suffix('s').unwrap_or(&name).to_string()
 }
 
 /// Record-shaped file names in `dir` (temp files and other names ignored), sorted.

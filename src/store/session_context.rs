@@ -8,7 +8,7 @@
 use std::path::{Path, PathBuf};
 
 use super::atomic::{append, create_new, read_opt};
-use super::format::{get, mapping, split, Writer};
+use super::format::{get, mapping, split, Oversize, Writer};
 use super::Layout;
 use crate::error::Result;
 use crate::model::session::OpenSession;
@@ -22,8 +22,9 @@ pub struct TaskAtOpen {
     pub profile: Option<String>,
 }
 
-/// The document's text: front matter, the briefing as it was at open, an empty notes section.
-pub fn render(s: &OpenSession, task: &TaskAtOpen, briefing: &str) -> String {
+/// The document's text: front matter, the briefing as it was at open, an empty notes section;
+/// refused when the front matter would pass the readers' cap (SPEC §A.23).
+pub fn render(s: &OpenSession, task: &TaskAtOpen, briefing: &str) -> std::result::Result<String, Oversize> {
     let mut w = Writer::front_matter();
     let quoted_or_none = |w: &mut Writer, key: &str, v: &Option<String>| {
         match v {
@@ -42,9 +43,9 @@ pub fn render(s: &OpenSession, task: &TaskAtOpen, briefing: &str) -> String {
     w.text("task_id", task.id.as_deref().unwrap_or("none")).text("profile", task.profile.as_deref().unwrap_or("none"));
     quoted_or_none(&mut w, "worker", &s.worker);
     let mut text =
-        w.document(&format!("# Working context of session {}\n\n## Context at open\n\n{briefing}", s.session_id));
+        w.document(&format!("# Working context of session {}\n\n## Context at open\n\n{briefing}", s.session_id))?;
     text.push_str("\n## Notes\n\n");
-    text
+    Ok(text)
 }
 
 /// Writes a new document for `s` stamped `stamp` (a compact UTC time); never overwrites.
@@ -95,7 +96,7 @@ mod tests {
             start_head: "1e3".into(),
             ..Default::default()
         };
-        let text = render(&s, &TaskAtOpen::default(), "briefing\n");
+        let text = render(&s, &TaskAtOpen::default(), "briefing\n").unwrap();
         let path = write(&layout, "20260903T200000Z", &s, &text).unwrap();
         assert_eq!(find(&layout, "s-1"), Some(path.clone()));
         assert_eq!(anchor(&path), Some(("1e3".into(), "null".into())));

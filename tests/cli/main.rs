@@ -18,6 +18,7 @@ mod test_handover;
 mod test_history;
 mod test_hooks;
 mod test_knowledge;
+mod test_large_tree;
 mod test_markdown;
 mod test_remotes;
 mod test_resume;

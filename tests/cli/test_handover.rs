@@ -31,7 +31,8 @@ fn scenario_05_handover_lifecycle() {
     let text = r.read(&rel);
     assert!(text.contains(&format!("head: {}\n", r.head())));
     assert!(text.contains("working_tree: dirty\n"));
-    assert!(text.contains("  - lib/a.rs\n"), "{text}");
+    // `lib/` is untracked: listed as git status shows it (SPEC §A.23).
+    assert!(text.contains("changed_files:\n  - lib/\nchanged_total: 1\n"), "{text}");
     assert!(text.contains(&format!("task_id: {id}\n")));
     let last = r.ledger().pop().unwrap();
     assert_eq!(last["event"], "task.handed_over");

@@ -175,10 +175,13 @@ fn truncate(s: &str, max: usize) -> String {
     s[..end].to_string()
 }
 
-/// The source part: this checkout's branch, head and uncommitted change.
+/// The source part: this checkout's branch, head and uncommitted change. `changed` is the
+/// change list as the records' front matter carries it (untracked directories collapsed, `.ai/`
+/// left out, SPEC §A.23), at most [`MAX_CHANGED`] of it, and `changed_total` its length; the
+/// fingerprint still reads every file.
 pub fn source_now(ctx: &Ctx) -> Result<Source> {
     let id = ctx.identity()?;
-    let mut changed: Vec<String> = ctx.changed_files()?.to_vec();
+    let mut changed: Vec<String> = ctx.changes()?.entries().to_vec();
     changed.sort_by(|a, b| a.as_bytes().cmp(b.as_bytes()));
     let total = changed.len() as u64;
     changed.truncate(MAX_CHANGED);

@@ -223,7 +223,9 @@ fn write_handover(ctx: &Ctx, a: &Whole) -> Result<(String, String)> {
         branch: branch_text(h.branch.as_deref().or(r.source.branch.as_deref())).into(),
         head: head_text(h.head.as_deref().or(r.source.head.as_deref())).into(),
         working_tree: r.source.working_tree.clone(),
-        changed_files: r.source.changed.clone(),
+        // The origin's list, bounded as this checkout's records are (SPEC §A.23); the total is
+        // the origin's.
+        changed_files: r.source.changed.iter().take(ctx.max_list_items()).cloned().collect(),
         changed_total: Some(r.source.changed_total as usize),
         origin: crate::model::record::Origin::of_body(&h.body),
         session: "none".into(),
@@ -240,7 +242,7 @@ fn write_handover(ctx: &Ctx, a: &Whole) -> Result<(String, String)> {
         head7(&meta.head),
         &a.id[..16]
     );
-    let text = meta.render(&h.body);
+    let text = meta.render(&h.body).map_err(|o| o.refusal("continuity resume: the handover"))?;
     let path = create_new(&dir, || name.clone(), text.as_bytes())?;
     Ok((ctx.rel(&path), meta.task_id))
 }

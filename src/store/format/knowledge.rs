@@ -7,7 +7,7 @@
 use serde::Deserialize;
 use serde_yaml::{Mapping, Value};
 
-use super::{flow, get, get_list, list_field, quoted, split, typed, Writer};
+use super::{flow, get, get_list, list_field, quoted, split, typed, Oversize, Writer};
 use crate::model::knowledge::Knowledge;
 
 /// The front matter as written; unknown keys tolerated, nested parts read loosely.
@@ -29,8 +29,9 @@ struct Front {
 }
 
 impl Knowledge {
-    /// The file text, front matter in SPEC §6.10 order.
-    pub fn render(&self) -> String {
+    /// The file text, front matter in SPEC §6.10 order; refused when the front matter would
+    /// pass the readers' cap (SPEC §A.23).
+    pub fn render(&self) -> Result<String, Oversize> {
         let mut w = Writer::front_matter();
         w.fixed("schema", "knowledge/v1")
             .fixed("id", &self.id)
@@ -56,9 +57,9 @@ impl Knowledge {
         if let Some(b) = &self.superseded_by {
             w.fixed("superseded_by", b);
         }
-        let mut text = w.close_with(&format!("# {}\n{}\n", self.title, self.description));
+        let mut text = w.close_with(&format!("# {}\n{}\n", self.title, self.description))?;
         text.push_str(&self.extra);
-        text
+        Ok(text)
     }
 
     /// Parses a knowledge file; `None` when it is not one (wrong schema, a required key missing).
@@ -114,6 +115,6 @@ mod tests {
             superseded_by: None,
             extra: String::new(),
         };
-        assert_eq!(Knowledge::parse(&k.render()).unwrap(), k);
+        assert_eq!(Knowledge::parse(&k.render().unwrap()).unwrap(), k);
     }
 }

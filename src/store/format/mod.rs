@@ -79,17 +79,47 @@ pub fn typed<T: serde::de::DeserializeOwned>(yaml: &str) -> Result<T, Error> {
     serde_yaml::from_str(yaml).map_err(Error::Yaml)
 }
 
+/// Front matter a writer refuses to emit because every reader would skip it (SPEC §A.23: no
+/// writer produces what a reader refuses): larger than [`MAX_FRONT_MATTER_BYTES`].
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "its front matter would be {bytes} bytes, over the {MAX_FRONT_MATTER_BYTES} bytes every reader accepts (`{key}` takes {key_bytes})"
+)]
+pub struct Oversize {
+    /// The size the front matter would have.
+    pub bytes: usize,
+    /// The key that takes the most of it.
+    pub key: String,
+    /// How many bytes that key takes.
+    pub key_bytes: usize,
+}
+
+impl Oversize {
+    /// The refusal (exit 10) every writer returns, `what` naming the record it did not write.
+    pub fn refusal(&self, what: &str) -> crate::error::Error {
+        let hint = if self.key == "changed_files" {
+            "nothing was written; lower context.max_list_items in .ai/repo/policy.yaml, or commit or ignore some of the changes".to_string()
+        } else {
+            format!("nothing was written; the record's `{}` list is too long to be read back", self.key)
+        };
+        crate::error::Error::refused(format!("{what}: {self}")).hint(hint)
+    }
+}
+
 /// The one front-matter writer: keys in the order they are written, every free-text value
-/// through one quoting rule ([`scalar`] or [`quoted`]) so it reads back equal.
+/// through one quoting rule ([`scalar`] or [`quoted`]) so it reads back equal. A front matter
+/// that would pass the readers' cap is never emitted ([`Writer::document`], [`Oversize`]).
 #[derive(Debug, Default)]
 pub struct Writer {
     out: String,
+    /// Bytes per top-level key, in the order written (for naming what made it too large).
+    sizes: Vec<(String, usize)>,
 }
 
 impl Writer {
     /// A front-matter block (`---` first); finish it with [`Writer::document`].
     pub fn front_matter() -> Writer {
-        Writer { out: "---\n".into() }
+        Writer { out: "---\n".into(), sizes: Vec::new() }
     }
 
     /// A plain YAML file (`current.yaml`, an episode file); finish it with [`Writer::finish`].
@@ -121,7 +151,7 @@ impl Writer {
 
     /// A block list (`key:\n  - a\n`), or `key: []`.
     pub fn list(&mut self, key: &str, items: &[String]) -> &mut Writer {
-        self.out.push_str(&yaml::list(key, items));
+        self.push(&yaml::list(key, items));
         self
     }
 
@@ -138,27 +168,57 @@ impl Writer {
     /// A structural line the caller composed from this module's value functions (a nested key
     /// of a mapping, an item of a list of mappings).
     pub fn line(&mut self, line: &str) -> &mut Writer {
-        self.out.push_str(line);
-        self.out.push('\n');
+        self.push(line);
+        self.push("\n");
         self
     }
 
+    /// Appends `text`, counting its bytes to the top-level key its lines belong to (a line
+    /// that starts in the first column starts a key; indented lines continue the last one).
+    fn push(&mut self, text: &str) {
+        for piece in text.split_inclusive('\n') {
+            let starts_key = self.out.ends_with('\n') && !piece.starts_with([' ', '-', '#', '\n']);
+            if starts_key || self.sizes.is_empty() {
+                let key = piece.split(':').next().unwrap_or(piece).trim_end().to_string();
+                self.sizes.push((key, 0));
+            }
+            if let Some((_, n)) = self.sizes.last_mut() {
+                *n += piece.len();
+            }
+            self.out.push_str(piece);
+        }
+    }
+
+    /// Refuses a front matter larger than every reader accepts ([`MAX_FRONT_MATTER_BYTES`]):
+    /// the text `split` would hand to [`typed`] is everything after the opening `---` line.
+    fn fits(&self) -> Result<(), Oversize> {
+        let bytes = self.out.len() - "---\n".len();
+        if bytes <= MAX_FRONT_MATTER_BYTES {
+            return Ok(());
+        }
+        let (key, key_bytes) = self.sizes.iter().max_by_key(|(_, n)| *n).cloned().unwrap_or_default();
+        Err(Oversize { bytes, key, key_bytes })
+    }
+
     /// Closes the front matter and appends the body after one blank line; a body that does not
-    /// end in a newline gets one.
-    pub fn document(mut self, body: &str) -> String {
+    /// end in a newline gets one. Refused when the front matter would pass the readers' cap.
+    pub fn document(mut self, body: &str) -> Result<String, Oversize> {
+        self.fits()?;
         self.out.push_str("---\n\n");
         self.out.push_str(body);
         if !body.ends_with('\n') {
             self.out.push('\n');
         }
-        self.out
+        Ok(self.out)
     }
 
     /// Closes the front matter and appends `rest` right after the closing `---` line, as is.
-    pub fn close_with(mut self, rest: &str) -> String {
+    /// Refused when the front matter would pass the readers' cap.
+    pub fn close_with(mut self, rest: &str) -> Result<String, Oversize> {
+        self.fits()?;
         self.out.push_str("---\n");
         self.out.push_str(rest);
-        self.out
+        Ok(self.out)
     }
 
     /// The plain YAML file as written.
@@ -196,12 +256,40 @@ mod tests {
         ) {
             let mut w = Writer::front_matter();
             w.text("a", &a).quoted("b", &b).list("c", &c).flow("d", &d).fixed("e", &a);
-            let text = w.document("# Body\n");
+            let text = w.document("# Body\n").unwrap();
             let (yaml, body) = split(&text).unwrap();
             proptest::prop_assert_eq!(body, "\n# Body\n");
             let back: Doc = typed(yaml).unwrap();
             proptest::prop_assert_eq!(back, Doc { e: a.clone(), a, b, c, d });
         }
+    }
+
+    #[test]
+    fn the_writer_refuses_what_the_reader_would_skip() {
+        // The largest front matter the reader accepts is written; one byte more is refused,
+        // naming the key that takes the most.
+        let fill = |n: usize| {
+            let mut w = Writer::front_matter();
+            w.fixed("schema", "x/v1");
+            let head = "schema: x/v1\nchanged_files:\n".len();
+            let item = |i: usize| format!("p{i:0>5}");
+            // Items of 11 bytes (`  - p00000\n`), then one that takes the 16 to 26 left.
+            let mut items: Vec<String> = (0..(n - head - 16) / 11).map(item).collect();
+            items.push("q".repeat(n - head - items.len() * 11 - 5));
+            w.list("changed_files", &items);
+            w
+        };
+        let text = fill(MAX_FRONT_MATTER_BYTES).document("body").unwrap();
+        let (yaml, _) = split(&text).unwrap();
+        assert_eq!(yaml.len(), MAX_FRONT_MATTER_BYTES);
+        assert!(typed::<Mapping>(yaml).is_ok());
+        let o = fill(MAX_FRONT_MATTER_BYTES + 1).document("body").unwrap_err();
+        assert_eq!((o.bytes, o.key.as_str()), (MAX_FRONT_MATTER_BYTES + 1, "changed_files"));
+        assert_eq!(o.key_bytes, MAX_FRONT_MATTER_BYTES + 1 - "schema: x/v1\n".len());
+        let e = o.refusal("handover");
+        assert_eq!(e.exit, crate::error::Exit::Refused);
+        assert!(e.message.starts_with("handover: its front matter would be 65537 bytes"), "{}", e.message);
+        assert!(fill(MAX_FRONT_MATTER_BYTES + 1).close_with("# t\n").is_err());
     }
 
     #[test]

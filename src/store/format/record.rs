@@ -6,12 +6,13 @@
 
 use serde::Deserialize;
 
-use super::{list_field, split, typed, Writer};
+use super::{list_field, split, typed, Oversize, Writer};
 use crate::model::record::{Origin, RecordMeta, Skip};
 
 impl RecordMeta {
-    /// Emits the whole record file: front matter in the exact order, a blank line, the body.
-    pub fn render(&self, body: &str) -> String {
+    /// Emits the whole record file: front matter in the exact order, a blank line, the body;
+    /// refused when the front matter would pass the readers' cap (SPEC §A.23).
+    pub fn render(&self, body: &str) -> Result<String, Oversize> {
         let mut w = Writer::front_matter();
         w.fixed("schema_version", 1)
             .fixed("created_at", &self.created_at)
@@ -131,7 +132,7 @@ mod tests {
 
     #[test]
     fn render_parse_round_trip() {
-        let text = meta().render("# Objective\nx\n");
+        let text = meta().render("# Objective\nx\n").unwrap();
         let (m, body) = parse(&text).unwrap();
         assert_eq!(m, meta());
         assert_eq!(body, "# Objective\nx\n");
@@ -157,7 +158,7 @@ mod tests {
                 changed_files: changed,
                 ..meta()
             };
-            let text = m.render("# Objective\nx\n");
+            let text = m.render("# Objective\nx\n").unwrap();
             let (back, body) = parse(&text).unwrap();
             proptest::prop_assert_eq!(back, m);
             proptest::prop_assert_eq!(body, "# Objective\nx\n");

@@ -6,7 +6,7 @@
 
 use serde::Deserialize;
 
-use super::{list_field, split, typed, Writer};
+use super::{list_field, split, typed, Oversize, Writer};
 use crate::model::session::{ClosedSession, OpenSession};
 
 impl OpenSession {
@@ -64,8 +64,9 @@ impl OpenSession {
 }
 
 impl ClosedSession {
-    /// Emits the whole record: front matter in SPEC §6.9 order, a blank line, the body.
-    pub fn render(&self, body: &str) -> String {
+    /// Emits the whole record: front matter in SPEC §6.9 order, a blank line, the body;
+    /// refused when the front matter would pass the readers' cap (SPEC §A.23).
+    pub fn render(&self, body: &str) -> Result<String, Oversize> {
         let mut w = Writer::front_matter();
         w.fixed("schema", "session/v1")
             .fixed("kind", "session")
@@ -77,8 +78,11 @@ impl ClosedSession {
             .text("branch", &self.branch)
             .text("head", &self.head)
             .fixed("working_tree", &self.working_tree)
-            .list("changed_files", &self.changed_files)
-            .text("session_id", &self.session_id)
+            .list("changed_files", &self.changed_files);
+        if let Some(n) = self.changed_total {
+            w.fixed("changed_total", n);
+        }
+        w.text("session_id", &self.session_id)
             .fixed("started_at", &self.started_at)
             .fixed("closed_at", &self.closed_at)
             .fixed("outcome", &self.outcome)
@@ -114,6 +118,7 @@ impl ClosedSession {
             working_tree: Option<String>,
             #[serde(deserialize_with = "list_field")]
             changed_files: Vec<String>,
+            changed_total: Option<String>,
             started_at: Option<String>,
             closed_at: Option<String>,
             outcome: Option<String>,
@@ -156,6 +161,7 @@ impl ClosedSession {
             branch: r.branch.unwrap_or_default(),
             working_tree: r.working_tree.unwrap_or_default(),
             changed_files: r.changed_files,
+            changed_total: r.changed_total.and_then(|n| n.parse().ok()),
             started_at: r.started_at.unwrap_or_default(),
             closed_at: r.closed_at.unwrap_or_default(),
             outcome: r.outcome.unwrap_or_default(),
@@ -209,9 +215,11 @@ mod tests {
             title: "a \"b\"".into(),
             decisions: vec!["x: y".into(), "1e3".into(), "null".into()],
             branch: "123".into(),
+            changed_files: vec!["node_modules/".into()],
+            changed_total: Some(3),
             ..Default::default()
         };
-        let text = c.render("# What Happened\nx\n");
+        let text = c.render("# What Happened\nx\n").unwrap();
         let (back, body) = ClosedSession::parse(&text).unwrap();
         assert_eq!(back, c);
         assert_eq!(body, "# What Happened\nx\n");

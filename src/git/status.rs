@@ -1,0 +1,287 @@
+//! The working-tree status (SPEC §4, §A.23, §A.27): the porcelain change list as `git status
+//! --porcelain=v1 --untracked-files=normal` shows it, with the tool's own layer (`.ai/`) left out.
+//!
+//! Owns: the one status walk ([`Changes`]), the exclusion of `.ai/`, and the expansion of
+//! collapsed untracked directories into the files they hold (for the scope rule and the
+//! fingerprint).
+//! Must not touch: record semantics, stdout, clap.
+
+use std::collections::BTreeSet;
+use std::ops::Bound;
+use std::sync::atomic::AtomicBool;
+
+use gix::bstr::{BStr, ByteSlice};
+use gix::dir::entry::{Kind, Status};
+use gix::dir::walk::{Action, Delegate, EmissionMode, ForDeletionMode};
+use gix::dir::EntryRef;
+
+use super::{status_err, Error, Git};
+
+/// The tool's own layer: never the user's work (SPEC §A.23).
+const LAYER: &str = ".ai";
+
+/// Whether `path` (repository-relative, a directory with or without its trailing `/`) is the
+/// tool's own layer or inside it.
+pub fn in_layer(path: &str) -> bool {
+    path.strip_prefix(LAYER).is_some_and(|rest| rest.is_empty() || rest.starts_with('/'))
+}
+
+/// The change list of a working tree, read once: tracked changes (index against HEAD, worktree
+/// against the index; renames as their destination) and untracked entries, the way `git status
+/// --porcelain=v1` lists them — an untracked directory that holds anything is one entry `dir/`,
+/// not its files. Nothing under `.ai/` is in it.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Changes {
+    /// Every entry, sorted by bytes, de-duplicated; untracked directories end with `/`.
+    entries: Vec<String>,
+}
+
+impl Changes {
+    /// The entries, sorted by bytes: tracked paths, untracked files, untracked directories as
+    /// `dir/`.
+    pub fn entries(&self) -> &[String] {
+        &self.entries
+    }
+
+    /// `clean` iff there is no entry (SPEC §A.27: nothing outside `.ai/`).
+    pub fn is_clean(&self) -> bool {
+        self.entries.is_empty()
+    }
+
+    /// The collapsed untracked directories (entries ending with `/`).
+    fn directories(&self) -> impl Iterator<Item = &str> {
+        self.entries.iter().filter(|e| e.ends_with('/')).map(String::as_str)
+    }
+}
+
+impl Git {
+    /// The working tree's [`Changes`]: one status of the tracked files and one walk of the
+    /// untracked ones, which looks into an untracked directory only until it finds the first
+    /// file there (as git does), so a `node_modules/` of many thousand files costs a few reads.
+    pub fn changes(&self) -> Result<Changes, Error> {
+        let mut set = self.tracked_changes()?;
+        let mut walk = Collapse::default();
+        self.walk_untracked(&mut walk)?;
+        set.extend(walk.finish());
+        Ok(Changes { entries: set.into_iter().collect() })
+    }
+
+    /// Every changed file of `changes`, each collapsed untracked directory replaced by the
+    /// untracked files inside it (only those directories are read again), sorted by bytes.
+    /// What the scope rule and the fingerprint judge: a collapsed `lib/` must not hide
+    /// `lib/auth/x`.
+    pub fn changed_files(&self, changes: &Changes) -> Result<Vec<String>, Error> {
+        let dirs: BTreeSet<&str> = changes.directories().collect();
+        let mut out: BTreeSet<String> = changes.entries.iter().filter(|e| !e.ends_with('/')).cloned().collect();
+        if !dirs.is_empty() {
+            let mut walk = Expand { dirs, out: Vec::new() };
+            self.walk_untracked(&mut walk)?;
+            out.extend(walk.out);
+        }
+        Ok(out.into_iter().collect())
+    }
+
+    /// Whether the working tree has any change outside `.ai/` ([`Changes::is_clean`] negated).
+    pub fn is_dirty(&self) -> Result<bool, Error> {
+        Ok(!self.changes()?.is_clean())
+    }
+
+    /// Tracked changes: HEAD against the index and the index against the worktree, outside
+    /// `.ai/`. Refreshed stat data is written back, as `git status` does.
+    fn tracked_changes(&self) -> Result<BTreeSet<String>, Error> {
+        use gix::status::index_worktree::Item as Iw;
+        use gix::status::plumbing::index_as_worktree::EntryStatus;
+        let mut out = BTreeSet::new();
+        let mut iter = self
+            .repo
+            .status(gix::progress::Discard)
+            .map_err(status_err)?
+            .untracked_files(gix::status::UntrackedFiles::None)
+            .index_worktree_submodules(None)
+            .into_iter(None)
+            .map_err(status_err)?;
+        for item in iter.by_ref() {
+            let item = item.map_err(status_err)?;
+            match &item {
+                gix::status::Item::IndexWorktree(Iw::DirectoryContents { .. }) => continue,
+                gix::status::Item::IndexWorktree(Iw::Modification { status: EntryStatus::NeedsUpdate(_), .. }) => {
+                    continue
+                }
+                _ => {}
+            }
+            let path = item.location().to_str_lossy();
+            if !in_layer(&path) {
+                out.insert(path.into_owned());
+            }
+        }
+        if let Some(outcome) = iter.outcome_mut() {
+            if outcome.has_changes() {
+                // Refreshing stat data is an optimisation, as `git status` does; failure changes no answer.
+                let _ = outcome.write_changes();
+            }
+        }
+        Ok(out)
+    }
+
+    /// One directory walk of the whole working tree for untracked entries (ignored ones are
+    /// never emitted), steered by `delegate`; `.ai/` is never entered.
+    fn walk_untracked(&self, delegate: &mut dyn Delegate) -> Result<(), Error> {
+        let index = self.repo.index_or_empty().map_err(status_err)?;
+        let options = self
+            .repo
+            .dirwalk_options()
+            .map_err(status_err)?
+            .emit_untracked(EmissionMode::Matching)
+            .emit_ignored(None)
+            .emit_tracked(false)
+            .emit_pruned(false)
+            .emit_empty_directories(false);
+        let interrupt = AtomicBool::new(false);
+        self.repo.dirwalk(&index, None::<&str>, &interrupt, options, delegate).map_err(status_err)?;
+        Ok(())
+    }
+}
+
+/// Whether `path` lies inside directory `dir` (`dir` ends with `/`).
+fn inside(path: &BStr, dir: &str) -> bool {
+    path.starts_with(dir.as_bytes())
+}
+
+/// `true` when git's default would recurse, the path is not the layer, and it is a directory.
+fn default_recurse(entry: &EntryRef<'_>, for_deletion: Option<ForDeletionMode>, root_is_repo: bool) -> bool {
+    !in_layer(&entry.rela_path.to_str_lossy())
+        && entry.status.can_recurse(entry.disk_kind, entry.pathspec_match, for_deletion, root_is_repo)
+}
+
+/// The text of an untracked entry: a directory (a nested repository) gets its trailing `/`.
+fn entry_text(entry: &EntryRef<'_>) -> String {
+    let path = entry.rela_path.to_str_lossy();
+    match entry.disk_kind {
+        Some(Kind::Directory | Kind::Repository) => format!("{path}/"),
+        _ => path.into_owned(),
+    }
+}
+
+/// The walk behind [`Git::changes`]. The walk is depth first, so at most one untracked
+/// directory is open at a time: the outermost untracked directory being looked into. It is
+/// entered until its first untracked entry turns up (then it is listed as `dir/`); from then on
+/// none of its subdirectories is read. A directory holding nothing untracked (empty, or only
+/// ignored files) is not listed, as in git.
+#[derive(Default)]
+struct Collapse {
+    out: Vec<String>,
+    /// The open untracked directory (with its trailing `/`) and whether it holds something.
+    open: Option<(String, bool)>,
+}
+
+impl Collapse {
+    /// Closes the open directory unless `path` is inside it.
+    fn leave_unless_inside(&mut self, path: &BStr) {
+        if self.open.as_ref().is_some_and(|(dir, _)| !inside(path, dir)) {
+            self.close();
+        }
+    }
+
+    fn close(&mut self) {
+        if let Some((dir, true)) = self.open.take() {
+            self.out.push(dir);
+        }
+    }
+
+    fn finish(mut self) -> Vec<String> {
+        self.close();
+        self.out
+    }
+}
+
+impl Delegate for Collapse {
+    fn emit(&mut self, entry: EntryRef<'_>, _collapsed: Option<Status>) -> Action {
+        if entry.status != Status::Untracked || in_layer(&entry.rela_path.to_str_lossy()) {
+            return Action::Continue(());
+        }
+        self.leave_unless_inside(entry.rela_path.as_ref());
+        match &mut self.open {
+            Some((_, found)) => *found = true,
+            None => self.out.push(entry_text(&entry)),
+        }
+        Action::Continue(())
+    }
+
+    fn can_recurse(&mut self, entry: EntryRef<'_>, for_deletion: Option<ForDeletionMode>, root_is_repo: bool) -> bool {
+        if !default_recurse(&entry, for_deletion, root_is_repo) {
+            return false;
+        }
+        self.leave_unless_inside(entry.rela_path.as_ref());
+        match &self.open {
+            // Inside the open directory: look further only while nothing was found.
+            Some((_, found)) => !found,
+            None if entry.status == Status::Untracked => {
+                self.open = Some((entry_text(&entry), false));
+                true
+            }
+            None => true,
+        }
+    }
+}
+
+/// The walk behind [`Git::changed_files`]: enters only the collapsed directories and the
+/// tracked directories that lead to them, and keeps every untracked entry inside them.
+struct Expand<'a> {
+    dirs: BTreeSet<&'a str>,
+    out: Vec<String>,
+}
+
+impl Expand<'_> {
+    /// The collapsed directory `path` is inside, if any.
+    fn within(&self, path: &BStr) -> bool {
+        let path = path.to_str_lossy();
+        // The greatest directory not after `path` is the only one that can be its prefix:
+        // directories never nest (an untracked directory's parent is tracked).
+        self.dirs
+            .range::<str, _>((Bound::Unbounded, Bound::Included(path.as_ref())))
+            .next_back()
+            .is_some_and(|d| path.starts_with(d))
+    }
+
+    /// Whether directory `path` leads to a collapsed directory.
+    fn leads_to(&self, path: &BStr) -> bool {
+        let prefix = format!("{}/", path.to_str_lossy());
+        self.dirs
+            .range::<str, _>((Bound::Included(prefix.as_str()), Bound::Unbounded))
+            .next()
+            .is_some_and(|d| d.starts_with(&prefix))
+    }
+}
+
+impl Delegate for Expand<'_> {
+    fn emit(&mut self, entry: EntryRef<'_>, _collapsed: Option<Status>) -> Action {
+        if entry.status == Status::Untracked {
+            let text = entry_text(&entry);
+            if self.within(text.as_str().into()) {
+                self.out.push(text);
+            }
+        }
+        Action::Continue(())
+    }
+
+    fn can_recurse(&mut self, entry: EntryRef<'_>, for_deletion: Option<ForDeletionMode>, root_is_repo: bool) -> bool {
+        let path = entry.rela_path.as_ref();
+        default_recurse(&entry, for_deletion, root_is_repo)
+            && (path.is_empty() || self.within(path) || self.leads_to(path))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::in_layer;
+
+    #[test]
+    fn the_layer_is_the_directory_and_what_is_inside_it() {
+        for p in [".ai", ".ai/", ".ai/repo/policy.yaml", ".ai/repo/sessions/"] {
+            assert!(in_layer(p), "{p}");
+        }
+        for p in [".aix", ".ai.md", "lib/.ai/x", "ai/x", ""] {
+            assert!(!in_layer(p), "{p}");
+        }
+    }
+}
