@@ -132,7 +132,8 @@ pub struct BenchmarkBudget {
 pub struct ParseError(#[from] serde_yaml::Error);
 
 impl Policy {
-    /// The policy `init` writes (the embedded `assets/policy.yaml`).
+    /// The policy `init` writes (the embedded `assets/policy.yaml`): the new defaults `doctor`
+    /// names, and what a reader whose checkout's policy cannot be read bounds its lists by.
     pub fn defaults() -> Policy {
         Policy::parse(crate::assets::POLICY).expect("the embedded default policy parses (a unit test reads it)")
     }
@@ -140,12 +141,6 @@ impl Policy {
     /// Parses policy text; the error names the offending key.
     pub fn parse(text: &str) -> Result<Policy, ParseError> {
         Ok(serde_yaml::from_str(text)?)
-    }
-
-    /// The defaults `init` writes (`assets/policy.yaml`), for a reader whose checkout's policy
-    /// cannot be read.
-    pub fn defaults() -> Policy {
-        Policy::parse(crate::assets::POLICY).expect("the embedded policy parses: a unit test of this module reads it")
     }
 
     /// The freshness thresholds, each possibly absent.

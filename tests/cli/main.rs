@@ -12,6 +12,7 @@ mod test_concurrency;
 mod test_context;
 mod test_continuity;
 mod test_crash;
+mod test_day;
 mod test_decision_question;
 mod test_finish;
 mod test_handover;

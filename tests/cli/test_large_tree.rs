@@ -136,6 +136,8 @@ fn r21_twenty_thousand_untracked_files_leave_every_record_readable() {
     r.mj_in(&["hook", "claude-code", "compact"], &payload(&r, "PreCompact", r#","trigger":"auto""#)).ok();
     one_bounded_record(&cps, &before, "compact hook checkpoint");
     env.set_now("2026-09-03T20:15:00Z");
+    // More work in the episode, so that its end has something to checkpoint (SPEC §A.27).
+    r.mj_in(&["decision", "add", "Cap the front matter", "--why", "readers skip over 64 KiB"], "").ok();
     let (before_cp, before_ho, before_s) = (files(&cps), files(&hos), files(&sessions));
     r.mj_in(&["hook", "claude-code", "end"], &payload(&r, "SessionEnd", r#","reason":"logout""#)).ok();
     one_bounded_record(&cps, &before_cp, "end hook checkpoint");
