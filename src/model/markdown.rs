@@ -28,10 +28,8 @@ pub fn sections(body: &str) -> Vec<Section> {
     // Nesting depth of block quotes and list items: headings inside them are not sections.
     let mut depth = 0usize;
     let mut current: Option<(Range<usize>, String)> = None;
-    let mut last_rule: Option<Range<usize>> = None;
     for (event, range) in Parser::new_ext(body, Options::empty()).into_offset_iter() {
         match event {
-            Event::Rule if depth == 0 => last_rule = Some(range),
             Event::Start(Tag::BlockQuote(_) | Tag::Item) => depth += 1,
             Event::End(TagEnd::BlockQuote(_) | TagEnd::Item) => depth = depth.saturating_sub(1),
             Event::Start(Tag::Heading { level: HeadingLevel::H1, .. })
@@ -61,12 +59,27 @@ pub fn sections(body: &str) -> Vec<Section> {
             _ => {}
         }
     }
-    if let (Some(rule), Some(last)) = (footer(body, last_rule), out.last_mut()) {
+    if let (Some(rule), Some(last)) = (footer_of(body), out.last_mut()) {
         if rule.start >= last.content.start {
             last.content.end = rule.start;
         }
     }
     out
+}
+
+/// The bytes of `body`'s provenance footer, when it has one.
+fn footer_of(body: &str) -> Option<Range<usize>> {
+    let mut depth = 0usize;
+    let mut last_rule = None;
+    for (event, range) in Parser::new_ext(body, Options::empty()).into_offset_iter() {
+        match event {
+            Event::Start(Tag::BlockQuote(_) | Tag::Item) => depth += 1,
+            Event::End(TagEnd::BlockQuote(_) | TagEnd::Item) => depth = depth.saturating_sub(1),
+            Event::Rule if depth == 0 => last_rule = Some(range),
+            _ => {}
+        }
+    }
+    footer(body, last_rule)
 }
 
 /// The provenance footer of a composed body (SPEC §A.27): its final top-level thematic break
@@ -92,6 +105,7 @@ pub fn find<'a>(body: &'a str, name: &str) -> Option<&'a str> {
 pub fn replace_content(body: &str, name: &str, replacement: &str) -> String {
     let mut out = String::with_capacity(body.len());
     let mut at = 0;
+    let footer = footer_of(body);
     for s in sections(body).into_iter().filter(|s| s.name == name) {
         out.push_str(&body[at..s.content.start]);
         if !out.ends_with('\n') {
@@ -99,10 +113,9 @@ pub fn replace_content(body: &str, name: &str, replacement: &str) -> String {
         }
         out.push_str(replacement);
         out.push('\n');
-        // The blank lines that ended the content stay: a footer's rule must not become the
-        // underline of a setext heading.
-        let content = &body[s.content.clone()];
-        if content[content.trim_end().len()..].matches('\n').count() > 1 {
+        // Before a footer a blank line stays: its rule must not become the underline of a
+        // setext heading.
+        if footer.as_ref().is_some_and(|f| f.start == s.content.end) {
             out.push('\n');
         }
         at = s.content.end;
