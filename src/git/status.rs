@@ -92,12 +92,16 @@ impl Git {
         use gix::status::index_worktree::Item as Iw;
         use gix::status::plumbing::index_as_worktree::EntryStatus;
         let mut out = BTreeSet::new();
+        // As git's index preloading does: a thread per 500 entries (gix would start one per core
+        // even for a small index, which costs more than it saves).
+        let entries = self.repo.index_or_empty().map_err(status_err)?.entries().len();
         let mut iter = self
             .repo
             .status(gix::progress::Discard)
             .map_err(status_err)?
             .untracked_files(gix::status::UntrackedFiles::None)
             .index_worktree_submodules(None)
+            .index_worktree_options_mut(|o| o.thread_limit = Some((entries / 500).max(1)))
             .into_iter(None)
             .map_err(status_err)?;
         for item in iter.by_ref() {
