@@ -216,7 +216,8 @@ median "$SLOW_RUNS" nothing "$BIN" doctor; row "doctor" "status --porcelain" "$F
 median "$RUNS" nothing checkpoint; row "checkpoint (write)" rev-parse "$F_REV"
 
 # A handover on a tree of 20,000 untracked files (issue 21: one status walk that stops at the
-# first file of an untracked directory), against git status on that same tree.
+# first file of an untracked directory), against git status on that same tree. `--no-task`: the
+# copied fixture's task names the checkout it was made in.
 untracked_tree() { # the tiny fixture plus node_modules/pkg-<0..199>/dist/m<0..99>.js
   local d=$WORK/untracked p
   rm -rf "$d"; cp -a "$WORK/tiny" "$d"
@@ -225,7 +226,7 @@ untracked_tree() { # the tiny fixture plus node_modules/pkg-<0..199>/dist/m<0..9
     (cd "$d/repo/node_modules/pkg-$p/dist" && seq -f "m%g.js" 0 99 | xargs touch)
   done
 }
-handover_write() { printf '# Objective\nBench.\n\n# Current State\nx\n\n# Next Action\ny\n' | "$BIN" handover; }
+handover_write() { printf '# Objective\nBench.\n\n# Current State\nx\n\n# Next Action\ny\n' | "$BIN" handover --no-task; }
 export -f handover_write
 untracked_tree
 cd "$WORK/untracked/repo"

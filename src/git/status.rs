@@ -86,39 +86,62 @@ impl Git {
         Ok(!self.changes()?.is_clean())
     }
 
-    /// Tracked changes: HEAD against the index and the index against the worktree, outside
-    /// `.ai/`. Refreshed stat data is written back, as `git status` does.
+    /// Tracked changes: HEAD against the index (renames as configured, listed by their
+    /// destination) and the index against the worktree, outside `.ai/`. Both run in this
+    /// thread, as git's do for an index this size: gix's status iterator starts a producer
+    /// thread for each, which costs more than the work on a small index and waits for a core on
+    /// a busy machine. Refreshed stat data is written back, as `git status` does.
     fn tracked_changes(&self) -> Result<BTreeSet<String>, Error> {
-        use gix::status::index_worktree::Item as Iw;
-        use gix::status::plumbing::index_as_worktree::EntryStatus;
+        use gix::status::index_worktree::{BuiltinSubmoduleStatus, Options};
+        use gix::status::plumbing::index_as_worktree::traits::FastEq;
+        let index = self.repo.index_or_empty().map_err(status_err)?;
         let mut out = BTreeSet::new();
-        let mut iter = self
-            .repo
-            .status(gix::progress::Discard)
-            .map_err(status_err)?
-            .untracked_files(gix::status::UntrackedFiles::None)
-            .index_worktree_submodules(None)
-            .into_iter(None)
+        let tree = self.repo.head_tree_id_or_empty().map_err(status_err)?;
+        let renames = gix::status::tree_index::TrackRenames::AsConfigured;
+        self.repo
+            .tree_index_status(&tree, &index, None, renames, |change, _, _| {
+                out.insert(change.location().to_str_lossy().into_owned());
+                Ok(std::ops::ControlFlow::Continue(()))
+            })
             .map_err(status_err)?;
-        for item in iter.by_ref() {
-            let item = item.map_err(status_err)?;
-            match &item {
-                gix::status::Item::IndexWorktree(Iw::DirectoryContents { .. }) => continue,
-                gix::status::Item::IndexWorktree(Iw::Modification { status: EntryStatus::NeedsUpdate(_), .. }) => {
-                    continue
+        let no_submodules =
+            gix::status::Submodule::Given { ignore: gix::submodule::config::Ignore::All, check_dirty: false };
+        let submodules =
+            BuiltinSubmoduleStatus::new(self.repo.clone().into_sync(), no_submodules).map_err(status_err)?;
+        // As git's index preloading does: a thread per 500 entries.
+        let options = Options {
+            sorting: None,
+            dirwalk_options: None,
+            rewrites: None,
+            thread_limit: Some((index.entries().len() / 500).max(1)),
+        };
+        let mut modified = Modified::default();
+        let interrupt = AtomicBool::new(false);
+        self.repo
+            .index_worktree_status(
+                &index,
+                None::<&str>,
+                &mut modified,
+                FastEq,
+                submodules,
+                &mut gix::progress::Discard,
+                &interrupt,
+                options,
+            )
+            .map_err(status_err)?;
+        out.extend(modified.paths);
+        out.retain(|p| !in_layer(p));
+        if !modified.refresh.is_empty() {
+            let mut refreshed: gix::index::File = (**index).clone();
+            let entries = refreshed.entries_mut();
+            for (i, stat) in modified.refresh {
+                match stat {
+                    Some(stat) => entries[i].stat = stat,
+                    None => entries[i].stat.size = 0,
                 }
-                _ => {}
             }
-            let path = item.location().to_str_lossy();
-            if !in_layer(&path) {
-                out.insert(path.into_owned());
-            }
-        }
-        if let Some(outcome) = iter.outcome_mut() {
-            if outcome.has_changes() {
-                // Refreshing stat data is an optimisation, as `git status` does; failure changes no answer.
-                let _ = outcome.write_changes();
-            }
+            // Refreshing stat data is an optimisation, as `git status` does; failure changes no answer.
+            let _ = refreshed.write(gix::index::write::Options::default());
         }
         Ok(out)
     }
@@ -139,6 +162,40 @@ impl Git {
         let interrupt = AtomicBool::new(false);
         self.repo.dirwalk(&index, None::<&str>, &interrupt, options, delegate).map_err(status_err)?;
         Ok(())
+    }
+}
+
+/// What the index-against-worktree check reports: the changed paths, and the entries whose
+/// stat data to refresh (`Some(stat)`; `None`: a racily clean entry whose size is set to 0, as
+/// git does, so the next check hashes it).
+#[derive(Default)]
+struct Modified {
+    paths: Vec<String>,
+    refresh: Vec<(usize, Option<gix::index::entry::Stat>)>,
+}
+
+impl<'index> gix::status::plumbing::index_as_worktree_with_renames::VisitEntry<'index> for Modified {
+    type ContentChange = ();
+    type SubmoduleStatus = gix::submodule::Status;
+
+    fn visit_entry(
+        &mut self,
+        entry: gix::status::plumbing::index_as_worktree_with_renames::Entry<'index, (), gix::submodule::Status>,
+    ) {
+        use gix::status::plumbing::index_as_worktree::{Change, EntryStatus};
+        use gix::status::plumbing::index_as_worktree_with_renames::Entry;
+        let Entry::Modification { entry_index, rela_path, status, .. } = entry else { return };
+        match status {
+            EntryStatus::NeedsUpdate(stat) => {
+                self.refresh.push((entry_index, Some(stat)));
+                return;
+            }
+            EntryStatus::Change(Change::Modification { set_entry_stat_size_zero: true, .. }) => {
+                self.refresh.push((entry_index, None))
+            }
+            _ => {}
+        }
+        self.paths.push(rela_path.to_str_lossy().into_owned());
     }
 }
 
