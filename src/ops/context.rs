@@ -660,7 +660,7 @@ impl Builder<'_> {
     fn git(&self) -> Result<GitFacts> {
         let id = self.ctx.identity()?;
         let wt = self.ctx.working_tree()?;
-        let changed = self.ctx.changed_files()?.len();
+        let changed = self.ctx.changes()?.entries().len();
         let task = self.task.map(|t| TaskAnchor {
             label: self.ctx.divergence_of(&t),
             head: t.head.clone(),

@@ -25,11 +25,23 @@ pub fn unresolved(ctx: &Ctx) -> Result<Vec<(String, String)>> {
         .collect())
 }
 
-/// Files touched since the task started: committed since its head, plus the porcelain list.
-/// A repository that cannot be read is an error, never "nothing touched" (the scope check and
-/// `finish` rest on this list).
+/// Files touched since the task started: committed since its head, plus every changed file
+/// outside `.ai/`. A repository that cannot be read is an error, never "nothing touched" (the
+/// scope check and `finish` rest on this list).
 pub fn touched_since(ctx: &Ctx, task: &Task) -> Result<Vec<String>> {
-    let mut set: BTreeSet<String> = ctx.changed_files()?.iter().cloned().collect();
+    with_committed(ctx, task, ctx.changed_files()?)
+}
+
+/// What a derived body lists as touched since the task started (SPEC §A.23): the files
+/// committed since its head, plus the change list as `git status` shows it (an untracked
+/// directory as one `dir/` entry), not every file inside.
+pub fn touched_listing(ctx: &Ctx, task: &Task) -> Result<Vec<String>> {
+    with_committed(ctx, task, ctx.changes()?.entries())
+}
+
+/// `changed` and the files committed since `task`'s head, sorted, de-duplicated.
+fn with_committed(ctx: &Ctx, task: &Task, changed: &[String]) -> Result<Vec<String>> {
+    let mut set: BTreeSet<String> = changed.iter().cloned().collect();
     if let Some(head) = ctx.git.head()? {
         if let Some(base) = ctx.git.base_of(task.anchor_head()) {
             set.extend(ctx.git.changed_between(base, head)?);
@@ -234,10 +246,10 @@ pub fn handover_body(ctx: &Ctx, task: Option<&Task>, required: &[String]) -> Res
             commits.len(),
             label.as_str()
         ));
-        let touched = touched_since(ctx, t)?;
+        let touched = touched_listing(ctx, t)?;
         list_bounded(&mut s, &format!("Changed files ({}):", touched.len()), &touched, max);
     } else {
-        let changed = ctx.changed_files()?;
+        let changed = ctx.changes()?.entries();
         list_bounded(&mut s, &format!("Uncommitted files ({}):", changed.len()), changed, max);
     }
     let lines = episode_lines(ctx, task)?;

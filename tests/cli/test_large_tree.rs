@@ -142,6 +142,10 @@ fn r21_twenty_thousand_untracked_files_leave_every_record_readable() {
     r.mj_in(&["hook", "claude-code", "end"], &payload(&r, "SessionEnd", r#","reason":"logout""#)).ok();
     one_bounded_record(&cps, &before_cp, "end hook checkpoint");
     one_bounded_record(&hos, &before_ho, "end hook handover");
+    // The derived body lists entries as git status shows them, not 20,000 files.
+    let derived = new_files(&hos, &before_ho).pop().unwrap();
+    let body = std::fs::read_to_string(hos.join(&derived)).unwrap();
+    assert!(body.contains("Changed files (2):\n- lib/\n- node_modules/\n"), "{body}");
     let s = new_files(&sessions, &before_s);
     assert_eq!(s.len(), 1, "the end hook closed the episode: {s:?}");
     let f = front(&sessions.join(&s[0]));
