@@ -165,14 +165,30 @@ fn slug(name: &str) -> String {
     out
 }
 
-/// Lines of the current episode (by session stamp) or, without an episode, of the task.
+/// Lines of the current episode (by session stamp) or, without an episode, of the task, read
+/// from the ledger's tail back to the episode's (or the task's) start line: nothing of either is
+/// older (SPEC §A.16).
 fn episode_lines(ctx: &Ctx, task: Option<&Task>) -> Result<Vec<ledger::Line>> {
     let session = ctx.session_id();
-    ledger::select(&ctx.layout.ledger(), |l| match (&session, task) {
-        (Some(s), _) => l.str("session") == Some(s.as_str()),
-        (None, Some(t)) => l.str("task_id") == Some(t.id.as_str()),
-        (None, None) => false,
-    })
+    let (key, value, start) = match (&session, task) {
+        (Some(s), _) => ("session", s.as_str(), "session.started"),
+        (None, Some(t)) => ("task_id", t.id.as_str(), "task.started"),
+        (None, None) => return Ok(Vec::new()),
+    };
+    let Some(lines) = ledger::backward(&ctx.layout.ledger())? else { return Ok(Vec::new()) };
+    let mut out = Vec::new();
+    for l in lines {
+        let l = l?;
+        if l.str(key) == Some(value) {
+            let first = l.event() == Some(start);
+            out.push(l);
+            if first {
+                break;
+            }
+        }
+    }
+    out.reverse();
+    Ok(out)
 }
 
 /// The derived handover body; a required section with no writer is a refusal (10).

@@ -275,8 +275,7 @@ fn resolve_listed<T>(
     };
     all.reverse(); // newest name stamp first
     let mut cands: Vec<(Found<T>, usize)> = Vec::new();
-    // The compact created_at of the newest authored tier-0 candidate: no older file can win (a
-    // derived one may still lose to an older authored one, so it sets no bound).
+    // The name stamp below which no file can change the answer (see [`bound_of`]).
     let mut best0: Option<String> = None;
     let mut skipped = 0;
     for name in all {
@@ -285,7 +284,7 @@ fn resolve_listed<T>(
             continue;
         }
         if best0.as_ref().is_some_and(|b| name.get(..16).is_some_and(|s| s < b.as_str())) {
-            trace(&name, "superseded", "older than the selected record of the nearest tier".into());
+            trace(&name, "superseded", "older than any record that could change the answer".into());
             continue;
         }
         if let Some(TaskFilter { id, since: Some(since) }) = task {
@@ -334,15 +333,12 @@ fn resolve_listed<T>(
             trace(&name, "rejected", why);
             continue;
         };
-        if matched == Match::SameWorktreeSameBranch && facts.origin == Origin::Authored {
-            if let Some(t) = parse_stamp(&facts.created_at) {
-                let c = t.format("%Y%m%dT%H%M%SZ").to_string();
-                if best0.as_ref().is_none_or(|b| c > *b) {
-                    best0 = Some(c);
-                }
-            }
-        }
         cands.push((Found { name, path, facts, item, matched }, 0));
+        if matched == Match::SameWorktreeSameBranch {
+            let tier0: Vec<&Facts> =
+                cands.iter().filter(|c| c.0.matched == Match::SameWorktreeSameBranch).map(|c| &c.0.facts).collect();
+            best0 = bound_of(&tier0);
+        }
     }
     res.skipped = skipped;
     let Some(best_tier) = cands.iter().map(|c| c.0.matched).min() else { return Ok(res) };
@@ -382,6 +378,26 @@ fn resolve_listed<T>(
     }
     res.winner = Some(cands.swap_remove(win).0);
     Ok(res)
+}
+
+/// The name stamp below which no file can change a tier-0 answer, given the tier-0 candidates
+/// read so far (every one newer than any file still to read). The winner so far is the newest
+/// one no authored record hides. An authored winner is beaten by no older file. A derived
+/// winner can still be hidden by an older authored record of its task (task `none`: its
+/// episode), but by none written before that task or episode began: task and episode ids carry
+/// their start (`t-`/`s-<yyyymmddHHMMSS>-…`), less [`START_SLACK_SECS`].
+fn bound_of(tier0: &[&Facts]) -> Option<String> {
+    let hidden = |f: &Facts| tier0.iter().any(|o| f.hidden_by(o));
+    let winner = tier0.iter().filter(|f| !hidden(f)).max_by_key(|f| order_key(&f.created_at, 0, ""))?;
+    let at = if winner.origin == Origin::Authored {
+        parse_stamp(&winner.created_at)?
+    } else {
+        let id = if winner.task_id != "none" { &winner.task_id } else { &winner.session };
+        let stamp = id.get(2..16)?;
+        let started = chrono::NaiveDateTime::parse_from_str(stamp, "%Y%m%d%H%M%S").ok()?.and_utc();
+        started - chrono::Duration::seconds(START_SLACK_SECS)
+    };
+    Some(at.format("%Y%m%dT%H%M%SZ").to_string())
 }
 
 /// Resolves the checkpoint or handover of `dir` for this checkout; `task` filters on `task_id`.

@@ -690,3 +690,24 @@ fn doctor_knowledge_rules_apply_only_where_knowledge_exists() {
         out.stdout
     );
 }
+
+/// SPEC §A.27: `init` writes the new freshness defaults; an existing policy keeps its values and
+/// `doctor` says (INFO) when they are the old ones.
+#[test]
+fn doctor_names_the_old_freshness_defaults() {
+    let env = TestEnv::new();
+    let r = env.ready_repo("r");
+    let policy = r.read(".ai/repo/policy.yaml");
+    assert!(policy.contains("stale_minutes: 5760\n"), "{policy}");
+    let out = r.mj(&["doctor"]).ok();
+    assert!(!out.stdout.contains("session.freshness.stale_minutes"), "{}", out.stdout);
+    r.write(".ai/repo/policy.yaml", &policy.replace("stale_minutes: 5760", "stale_minutes: 2880"));
+    let out = r.mj(&["doctor"]).ok();
+    let info = out.stdout.lines().find(|l| l.contains("session.freshness.stale_minutes")).unwrap_or_default();
+    assert!(
+        info.starts_with("INFO policy session.freshness.stale_minutes — 2880 is the old default")
+            && info.contains("now 5760"),
+        "{}",
+        out.stdout
+    );
+}
