@@ -202,18 +202,19 @@ tiny() { # label, then command: the same command on the tiny fixture
 
 cd "$L"
 T=$(tiny start_hook | tail -1); median "$RUNS" nothing start_hook; row "hook claude-code start (tiny: $T ms)" rev-parse "$F_REV"
-# The end hook closes an episode the (untimed) prep opens: the gap read, a final checkpoint, a
-# derived handover, the closed session record.
-open_episode() { "$BIN" hook claude-code start <<<'{"session_id":"bench-end","source":"startup"}' >/dev/null 2>&1; }
-end_hook() { "$BIN" hook claude-code end <<<'{"session_id":"bench-end","reason":"logout"}'; }
-export -f open_episode end_hook
-T=$(cd "$WORK/tiny/repo" && median "$RUNS" open_episode end_hook && echo "$MEDIAN"); median "$RUNS" open_episode end_hook; row "hook claude-code end (tiny: $T ms)" rev-parse "$F_REV"
 T=$(tiny "$BIN" handover --resolve | tail -1); median "$RUNS" nothing "$BIN" handover --resolve; row "handover --resolve (tiny: $T ms)" rev-parse "$F_REV"
 T=$(tiny "$BIN" context | tail -1); median "$RUNS" nothing "$BIN" context; row "context (tiny: $T ms)" "status --porcelain" "$F_STATUS"
 median "$RUNS" nothing "$BIN" history --limit 20; row "history --limit 20" rev-parse "$F_REV"
 median "$SLOW_RUNS" nothing "$BIN" search "Bench handover 4242"; row "search" "status --porcelain" "$F_STATUS"
 median "$SLOW_RUNS" nothing "$BIN" doctor; row "doctor" "status --porcelain" "$F_STATUS"
 median "$RUNS" nothing checkpoint; row "checkpoint (write)" rev-parse "$F_REV"
+# The end hook closes an episode the (untimed) prep opens: the gap read, a final checkpoint, a
+# derived handover, the closed session record. After the readers' rows: its records change
+# what they read (derived handovers of the bench task, written in the pinned second).
+open_episode() { "$BIN" hook claude-code start <<<'{"session_id":"bench-end","source":"startup"}' >/dev/null 2>&1; }
+end_hook() { "$BIN" hook claude-code end <<<'{"session_id":"bench-end","reason":"logout"}'; }
+export -f open_episode end_hook
+T=$(cd "$WORK/tiny/repo" && median "$RUNS" open_episode end_hook && echo "$MEDIAN"); median "$RUNS" open_episode end_hook; row "hook claude-code end (tiny: $T ms)" rev-parse "$F_REV"
 
 # A handover on a tree of 20,000 untracked files (issue 21: one status walk that stops at the
 # first file of an untracked directory), against git status on that same tree. `--no-task`: the
