@@ -43,7 +43,8 @@ fn kept(text: impl Into<String>) -> Line {
 pub fn lines(ctx: &Ctx, server_line: Option<&str>) -> Result<Vec<Line>> {
     let id = ctx.identity()?.clone();
     let mut out = vec![kept("## Majordomus — what this repository already knows")];
-    let episode = ctx.session_id().unwrap_or_else(|| "(none open)".into());
+    let session = ctx.session_id();
+    let episode = session.clone().unwrap_or_else(|| "(none open)".into());
     out.push(kept(format!(
         "Episode {episode}, on {} at {}, working tree {}.",
         id.branch_text(),
@@ -128,7 +129,7 @@ pub fn lines(ctx: &Ctx, server_line: Option<&str>) -> Result<Vec<Line>> {
         }
     }
     // The newest authored checkpoint of the task (no task: of any), by path and age.
-    let session = ctx.session_id().unwrap_or_else(|| "none".into());
+    let session = session.unwrap_or_else(|| "none".into());
     let checkpoint = match &task_id {
         Some(t) => newest_authored(ctx, &ctx.layout.checkpoints(), t, &session, false)?,
         None => resolve(ctx, &ctx.layout.checkpoints(), None)?.winner.filter(|c| c.origin() == Origin::Authored),

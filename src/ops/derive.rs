@@ -105,6 +105,13 @@ fn cited(ctx: &Ctx, r: &Resolved) -> String {
     format!("{} ({})", ctx.rel(&r.path), age(r.meta.judged_at(), ctx.clock.now()))
 }
 
+/// Carries `text` of record `r` forward: `<what> <path> (<age>)<says>` on a line, then the
+/// text quoted within `max` lines.
+fn carry(s: &mut String, ctx: &Ctx, what: &str, r: &Resolved, says: &str, text: &str, max: usize) {
+    s.push_str(&format!("{what} {}{says}\n", cited(ctx, r)));
+    quote(s, text, max, &ctx.rel(&r.path));
+}
+
 /// The derived checkpoint body: the newest authored checkpoint quoted within the checkpoint cap
 /// (SPEC §A.27), then where git stands.
 pub fn checkpoint_body(ctx: &Ctx, task: Option<&Task>) -> Result<String> {
@@ -140,8 +147,7 @@ pub fn checkpoint_body(ctx: &Ctx, task: Option<&Task>) -> Result<String> {
         let cap = ctx.policy()?.checkpoint.max_body_lines;
         let room = cap.saturating_sub(rest.lines().count() + 2);
         if room > 0 {
-            s.push_str(&format!("Newest authored checkpoint {}:\n", cited(ctx, &c)));
-            quote(&mut s, c.body.trim_end(), room, &ctx.rel(&c.path));
+            carry(&mut s, ctx, "Newest authored checkpoint", &c, ":", c.body.trim_end(), room);
         }
     }
     s.push_str(&rest);
@@ -227,18 +233,15 @@ pub fn handover_body(ctx: &Ctx, task: Option<&Task>, required: &[String]) -> Res
         None => s.push_str("No active task: this handover records the state of the episode outside any task.\n"),
     }
     if let (Some(h), Some(text)) = (&ho, section("Objective")) {
-        s.push_str(&format!("The authored handover {} states it as:\n", cited(ctx, h)));
-        quote(&mut s, &text, quoted, &ctx.rel(&h.path));
+        carry(&mut s, ctx, "The authored handover", h, " states it as:", &text, quoted);
     }
 
     s.push_str("\n# Current State\n");
     if let (Some(h), Some(text)) = (&ho, section("Current State")) {
-        s.push_str(&format!("The authored handover {} said:\n", cited(ctx, h)));
-        quote(&mut s, &text, quoted, &ctx.rel(&h.path));
+        carry(&mut s, ctx, "The authored handover", h, " said:", &text, quoted);
     }
     if let Some(c) = &cp {
-        s.push_str(&format!("The newest authored checkpoint {}:\n", cited(ctx, c)));
-        quote(&mut s, c.body.trim_end(), quoted, &ctx.rel(&c.path));
+        carry(&mut s, ctx, "The newest authored checkpoint", c, ":", c.body.trim_end(), quoted);
     }
     if ho.is_some() || cp.is_some() {
         s.push_str("What git and the records say now:\n");
@@ -297,17 +300,17 @@ pub fn handover_body(ctx: &Ctx, task: Option<&Task>, required: &[String]) -> Res
         }
     }
     let next = ho.as_ref().and_then(|h| section("Next Action").map(|t| (h, t)));
+    // A stale or invalid Next Action is never carried forward as the thing to do now (SPEC §0
+    // rule 7).
+    let judged = |h: &Resolved| freshness(h.meta.judged_at(), ctx.clock.now(), policy.thresholds());
     match next {
-        Some((h, _)) if is_history(ctx, h)? => s.push_str(&format!(
+        Some((h, _)) if judged(h).is_history() => s.push_str(&format!(
             "The authored handover {} is history ({}): its Next Action is not carried forward; read {} before acting on it.\n",
             cited(ctx, h),
-            freshness(h.meta.judged_at(), ctx.clock.now(), policy.thresholds()).label.as_str(),
+            judged(h).label.as_str(),
             ctx.rel(&h.path),
         )),
-        Some((h, text)) => {
-            s.push_str(&format!("The authored handover {} gave this Next Action:\n", cited(ctx, h)));
-            quote(&mut s, &text, quoted, &ctx.rel(&h.path));
-        }
+        Some((h, text)) => carry(&mut s, ctx, "The authored handover", h, " gave this Next Action:", &text, quoted),
         None if open.is_empty() => s.push_str(
             "Run `git majordomus context`, then `git majordomus check`, and continue from the current state above.\n",
         ),
@@ -353,13 +356,6 @@ pub fn handover_body(ctx: &Ctx, task: Option<&Task>, required: &[String]) -> Res
     s.push_str(PROVENANCE);
     s.push('\n');
     Ok(s)
-}
-
-/// Whether a record is history (stale or invalid): its Next Action is never carried forward as
-/// the thing to do now (SPEC §0 rule 7).
-fn is_history(ctx: &Ctx, r: &Resolved) -> Result<bool> {
-    let thresholds = ctx.policy()?.thresholds();
-    Ok(freshness(r.meta.judged_at(), ctx.clock.now(), thresholds).is_history())
 }
 
 fn list_bounded(s: &mut String, heading: &str, items: &[String], max: usize) {

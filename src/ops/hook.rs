@@ -164,8 +164,9 @@ pub fn run(
         ("event", Value::from(event.as_str())),
         ("provider_session", Value::from(key.clone())),
     ];
-    if !plan.skipped.is_empty() {
-        fields.push(("skipped", Value::from(plan.skipped.clone())));
+    let skipped = plan.skipped();
+    if !skipped.is_empty() {
+        fields.push(("skipped", Value::from(skipped)));
     }
     let receipt = ctx.record_event(Event::ProviderEventReceived, &fields);
     if let Err(e) = receipt {
@@ -221,12 +222,25 @@ fn start(run: &mut Run<'_>, provider: &str, key: &str) {
 }
 
 /// What a compact or end event writes: each derived record only where it fills a gap
-/// (SPEC §A.21, §A.27), and the names of the ones it skips for the receipt.
+/// (SPEC §A.21, §A.27). `Some(true)`: write it; `Some(false)`: skip it (the receipt says so);
+/// `None`: the policy turns it off.
 #[derive(Debug, Default)]
 struct Plan {
-    checkpoint: bool,
-    handover: bool,
-    skipped: Vec<&'static str>,
+    checkpoint: Option<bool>,
+    handover: Option<bool>,
+    /// Whether this checkout has a task record (the handover is then not `--no-task`).
+    has_task: bool,
+}
+
+impl Plan {
+    /// The records the event skips, as the receipt names them.
+    fn skipped(&self) -> Vec<&'static str> {
+        [("checkpoint", self.checkpoint), ("handover", self.handover)]
+            .into_iter()
+            .filter(|(_, w)| *w == Some(false))
+            .map(|(name, _)| name)
+            .collect()
+    }
 }
 
 fn plan(run: &mut Run<'_>, event: HookEvent, key: &str) -> Plan {
@@ -238,42 +252,34 @@ fn plan(run: &mut Run<'_>, event: HookEvent, key: &str) -> Plan {
     let task = task::local(ctx).ok().flatten();
     // A gap that cannot be read is no reason to write nothing: the records are written.
     let gap = run.step("reading the episode", gap::of_episode(ctx, task.as_ref())).unwrap_or_default();
-    let mut p = Plan::default();
-    if policy.session.checkpoint_on_compact {
-        p.checkpoint = !gap.checkpoint_current;
-        if !p.checkpoint {
-            p.skipped.push("checkpoint");
-        }
+    Plan {
+        checkpoint: policy.session.checkpoint_on_compact.then_some(!gap.checkpoint_current),
+        handover: (event == HookEvent::End && policy.session.handover_on_end).then_some(!gap.handover_covered),
+        has_task: task.is_some(),
     }
-    if event == HookEvent::End && policy.session.handover_on_end {
-        p.handover = !gap.handover_covered;
-        if !p.handover {
-            p.skipped.push("handover");
-        }
-    }
-    p
 }
 
-fn skipped_note(run: &mut Run<'_>, plan: &Plan) {
-    if plan.skipped.contains(&"checkpoint") {
-        run.err("checkpoint: skipped — nothing changed since the last checkpoint (same head, same working tree)");
-    }
-    if plan.skipped.contains(&"handover") {
-        run.err("handover: skipped — an authored handover is newer than this episode's last activity");
+/// Writes the derived checkpoint the plan asks for, or says why it is skipped.
+fn derived_checkpoint(run: &mut Run<'_>, plan: &Plan, step: &str) {
+    match plan.checkpoint {
+        Some(true) => {
+            if let Some(checkpoint::CheckpointReport::Written { path, .. }) =
+                run.step(step, checkpoint::write(run.ctx, "", true))
+            {
+                run.err(format!("checkpoint: {}", run.ctx.rel(&path)));
+            }
+        }
+        Some(false) => {
+            run.err("checkpoint: skipped — nothing changed since the last checkpoint (same head, same working tree)")
+        }
+        None => {}
     }
 }
 
 fn compact(run: &mut Run<'_>, plan: &Plan) {
     let ctx = run.ctx;
     let Some(policy) = run.step("policy", ctx.policy().cloned()) else { return };
-    skipped_note(run, plan);
-    if plan.checkpoint {
-        if let Some(checkpoint::CheckpointReport::Written { path, .. }) =
-            run.step("derived checkpoint", checkpoint::write(ctx, "", true))
-        {
-            run.err(format!("checkpoint: {}", ctx.rel(&path)));
-        }
-    }
+    derived_checkpoint(run, plan, "derived checkpoint");
     if policy.session.knowledge_on_compact {
         run.step("knowledge derive", knowledge::derive(ctx, None, false));
     }
@@ -287,21 +293,24 @@ fn end(run: &mut Run<'_>, key: &str, reason: Option<&str>, plan: &Plan) {
     }
     let outcome = if reason.is_some_and(|r| CLOSING_REASONS.contains(&r)) { "closed" } else { "interrupted" };
     if run.step("policy", ctx.policy().cloned()).is_some() {
-        skipped_note(run, plan);
-        if plan.checkpoint {
-            if let Some(checkpoint::CheckpointReport::Written { path, .. }) =
-                run.step("final checkpoint", checkpoint::write(ctx, "", true))
-            {
-                run.err(format!("checkpoint: {}", ctx.rel(&path)));
+        derived_checkpoint(run, plan, "final checkpoint");
+        match plan.handover {
+            Some(true) => {
+                // A session ending does not end the task (SPEC §A.22): never `--close`.
+                let p = handover::HandoverParams {
+                    derive: true,
+                    close: false,
+                    no_task: !plan.has_task,
+                    ..Default::default()
+                };
+                if let Some(r) = run.step("derived handover", handover::write(ctx, p)) {
+                    run.err(format!("handover: {}", ctx.rel(&r.path)));
+                }
             }
-        }
-        if plan.handover {
-            // A session ending does not end the task (SPEC §A.22): never `--close`.
-            let has_task = task::local(ctx).ok().flatten().is_some();
-            let p = handover::HandoverParams { derive: true, close: false, no_task: !has_task, ..Default::default() };
-            if let Some(r) = run.step("derived handover", handover::write(ctx, p)) {
-                run.err(format!("handover: {}", ctx.rel(&r.path)));
+            Some(false) => {
+                run.err("handover: skipped — an authored handover is newer than this episode's last activity")
             }
+            None => {}
         }
     }
     let closed = session::close(

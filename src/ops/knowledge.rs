@@ -504,21 +504,15 @@ pub fn briefing_lines(ctx: &Ctx) -> Result<Vec<String>> {
     }
     // Only a line that says something (SPEC §A.27): none when nothing awaits review.
     let mut out = Vec::new();
-    {
-        if !here.is_empty() {
-            out.push(format!(
-                "Knowledge: {} candidate(s) awaiting review on this branch: {}",
-                here.len(),
-                here.join(", ")
-            ));
-        }
-        if !unattributed.is_empty() {
-            out.push(format!(
-                "Knowledge: {} candidate(s) whose episode is unknown here: {}",
-                unattributed.len(),
-                unattributed.join(", ")
-            ));
-        }
+    if !here.is_empty() {
+        out.push(format!("Knowledge: {} candidate(s) awaiting review on this branch: {}", here.len(), here.join(", ")));
+    }
+    if !unattributed.is_empty() {
+        out.push(format!(
+            "Knowledge: {} candidate(s) whose episode is unknown here: {}",
+            unattributed.len(),
+            unattributed.join(", ")
+        ));
     }
     Ok(out)
 }

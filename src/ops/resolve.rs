@@ -408,13 +408,7 @@ pub fn resolve(ctx: &Ctx, dir: &Path, task: Option<&str>) -> Result<Resolution> 
 
 /// [`resolve`] with the trace it keeps chosen.
 pub fn resolve_traced(ctx: &Ctx, dir: &Path, task: Option<&str>, trace: Trace) -> Result<Resolution> {
-    let here = here(ctx)?;
-    let root = ctx.layout.root();
-    let since = task_since(ctx, task)?;
-    let task = task.map(|id| TaskFilter { id, since: since.as_deref() });
-    let listed = record_listing(ctx, dir, &here, trace)?;
-    let ans = resolve_listed(ctx, listed, &here, task, None, record_name_key, |name| load_record(root, dir, name))?;
-    Ok(resolution(ans))
+    resolve_only(ctx, dir, task, None, trace)
 }
 
 /// The newest authored record of `dir` that resolves here for `task` (task `none`, or
@@ -427,16 +421,19 @@ pub fn newest_authored(
     session: &str,
     same_episode: bool,
 ) -> Result<Option<Resolved>> {
+    let only = |f: &Facts| f.origin == Origin::Authored && (task != "none" && !same_episode || f.session == session);
+    Ok(resolve_only(ctx, dir, Some(task), Some(&only), Trace::ThisBranch)?.winner)
+}
+
+/// [`resolve_traced`] over the records `only` admits as candidates.
+fn resolve_only(ctx: &Ctx, dir: &Path, task: Option<&str>, only: Only<'_>, trace: Trace) -> Result<Resolution> {
     let here = here(ctx)?;
     let root = ctx.layout.root();
-    let since = task_since(ctx, Some(task))?;
-    let filter = TaskFilter { id: task, since: since.as_deref() };
-    let only = |f: &Facts| f.origin == Origin::Authored && (task != "none" && !same_episode || f.session == session);
-    let listed = record_listing(ctx, dir, &here, Trace::ThisBranch)?;
-    let ans = resolve_listed(ctx, listed, &here, Some(filter), Some(&only), record_name_key, |name| {
-        load_record(root, dir, name)
-    })?;
-    Ok(resolution(ans).winner)
+    let since = task_since(ctx, task)?;
+    let task = task.map(|id| TaskFilter { id, since: since.as_deref() });
+    let listed = record_listing(ctx, dir, &here, trace)?;
+    let ans = resolve_listed(ctx, listed, &here, task, only, record_name_key, |name| load_record(root, dir, name))?;
+    Ok(resolution(ans))
 }
 
 /// [`resolve`] on `task` and, when no record of the task resolves, on any task — what
