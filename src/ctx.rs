@@ -14,7 +14,7 @@ use crate::clock::Clock;
 use crate::error::{Error, Result};
 use crate::git::{Changes, Git, Identity};
 use crate::model::events::Event;
-use crate::model::labels::{branch_text, head_text, Anchor, Divergence, WorkingTree};
+use crate::model::labels::{branch_text, head_text, Anchor, Divergence, Label, Landed, WorkingTree};
 use crate::model::policy::{Policy, Profile};
 use crate::model::record::bounded;
 use crate::store::atomic::{guard, read_opt};
@@ -77,6 +77,8 @@ pub struct Ctx {
     policy: OnceCell<Policy>,
     warnings: RefCell<Vec<String>>,
     labels: RefCell<HashMap<AnchorKey, Divergence>>,
+    rewrites: RefCell<HashMap<String, Option<Label>>>,
+    landings: RefCell<HashMap<String, Option<Landed>>>,
     session_override: RefCell<Option<Option<String>>>,
 }
 
@@ -106,6 +108,8 @@ impl Ctx {
             policy: OnceCell::new(),
             warnings: RefCell::new(Vec::new()),
             labels: RefCell::new(HashMap::new()),
+            rewrites: RefCell::new(HashMap::new()),
+            landings: RefCell::new(HashMap::new()),
             session_override: RefCell::new(None),
         })
     }
@@ -273,7 +277,18 @@ impl Ctx {
         d
     }
 
-    /// The divergence label of a record against HEAD now.
+    /// The rewrite proofs this process has judged, by head (`ops::rewrite`, SPEC §A.24).
+    pub fn memo(&self) -> &RefCell<HashMap<String, Option<Label>>> {
+        &self.rewrites
+    }
+
+    /// The landings this process has judged, by head (`ops::rewrite::landed`).
+    pub fn landed_memo(&self) -> &RefCell<HashMap<String, Option<Landed>>> {
+        &self.landings
+    }
+
+    /// The plain divergence label of a record against HEAD now, without rewrite proofs: what a
+    /// closed session envelope keeps (SPEC §A.27); records are labelled by `ops::rewrite`.
     pub fn divergence_of(&self, record: &impl Anchor) -> Divergence {
         self.divergence(record.anchor_head(), record.anchor_branch())
     }

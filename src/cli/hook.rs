@@ -16,8 +16,11 @@ const PAYLOAD_READ_CAP: u64 = 4 * 1024 * 1024;
 pub struct Args {
     /// The provider: claude-code or codex
     provider: String,
-    /// The event: start, compact or end
+    /// The event: start, compact or end (for `git`: post-rewrite)
     event: String,
+    /// For `git post-rewrite`: the command that rewrote (amend or rebase)
+    #[arg(hide = true)]
+    arg: Option<String>,
 }
 
 /// Runs `hook`.
@@ -27,6 +30,14 @@ pub fn run(cc: &CommandContext, a: &Args, ui: &mut Ui) -> Result<Exit> {
     if !std::io::IsTerminal::is_terminal(&stdin) {
         let _ = stdin.lock().take(PAYLOAD_READ_CAP).read_to_end(&mut payload);
         let _ = std::io::copy(&mut stdin.lock(), &mut std::io::sink());
+    }
+    if a.provider == "git" && a.event == "post-rewrite" {
+        // Installed by `hooks install --git`; like every hook it never fails its caller.
+        if let Ok(ctx) = cc.open() {
+            let _ =
+                crate::ops::rewrite::capture(&ctx, a.arg.as_deref().unwrap_or(""), &String::from_utf8_lossy(&payload));
+        }
+        return Ok(Exit::Ok);
     }
     let r = hook::run(cc.global.repo.as_deref(), &cc.env, &a.provider, &a.event, &payload, &render::context::Text);
     for l in &r.stderr {

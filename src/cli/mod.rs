@@ -170,8 +170,8 @@ pub fn print_record_list(ui: &mut Ui, ctx: &Ctx, dir: &std::path::Path, empty: &
         ui.line(empty);
     }
     for (_, path, meta, _) in &all {
-        let label = ctx.divergence_of(&meta);
-        ui.line(&crate::render::records::list_line(meta, label.as_str(), &ctx.rel(path)));
+        let label = crate::ops::rewrite::shown(ctx, &meta);
+        ui.line(&crate::render::records::list_line(meta, &label, &ctx.rel(path)));
     }
     Ok(())
 }

@@ -5,7 +5,8 @@
 //! answers the one git question (how the chosen record's head stands to local HEAD) through
 //! [`SourceFacts`]. A plan recommends commands; it never runs them.
 
-use crate::continuity::admission::{vocabulary, Code};
+use crate::continuity::admission::Code;
+use crate::model::vocabulary::vocabulary;
 use std::cmp::Ordering;
 
 use chrono::{DateTime, Utc};

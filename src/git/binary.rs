@@ -58,7 +58,7 @@ impl Default for NoPrompt {
 /// `git --git-dir=<git_dir> --work-tree=<root>` with messages in the C locale (they are parsed),
 /// stdin closed, the caller's `GIT_DIR`/`GIT_WORK_TREE`/`GIT_INDEX_FILE` removed, prompts off,
 /// and `MAJORDOMUS_HOOK=1`: a git hook run by this process must not start our own sync again.
-fn command(git_dir: &Path, root: &Path) -> Command {
+pub(super) fn command(git_dir: &Path, root: &Path) -> Command {
     let mut cmd = Command::new("git");
     cmd.arg(format!("--git-dir={}", git_dir.display()))
         .arg(format!("--work-tree={}", root.display()))

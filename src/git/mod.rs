@@ -4,6 +4,7 @@
 //! Must not touch: record semantics, stdout, clap.
 
 pub mod binary;
+pub mod rewrite;
 mod status;
 pub mod store;
 

@@ -4,6 +4,7 @@ use chrono::{DateTime, Utc};
 use serde::Serialize;
 
 use crate::clock::parse_stamp;
+use crate::model::vocabulary::vocabulary;
 
 /// What files and output write for an unborn HEAD (SPEC §4). Inside the code an unborn HEAD is
 /// `None`; this text exists only at the edges, through [`head_text`] and [`head_of`].
@@ -127,6 +128,123 @@ impl Divergence {
     pub fn trustworthy(self) -> bool {
         matches!(self, Divergence::Exact | Divergence::Advanced)
     }
+}
+
+vocabulary! {
+    /// What turned a recorded commit into the one HEAD builds on (SPEC §A.24).
+    pub enum RewriteBy {
+        Amend = "amend",
+        Rebase = "rebase",
+        Squash = "squash",
+        CherryPick = "cherry-pick",
+        SquashMerge = "squash-merge",
+        Merge = "merge",
+        Unknown = "unknown",
+    }
+}
+
+vocabulary! {
+    /// The kind of evidence a rewrite or a landing rests on, strongest first (SPEC §A.24).
+    pub enum ProofKind {
+        Reflog = "reflog",
+        PostRewrite = "post-rewrite",
+        Ancestry = "ancestry",
+        Tree = "tree",
+        PatchId = "patch-id",
+        RangePatchId = "range-patch-id",
+    }
+}
+
+/// The evidence of a rewrite: its kind and what a reader can check it with (a reflog entry, the
+/// captured pair, a tree or patch id).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "mcp", derive(schemars::JsonSchema))]
+pub struct Proof {
+    /// The kind of evidence.
+    pub kind: ProofKind,
+    /// The evidence itself.
+    pub value: String,
+}
+
+/// A recorded commit proven rewritten into another (SPEC §A.24). Computed at read time, never
+/// stored in a record.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "mcp", derive(schemars::JsonSchema))]
+pub struct Rewrite {
+    /// The recorded commit.
+    pub from: String,
+    /// The commit it became: HEAD or an ancestor of HEAD.
+    pub to: String,
+    /// What rewrote it (`unknown` when content is the only proof).
+    pub by: RewriteBy,
+    /// Why this is believed.
+    pub proof: Proof,
+}
+
+/// A record's divergence word with the rewrite that earned it, when one was proven.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Label {
+    /// The word: judged on the rewritten commit when `rewrite` is set.
+    pub divergence: Divergence,
+    /// The proven rewrite.
+    pub rewrite: Option<Rewrite>,
+}
+
+impl Label {
+    /// A label without a rewrite.
+    pub fn plain(divergence: Divergence) -> Label {
+        Label { divergence, rewrite: None }
+    }
+
+    /// The word, and for a proven rewrite what it was judged on: `exact (rewritten from
+    /// 6d4af53 by amend — reflog)`.
+    pub fn describe(&self) -> String {
+        match &self.rewrite {
+            None => self.divergence.as_str().to_string(),
+            Some(r) => format!("{} ({})", self.divergence.as_str(), r.describe("rewritten from", &r.from)),
+        }
+    }
+}
+
+impl Rewrite {
+    fn describe(&self, what: &str, commit: &str) -> String {
+        let by = match self.by {
+            RewriteBy::Unknown => String::new(),
+            by => format!(" by {by}"),
+        };
+        format!("{what} {}{by} — {}", short(commit), self.proof.kind)
+    }
+}
+
+/// A record of another branch whose work is in HEAD's history (SPEC §A.24): merged, or
+/// squash- or rebase-merged as a commit with the same content.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "mcp", derive(schemars::JsonSchema))]
+pub struct Landed {
+    /// The branch it landed in (HEAD's).
+    pub branch: String,
+    /// The commit that carries it.
+    pub commit: String,
+    /// How it got there.
+    pub by: RewriteBy,
+    /// Why this is believed.
+    pub proof: Proof,
+}
+
+impl Landed {
+    /// `landed in main as 1a2b3c4 (squash-merge — range-patch-id)`.
+    pub fn describe(&self) -> String {
+        let by = match self.by {
+            RewriteBy::Unknown => String::new(),
+            by => format!("{by} — "),
+        };
+        format!("landed in {} as {} ({by}{})", self.branch, short(&self.commit), self.proof.kind)
+    }
+}
+
+/// The first seven characters of a commit id, as people quote them.
+pub fn short(commit: &str) -> &str {
+    commit.get(..7).unwrap_or(commit)
 }
 
 /// How old a record is against the policy's thresholds.

@@ -13,3 +13,4 @@ pub mod providers;
 pub mod record;
 pub mod session;
 pub mod task;
+pub mod vocabulary;

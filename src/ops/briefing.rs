@@ -94,7 +94,7 @@ pub fn lines(ctx: &Ctx, server_line: Option<&str>) -> Result<Vec<Line>> {
                 "Handover {} ({}, {}, {}, {}).",
                 ctx.rel(&l.record.path),
                 l.record.matched.as_str(),
-                l.divergence.as_str(),
+                l.git_state(),
                 age(m.judged_at(), now),
                 m.origin
             )));
@@ -106,7 +106,7 @@ pub fn lines(ctx: &Ctx, server_line: Option<&str>) -> Result<Vec<Line>> {
             if !l.divergence.trustworthy() {
                 out.push(kept(format!(
                     "Its commit is not in this history ({}): trust git, not the record.",
-                    l.divergence.as_str()
+                    l.git_state()
                 )));
             }
             if l.freshness.is_history() {
@@ -138,7 +138,7 @@ pub fn lines(ctx: &Ctx, server_line: Option<&str>) -> Result<Vec<Line>> {
         out.push(optional(format!(
             "Newest authored checkpoint {} ({}, {}); read it with git majordomus checkpoint --show.",
             ctx.rel(&c.path),
-            ctx.divergence_of(&c.meta).as_str(),
+            super::rewrite::label_of(ctx, &c.meta).describe(),
             age(c.meta.judged_at(), now)
         )));
     }

@@ -27,7 +27,7 @@ use super::resolve::{resolve, resolve_task_or_any};
 use super::task;
 use crate::ctx::Ctx;
 use crate::error::{Error, Result};
-use crate::model::labels::{age, branch_of, head_of, Anchor, Divergence};
+use crate::model::labels::{age, branch_of, head_of, Anchor, Divergence, Label};
 use crate::model::policy::{Policy, Profile};
 use crate::model::providers;
 use crate::model::task::{in_scope, Outcome, Task};
@@ -144,6 +144,9 @@ pub struct GitView {
     pub working_tree: String,
     /// The divergence label of the active task's recorded head, when there is a task.
     pub task_record: Option<String>,
+    /// The rewrite that earned `task_record`'s word, when one is proven (SPEC §A.24).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub task_record_rewrite: Option<crate::model::labels::Rewrite>,
 }
 
 /// The active task as the document shows it.
@@ -286,8 +289,8 @@ pub struct GitFacts {
 /// Where the active task was recorded, and how that stands to HEAD.
 #[derive(Debug, Clone)]
 pub struct TaskAnchor {
-    /// The label of the recorded head.
-    pub label: Divergence,
+    /// The label of the recorded head, with its proven rewrite.
+    pub label: Label,
     /// The recorded head.
     pub head: String,
     /// The recorded branch.
@@ -358,8 +361,8 @@ pub struct CheckpointFacts {
     pub path: String,
     /// Its age.
     pub age: String,
-    /// Its label against HEAD.
-    pub label: Divergence,
+    /// Its label against HEAD, with its proven rewrite.
+    pub label: Label,
     /// Who wrote it.
     pub origin: crate::model::record::Origin,
     /// The newer derived checkpoint it was preferred to, by path.
@@ -662,7 +665,7 @@ impl Builder<'_> {
         let wt = self.ctx.working_tree()?;
         let changed = self.ctx.changes()?.entries().len();
         let task = self.task.map(|t| TaskAnchor {
-            label: self.ctx.divergence_of(&t),
+            label: super::rewrite::label_of(self.ctx, &t),
             head: t.head.clone(),
             branch: t.branch.clone(),
         });
@@ -671,7 +674,8 @@ impl Builder<'_> {
             branch: id.branch_text().into(),
             head: id.head_text().into(),
             working_tree: wt.to_string(),
-            task_record: task.as_ref().map(|a| a.label.as_str().to_string()),
+            task_record: task.as_ref().map(|a| a.label.divergence.as_str().to_string()),
+            task_record_rewrite: task.as_ref().and_then(|a| a.label.rewrite.clone()),
         };
         Ok(GitFacts { view, changed, task, briefing: self.briefing() })
     }
@@ -762,7 +766,7 @@ impl Builder<'_> {
         Ok(Ok(Content::Checkpoint(CheckpointFacts {
             path: self.ctx.rel(&l.record.path),
             age: age(l.record.meta.judged_at(), self.ctx.clock.now()),
-            label: l.divergence,
+            label: Label { divergence: l.divergence, rewrite: l.rewrite.clone() },
             origin: l.record.meta.origin,
             passed_over: l.passed_over_path(self.ctx),
             body: l.record.body,
@@ -950,6 +954,7 @@ mod tests {
             head: "NONE".into(),
             working_tree: "clean".into(),
             task_record: None,
+            task_record_rewrite: None,
         };
         GitFacts { view, changed: 0, task: None, briefing: None }
     }
@@ -964,7 +969,7 @@ mod tests {
             let facts = CheckpointFacts {
                 path: "cp.md".into(),
                 age: "1m ago".into(),
-                label: Divergence::Exact,
+                label: Label::plain(Divergence::Exact),
                 origin: crate::model::record::Origin::Authored,
                 passed_over: None,
                 body,

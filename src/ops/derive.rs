@@ -252,19 +252,14 @@ pub fn handover_body(ctx: &Ctx, task: Option<&Task>, required: &[String]) -> Res
             let n = ctx.git.commits_between(Some(base), now)?.len();
             s.push_str(&format!(
                 "Since the authored handover: {n} commit(s), {}.\n",
-                ctx.divergence_of(&h.meta).as_str()
+                super::rewrite::label_of(ctx, &h.meta).describe()
             ));
         }
     }
     if let Some(t) = task {
-        let label = ctx.divergence_of(&t);
+        let label = super::rewrite::label_of(ctx, &t).describe();
         let commits = commits_since(ctx, t)?;
-        s.push_str(&format!(
-            "Since the task started at {}: {} commit(s), {}.\n",
-            head7(&t.head),
-            commits.len(),
-            label.as_str()
-        ));
+        s.push_str(&format!("Since the task started at {}: {} commit(s), {}.\n", head7(&t.head), commits.len(), label));
         let touched = touched_listing(ctx, t)?;
         list_bounded(&mut s, &format!("Changed files ({}):", touched.len()), &touched, max);
     } else {

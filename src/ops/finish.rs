@@ -185,14 +185,14 @@ pub fn run(ctx: &Ctx, p: FinishParams) -> Result<FinishReport> {
         }
     });
 
-    let label = ctx.divergence_of(&t);
-    contract.push(if label.trustworthy() {
-        line("state_updated", "pass", format!("task record is {}", label.as_str()))
+    let label = super::rewrite::label_of(ctx, &t);
+    contract.push(if label.divergence.trustworthy() {
+        line("state_updated", "pass", format!("task record is {}", label.describe()))
     } else {
         line(
             "state_updated",
             "fail",
-            format!("task record is {}; its head no longer describes this checkout", label.as_str()),
+            format!("task record is {}; its head no longer describes this checkout", label.describe()),
         )
     });
 

@@ -11,7 +11,7 @@ use super::task;
 use crate::ctx::Ctx;
 use crate::error::{Error, Result};
 use crate::model::events::Event;
-use crate::model::labels::{freshness, Divergence, Freshness};
+use crate::model::labels::{freshness, Divergence, Freshness, Label, Rewrite};
 use crate::model::record::{missing_sections, withhold_next_action, Origin};
 use crate::model::task::Outcome;
 use crate::store::records;
@@ -93,8 +93,10 @@ pub fn write(ctx: &Ctx, p: HandoverParams) -> Result<HandoverReport> {
 pub struct Labelled {
     /// The record.
     pub record: Resolved,
-    /// Divergence from git ancestry.
+    /// Divergence from git ancestry (judged on the rewritten commit when `rewrite` is set).
     pub divergence: Divergence,
+    /// The rewrite that earned the word, when one is proven (SPEC §A.24).
+    pub rewrite: Option<Rewrite>,
     /// Freshness from age vs policy.
     pub freshness: Freshness,
     /// `Divergence: working tree was <x>, now <y>` when it differs.
@@ -104,6 +106,11 @@ pub struct Labelled {
 }
 
 impl Labelled {
+    /// The git-state label as printed: the word, and the rewrite it was judged on.
+    pub fn git_state(&self) -> String {
+        Label { divergence: self.divergence, rewrite: self.rewrite.clone() }.describe()
+    }
+
     /// The body as shown: its Next Action withheld when the record is history (stale or invalid).
     pub fn shown_body(&self) -> String {
         if self.freshness.is_history() {
@@ -131,7 +138,7 @@ pub fn label_preferred(ctx: &Ctx, record: Resolved, passed_over: Option<String>)
 
 /// Labels a resolved record.
 pub fn label(ctx: &Ctx, record: Resolved) -> Result<Labelled> {
-    let divergence = ctx.divergence_of(&record.meta);
+    let Label { divergence, rewrite } = super::rewrite::label_of(ctx, &record.meta);
     let thresholds = ctx.policy().map(|p| p.thresholds()).unwrap_or_default();
     let freshness = freshness(record.meta.judged_at(), ctx.clock.now(), thresholds);
     let now_wt = ctx.working_tree()?;
@@ -139,7 +146,7 @@ pub fn label(ctx: &Ctx, record: Resolved) -> Result<Labelled> {
         && record.meta.working_tree != now_wt.as_str()
         && record.meta.continuity_record.is_none())
     .then(|| now_wt.to_string());
-    Ok(Labelled { record, divergence, freshness, working_tree_now, passed_over: None })
+    Ok(Labelled { record, divergence, rewrite, freshness, working_tree_now, passed_over: None })
 }
 
 /// `handover --resolve [--task]`: the labelled winner, or none.

@@ -15,7 +15,7 @@ use crate::store::atomic::{guard, read_opt, replace};
 pub struct Targets {
     /// `.claude/settings.json` entries.
     pub claude_code: bool,
-    /// `pre-push` and `post-checkout`.
+    /// `pre-push`, `post-checkout` and `post-rewrite`.
     pub git: bool,
     /// The fetch refspec; `Some(None)` = every configured remote.
     pub fetch_refspec: Option<Option<String>>,
@@ -40,7 +40,7 @@ pub const CLAUDE_EVENTS: &[(&str, &str)] = &[
 ];
 
 /// The git hooks and what ours do.
-const GIT_HOOKS: &[&str] = &["pre-push", "post-checkout"];
+const GIT_HOOKS: &[&str] = &["pre-push", "post-checkout", "post-rewrite"];
 
 /// The line that marks a hook file as ours.
 const MARKER: &str = "# git-majordomus hook: installed by `git majordomus hooks install`, removed by `hooks uninstall`";
@@ -175,11 +175,19 @@ fn script(hook: &str) -> String {
             "fi\n"
         )
         .to_string(),
+        "post-rewrite" => concat!(
+            "# Keep the <old> <new> pairs of an amend or a rebase (SPEC §A.24): a handover written\n",
+            "# at the old commit is then labelled by the new one, with this as its proof.\n",
+            "if [ \"${MAJORDOMUS_HOOK:-}\" != 1 ]; then\n",
+            "  printf '%s\\n' \"${majordomus_input-$(cat)}\" | MAJORDOMUS_HOOK=1 git-majordomus hook git post-rewrite \"${1:-}\" >/dev/null 2>&1 || true\n",
+            "fi\n"
+        )
+        .to_string(),
         _ => "if [ \"${MAJORDOMUS_HOOK:-}\" != 1 ] && [ \"${3:-}\" = 1 ]; then\n  p=$(MAJORDOMUS_HOOK=1 git majordomus handover --resolve --path 2>/dev/null | head -n 1)\n  case \"$p\" in\n    \"\"|\"No relevant handover.\") ;;\n    *) echo \"majordomus: handover $p resolves on this branch (git majordomus handover --resolve)\" ;;\n  esac\nfi\n".to_string(),
     };
-    let run_chained = if hook == "pre-push" {
-        // pre-push reads the refs on stdin: keep them for the chained hook.
-        format!("if [ -x \"{chained}\" ]; then\n  input=$(cat)\n  printf '%s' \"$input\" | \"{chained}\" \"$@\"\n  status=$?\nfi\n")
+    let run_chained = if hook == "pre-push" || hook == "post-rewrite" {
+        // pre-push and post-rewrite read their stdin: keep it for the chained hook.
+        format!("if [ -x \"{chained}\" ]; then\n  majordomus_input=$(cat)\n  printf '%s' \"$majordomus_input\" | \"{chained}\" \"$@\"\n  status=$?\nfi\n")
     } else {
         format!("if [ -x \"{chained}\" ]; then\n  \"{chained}\" \"$@\"\n  status=$?\nfi\n")
     };

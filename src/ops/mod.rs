@@ -24,6 +24,7 @@ pub mod lifecycle;
 pub mod question;
 pub mod read;
 pub mod resolve;
+pub mod rewrite;
 pub mod search;
 pub mod server;
 pub mod session;

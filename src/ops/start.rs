@@ -228,8 +228,8 @@ pub fn resume(ctx: &Ctx, id: &str) -> Result<ResumeReport> {
         ],
     )?;
     let mut findings = Vec::new();
-    let label = ctx.divergence_of(&task);
-    if matches!(label, Divergence::Diverged | Divergence::DifferentContext) {
+    let label = super::rewrite::label_of(ctx, &task);
+    if matches!(label.divergence, Divergence::Diverged | Divergence::DifferentContext) {
         findings.push(Finding::new(
             Level::Warn,
             Category::Task,
@@ -238,7 +238,7 @@ pub fn resume(ctx: &Ctx, id: &str) -> Result<ResumeReport> {
                 "the task started at {} on {}, and that is {} here: its scope and touched files are judged from there",
                 head7(&task.head),
                 task.branch,
-                label.as_str()
+                label.describe()
             ),
             "git majordomus check",
         ));
@@ -270,7 +270,7 @@ fn handover_finding(ctx: &Ctx, task: Option<&str>, what: &str) -> Result<Option<
             format!(
                 "{what}, {}, {}, {}",
                 w.matched.as_str(),
-                ctx.divergence_of(&w.meta).as_str(),
+                super::rewrite::label_of(ctx, &w.meta).describe(),
                 age(w.meta.judged_at(), ctx.clock.now())
             ),
             "git majordomus handover --resolve",

@@ -126,8 +126,13 @@ pub struct Record {
     pub working_tree: String,
     /// Which tier of the resolution rule matched.
     pub matched: super::resolve::Match,
-    /// How far its commit is from this one.
+    /// How far its commit is from this one (judged on the rewritten commit when `rewrite` is
+    /// set).
     pub divergence: Divergence,
+    /// The rewrite that earned the word, when one is proven: the recorded `head` became `to`
+    /// (SPEC §A.24). Computed when read, never stored.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rewrite: Option<crate::model::labels::Rewrite>,
     /// How old it is, judged against `session.freshness`.
     pub freshness: FreshnessLabel,
     /// Its age in whole minutes, when its timestamp parses.
@@ -169,6 +174,7 @@ impl Record {
             working_tree: m.working_tree.clone(),
             matched: l.record.matched,
             divergence: l.divergence,
+            rewrite: l.rewrite.clone(),
             freshness: l.freshness.label,
             age_minutes: l.freshness.age_minutes,
             freshness_reason: l.freshness.reason.clone(),
@@ -281,7 +287,7 @@ pub fn state(ctx: &Ctx) -> Result<Continuity> {
             findings.push(format!(
                 "The resolved {kind} {} is not trustworthy ({}): trust git, not the record.",
                 ctx.rel(&l.record.path),
-                l.divergence.as_str()
+                l.git_state()
             ));
         }
         if l.freshness.is_history() {

@@ -106,7 +106,7 @@ fn budget_line(r: &ContextReport) -> String {
 const STATE_LINES: usize = 5;
 
 fn checkpoint_heading(c: &CheckpointFacts) -> String {
-    format!("## LATEST CHECKPOINT ({}, {}, {}, {})", c.path, c.age, c.label.as_str(), c.origin)
+    format!("## LATEST CHECKPOINT ({}, {}, {}, {})", c.path, c.age, c.label.describe(), c.origin)
 }
 
 /// The handover's HISTORY and WARNING lines.
@@ -119,7 +119,7 @@ fn warnings(h: &HandoverFacts) -> Vec<String> {
     if !l.divergence.trustworthy() {
         lines.push(format!(
             "WARNING: its commit is {} from here — validate it against git before acting on it",
-            l.divergence.as_str()
+            l.git_state()
         ));
     }
     lines
@@ -148,13 +148,13 @@ fn lines(content: &Content) -> Vec<String> {
             match &g.task {
                 None => lines.push("task_record: none (no active task)".into()),
                 Some(t) => {
-                    lines.push(format!("task_record: {} (recorded head {})", t.label.as_str(), head7(&t.head)));
-                    if matches!(t.label, Divergence::Diverged | Divergence::DifferentContext) {
+                    lines.push(format!("task_record: {} (recorded head {})", t.label.describe(), head7(&t.head)));
+                    if matches!(t.label.divergence, Divergence::Diverged | Divergence::DifferentContext) {
                         lines.push(format!(
                             "WARNING: the task was recorded on {} at {}, which is {} from here — validate the task against git before acting on it",
                             t.branch,
                             head7(&t.head),
-                            t.label.as_str()
+                            t.label.divergence.as_str()
                         ));
                     }
                 }
@@ -336,6 +336,7 @@ mod tests {
             head: "NONE".into(),
             working_tree: "dirty".into(),
             task_record: None,
+            task_record_rewrite: None,
         };
         let git = Content::Git(GitFacts { view: view.clone(), changed: 2, task: None, briefing: None });
         let text = Text.section(&git);

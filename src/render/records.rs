@@ -36,7 +36,7 @@ pub fn handover(l: &Labelled, rel_path: &str, now: DateTime<Utc>) -> String {
     let m = &l.record.meta;
     let mut s = format!("Handover: {rel_path}\n");
     s.push_str(&format!("Match: {}\n", l.record.matched.as_str()));
-    s.push_str(&format!("Git state: {}\n", l.divergence.as_str()));
+    s.push_str(&format!("Git state: {}\n", l.git_state()));
     s.push_str(&created_line(m, now));
     s.push('\n');
     s.push_str(&format!("Task: {}\n", m.task_id));
@@ -69,7 +69,7 @@ pub fn checkpoint(l: &Labelled, rel_path: &str, now: DateTime<Utc>) -> String {
     let mut s = format!("Checkpoint: {rel_path}\n");
     s.push_str(&created_line(&l.record.meta, now));
     s.push('\n');
-    s.push_str(&format!("Git state: {}\n", l.divergence.as_str()));
+    s.push_str(&format!("Git state: {}\n", l.git_state()));
     s.push_str(&origin_line(l, rel_path));
     s.push_str("---\n");
     s.push_str(&l.record.body);

@@ -12,6 +12,7 @@ pub mod ledger;
 pub mod name_index;
 pub mod questions;
 pub mod records;
+pub mod rewrites;
 pub mod session_context;
 pub mod sessions;
 

@@ -103,13 +103,13 @@ pub(super) fn task_summary(r: &TaskRecord) -> Finding {
 
 /// The divergence label of the task's (head, branch); `diverged`/`different_context` at `bad`.
 pub(super) fn task_label(ctx: &Ctx, t: &Task, bad: Level, category: Category) -> Finding {
-    let label = ctx.divergence_of(&t);
-    let level = match label {
+    let label = crate::ops::rewrite::label_of(ctx, &t);
+    let level = match label.divergence {
         Divergence::Exact | Divergence::Advanced => Level::Ok,
         Divergence::Diverged | Divergence::DifferentContext => bad,
         Divergence::Unknown => Level::Warn,
     };
-    let what = match label {
+    let what = match label.divergence {
         Divergence::Diverged => "; the recorded head is not an ancestor of HEAD: trust git, not the record",
         Divergence::DifferentContext => "; HEAD is on another branch: this task is not about the work here",
         Divergence::Unknown => "; the repository could not be asked",
@@ -119,7 +119,7 @@ pub(super) fn task_label(ctx: &Ctx, t: &Task, bad: Level, category: Category) ->
         level,
         category,
         t.id.clone(),
-        format!("task record {} (recorded head {} on {}){what}", label.as_str(), head7(&t.head), t.branch),
+        format!("task record {} (recorded head {} on {}){what}", label.describe(), head7(&t.head), t.branch),
         "git majordomus context",
     )
 }
