@@ -216,6 +216,14 @@ end_hook() { "$BIN" hook claude-code end <<<'{"session_id":"bench-end","reason":
 export -f open_episode end_hook
 T=$(cd "$WORK/tiny/repo" && median "$RUNS" open_episode end_hook && echo "$MEDIAN"); median "$RUNS" open_episode end_hook; row "hook claude-code end (tiny: $T ms)" rev-parse "$F_REV"
 
+# Issue 22: the start hook after an amend of HEAD, the commit its handover was written at: the
+# label is proven from the branch's reflog read from its tail. HEAD is put back afterwards.
+X=$(git rev-parse HEAD); B=$(git symbolic-ref -q HEAD)
+git -c user.name=bench -c user.email=bench@localhost commit -q --amend --no-edit --allow-empty
+log "after the amend: $("$BIN" handover --resolve | grep '^Git state:')"
+median "$RUNS" nothing start_hook; row "hook claude-code start, after an amend (label proven by the reflog)" rev-parse "$F_REV"
+git update-ref "$B" "$X"
+
 # A handover on a tree of 20,000 untracked files (issue 21: one status walk that stops at the
 # first file of an untracked directory), against git status on that same tree. `--no-task`: the
 # copied fixture's task names the checkout it was made in.

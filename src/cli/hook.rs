@@ -16,7 +16,7 @@ const PAYLOAD_READ_CAP: u64 = 4 * 1024 * 1024;
 pub struct Args {
     /// The provider: claude-code or codex
     provider: String,
-    /// The event: start, compact or end (for `git`: post-rewrite)
+    /// The event: start, compact or end
     event: String,
     /// For `git post-rewrite`: the command that rewrote (amend or rebase)
     #[arg(hide = true)]

@@ -8,13 +8,13 @@ pub mod rewrite;
 mod status;
 pub mod store;
 
+pub use gix::ObjectId;
 pub use status::{in_layer, Changes};
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
 use gix::bstr::ByteSlice;
-use gix::ObjectId;
 
 /// A cause gix (or the system) reported, kept as the error's source.
 pub type Cause = Box<dyn std::error::Error + Send + Sync + 'static>;

@@ -138,7 +138,6 @@ vocabulary! {
         Squash = "squash",
         CherryPick = "cherry-pick",
         SquashMerge = "squash-merge",
-        Merge = "merge",
         Unknown = "unknown",
     }
 }
@@ -148,7 +147,6 @@ vocabulary! {
     pub enum ProofKind {
         Reflog = "reflog",
         PostRewrite = "post-rewrite",
-        Ancestry = "ancestry",
         Tree = "tree",
         PatchId = "patch-id",
         RangePatchId = "range-patch-id",

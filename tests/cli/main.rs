@@ -23,6 +23,7 @@ mod test_large_tree;
 mod test_markdown;
 mod test_remotes;
 mod test_resume;
+mod test_rewrite;
 mod test_search;
 mod test_secrets;
 mod test_session;
