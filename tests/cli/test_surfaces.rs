@@ -585,6 +585,33 @@ fn cli_mcp_http_return_the_same_value_for_every_read_model() {
     assert_eq!(snapshot(&r), before, "no surface wrote anything (files under .ai/, refs, HEAD, index)");
 }
 
+/// A handover whose commit was amended: CLI, MCP and HTTP carry the same proven `rewrite`, and
+/// the state still validates against the seed schema (SPEC §A.24).
+#[test]
+fn every_surface_carries_the_proven_rewrite() {
+    let env = TestEnv::new();
+    let r = fixture(&env);
+    let recorded = r.head();
+    r.git(&["commit", "-q", "--amend", "-m", "reworded"]);
+    let c = json(&r.mj(&["--json", "state"]).ok());
+    assert_eq!(c["handover"]["divergence"], "exact");
+    assert_eq!(c["handover"]["head"], recorded.as_str());
+    assert_eq!(c["handover"]["rewrite"]["by"], "amend");
+    assert_eq!(c["handover"]["rewrite"]["to"], r.head().as_str());
+    let (ok, why) = validate("continuity-state.schema.json", &c);
+    assert!(ok, "{why}");
+    let mut bad = c.clone();
+    bad["handover"]["rewrite"]["by"] = Value::from("guess");
+    assert!(!validate("continuity-state.schema.json", &bad).0, "the schema names every way a rewrite is proven");
+    let s = serve(&env, &r.root);
+    let (st, _, body) = get(&s.addr, "/api/v1/continuity");
+    assert_eq!(st, 200);
+    assert_eq!(serde_json::from_str::<Value>(&body).unwrap()["handover"]["rewrite"], c["handover"]["rewrite"]);
+    drop(s);
+    let m = mcp_client(&env, &r.root, &["majordomus_continuity"], &[]);
+    assert_eq!(m["calls"]["majordomus_continuity"]["structured"]["handover"]["rewrite"], c["handover"]["rewrite"]);
+}
+
 /// Every file under `.ai/` with its bytes, every ref, HEAD and the index: what a read must not change.
 fn snapshot(r: &Repo<'_>) -> Vec<(String, Vec<u8>)> {
     fn walk(root: &Path, dir: &Path, out: &mut Vec<(String, Vec<u8>)>) {
