@@ -39,7 +39,19 @@ pub fn run(cc: &CommandContext, a: &Args, ui: &mut Ui) -> Result<Exit> {
     let result = (|| -> Result<Exit> {
         if a.resolve {
             match handover::resolve_labelled(&ctx, a.task.as_deref())? {
-                None => ui.line("No relevant handover."),
+                None => {
+                    ui.line("No relevant handover.");
+                    if let Some((path, branch, landed)) = a
+                        .task
+                        .as_deref()
+                        .filter(|_| !a.path)
+                        .map(|t| handover::landed_elsewhere(&ctx, t))
+                        .transpose()?
+                        .flatten()
+                    {
+                        ui.line(&format!("This task's newest handover, on {branch}, {}: {path}", landed.describe()));
+                    }
+                }
                 Some(l) => {
                     let rel = ctx.rel(&l.record.path);
                     if a.path {

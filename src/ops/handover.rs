@@ -11,7 +11,7 @@ use super::task;
 use crate::ctx::Ctx;
 use crate::error::{Error, Result};
 use crate::model::events::Event;
-use crate::model::labels::{freshness, Divergence, Freshness, Label, Rewrite};
+use crate::model::labels::{freshness, Anchor, Divergence, Freshness, Label, Landed, Rewrite};
 use crate::model::record::{missing_sections, withhold_next_action, Origin};
 use crate::model::task::Outcome;
 use crate::store::records;
@@ -147,6 +147,19 @@ pub fn label(ctx: &Ctx, record: Resolved) -> Result<Labelled> {
         && record.meta.continuity_record.is_none())
     .then(|| now_wt.to_string());
     Ok(Labelled { record, divergence, rewrite, freshness, working_tree_now, passed_over: None })
+}
+
+/// When `handover --resolve --task <id>` finds nothing here: the task's newest handover on
+/// another branch, by path, when its work landed in this branch (a squash or rebase merge, SPEC
+/// §A.24). Resolution itself never crosses branches; this only says where the work went.
+pub fn landed_elsewhere(ctx: &Ctx, task: &str) -> Result<Option<(String, String, Landed)>> {
+    let here = ctx.identity()?.branch.clone();
+    let newest = super::resolve::list(ctx, &ctx.layout.handovers())?
+        .into_iter()
+        .find(|(_, _, m, _)| m.task_id == task && Some(m.branch.as_str()) != here.as_deref());
+    Ok(newest.and_then(|(_, path, m, _)| {
+        super::rewrite::landed(ctx, m.anchor_head()).map(|l| (ctx.rel(&path), m.branch.clone(), l))
+    }))
 }
 
 /// `handover --resolve [--task]`: the labelled winner, or none.

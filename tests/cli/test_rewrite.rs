@@ -232,7 +232,15 @@ fn a_squash_merge_and_a_rebase_merge_land_in_main() {
     let list = r.mj(&["handover", "--list"]).ok().stdout;
     let first = list.lines().next().unwrap();
     assert!(first.contains(&format!("landed in main as {} (squash-merge — range-patch-id)", short(&squash))), "{list}");
-    assert_eq!(r.mj(&["handover", "--resolve", "--task", &task]).ok().stdout.trim(), "No relevant handover.");
+    let out = r.mj(&["handover", "--resolve", "--task", &task]).ok().stdout;
+    let mut lines = out.lines();
+    assert_eq!(lines.next(), Some("No relevant handover."), "resolution never crosses branches");
+    let note = lines.next().unwrap_or_default();
+    assert!(
+        note.starts_with(&format!("This task's newest handover, on feat, landed in main as {} (squash-merge — range-patch-id): .ai/local/state/handovers/", short(&squash))),
+        "{out}"
+    );
+    assert_eq!(r.mj(&["handover", "--resolve", "--task", &task, "--path"]).ok().stdout, "No relevant handover.\n");
     // A rebase merge: feat rebased onto main and main fast-forwarded — on feat the label is a
     // rebase by the reflog, on main the record landed by its own patch id.
     r.git(&["reset", "-q", "--hard", "HEAD~1"]);
