@@ -102,6 +102,18 @@ fn record(kind: &str, r: &Value) -> String {
             esc(p)
         ));
     }
+    if let Some(rw) = r.get("rewrite").filter(|v| v.is_object()) {
+        let by = s(rw, "by");
+        let by = if by == "unknown" { String::new() } else { format!(" by {by}") };
+        b.push_str(&format!(
+            "<p>rewritten from <code>{}</code>{} into <code>{}</code> — proof: {} <code>{}</code></p>\n",
+            esc(short(s(rw, "from"))),
+            esc(&by),
+            esc(short(s(rw, "to"))),
+            esc(s(&rw["proof"], "kind")),
+            esc(s(&rw["proof"], "value"))
+        ));
+    }
     if matches!(s(r, "divergence"), "diverged" | "different_context") {
         b.push_str("<p class=\"banner\">Its commit is not in this history: trust git, not the record.</p>\n");
     }

@@ -607,6 +607,9 @@ fn every_surface_carries_the_proven_rewrite() {
     let (st, _, body) = get(&s.addr, "/api/v1/continuity");
     assert_eq!(st, 200);
     assert_eq!(serde_json::from_str::<Value>(&body).unwrap()["handover"]["rewrite"], c["handover"]["rewrite"]);
+    let page = get(&s.addr, "/").2;
+    assert!(page.contains(&format!("rewritten from <code>{}</code> by amend", &recorded[..7])), "{page}");
+    assert!(!page.contains("Its commit is not in this history"), "{page}");
     drop(s);
     let m = mcp_client(&env, &r.root, &["majordomus_continuity"], &[]);
     assert_eq!(m["calls"]["majordomus_continuity"]["structured"]["handover"]["rewrite"], c["handover"]["rewrite"]);
