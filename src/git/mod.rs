@@ -14,7 +14,7 @@ use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
 use gix::bstr::ByteSlice;
-use gix::ObjectId;
+pub use gix::ObjectId;
 
 /// A cause gix (or the system) reported, kept as the error's source.
 pub type Cause = Box<dyn std::error::Error + Send + Sync + 'static>;

@@ -11,7 +11,7 @@
 //! Owns: the proof ladder and its bounds. Git facts come from `git::rewrite`, the caches from
 //! `store::rewrites`.
 
-use gix::ObjectId;
+use crate::git::ObjectId;
 
 use crate::ctx::Ctx;
 use crate::git::rewrite::{Entry, Op};
@@ -70,7 +70,7 @@ pub fn content_label(ctx: &Ctx, x: &str) -> Option<Label> {
 
 fn prove(ctx: &Ctx, x: &str, branch: Option<&str>) -> Option<Label> {
     let head = ctx.git.head().ok()??;
-    let from = gix::ObjectId::from_hex(x.as_bytes()).ok()?;
+    let from = ObjectId::from_hex(x.as_bytes()).ok()?;
     let mut facts = Facts::new(ctx, branch);
     let mut hops: Vec<Hop> = Vec::new();
     let mut cur = from;
