@@ -2110,3 +2110,42 @@ fn issue_22_a_squash_merged_record_landed_in_main_and_is_not_resumed_there() {
     assert!(st.resumable[0].landed.is_none());
     w.fsck(&[]);
 }
+
+#[test]
+fn issue_22_publish_warns_when_the_handovers_commit_is_on_no_remote_branch() {
+    let env = TestEnv::new();
+    let w = two_machines(&env, Mesh::Both);
+    let a = &w.a;
+    let unpushed = "is on no remote branch: push it, or the other machine cannot resume";
+    a.git(&["switch", "-q", "-c", "feat"]);
+    let x = a.repo.commit_file("lib/a", "feature\n");
+    a.handover(true, &body("Finish feat.", "Push it."));
+    let warning = format!("warning: the handover's commit {} {unpushed}\n", h7(&x));
+    let dry = a.run(&["continuity", "publish", "--dry-run"], "").ok();
+    assert!(dry.stderr.contains(&warning), "{}", dry.stderr);
+    let out = a.run(&["--json", "continuity", "publish"], "").ok();
+    assert!(out.stderr.contains(&warning), "{}", out.stderr);
+    let v: Publish = doc(&out.stdout);
+    assert!(v.written, "a warning, not a refusal");
+
+    // Pushed: republishing (unchanged) says nothing.
+    a.git(&["push", "-q", "-u", "origin", "feat"]);
+    let out = a.run(&["continuity", "publish"], "").ok();
+    assert!(out.stdout.starts_with("Unchanged   "), "{}", out.stdout);
+    assert!(!out.stderr.contains(unpushed), "{}", out.stderr);
+
+    // A commit under a pushed one is on the remote branch too.
+    a.repo.commit_file("lib/b", "more\n");
+    a.git(&["push", "-q", "origin", "feat"]);
+    let out = a.run(&["continuity", "publish", "--dry-run"], "").ok();
+    assert!(!out.stderr.contains(unpushed), "{}", out.stderr);
+
+    // A clone without any remote cannot sync either: it keeps quiet.
+    let m = Machine::at(&env, "lonely", env.ready_repo("lonely").root.clone());
+    m.device("lonely");
+    m.repo.commit_file("lib/a", "x\n");
+    m.handover(true, &body("Alone.", "Add a remote."));
+    let out = m.run(&["continuity", "publish"], "").ok();
+    assert!(!out.stderr.contains(unpushed), "{}", out.stderr);
+    w.fsck(&[]);
+}
