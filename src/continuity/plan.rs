@@ -18,7 +18,7 @@ use crate::continuity::mesh::Trust;
 use crate::continuity::readmodel::Summary;
 use crate::continuity::record::Record;
 use crate::continuity::view::{age_minutes, published_at, section, short, RecordView};
-use crate::model::labels::branch_text;
+use crate::model::labels::{branch_text, Landed, Rewrite};
 
 /// What a resume restores (SPEC §10.8).
 pub const RESTORES: &[&str] = &["handover", "intent", "issue", "decisions", "next_action", "lineage", "provenance"];
@@ -134,6 +134,7 @@ vocabulary! {
         SourceUnknown = "source_unknown",
         SourceIncomplete = "source_incomplete",
         LocalDirty = "local_dirty",
+        Landed = "landed",
     }
 }
 
@@ -222,6 +223,11 @@ pub struct SourceView {
     pub local_head: Option<String>,
     /// How the two stand.
     pub relation: SourceRelation,
+    /// The proven rewrite the relation was judged on (SPEC §A.24): the record's head is not in
+    /// this history, a commit with its content is. Content proofs only: the origin's reflog is
+    /// not here.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rewrite: Option<Rewrite>,
     /// Whether the origin's tree was dirty.
     pub origin_dirty: bool,
     /// The origin's uncommitted paths (at most 200).
@@ -328,8 +334,14 @@ pub struct RefusedFile {
 /// What the caller found with git about the chosen record's source (the default: nothing known).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct SourceFacts {
-    /// How the record's head stands to local HEAD.
+    /// How the record's head stands to local HEAD (judged on the rewritten commit when
+    /// `rewrite` is set).
     pub relation: SourceRelation,
+    /// The rewrite a content proof found for a head the plain ancestry calls diverged.
+    pub rewrite: Option<Rewrite>,
+    /// For a record of another branch (`branch_differs`): where its work landed in this
+    /// branch, when it did.
+    pub landed: Option<Landed>,
     /// This checkout's branch (`None` when detached).
     pub local_branch: Option<String>,
     /// This checkout's head (`None` when unborn).
@@ -485,6 +497,8 @@ fn choose_implicit(input: &PlanInput<'_>) -> Choice {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 enum Weight {
     SourceUpdate,
+    /// The record's work is already in this branch: `nothing_to_resume`.
+    Landed,
     Conflict,
     Refused,
 }
@@ -508,6 +522,10 @@ pub fn judge(input: &PlanInput<'_>, chosen: &Chosen, facts: &SourceFacts) -> Res
     let mut actions: Vec<String> = Vec::new();
 
     plan.record = Some(input.view(p));
+    let landed = facts.landed.as_ref().filter(|_| facts.relation == SourceRelation::BranchDiffers);
+    if let Some(v) = plan.record.as_mut() {
+        v.landed = landed.cloned();
+    }
     plan.task = r.task.as_ref().map(|t| PlanTask {
         id: t.id.clone(),
         title: t.title.clone(),
@@ -615,7 +633,14 @@ pub fn judge(input: &PlanInput<'_>, chosen: &Chosen, facts: &SourceFacts) -> Res
         SourceRelation::Exact => {}
         SourceRelation::LocalAhead => warnings.push(Notice::new(
             PlanCode::LocalAhead,
-            format!("this checkout's head {lh} has commits after the record's head {eh}"),
+            match &facts.rewrite {
+                None => format!("this checkout's head {lh} has commits after the record's head {eh}"),
+                Some(rw) => format!(
+                    "this checkout's head {lh} has commits after {}, which holds the record's head {eh} rewritten ({})",
+                    crate::model::labels::short(&rw.to),
+                    rw.proof.kind
+                ),
+            },
         )),
         SourceRelation::LocalBehind => {
             blockers.push((Weight::SourceUpdate, Notice::new(PlanCode::LocalBehind, format!("the record's head {eh} is ahead of this checkout's head {lh}; bring the branch up to date first"))));
@@ -642,6 +667,16 @@ pub fn judge(input: &PlanInput<'_>, chosen: &Chosen, facts: &SourceFacts) -> Res
                 ),
             ));
             actions.push(format!("git fetch {}", shell_word(remote)));
+        }
+        // The work landed here (a squash or rebase merge): nothing to resume, and no `git switch`
+        // to go and resume it.
+        SourceRelation::BranchDiffers if landed.is_some() => {
+            if let Some(l) = landed {
+                blockers.push((
+                    Weight::Landed,
+                    Notice::new(PlanCode::Landed, format!("this record's work {}: nothing to resume", l.describe())),
+                ));
+            }
         }
         SourceRelation::BranchDiffers => {
             let theirs = branch_text(expected_branch.as_deref());
@@ -686,6 +721,10 @@ pub fn judge(input: &PlanInput<'_>, chosen: &Chosen, facts: &SourceFacts) -> Res
         local_branch: facts.local_branch.clone(),
         local_head: facts.local_head.clone(),
         relation,
+        rewrite: facts
+            .rewrite
+            .clone()
+            .filter(|_| matches!(relation, SourceRelation::Exact | SourceRelation::LocalAhead)),
         origin_dirty,
         origin_changed: r.source.changed.clone(),
         origin_changed_total: r.source.changed_total,
@@ -693,8 +732,8 @@ pub fn judge(input: &PlanInput<'_>, chosen: &Chosen, facts: &SourceFacts) -> Res
         same_uncommitted_work,
     });
 
-    // Intent.
-    if let Some(t) = &r.task {
+    // Intent (not for work that already landed here).
+    if let Some(t) = r.task.as_ref().filter(|_| landed.is_none()) {
         actions.push(start_command(&t.title, &t.scope, t.profile.as_deref()));
     }
 
@@ -702,6 +741,7 @@ pub fn judge(input: &PlanInput<'_>, chosen: &Chosen, facts: &SourceFacts) -> Res
     plan.status = match blockers.iter().map(|(w, _)| *w).max() {
         Some(Weight::Refused) => PlanStatus::Refused,
         Some(Weight::Conflict) => PlanStatus::Conflict,
+        Some(Weight::Landed) => PlanStatus::NothingToResume,
         Some(Weight::SourceUpdate) => PlanStatus::RequiresSourceUpdate,
         None if warnings.is_empty() => PlanStatus::Ready,
         None => PlanStatus::ReadyWithWarnings,
@@ -723,17 +763,7 @@ pub fn plan(input: &PlanInput<'_>, source: &dyn Fn(&str, &Record) -> SourceFacts
         Choice::Settled(plan) => *plan,
         Choice::Record(chosen) => match input.find(&chosen.id) {
             Some(p) => judge(input, &chosen, &source(p.id, p.record)),
-            None => judge(
-                input,
-                &chosen,
-                &SourceFacts {
-                    relation: SourceRelation::Unknown,
-                    local_branch: None,
-                    local_head: None,
-                    local_dirty: false,
-                    local_fingerprint: None,
-                },
-            ),
+            None => judge(input, &chosen, &SourceFacts { relation: SourceRelation::Unknown, ..SourceFacts::default() }),
         },
     }
 }
@@ -913,6 +943,8 @@ mod tests {
     fn facts(relation: SourceRelation) -> SourceFacts {
         SourceFacts {
             relation,
+            rewrite: None,
+            landed: None,
             local_branch: Some("main".into()),
             local_head: Some(LOCAL_HEAD.into()),
             local_dirty: false,
@@ -1295,6 +1327,71 @@ mod tests {
         assert_eq!(p.actions[0], "git switch feature/x");
         assert_eq!(p.lineage, Some(Relation::Independent));
         assert_eq!(p.record.unwrap().issue.as_deref(), Some("#2"));
+    }
+
+    fn proof(kind: crate::model::labels::ProofKind) -> crate::model::labels::Proof {
+        crate::model::labels::Proof { kind, value: "9".repeat(40) }
+    }
+
+    /// Issue 22: a record of another branch whose work landed here is nothing to resume — no
+    /// `git switch` to go and resume it, no `start`, and `resume` refuses (not resumable).
+    #[test]
+    fn work_that_landed_here_is_nothing_to_resume() {
+        use crate::model::labels::{ProofKind, RewriteBy};
+        let mut theirs = rec();
+        theirs.source.branch = Some("feature/x".into());
+        let w = World::new().with("a1", theirs, Trust::Trusted);
+        let landed = Landed {
+            branch: "main".into(),
+            commit: LOCAL_HEAD.into(),
+            by: RewriteBy::SquashMerge,
+            proof: proof(ProofKind::RangePatchId),
+        };
+        let mut f = facts(SourceRelation::BranchDiffers);
+        f.landed = Some(landed.clone());
+        let p = w.run(f.clone());
+        assert_eq!(p.status, PlanStatus::NothingToResume);
+        assert!(!p.status.is_resumable() && p.status.exits_zero());
+        assert_eq!(codes(&p.blockers), ["landed"]);
+        assert_eq!(
+            p.blockers[0].message,
+            "this record's work landed in main as 2222222 (squash-merge — range-patch-id): nothing to resume"
+        );
+        assert!(p.actions.is_empty(), "{:?}", p.actions);
+        assert_eq!(p.record.as_ref().and_then(|r| r.landed.clone()), Some(landed.clone()));
+        // An untrusted origin still refuses.
+        let w2 = World::new().with("a1", w.recs[0].1.clone(), Trust::Untrusted);
+        assert_eq!(w2.run(f.clone()).status, PlanStatus::Refused);
+        // A landing only counts for a record of another branch.
+        f.relation = SourceRelation::Exact;
+        let p = w.run(f);
+        assert_eq!(p.status, PlanStatus::Ready);
+        assert!(p.record.unwrap().landed.is_none());
+    }
+
+    /// Issue 22: a proven rewrite travels beside the relation it earned, never beside another.
+    #[test]
+    fn a_rewrite_is_shown_beside_the_relation_it_earned() {
+        use crate::model::labels::{ProofKind, RewriteBy};
+        let w = World::new().with("a1", rec(), Trust::Trusted);
+        let rw = Rewrite {
+            from: HEAD.into(),
+            to: LOCAL_HEAD.into(),
+            by: RewriteBy::Unknown,
+            proof: proof(ProofKind::PatchId),
+        };
+        let mut f = facts(SourceRelation::Exact);
+        f.rewrite = Some(rw.clone());
+        let p = w.run(f.clone());
+        assert_eq!((p.status, p.source.unwrap().rewrite), (PlanStatus::Ready, Some(rw.clone())));
+        f.relation = SourceRelation::LocalAhead;
+        let p = w.run(f.clone());
+        assert_eq!(codes(&p.warnings), ["local_ahead"]);
+        assert!(p.warnings[0]
+            .message
+            .contains("after 2222222, which holds the record's head 111111111111 rewritten (patch-id)"));
+        f.relation = SourceRelation::Diverged;
+        assert_eq!(w.run(f).source.unwrap().rewrite, None);
     }
 
     #[test]

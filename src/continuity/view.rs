@@ -8,6 +8,7 @@ use crate::clock::parse_stamp;
 use crate::continuity::mesh::Trust;
 use crate::continuity::readmodel::Summary;
 use crate::continuity::record::{Device, Record};
+use crate::model::labels::Landed;
 use crate::model::record::section_text;
 
 /// One record as shown (SPEC §10.7). In JSON `id`, `line` and `parent` are full 64-hex ids.
@@ -53,6 +54,11 @@ pub struct RecordView {
     pub issue: Option<String>,
     /// The first line of the handover's `# Objective` (`""` when absent).
     pub objective: String,
+    /// For a record of another branch than this checkout's: where its work landed in this
+    /// branch (a squash or rebase merge, a cherry-pick), when a content proof says so (SPEC
+    /// §A.24). Filled by the caller, which has git; absent otherwise.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub landed: Option<Landed>,
 }
 
 impl RecordView {
@@ -80,6 +86,7 @@ impl RecordView {
             task: s.task.clone(),
             issue: s.issue.clone(),
             objective: s.objective.clone(),
+            landed: None,
         }
     }
 }

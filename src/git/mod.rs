@@ -321,6 +321,41 @@ impl Git {
         Ok(roots)
     }
 
+    /// Whether `commit` is on a remote-tracking branch (`refs/remotes/*`): the tip of one, or
+    /// an ancestor of one. A tip equal to the commit answers before any history is walked;
+    /// then at most [`REMOTE_BRANCH_CHECKS`] tips are asked for ancestry, stopping at the first
+    /// that holds it. `None` when the answer is not known within that bound or the refs cannot
+    /// be read: a caller that warns on `Some(false)` keeps quiet then.
+    pub fn on_remote_branch(&self, commit: ObjectId) -> Option<bool> {
+        let platform = self.repo.references().ok()?;
+        let mut known = true;
+        let mut tips: Vec<ObjectId> = Vec::new();
+        // Symbolic refs (`refs/remotes/origin/HEAD`) name a branch listed on its own.
+        for r in platform.remote_branches().ok()? {
+            let Ok(r) = r else {
+                known = false;
+                continue;
+            };
+            let Some(id) = r.try_id().map(|i| i.detach()) else { continue };
+            if id == commit {
+                return Some(true);
+            }
+            tips.push(id);
+        }
+        tips.sort();
+        tips.dedup();
+        let asked = tips.len().min(REMOTE_BRANCH_CHECKS);
+        known &= asked == tips.len();
+        for t in &tips[..asked] {
+            match self.is_ancestor(commit, *t) {
+                Ok(true) => return Some(true),
+                Ok(false) => {}
+                Err(_) => known = false,
+            }
+        }
+        known.then_some(false)
+    }
+
     /// The toplevel paths of every worktree of this clone, this one included.
     pub fn worktree_roots(&self) -> Vec<PathBuf> {
         let mut v = Vec::new();
@@ -341,6 +376,9 @@ impl Git {
         v
     }
 }
+
+/// How many remote-tracking tips [`Git::on_remote_branch`] asks for ancestry at most.
+pub const REMOTE_BRANCH_CHECKS: usize = 256;
 
 /// Ancestry through commit-graph generation numbers; `None` when either commit is not in the graph.
 fn is_ancestor_graph(g: &gix::commitgraph::Graph, a: ObjectId, b: ObjectId) -> Option<bool> {

@@ -3,6 +3,7 @@
 use crate::continuity::admission::Diagnostic;
 use crate::continuity::plan::ResumePlan;
 use crate::continuity::view::RecordView;
+use crate::model::labels::{self, RewriteBy};
 use crate::ops::continuity::device::{DeviceReport, VerifyReport};
 use crate::ops::continuity::publish::PublishReport;
 use crate::ops::continuity::resume::ResumeReport;
@@ -53,6 +54,9 @@ pub fn record_block(s: &mut String, v: &RecordView) {
             v.working_tree
         ),
     );
+    if let Some(l) = &v.landed {
+        p(s, "work", l.describe());
+    }
     if !v.objective.is_empty() {
         p(s, "objective", &v.objective);
     }
@@ -128,8 +132,9 @@ pub fn records(r: &RecordsReport) -> String {
         format!("{} record(s)\n", r.records.len())
     };
     for v in &r.records {
+        let landed = v.landed.as_ref().map(|l| format!("  {}", l.describe())).unwrap_or_default();
         s.push_str(&format!(
-            "{}  line {}  parent {}  {}  {}  {}\n",
+            "{}  line {}  parent {}  {}  {}  {}{landed}\n",
             short(&v.id),
             short(&v.line),
             v.parent.as_deref().map(short).unwrap_or("-"),
@@ -165,6 +170,20 @@ pub fn plan(r: &ResumePlan) -> String {
             if src.local_dirty { "  dirty" } else { "" }
         ));
         s.push_str(&format!("  {:<12}{}\n", "relation", src.relation.as_str()));
+        if let Some(rw) = &src.rewrite {
+            let by = match rw.by {
+                RewriteBy::Unknown => String::new(),
+                by => format!(" by {by}"),
+            };
+            s.push_str(&format!(
+                "  {:<12}{} -> {}{by} ({}: {})\n",
+                "rewritten",
+                labels::short(&rw.from),
+                labels::short(&rw.to),
+                rw.proof.kind,
+                rw.proof.value
+            ));
+        }
         if src.origin_dirty {
             s.push_str(&format!(
                 "  origin dirty: {} uncommitted file(s) not in its commit\n",

@@ -1876,3 +1876,276 @@ fn property_incremental_reads_equal_cold_reads_over_random_publish_sync_resume()
         w.fsck(&[]);
     }
 }
+
+// ---------------------------------------------------------------------------------------------
+// Issue 22: rewrites across machines (SPEC §A.24 with §10.4, §10.7, §10.8)
+
+/// The first seven characters of a commit id.
+fn h7(c: &str) -> &str {
+    &c[..7]
+}
+
+/// A world whose remote takes forced pushes, A on a new branch `feat` with one commit `lib/a`
+/// pushed, a handover and a record published and synced there; B has fetched the branch,
+/// checked it out and synced. Returns the world, the commit and the record id.
+fn published_on_feat(env: &TestEnv) -> (World<'_>, String, String) {
+    let w = two_machines(env, Mesh::Both);
+    w.remote_git(&["config", "receive.denyNonFastForwards", "false"]);
+    let (a, b) = (&w.a, &w.b);
+    a.git(&["switch", "-q", "-c", "feat"]);
+    let x = a.repo.commit_file("lib/a", "feature\n");
+    a.git(&["push", "-q", "-u", "origin", "feat"]);
+    a.handover(true, &body("Finish feat.", "Write the tests."));
+    let r1 = a.publish(&[]);
+    a.sync();
+    b.git(&["fetch", "-q", "origin"]);
+    b.git(&["switch", "-q", "-c", "feat", "origin/feat"]);
+    b.sync();
+    let plan: Plan = b.cj(&["plan"], 0);
+    assert_eq!((plan.source().relation.as_str(), plan.source().rewrite.as_ref()), ("exact", None), "{plan:?}");
+    (w, x, r1)
+}
+
+/// B fetches the code and moves its `feat` to the new `origin/feat`.
+fn follow_feat(b: &Machine<'_>) {
+    b.git(&["fetch", "-q", "origin"]);
+    b.git(&["reset", "-q", "--hard", "origin/feat"]);
+}
+
+/// `git patch-id --stable` of a commit's own change, as git computes it.
+fn patch_id(m: &Machine<'_>, commit: &str) -> String {
+    let out = m.env.sh(m.root(), &format!("git diff-tree -p --root {commit} | git patch-id --stable"), b"", &[]).ok();
+    out.stdout.split_whitespace().next().unwrap().to_string()
+}
+
+#[test]
+fn issue_22_a_rebased_and_force_pushed_head_is_exact_by_patch_id_on_the_other_machine() {
+    let env = TestEnv::new();
+    let (w, x, r1) = published_on_feat(&env);
+    let (a, b) = (&w.a, &w.b);
+
+    // A: upstream moves on; feat is rebased onto it and force-pushed.
+    a.git(&["switch", "-q", "main"]);
+    a.repo.commit_file("docs/upstream", "upstream\n");
+    a.git(&["push", "-q", "origin", "main"]);
+    a.git(&["switch", "-q", "feat"]);
+    a.git(&["rebase", "-q", "main"]);
+    let x2 = a.repo.head();
+    assert_ne!(x, x2);
+    a.git(&["push", "-q", "-f", "origin", "feat"]);
+
+    // B: fetches the code, syncs continuity, follows the branch.
+    b.sync();
+    follow_feat(b);
+    let b_snap = b.snap();
+    let plan: Plan = b.cj(&["plan"], 0);
+    assert_eq!(plan.record_id(), Some(r1.as_str()));
+    assert_eq!(plan.source().relation, "exact", "{plan:?}");
+    assert_eq!(plan.source().expected_head.as_deref(), Some(x.as_str()), "the recorded head stays as written");
+    let rw = plan.source().rewrite.as_ref().expect("a proven rewrite");
+    assert_eq!((rw.from.as_str(), rw.to.as_str()), (x.as_str(), x2.as_str()));
+    assert_eq!(rw.by, "unknown", "the origin's reflog is not here: content is the only proof");
+    assert_eq!(rw.proof.kind, "patch-id");
+    assert_eq!(rw.proof.value, patch_id(b, &x));
+    assert_eq!(plan.status, "ready", "{plan:?}");
+    let text = b.c(&["plan"]).ok().stdout;
+    assert!(text.contains("  relation    exact\n"), "{text}");
+    assert!(
+        text.contains(&format!("  rewritten   {} -> {} (patch-id: {})\n", h7(&x), h7(&x2), rw.proof.value)),
+        "{text}"
+    );
+
+    // A commit after the rewritten head: local_ahead, judged on the rewrite.
+    b.repo.commit_file("lib/b", "more\n");
+    let plan: Plan = b.cj(&["plan"], 0);
+    assert_eq!(plan.source().relation, "local_ahead", "{plan:?}");
+    assert_eq!(plan.source().rewrite.as_ref().map(|r| r.to.as_str()), Some(x2.as_str()));
+    assert_eq!(notice_codes(&plan.warnings), ["local_ahead"]);
+    assert!(
+        plan.warnings[0].message.contains(&format!("after {}, which holds the record's head {}", h7(&x2), &x[..12])),
+        "{plan:?}"
+    );
+    let r: Resume = b.cj(&["resume"], 0);
+    assert!(r.resumed, "{r:?}");
+    assert_eq!(b.snap().head, b.repo.head());
+    assert_ne!(b.snap(), b_snap);
+    w.fsck(&[]);
+}
+
+#[test]
+fn issue_22_a_reworded_head_is_exact_by_tree_and_other_content_stays_diverged() {
+    let env = TestEnv::new();
+    let (w, x, r1) = published_on_feat(&env);
+    let (a, b) = (&w.a, &w.b);
+    let tree = b.git(&["rev-parse", &format!("{x}^{{tree}}")]);
+
+    // Reworded only: the same tree.
+    a.git(&["commit", "-q", "--amend", "-m", "feat: reworded"]);
+    let x1 = a.repo.head();
+    a.git(&["push", "-q", "-f", "origin", "feat"]);
+    follow_feat(b);
+    let plan: Plan = b.cj(&["plan", "--record", &r1], 0);
+    assert_eq!(plan.source().relation, "exact", "{plan:?}");
+    let rw = plan.source().rewrite.as_ref().expect("a proven rewrite");
+    assert_eq!((rw.to.as_str(), rw.proof.kind.as_str(), rw.proof.value.as_str()), (x1.as_str(), "tree", tree.as_str()));
+
+    // Other content under the record's own message: no proof, diverged.
+    a.repo.write("lib/a", "something else entirely\n");
+    a.git(&["commit", "-q", "-a", "--amend", "-m", "change lib/a"]);
+    let x2 = a.repo.head();
+    assert_eq!(a.git(&["log", "-1", "--format=%s", &x]), a.git(&["log", "-1", "--format=%s", &x2]));
+    a.git(&["push", "-q", "-f", "origin", "feat"]);
+    follow_feat(b);
+    let b_snap = b.snap();
+    let plan: Plan = b.cj(&["plan", "--record", &r1], 10);
+    assert_eq!(plan.status, "conflict", "{plan:?}");
+    assert_eq!(plan.source().relation, "diverged");
+    assert!(plan.source().rewrite.is_none(), "messages are never proof: {plan:?}");
+    assert_eq!(notice_codes(&plan.blockers), ["source_diverged"]);
+    assert!(!b.c(&["plan", "--record", &r1]).code(10).stdout.contains("rewritten"));
+    let r: Resume = b.cj(&["resume", "--record", &r1], 10);
+    assert!(!r.resumed);
+    assert_eq!(b.snap(), b_snap);
+    w.fsck(&[]);
+}
+
+#[test]
+fn issue_22_a_head_this_clone_cannot_read_stays_head_missing_until_it_is_fetched() {
+    let env = TestEnv::new();
+    let w = two_machines(&env, Mesh::Both);
+    let (a, b) = (&w.a, &w.b);
+    a.git(&["switch", "-q", "-c", "feat"]);
+    let x = a.repo.commit_file("lib/a", "feature\n");
+    a.handover(true, &body("Finish feat.", "Write the tests."));
+    let r1 = a.publish(&[]);
+    a.sync();
+    // Only the reworded commit (the same tree) reaches the remote.
+    a.git(&["commit", "-q", "--amend", "-m", "feat: reworded"]);
+    let x1 = a.repo.head();
+    a.git(&["push", "-q", "-u", "origin", "feat"]);
+    b.git(&["fetch", "-q", "origin"]);
+    b.git(&["switch", "-q", "-c", "feat", "origin/feat"]);
+    b.sync();
+    let plan: Plan = b.cj(&["plan"], 10);
+    assert_eq!(plan.record_id(), Some(r1.as_str()));
+    assert_eq!(plan.source().relation, "head_missing", "a proof uses only objects present here: {plan:?}");
+    assert!(plan.source().rewrite.is_none());
+    assert_eq!(notice_codes(&plan.blockers), ["head_missing"]);
+
+    // Once the recorded commit can be read here, its tree proves the rewrite.
+    a.git(&["push", "-q", "origin", &format!("{x}:refs/heads/backup")]);
+    b.git(&["fetch", "-q", "origin"]);
+    let plan: Plan = b.cj(&["plan"], 0);
+    assert_eq!(plan.source().relation, "exact", "{plan:?}");
+    let rw = plan.source().rewrite.as_ref().expect("a proven rewrite");
+    assert_eq!((rw.from.as_str(), rw.to.as_str(), rw.proof.kind.as_str()), (x.as_str(), x1.as_str(), "tree"));
+    w.fsck(&[]);
+}
+
+#[test]
+fn issue_22_a_squash_merged_record_landed_in_main_and_is_not_resumed_there() {
+    let env = TestEnv::new();
+    let w = two_machines(&env, Mesh::Both);
+    let (a, b) = (&w.a, &w.b);
+    a.git(&["switch", "-q", "-c", "feat"]);
+    a.repo.commit_file("lib/a", "one\n");
+    let x2 = a.repo.commit_file("lib/b", "two\n");
+    a.git(&["push", "-q", "-u", "origin", "feat"]);
+    a.handover(true, &body("Finish feat.", "Open the pull request."));
+    let r1 = a.publish(&[]);
+    a.sync();
+
+    // B: main moves on, then feat is squash-merged into it (as a forge's squash merge does).
+    b.git(&["fetch", "-q", "origin"]);
+    b.sync();
+    b.git(&["branch", "-q", "feat", "origin/feat"]);
+    b.repo.commit_file("docs/other", "other work\n");
+    b.git(&["merge", "-q", "--squash", "feat"]);
+    b.git(&["commit", "-q", "-m", "feat (#1)"]);
+    let s = b.repo.head();
+    let b_snap = b.snap();
+    let landed = format!("landed in main as {} (squash-merge — range-patch-id)", h7(&s));
+
+    for args in [&["plan", "--record", &r1[..12]][..], &["plan"][..]] {
+        let plan: Plan = b.cj(args, 0);
+        assert_eq!(plan.status, "nothing_to_resume", "{plan:?}");
+        assert_eq!(plan.source().relation, "branch_differs");
+        assert_eq!(notice_codes(&plan.blockers), ["landed"], "{plan:?}");
+        assert_eq!(plan.blockers[0].message, format!("this record's work {landed}: nothing to resume"));
+        assert!(plan.actions.iter().all(|x| !x.contains("resume") && !x.contains("git switch")), "{plan:?}");
+        let l = plan.record().landed.as_ref().expect("landed");
+        assert_eq!((l.branch.as_str(), l.commit.as_str(), l.by.as_str()), ("main", s.as_str(), "squash-merge"));
+        assert_eq!(l.proof.kind, "range-patch-id");
+    }
+    let text = b.c(&["plan", "--record", &r1]).ok().stdout;
+    assert!(text.contains(&format!("BLOCKER landed: this record's work {landed}: nothing to resume\n")), "{text}");
+    assert!(!text.contains("run "), "{text}");
+    let r: Resume = b.cj(&["resume", "--record", &r1], 10);
+    assert!(!r.resumed && r.handover.is_none(), "{r:?}");
+    assert_eq!(r.plan.status, "nothing_to_resume");
+    assert!(b.c(&["resume"]).code(10).stdout.starts_with("Resume blocked  nothing_to_resume\n"));
+    assert!(b.arrived().is_empty());
+
+    // status and records say where it landed.
+    let st: Status = b.cj(&["status"], 0);
+    let l = st.resumable[0].landed.as_ref().expect("landed in status");
+    assert_eq!((l.branch.as_str(), l.commit.as_str()), ("main", s.as_str()));
+    let text = b.c(&["status"]).ok().stdout;
+    assert!(text.contains(&format!("work        {landed}\n")), "{text}");
+    let rs: Records = b.cj(&["records"], 0);
+    let rec = rs.records.iter().find(|v| v.id == r1).unwrap();
+    assert_eq!(rec.landed.as_ref().map(|l| l.commit.as_str()), Some(s.as_str()));
+    let text = b.c(&["records"]).ok().stdout;
+    let line = text.lines().find(|l| l.starts_with(&r1[..12])).unwrap();
+    assert!(line.ends_with(&format!("  {landed}")), "{text}");
+    assert_eq!(b.snap(), b_snap);
+
+    // On feat itself nothing landed: the record is resumed as usual.
+    b.git(&["switch", "-q", "feat"]);
+    let plan: Plan = b.cj(&["plan"], 0);
+    assert_eq!((plan.status.as_str(), plan.source().relation.as_str()), ("ready", "exact"), "{plan:?}");
+    assert!(plan.record().landed.is_none());
+    assert_eq!(plan.source().expected_head.as_deref(), Some(x2.as_str()));
+    let st: Status = b.cj(&["status"], 0);
+    assert!(st.resumable[0].landed.is_none());
+    w.fsck(&[]);
+}
+
+#[test]
+fn issue_22_publish_warns_when_the_handovers_commit_is_on_no_remote_branch() {
+    let env = TestEnv::new();
+    let w = two_machines(&env, Mesh::Both);
+    let a = &w.a;
+    let unpushed = "is on no remote branch: push it, or the other machine cannot resume";
+    a.git(&["switch", "-q", "-c", "feat"]);
+    let x = a.repo.commit_file("lib/a", "feature\n");
+    a.handover(true, &body("Finish feat.", "Push it."));
+    let warning = format!("warning: the handover's commit {} {unpushed}\n", h7(&x));
+    let dry = a.run(&["continuity", "publish", "--dry-run"], "").ok();
+    assert!(dry.stderr.contains(&warning), "{}", dry.stderr);
+    let out = a.run(&["--json", "continuity", "publish"], "").ok();
+    assert!(out.stderr.contains(&warning), "{}", out.stderr);
+    let v: Publish = doc(&out.stdout);
+    assert!(v.written, "a warning, not a refusal");
+
+    // Pushed: republishing (unchanged) says nothing.
+    a.git(&["push", "-q", "-u", "origin", "feat"]);
+    let out = a.run(&["continuity", "publish"], "").ok();
+    assert!(out.stdout.starts_with("Unchanged   "), "{}", out.stdout);
+    assert!(!out.stderr.contains(unpushed), "{}", out.stderr);
+
+    // A commit under a pushed one is on the remote branch too.
+    a.repo.commit_file("lib/b", "more\n");
+    a.git(&["push", "-q", "origin", "feat"]);
+    let out = a.run(&["continuity", "publish", "--dry-run"], "").ok();
+    assert!(!out.stderr.contains(unpushed), "{}", out.stderr);
+
+    // A clone without any remote cannot sync either: it keeps quiet.
+    let m = Machine::at(&env, "lonely", env.ready_repo("lonely").root.clone());
+    m.device("lonely");
+    m.repo.commit_file("lib/a", "x\n");
+    m.handover(true, &body("Alone.", "Add a remote."));
+    let out = m.run(&["continuity", "publish"], "").ok();
+    assert!(!out.stderr.contains(unpushed), "{}", out.stderr);
+    w.fsck(&[]);
+}

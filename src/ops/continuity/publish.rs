@@ -195,6 +195,24 @@ pub fn source_now(ctx: &Ctx) -> Result<Source> {
     })
 }
 
+/// Warns when the handover's commit is on no remote-tracking branch (SPEC §10.4, issue 22): the
+/// record travels with `continuity sync`, the commit only with `git push`, and a machine that
+/// cannot read the record's head cannot resume it (`head_missing`). A clone without any remote
+/// keeps quiet (it cannot sync either, and `sync` says so); so does a check that cannot answer
+/// within its bound ([`crate::git::Git::on_remote_branch`]). The exit code is unchanged.
+fn warn_unpushed(ctx: &Ctx, commit: Option<&str>) {
+    if ctx.git.remote_names().is_empty() {
+        return;
+    }
+    let Some((c, id)) = commit.and_then(|c| Some((c, ctx.git.commit_id(c)?))) else { return };
+    if ctx.git.on_remote_branch(id) == Some(false) {
+        ctx.warn(format!(
+            "the handover's commit {} is on no remote branch: push it, or the other machine cannot resume",
+            crate::model::labels::short(c)
+        ));
+    }
+}
+
 /// Runs `publish`.
 pub fn publish(ctx: &Ctx, p: PublishParams) -> Result<PublishReport> {
     let s = loaded::setup(ctx)?;
@@ -227,6 +245,7 @@ pub fn publish(ctx: &Ctx, p: PublishParams) -> Result<PublishReport> {
         name: Some(name.clone()),
         body: body.to_string(),
     };
+    let commit = handover.head.clone().or_else(|| source.head.clone());
     let device = match (&s.device, p.dry_run) {
         (Some(d), _) => d.device(),
         (None, true) => Device { node: "(created on publish)".into(), label: "(created on publish)".into() },
@@ -236,6 +255,7 @@ pub fn publish(ctx: &Ctx, p: PublishParams) -> Result<PublishReport> {
         if par.record.device.node == device.node && par.record.handover.id == handover.id && par.record.source == source
         {
             let view = RecordView::new(&par.id, &par.record, par.trust, true, ctx.clock.now());
+            warn_unpushed(ctx, commit.as_deref());
             return Ok(PublishReport {
                 record: Some(view),
                 written: false,
@@ -303,6 +323,9 @@ pub fn publish(ctx: &Ctx, p: PublishParams) -> Result<PublishReport> {
     if p.dry_run || !leaks.is_empty() {
         // A refused receipt would repeat the leaked values: the refusal alone is printed.
         let receipt = if p.dry_run && leaks.is_empty() { receipt(&value, "") } else { Vec::new() };
+        if leaks.is_empty() {
+            warn_unpushed(ctx, commit.as_deref());
+        }
         let view = RecordView::new(
             &record::id_of(&rec),
             &rec,
@@ -339,6 +362,7 @@ pub fn publish(ctx: &Ctx, p: PublishParams) -> Result<PublishReport> {
         .insert(branch, Position { line, record: envelope.id.clone(), via: "published".into(), at: ctx.clock.stamp() });
     save_local(ctx, &local)?;
     let view = RecordView::new(&envelope.id, &rec, crate::continuity::mesh::Trust::ThisDevice, true, ctx.clock.now());
+    warn_unpushed(ctx, commit.as_deref());
     Ok(PublishReport {
         record: Some(view),
         written: true,

@@ -13,9 +13,10 @@ use crate::continuity::plan::{self, PlanInput, PlanRecord, SourceFacts, SourceRe
 use crate::continuity::record::Record;
 use crate::ctx::Ctx;
 use crate::error::{Error, Result};
-use crate::model::labels::{branch_text, head_text, Anchor, WorkingTree};
+use crate::model::labels::{branch_text, head_text, Anchor, Divergence, WorkingTree};
 use crate::model::record::{branch_key, RecordMeta};
 use crate::ops::decision::{self, seed};
+use crate::ops::rewrite;
 use crate::store::atomic::{append, create_new, read_opt, Lock};
 use crate::store::records::head7;
 use crate::store::{decisions, questions};
@@ -39,7 +40,14 @@ fn local_facts(ctx: &Ctx) -> Result<Local> {
 
 /// What git says about a record's source here (SPEC §10.8 "source relation"). An ancestry
 /// question git cannot answer (the object database failed) is an error, not "diverged".
+///
+/// Two proofs of SPEC §A.24 refine the plain answer, with objects of this clone only (the
+/// origin's reflog and captured pairs are on the other machine): a `diverged` head whose content
+/// is in this history (same tree, same patch id) takes the relation the commit holding it earns,
+/// with the rewrite beside it; a record of another branch whose work landed in this branch
+/// carries where ([`rewrite::landed`]). A head this clone cannot read stays `head_missing`.
 fn source_facts(ctx: &Ctx, local: &Local, r: &Record) -> Result<SourceFacts> {
+    let (mut rewritten, mut landed) = (None, None);
     let relation = match (&r.source.head, &local.head) {
         (None, _) | (_, None) => SourceRelation::Unknown,
         (Some(rh), Some(lh)) => {
@@ -47,6 +55,7 @@ fn source_facts(ctx: &Ctx, local: &Local, r: &Record) -> Result<SourceFacts> {
             if !ctx.git.has_commit(rh) {
                 SourceRelation::HeadMissing
             } else if r.source.branch.as_ref().is_some_and(|b| Some(b) != local.branch.as_ref()) {
+                landed = rewrite::landed(ctx, Some(rh));
                 SourceRelation::BranchDiffers
             } else if rh == lh {
                 SourceRelation::Exact
@@ -55,12 +64,23 @@ fn source_facts(ctx: &Ctx, local: &Local, r: &Record) -> Result<SourceFacts> {
             } else if ancestor(lh, rh)? {
                 SourceRelation::LocalBehind
             } else {
-                SourceRelation::Diverged
+                match rewrite::content_label(ctx, rh) {
+                    Some(label) if label.divergence.trustworthy() => {
+                        rewritten = label.rewrite;
+                        match label.divergence {
+                            Divergence::Exact => SourceRelation::Exact,
+                            _ => SourceRelation::LocalAhead,
+                        }
+                    }
+                    _ => SourceRelation::Diverged,
+                }
             }
         }
     };
     Ok(SourceFacts {
         relation,
+        rewrite: rewritten,
+        landed,
         local_branch: local.branch.clone(),
         local_head: local.head.clone(),
         local_dirty: local.dirty,

@@ -14,6 +14,7 @@ use crate::continuity::view::RecordView;
 use crate::ctx::Ctx;
 use crate::error::Result;
 use crate::model::labels::{Anchor, WorkingTree};
+use crate::ops::rewrite;
 
 /// The store part of `status`.
 #[derive(Debug, Clone, Serialize)]
@@ -137,6 +138,18 @@ pub fn views(ctx: &Ctx, s: &Setup, store: &Loaded, ids: &[String]) -> Vec<Record
         .collect()
 }
 
+/// Fills `landed` in the views of records of another branch than this checkout's whose work
+/// landed in this branch (SPEC §A.24: same tree, same patch id, or the range's combined patch
+/// id). Only records naming a branch other than the current one are asked, only the views shown,
+/// and [`rewrite::landed`] answers for at most [`rewrite::LANDED_CHECKS`] heads per process.
+pub fn mark_landed(ctx: &Ctx, views: &mut [RecordView]) -> Result<()> {
+    let Some(here) = ctx.identity()?.branch.clone() else { return Ok(()) };
+    for v in views.iter_mut().filter(|v| v.head.is_some() && v.branch.as_ref().is_some_and(|b| *b != here)) {
+        v.landed = rewrite::landed(ctx, v.head.as_deref());
+    }
+    Ok(())
+}
+
 /// The resumable ids of a store given this checkout's positions.
 pub fn resumable_ids(s: &Setup, store: &Loaded, lineage: &Lineage, local: &LocalState) -> Vec<String> {
     let positions: Vec<&str> = local.branches.values().map(|p| p.record.as_str()).collect();
@@ -191,15 +204,20 @@ pub fn status(ctx: &Ctx, all: bool) -> Result<StatusReport> {
     let store_v = store_view(ctx, &store, remote.as_deref())?;
     let every_line = lineage.lines();
     let lines_total = every_line.len();
-    let lines = every_line
-        .into_iter()
-        .filter(|l| all || l.state == LineState::Diverged)
-        .map(|l| LineView { heads: views(ctx, &s, &store, &l.heads), line: l.line, state: l.state, records: l.records })
-        .collect();
     let ids = resumable_ids(&s, &store, &lineage, &local);
     let resumable_total = ids.len();
     let shown = if all { ids.len() } else { SHOWN.min(ids.len()) };
-    let resumable = views(ctx, &s, &store, &ids[..shown]);
+    let mut resumable = views(ctx, &s, &store, &ids[..shown]);
+    mark_landed(ctx, &mut resumable)?;
+    let lines = every_line
+        .into_iter()
+        .filter(|l| all || l.state == LineState::Diverged)
+        .map(|l| {
+            let mut heads = views(ctx, &s, &store, &l.heads);
+            mark_landed(ctx, &mut heads)?;
+            Ok(LineView { heads, line: l.line, state: l.state, records: l.records })
+        })
+        .collect::<Result<_>>()?;
     let mut next = Vec::new();
     if matches!(store_v.sync.as_str(), "pending" | "never_synced" | "diverged" | "behind") {
         next.push("git majordomus continuity sync".to_string());
@@ -250,8 +268,10 @@ pub fn records(ctx: &Ctx, limit: Option<usize>) -> Result<RecordsReport> {
     let store = loaded::load(ctx, &s, REF)?;
     let lineage = store.lineage();
     let ordered: Vec<String> = lineage.ids_by_line().take(limit.unwrap_or(usize::MAX)).collect();
+    let mut records = views(ctx, &s, &store, &ordered);
+    mark_landed(ctx, &mut records)?;
     Ok(RecordsReport {
-        records: views(ctx, &s, &store, &ordered),
+        records,
         records_total: store.len(),
         lines: lineage.lines(),
         diagnostics: all_diagnostics(&s, &store, &lineage),

@@ -287,6 +287,35 @@ pub struct RecordView {
     pub task: Option<String>,
     pub issue: Option<String>,
     pub objective: String,
+    pub landed: Option<Landed>,
+}
+
+/// The evidence of a rewrite or a landing (SPEC §A.24).
+#[derive(Debug, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Proof {
+    pub kind: String,
+    pub value: String,
+}
+
+/// A proven rewrite `{from, to, by, proof}`.
+#[derive(Debug, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Rewrite {
+    pub from: String,
+    pub to: String,
+    pub by: String,
+    pub proof: Proof,
+}
+
+/// Where a record of another branch landed `{branch, commit, by, proof}`.
+#[derive(Debug, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Landed {
+    pub branch: String,
+    pub commit: String,
+    pub by: String,
+    pub proof: Proof,
 }
 
 /// A continuity diagnostic: `{severity, code, path?, message}`.
@@ -476,6 +505,7 @@ pub struct SourceView {
     pub local_branch: Option<String>,
     pub local_head: Option<String>,
     pub relation: String,
+    pub rewrite: Option<Rewrite>,
     pub origin_dirty: bool,
     pub origin_changed: Vec<String>,
     pub origin_changed_total: u64,
