@@ -77,8 +77,7 @@ pub struct Ctx {
     policy: OnceCell<Policy>,
     warnings: RefCell<Vec<String>>,
     labels: RefCell<HashMap<AnchorKey, Divergence>>,
-    rewrites: RefCell<HashMap<String, Option<Label>>>,
-    landings: RefCell<HashMap<String, Option<Landed>>>,
+    rewrites: RefCell<RewriteCache>,
     session_override: RefCell<Option<Option<String>>>,
 }
 
@@ -108,8 +107,7 @@ impl Ctx {
             policy: OnceCell::new(),
             warnings: RefCell::new(Vec::new()),
             labels: RefCell::new(HashMap::new()),
-            rewrites: RefCell::new(HashMap::new()),
-            landings: RefCell::new(HashMap::new()),
+            rewrites: RefCell::new(RewriteCache::default()),
             session_override: RefCell::new(None),
         })
     }
@@ -277,14 +275,9 @@ impl Ctx {
         d
     }
 
-    /// The rewrite proofs this process has judged, by head (`ops::rewrite`, SPEC §A.24).
-    pub fn memo(&self) -> &RefCell<HashMap<String, Option<Label>>> {
-        &self.rewrites
-    }
-
-    /// The landings this process has judged, by head (`ops::rewrite::landed`).
-    pub fn landed_memo(&self) -> &RefCell<HashMap<String, Option<Landed>>> {
-        &self.landings
+    /// What this process has learnt proving rewrites (`ops::rewrite`, SPEC §A.24).
+    pub fn rewrite_cache(&self) -> std::cell::RefMut<'_, RewriteCache> {
+        self.rewrites.borrow_mut()
     }
 
     /// The plain divergence label of a record against HEAD now, without rewrite proofs: what a
@@ -315,6 +308,21 @@ impl Ctx {
     pub fn rel(&self, p: &Path) -> String {
         self.layout.rel(p)
     }
+}
+
+/// What one process keeps while proving rewrites (SPEC §A.24): each head's answer, HEAD's
+/// first-parent window with its trees, and the patch-id cache of the git common dir (loaded once,
+/// written back once when the process is done with it).
+#[derive(Default)]
+pub struct RewriteCache {
+    /// The proven label of each recorded head judged (`None`: no proof).
+    pub labels: HashMap<String, Option<Label>>,
+    /// Where each head of another branch landed here (`None`: it did not).
+    pub landed: HashMap<String, Option<Landed>>,
+    /// HEAD's first-parent window, newest first, each commit with its tree.
+    pub window: Option<Vec<(crate::git::ObjectId, Option<crate::git::ObjectId>)>>,
+    /// The patch-id cache.
+    pub patch_ids: Option<crate::store::rewrites::PatchIds>,
 }
 
 /// A record's (head, branch), `None` for unborn and detached.

@@ -49,12 +49,11 @@ pub fn label_of(ctx: &Ctx, record: &impl Anchor) -> Label {
 pub fn label(ctx: &Ctx, head: Option<&str>, branch: Option<&str>) -> Label {
     let plain = ctx.divergence(head, branch);
     let Some(x) = head.filter(|_| plain == Divergence::Diverged) else { return Label::plain(plain) };
-    let key = format!("rewrite {x}");
-    if let Some(l) = ctx.memo().borrow().get(&key) {
-        return l.clone().unwrap_or(Label::plain(plain));
+    if let Some(l) = ctx.rewrite_cache().labels.get(x).cloned() {
+        return l.unwrap_or(Label::plain(plain));
     }
     let proven = prove(ctx, x, branch);
-    ctx.memo().borrow_mut().insert(key, proven.clone());
+    ctx.rewrite_cache().labels.insert(x.to_string(), proven.clone());
     proven.unwrap_or(Label::plain(plain))
 }
 
@@ -118,15 +117,14 @@ fn strength_rank(k: ProofKind) -> usize {
 /// [`LANDED_CHECKS`] heads per process are checked.
 pub fn landed(ctx: &Ctx, x: Option<&str>) -> Option<Landed> {
     let x = x?;
-    let key = format!("landed {x}");
-    if let Some(l) = ctx.landed_memo().borrow().get(&key) {
-        return l.clone();
+    if let Some(l) = ctx.rewrite_cache().landed.get(x).cloned() {
+        return l;
     }
-    if ctx.landed_memo().borrow().len() >= LANDED_CHECKS {
+    if ctx.rewrite_cache().landed.len() >= LANDED_CHECKS {
         return None;
     }
     let found = landed_uncached(ctx, x);
-    ctx.landed_memo().borrow_mut().insert(key, found.clone());
+    ctx.rewrite_cache().landed.insert(x.to_string(), found.clone());
     found
 }
 
@@ -161,20 +159,19 @@ pub fn capture(ctx: &Ctx, kind: &str, input: &str) -> crate::error::Result<usize
     rewrites::capture(ctx.git.common_dir(), kind, input)
 }
 
-/// What the ladder has read so far, read once each.
+/// What one proof has read, read once each; HEAD's window and the patch-id cache are the
+/// process's (`Ctx::rewrite_cache`), shared by every proof it runs.
 struct Facts<'a> {
     ctx: &'a Ctx,
     branch: Option<&'a str>,
     reflog: Option<Vec<Entry>>,
     head_log: Option<Vec<Entry>>,
     pairs: Option<Vec<rewrites::Pair>>,
-    window: Option<Vec<ObjectId>>,
-    patch_ids: Option<PatchIds>,
 }
 
 impl<'a> Facts<'a> {
     fn new(ctx: &'a Ctx, branch: Option<&'a str>) -> Facts<'a> {
-        Facts { ctx, branch, reflog: None, head_log: None, pairs: None, window: None, patch_ids: None }
+        Facts { ctx, branch, reflog: None, head_log: None, pairs: None }
     }
 
     fn head_log(&mut self) -> &[Entry] {
@@ -230,19 +227,25 @@ impl<'a> Facts<'a> {
         Some(Hop { to, by, kind: ProofKind::PostRewrite, value })
     }
 
-    fn window(&mut self, head: ObjectId) -> Vec<ObjectId> {
+    /// HEAD's first-parent window with each commit's tree, read once per process.
+    fn window(&mut self, head: ObjectId) -> Vec<(ObjectId, Option<ObjectId>)> {
         let git = &self.ctx.git;
-        self.window.get_or_insert_with(|| git.first_parents(head, WINDOW)).clone()
+        let mut cache = self.ctx.rewrite_cache();
+        cache
+            .window
+            .get_or_insert_with(|| git.first_parents(head, WINDOW).into_iter().map(|c| (c, git.tree_of(c))).collect())
+            .clone()
     }
 
     /// A commit of the window with `from`'s tree, else with its patch id — never `from` itself
     /// nor one of its ancestors (a revert's tree, a re-applied patch).
     fn content(&mut self, from: ObjectId, head: ObjectId) -> Option<Hop> {
-        let window = self.window(head);
+        let trees = self.window(head);
+        let window: Vec<ObjectId> = trees.iter().map(|w| w.0).collect();
         let git = &self.ctx.git;
         let unrelated = |c: ObjectId| c != from && !git.is_ancestor(c, from).unwrap_or(true);
         if let Some(tree) = git.tree_of(from) {
-            if let Some(c) = window.iter().copied().find(|c| git.tree_of(*c) == Some(tree) && unrelated(*c)) {
+            if let Some(c) = trees.iter().find(|w| w.1 == Some(tree) && unrelated(w.0)).map(|w| w.0) {
                 return Some(self.content_hop(c, ProofKind::Tree, tree.to_string()));
             }
         }
@@ -261,16 +264,16 @@ impl<'a> Facts<'a> {
         let git = &self.ctx.git;
         let base = git.merge_base_of(from, head).ok()??;
         let key = format!("{base}..{from}");
-        let cached = self.cache().get(&key).map(|v| v.map(str::to_string));
+        let cached = self.with_cache(|c| c.get(&key).map(|v| v.map(str::to_string)));
         let pid = match cached {
             Some(v) => v,
             None => {
                 let v = git.range_patch_id(base, from).ok()?;
-                self.cache().put(key, v.clone());
+                self.with_cache(|c| c.put(key, v.clone()));
                 v
             }
         }?;
-        let window = self.window(head);
+        let window: Vec<ObjectId> = self.window(head).into_iter().map(|w| w.0).collect();
         let ids = self.patch_ids_of(&window);
         let c = window.iter().copied().find(|c| ids.get(c) == Some(&pid) && *c != from)?;
         let commits = git.commits_between(Some(base), from).map(|v| v.len()).unwrap_or(0);
@@ -284,42 +287,41 @@ impl<'a> Facts<'a> {
         Hop { to: c, by, kind, value }
     }
 
-    fn cache(&mut self) -> &mut PatchIds {
+    /// Runs `f` on the process's patch-id cache, loaded on first use.
+    fn with_cache<T>(&self, f: impl FnOnce(&mut PatchIds) -> T) -> T {
         let common = self.ctx.git.common_dir();
-        self.patch_ids.get_or_insert_with(|| PatchIds::load(common))
+        let mut cache = self.ctx.rewrite_cache();
+        f(cache.patch_ids.get_or_insert_with(|| PatchIds::load(common)))
     }
 
     /// The patch ids of `commits`, from the cache, the missing ones computed in one pipe.
     fn patch_ids_of(&mut self, commits: &[ObjectId]) -> std::collections::HashMap<ObjectId, String> {
         let mut out = std::collections::HashMap::new();
         let mut missing = Vec::new();
-        for c in commits {
-            match self.cache().get(&c.to_string()) {
-                Some(Some(p)) => {
-                    out.insert(*c, p.to_string());
+        self.with_cache(|cache| {
+            for c in commits {
+                match cache.get(&c.to_string()) {
+                    Some(Some(p)) => {
+                        out.insert(*c, p.to_string());
+                    }
+                    Some(None) => {}
+                    None => missing.push(*c),
                 }
-                Some(None) => {}
-                None => missing.push(*c),
             }
+        });
+        if missing.is_empty() {
+            return out;
         }
-        if !missing.is_empty() {
-            let Ok(found) = self.ctx.git.patch_ids(&missing) else { return out };
+        let Ok(found) = self.ctx.git.patch_ids(&missing) else { return out };
+        self.with_cache(|cache| {
             for c in missing {
                 let p = found.get(&c).cloned();
-                self.cache().put(c.to_string(), p.clone());
+                cache.put(c.to_string(), p.clone());
                 if let Some(p) = p {
                     out.insert(c, p);
                 }
             }
-        }
+        });
         out
-    }
-}
-
-impl Drop for Facts<'_> {
-    fn drop(&mut self) {
-        if let Some(p) = &self.patch_ids {
-            p.save(self.ctx.git.common_dir());
-        }
     }
 }

@@ -93,10 +93,11 @@ pub fn pairs(common_dir: &Path) -> Vec<Pair> {
 }
 
 /// The patch-id cache: a key (a commit id, or `<base>..<tip>` for a range) to its patch id, or
-/// to none (a merge, an empty change). Loaded whole, saved whole (temp + rename); two writers
-/// racing lose only cache entries.
-#[derive(Debug, Default)]
+/// to none (a merge, an empty change). Loaded whole, saved whole (temp + rename) when dropped
+/// after a change; two writers racing lose only cache entries.
+#[derive(Debug)]
 pub struct PatchIds {
+    common_dir: PathBuf,
     order: Vec<String>,
     map: HashMap<String, Option<String>>,
     changed: bool,
@@ -105,7 +106,8 @@ pub struct PatchIds {
 impl PatchIds {
     /// Reads the cache (none, or a damaged one, is empty).
     pub fn load(common_dir: &Path) -> PatchIds {
-        let mut p = PatchIds::default();
+        let mut p =
+            PatchIds { common_dir: common_dir.to_path_buf(), order: Vec::new(), map: HashMap::new(), changed: false };
         if let Ok(Some(text)) = read_opt(&patch_ids_path(common_dir)) {
             for l in text.lines() {
                 if let Some((k, v)) = l.split_once(' ') {
@@ -134,16 +136,24 @@ impl PatchIds {
 
     /// Writes the cache back when it changed, keeping the newest [`MAX_PATCH_IDS`] entries.
     /// A cache that cannot be written is only slower next time.
-    pub fn save(&self, common_dir: &Path) {
-        if !self.changed || ensure_dir(&dir(common_dir)).is_err() {
+    pub fn save(&mut self) {
+        let common_dir = self.common_dir.clone();
+        if !self.changed || ensure_dir(&dir(&common_dir)).is_err() {
             return;
         }
+        self.changed = false;
         let skip = self.order.len().saturating_sub(MAX_PATCH_IDS);
         let text: String = self.order[skip..]
             .iter()
             .map(|k| format!("{k} {}\n", self.map.get(k).and_then(|v| v.as_deref()).unwrap_or("-")))
             .collect();
-        let _ = replace(&patch_ids_path(common_dir), text.as_bytes());
+        let _ = replace(&patch_ids_path(&common_dir), text.as_bytes());
+    }
+}
+
+impl Drop for PatchIds {
+    fn drop(&mut self) {
+        self.save();
     }
 }
 
@@ -172,7 +182,7 @@ mod tests {
         let mut p = PatchIds::load(d.path());
         p.put(A.into(), Some("abc".into()));
         p.put(B.into(), None);
-        p.save(d.path());
+        p.save();
         let q = PatchIds::load(d.path());
         assert_eq!(q.get(A), Some(Some("abc")));
         assert_eq!(q.get(B), Some(None));
@@ -181,7 +191,7 @@ mod tests {
         for i in 0..MAX_PATCH_IDS {
             r.put(format!("{i:040}"), None);
         }
-        r.save(d.path());
+        drop(r);
         let s = PatchIds::load(d.path());
         assert_eq!(s.get(A), None, "the oldest entries went first");
         assert_eq!(s.get(&format!("{:040}", MAX_PATCH_IDS - 1)), Some(None));
