@@ -219,6 +219,8 @@ T=$(cd "$WORK/tiny/repo" && median "$RUNS" open_episode end_hook && echo "$MEDIA
 # Issue 22: the start hook after an amend of HEAD, the commit its handover was written at: the
 # label is proven from the branch's reflog read from its tail. HEAD is put back afterwards.
 X=$(git rev-parse HEAD); B=$(git symbolic-ref -q HEAD)
+# The same hook just before the amend, on the same records (the end-hook rows added some).
+median "$RUNS" nothing start_hook; row "hook claude-code start, before the amend (same records)" rev-parse "$F_REV"
 git -c user.name=bench -c user.email=bench@localhost commit -q --amend --no-edit --allow-empty
 log "after the amend: $("$BIN" handover --resolve | grep '^Git state:')"
 median "$RUNS" nothing start_hook; row "hook claude-code start, after an amend (label proven by the reflog)" rev-parse "$F_REV"
