@@ -37,6 +37,9 @@ pub struct Env {
     pub xdg_state_home: Option<String>,
     /// `$HOME`.
     pub home: Option<String>,
+    /// `CLAUDE_PROJECT_DIR`, which Claude Code sets for its hook commands: where a hook run
+    /// outside any repository finds the checkout last (SPEC §A.27).
+    pub claude_project_dir: Option<String>,
     /// The whole environment, for the publish-time secret scan (values never printed).
     pub vars: Vec<(String, String)>,
 }
@@ -49,6 +52,7 @@ impl Env {
             dry_run: var("MAJORDOMUS_SESSION_DRY_RUN").is_some_and(|v| v == "1"),
             xdg_state_home: var("XDG_STATE_HOME"),
             home: var("HOME"),
+            claude_project_dir: var("CLAUDE_PROJECT_DIR"),
             vars: std::env::vars().collect(),
             now: var("MAJORDOMUS_NOW"),
             user: var("USER").or_else(|| var("LOGNAME")),

@@ -101,7 +101,9 @@ pub fn ledger_line(data: &[u8]) {
 
 /// A provider hook's stdin payload (SPEC §9.2).
 pub fn hook_payload(data: &[u8]) {
-    let _ = hook::parse_payload(data);
+    for p in crate::model::providers::PROVIDERS {
+        let _ = hook::parse_payload(p, data);
+    }
 }
 
 /// A store file as a remote could write it (SPEC §10.3): admitted as found, at a stray path, and

@@ -14,7 +14,7 @@ const PAYLOAD_READ_CAP: u64 = 4 * 1024 * 1024;
 /// Run a provider lifecycle hook (payload on stdin); prints the briefing on start
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    /// The provider: claude-code or codex
+    /// The provider: claude-code, codex, gemini-cli, cursor or copilot-cli
     provider: String,
     /// The event: start, compact or end
     event: String,

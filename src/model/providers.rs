@@ -36,32 +36,162 @@ impl std::fmt::Display for HookEvent {
     }
 }
 
-/// One provider.
+/// How a host wants the start briefing on stdout (`../shared/HOSTS.md` §2).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Output {
+    /// Plain text; it must not look like JSON (Codex fails a hook whose stdout does and does
+    /// not parse).
+    Plain,
+    /// One JSON object `{"hookSpecificOutput":{"hookEventName":"SessionStart","additionalContext":…}}`
+    /// and nothing else on stdout (Gemini CLI).
+    HookSpecific,
+    /// One JSON object `{"additional_context":…}` (Cursor).
+    SnakeContext,
+    /// One JSON object `{"additionalContext":…}` (Copilot CLI).
+    CamelContext,
+}
+
+/// How much hook output a host shows its model, and in what unit.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Cap {
+    /// Unicode characters.
+    Chars(usize),
+    /// Bytes of UTF-8.
+    Bytes(usize),
+}
+
+/// One agent host: everything its hooks differ in, as data (SPEC §A.25). The lifecycle is one
+/// implementation (`ops::hook`); a host is a row of this table.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Provider {
     /// Name used on the command line (`hook <name> <event>`, `context --for <name>`).
     pub name: &'static str,
-    /// Events its hooks deliver.
-    pub events: &'static [HookEvent],
+    /// What people call it.
+    pub title: &'static str,
+    /// Events its hooks deliver, each with the host's own name for it.
+    pub events: &'static [(HookEvent, &'static str)],
+    /// Payload keys holding the session id, in order of preference.
+    pub session_keys: &'static [&'static str],
+    /// Payload keys holding the start source (`startup`, `resume`, `clear`, `compact`, `fork`).
+    pub source_keys: &'static [&'static str],
+    /// Payload keys holding the end reason.
+    pub reason_keys: &'static [&'static str],
+    /// Payload keys holding the session's working directory (a string, or a list whose first
+    /// entry is it).
+    pub cwd_keys: &'static [&'static str],
+    /// End reasons that close an episode as `closed`; any other is `interrupted`.
+    pub closing_reasons: &'static [&'static str],
     /// The environment variable carrying its session id, when it sets one.
     pub session_env: &'static str,
     /// The instructions file it always loads.
     pub always_loaded: &'static str,
+    /// The shape of the start briefing on stdout.
+    pub output: Output,
+    /// The most hook output the host passes whole to its model.
+    pub cap: Cap,
+    /// How long the host waits for an end hook by default, in milliseconds (`None`: it does
+    /// not wait).
+    pub end_budget_ms: Option<u32>,
 }
 
-/// Every provider this build knows.
+impl Provider {
+    /// Whether the host delivers `event`.
+    pub fn has(&self, event: HookEvent) -> bool {
+        self.events.iter().any(|(e, _)| *e == event)
+    }
+
+    /// The host's name for `event`.
+    pub fn event_name(&self, event: HookEvent) -> Option<&'static str> {
+        self.events.iter().find(|(e, _)| *e == event).map(|(_, n)| *n)
+    }
+}
+
+const CLAUDE_EVENTS: &[(HookEvent, &str)] =
+    &[(HookEvent::Start, "SessionStart"), (HookEvent::Compact, "PreCompact"), (HookEvent::End, "SessionEnd")];
+
+/// Every provider this build knows. Sources for each row: `docs/HOOKS.md`.
 pub const PROVIDERS: &[Provider] = &[
     Provider {
         name: "claude-code",
-        events: &HookEvent::ALL,
+        title: "Claude Code",
+        events: CLAUDE_EVENTS,
+        session_keys: &["session_id"],
+        source_keys: &["source"],
+        reason_keys: &["reason"],
+        cwd_keys: &["cwd"],
+        closing_reasons: &["clear", "logout", "prompt_input_exit"],
         session_env: "CLAUDE_CODE_SESSION_ID",
         always_loaded: "CLAUDE.md",
+        output: Output::Plain,
+        cap: Cap::Chars(10_000),
+        end_budget_ms: Some(1_500),
     },
     Provider {
         name: "codex",
-        events: &[HookEvent::Start, HookEvent::End],
-        session_env: "CODEX_SESSION_ID",
+        title: "Codex",
+        events: CLAUDE_EVENTS,
+        session_keys: &["session_id"],
+        source_keys: &["source"],
+        reason_keys: &["reason"],
+        cwd_keys: &["cwd"],
+        // Codex's SessionEnd reason is always "other": it says nothing of how the session ended.
+        closing_reasons: &[],
+        session_env: "CODEX_THREAD_ID",
         always_loaded: "AGENTS.md",
+        output: Output::Plain,
+        cap: Cap::Bytes(10_000),
+        end_budget_ms: Some(1_000),
+    },
+    Provider {
+        name: "gemini-cli",
+        title: "Gemini CLI",
+        events: &[
+            (HookEvent::Start, "SessionStart"),
+            (HookEvent::Compact, "PreCompress"),
+            (HookEvent::End, "SessionEnd"),
+        ],
+        session_keys: &["session_id"],
+        source_keys: &["source"],
+        reason_keys: &["reason"],
+        cwd_keys: &["cwd"],
+        closing_reasons: &["exit", "clear", "logout", "prompt_input_exit"],
+        session_env: "GEMINI_SESSION_ID",
+        always_loaded: "GEMINI.md",
+        output: Output::HookSpecific,
+        cap: Cap::Chars(10_000),
+        end_budget_ms: None,
+    },
+    Provider {
+        name: "cursor",
+        title: "Cursor",
+        events: &[(HookEvent::Start, "sessionStart"), (HookEvent::End, "sessionEnd")],
+        // sessionStart names the conversation, sessionEnd the session: the same id is looked
+        // for under both names, the conversation's first.
+        session_keys: &["conversation_id", "session_id"],
+        source_keys: &["source"],
+        reason_keys: &["reason"],
+        cwd_keys: &["workspace_roots", "cwd"],
+        closing_reasons: &[],
+        session_env: "CURSOR_SESSION_ID",
+        always_loaded: "AGENTS.md",
+        output: Output::SnakeContext,
+        cap: Cap::Chars(10_000),
+        end_budget_ms: None,
+    },
+    Provider {
+        name: "copilot-cli",
+        title: "GitHub Copilot CLI",
+        events: &[(HookEvent::Start, "sessionStart"), (HookEvent::End, "sessionEnd")],
+        session_keys: &["sessionId", "session_id"],
+        source_keys: &["source"],
+        reason_keys: &["reason"],
+        cwd_keys: &["cwd"],
+        closing_reasons: &[],
+        session_env: "COPILOT_SESSION_ID",
+        always_loaded: "AGENTS.md",
+        output: Output::CamelContext,
+        cap: Cap::Chars(10_000),
+        end_budget_ms: Some(30_000),
     },
 ];
 

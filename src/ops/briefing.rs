@@ -148,45 +148,58 @@ pub fn lines(ctx: &Ctx, server_line: Option<&str>) -> Result<Vec<Line>> {
     Ok(out)
 }
 
-/// Applies the line and character budgets: whole lines are withheld — the optional ones from
-/// the end first, then the kept ones from the end, the absence sentence last — and the overflow line (counted in the
-/// budget) names how many and which cap was hit.
-pub fn bounded(lines: Vec<Line>, max_lines: usize, max_chars: Option<usize>) -> Vec<String> {
-    let total = lines.len();
-    let chars = |v: &[&Line]| v.iter().map(|l| l.text.chars().count() + 1).sum::<usize>();
-    let all: Vec<&Line> = lines.iter().collect();
-    let over_lines = total > max_lines;
-    let over_chars = max_chars.is_some_and(|c| chars(&all) > c);
-    if !over_lines && !over_chars {
-        return lines.into_iter().map(|l| l.text).collect();
+/// A size limit on the briefing, measured as its holder measures: the host's cap (SPEC
+/// §A.25) or the policy's `session.briefing_budget_chars`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Limit {
+    /// The most the briefing may hold, its overflow line and newlines included.
+    pub max: usize,
+    /// Counted in bytes of UTF-8 (else in characters).
+    pub bytes: bool,
+    /// What sets it, as the overflow line names it.
+    pub by: String,
+}
+
+impl Limit {
+    fn size(&self, lines: &[&str]) -> usize {
+        lines.iter().map(|l| if self.bytes { l.len() } else { l.chars().count() } + 1).sum()
     }
+}
+
+/// Fits the briefing under `max_lines` and every size limit, each counting the overflow line:
+/// whole lines go, the lowest rank first and within a rank from the end, and the last line then
+/// says how many were withheld, by what, and where the whole briefing is.
+pub fn bounded(lines: Vec<Line>, max_lines: usize, limits: &[Limit]) -> Vec<String> {
+    let total = lines.len();
     let overflow = |n: usize, cap: &str| {
         format!("... {n} more line(s) withheld by {cap}; run `git majordomus context` for the whole briefing.")
     };
-    // Which line goes next: the last one still there of the lowest rank.
     let mut gone = vec![false; total];
-    let drop_one = |gone: &mut Vec<bool>| -> bool {
-        let pick = (0..total).rev().filter(|&i| !gone[i]).min_by_key(|&i| lines[i].rank);
-        pick.map(|i| gone[i] = true).is_some()
+    let shown =
+        |gone: &[bool]| -> Vec<&str> { (0..total).filter(|&i| !gone[i]).map(|i| lines[i].text.as_str()).collect() };
+    // The limit a briefing of these lines plus `extra` breaks, if any.
+    let broken = |gone: &[bool], extra: Option<&str>| {
+        let mut v = shown(gone);
+        v.extend(extra);
+        if v.len() > max_lines {
+            return Some("session.briefing_budget_lines".to_string());
+        }
+        limits.iter().find(|l| l.size(&v) > l.max).map(|l| l.by.clone())
     };
-    let shown = |gone: &[bool]| -> Vec<&Line> { (0..total).filter(|&i| !gone[i]).map(|i| &lines[i]).collect() };
-    let mut cap = "session.briefing_budget_lines";
-    if over_lines {
-        while shown(&gone).len() + 1 > max_lines && drop_one(&mut gone) {}
-    }
-    if let Some(c) = max_chars {
-        while !shown(&gone).is_empty() {
-            let n = gone.iter().filter(|g| **g).count();
-            if chars(&shown(&gone)) + overflow(n + 1, "session.briefing_budget_chars").chars().count() < c {
-                break;
-            }
-            drop_one(&mut gone);
-            cap = "session.briefing_budget_chars";
+    let Some(mut cap) = broken(&gone, None) else { return lines.into_iter().map(|l| l.text).collect() };
+    // Whole lines go until the rest and the overflow line fit: next, the last one still there
+    // of the lowest rank.
+    while let Some(i) = (0..total).rev().filter(|&i| !gone[i]).min_by_key(|&i| lines[i].rank) {
+        gone[i] = true;
+        let n = gone.iter().filter(|g| **g).count();
+        match broken(&gone, Some(&overflow(n, &cap))) {
+            None => break,
+            Some(by) => cap = by,
         }
     }
     let n = gone.iter().filter(|g| **g).count();
     let mut out: Vec<String> = lines.into_iter().zip(&gone).filter(|(_, g)| !**g).map(|(l, _)| l.text).collect();
-    out.push(overflow(n, cap));
+    out.push(overflow(n, &cap));
     out
 }
 
@@ -200,10 +213,10 @@ mod tests {
 
     #[test]
     fn line_budget_counts_the_overflow_line() {
-        let out = bounded(ls(100, 3), 60, None);
+        let out = bounded(ls(100, 3), 60, &[]);
         assert_eq!(out.len(), 60);
         assert!(out[59].starts_with("... 41 more line(s) withheld by session.briefing_budget_lines"));
-        assert_eq!(bounded(ls(10, 3), 60, None).len(), 10);
+        assert_eq!(bounded(ls(10, 3), 60, &[]).len(), 10);
     }
 
     /// The handover line and its Next Action outlast the optional lines above them.
@@ -211,18 +224,26 @@ mod tests {
     fn optional_lines_go_before_the_kept_ones() {
         let mut v = vec![kept("head"), optional("server"), optional("knowledge"), kept("Handover x."), kept("  do it")];
         v.push(optional("closing"));
-        let out = bounded(v.clone(), 4, None);
+        let out = bounded(v.clone(), 4, &[]);
         assert_eq!(out[..3], ["head", "Handover x.", "  do it"], "{out:?}");
         assert!(out[3].starts_with("... 3 more line(s) withheld"), "{out:?}");
-        let out = bounded(v, 3, None);
+        let out = bounded(v, 3, &[]);
         assert_eq!(out[..2], ["head", "Handover x."], "{out:?}");
     }
 
     #[test]
     fn char_budget_withholds_whole_lines() {
-        let out = bounded(ls(50, 99), 60, Some(1000));
+        let by = |b: &str| Limit { max: 1000, bytes: false, by: b.into() };
+        let out = bounded(ls(50, 99), 60, &[by("session.briefing_budget_chars")]);
         let total: usize = out.iter().map(|l| l.len() + 1).sum();
         assert!(total <= 1000, "{total}");
         assert!(out.last().unwrap().contains("session.briefing_budget_chars"));
+        // Bytes and characters differ: 400 two-byte characters a line.
+        let wide: Vec<Line> = (0..10).map(|_| optional("é".repeat(400))).collect();
+        let out = bounded(wide, 60, &[Limit { max: 2000, bytes: true, by: "the host".into() }]);
+        let bytes: usize = out.iter().map(|l| l.len() + 1).sum();
+        assert!(bytes <= 2000, "{bytes}");
+        assert_eq!(out.len(), 3, "two lines of 801 bytes and the overflow line: {out:?}");
+        assert!(out[2].starts_with("... 8 more line(s) withheld by the host"));
     }
 }

@@ -10,7 +10,7 @@ use super::{briefing, checkpoint, gap, handover, knowledge, session, task};
 use crate::ctx::{Ctx, Env};
 use crate::error::Error;
 use crate::model::events::Event;
-use crate::model::providers::{self, sanitise, HookEvent};
+use crate::model::providers::{self, sanitise, Cap, HookEvent, Output, Provider};
 use crate::store::atomic::{append, ensure_dir};
 use crate::store::sessions::{key_of, open_path};
 
@@ -32,12 +32,16 @@ pub struct Payload {
     pub source: Option<String>,
     /// End reason, sanitised.
     pub reason: Option<String>,
+    /// The session's working directory as the host sent it (not sanitised: it is a path, and
+    /// only ever opened as one, SPEC §A.27).
+    pub cwd: Option<String>,
     /// Why the payload could not be read, when it could not.
     pub problem: Option<String>,
 }
 
-/// Reads a payload: a JSON object; anything else still draws the boundary.
-pub fn parse_payload(bytes: &[u8]) -> Payload {
+/// Reads a payload by the host's keys (`Provider::session_keys` and the rest): a JSON object;
+/// anything else still draws the boundary.
+pub fn parse_payload(p: &Provider, bytes: &[u8]) -> Payload {
     let text = String::from_utf8_lossy(bytes);
     if text.trim().is_empty() {
         return Payload { problem: Some("empty payload".into()), ..Default::default() };
@@ -45,23 +49,86 @@ pub fn parse_payload(bytes: &[u8]) -> Payload {
     let Ok(Value::Object(m)) = serde_json::from_str::<Value>(&text) else {
         return Payload { problem: Some("payload is not a JSON object".into()), ..Default::default() };
     };
-    let pick = |keys: &[&str]| {
-        keys.iter().find_map(|k| m.get(*k).and_then(Value::as_str)).map(sanitise).filter(|s| !s.is_empty())
+    let raw = |keys: &[&str]| {
+        keys.iter().find_map(|k| match m.get(*k) {
+            Some(Value::String(s)) => Some(s.clone()),
+            Some(Value::Array(a)) => a.first().and_then(Value::as_str).map(str::to_string),
+            _ => None,
+        })
     };
+    let pick = |keys: &[&str]| raw(keys).map(|v| sanitise(&v)).filter(|s| !s.is_empty());
     Payload {
-        session: pick(&["session_id", "sessionId"]),
-        source: pick(&["source", "session_source"]),
-        reason: pick(&["reason", "end_reason"]),
+        session: pick(p.session_keys),
+        source: pick(p.source_keys),
+        reason: pick(p.reason_keys),
+        cwd: raw(p.cwd_keys).filter(|c| !c.is_empty()),
         problem: None,
     }
 }
 
-/// The end reasons that close an episode as `closed` (anything else is `interrupted`).
-const CLOSING_REASONS: &[&str] = &["clear", "logout", "prompt_input_exit"];
+/// Opens the checkout a hook event is about (SPEC §A.27): `--repo`; else the process's
+/// directory when it is inside a repository; else the payload's `cwd`; else
+/// `CLAUDE_PROJECT_DIR`. A `fork` whose `cwd` is another worktree of the same repository is
+/// about that worktree (the forked session works there).
+fn open_checkout(repo: Option<&Path>, env: &Env, pl: &Payload) -> crate::error::Result<Ctx> {
+    if repo.is_some() {
+        return Ctx::open(repo, env.clone());
+    }
+    let here = Ctx::open(None, env.clone());
+    let cwd = pl.cwd.as_deref().map(Path::new);
+    if let (Ok(h), Some(c), Some("fork")) = (&here, cwd, pl.source.as_deref()) {
+        if let Ok(other) = Ctx::open(Some(c), env.clone()) {
+            if other.git.common_dir() == h.git.common_dir() && other.git.root() != h.git.root() {
+                return Ok(other);
+            }
+        }
+    }
+    let mut first_error = match here {
+        Ok(c) => return Ok(c),
+        Err(e) => Some(e),
+    };
+    for dir in [cwd, env.claude_project_dir.as_deref().map(Path::new)].into_iter().flatten() {
+        match Ctx::open(Some(dir), env.clone()) {
+            Ok(c) => return Ok(c),
+            Err(e) => {
+                first_error.get_or_insert(e);
+            }
+        }
+    }
+    Err(first_error.unwrap_or_else(|| Error::usage("no checkout")))
+}
+
+/// The briefing as the host wants it on stdout (SPEC §A.25): plain lines, or one JSON object.
+fn shaped(p: &Provider, lines: Vec<String>) -> Vec<String> {
+    let text = || Value::from(lines.join("\n"));
+    let doc = match p.output {
+        Output::Plain => return lines,
+        Output::HookSpecific => serde_json::json!({
+            "hookSpecificOutput": {"hookEventName": p.event_name(HookEvent::Start).unwrap_or("SessionStart"), "additionalContext": text()}
+        }),
+        Output::SnakeContext => serde_json::json!({ "additional_context": text() }),
+        Output::CamelContext => serde_json::json!({ "additionalContext": text() }),
+    };
+    vec![doc.to_string()]
+}
+
+/// The limits a host's briefing fits under: its own cap, and the policy's when lower.
+fn limits(p: &Provider, policy_chars: Option<usize>) -> Vec<briefing::Limit> {
+    let (max, bytes, unit) = match p.cap {
+        Cap::Chars(n) => (n, false, "character"),
+        Cap::Bytes(n) => (n, true, "byte"),
+    };
+    let mut v = vec![briefing::Limit { max, bytes, by: format!("{}'s {max}-{unit} hook output cap", p.title) }];
+    if let Some(c) = policy_chars.filter(|c| *c < max || bytes) {
+        v.push(briefing::Limit { max: c, bytes: false, by: "session.briefing_budget_chars".into() });
+    }
+    v
+}
 
 struct Run<'a> {
     ctx: &'a Ctx,
     renderer: &'a dyn Renderer,
+    host: &'static Provider,
     provider: &'a str,
     event: HookEvent,
     report: HookReport,
@@ -123,16 +190,16 @@ pub fn run(
         ));
         return report;
     };
-    let Some(event) = HookEvent::parse(event).filter(|e| p.events.contains(e)) else {
-        let known = p.events.iter().map(|e| e.as_str()).collect::<Vec<_>>().join(", ");
+    let Some(event) = HookEvent::parse(event).filter(|e| p.has(*e)) else {
+        let known = p.events.iter().map(|(e, _)| e.as_str()).collect::<Vec<_>>().join(", ");
         report.stderr.push(format!("majordomus: {provider} has no {event:?} event; known: {known}"));
         return report;
     };
-    let pl = parse_payload(payload);
+    let pl = parse_payload(p, payload);
     let key = pl.session.clone().unwrap_or_else(|| "unknown".into());
     let mut env = env.clone();
     env.session_key = Some(key.clone());
-    let ctx = match Ctx::open(repo, env) {
+    let ctx = match open_checkout(repo, &env, &pl) {
         Ok(c) => c,
         Err(e) => {
             report.stderr.push(format!("majordomus: {provider} {event} hook: {}; nothing recorded", e.message));
@@ -143,7 +210,7 @@ pub fn run(
         report.stderr.push(format!("majordomus: {provider} {event} hook: no majordomus layer in this repository; nothing recorded (run git majordomus init)"));
         return report;
     }
-    let mut run = Run { ctx: &ctx, renderer, provider, event, report };
+    let mut run = Run { ctx: &ctx, renderer, host: p, provider, event, report };
     if let Some(problem) = &pl.problem {
         run.err(format!(
             "majordomus: {provider} {event} hook: {problem}; the event is still recorded, under session key {key}"
@@ -215,9 +282,9 @@ fn start(run: &mut Run<'_>, provider: &str, key: &str) {
     }
     let max_lines =
         policy.map(|p| p.session.briefing_budget_lines.unwrap_or(p.context.always_loaded_budget_lines)).unwrap_or(60);
-    let max_chars = policy.and_then(|p| p.session.briefing_budget_chars);
+    let limits = limits(run.host, policy.and_then(|p| p.session.briefing_budget_chars));
     if let Some(lines) = run.step("briefing", briefing::lines(ctx, server.as_deref())) {
-        run.report.stdout = briefing::bounded(lines, max_lines, max_chars);
+        run.report.stdout = shaped(run.host, briefing::bounded(lines, max_lines, &limits));
     }
 }
 
@@ -291,7 +358,7 @@ fn end(run: &mut Run<'_>, key: &str, reason: Option<&str>, plan: &Plan) {
         run.err(format!("end: no open episode for {}; nothing to close", key_of(key)));
         return;
     }
-    let outcome = if reason.is_some_and(|r| CLOSING_REASONS.contains(&r)) { "closed" } else { "interrupted" };
+    let outcome = outcome_of(run.host, reason);
     if run.step("policy", ctx.policy().cloned()).is_some() {
         derived_checkpoint(run, plan, "final checkpoint");
         match plan.handover {
@@ -327,6 +394,16 @@ fn end(run: &mut Run<'_>, key: &str, reason: Option<&str>, plan: &Plan) {
     }
 }
 
+/// How an end reason closes the episode: `closed` for the host's closing reasons, else
+/// `interrupted`.
+fn outcome_of(p: &Provider, reason: Option<&str>) -> &'static str {
+    if reason.is_some_and(|r| p.closing_reasons.contains(&r)) {
+        "closed"
+    } else {
+        "interrupted"
+    }
+}
+
 fn dry_run(run: &mut Run<'_>, key: &str, pl: &Payload) {
     let ctx = run.ctx;
     let (provider, event) = (run.provider, run.event);
@@ -343,11 +420,7 @@ fn dry_run(run: &mut Run<'_>, key: &str, pl: &Payload) {
         HookEvent::Compact => vec!["would write a derived checkpoint".into(), "would derive knowledge".into()],
         HookEvent::End if !open => vec![format!("end: no open episode for {}; nothing to close", key_of(key))],
         HookEvent::End => {
-            let outcome = if pl.reason.as_deref().is_some_and(|r| CLOSING_REASONS.contains(&r)) {
-                "closed"
-            } else {
-                "interrupted"
-            };
+            let outcome = outcome_of(run.host, pl.reason.as_deref());
             vec![
                 "would write a final derived checkpoint".into(),
                 "would write a derived handover".into(),
@@ -366,11 +439,20 @@ mod tests {
 
     #[test]
     fn payloads() {
-        let p = parse_payload(br#"{"session_id":"cc-1","source":"startup","hook_event_name":"SessionStart"}"#);
+        let claude = providers::find("claude-code").unwrap();
+        let p = parse_payload(
+            claude,
+            br#"{"session_id":"cc-1","source":"startup","cwd":"/a b;c","hook_event_name":"SessionStart"}"#,
+        );
         assert_eq!(p.session.as_deref(), Some("cc-1"));
         assert_eq!(p.source.as_deref(), Some("startup"));
-        assert!(parse_payload(b"").problem.is_some());
-        assert!(parse_payload(b"not json").problem.is_some());
-        assert_eq!(parse_payload(br#"{"sessionId":"a b","end_reason":"clear"}"#).reason.as_deref(), Some("clear"));
+        assert_eq!(p.cwd.as_deref(), Some("/a b;c"), "a path is kept as sent");
+        assert!(parse_payload(claude, b"").problem.is_some());
+        assert!(parse_payload(claude, b"not json").problem.is_some());
+        let cursor = providers::find("cursor").unwrap();
+        let p = parse_payload(cursor, br#"{"conversation_id":"c-1","workspace_roots":["/w"]}"#);
+        assert_eq!((p.session.as_deref(), p.cwd.as_deref()), (Some("c-1"), Some("/w")));
+        let copilot = providers::find("copilot-cli").unwrap();
+        assert_eq!(parse_payload(copilot, br#"{"sessionId":"a b","reason":"x"}"#).session.as_deref(), Some("ab"));
     }
 }

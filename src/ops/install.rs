@@ -32,12 +32,27 @@ impl Targets {
     }
 }
 
-/// The Claude Code events and the hook command for each.
-pub const CLAUDE_EVENTS: &[(&str, &str)] = &[
-    ("SessionStart", "git majordomus hook claude-code start"),
-    ("PreCompact", "git majordomus hook claude-code compact"),
-    ("SessionEnd", "git majordomus hook claude-code end"),
+/// The Claude Code events, the hook command for each, and the `timeout` (seconds) its entry
+/// declares: SessionEnd hooks otherwise share a 1.5 s budget and PreCompact's writes would race
+/// it (SPEC §A.25; the end hook on a large store takes about a second).
+pub const CLAUDE_EVENTS: &[(&str, &str, Option<u64>)] = &[
+    ("SessionStart", "git majordomus hook claude-code start", None),
+    ("PreCompact", "git majordomus hook claude-code compact", Some(CLAUDE_END_TIMEOUT_S)),
+    ("SessionEnd", "git majordomus hook claude-code end", Some(CLAUDE_END_TIMEOUT_S)),
 ];
+
+/// The `timeout` declared on Claude Code's PreCompact and SessionEnd entries (its most for
+/// SessionEnd is 60 s).
+pub const CLAUDE_END_TIMEOUT_S: u64 = 30;
+
+/// Our entry for one Claude Code event.
+fn claude_entry(cmd: &str, timeout: Option<u64>) -> Value {
+    let mut h = json!({"type": "command", "command": cmd});
+    if let Some(t) = timeout {
+        h["timeout"] = Value::from(t);
+    }
+    h
+}
 
 /// The git hooks and what ours do.
 const GIT_HOOKS: &[&str] = &["pre-push", "post-checkout", "post-rewrite"];
@@ -74,13 +89,6 @@ fn apply(ctx: &Ctx, t: Targets, add: bool) -> Result<Report> {
     Ok(r)
 }
 
-fn has_command(group: &Value, cmd: &str) -> bool {
-    group
-        .get("hooks")
-        .and_then(Value::as_array)
-        .is_some_and(|hs| hs.iter().any(|h| h.get("command").and_then(Value::as_str) == Some(cmd)))
-}
-
 /// Merges (or removes) our entries in `.claude/settings.json`.
 fn claude(ctx: &Ctx, add: bool) -> Result<String> {
     let path = ctx.layout.root().join(".claude/settings.json");
@@ -93,7 +101,7 @@ fn claude(ctx: &Ctx, add: bool) -> Result<String> {
             _ => {
                 let wanted: Map<String, Value> = CLAUDE_EVENTS
                     .iter()
-                    .map(|(e, c)| (e.to_string(), json!([{"hooks": [{"type": "command", "command": c}]}])))
+                    .map(|(e, c, t)| (e.to_string(), json!([{"hooks": [claude_entry(c, *t)]}])))
                     .collect();
                 return Err(Error::conflict(format!(".claude/settings.json does not parse as a JSON object; nothing was changed. Add under \"hooks\": {}", Value::Object(wanted)))
                     .hint("fix the file, then run git majordomus hooks install --claude-code again"));
@@ -106,7 +114,7 @@ fn claude(ctx: &Ctx, add: bool) -> Result<String> {
         let Some(hooks) = hooks.as_object_mut() else {
             return Err(Error::conflict(".claude/settings.json: \"hooks\" is not an object; nothing was changed"));
         };
-        for (event, cmd) in CLAUDE_EVENTS {
+        for (event, cmd, timeout) in CLAUDE_EVENTS {
             if add {
                 let list = hooks.entry(event.to_string()).or_insert_with(|| Value::Array(Vec::new()));
                 let Some(list) = list.as_array_mut() else {
@@ -114,9 +122,27 @@ fn claude(ctx: &Ctx, add: bool) -> Result<String> {
                         ".claude/settings.json: hooks.{event} is not an array; nothing was changed"
                     )));
                 };
-                if !list.iter().any(|g| has_command(g, cmd)) {
-                    list.push(json!({"hooks": [{"type": "command", "command": cmd}]}));
-                    changed += 1;
+                let entry = claude_entry(cmd, *timeout);
+                let ours = list
+                    .iter_mut()
+                    .filter_map(|g| g.get_mut("hooks").and_then(Value::as_array_mut))
+                    .flat_map(|hs| hs.iter_mut())
+                    .find(|h| h.get("command").and_then(Value::as_str) == Some(*cmd));
+                match ours {
+                    // An entry an older install wrote gets the timeout it now declares.
+                    Some(h) if h.get("timeout") != entry.get("timeout") => {
+                        match (h.as_object_mut(), timeout) {
+                            (Some(o), Some(t)) => o.insert("timeout".into(), Value::from(*t)),
+                            (Some(o), None) => o.remove("timeout"),
+                            _ => None,
+                        };
+                        changed += 1;
+                    }
+                    Some(_) => {}
+                    None => {
+                        list.push(json!({"hooks": [entry]}));
+                        changed += 1;
+                    }
                 }
             } else if let Some(list) = hooks.get_mut(*event).and_then(Value::as_array_mut) {
                 for g in list.iter_mut() {

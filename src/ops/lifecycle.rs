@@ -390,7 +390,7 @@ pub fn providers(ctx: &Ctx) -> Result<Providers> {
             }
             ProviderView {
                 name: p.name.into(),
-                events: p.events.iter().map(|e| e.as_str().to_string()).collect(),
+                events: p.events.iter().map(|(e, _)| e.as_str().to_string()).collect(),
                 wired,
             }
         })

@@ -18,6 +18,7 @@ mod test_finish;
 mod test_handover;
 mod test_history;
 mod test_hooks;
+mod test_hosts;
 mod test_knowledge;
 mod test_large_tree;
 mod test_markdown;

@@ -1,0 +1,173 @@
+//! Every agent host by its own contract (SPEC §A.25, §A.27; issue 23): the real hook command
+//! with each host's payload shapes, the briefing's shape and cap, the end reasons, and where
+//! the checkout is found.
+
+use serde_json::Value;
+
+use crate::common::{Repo, TestEnv};
+
+/// A checkout whose resolved handover's Next Action is about 60,000 characters (ten lines of
+/// 6,000), with the policy's own character budget raised past every host's cap: what is left
+/// to trim is the host's.
+fn big_briefing(env: &TestEnv) -> Repo<'_> {
+    let r = env.ready_repo("r");
+    r.start("A task with a very long next action");
+    let line = "é".repeat(3_000) + &"x".repeat(3_000);
+    let na: Vec<String> = (0..10).map(|i| format!("{i} {line}")).collect();
+    let body = format!("# Objective\nShip it.\n\n# Current State\nHalf.\n\n# Next Action\n{}\n", na.join("\n"));
+    r.mj_in(&["handover"], &body).ok();
+    let policy = r.read(".ai/repo/policy.yaml").replace("briefing_budget_chars: 9000", "briefing_budget_chars: 100000");
+    r.write(".ai/repo/policy.yaml", &policy);
+    r
+}
+
+fn start(r: &Repo, host: &str, payload: &str) -> String {
+    let out = r.mj_in(&["hook", host, "start"], payload).ok();
+    out.stdout
+}
+
+#[test]
+fn each_host_gets_the_briefing_in_its_own_shape_and_under_its_own_cap() {
+    let env = TestEnv::new();
+    let r = big_briefing(&env);
+    // Claude Code: plain text, at most 10,000 characters with the overflow line.
+    let out = start(&r, "claude-code", r#"{"session_id":"cc-1","source":"startup","hook_event_name":"SessionStart"}"#);
+    assert!(out.starts_with("## Majordomus"), "{out}");
+    assert!(out.chars().count() <= 10_000, "{}", out.chars().count());
+    assert!(out.trim_end().ends_with("withheld by Claude Code's 10000-character hook output cap; run `git majordomus context` for the whole briefing."), "{out}");
+    // Codex: plain, never looking like JSON, at most 10,000 bytes (the é are two each).
+    let out = start(
+        &r,
+        "codex",
+        r#"{"session_id":"cx-1","source":"startup","hook_event_name":"SessionStart","cwd":"/nowhere"}"#,
+    );
+    assert!(!out.trim_start().starts_with('{'));
+    assert!(out.len() <= 10_000, "{}", out.len());
+    assert!(out.contains("withheld by Codex's 10000-byte hook output cap"), "{out}");
+    // Gemini CLI: stdout is one JSON document and nothing else.
+    let out = start(
+        &r,
+        "gemini-cli",
+        r#"{"session_id":"gm-1","source":"startup","hook_event_name":"SessionStart","timestamp":"2026-09-01T00:00:00Z"}"#,
+    );
+    let v: Value = serde_json::from_str(&out).expect("Gemini CLI needs JSON-only stdout");
+    assert_eq!(v["hookSpecificOutput"]["hookEventName"], "SessionStart");
+    let text = v["hookSpecificOutput"]["additionalContext"].as_str().unwrap();
+    assert!(text.starts_with("## Majordomus") && text.chars().count() <= 10_000);
+    assert!(text.contains("withheld by Gemini CLI's"), "{text}");
+    // Cursor and Copilot CLI: one JSON object with their key.
+    let out = start(
+        &r,
+        "cursor",
+        r#"{"conversation_id":"cu-1","generation_id":"g","workspace_roots":["/w"],"hook_event_name":"sessionStart"}"#,
+    );
+    let v: Value = serde_json::from_str(&out).unwrap();
+    assert!(v["additional_context"].as_str().unwrap().starts_with("## Majordomus"));
+    let out = start(&r, "copilot-cli", r#"{"timestamp":1764000000,"cwd":"/w","source":"new","sessionId":"cp-1"}"#);
+    let v: Value = serde_json::from_str(&out).unwrap();
+    assert!(v["additionalContext"].as_str().unwrap().chars().count() <= 10_000);
+    // Each opened its own episode, keyed by its own session id.
+    let open = std::fs::read_dir(r.state("sessions-open")).unwrap().count();
+    assert_eq!(open, 5);
+}
+
+#[test]
+fn a_policy_budget_lowers_the_cap_and_never_raises_it() {
+    let env = TestEnv::new();
+    let r = big_briefing(&env);
+    let policy = r.read(".ai/repo/policy.yaml").replace("briefing_budget_chars: 100000", "briefing_budget_chars: 3000");
+    r.write(".ai/repo/policy.yaml", &policy);
+    let out = start(&r, "claude-code", r#"{"session_id":"cc-1","source":"startup"}"#);
+    assert!(out.chars().count() <= 3_000);
+    assert!(out.contains("withheld by session.briefing_budget_chars"), "{out}");
+}
+
+#[test]
+fn end_reasons_close_or_interrupt_by_each_hosts_own_words() {
+    let env = TestEnv::new();
+    let r = env.ready_repo("r");
+    for (host, id, reason, outcome) in [
+        ("claude-code", "cc-1", "logout", "closed"),
+        ("claude-code", "cc-2", "other", "interrupted"),
+        ("codex", "cx-1", "other", "interrupted"),
+        ("gemini-cli", "gm-1", "exit", "closed"),
+        ("cursor", "cu-1", "completed", "interrupted"),
+    ] {
+        let key = if host == "cursor" { "conversation_id" } else { "session_id" };
+        r.mj_in(&["hook", host, "start"], &format!(r#"{{"{key}":"{id}","source":"startup"}}"#)).ok();
+        // Cursor's sessionEnd names the session under `session_id`: the same id.
+        let out = r.mj_in(&["hook", host, "end"], &format!(r#"{{"session_id":"{id}","reason":"{reason}"}}"#)).ok();
+        assert!(out.stderr.contains(&format!(" {outcome}: ")), "{host} {reason}: {}", out.stderr);
+    }
+    // Compact is only where the host has it.
+    let out = r.mj_in(&["hook", "cursor", "compact"], "{}").ok();
+    assert!(out.stderr.contains("cursor has no \"compact\" event; known: start, end"), "{}", out.stderr);
+    let out = r.mj_in(&["hook", "gemini-cli", "compact"], r#"{"session_id":"gm-2","trigger":"auto"}"#).ok();
+    assert!(out.stdout.is_empty(), "Gemini's stdout holds JSON or nothing: {}", out.stdout);
+}
+
+#[test]
+fn the_checkout_is_found_from_the_payload_cwd_then_claude_project_dir() {
+    let env = TestEnv::new();
+    let r = env.ready_repo("r");
+    let outside = env.path().join("outside");
+    std::fs::create_dir_all(&outside).unwrap();
+    let payload = format!(r#"{{"session_id":"cc-1","source":"startup","cwd":"{}"}}"#, r.root.display());
+    let out = env.run(&outside, &["hook", "claude-code", "start"], Some(payload.as_bytes()), &[]);
+    assert!(out.stdout.starts_with("## Majordomus"), "{} / {}", out.stdout, out.stderr);
+    let root = r.root.display().to_string();
+    let out = env.run(
+        &outside,
+        &["hook", "claude-code", "start"],
+        Some(br#"{"session_id":"cc-2","source":"startup"}"#),
+        &[("CLAUDE_PROJECT_DIR", root.as_str())],
+    );
+    assert!(out.stdout.starts_with("## Majordomus"), "{} / {}", out.stdout, out.stderr);
+    // Nothing names a checkout: one line says so, nothing is written, the host is not failed.
+    let out = env.run(&outside, &["hook", "claude-code", "start"], Some(br#"{"session_id":"cc-3"}"#), &[]);
+    assert_eq!(out.code, 0);
+    assert!(out.stdout.is_empty() && out.stderr.contains("nothing recorded"), "{}", out.stderr);
+}
+
+#[test]
+fn a_fork_in_another_worktree_opens_its_episode_there() {
+    let env = TestEnv::new();
+    let r = env.ready_repo("r");
+    r.mj_in(&["hook", "claude-code", "start"], r#"{"session_id":"main-1","source":"startup"}"#).ok();
+    let wt = env.path().join("fork-wt");
+    r.git(&["worktree", "add", "-q", "-b", "fork", wt.to_str().unwrap()]);
+    let wt = std::fs::canonicalize(&wt).unwrap();
+    let payload = format!(r#"{{"session_id":"fork-1","source":"fork","cwd":"{}"}}"#, wt.display());
+    // Claude Code runs the hook from the project directory; the forked session works in its own
+    // worktree.
+    let out = r.mj_in(&["hook", "claude-code", "start"], &payload).ok();
+    assert!(out.stdout.contains("on fork at"), "{}", out.stdout);
+    assert!(wt.join(".ai/local/state/sessions-open").read_dir().unwrap().count() == 1);
+    assert_eq!(r.state("sessions-open").read_dir().unwrap().count(), 1, "the main checkout keeps only its own episode");
+    // Another source with the same cwd stays with the process's checkout.
+    let payload = format!(r#"{{"session_id":"resume-1","source":"resume","cwd":"{}"}}"#, wt.display());
+    r.mj_in(&["hook", "claude-code", "start"], &payload).ok();
+    assert_eq!(r.state("sessions-open").read_dir().unwrap().count(), 2);
+}
+
+#[test]
+fn install_declares_the_end_and_compact_timeouts_and_adds_them_to_an_older_install() {
+    let env = TestEnv::new();
+    let r = env.ready_repo("r");
+    r.write(
+        ".claude/settings.json",
+        r#"{"hooks":{"SessionEnd":[{"hooks":[{"type":"command","command":"git majordomus hook claude-code end"}]}]}}"#,
+    );
+    let out = r.mj(&["hooks", "install", "--claude-code"]).ok();
+    assert!(out.stdout.contains("added 3 hook entries"), "{}", out.stdout);
+    let v: Value = serde_json::from_str(&r.read(".claude/settings.json")).unwrap();
+    let entry = |e: &str| v["hooks"][e][0]["hooks"][0].clone();
+    assert_eq!(entry("SessionEnd")["timeout"], 30);
+    assert_eq!(entry("PreCompact")["timeout"], 30);
+    assert!(entry("SessionStart").get("timeout").is_none());
+    assert_eq!(v["hooks"]["SessionEnd"].as_array().unwrap().len(), 1, "the old entry was updated, not doubled");
+    assert!(r.mj(&["hooks", "install", "--claude-code"]).ok().stdout.contains("already installed"));
+    r.mj(&["hooks", "uninstall", "--claude-code"]).ok();
+    let v: Value = serde_json::from_str(&r.read(".claude/settings.json")).unwrap();
+    assert!(v.get("hooks").is_none(), "{v}");
+}
