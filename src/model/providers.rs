@@ -60,6 +60,46 @@ pub enum Cap {
     Bytes(usize),
 }
 
+/// How a host's settings file holds hook entries.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Shape {
+    /// `hooks.<Event>: [{"hooks": [{"type": "command", "command": …, <timeout_key>: …}]}]`
+    /// (Claude Code's nesting; Codex and Gemini CLI use it too).
+    Nested {
+        /// The entry's timeout key.
+        timeout_key: &'static str,
+    },
+    /// `{"version": 1, "hooks": {<event>: [{<command_key>: …}]}}` (Cursor, Copilot CLI).
+    Flat {
+        /// The key holding the command (`command`, or Copilot's `bash`).
+        command_key: &'static str,
+        /// Whether entries carry `"type": "command"`.
+        typed: bool,
+        /// The entry's timeout key, when the host has one.
+        timeout_key: Option<&'static str>,
+    },
+}
+
+/// Where a host reads its hook settings, and how (SPEC §A.25, `hooks install`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Settings {
+    /// The project file, relative to the checkout's root (shared with the team).
+    pub project: &'static str,
+    /// The checkout's own untracked file, when the host has one.
+    pub local: Option<&'static str>,
+    /// The user's file, relative to `$HOME`, when the host has one.
+    pub user: Option<&'static str>,
+    /// How entries are written.
+    pub shape: Shape,
+    /// The timeout declared on compact and end entries, in the host's unit (seconds, or
+    /// milliseconds for Gemini CLI).
+    pub end_timeout: Option<u64>,
+    /// What to tell the user after an install (Codex runs a hook only once it is trusted).
+    pub after_install: Option<&'static str>,
+    /// Whether the project file is ours alone (uninstall then removes it when empty).
+    pub own_file: bool,
+}
+
 /// One agent host: everything its hooks differ in, as data (SPEC §A.25). The lifecycle is one
 /// implementation (`ops::hook`); a host is a row of this table.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -92,6 +132,8 @@ pub struct Provider {
     /// How long the host waits for an end hook by default, in milliseconds (`None`: it does
     /// not wait).
     pub end_budget_ms: Option<u32>,
+    /// Its settings files.
+    pub settings: Settings,
 }
 
 impl Provider {
@@ -125,6 +167,15 @@ pub const PROVIDERS: &[Provider] = &[
         output: Output::Plain,
         cap: Cap::Chars(10_000),
         end_budget_ms: Some(1_500),
+        settings: Settings {
+            project: ".claude/settings.json",
+            local: Some(".claude/settings.local.json"),
+            user: Some(".claude/settings.json"),
+            shape: Shape::Nested { timeout_key: "timeout" },
+            end_timeout: Some(30),
+            after_install: None,
+            own_file: false,
+        },
     },
     Provider {
         name: "codex",
@@ -141,6 +192,15 @@ pub const PROVIDERS: &[Provider] = &[
         output: Output::Plain,
         cap: Cap::Bytes(10_000),
         end_budget_ms: Some(1_000),
+        settings: Settings {
+            project: ".codex/hooks.json",
+            local: None,
+            user: Some(".codex/hooks.json"),
+            shape: Shape::Nested { timeout_key: "timeout" },
+            end_timeout: Some(3),
+            after_install: Some("pending trust: Codex skips a hook until you trust it — open /hooks in Codex (an edited entry needs trusting again)"),
+            own_file: false,
+        },
     },
     Provider {
         name: "gemini-cli",
@@ -160,6 +220,15 @@ pub const PROVIDERS: &[Provider] = &[
         output: Output::HookSpecific,
         cap: Cap::Chars(10_000),
         end_budget_ms: None,
+        settings: Settings {
+            project: ".gemini/settings.json",
+            local: None,
+            user: Some(".gemini/settings.json"),
+            shape: Shape::Nested { timeout_key: "timeout" },
+            end_timeout: Some(30_000),
+            after_install: None,
+            own_file: false,
+        },
     },
     Provider {
         name: "cursor",
@@ -177,6 +246,15 @@ pub const PROVIDERS: &[Provider] = &[
         output: Output::SnakeContext,
         cap: Cap::Chars(10_000),
         end_budget_ms: None,
+        settings: Settings {
+            project: ".cursor/hooks.json",
+            local: None,
+            user: Some(".cursor/hooks.json"),
+            shape: Shape::Flat { command_key: "command", typed: false, timeout_key: None },
+            end_timeout: None,
+            after_install: None,
+            own_file: false,
+        },
     },
     Provider {
         name: "copilot-cli",
@@ -192,6 +270,15 @@ pub const PROVIDERS: &[Provider] = &[
         output: Output::CamelContext,
         cap: Cap::Chars(10_000),
         end_budget_ms: Some(30_000),
+        settings: Settings {
+            project: ".github/hooks/majordomus.json",
+            local: None,
+            user: None,
+            shape: Shape::Flat { command_key: "bash", typed: true, timeout_key: Some("timeoutSec") },
+            end_timeout: Some(30),
+            after_install: None,
+            own_file: true,
+        },
     },
 ];
 

@@ -1,4 +1,5 @@
-//! `hooks install|uninstall` (SPEC §9.1): Claude Code settings merged without clobbering,
+//! `hooks install|uninstall` (SPEC §9.1, §A.25): each agent host's settings file (by scope)
+//! merged without clobbering,
 //! git hooks that chain a foreign hook, and the continuity fetch refspec. All idempotent.
 
 use std::path::PathBuf;
@@ -8,13 +9,47 @@ use serde_json::{json, Map, Value};
 use crate::ctx::Ctx;
 use crate::error::{Error, Result};
 use crate::model::labels::Anchor;
+use crate::model::providers::{self, HookEvent, Provider, Shape};
 use crate::store::atomic::{guard, read_opt, replace};
 
-/// What to (un)install; all three when none is chosen.
+/// Which of a host's settings files (SPEC §A.25).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Scope {
+    /// The project's file, shared with the team.
+    Project,
+    /// This checkout's untracked file.
+    Local,
+    /// The user's file under `$HOME`.
+    User,
+}
+
+impl Scope {
+    /// The scope's name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Scope::Project => "project",
+            Scope::Local => "local",
+            Scope::User => "user",
+        }
+    }
+
+    /// Reads a scope name.
+    pub fn parse(s: &str) -> Option<Scope> {
+        match s {
+            "project" => Some(Scope::Project),
+            "local" => Some(Scope::Local),
+            "user" => Some(Scope::User),
+            _ => None,
+        }
+    }
+}
+
+/// What to (un)install; Claude Code at project scope, the git hooks and the refspec when none
+/// is chosen.
 #[derive(Debug, Clone, Default)]
 pub struct Targets {
-    /// `.claude/settings.json` entries.
-    pub claude_code: bool,
+    /// Agent hosts' settings, each with its scope.
+    pub agents: Vec<(&'static Provider, Scope)>,
     /// `pre-push`, `post-checkout` and `post-rewrite`.
     pub git: bool,
     /// The fetch refspec; `Some(None)` = every configured remote.
@@ -22,36 +57,66 @@ pub struct Targets {
 }
 
 impl Targets {
-    /// All three (the refspec on every remote) when nothing was chosen.
+    /// Today's set when nothing was chosen.
     pub fn or_all(self) -> Targets {
-        if !self.claude_code && !self.git && self.fetch_refspec.is_none() {
-            Targets { claude_code: true, git: true, fetch_refspec: Some(None) }
+        if self.agents.is_empty() && !self.git && self.fetch_refspec.is_none() {
+            let claude = providers::find("claude-code").map(|p| (p, Scope::Project));
+            Targets { agents: claude.into_iter().collect(), git: true, fetch_refspec: Some(None) }
         } else {
             self
         }
     }
 }
 
-/// The Claude Code events, the hook command for each, and the `timeout` (seconds) its entry
-/// declares: SessionEnd hooks otherwise share a 1.5 s budget and PreCompact's writes would race
-/// it (SPEC §A.25; the end hook on a large store takes about a second).
-pub const CLAUDE_EVENTS: &[(&str, &str, Option<u64>)] = &[
-    ("SessionStart", "git majordomus hook claude-code start", None),
-    ("PreCompact", "git majordomus hook claude-code compact", Some(CLAUDE_END_TIMEOUT_S)),
-    ("SessionEnd", "git majordomus hook claude-code end", Some(CLAUDE_END_TIMEOUT_S)),
-];
+/// The command a host's settings run for `event`.
+pub fn hook_command(p: &Provider, event: HookEvent) -> String {
+    format!("git majordomus hook {} {event}", p.name)
+}
 
-/// The `timeout` declared on Claude Code's PreCompact and SessionEnd entries (its most for
-/// SessionEnd is 60 s).
-pub const CLAUDE_END_TIMEOUT_S: u64 = 30;
-
-/// Our entry for one Claude Code event.
-fn claude_entry(cmd: &str, timeout: Option<u64>) -> Value {
-    let mut h = json!({"type": "command", "command": cmd});
-    if let Some(t) = timeout {
-        h["timeout"] = Value::from(t);
+/// Our entry for one event in a host's settings shape.
+fn entry(p: &Provider, event: HookEvent) -> Value {
+    let cmd = hook_command(p, event);
+    let timeout = p.settings.end_timeout.filter(|_| event != HookEvent::Start);
+    match p.settings.shape {
+        Shape::Nested { timeout_key } => {
+            let mut h = json!({"type": "command", "command": cmd});
+            if let Some(t) = timeout {
+                h[timeout_key] = Value::from(t);
+            }
+            h
+        }
+        Shape::Flat { command_key, typed, timeout_key } => {
+            let mut h = Map::new();
+            if typed {
+                h.insert("type".into(), Value::from("command"));
+            }
+            h.insert(command_key.into(), Value::from(cmd));
+            if let (Some(k), Some(t)) = (timeout_key, timeout) {
+                h.insert(k.into(), Value::from(t));
+            }
+            Value::Object(h)
+        }
     }
-    h
+}
+
+/// The command an entry of a host's shape runs.
+fn command_of<'v>(p: &Provider, h: &'v Value) -> Option<&'v str> {
+    let key = match p.settings.shape {
+        Shape::Nested { .. } => "command",
+        Shape::Flat { command_key, .. } => command_key,
+    };
+    h.get(key).and_then(Value::as_str)
+}
+
+/// The handler lists of one event's value: the groups' `hooks` arrays (nested), or the value
+/// itself (flat).
+fn handlers<'v>(p: &Provider, list: &'v mut Vec<Value>) -> Vec<&'v mut Vec<Value>> {
+    match p.settings.shape {
+        Shape::Nested { .. } => {
+            list.iter_mut().filter_map(|g| g.get_mut("hooks").and_then(Value::as_array_mut)).collect()
+        }
+        Shape::Flat { .. } => vec![list],
+    }
 }
 
 /// The git hooks and what ours do.
@@ -77,8 +142,8 @@ fn apply(ctx: &Ctx, t: Targets, add: bool) -> Result<Report> {
     ctx.require_layer()?;
     let t = t.or_all();
     let mut r = Vec::new();
-    if t.claude_code {
-        r.push(claude(ctx, add)?);
+    for (p, scope) in &t.agents {
+        r.extend(agent(ctx, p, *scope, add)?);
     }
     if t.git {
         r.extend(git_hooks(ctx, add)?);
@@ -89,72 +154,235 @@ fn apply(ctx: &Ctx, t: Targets, add: bool) -> Result<Report> {
     Ok(r)
 }
 
-/// Merges (or removes) our entries in `.claude/settings.json`.
-fn claude(ctx: &Ctx, add: bool) -> Result<String> {
-    let path = ctx.layout.root().join(".claude/settings.json");
-    guard(ctx.layout.root(), &path)?;
+/// `hooks status`: what is installed where, for every host and scope, git hook and remote.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct StatusReport {
+    /// One row per host and scope it has.
+    pub hosts: Vec<HostStatus>,
+    /// One row per git hook of ours.
+    pub git_hooks: Vec<GitHookStatus>,
+    /// One row per configured remote.
+    pub fetch_refspecs: Vec<RefspecStatus>,
+}
+
+/// One host's settings file of one scope.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct HostStatus {
+    /// The provider.
+    pub provider: String,
+    /// `project`, `local` or `user`.
+    pub scope: String,
+    /// The file, repository-relative or under `~`.
+    pub path: String,
+    /// `installed` (every entry), `partial`, `absent` (none of ours), `unreadable`.
+    pub state: String,
+    /// Our entries found, of `expected`.
+    pub entries: usize,
+    /// The entries an install writes.
+    pub expected: usize,
+}
+
+/// One git hook.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct GitHookStatus {
+    /// Its name.
+    pub hook: String,
+    /// `installed`, `installed, chaining yours`, `foreign` (someone else's), `absent`.
+    pub state: String,
+}
+
+/// One remote's fetch refspec.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct RefspecStatus {
+    /// The remote.
+    pub remote: String,
+    /// Whether the continuity refspec is configured.
+    pub present: bool,
+}
+
+/// `hooks status` (text and `--json`).
+pub fn status(ctx: &Ctx) -> Result<StatusReport> {
+    ctx.require_layer()?;
+    let mut hosts = Vec::new();
+    for p in providers::PROVIDERS {
+        for scope in [Scope::Project, Scope::Local, Scope::User] {
+            let Some(path) = settings_path(ctx, p, scope) else { continue };
+            let expected = p.events.len();
+            let (state, entries) = match read_opt(&path) {
+                Ok(None) => ("absent", 0),
+                Ok(Some(t)) => match serde_json::from_str::<Value>(&t) {
+                    Ok(v) => {
+                        let n = p
+                            .events
+                            .iter()
+                            .filter(|(e, name)| {
+                                let cmd = hook_command(p, *e);
+                                let mut list = v["hooks"][*name].as_array().cloned().unwrap_or_default();
+                                handlers(p, &mut list)
+                                    .iter()
+                                    .any(|hs| hs.iter().any(|h| command_of(p, h) == Some(cmd.as_str())))
+                            })
+                            .count();
+                        (
+                            if n == expected {
+                                "installed"
+                            } else if n == 0 {
+                                "absent"
+                            } else {
+                                "partial"
+                            },
+                            n,
+                        )
+                    }
+                    Err(_) => ("unreadable", 0),
+                },
+                Err(_) => ("unreadable", 0),
+            };
+            hosts.push(HostStatus {
+                provider: p.name.into(),
+                scope: scope.as_str().into(),
+                path: shown_path(ctx, &path, scope),
+                state: state.into(),
+                entries,
+                expected,
+            });
+        }
+    }
+    let dir = hooks_dir(ctx);
+    let git_hooks = GIT_HOOKS
+        .iter()
+        .map(|h| {
+            let text = std::fs::read_to_string(dir.join(h)).ok();
+            let chained = dir.join(format!("{h}.majordomus-chained")).exists();
+            let state = match text {
+                None => "absent",
+                Some(t) if t.contains(MARKER) && chained => "installed, chaining yours",
+                Some(t) if t.contains(MARKER) => "installed",
+                Some(_) => "foreign",
+            };
+            GitHookStatus { hook: h.to_string(), state: state.into() }
+        })
+        .collect();
+    let fetch_refspecs = ctx
+        .git
+        .remote_names()
+        .into_iter()
+        .map(|r| {
+            let present = ctx.git.config_strings(&format!("remote.{r}.fetch")).contains(&fetch_refspec(&r));
+            RefspecStatus { remote: r, present }
+        })
+        .collect();
+    Ok(StatusReport { hosts, git_hooks, fetch_refspecs })
+}
+
+/// Where a host's settings file of `scope` is; `None` when the host has no such scope.
+pub fn settings_path(ctx: &Ctx, p: &Provider, scope: Scope) -> Option<PathBuf> {
+    match scope {
+        Scope::Project => Some(ctx.layout.root().join(p.settings.project)),
+        Scope::Local => p.settings.local.map(|l| ctx.layout.root().join(l)),
+        Scope::User => {
+            let home = ctx.env.home.as_deref()?;
+            p.settings.user.map(|u| PathBuf::from(home).join(u))
+        }
+    }
+}
+
+/// How a settings file is named in messages: repository-relative, or under `~`.
+fn shown_path(ctx: &Ctx, path: &std::path::Path, scope: Scope) -> String {
+    match (scope, ctx.env.home.as_deref()) {
+        (Scope::User, Some(h)) => {
+            path.strip_prefix(h).map(|r| format!("~/{}", r.display())).unwrap_or_else(|_| path.display().to_string())
+        }
+        _ => ctx.rel(path),
+    }
+}
+
+/// Merges (or removes) our entries in a host's settings file of `scope`, keeping everything
+/// else and the file's mode; a file left empty stays (as `{}`), except a file that is ours
+/// alone (Copilot CLI's `.github/hooks/majordomus.json`).
+fn agent(ctx: &Ctx, p: &Provider, scope: Scope, add: bool) -> Result<Vec<String>> {
+    let Some(path) = settings_path(ctx, p, scope) else {
+        return Err(Error::usage(format!("{} has no {} settings file", p.title, scope.as_str()))
+            .hint("choose project, or a scope the host has (docs/HOOKS.md)"));
+    };
+    let shown = shown_path(ctx, &path, scope);
+    if scope != Scope::User {
+        guard(ctx.layout.root(), &path)?;
+    }
     let text = read_opt(&path)?;
+    let wanted = || -> Value {
+        let hooks: Map<String, Value> = p
+            .events
+            .iter()
+            .map(|(e, name)| {
+                let v = match p.settings.shape {
+                    Shape::Nested { .. } => json!([{"hooks": [entry(p, *e)]}]),
+                    Shape::Flat { .. } => json!([entry(p, *e)]),
+                };
+                (name.to_string(), v)
+            })
+            .collect();
+        Value::Object(hooks)
+    };
     let mut root: Map<String, Value> = match text.as_deref().map(str::trim) {
         None | Some("") => Map::new(),
         Some(t) => match serde_json::from_str::<Value>(t) {
             Ok(Value::Object(m)) => m,
             _ => {
-                let wanted: Map<String, Value> = CLAUDE_EVENTS
-                    .iter()
-                    .map(|(e, c, t)| (e.to_string(), json!([{"hooks": [claude_entry(c, *t)]}])))
-                    .collect();
-                return Err(Error::conflict(format!(".claude/settings.json does not parse as a JSON object; nothing was changed. Add under \"hooks\": {}", Value::Object(wanted)))
-                    .hint("fix the file, then run git majordomus hooks install --claude-code again"));
+                return Err(Error::conflict(format!(
+                    "{shown} does not parse as a JSON object; nothing was changed. Add under \"hooks\": {}",
+                    wanted()
+                ))
+                .hint(format!("fix the file, then run git majordomus hooks install again ({})", p.name)));
             }
         },
     };
+    if add && matches!(p.settings.shape, Shape::Flat { .. }) && !root.contains_key("version") {
+        root.insert("version".into(), Value::from(1));
+    }
     let mut changed = 0;
     {
         let hooks = root.entry("hooks").or_insert_with(|| Value::Object(Map::new()));
         let Some(hooks) = hooks.as_object_mut() else {
-            return Err(Error::conflict(".claude/settings.json: \"hooks\" is not an object; nothing was changed"));
+            return Err(Error::conflict(format!("{shown}: \"hooks\" is not an object; nothing was changed")));
         };
-        for (event, cmd, timeout) in CLAUDE_EVENTS {
+        for (event, name) in p.events {
+            let want = entry(p, *event);
+            let cmd = hook_command(p, *event);
             if add {
-                let list = hooks.entry(event.to_string()).or_insert_with(|| Value::Array(Vec::new()));
+                let list = hooks.entry(name.to_string()).or_insert_with(|| Value::Array(Vec::new()));
                 let Some(list) = list.as_array_mut() else {
-                    return Err(Error::conflict(format!(
-                        ".claude/settings.json: hooks.{event} is not an array; nothing was changed"
-                    )));
+                    return Err(Error::conflict(format!("{shown}: hooks.{name} is not an array; nothing was changed")));
                 };
-                let entry = claude_entry(cmd, *timeout);
-                let ours = list
-                    .iter_mut()
-                    .filter_map(|g| g.get_mut("hooks").and_then(Value::as_array_mut))
-                    .flat_map(|hs| hs.iter_mut())
-                    .find(|h| h.get("command").and_then(Value::as_str) == Some(*cmd));
-                match ours {
-                    // An entry an older install wrote gets the timeout it now declares.
-                    Some(h) if h.get("timeout") != entry.get("timeout") => {
-                        match (h.as_object_mut(), timeout) {
-                            (Some(o), Some(t)) => o.insert("timeout".into(), Value::from(*t)),
-                            (Some(o), None) => o.remove("timeout"),
-                            _ => None,
-                        };
-                        changed += 1;
-                    }
-                    Some(_) => {}
-                    None => {
-                        list.push(json!({"hooks": [entry]}));
-                        changed += 1;
+                let mut found = false;
+                for hs in handlers(p, list) {
+                    for h in hs.iter_mut().filter(|h| command_of(p, h) == Some(cmd.as_str())) {
+                        found = true;
+                        // An entry an older install wrote gets what this one declares (a timeout).
+                        if *h != want {
+                            *h = want.clone();
+                            changed += 1;
+                        }
                     }
                 }
-            } else if let Some(list) = hooks.get_mut(*event).and_then(Value::as_array_mut) {
-                for g in list.iter_mut() {
-                    if let Some(hs) = g.get_mut("hooks").and_then(Value::as_array_mut) {
-                        let before = hs.len();
-                        hs.retain(|h| h.get("command").and_then(Value::as_str) != Some(*cmd));
-                        changed += before - hs.len();
-                    }
+                if !found {
+                    list.push(match p.settings.shape {
+                        Shape::Nested { .. } => json!({"hooks": [want]}),
+                        Shape::Flat { .. } => want,
+                    });
+                    changed += 1;
                 }
-                list.retain(|g| g.get("hooks").and_then(Value::as_array).is_none_or(|hs| !hs.is_empty()));
+            } else if let Some(list) = hooks.get_mut(*name).and_then(Value::as_array_mut) {
+                for hs in handlers(p, list) {
+                    let before = hs.len();
+                    hs.retain(|h| command_of(p, h) != Some(cmd.as_str()));
+                    changed += before - hs.len();
+                }
+                if matches!(p.settings.shape, Shape::Nested { .. }) {
+                    list.retain(|g| g.get("hooks").and_then(Value::as_array).is_none_or(|hs| !hs.is_empty()));
+                }
                 if list.is_empty() {
-                    hooks.remove(*event);
+                    hooks.remove(*name);
                 }
             }
         }
@@ -162,17 +390,44 @@ fn claude(ctx: &Ctx, add: bool) -> Result<String> {
             root.remove("hooks");
         }
     }
-    if changed == 0 {
-        return Ok(format!(".claude/settings.json: already {}", if add { "installed" } else { "without our entries" }));
+    if !add && root.len() == 1 && root.get("version").is_some_and(|v| v == 1) && text.is_some() {
+        root.remove("version");
     }
-    let mut out = serde_json::to_string_pretty(&Value::Object(root)).map_err(|e| Error::io(e.to_string()))?;
-    out.push('\n');
-    replace(&path, out.as_bytes())?;
-    Ok(format!(
-        ".claude/settings.json: {} {changed} hook entr{}",
+    let mut out = vec![];
+    if changed == 0 {
+        out.push(format!("{shown}: already {}", if add { "installed" } else { "without our entries" }));
+        return Ok(out);
+    }
+    if root.is_empty() && !add && p.settings.own_file && scope == Scope::Project {
+        std::fs::remove_file(&path).map_err(|e| Error::io_at(&path, e))?;
+    } else {
+        write_keeping_mode(&path, &root)?;
+    }
+    out.push(format!(
+        "{shown}: {} {changed} hook entr{}",
         if add { "added" } else { "removed" },
         if changed == 1 { "y" } else { "ies" }
-    ))
+    ));
+    if add {
+        if let Some(note) = p.settings.after_install {
+            out.push(format!("{}: {note}", p.name));
+        }
+    }
+    Ok(out)
+}
+
+/// Writes a settings file atomically; an existing file keeps its mode, a new one is 0644 (it is
+/// shared configuration, not a secret: SPEC §A.27 "Modes").
+fn write_keeping_mode(path: &std::path::Path, root: &Map<String, Value>) -> Result<()> {
+    use std::os::unix::fs::PermissionsExt;
+    let mode = std::fs::metadata(path).map(|m| m.permissions().mode() & 0o7777).unwrap_or(0o644);
+    let mut out = serde_json::to_string_pretty(&Value::Object(root.clone())).map_err(|e| Error::io(e.to_string()))?;
+    out.push('\n');
+    if let Some(dir) = path.parent() {
+        crate::store::atomic::ensure_dir(dir)?;
+    }
+    replace(path, out.as_bytes())?;
+    std::fs::set_permissions(path, std::fs::Permissions::from_mode(mode)).map_err(|e| Error::io_at(path, e))
 }
 
 /// The directory git runs hooks from (`core.hooksPath`, else `<common dir>/hooks`).

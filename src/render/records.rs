@@ -105,3 +105,20 @@ pub fn decision(d: &Decision, all: &[Decision]) -> String {
     }
     s
 }
+
+/// `hooks status`: one line per host file, git hook and remote.
+pub fn hooks_status(r: &crate::ops::install::StatusReport) -> String {
+    let mut s = String::new();
+    for h in &r.hosts {
+        let n = if h.state == "partial" { format!(" ({} of {})", h.entries, h.expected) } else { String::new() };
+        s.push_str(&format!("{:<12} {:<8} {:<34} {}{n}\n", h.provider, h.scope, h.path, h.state));
+    }
+    for g in &r.git_hooks {
+        s.push_str(&format!("{:<12} {:<8} {:<34} {}\n", "git", "hook", g.hook, g.state));
+    }
+    for f in &r.fetch_refspecs {
+        let state = if f.present { "fetches the continuity ref" } else { "no continuity refspec" };
+        s.push_str(&format!("{:<12} {:<8} {:<34} {state}\n", "git", "remote", f.remote));
+    }
+    s
+}

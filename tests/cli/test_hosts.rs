@@ -171,3 +171,98 @@ fn install_declares_the_end_and_compact_timeouts_and_adds_them_to_an_older_insta
     let v: Value = serde_json::from_str(&r.read(".claude/settings.json")).unwrap();
     assert!(v.get("hooks").is_none(), "{v}");
 }
+
+/// Every host and scope: install merges beside what is there, keeps the file's mode, is
+/// idempotent, and uninstall removes exactly what it added; `hooks status` says where.
+#[test]
+fn install_every_host_and_scope_merges_keeps_the_mode_and_uninstalls_exactly() {
+    use std::os::unix::fs::PermissionsExt;
+    let env = TestEnv::new();
+    let r = env.ready_repo("r");
+    let cases: &[(&str, &str, &str, &[&str])] = &[
+        (
+            "--claude-code=project",
+            ".claude/settings.json",
+            "hooks.SessionStart",
+            &["SessionStart", "PreCompact", "SessionEnd"],
+        ),
+        ("--claude-code=local", ".claude/settings.local.json", "", &["SessionStart", "PreCompact", "SessionEnd"]),
+        ("--codex", ".codex/hooks.json", "", &["SessionStart", "PreCompact", "SessionEnd"]),
+        ("--gemini-cli", ".gemini/settings.json", "", &["SessionStart", "PreCompress", "SessionEnd"]),
+        ("--cursor", ".cursor/hooks.json", "", &["sessionStart", "sessionEnd"]),
+        ("--copilot-cli", ".github/hooks/majordomus.json", "", &["sessionStart", "sessionEnd"]),
+    ];
+    for (flag, rel, _, events) in cases {
+        // A file the user already has: a foreign entry on the same event and another key.
+        let foreign_event = events[0];
+        let foreign = if rel.contains("cursor") || rel.contains("github") {
+            format!(
+                r#"{{"version":1,"hooks":{{"{foreign_event}":[{{"command":"echo mine","bash":"echo mine"}}]}},"other":true}}"#
+            )
+        } else {
+            format!(
+                r#"{{"hooks":{{"{foreign_event}":[{{"hooks":[{{"type":"command","command":"echo mine"}}]}}]}},"other":true}}"#
+            )
+        };
+        r.write(rel, &foreign);
+        std::fs::set_permissions(r.root.join(rel), std::fs::Permissions::from_mode(0o640)).unwrap();
+        let out = r.mj(&["hooks", "install", flag]).ok();
+        assert!(out.stdout.contains(&format!("{rel}: added {} hook entr", events.len())), "{flag}: {}", out.stdout);
+        let text = r.read(rel);
+        let v: Value = serde_json::from_str(&text).unwrap();
+        assert_eq!(v["other"], true, "{flag}: the user's keys stay");
+        assert!(text.contains("echo mine"), "{flag}: the user's entry stays");
+        for e in *events {
+            assert!(v["hooks"][e].to_string().contains("git majordomus hook "), "{flag}: {e} in {text}");
+        }
+        assert_eq!(
+            std::fs::metadata(r.root.join(rel)).unwrap().permissions().mode() & 0o777,
+            0o640,
+            "{flag}: mode kept"
+        );
+        assert!(r.mj(&["hooks", "install", flag]).ok().stdout.contains("already installed"), "{flag}: idempotent");
+        let status: Value = serde_json::from_str(&r.mj(&["--json", "hooks", "status"]).ok().stdout).unwrap();
+        let row = status["hosts"].as_array().unwrap().iter().find(|h| h["path"] == *rel).unwrap().clone();
+        assert_eq!(row["state"], "installed", "{flag}: {row}");
+        r.mj(&["hooks", "uninstall", flag]).ok();
+        let back: Value = serde_json::from_str(&r.read(rel)).unwrap();
+        assert_eq!(
+            back,
+            serde_json::from_str::<Value>(&foreign).unwrap(),
+            "{flag}: uninstall removes exactly what install added"
+        );
+    }
+    // Codex says its hooks wait for trust.
+    std::fs::remove_file(r.root.join(".codex/hooks.json")).unwrap();
+    let out = r.mj(&["hooks", "install", "--codex"]).ok();
+    assert!(out.stdout.contains("codex: pending trust"), "{}", out.stdout);
+    let v: Value = serde_json::from_str(&r.read(".codex/hooks.json")).unwrap();
+    assert_eq!(v["hooks"]["SessionEnd"][0]["hooks"][0]["timeout"], 3, "Codex caps SessionEnd at 3 s");
+    // A new file is shared configuration, not a secret.
+    assert_eq!(std::fs::metadata(r.root.join(".codex/hooks.json")).unwrap().permissions().mode() & 0o777, 0o644);
+    // Copilot's own file: typed entries with timeoutSec; removed whole when only ours was in it.
+    std::fs::remove_file(r.root.join(".github/hooks/majordomus.json")).unwrap();
+    r.mj(&["hooks", "install", "--copilot-cli"]).ok();
+    let v: Value = serde_json::from_str(&r.read(".github/hooks/majordomus.json")).unwrap();
+    assert_eq!(v["version"], 1);
+    assert_eq!(
+        v["hooks"]["sessionEnd"][0],
+        serde_json::json!({"type":"command","bash":"git majordomus hook copilot-cli end","timeoutSec":30})
+    );
+    r.mj(&["hooks", "uninstall", "--copilot-cli"]).ok();
+    assert!(!r.exists(".github/hooks/majordomus.json"));
+    // User scope lives under $HOME.
+    r.mj(&["hooks", "install", "--claude-code=user"]).ok();
+    assert!(env.home.join(".claude/settings.json").exists());
+    let text = r.mj(&["hooks", "status"]).ok().stdout;
+    assert!(
+        text.lines().any(|l| l.starts_with("claude-code  user")
+            && l.contains("~/.claude/settings.json")
+            && l.ends_with("installed")),
+        "{text}"
+    );
+    assert!(text.contains("post-rewrite"), "{text}");
+    // A scope a host does not have is a usage error.
+    let out = r.mj(&["hooks", "install", "--cursor=local"]).code(2);
+    assert!(out.stderr.contains("Cursor has no local settings file"), "{}", out.stderr);
+}
