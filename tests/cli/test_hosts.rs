@@ -266,3 +266,35 @@ fn install_every_host_and_scope_merges_keeps_the_mode_and_uninstalls_exactly() {
     let out = r.mj(&["hooks", "install", "--cursor=local"]).code(2);
     assert!(out.stderr.contains("Cursor has no local settings file"), "{}", out.stderr);
 }
+
+/// A Codex session through its own payload shapes (`openai/codex` `codex-rs/hooks/schema/
+/// generated/`: SessionStart, PreCompact with `turn_id`/`trigger`, SessionEnd's `reason:
+/// "other"`): one episode, a derived checkpoint at compact, closed as interrupted.
+#[test]
+fn a_codex_session_through_its_own_payloads() {
+    let env = TestEnv::new();
+    let r = env.ready_repo("r");
+    r.start("Codex work");
+    let cwd = r.root.display().to_string();
+    let start = format!(
+        r#"{{"session_id":"019a-cx","transcript_path":null,"cwd":"{cwd}","hook_event_name":"SessionStart","model":"gpt-5","permission_mode":"default","source":"startup"}}"#
+    );
+    let out = r.mj_in(&["hook", "codex", "start"], &start).ok();
+    assert!(out.stdout.starts_with("## Majordomus") && out.stdout.len() <= 10_000);
+    r.write("lib/a.rs", "work\n");
+    let compact = format!(
+        r#"{{"session_id":"019a-cx","turn_id":"t1","transcript_path":null,"cwd":"{cwd}","hook_event_name":"PreCompact","model":"gpt-5","trigger":"auto"}}"#
+    );
+    let out = r.mj_in(&["hook", "codex", "compact"], &compact).ok();
+    assert!(out.stdout.is_empty() && out.stderr.contains("checkpoint: .ai/local/state/checkpoints/"), "{}", out.stderr);
+    let end = format!(
+        r#"{{"session_id":"019a-cx","transcript_path":null,"cwd":"{cwd}","hook_event_name":"SessionEnd","reason":"other"}}"#
+    );
+    let out = r.mj_in(&["hook", "codex", "end"], &end).ok();
+    assert!(out.stderr.contains(" interrupted: .ai/repo/sessions/"), "{}", out.stderr);
+    // A receipt's own `event` key (start, compact, end) follows the ledger's: the last one read.
+    let receipts: Vec<_> = r.ledger().into_iter().filter(|l| l.get("provider_session").is_some()).collect();
+    let events: Vec<&str> = receipts.iter().map(|l| l["event"].as_str().unwrap()).collect();
+    assert_eq!(events, ["start", "compact", "end"]);
+    assert!(receipts.iter().all(|l| l["provider"] == "codex" && l["provider_session"] == "019a-cx"));
+}
