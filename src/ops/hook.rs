@@ -311,19 +311,31 @@ impl Plan {
 }
 
 fn plan(run: &mut Run<'_>, event: HookEvent, key: &str) -> Plan {
-    let ctx = run.ctx;
-    let Some(policy) = ctx.policy().ok().cloned() else { return Plan::default() };
+    let (plan, problem) = plan_of(run.ctx, event, key);
+    if let Some(e) = problem {
+        run.failed("reading the episode", &e);
+    }
+    plan
+}
+
+/// The plan, reading only (a dry run asks it too), and why the episode could not be read.
+fn plan_of(ctx: &Ctx, event: HookEvent, key: &str) -> (Plan, Option<Error>) {
+    let Some(policy) = ctx.policy().ok().cloned() else { return (Plan::default(), None) };
     if event == HookEvent::End && !open_path(&ctx.layout, key).exists() {
-        return Plan::default();
+        return (Plan::default(), None);
     }
     let task = task::local(ctx).ok().flatten();
     // A gap that cannot be read is no reason to write nothing: the records are written.
-    let gap = run.step("reading the episode", gap::of_episode(ctx, task.as_ref())).unwrap_or_default();
-    Plan {
+    let (gap, problem) = match gap::of_episode(ctx, task.as_ref()) {
+        Ok(g) => (g, None),
+        Err(e) => (Default::default(), Some(e)),
+    };
+    let plan = Plan {
         checkpoint: policy.session.checkpoint_on_compact.then_some(!gap.checkpoint_current),
         handover: (event == HookEvent::End && policy.session.handover_on_end).then_some(!gap.handover_covered),
         has_task: task.is_some(),
-    }
+    };
+    (plan, problem)
 }
 
 /// Writes the derived checkpoint the plan asks for, or says why it is skipped.
@@ -404,6 +416,15 @@ fn outcome_of(p: &Provider, reason: Option<&str>) -> &'static str {
     }
 }
 
+/// What a dry run says of the plan's checkpoint.
+fn planned(plan: &Plan, what: &str) -> Option<String> {
+    match plan.checkpoint {
+        Some(true) => Some(format!("would write {what}")),
+        Some(false) => Some(format!("would skip {what}: nothing changed since the last checkpoint")),
+        None => None,
+    }
+}
+
 fn dry_run(run: &mut Run<'_>, key: &str, pl: &Payload) {
     let ctx = run.ctx;
     let (provider, event) = (run.provider, run.event);
@@ -417,15 +438,29 @@ fn dry_run(run: &mut Run<'_>, key: &str, pl: &Payload) {
         HookEvent::Start => {
             vec![format!("would open an episode sessions-open/{}.yaml", key_of(key)), "would print the briefing".into()]
         }
-        HookEvent::Compact => vec!["would write a derived checkpoint".into(), "would derive knowledge".into()],
+        HookEvent::Compact => {
+            let plan = plan_of(ctx, event, key).0;
+            let mut v: Vec<String> = planned(&plan, "a derived checkpoint").into_iter().collect();
+            if ctx.policy().is_ok_and(|p| p.session.knowledge_on_compact) {
+                v.push("would derive knowledge".into());
+            }
+            v
+        }
         HookEvent::End if !open => vec![format!("end: no open episode for {}; nothing to close", key_of(key))],
         HookEvent::End => {
+            let plan = plan_of(ctx, event, key).0;
             let outcome = outcome_of(run.host, pl.reason.as_deref());
-            vec![
-                "would write a final derived checkpoint".into(),
-                "would write a derived handover".into(),
-                format!("would close the episode as {outcome}"),
-            ]
+            let mut v: Vec<String> = planned(&plan, "a final derived checkpoint").into_iter().collect();
+            match plan.handover {
+                Some(true) => v.push("would write a derived handover".into()),
+                Some(false) => v.push(
+                    "would skip the derived handover: an authored handover is newer than this episode's last activity"
+                        .into(),
+                ),
+                None => {}
+            }
+            v.push(format!("would close the episode as {outcome}"));
+            v
         }
     };
     for l in lines {

@@ -298,3 +298,40 @@ fn a_codex_session_through_its_own_payloads() {
     assert_eq!(events, ["start", "compact", "end"]);
     assert!(receipts.iter().all(|l| l["provider"] == "codex" && l["provider_session"] == "019a-cx"));
 }
+
+/// A dry run says what the event would really do: after an authored handover, the end would
+/// skip the derived one — and the real end then does.
+#[test]
+fn the_end_hooks_dry_run_reads_the_same_plan_as_the_end() {
+    let env = TestEnv::new();
+    let r = env.ready_repo("r");
+    r.start("Dry run");
+    r.mj_in(&["hook", "claude-code", "start"], r#"{"session_id":"d-1","source":"startup"}"#).ok();
+    r.write("lib/a.rs", "work\n");
+    let out = r
+        .mj_env(
+            &["hook", "claude-code", "end"],
+            r#"{"session_id":"d-1","reason":"logout"}"#,
+            &[("MAJORDOMUS_SESSION_DRY_RUN", "1")],
+        )
+        .ok();
+    assert!(out.stderr.contains("dry run: would write a derived handover"), "{}", out.stderr);
+    r.mj_in(&["handover"], crate::common::HANDOVER).ok();
+    let before = r.read(".ai/local/state/ledger.jsonl");
+    let out = r
+        .mj_env(
+            &["hook", "claude-code", "end"],
+            r#"{"session_id":"d-1","reason":"logout"}"#,
+            &[("MAJORDOMUS_SESSION_DRY_RUN", "1")],
+        )
+        .ok();
+    assert!(
+        out.stderr.contains("dry run: would skip the derived handover: an authored handover is newer"),
+        "{}",
+        out.stderr
+    );
+    assert!(out.stderr.contains("dry run: would close the episode as closed"), "{}", out.stderr);
+    assert_eq!(r.read(".ai/local/state/ledger.jsonl"), before, "a dry run writes nothing");
+    let out = r.mj_in(&["hook", "claude-code", "end"], r#"{"session_id":"d-1","reason":"logout"}"#).ok();
+    assert!(out.stderr.contains("handover: skipped"), "{}", out.stderr);
+}
