@@ -9,7 +9,7 @@ use crate::ui::Ui;
 #[derive(Debug, clap::Args)]
 pub struct Args {}
 
-/// Runs `explain`: the same JSON value with or without `--json`.
+/// Runs `explain`: a short text, or with `--json` the continuity.explain value.
 pub fn run(cc: &CommandContext, _a: &Args, ui: &mut Ui) -> Result<Exit> {
     super::lifecycle::print_model(cc, &Model::Explain, ui)
 }

@@ -20,7 +20,7 @@ pub enum Args {
     Closed,
 }
 
-/// Runs `lifecycle <x>`: the same JSON value with or without `--json`.
+/// Runs `lifecycle <x>`: a short text, or with `--json` the value every surface returns.
 pub fn run(cc: &CommandContext, a: Args, ui: &mut Ui) -> Result<Exit> {
     let model = match a {
         Args::Episodes => Model::Episodes,
@@ -32,11 +32,19 @@ pub fn run(cc: &CommandContext, a: Args, ui: &mut Ui) -> Result<Exit> {
     print_model(cc, &model, ui)
 }
 
-/// Prints one read model as indented JSON (with or without `--json`, SPEC §11).
+/// Prints one read model: its short text, or with `--json` its value (SPEC §11, §A.27).
 pub fn print_model(cc: &CommandContext, model: &Model, ui: &mut Ui) -> Result<Exit> {
     let ctx = cc.open()?;
     let result = read::value(&ctx, model, None).map(|v| {
-        ui.json(&v);
+        if ui.json_mode() {
+            ui.json(&v);
+        } else {
+            ui.text(&match model {
+                Model::State => crate::render::read::state(&v),
+                Model::Explain => crate::render::read::explain(&v),
+                _ => crate::render::read::outline(&v),
+            });
+        }
         Exit::Ok
     });
     flush_warnings(ui, &ctx);

@@ -9,7 +9,7 @@ use crate::ui::Ui;
 #[derive(Debug, clap::Args)]
 pub struct Args {}
 
-/// Runs `state`: the same JSON value with or without `--json` (indented either way).
+/// Runs `state`: a short text, or with `--json` the continuity.state value.
 pub fn run(cc: &CommandContext, _a: &Args, ui: &mut Ui) -> Result<Exit> {
     super::lifecycle::print_model(cc, &Model::State, ui)
 }

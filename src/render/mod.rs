@@ -6,6 +6,7 @@ pub mod continuity;
 pub mod history;
 pub mod knowledge;
 pub mod pre_push;
+pub mod read;
 pub mod records;
 pub mod search;
 pub mod session;

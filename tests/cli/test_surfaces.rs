@@ -124,8 +124,7 @@ fn r52_state_reports_divergence_and_freshness_apart_and_withholds_a_stale_next_a
 
     r.commit_file("lib/a.rs", "fn a() {}\n");
     env.set_now(LATER);
-    let raw = json(&r.mj(&["--json", "state"]).ok());
-    let v: State = serde_json::from_value(raw.clone()).unwrap();
+    let v: State = serde_json::from_value(json(&r.mj(&["--json", "state"]).ok())).unwrap();
     let h = v.handover();
     assert_eq!(h.divergence, "advanced", "{v:#?}");
     assert_eq!(h.freshness, "stale");
@@ -134,10 +133,23 @@ fn r52_state_reports_divergence_and_freshness_apart_and_withholds_a_stale_next_a
     assert!(h.age_minutes.unwrap() >= 3 * 24 * 60);
     assert!(v.findings.iter().any(|f| f.contains("stale")), "{:?}", v.findings);
     assert!(v.findings.iter().any(|f| f.contains("unresolved question")), "{:?}", v.findings);
-    // Without --json the same value, indented.
+    // Without --json a short text of the same value (SPEC §A.27): the labels apart, the Next
+    // Action withheld, the findings, and where the whole value is.
     let text = r.mj(&["state"]).ok().stdout;
-    assert_eq!(serde_json::from_str::<Value>(&text).unwrap(), raw);
-    assert!(text.starts_with("{\n  \""));
+    assert!(text.starts_with("Checkout "), "{text}");
+    let handover = text.lines().find(|l| l.starts_with("Handover: ")).unwrap();
+    assert!(handover.contains(" — advanced, stale ("), "{text}");
+    assert!(text.contains("  Next Action withheld: stale: "), "{text}");
+    for f in &v.findings {
+        assert!(text.contains(&format!("- {f}\n")), "{f} in {text}");
+    }
+    assert!(text.trim_end().ends_with("(git majordomus state --json: the whole value, as MCP and HTTP return it)"));
+    assert!(serde_json::from_str::<Value>(&text).is_err());
+    // explain and lifecycle: one answer a line, an outline.
+    let text = r.mj(&["explain"]).ok().stdout;
+    assert!(text.lines().any(|l| l.starts_with("handover.selected: ")), "{text}");
+    let text = r.mj(&["lifecycle", "providers"]).ok().stdout;
+    assert!(text.contains("  - name: claude-code\n"), "{text}");
 }
 
 #[test]
