@@ -1,6 +1,7 @@
 //! `git majordomus mcp` (SPEC §11.1): an MCP server over stdio on the official Rust SDK (rmcp).
-//! Every §11 read model is a read-only tool with an input schema; a result carries the JSON
-//! value as text content and as `structuredContent`; `majordomus://continuity` and
+//! Every §11 read model is a read-only tool with an input schema and an output schema (the
+//! model's schema under `schemas/`, JSON Schema 2020-12); a result carries the JSON value as text
+//! content and as `structuredContent`, which conforms to that schema; `majordomus://continuity` and
 //! `majordomus://lifecycle/{episodes,recovery}` are resources.
 //!
 //! stdin is read by a pump thread before rmcp sees it: a line over 1 MiB is dropped without
@@ -25,6 +26,7 @@ use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt};
 use serde_json::{json, Value};
 use tokio::io::AsyncWriteExt;
 
+use super::schemas;
 use crate::ctx::{Ctx, Env};
 use crate::error::{Error, Result};
 use crate::ops::read::{self, Model, ALL};
@@ -52,11 +54,14 @@ pub struct Majordomus {
 fn input_schema(m: &Model) -> JsonObject {
     let v = match m {
         Model::ContinuityPlan(_) => json!({
+            "$schema": schemas::DIALECT,
             "type": "object",
             "properties": {"record": {"type": "string", "description": "A record id or prefix (hex)"}},
             "additionalProperties": false,
         }),
-        _ => json!({"type": "object", "properties": {}, "additionalProperties": false, "description": "No input."}),
+        _ => {
+            json!({"$schema": schemas::DIALECT, "type": "object", "properties": {}, "additionalProperties": false, "description": "No input."})
+        }
     };
     match v {
         Value::Object(o) => o,
@@ -79,7 +84,8 @@ impl Majordomus {
     pub fn tools() -> Vec<Tool> {
         ALL.iter()
             .map(|m| {
-                let mut t = Tool::new(m.tool(), m.description(), input_schema(m));
+                let mut t = Tool::new(m.tool(), m.description(), input_schema(m))
+                    .with_raw_output_schema(Arc::new(schemas::schema_object(m)));
                 let mut a = ToolAnnotations::default();
                 a.read_only_hint = Some(true);
                 a.destructive_hint = Some(false);
@@ -301,12 +307,18 @@ mod tests {
     }
 
     #[test]
-    fn every_tool_is_read_only_with_an_input_schema() {
+    fn every_tool_is_read_only_with_an_input_and_an_output_schema() {
         let tools = Majordomus::tools();
         assert_eq!(tools.len(), ALL.len());
         for t in tools {
             assert_eq!(t.input_schema.get("type"), Some(&json!("object")), "{}", t.name);
             assert_eq!(t.annotations.and_then(|a| a.read_only_hint), Some(true));
+            // 2025-11-25 restricts an output schema's root to an object; 2026-07-28 reads it as
+            // JSON Schema 2020-12.
+            let out = t.output_schema.unwrap_or_else(|| panic!("{} declares no output schema", t.name));
+            assert_eq!(out.get("type"), Some(&json!("object")), "{}", t.name);
+            assert_eq!(out.get("$schema"), Some(&json!(schemas::DIALECT)), "{}", t.name);
+            assert!(out.get("properties").is_some_and(Value::is_object), "{}", t.name);
         }
     }
 }

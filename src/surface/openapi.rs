@@ -5,23 +5,8 @@
 
 use serde_json::{json, Map, Value};
 
+use super::schemas::schema_text;
 use crate::ops::read::{Model, ALL};
-
-/// The checked-in schema text of a model's value.
-pub fn schema_text(m: &Model) -> &'static str {
-    match m {
-        Model::State => include_str!("../../schemas/continuity-state.schema.json"),
-        Model::Explain => include_str!("../../schemas/continuity-explain.schema.json"),
-        Model::Episodes => include_str!("../../schemas/lifecycle-episodes.schema.json"),
-        Model::Recovery => include_str!("../../schemas/lifecycle-recovery.schema.json"),
-        Model::Runtime => include_str!("../../schemas/lifecycle-runtime.schema.json"),
-        Model::Providers => include_str!("../../schemas/lifecycle-providers.schema.json"),
-        Model::Closed => include_str!("../../schemas/lifecycle-closed.schema.json"),
-        Model::ContinuityStatus => include_str!("../../schemas/continuity-status.schema.json"),
-        Model::ContinuityRecords => include_str!("../../schemas/continuity-records.schema.json"),
-        Model::ContinuityPlan(_) => include_str!("../../schemas/continuity-plan.schema.json"),
-    }
-}
 
 /// The component name of a model's value (`continuity.state` → `continuity_state`).
 fn component(m: &Model) -> String {
