@@ -35,7 +35,7 @@ pub fn run(cc: &CommandContext, a: Args, ui: &mut Ui) -> Result<Exit> {
 /// Prints one read model as indented JSON (with or without `--json`, SPEC §11).
 pub fn print_model(cc: &CommandContext, model: &Model, ui: &mut Ui) -> Result<Exit> {
     let ctx = cc.open()?;
-    let result = read::value(&ctx, model, None).map(|v| {
+    let result = read::value(&ctx, model, None, &crate::render::context::Text).map(|v| {
         ui.json(&v);
         Exit::Ok
     });
