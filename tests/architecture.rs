@@ -413,8 +413,9 @@ fn use_tree_roots(text: &str, open: usize) -> Vec<(usize, String)> {
 fn allowed_imports() -> BTreeMap<&'static str, &'static [&'static str]> {
     BTreeMap::from([
         ("cli", &["ctx", "error", "model", "ops", "render", "store", "surface", "ui", "clock", "assets"][..]),
-        // MCP and HTTP reach the store, git and continuity only through ops (STYLE.md).
-        ("surface", &["ctx", "error", "model", "ops", "clock", "assets"][..]),
+        // MCP and HTTP reach the store, git and continuity only through ops (STYLE.md); like
+        // cli they pass the context document's layout (`render::context::Text`) to ops (D40).
+        ("surface", &["ctx", "error", "model", "ops", "render", "clock", "assets"][..]),
         // The hostile-input entry points call each parser where it lives (docs/SECURITY.md).
         ("fuzzing", &["continuity", "ctx", "model", "ops", "store", "surface"][..]),
         ("ops", &["assets", "clock", "continuity", "ctx", "error", "git", "model", "store"][..]),

@@ -44,7 +44,9 @@ pub enum Args {
 
 /// Runs `decision`.
 pub fn run(cc: &CommandContext, a: Args, ui: &mut Ui) -> Result<Exit> {
-    cc.no_json("decision")?;
+    if !matches!(a, Args::List { .. }) {
+        cc.no_json("decision add|show")?;
+    }
     let ctx = cc.open()?;
     let result = (|| -> Result<Exit> {
         match a {
@@ -54,6 +56,9 @@ pub fn run(cc: &CommandContext, a: Args, ui: &mut Ui) -> Result<Exit> {
                     AddParams { title, why: why.unwrap_or_default(), rejected, evidence, supersedes },
                 )?;
                 ui.success(&format!("recorded: {t}"));
+            }
+            Args::List { task, limit } if cc.global.json => {
+                ui.json(&decision::listing(&ctx, task.as_deref(), limit)?);
             }
             Args::List { task, limit } => {
                 let (list, all) = decision::list(&ctx, task.as_deref(), limit)?;

@@ -34,9 +34,15 @@ pub struct Args {
 
 /// Runs `handover`.
 pub fn run(cc: &CommandContext, a: &Args, ui: &mut Ui) -> Result<Exit> {
-    cc.no_json("handover")?;
+    if !a.resolve || a.path {
+        cc.no_json(if a.resolve { "handover --resolve --path" } else { "handover without --resolve" })?;
+    }
     let ctx = cc.open()?;
     let result = (|| -> Result<Exit> {
+        if a.resolve && cc.global.json {
+            ui.json(&crate::ops::state::resolved_handover(&ctx, a.task.as_deref())?);
+            return Ok(Exit::Ok);
+        }
         if a.resolve {
             match handover::resolve_labelled(&ctx, a.task.as_deref())? {
                 None => {

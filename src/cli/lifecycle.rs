@@ -35,7 +35,7 @@ pub fn run(cc: &CommandContext, a: Args, ui: &mut Ui) -> Result<Exit> {
 /// Prints one read model: its short text, or with `--json` its value (SPEC §11, §A.27).
 pub fn print_model(cc: &CommandContext, model: &Model, ui: &mut Ui) -> Result<Exit> {
     let ctx = cc.open()?;
-    let result = read::value(&ctx, model, None).map(|v| {
+    let result = read::value(&ctx, model, None, &crate::render::context::Text).map(|v| {
         if ui.json_mode() {
             ui.json(&v);
         } else {

@@ -35,7 +35,9 @@ pub enum Args {
 
 /// Runs `question`.
 pub fn run(cc: &CommandContext, a: Args, ui: &mut Ui) -> Result<Exit> {
-    cc.no_json("question")?;
+    if !matches!(a, Args::List { .. }) {
+        cc.no_json("question add|resolve")?;
+    }
     let ctx = cc.open()?;
     let result = (|| -> Result<Exit> {
         match a {
@@ -49,6 +51,7 @@ pub fn run(cc: &CommandContext, a: Args, ui: &mut Ui) -> Result<Exit> {
                 let (t, q) = question::resolve(&ctx, &selector, &answer)?;
                 ui.success(&format!("resolved for {t}: {q}"));
             }
+            Args::List { all, task } if cc.global.json => ui.json(&question::listing(&ctx, all, task.as_deref())?),
             Args::List { all, task } => {
                 ui.text(&render::records::questions(&question::list(&ctx, all, task.as_deref())?))
             }

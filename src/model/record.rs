@@ -205,11 +205,31 @@ pub fn only_sections(body: &str, names: &[&str]) -> String {
 
 /// The content of one section, trimmed of leading and trailing blank lines.
 pub fn section_text(body: &str, name: &str) -> Option<String> {
-    let content = markdown::find(body, name)?;
+    markdown::find(body, name).map(trim_blank_lines)
+}
+
+/// Every level-one section of `body` by heading, each content trimmed as [`section_text`] trims
+/// it; a heading that appears twice keeps both contents, a blank line apart. The provenance
+/// footer and any text before the first heading belong to none.
+pub fn section_texts(body: &str) -> std::collections::BTreeMap<String, String> {
+    let mut out = std::collections::BTreeMap::<String, String>::new();
+    for s in markdown::sections(body) {
+        let text = trim_blank_lines(&body[s.content]);
+        out.entry(s.name)
+            .and_modify(|t| {
+                t.push_str("\n\n");
+                t.push_str(&text);
+            })
+            .or_insert(text);
+    }
+    out
+}
+
+fn trim_blank_lines(content: &str) -> String {
     let lines: Vec<&str> = content.lines().collect();
     let first = lines.iter().position(|l| !l.trim().is_empty()).unwrap_or(lines.len());
     let last = lines.iter().rposition(|l| !l.trim().is_empty()).map_or(first, |i| i + 1);
-    Some(lines[first..last].join("\n"))
+    lines[first..last].join("\n")
 }
 
 /// The branch-key part of a checkpoint or handover name (a resumed record's `continuity--`

@@ -7,6 +7,7 @@ use serde::{Deserialize, Serialize};
 /// The outcome a task record carries (SPEC §6.1): `active` until `handover --close` or
 /// `finish` ends it. Serialised as the snake_case names the files and JSON use.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "mcp", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum Outcome {
     /// Work in progress.

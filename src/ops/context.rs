@@ -102,6 +102,7 @@ pub struct ContextParams {
 
 /// The context document (SPEC §8.4); its JSON form is the `--json` output.
 #[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "mcp", derive(schemars::JsonSchema))]
 pub struct ContextReport {
     /// Always 1.
     pub schema: u32,
@@ -124,6 +125,7 @@ pub struct ContextReport {
 
 /// A provider and its always-loaded instructions file.
 #[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "mcp", derive(schemars::JsonSchema))]
 pub struct Provider {
     /// `claude-code` or `codex`.
     pub name: String,
@@ -133,6 +135,7 @@ pub struct Provider {
 
 /// The git state the document was built at.
 #[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "mcp", derive(schemars::JsonSchema))]
 pub struct GitView {
     /// The git common dir, repository-relative when inside the checkout.
     pub repository: String,
@@ -151,6 +154,7 @@ pub struct GitView {
 
 /// The active task as the document shows it.
 #[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "mcp", derive(schemars::JsonSchema))]
 #[allow(missing_docs)]
 pub struct TaskView {
     pub id: String,
@@ -165,6 +169,7 @@ pub struct TaskView {
 
 /// A section's id (SPEC §8.4): JSON `sections[].id`, EXCLUDED items and BUDGET `dropped`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "mcp", derive(schemars::JsonSchema))]
 #[serde(rename_all = "lowercase")]
 #[allow(missing_docs)]
 pub enum SectionId {
@@ -204,6 +209,7 @@ impl SectionId {
 
 /// One printed section: its facts, and the text the renderer made of them.
 #[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "mcp", derive(schemars::JsonSchema))]
 pub struct Section {
     /// Which section.
     pub id: SectionId,
@@ -412,6 +418,7 @@ pub struct Event {
 
 /// One thing left out of the document.
 #[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "mcp", derive(schemars::JsonSchema))]
 pub struct Excluded {
     /// A section id, `<id>-body`, or a profile axis.
     pub item: String,
@@ -462,6 +469,7 @@ pub enum Why {
 
 /// The line budget and what it cost.
 #[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "mcp", derive(schemars::JsonSchema))]
 pub struct Budget {
     /// Lines of the whole printed document, header and trailer included.
     pub lines: usize,

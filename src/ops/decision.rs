@@ -1,5 +1,6 @@
 //! `decision add|list|show` (SPEC §8.5): the append-only decision log.
 
+use serde::Serialize;
 use serde_json::Value;
 
 use super::task;
@@ -8,7 +9,7 @@ use crate::error::{Error, Result};
 use crate::model::events::Event;
 use crate::model::labels::Anchor;
 use crate::store::atomic::{append, create_if_absent, guard, read_opt, Lock};
-use crate::store::decisions::{parse, render_entry, Decision};
+use crate::store::decisions::{parse, render_entry, superseded_by, Decision};
 
 /// The lock every writer of `decisions.md` takes.
 pub const LOCK: &str = "decisions";
@@ -129,6 +130,37 @@ pub fn list(ctx: &Ctx, task: Option<&str>, limit: Option<usize>) -> Result<(Vec<
         v.truncate(l);
     }
     Ok((v, all))
+}
+
+/// `decision list --json` (MCP `majordomus_decisions`, HTTP `GET /api/v1/decisions`): the
+/// entries `decision list` shows, newest first.
+#[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "mcp", derive(schemars::JsonSchema))]
+pub struct DecisionList {
+    /// The decisions, newest first.
+    pub decisions: Vec<ListedDecision>,
+}
+
+/// One decision as listed: the entry, and the later one that superseded it.
+#[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "mcp", derive(schemars::JsonSchema))]
+pub struct ListedDecision {
+    /// The entry.
+    #[serde(flatten)]
+    pub decision: Decision,
+    /// The title of the later decision that supersedes this one (`(superseded by: …)`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub superseded_by: Option<String>,
+}
+
+/// [`list`] as its JSON report.
+pub fn listing(ctx: &Ctx, task: Option<&str>, limit: Option<usize>) -> Result<DecisionList> {
+    let (list, all) = list(ctx, task, limit)?;
+    let decisions = list
+        .into_iter()
+        .map(|d| ListedDecision { superseded_by: superseded_by(&all, &d.title).map(str::to_string), decision: d })
+        .collect();
+    Ok(DecisionList { decisions })
 }
 
 /// The first entry (file order) whose title contains `text`; 12 when none.

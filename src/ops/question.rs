@@ -1,5 +1,6 @@
 //! `question add|resolve|list` (SPEC §8.6): blockers as state.
 
+use serde::Serialize;
 use serde_json::Value;
 
 use super::decision::seed;
@@ -24,8 +25,10 @@ pub fn entries(ctx: &Ctx) -> Result<Vec<Entry>> {
     Ok(parse(&read(ctx)?))
 }
 
-/// One question as `question list` shows it.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// One question as `question list` shows it; its JSON is tagged by `status`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "mcp", derive(schemars::JsonSchema))]
+#[serde(tag = "status", rename_all = "snake_case")]
 pub enum Listed {
     /// An unresolved entry and its number among all unresolved ones (`question resolve <n>`).
     Unresolved {
@@ -73,6 +76,21 @@ pub fn list(ctx: &Ctx, all: bool, task: Option<&str>) -> Result<Vec<Listed>> {
         }
     }
     Ok(out)
+}
+
+/// `question list --json` (MCP `majordomus_questions`, HTTP `GET /api/v1/questions`): the
+/// entries `question list` shows, in store order.
+#[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "mcp", derive(schemars::JsonSchema))]
+pub struct QuestionList {
+    /// The questions shown: every unresolved one (numbered as `question resolve <n>` takes
+    /// them), and with `--all` the resolved ones too.
+    pub questions: Vec<Listed>,
+}
+
+/// [`list`] as its JSON report.
+pub fn listing(ctx: &Ctx, all: bool, task: Option<&str>) -> Result<QuestionList> {
+    Ok(QuestionList { questions: list(ctx, all, task)? })
 }
 
 fn single_line(what: &str, s: &str) -> Result<String> {

@@ -24,6 +24,7 @@ pub const DEFAULT_LIMIT: usize = 40;
 
 /// A kind of record, in authority order.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[cfg_attr(feature = "mcp", derive(schemars::JsonSchema))]
 #[serde(rename_all = "lowercase")]
 pub enum Kind {
     /// `.ai/local/state/handovers/*.md`.
@@ -81,6 +82,7 @@ pub struct SearchParams {
 
 /// One matching line.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "mcp", derive(schemars::JsonSchema))]
 pub struct Hit {
     /// The kind of record.
     pub kind: Kind,
@@ -94,6 +96,7 @@ pub struct Hit {
 
 /// The answer of `search`; its JSON is `{"hits":[...],"count":N}`.
 #[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "mcp", derive(schemars::JsonSchema))]
 pub struct SearchReport {
     /// Every hit, kinds in authority order.
     pub hits: Vec<Hit>,

@@ -3,7 +3,10 @@
 //! resolve here with both labels, the blockers and the tallies. One value for the CLI
 //! (`state --json`), MCP (`majordomus_continuity`) and HTTP (`GET /api/v1/continuity`).
 //!
-//! Owns: the `Continuity` read model. Must not touch: writes of any kind (it never writes),
+//! The resolved handover with its body by section (`handover --resolve --json`,
+//! `majordomus_handover`, `GET /api/v1/handover`) is here too: it carries the same [`Record`].
+//!
+//! Owns: the `Continuity` and `ResolvedHandover` read models. Must not touch: writes of any kind (it never writes),
 //! resolution rules (it calls `resolve`, `handover::label`, `checkpoint::show`).
 
 use std::collections::BTreeMap;
@@ -16,7 +19,7 @@ use crate::ctx::Ctx;
 use crate::error::Result;
 use crate::model::labels::Anchor;
 use crate::model::labels::{Divergence, FreshnessLabel};
-use crate::model::record::section_text;
+use crate::model::record::{section_text, section_texts};
 use crate::store::questions::{self, Entry};
 use crate::store::records::names;
 use crate::store::sessions::{open_path, pointer_key, read_open};
@@ -184,6 +187,48 @@ impl Record {
             passed_over: l.passed_over_path(ctx),
         }
     }
+}
+
+/// `handover --resolve --json` (MCP `majordomus_handover`, HTTP `GET /api/v1/handover`): the
+/// handover that resolves for this worktree and branch with the labels `handover --resolve`
+/// prints, and its body by section as it shows it — the Next Action withheld when the record
+/// is history (stale or invalid).
+#[derive(Debug, Clone, Serialize, PartialEq)]
+#[cfg_attr(feature = "mcp", derive(schemars::JsonSchema))]
+pub struct ResolvedHandover {
+    /// The record and its labels, as `continuity.state` gives them (the proven `rewrite`
+    /// included); `null` when no handover resolves.
+    pub handover: Option<Record>,
+    /// The working tree now, when it differs from the one the record was written with
+    /// (`Divergence: working tree was <x>, now <y>`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub working_tree_now: Option<String>,
+    /// When the continuity record a resumed handover came from was written (`Created: <this>,
+    /// resumed here <created_at>`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub continuity_created_at: Option<String>,
+    /// The body's level-one sections by heading (`Objective`, `Current State`, `Next
+    /// Action`, ...), each as shown: a history record's Next Action reads `(Next Action
+    /// withheld: <why>)`. Empty when no handover resolves.
+    pub sections: BTreeMap<String, String>,
+}
+
+/// The resolved handover, optionally only among those written under `task`.
+pub fn resolved_handover(ctx: &Ctx, task: Option<&str>) -> Result<ResolvedHandover> {
+    Ok(match resolve_labelled(ctx, task)? {
+        None => ResolvedHandover {
+            handover: None,
+            working_tree_now: None,
+            continuity_created_at: None,
+            sections: BTreeMap::new(),
+        },
+        Some(l) => ResolvedHandover {
+            handover: Some(Record::of(ctx, &l)),
+            working_tree_now: l.working_tree_now.clone(),
+            continuity_created_at: l.record.meta.continuity_created_at.clone(),
+            sections: section_texts(&l.shown_body()),
+        },
+    })
 }
 
 fn non_empty(s: &str) -> Option<String> {

@@ -1,7 +1,8 @@
 //! The decision log `decisions.md` (SPEC §6.4): entries appended, never edited.
 
-/// One entry of the log.
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
+/// One entry of the log; its JSON (`decision list --json`) names each field as here.
+#[derive(Debug, Clone, PartialEq, Eq, Default, serde::Serialize)]
+#[cfg_attr(feature = "mcp", derive(schemars::JsonSchema))]
 #[allow(missing_docs)]
 pub struct Decision {
     /// 1-based line number of the heading.

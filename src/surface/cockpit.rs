@@ -11,6 +11,7 @@ use serde_json::Value;
 use crate::ctx::Ctx;
 use crate::ops::lifecycle::GitState;
 use crate::ops::read::{self, Model};
+use crate::render::context::Text;
 
 /// The stylesheet, served at `/cockpit.css`.
 pub const CSS: &str = include_str!("../../assets/cockpit/cockpit.css");
@@ -278,7 +279,7 @@ fn lines(status: &Result<Value, String>) -> String {
 
 /// The content of `<main>` (also served alone at `/cockpit/fragment` for the refresh).
 pub fn main(ctx: &Ctx, served: &GitState) -> String {
-    let get = |m: &Model| read::value(ctx, m, Some(served)).map_err(|e| e.message);
+    let get = |m: &Model| read::value(ctx, m, Some(served), &Text).map_err(|e| e.message);
     let state = get(&Model::State);
     let eps = get(&Model::Episodes).unwrap_or(Value::Null);
     let status = get(&Model::ContinuityStatus);

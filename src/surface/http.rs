@@ -21,6 +21,7 @@ use crate::error::{Error, Exit, Result};
 use crate::ops::lifecycle::{git_state, GitState};
 use crate::ops::read::{self, Model};
 use crate::ops::server::{read_record, record_path, write_record, ServerRecord};
+use crate::render::context::Text;
 
 /// Workers answering requests: a slow client holds one of them, never all.
 const WORKERS: usize = 8;
@@ -147,7 +148,7 @@ impl Shared {
     }
 
     fn model(&self, m: &Model) -> Reply {
-        match self.ctx().and_then(|ctx| read::value(&ctx, m, Some(&self.served))) {
+        match self.ctx().and_then(|ctx| read::value(&ctx, m, Some(&self.served), &Text)) {
             Ok(v) => Reply::json(200, &v),
             Err(e) => Reply::of_error(&e),
         }
@@ -219,9 +220,11 @@ impl Shared {
             },
             "/cockpit.css" => page("text/css; charset=utf-8", cockpit::CSS),
             "/cockpit.js" => page("text/javascript; charset=utf-8", cockpit::JS),
-            "/api/v1/continuity/plan" => self.model(&Model::ContinuityPlan(query_param(query, "record"))),
             _ => match Model::from_route(path) {
-                Some(m) => self.model(&m),
+                Some(m) => match m.bind(|name| query_param(query, name)) {
+                    Ok(m) => self.model(&m),
+                    Err(e) => Reply::of_error(&e),
+                },
                 None => {
                     Reply::error(404, format!("no route {path}"), Some("GET /api/v1/openapi.json lists every route"))
                 }

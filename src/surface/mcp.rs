@@ -1,6 +1,7 @@
 //! `git majordomus mcp` (SPEC §11.1): an MCP server over stdio on the official Rust SDK (rmcp).
-//! Every §11 read model is a read-only tool with an input schema; a result carries the JSON
-//! value as text content and as `structuredContent`; `majordomus://continuity` and
+//! Every §11 read model is a read-only tool with an input schema and an output schema (the
+//! model's schema under `schemas/`, JSON Schema 2020-12); a result carries the JSON value as text
+//! content and as `structuredContent`, which conforms to that schema; `majordomus://continuity` and
 //! `majordomus://lifecycle/{episodes,recovery}` are resources.
 //!
 //! stdin is read by a pump thread before rmcp sees it: a line over 1 MiB is dropped without
@@ -25,9 +26,11 @@ use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt};
 use serde_json::{json, Value};
 use tokio::io::AsyncWriteExt;
 
+use super::schemas;
 use crate::ctx::{Ctx, Env};
 use crate::error::{Error, Result};
-use crate::ops::read::{self, Model, ALL};
+use crate::ops::read::{self, Kind, Model, ALL};
+use crate::render::context::Text;
 
 /// The longest line read from stdin; a longer one is dropped without being buffered.
 pub const MAX_LINE: usize = 1024 * 1024;
@@ -49,19 +52,52 @@ pub struct Majordomus {
     env: Env,
 }
 
+/// A model's input schema, from its parameters (`ops::read::Param`).
 fn input_schema(m: &Model) -> JsonObject {
-    let v = match m {
-        Model::ContinuityPlan(_) => json!({
-            "type": "object",
-            "properties": {"record": {"type": "string", "description": "A record id or prefix (hex)"}},
-            "additionalProperties": false,
-        }),
-        _ => json!({"type": "object", "properties": {}, "additionalProperties": false, "description": "No input."}),
-    };
+    let mut props = JsonObject::new();
+    for p in m.params() {
+        let mut v = schemas::param_schema(p);
+        v["description"] = p.description.into();
+        props.insert(p.name.into(), v);
+    }
+    let required: Vec<&str> = m.params().iter().filter(|p| p.required).map(|p| p.name).collect();
+    let mut v =
+        json!({"$schema": schemas::DIALECT, "type": "object", "properties": props, "additionalProperties": false});
+    if m.params().is_empty() {
+        v["description"] = json!("No input.");
+    }
+    if !required.is_empty() {
+        v["required"] = json!(required);
+    }
     match v {
         Value::Object(o) => o,
         _ => JsonObject::new(),
     }
+}
+
+/// A tool call's arguments as the text [`Model::bind`] takes; `Err` names what is wrong.
+fn bind(m: &Model, args: &JsonObject) -> std::result::Result<Model, String> {
+    if let Some(k) = args.keys().find(|k| !m.params().iter().any(|p| p.name == k.as_str())) {
+        return Err(if m.params().is_empty() {
+            format!("{} takes no input; got {k:?}", m.tool())
+        } else {
+            format!("{} takes no argument {k:?}", m.tool())
+        });
+    }
+    for p in m.params() {
+        match (p.kind, args.get(p.name)) {
+            (_, None | Some(Value::Null)) | (Kind::Text, Some(Value::String(_))) => {}
+            (Kind::Count, Some(Value::Number(n))) if n.is_u64() => {}
+            (Kind::Text, Some(_)) => return Err(format!("{} must be a string", p.name)),
+            (Kind::Count, Some(_)) => return Err(format!("{} must be a whole number", p.name)),
+        }
+    }
+    let text = |name: &str| match args.get(name) {
+        Some(Value::String(s)) => Some(s.clone()),
+        Some(Value::Number(n)) => Some(n.to_string()),
+        _ => None,
+    };
+    m.bind(text).map_err(|e| e.message)
 }
 
 impl Majordomus {
@@ -72,14 +108,15 @@ impl Majordomus {
 
     fn value(&self, m: &Model) -> std::result::Result<Value, Error> {
         let ctx = Ctx::open(self.repo.as_deref(), self.env.clone())?;
-        read::value(&ctx, m, None)
+        read::value(&ctx, m, None, &Text)
     }
 
     /// The tools: one per read model, each read-only with an input schema.
     pub fn tools() -> Vec<Tool> {
         ALL.iter()
             .map(|m| {
-                let mut t = Tool::new(m.tool(), m.description(), input_schema(m));
+                let mut t = Tool::new(m.tool(), m.description(), input_schema(m))
+                    .with_raw_output_schema(Arc::new(schemas::schema_object(m)));
                 let mut a = ToolAnnotations::default();
                 a.read_only_hint = Some(true);
                 a.destructive_hint = Some(false);
@@ -96,19 +133,7 @@ impl Majordomus {
             return Err(ErrorData::invalid_params(format!("unknown tool {:?}", p.name), None));
         };
         let args = p.arguments.unwrap_or_default();
-        let model = match model {
-            Model::ContinuityPlan(_) => match args.get("record") {
-                None | Some(Value::Null) => Model::ContinuityPlan(None),
-                Some(Value::String(s)) => Model::ContinuityPlan(Some(s.clone())),
-                Some(_) => return Err(ErrorData::invalid_params("record must be a string", None)),
-            },
-            m => {
-                if let Some(k) = args.keys().next() {
-                    return Err(ErrorData::invalid_params(format!("{} takes no input; got {k:?}", m.tool()), None));
-                }
-                m
-            }
-        };
+        let model = bind(&model, &args).map_err(|e| ErrorData::invalid_params(e, None))?;
         match self.value(&model) {
             Ok(v) => Ok(CallToolResult::structured(v)),
             Err(e) => Ok(CallToolResult::structured_error(
@@ -301,12 +326,18 @@ mod tests {
     }
 
     #[test]
-    fn every_tool_is_read_only_with_an_input_schema() {
+    fn every_tool_is_read_only_with_an_input_and_an_output_schema() {
         let tools = Majordomus::tools();
         assert_eq!(tools.len(), ALL.len());
         for t in tools {
             assert_eq!(t.input_schema.get("type"), Some(&json!("object")), "{}", t.name);
             assert_eq!(t.annotations.and_then(|a| a.read_only_hint), Some(true));
+            // 2025-11-25 restricts an output schema's root to an object; 2026-07-28 reads it as
+            // JSON Schema 2020-12.
+            let out = t.output_schema.unwrap_or_else(|| panic!("{} declares no output schema", t.name));
+            assert_eq!(out.get("type"), Some(&json!("object")), "{}", t.name);
+            assert_eq!(out.get("$schema"), Some(&json!(schemas::DIALECT)), "{}", t.name);
+            assert!(out.get("properties").is_some_and(Value::is_object), "{}", t.name);
         }
     }
 }

@@ -5,23 +5,8 @@
 
 use serde_json::{json, Map, Value};
 
+use super::schemas::{param_schema, schema_text};
 use crate::ops::read::{Model, ALL};
-
-/// The checked-in schema text of a model's value.
-pub fn schema_text(m: &Model) -> &'static str {
-    match m {
-        Model::State => include_str!("../../schemas/continuity-state.schema.json"),
-        Model::Explain => include_str!("../../schemas/continuity-explain.schema.json"),
-        Model::Episodes => include_str!("../../schemas/lifecycle-episodes.schema.json"),
-        Model::Recovery => include_str!("../../schemas/lifecycle-recovery.schema.json"),
-        Model::Runtime => include_str!("../../schemas/lifecycle-runtime.schema.json"),
-        Model::Providers => include_str!("../../schemas/lifecycle-providers.schema.json"),
-        Model::Closed => include_str!("../../schemas/lifecycle-closed.schema.json"),
-        Model::ContinuityStatus => include_str!("../../schemas/continuity-status.schema.json"),
-        Model::ContinuityRecords => include_str!("../../schemas/continuity-records.schema.json"),
-        Model::ContinuityPlan(_) => include_str!("../../schemas/continuity-plan.schema.json"),
-    }
-}
 
 /// The component name of a model's value (`continuity.state` → `continuity_state`).
 fn component(m: &Model) -> String {
@@ -116,16 +101,14 @@ pub fn document(base_url: &str) -> Value {
     let mut paths = Map::new();
     for m in ALL {
         add_schema(&mut components, m);
-        let params = match m {
-            Model::ContinuityPlan(_) => vec![json!({
-                "name": "record",
-                "in": "query",
-                "required": false,
-                "description": "A record id or prefix (hex)",
-                "schema": {"type": "string", "pattern": "^[0-9a-f]{0,64}$"},
-            })],
-            _ => Vec::new(),
-        };
+        let params = m
+            .params()
+            .iter()
+            .map(|p| {
+                let schema = param_schema(p);
+                json!({"name": p.name, "in": "query", "required": p.required, "description": p.description, "schema": schema})
+            })
+            .collect();
         let ok = json_response(&format!("#/components/schemas/{}", component(m)), m.description());
         paths.insert(m.route().into(), operation(m.capability(), m.description(), ok, params));
     }
@@ -161,7 +144,7 @@ pub fn document(base_url: &str) -> Value {
         "info": {
             "title": "git-majordomus read surfaces",
             "version": env!("CARGO_PKG_VERSION"),
-            "description": "Read-only: continuity.state, continuity.explain, lifecycle.* and the continuity status, records and plan of one checkout. Nothing here writes.",
+            "description": "Read-only: continuity.state, continuity.explain, lifecycle.*, the continuity status, records and plan, the resolved handover, the context briefing, decisions, open questions, search and history of one checkout. Nothing here writes.",
         },
         "servers": [{"url": base_url}],
         "paths": Value::Object(paths),

@@ -1,14 +1,78 @@
 //! The JSON Schemas under `schemas/`: `continuity-state.schema.json` is the seed's, copied
 //! verbatim; the lifecycle and explain schemas are generated from their Rust types (schemars),
 //! checked in, and held equal to the types by a drift test, as are the continuity status,
-//! records and plan schemas.
+//! records and plan schemas and those of the resolved handover, the context document, the
+//! decision and question lists, search and the history lines.
 //!
-//! Owns: the list of generated schemas. Must not touch: I/O.
+//! Every schema is compiled into the binary ([`schema_text`]): the OpenAPI document embeds them
+//! as components and each MCP tool declares its model's as `outputSchema`.
+//!
+//! Owns: the list of generated schemas, the embedded schema text of each read model. Must not
+//! touch: I/O.
+
+use crate::ops::read::{Kind, Model, Param};
+
+/// The checked-in schema text of a model's value.
+pub fn schema_text(m: &Model) -> &'static str {
+    match m {
+        Model::State => include_str!("../../schemas/continuity-state.schema.json"),
+        Model::Explain => include_str!("../../schemas/continuity-explain.schema.json"),
+        Model::Episodes => include_str!("../../schemas/lifecycle-episodes.schema.json"),
+        Model::Recovery => include_str!("../../schemas/lifecycle-recovery.schema.json"),
+        Model::Runtime => include_str!("../../schemas/lifecycle-runtime.schema.json"),
+        Model::Providers => include_str!("../../schemas/lifecycle-providers.schema.json"),
+        Model::Closed => include_str!("../../schemas/lifecycle-closed.schema.json"),
+        Model::ContinuityStatus => include_str!("../../schemas/continuity-status.schema.json"),
+        Model::ContinuityRecords => include_str!("../../schemas/continuity-records.schema.json"),
+        Model::ContinuityPlan(_) => include_str!("../../schemas/continuity-plan.schema.json"),
+        Model::Handover => include_str!("../../schemas/handover-resolved.schema.json"),
+        Model::Context => include_str!("../../schemas/context.schema.json"),
+        Model::Decisions => include_str!("../../schemas/decisions.schema.json"),
+        Model::Questions => include_str!("../../schemas/questions.schema.json"),
+        Model::Search(_) => include_str!("../../schemas/search.schema.json"),
+        Model::History(_) => include_str!("../../schemas/history.schema.json"),
+    }
+}
+
+/// The dialect every schema is read in: JSON Schema 2020-12 (MCP 2026-07-28 requires it for
+/// input and output schemas; earlier revisions default to it).
+pub const DIALECT: &str = "https://json-schema.org/draft/2020-12/schema";
+
+/// A model's schema as a JSON object with its dialect stated: the checked-in text, plus
+/// `"$schema":` [`DIALECT`] where the file leaves it implicit (the seed's state schema).
+pub fn schema_object(m: &Model) -> serde_json::Map<String, serde_json::Value> {
+    let mut o = match serde_json::from_str(schema_text(m)) {
+        Ok(serde_json::Value::Object(o)) => o,
+        _ => serde_json::Map::new(),
+    };
+    if !o.contains_key("$schema") {
+        let mut stated = serde_json::Map::new();
+        stated.insert("$schema".into(), DIALECT.into());
+        stated.extend(o);
+        o = stated;
+    }
+    o
+}
+
+/// The JSON Schema of one parameter's value: an MCP input property, an OpenAPI query
+/// parameter's `schema`.
+pub fn param_schema(p: &Param) -> serde_json::Value {
+    let mut v = match p.kind {
+        Kind::Text => serde_json::json!({"type": "string"}),
+        Kind::Count => serde_json::json!({"type": "integer", "minimum": 1}),
+    };
+    if let Some(pattern) = p.pattern {
+        v["pattern"] = pattern.into();
+    }
+    if p.kind == Kind::Text && p.required {
+        v["minLength"] = 1.into();
+    }
+    v
+}
 
 /// The generated schemas: (file name under `schemas/`, pretty JSON text with a final newline).
 #[cfg(feature = "mcp")]
 pub fn generated() -> Vec<(&'static str, String)> {
-    use crate::ops::read::Model;
     use crate::ops::{explain, lifecycle};
     fn text<T: schemars::JsonSchema>() -> String {
         let v = serde_json::to_value(schemars::schema_for!(T)).unwrap_or_default();
@@ -24,6 +88,12 @@ pub fn generated() -> Vec<(&'static str, String)> {
         (Model::ContinuityStatus.schema_file(), text::<crate::ops::continuity::status::StatusReport>()),
         (Model::ContinuityRecords.schema_file(), text::<crate::ops::continuity::status::RecordsReport>()),
         (Model::ContinuityPlan(None).schema_file(), text::<crate::ops::continuity::resume::ResumePlan>()),
+        (Model::Handover.schema_file(), text::<crate::ops::state::ResolvedHandover>()),
+        (Model::Context.schema_file(), text::<crate::ops::context::ContextReport>()),
+        (Model::Decisions.schema_file(), text::<crate::ops::decision::DecisionList>()),
+        (Model::Questions.schema_file(), text::<crate::ops::question::QuestionList>()),
+        (Model::Search(String::new()).schema_file(), text::<crate::ops::search::SearchReport>()),
+        (Model::History(None).schema_file(), text::<crate::ops::read::HistoryLines>()),
     ]
 }
 

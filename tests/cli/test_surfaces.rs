@@ -49,7 +49,8 @@ fn validate(schema: &str, doc: &Value) -> (bool, String) {
     (out.status.success(), format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr)))
 }
 
-/// A checkout holding one of everything: a task, an open episode, a question, a checkpoint, a
+/// A checkout holding one of everything: a task, an open episode, a question, two decisions
+/// (the second supersedes the first), a checkpoint, a
 /// handover (stale once the clock is moved to LATER), one from another branch, and a continuity
 /// line that diverged (two records continue the same parent).
 fn fixture(env: &TestEnv) -> Repo<'_> {
@@ -57,6 +58,17 @@ fn fixture(env: &TestEnv) -> Repo<'_> {
     r.start("Fix the callback");
     r.mj(&["session", "start"]).ok();
     r.mj(&["question", "add", "Which retry policy?"]).ok();
+    r.mj(&["decision", "add", "Retry with backoff", "--why", "The race is transient."]).ok();
+    r.mj(&[
+        "decision",
+        "add",
+        "Retry three times",
+        "--why",
+        "Backoff hid the race.",
+        "--supersedes",
+        "Retry with backoff",
+    ])
+    .ok();
     r.mj_in(&["checkpoint"], "Reproduced the race.\n").ok();
     // A handover on another branch: never offered here.
     r.git(&["checkout", "-q", "-b", "side"]);
@@ -411,6 +423,13 @@ fn serve_routes_refusals_and_host_check() {
         assert!(doc["components"]["schemas"][name].is_object(), "{route}");
     }
     assert!(!body.contains("#/$defs/"), "every reference is rewritten into components");
+    assert_eq!(doc["paths"]["/api/v1/search"]["get"]["parameters"][0]["required"], true);
+    // A model's arguments are checked: a missing query, a limit that is not a count.
+    for t in ["/api/v1/search", "/api/v1/search?query=", "/api/v1/history?limit=0", "/api/v1/history?limit=x"] {
+        let (st, _, body) = get(a, t);
+        assert_eq!(st, 400, "{t}: {body}");
+        assert_eq!(serde_json::from_str::<Value>(&body).unwrap()["error"]["status"], 400, "{t}");
+    }
     // The cockpit's assets are exact routes; nothing else is served from disk.
     assert_eq!(get(a, "/cockpit.css").0, 200);
     assert_eq!(get(a, "/assets/cockpit/cockpit.css").0, 404);
@@ -503,70 +522,140 @@ fn serve_ensure_status_stop_and_the_start_hook() {
 // ---------------------------------------------------------------------------------------------
 // Real peers: the MCP Python SDK, the three-surface equality, schemathesis, Chromium
 
-const TOOLS: &[(&str, &[&str], &str)] = &[
-    ("majordomus_continuity", &["state"], "/api/v1/continuity"),
-    ("majordomus_continuity_explain", &["explain"], "/api/v1/continuity/explain"),
-    ("majordomus_lifecycle_episodes", &["lifecycle", "episodes"], "/api/v1/lifecycle/episodes"),
-    ("majordomus_lifecycle_recovery", &["lifecycle", "recovery"], "/api/v1/lifecycle/recovery"),
-    ("majordomus_lifecycle_runtime", &["lifecycle", "runtime"], "/api/v1/lifecycle/runtime"),
-    ("majordomus_lifecycle_providers", &["lifecycle", "providers"], "/api/v1/lifecycle/providers"),
-    ("majordomus_lifecycle_closed", &["lifecycle", "closed"], "/api/v1/lifecycle/closed"),
-    ("majordomus_continuity_status", &["continuity", "status"], "/api/v1/continuity/status"),
-    ("majordomus_continuity_records", &["continuity", "records"], "/api/v1/continuity/records"),
-    ("majordomus_continuity_plan", &["continuity", "plan"], "/api/v1/continuity/plan"),
+/// Every MCP tool: its name, the arguments the tests call it with (JSON), the CLI command it
+/// mirrors (run with `--json`) and the HTTP route (with the query the arguments become).
+const TOOLS: &[(&str, &str, &[&str], &str)] = &[
+    ("majordomus_continuity", "{}", &["state"], "/api/v1/continuity"),
+    ("majordomus_continuity_explain", "{}", &["explain"], "/api/v1/continuity/explain"),
+    ("majordomus_lifecycle_episodes", "{}", &["lifecycle", "episodes"], "/api/v1/lifecycle/episodes"),
+    ("majordomus_lifecycle_recovery", "{}", &["lifecycle", "recovery"], "/api/v1/lifecycle/recovery"),
+    ("majordomus_lifecycle_runtime", "{}", &["lifecycle", "runtime"], "/api/v1/lifecycle/runtime"),
+    ("majordomus_lifecycle_providers", "{}", &["lifecycle", "providers"], "/api/v1/lifecycle/providers"),
+    ("majordomus_lifecycle_closed", "{}", &["lifecycle", "closed"], "/api/v1/lifecycle/closed"),
+    ("majordomus_continuity_status", "{}", &["continuity", "status"], "/api/v1/continuity/status"),
+    ("majordomus_continuity_records", "{}", &["continuity", "records"], "/api/v1/continuity/records"),
+    ("majordomus_continuity_plan", "{}", &["continuity", "plan"], "/api/v1/continuity/plan"),
+    ("majordomus_handover", "{}", &["handover", "--resolve"], "/api/v1/handover"),
+    ("majordomus_context", "{}", &["context"], "/api/v1/context"),
+    ("majordomus_decisions", "{}", &["decision", "list"], "/api/v1/decisions"),
+    ("majordomus_questions", "{}", &["question", "list"], "/api/v1/questions"),
+    ("majordomus_search", r#"{"query":"the RELEASE"}"#, &["search", "the RELEASE"], "/api/v1/search?query=the+RELEASE"),
+    ("majordomus_history", r#"{"limit":5}"#, &["history", "--limit", "5"], "/api/v1/history?limit=5"),
 ];
 
-fn mcp_client(env: &TestEnv, root: &Path, tools: &[&str], uris: &[&str]) -> Value {
+/// The resources and the CLI command each mirrors.
+const RESOURCES: &[(&str, &[&str])] = &[
+    ("majordomus://continuity", &["state"]),
+    ("majordomus://lifecycle/episodes", &["lifecycle", "episodes"]),
+    ("majordomus://lifecycle/recovery", &["lifecycle", "recovery"]),
+];
+
+/// The SDK's two protocol eras: `legacy` forces the initialize handshake; `auto` (the SDK's
+/// default) probes `server/discover` and must land on the 2026-07-28 revision.
+const ERAS: &[&str] = &["legacy", "auto"];
+
+/// The CLI's `--json` value for a command of [`TOOLS`] or [`RESOURCES`]. `history --json` is
+/// JSON Lines; the surfaces carry those lines as one value, `{"events": [<line>, ...]}`.
+fn cli_json(r: &Repo<'_>, cli: &[&str]) -> Value {
+    let mut args = vec!["--json"];
+    args.extend_from_slice(cli);
+    let out = r.mj(&args);
+    if cli[0] == "history" {
+        let events: Vec<Value> = out.stdout.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+        assert!(!events.is_empty(), "{}", out.stderr);
+        return serde_json::json!({ "events": events });
+    }
+    json(&out)
+}
+
+/// Runs the SDK's client in `mode`: each of `calls` (label, tool, arguments as JSON) and each
+/// resource read. The client validates every result (wire schema, `outputSchema`); it fails
+/// on a mismatch, and so does this.
+fn mcp_client(env: &TestEnv, root: &Path, mode: &str, calls: &[(&str, &str, &str)], uris: &[&str]) -> Value {
+    let calls: serde_json::Map<String, Value> = calls
+        .iter()
+        .map(|(label, tool, args)| {
+            let args: Value = serde_json::from_str(args).unwrap();
+            (label.to_string(), serde_json::json!({"tool": tool, "arguments": args}))
+        })
+        .collect();
     let out = env
         .command(python().to_str().unwrap())
         .arg(manifest().join("tests/surfaces/mcp_client.py"))
         .arg(root)
-        .arg(tools.join(","))
+        .arg(mode)
+        .arg(Value::Object(calls).to_string())
         .arg(uris.join(","))
         .arg("--")
         .arg(bin())
         .arg("mcp")
         .output()
         .unwrap();
-    assert!(out.status.success(), "mcp client failed:\n{}", String::from_utf8_lossy(&out.stderr));
+    assert!(out.status.success(), "mcp client ({mode}) failed:\n{}", String::from_utf8_lossy(&out.stderr));
     serde_json::from_slice(&out.stdout).unwrap()
 }
 
+/// Every tool of [`TOOLS`], labelled by its name.
+fn every_tool() -> Vec<(&'static str, &'static str, &'static str)> {
+    TOOLS.iter().map(|(tool, args, _, _)| (*tool, *tool, *args)).collect()
+}
+
+/// The official SDK in both eras: legacy negotiates a handshake revision (≤ 2025-11-25), auto
+/// negotiates 2026-07-28 through `server/discover`; in each, every tool declares an output
+/// schema, every call's `structuredContent` passed the client's validation against it, and
+/// every call and resource read is the CLI's `--json` value — the same in both eras.
 #[test]
-fn mcp_python_sdk_client_reads_every_tool_and_resource() {
+fn mcp_python_sdk_client_in_both_eras_reads_every_tool_and_resource() {
     let env = TestEnv::new();
     let r = fixture(&env);
     env.set_now(LATER);
-    let v = mcp_client(
-        &env,
-        &r.root,
-        &[
-            "majordomus_continuity",
-            "majordomus_continuity_explain",
-            "majordomus_lifecycle_episodes",
-            "majordomus_continuity_status",
-        ],
-        &["majordomus://continuity", "majordomus://lifecycle/episodes", "majordomus://lifecycle/recovery"],
-    );
-    assert_eq!(v["server"], "git-majordomus");
-    let tools = v["tools"].as_object().unwrap();
-    assert_eq!(tools.len(), TOOLS.len());
-    for (name, _, _) in TOOLS {
-        assert_eq!(tools[*name]["type"], "object", "{name} declares an input schema");
+    let uris: Vec<&str> = RESOURCES.iter().map(|x| x.0).collect();
+    let runs: Vec<Value> = ERAS.iter().map(|mode| mcp_client(&env, &r.root, mode, &every_tool(), &uris)).collect();
+    let (legacy, modern) = (&runs[0], &runs[1]);
+    assert_eq!(legacy["era"], "legacy");
+    let v = legacy["protocol_version"].as_str().unwrap();
+    assert!(v.len() == 10 && ("2024-11-05"..="2025-11-25").contains(&v), "legacy negotiated {v}");
+    assert_eq!(modern["era"], "modern", "auto mode went through server/discover");
+    assert_eq!(modern["protocol_version"], "2026-07-28");
+    let work = tempfile::tempdir().unwrap();
+    for (mode, v) in ERAS.iter().zip(&runs) {
+        if *mode == "legacy" {
+            assert_eq!(v["server"], "git-majordomus");
+        }
+        let tools = v["tools"].as_object().unwrap();
+        assert_eq!(tools.len(), TOOLS.len(), "{mode}: {:?}", tools.keys());
+        let res: Vec<&str> = v["resources"].as_array().unwrap().iter().map(|x| x.as_str().unwrap()).collect();
+        assert_eq!(res, uris, "{mode}");
+        for (name, _, cli, _) in TOOLS {
+            assert_eq!(tools[*name]["input"]["type"], "object", "{mode}: {name} declares an input schema");
+            let schema = &tools[*name]["output"];
+            assert_eq!(schema["type"], "object", "{mode}: {name} declares an output schema");
+            assert_eq!(schema["$schema"], "https://json-schema.org/draft/2020-12/schema", "{mode}: {name}");
+            let call = &v["calls"][*name];
+            assert_eq!(call["is_error"], false, "{mode}: {name}: {call}");
+            assert_eq!(call["structured"], call["text"], "{mode}: {name}: text and structuredContent carry one value");
+            assert_eq!(call["structured"], cli_json(&r, cli), "{mode}: {name} = CLI {cli:?}");
+            // The client's check is not vacuous: without a required member the value fails the
+            // declared schema (the client validates with the same `jsonschema` package).
+            let path = work.path().join(format!("{name}.json"));
+            std::fs::write(&path, schema.to_string()).unwrap();
+            let required = schema["required"].as_array().unwrap();
+            let mut bad = call["structured"].clone();
+            bad.as_object_mut().unwrap().remove(required[0].as_str().unwrap());
+            assert!(
+                !validate(path.to_str().unwrap(), &bad).0,
+                "{name}: the schema refuses a value without {}",
+                required[0]
+            );
+        }
+        for (uri, cli) in RESOURCES {
+            assert_eq!(v["reads"][*uri], cli_json(&r, cli), "{mode}: {uri} = CLI {cli:?}");
+        }
     }
-    let res: Vec<&str> = v["resources"].as_array().unwrap().iter().map(|x| x.as_str().unwrap()).collect();
-    assert!(res.contains(&"majordomus://continuity") && res.contains(&"majordomus://lifecycle/episodes"));
-    for (name, cli, _) in TOOLS {
-        let Some(call) = v["calls"].get(*name) else { continue };
-        assert_eq!(call["is_error"], false, "{name}");
-        assert_eq!(call["structured"], call["text"], "{name}: text and structuredContent carry one value");
-        let mut args = vec!["--json"];
-        args.extend_from_slice(cli);
-        let out = r.mj(&args);
-        assert_eq!(call["structured"], json(&out), "{name} = CLI {cli:?}");
-    }
-    assert_eq!(v["reads"]["majordomus://continuity"], json(&r.mj(&["--json", "state"]).ok()));
-    assert_eq!(v["calls"]["majordomus_continuity"]["structured"]["handover"]["freshness"], "stale");
+    assert_eq!(legacy["calls"], modern["calls"], "every tool answers the same value in both eras");
+    assert_eq!(legacy["reads"], modern["reads"], "every resource reads the same in both eras");
+    assert_eq!(legacy["tools"], modern["tools"], "one tool list in both eras");
+    assert_eq!(legacy["calls"]["majordomus_continuity"]["structured"]["handover"]["freshness"], "stale");
 }
 
 /// The three-surface equality test: CLI `--json` = MCP `structuredContent` = HTTP body, for every
@@ -578,12 +667,10 @@ fn cli_mcp_http_return_the_same_value_for_every_read_model() {
     env.set_now(LATER);
     let before = snapshot(&r);
     let s = serve(&env, &r.root);
-    let names: Vec<&str> = TOOLS.iter().map(|t| t.0).collect();
-    let m = mcp_client(&env, &r.root, &names, &["majordomus://continuity", "majordomus://lifecycle/recovery"]);
-    for (tool, cli, route) in TOOLS {
-        let mut args = vec!["--json"];
-        args.extend_from_slice(cli);
-        let c = json(&r.mj(&args));
+    let uris: Vec<&str> = RESOURCES.iter().map(|x| x.0).collect();
+    let m = mcp_client(&env, &r.root, "auto", &every_tool(), &uris);
+    for (tool, _, cli, route) in TOOLS {
+        let c = cli_json(&r, cli);
         let (st, _, body) = get(&s.addr, route);
         assert_eq!(st, 200, "{route}: {body}");
         let h: Value = serde_json::from_str(&body).unwrap();
@@ -623,8 +710,70 @@ fn every_surface_carries_the_proven_rewrite() {
     assert!(page.contains(&format!("rewritten from <code>{}</code> by amend", &recorded[..7])), "{page}");
     assert!(!page.contains("Its commit is not in this history"), "{page}");
     drop(s);
-    let m = mcp_client(&env, &r.root, &["majordomus_continuity"], &[]);
+    let calls = [
+        ("majordomus_continuity", "majordomus_continuity", "{}"),
+        ("majordomus_handover", "majordomus_handover", "{}"),
+    ];
+    let m = mcp_client(&env, &r.root, "auto", &calls, &[]);
     assert_eq!(m["calls"]["majordomus_continuity"]["structured"]["handover"]["rewrite"], c["handover"]["rewrite"]);
+    // The resolved handover carries the same record, rewrite included, as the CLI gives it.
+    let h = json(&r.mj(&["--json", "handover", "--resolve"]).ok());
+    assert_eq!(h["handover"], c["handover"]);
+    assert_eq!(m["calls"]["majordomus_handover"]["structured"], h);
+}
+
+/// The JSON forms the new read tools mirror: `handover --resolve --json` (the body by section,
+/// the Next Action withheld once the record is history), `decision list --json`, `question
+/// list --json`; each validates against its committed schema. Commands that write keep
+/// refusing `--json`.
+#[test]
+fn handover_decision_and_question_lists_have_json_forms() {
+    let env = TestEnv::new();
+    let r = fixture(&env);
+    let h = json(&r.mj(&["--json", "handover", "--resolve"]).ok());
+    assert!(validate("handover-resolved.schema.json", &h).0, "{h:#}");
+    assert_eq!(h["sections"]["Objective"], "Fix the callback.");
+    assert_eq!(h["sections"]["Current State"], "Reproduced.");
+    assert_eq!(h["sections"]["Next Action"], "Write the regression test.");
+    assert_eq!(h["handover"]["next_action"], "Write the regression test.");
+    assert_eq!(h["handover"]["matched"], "same_worktree_same_branch");
+    assert_eq!(h["handover"], json(&r.mj(&["--json", "state"]).ok())["handover"], "the labels continuity.state gives");
+    env.set_now(LATER);
+    let h = json(&r.mj(&["--json", "handover", "--resolve"]).ok());
+    assert!(validate("handover-resolved.schema.json", &h).0, "{h:#}");
+    let na = h["sections"]["Next Action"].as_str().unwrap();
+    assert!(na.starts_with("(Next Action withheld: stale"), "{h:#}");
+    assert!(!h.to_string().contains("Write the regression test."), "a history record's Next Action is withheld: {h:#}");
+    assert!(h["handover"]["next_action_withheld"].as_str().unwrap().starts_with("stale: "));
+    // No handover here: null, and no sections.
+    let other = env.ready_repo("other");
+    let none = json(&other.mj(&["--json", "handover", "--resolve"]).ok());
+    assert_eq!(none, serde_json::json!({"handover": null, "sections": {}}));
+    assert!(validate("handover-resolved.schema.json", &none).0);
+
+    let d = json(&r.mj(&["--json", "decision", "list"]).ok());
+    assert!(validate("decisions.schema.json", &d).0, "{d:#}");
+    let titles: Vec<&str> = d["decisions"].as_array().unwrap().iter().map(|x| x["title"].as_str().unwrap()).collect();
+    assert_eq!(titles, ["Retry three times", "Retry with backoff"], "newest first");
+    assert_eq!(d["decisions"][1]["superseded_by"], "Retry three times");
+    assert_eq!(d["decisions"][0]["why"], "Backoff hid the race.");
+    let one = json(&r.mj(&["--json", "decision", "list", "--limit", "1"]).ok());
+    assert_eq!(one["decisions"].as_array().unwrap().len(), 1);
+
+    let q = json(&r.mj(&["--json", "question", "list"]).ok());
+    assert!(validate("questions.schema.json", &q).0, "{q:#}");
+    assert_eq!(q["questions"][0]["status"], "unresolved");
+    assert_eq!(q["questions"][0]["n"], 1);
+    assert_eq!(q["questions"][0]["question"], "Which retry policy?");
+
+    for args in [
+        &["--json", "handover", "--list"][..],
+        &["--json", "handover", "--resolve", "--path"],
+        &["--json", "decision", "show", "Retry"],
+        &["--json", "question", "add", "Another?"],
+    ] {
+        assert!(r.mj(args).code(2).stderr.contains("no JSON form"), "{args:?}");
+    }
 }
 
 /// Every file under `.ai/` with its bytes, every ref, HEAD and the index: what a read must not change.
@@ -775,6 +924,9 @@ fn mcp_answers_malformed_requests_with_errors_and_keeps_serving() {
         r#"{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"majordomus_continuity","arguments":{"x":1}}}"#.to_string(),
         r#"{"jsonrpc":"2.0","id":5,"method":"resources/read","params":{"uri":"majordomus://nothing"}}"#.to_string(),
         r#"{"jsonrpc":"2.0","id":6,"method":"tools/call","params":{"name":"majordomus_continuity","arguments":{}}}"#.to_string(),
+        r#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"majordomus_search","arguments":{}}}"#.to_string(),
+        r#"{"jsonrpc":"2.0","id":8,"method":"tools/call","params":{"name":"majordomus_history","arguments":{"limit":"5"}}}"#.to_string(),
+        r#"{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"majordomus_history","arguments":{"limit":0}}}"#.to_string(),
     ];
     let input = lines.join("\n") + "\n";
     let out = env.run(&r.root, &["mcp"], Some(input.as_bytes()), &[]).ok();
@@ -792,6 +944,9 @@ fn mcp_answers_malformed_requests_with_errors_and_keeps_serving() {
     assert_eq!(by_id(3)["error"]["code"], -32602);
     assert_eq!(by_id(4)["error"]["code"], -32602);
     assert!(by_id(5)["error"]["code"].is_i64());
+    for id in [7, 8, 9] {
+        assert_eq!(by_id(id)["error"]["code"], -32602, "{:?}", by_id(id));
+    }
     let ok = by_id(6);
     assert_eq!(ok["result"]["structuredContent"], json(&r.mj(&["--json", "state"]).ok()));
     assert!(out.stderr.contains("not JSON") && out.stderr.contains("over 1048576 bytes"), "{}", out.stderr);
