@@ -68,8 +68,11 @@ fn json_is_refused_by_commands_without_a_json_form() {
     assert!(out.stdout.is_empty());
     let v: serde_json::Value = serde_json::from_str(out.stderr.trim()).expect("one JSON error object on stderr");
     assert_eq!(v["error"]["exit"], 2);
-    r.mj(&["handover", "--resolve", "--json"]).code(2);
+    r.mj(&["handover", "--list", "--json"]).code(2);
     assert!(!r.exists(".ai/local/state/current.yaml"));
+    // `handover --resolve` has a JSON form (D40): one document, even when nothing resolves.
+    let v: serde_json::Value = serde_json::from_str(&r.mj(&["handover", "--resolve", "--json"]).ok().stdout).unwrap();
+    assert!(v["handover"].is_null(), "{v}");
 }
 
 #[test]
