@@ -63,23 +63,35 @@ fn build(ctx: &Ctx, ep: &str) -> Result<(Vec<Knowledge>, usize)> {
     let log = decisions::parse(&read_opt(&ctx.layout.decisions())?.unwrap_or_default());
     let mut out = Vec::new();
     let mut transcript = 0;
-    // The n-th `decision.recorded` line of a (title, task, head) is the n-th such entry of the log:
-    // a later decision with the same title never rewrites an earlier candidate's reason.
-    let mut seen: std::collections::HashMap<(String, String, String), usize> = std::collections::HashMap::new();
-    for l in ledger::forward(&ctx.layout.ledger())?.into_iter().flatten() {
+    // The n-th last `decision.recorded` line of a (title, task, head) is the n-th last such entry
+    // of the log: a later decision with the same title never rewrites an earlier candidate's
+    // reason. Counted from the end, so that only the lines since the episode began are read.
+    let mut lines = Vec::new();
+    for l in ledger::episode(&ctx.layout.ledger(), ep)?.into_iter().flatten() {
         let l = l?;
+        if l.event() == Some("decision.recorded") || l.str("session") == Some(ep) {
+            lines.push(l);
+        }
+    }
+    let key_of = |p: &ledger::Pairs| {
+        (
+            p.str("decision").unwrap_or("").to_string(),
+            p.str("task_id").unwrap_or("none").to_string(),
+            p.str("head").unwrap_or("").to_string(),
+        )
+    };
+    let mut later: std::collections::HashMap<(String, String, String), usize> = std::collections::HashMap::new();
+    let mut from_end = vec![0; lines.len()];
+    for (i, l) in lines.iter().enumerate().rev() {
+        if let Some(p) = l.pairs.as_ref().filter(|_| l.event() == Some("decision.recorded")) {
+            let n = later.entry(key_of(p)).or_insert(0);
+            from_end[i] = *n;
+            *n += 1;
+        }
+    }
+    for (l, nth_last) in lines.iter().zip(from_end) {
         let Some(p) = &l.pairs else { continue };
         let ev = l.event().unwrap_or("");
-        let nth = (ev == "decision.recorded").then(|| {
-            let key = (
-                p.str("decision").unwrap_or("").to_string(),
-                p.str("task_id").unwrap_or("none").to_string(),
-                p.str("head").unwrap_or("").to_string(),
-            );
-            let n = seen.entry(key).or_insert(0);
-            *n += 1;
-            *n - 1
-        });
         if p.str("session") != Some(ep) {
             continue;
         }
@@ -102,7 +114,8 @@ fn build(ctx: &Ctx, ep: &str) -> Result<(Vec<Knowledge>, usize)> {
                     .filter(|d| d.task.as_deref().unwrap_or("none") == task && d.head.as_deref() == p.str("head"))
                     .collect();
                 let pool = if exact.is_empty() { same } else { exact };
-                let why = pool.get(nth.unwrap_or(0)).or(pool.last()).and_then(|d| d.why.clone());
+                let nth = pool.len().checked_sub(nth_last + 1);
+                let why = nth.and_then(|n| pool.get(n)).or(pool.first()).and_then(|d| d.why.clone());
                 (
                     "convention",
                     "decided",

@@ -366,7 +366,7 @@ fn write_closed(ctx: &Ctx, s: &OpenSession, p: &CloseParams) -> Result<PathBuf> 
         start_working_tree: s.start_working_tree.clone(),
         ..Default::default()
     };
-    for l in ledger::forward(&ctx.layout.ledger())?.into_iter().flatten() {
+    for l in ledger::episode(&ctx.layout.ledger(), &s.session_id)?.into_iter().flatten() {
         let l = l?;
         let Some(pairs) = &l.pairs else { continue };
         if pairs.str("session") != Some(s.session_id.as_str()) {

@@ -305,19 +305,61 @@ pub fn raw_lines(path: &Path) -> Result<Option<RawLines>> {
     }))
 }
 
-/// Streams a ledger from its first line, parsed, holding one line at a time (blank lines skipped).
-pub struct Forward(RawLines);
+/// Streams a ledger from its first line (or from an offset), parsed, holding one line at a time
+/// (blank lines skipped).
+pub struct Forward {
+    lines: RawLines,
+    /// Whether the scan began at the first line, so that its line numbers are the file's.
+    numbered: bool,
+}
 
 impl Iterator for Forward {
     type Item = Result<Line>;
     fn next(&mut self) -> Option<Result<Line>> {
-        Some(self.0.next()?.map(|(n, bytes)| Line::parse(Some(n), &bytes)))
+        Some(self.lines.next()?.map(|(n, bytes)| Line::parse(self.numbered.then_some(n), &bytes)))
     }
 }
 
 /// Opens `path` for a forward scan; `Ok(None)` when there is no ledger yet.
 pub fn forward(path: &Path) -> Result<Option<Forward>> {
-    Ok(raw_lines(path)?.map(Forward))
+    Ok(raw_lines(path)?.map(|lines| Forward { lines, numbered: true }))
+}
+
+/// Opens `path` for a forward scan from byte `offset` (the start of a line, as
+/// [`Backward::offset`] gives it); the lines carry no number.
+pub fn forward_from(path: &Path, offset: u64) -> Result<Option<Forward>> {
+    let Some(mut file) = open(path)? else { return Ok(None) };
+    file.seek(SeekFrom::Start(offset)).map_err(|e| io_error(path, e))?;
+    let lines = RawLines { reader: BufReader::with_capacity(64 * 1024, file), path: path.to_path_buf(), number: 0 };
+    Ok(Some(Forward { lines, numbered: offset == 0 }))
+}
+
+/// How many lines older than an episode's `session.started` line [`episode`] reads as well: a
+/// command that found the episode's open file in the moment before `start` appended that line
+/// stamped its own line with the episode first.
+const BEFORE_START: usize = 64;
+
+/// Every line written since episode `sid` began, whatever its stamp, oldest first, streamed:
+/// from [`BEFORE_START`] lines before the episode's `session.started` line, found from the tail,
+/// to the end. Without that line (a close that ran before `start` wrote it, a rotated ledger)
+/// the whole ledger is read. The cost is the episode's share of the ledger, not its length.
+pub fn episode(path: &Path, sid: &str) -> Result<Option<Forward>> {
+    let Some(mut back) = backward(path)? else { return Ok(None) };
+    let mut start = None;
+    let mut older = 0;
+    while let Some(l) = back.next() {
+        let l = l?;
+        if start.is_some() {
+            older += 1;
+            start = Some(back.offset());
+            if older == BEFORE_START {
+                break;
+            }
+        } else if l.event() == Some(Event::SessionStarted.as_str()) && l.str("session") == Some(sid) {
+            start = Some(back.offset());
+        }
+    }
+    forward_from(path, start.unwrap_or(0))
 }
 
 /// Reads a ledger from its end, newest line first, a block at a time (blank lines skipped):
@@ -329,8 +371,11 @@ pub struct Backward {
     pos: u64,
     /// The start of the oldest line read so far, which may continue into earlier bytes.
     carry: Vec<u8>,
-    /// Whole lines of the last block, oldest first (popped from the end).
-    ready: Vec<Vec<u8>>,
+    /// Whole lines of the last block with the byte offset each starts at, oldest first (popped
+    /// from the end).
+    ready: Vec<(u64, Vec<u8>)>,
+    /// The byte offset of the line returned last.
+    offset: u64,
 }
 
 /// The block a tail read takes at a time.
@@ -342,6 +387,12 @@ impl Backward {
         self.pos
     }
 
+    /// The byte offset at which the line returned last starts: a [`forward_from`] there reads
+    /// it and every line after it.
+    pub fn offset(&self) -> u64 {
+        self.offset
+    }
+
     fn fill(&mut self) -> Result<()> {
         let n = self.pos.min(BLOCK);
         self.pos -= n;
@@ -349,15 +400,20 @@ impl Backward {
         self.file.seek(SeekFrom::Start(self.pos)).map_err(|e| io_error(&self.path, e))?;
         self.file.read_exact(&mut block).map_err(|e| io_error(&self.path, e))?;
         block.append(&mut self.carry);
-        let mut parts = block.split(|&b| b == b'\n');
+        let mut at = self.pos;
+        let mut parts: Vec<(u64, Vec<u8>)> = block
+            .split(|&b| b == b'\n')
+            .map(|part| {
+                let start = at;
+                at += part.len() as u64 + 1;
+                (start, part.to_vec())
+            })
+            .collect();
         // The first part may continue into earlier bytes unless the start of the file is reached.
-        let first = parts.next().unwrap_or_default().to_vec();
-        self.ready = parts.map(<[u8]>::to_vec).collect();
-        if self.pos == 0 {
-            self.ready.insert(0, first);
-        } else {
-            self.carry = first;
+        if self.pos != 0 && !parts.is_empty() {
+            self.carry = parts.remove(0).1;
         }
+        self.ready = parts;
         Ok(())
     }
 }
@@ -366,8 +422,9 @@ impl Iterator for Backward {
     type Item = Result<Line>;
     fn next(&mut self) -> Option<Result<Line>> {
         loop {
-            if let Some(bytes) = self.ready.pop() {
+            if let Some((offset, bytes)) = self.ready.pop() {
                 if !is_blank(&bytes) {
+                    self.offset = offset;
                     return Some(Ok(Line::parse(None, &bytes)));
                 }
                 continue;
@@ -387,7 +444,7 @@ impl Iterator for Backward {
 pub fn backward(path: &Path) -> Result<Option<Backward>> {
     let Some(file) = open(path)? else { return Ok(None) };
     let pos = file.metadata().map_err(|e| io_error(path, e))?.len();
-    Ok(Some(Backward { file, path: path.to_path_buf(), pos, carry: Vec::new(), ready: Vec::new() }))
+    Ok(Some(Backward { file, path: path.to_path_buf(), pos, carry: Vec::new(), ready: Vec::new(), offset: pos }))
 }
 
 /// The newest line satisfying `hit`, read from the tail.
@@ -510,6 +567,37 @@ mod tests {
         assert!(l.starts_with(r#"{"ts":"2026-09-03T19:30:12Z","event":"provider.event.received","head":"NONE","branch":"main","by":"git-majordomus/"#));
         let lines = parse_lines(&l);
         assert_eq!(lines[0].event(), Some("provider.event.received"));
+    }
+
+    #[test]
+    fn every_tail_offset_starts_its_line_and_an_episode_reads_from_its_start() {
+        let mut lines = Vec::new();
+        for i in 0..2000 {
+            lines.push(match i % 5 {
+                0 => String::new(),
+                3 => format!(r#"{{"ts":"t","event":"e{i}","pad":"{}"}}"#, "x".repeat(30_000)),
+                _ => format!(r#"{{"ts":"t","event":"e{i}","session":"s{}"}}"#, i / 400),
+            });
+        }
+        lines[1201] = r#"{"ts":"t","event":"session.started","session":"s3"}"#.into();
+        let f = write(&lines);
+        let mut back = backward(f.path()).unwrap().unwrap();
+        while let Some(l) = back.next() {
+            let l = l.unwrap();
+            let from: Line = forward_from(f.path(), back.offset()).unwrap().unwrap().next().unwrap().unwrap();
+            assert_eq!(from.raw, l.raw, "the offset of {:?}", &l.raw[..l.raw.len().min(40)]);
+        }
+        // From BEFORE_START non-blank lines before the start line to the end.
+        let got: Vec<String> = episode(f.path(), "s3").unwrap().unwrap().map(|l| l.unwrap().raw).collect();
+        let non_blank: Vec<&String> = lines.iter().filter(|l| !l.is_empty()).collect();
+        let at = non_blank.iter().position(|l| l.contains("session.started")).unwrap();
+        assert_eq!(got.len(), non_blank.len() - at + BEFORE_START);
+        assert_eq!(&got[BEFORE_START], non_blank[at]);
+        assert!(got.iter().all(|l| !l.is_empty()));
+        // No start line: the whole ledger.
+        let all: Vec<Line> = episode(f.path(), "s9").unwrap().unwrap().map(Result::unwrap).collect();
+        assert_eq!(all.len(), non_blank.len());
+        assert_eq!(all[1].number, Some(3), "a read from the first byte is numbered");
     }
 
     fn write(lines: &[String]) -> tempfile::NamedTempFile {
