@@ -280,11 +280,20 @@ fn a_codex_session_through_its_own_payloads() {
         r#"{{"session_id":"019a-cx","transcript_path":null,"cwd":"{cwd}","hook_event_name":"SessionStart","model":"gpt-5","permission_mode":"default","source":"startup"}}"#
     );
     let out = r.mj_in(&["hook", "codex", "start"], &start).ok();
+    // Plain text reaches the model as it is; JSON-looking text that does not parse fails the hook.
     assert!(out.stdout.starts_with("## Majordomus") && out.stdout.len() <= 10_000);
+    assert!(serde_json::from_str::<Value>(&out.stdout).is_err());
     r.write("lib/a.rs", "work\n");
     let compact = format!(
         r#"{{"session_id":"019a-cx","turn_id":"t1","transcript_path":null,"cwd":"{cwd}","hook_event_name":"PreCompact","model":"gpt-5","trigger":"auto"}}"#
     );
+    // Codex's own schema judges the fixture (and refuses one without `turn_id`, so a pass
+    // means something).
+    let schema = codex_schema("pre-compact.command.input");
+    let (valid, why) = crate::common::validate(&schema, &serde_json::from_str(&compact).unwrap());
+    assert!(valid, "the fixture is not Codex's PreCompact input: {why}");
+    let no_turn = compact.replace(r#""turn_id":"t1","#, "");
+    assert!(!crate::common::validate(&schema, &serde_json::from_str(&no_turn).unwrap()).0);
     let out = r.mj_in(&["hook", "codex", "compact"], &compact).ok();
     assert!(out.stdout.is_empty() && out.stderr.contains("checkpoint: .ai/local/state/checkpoints/"), "{}", out.stderr);
     let end = format!(
@@ -297,6 +306,12 @@ fn a_codex_session_through_its_own_payloads() {
     let events: Vec<&str> = receipts.iter().map(|l| l["event"].as_str().unwrap()).collect();
     assert_eq!(events, ["start", "compact", "end"]);
     assert!(receipts.iter().all(|l| l["provider"] == "codex" && l["provider_session"] == "019a-cx"));
+}
+
+/// One of Codex's own hook schemas, copied into `tests/fixtures/hosts/codex/` (its README
+/// names the source and licence).
+fn codex_schema(name: &str) -> std::path::PathBuf {
+    std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("tests/fixtures/hosts/codex/{name}.schema.json"))
 }
 
 /// A dry run says what the event would really do: after an authored handover, the end would

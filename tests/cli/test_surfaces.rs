@@ -24,29 +24,17 @@ fn bin() -> &'static str {
     env!("CARGO_BIN_EXE_git-majordomus")
 }
 
-/// The test venv's python (created by `contrib/test-deps.sh`, which `make test` runs first).
 fn python() -> PathBuf {
-    let p = manifest().join("target/surfaces-venv/bin/python");
-    assert!(p.exists(), "{} is missing: run contrib/test-deps.sh (make test does)", p.display());
-    p
+    crate::common::venv_python()
 }
 
 fn json(out: &Output) -> Value {
     serde_json::from_str(&out.stdout).unwrap_or_else(|e| panic!("not JSON ({e}):\n{}\n{}", out.stdout, out.stderr))
 }
 
+/// Validates `doc` against `schemas/<schema>`.
 fn validate(schema: &str, doc: &Value) -> (bool, String) {
-    let mut child = Command::new(python())
-        .arg(manifest().join("tests/surfaces/validate.py"))
-        .arg(manifest().join("schemas").join(schema))
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    child.stdin.take().unwrap().write_all(doc.to_string().as_bytes()).unwrap();
-    let out = child.wait_with_output().unwrap();
-    (out.status.success(), format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr)))
+    crate::common::validate(&manifest().join("schemas").join(schema), doc)
 }
 
 /// A checkout holding one of everything: a task, an open episode, a question, two decisions

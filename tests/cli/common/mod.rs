@@ -299,3 +299,26 @@ pub fn spawn_mj(
     let _ = child.stdin.take().unwrap().write_all(stdin.as_bytes());
     child
 }
+
+/// The test venv's python (created by `contrib/test-deps.sh`, which `make test` runs first).
+pub fn venv_python() -> PathBuf {
+    let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/surfaces-venv/bin/python");
+    assert!(p.exists(), "{} is missing: run contrib/test-deps.sh (make test does)", p.display());
+    p
+}
+
+/// Validates `doc` against the JSON Schema file `schema` with the `jsonschema` package:
+/// `(valid, what it printed)`.
+pub fn validate(schema: &Path, doc: &serde_json::Value) -> (bool, String) {
+    let mut child = Command::new(venv_python())
+        .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/surfaces/validate.py"))
+        .arg(schema)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child.stdin.take().unwrap().write_all(doc.to_string().as_bytes()).unwrap();
+    let out = child.wait_with_output().unwrap();
+    (out.status.success(), format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr)))
+}
