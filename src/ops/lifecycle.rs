@@ -13,7 +13,7 @@ use serde::Serialize;
 use super::session::{self, ClosedView};
 use crate::ctx::Ctx;
 use crate::error::Result;
-use crate::model::labels::Anchor;
+use crate::model::labels::{freshness, Anchor, FreshnessLabel};
 use crate::model::providers::PROVIDERS;
 use crate::store::ledger;
 use crate::store::sessions::{list_open, pointer_key};
@@ -53,6 +53,12 @@ pub struct Episode {
     pub tasks: Vec<String>,
     /// One sentence on what its standing means.
     pub note: String,
+    /// Minutes since it opened, when `started_at` reads.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub open_minutes: Option<i64>,
+    /// Open longer than a fresh record lives (`session.freshness.fresh_minutes`): a session
+    /// that ended without its end hook, most likely.
+    pub long_open: bool,
 }
 
 /// `lifecycle.episodes`.
@@ -117,6 +123,7 @@ fn episodes_with(ctx: &Ctx, facts: &LedgerFacts) -> Result<Episodes> {
     let here = ctx.layout.root().display().to_string();
     let pointed = pointer_key(&ctx.layout);
     let mut out = Episodes { episodes: Vec::new(), unreadable: Vec::new() };
+    let thresholds = ctx.policy().map(|p| p.thresholds()).unwrap_or_default();
     for (key, parsed) in list_open(&ctx.layout)? {
         let s = match parsed {
             Ok(s) => s,
@@ -135,7 +142,10 @@ fn episodes_with(ctx: &Ctx, facts: &LedgerFacts) -> Result<Episodes> {
             ("open", "open in this worktree but the pointer names another episode".to_string())
         };
         let (events, last_activity, last_event, tasks) = facts.activity.get(&s.session_id).cloned().unwrap_or_default();
+        let open = freshness(&s.started_at, ctx.clock.now(), thresholds);
         out.episodes.push(Episode {
+            open_minutes: open.age_minutes,
+            long_open: matches!(open.label, FreshnessLabel::Aging | FreshnessLabel::Stale),
             standing: standing.into(),
             note,
             events,

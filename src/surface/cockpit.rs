@@ -1,7 +1,10 @@
 //! The continuity cockpit (SPEC §11.2): the page at `/`, rendered on the server from the same
 //! read-model values the API serves — the open episodes, the task, the resolved handover and
 //! checkpoint with both labels (a stale record shown as history, its Next Action withheld), the
-//! blockers, the continuity lines with their heads (diverged lines marked) and the sync state.
+//! blockers, the Resume panel (the answer of `continuity plan`, its record and the command to
+//! run), the continuity lines with their heads (diverged lines marked) and the sync state. A
+//! handover or checkpoint of another task than the active one, and an episode open longer than
+//! a fresh record lives, are flagged.
 //! The embedded script only refreshes `<main>`; the first paint needs no JavaScript.
 //!
 //! Owns: the HTML of the page. Must not touch: anything but the values `ops::read` returns.
@@ -61,7 +64,7 @@ fn origin_words(origin: &str) -> &'static str {
     }
 }
 
-fn record(kind: &str, r: &Value) -> String {
+fn record(kind: &str, r: &Value, active_task: Option<&str>) -> String {
     if r.is_null() {
         return section(
             kind,
@@ -115,6 +118,13 @@ fn record(kind: &str, r: &Value) -> String {
             esc(s(&rw["proof"], "value"))
         ));
     }
+    if let Some(active) = active_task.filter(|t| *t != s(r, "task_id")) {
+        b.push_str(&format!(
+            "<p class=\"banner other-task\">Another task's {kind}: it is of <code>{}</code>, the active task is <code>{}</code>.</p>\n",
+            esc(s(r, "task_id")),
+            esc(active)
+        ));
+    }
     if matches!(s(r, "divergence"), "diverged" | "different_context") {
         b.push_str("<p class=\"banner\">Its commit is not in this history: trust git, not the record.</p>\n");
     }
@@ -150,10 +160,16 @@ fn episodes(v: &Value) -> String {
         "<table><thead><tr><th>episode</th><th>standing</th><th class=\"hide-narrow\">provider</th><th>started</th><th class=\"hide-narrow\">last event</th><th>tasks</th></tr></thead><tbody>\n",
     );
     for e in &list {
+        let standing = if e.get("long_open").and_then(Value::as_bool).unwrap_or(false) {
+            let open = e.get("open_minutes").and_then(Value::as_i64).map(crate::model::labels::span).unwrap_or_default();
+            format!("{} <span class=\"label l-long_open\">open {}</span>", label(s(e, "standing")), esc(&open))
+        } else {
+            label(s(e, "standing"))
+        };
         b.push_str(&format!(
             "<tr><td class=\"mono\">{}</td><td>{}</td><td class=\"hide-narrow\">{}</td><td>{}</td><td class=\"hide-narrow\">{} {}</td><td>{}</td></tr>\n",
             esc(s(e, "session_id")),
-            label(s(e, "standing")),
+            standing,
             esc(s(e, "provider")),
             esc(s(e, "started_at")),
             esc(s(e, "last_event")),
@@ -162,6 +178,17 @@ fn episodes(v: &Value) -> String {
         ));
     }
     b.push_str("</tbody></table>\n");
+    let long: Vec<&str> = list
+        .iter()
+        .filter(|e| e.get("long_open").and_then(Value::as_bool).unwrap_or(false))
+        .map(|e| s(e, "session_id"))
+        .collect();
+    if !long.is_empty() {
+        b.push_str(&format!(
+            "<p class=\"banner\">Open longer than a fresh record lives: {} — a session that ended without its end hook? <code>git majordomus session close</code> in its checkout closes it.</p>\n",
+            long.iter().map(|id| format!("<code>{}</code>", esc(id))).collect::<Vec<_>>().join(", ")
+        ));
+    }
     section("episodes", "Open episodes", true, &b)
 }
 
@@ -277,6 +304,63 @@ fn lines(status: &Result<Value, String>) -> String {
     section("lines", "Continuity lines", true, &b)
 }
 
+/// The Resume panel: the answer of `continuity plan`, the record it would resume and the
+/// command to run (never run from here), with what stops or warns.
+fn resume(plan: &Result<Value, String>) -> String {
+    let p = match plan {
+        Ok(v) => v,
+        Err(e) => return section("resume", "Resume", true, &format!("<p class=\"empty\">Unavailable: {}</p>\n", esc(e))),
+    };
+    let status = s(p, "status");
+    let mut b = format!("<p>Plan {} <span class=\"note\">(git majordomus continuity plan)</span></p>\n", label(status));
+    if let Some(r) = p.get("record").filter(|r| r.is_object()) {
+        let device = r.get("device").map(|d| s(d, "label")).unwrap_or("");
+        let on = r.get("branch").and_then(Value::as_str).unwrap_or("?");
+        b.push_str(&format!(
+            "<p>Record <code>{}</code> from {} on <code>{}</code> at <code>{}</code>, {} ago: {}</p>\n",
+            esc(s(r, "id").get(..12).unwrap_or(s(r, "id"))),
+            esc(if device.is_empty() { "a device" } else { device }),
+            esc(on),
+            esc(short(r.get("head").and_then(Value::as_str).unwrap_or(""))),
+            esc(&r.get("age_minutes").and_then(Value::as_i64).map(crate::model::labels::span).unwrap_or_else(|| "?".into())),
+            esc(s(r, "objective"))
+        ));
+    }
+    let notices = |key: &str| -> Vec<String> {
+        p.get(key)
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .map(|n| format!("<li><code>{}</code> {}</li>\n", esc(s(n, "code")), esc(s(n, "message"))))
+            .collect()
+    };
+    let blockers = notices("blockers");
+    if !blockers.is_empty() {
+        b.push_str(&format!("<p class=\"banner\">What stops a resume:</p>\n<ul>\n{}</ul>\n", blockers.concat()));
+    }
+    let warnings = notices("warnings");
+    if !warnings.is_empty() {
+        b.push_str(&format!("<p>What a resume should know:</p>\n<ul>\n{}</ul>\n", warnings.concat()));
+    }
+    let actions: Vec<&str> = p.get("actions").and_then(Value::as_array).into_iter().flatten().filter_map(Value::as_str).collect();
+    match (matches!(status, "ready" | "ready_with_warnings"), actions.split_first()) {
+        (true, Some((first, rest))) => {
+            b.push_str(&format!("<p>To resume, run:</p>\n<pre class=\"command\">{}</pre>\n", esc(first)));
+            if !rest.is_empty() {
+                let more: String = rest.iter().map(|a| format!("<li><code>{}</code></li>\n", esc(a))).collect();
+                b.push_str(&format!("<p>Then:</p>\n<ul>\n{more}</ul>\n"));
+            }
+        }
+        (false, Some(_)) => {
+            let all: String = actions.iter().map(|a| format!("<li><code>{}</code></li>\n", esc(a))).collect();
+            b.push_str(&format!("<p>Recommended:</p>\n<ul>\n{all}</ul>\n"));
+        }
+        (_, None) if status == "nothing_to_resume" => b.push_str("<p class=\"empty\">Nothing to resume from the continuity store.</p>\n"),
+        (_, None) => {}
+    }
+    section("resume", "Resume", true, &b)
+}
+
 /// The content of `<main>` (also served alone at `/cockpit/fragment` for the refresh).
 pub fn main(ctx: &Ctx, served: &GitState) -> String {
     let get = |m: &Model| read::value(ctx, m, Some(served), &Text).map_err(|e| e.message);
@@ -284,6 +368,7 @@ pub fn main(ctx: &Ctx, served: &GitState) -> String {
     let eps = get(&Model::Episodes).unwrap_or(Value::Null);
     let status = get(&Model::ContinuityStatus);
     let runtime = get(&Model::Runtime).unwrap_or(Value::Null);
+    let plan = get(&Model::ContinuityPlan(None));
     let state = match state {
         Ok(v) => v,
         Err(e) => {
@@ -307,8 +392,10 @@ pub fn main(ctx: &Ctx, served: &GitState) -> String {
     out.push_str(&episodes(&eps));
     out.push_str(&task(state.get("task").unwrap_or(&Value::Null)));
     out.push_str(&blockers(&state));
-    out.push_str(&record("handover", state.get("handover").unwrap_or(&Value::Null)));
-    out.push_str(&record("checkpoint", state.get("checkpoint").unwrap_or(&Value::Null)));
+    let active = state.get("task").map(|t| s(t, "id")).filter(|id| !id.is_empty());
+    out.push_str(&record("handover", state.get("handover").unwrap_or(&Value::Null), active));
+    out.push_str(&record("checkpoint", state.get("checkpoint").unwrap_or(&Value::Null), active));
+    out.push_str(&resume(&plan));
     out.push_str(&lines(&status));
     out.push_str(&findings(&state));
     out
@@ -320,4 +407,32 @@ pub fn page(ctx: &Ctx, served: &GitState) -> String {
     PAGE.replace("{{title}}", &esc(&title))
         .replace("{{version}}", env!("CARGO_PKG_VERSION"))
         .replace("{{main}}", &main(ctx, served))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn plan(status: &str, actions: &[&str]) -> Result<Value, String> {
+        Ok(serde_json::json!({
+            "status": status,
+            "record": {"id": "0123456789abcdef", "device": {"label": "macbook"}, "branch": "main",
+                       "head": "6d4af53aaaaaaaaa", "age_minutes": 60, "objective": "Ship <it>"},
+            "blockers": [], "warnings": [{"code": "origin_dirty", "message": "uncommitted work there"}],
+            "actions": actions,
+        }))
+    }
+
+    #[test]
+    fn a_ready_plan_offers_its_first_action_as_the_command_to_run() {
+        let html = resume(&plan("ready_with_warnings", &["git majordomus continuity resume --record 0123456789ab", "git status"]));
+        assert!(html.contains("<pre class=\"command\">git majordomus continuity resume --record 0123456789ab</pre>"), "{html}");
+        assert!(html.contains("Then:") && html.contains("<code>git status</code>"));
+        assert!(html.contains("<code>0123456789ab</code> from macbook on <code>main</code> at <code>6d4af53</code>, 60m ago: Ship &lt;it&gt;"), "{html}");
+        assert!(html.contains("<code>origin_dirty</code> uncommitted work there"));
+        // Not resumable: the actions are recommendations, no command to run.
+        let html = resume(&plan("requires_source_update", &["git pull --ff-only"]));
+        assert!(!html.contains("class=\"command\"") && html.contains("Recommended:"), "{html}");
+        assert!(resume(&Err("no store".into())).contains("Unavailable: no store"));
+    }
 }

@@ -672,6 +672,45 @@ fn cli_mcp_http_return_the_same_value_for_every_read_model() {
     assert_eq!(snapshot(&r), before, "no surface wrote anything (files under .ai/, refs, HEAD, index)");
 }
 
+/// The cockpit's human side (issue 23): a Resume panel with the plan's answer, its record and
+/// the command to run; a handover of another task than the active one flagged; an episode
+/// open longer than a fresh record lives flagged, as `lifecycle episodes` says it is.
+#[test]
+fn cockpit_shows_the_resume_panel_and_flags_another_tasks_handover_and_a_long_open_episode() {
+    let env = TestEnv::new();
+    let r = fixture(&env);
+    let first = json(&r.mj(&["--json", "state"]).ok())["task"]["id"].as_str().unwrap().to_string();
+    r.mj_in(&["handover", "--close"], HANDOVER).ok();
+    let second = r.start("Write the docs");
+    let (_, _, fresh) = get(&serve(&env, &r.root).addr, "/cockpit/fragment");
+    assert!(!fresh.contains("l-long_open"), "an episode opened just now is not long open");
+    env.set_now(LATER);
+    let plan = json(&r.mj(&["--json", "continuity", "plan"]).ok());
+    let eps = json(&r.mj(&["--json", "lifecycle", "episodes"]).ok());
+    assert_eq!(eps["episodes"][0]["long_open"], true, "{eps:#}");
+    assert_eq!(eps["episodes"][0]["open_minutes"], 5 * 24 * 60);
+    let s = serve(&env, &r.root);
+    let (st, _, page) = get(&s.addr, "/cockpit/fragment");
+    assert_eq!(st, 200);
+    let panel = page.split("id=\"h-resume\"").nth(1).expect("a Resume panel").split("</section>").next().unwrap();
+    let status = plan["status"].as_str().unwrap();
+    assert!(panel.contains(&format!("label l-{status}\">{status}<")), "{panel}");
+    // This checkout's own records are not resumed here: nothing to resume, and the plan's
+    // recommendation (sync) is what the panel offers (the unit tests of `cockpit::resume`
+    // cover a ready plan's command).
+    assert_eq!(status, "nothing_to_resume", "{plan:#}");
+    let action = plan["actions"][0].as_str().unwrap();
+    assert!(panel.contains(&format!("Recommended:</p>\n<ul>\n<li><code>{action}</code>")), "{panel}");
+    for n in plan["blockers"].as_array().unwrap().iter().chain(plan["warnings"].as_array().unwrap()) {
+        assert!(panel.contains(n["code"].as_str().unwrap()), "{n} in {panel}");
+    }
+    assert!(
+        page.contains(&format!("Another task's handover: it is of <code>{first}</code>, the active task is <code>{second}</code>")),
+        "{page}"
+    );
+    assert!(page.contains("l-long_open") && page.contains("git majordomus session close"), "{page}");
+}
+
 /// A handover whose commit was amended: CLI, MCP and HTTP carry the same proven `rewrite`, and
 /// the state still validates against the seed schema (SPEC §A.24).
 #[test]
