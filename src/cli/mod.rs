@@ -7,7 +7,7 @@ use std::io::{IsTerminal, Read};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use clap::{CommandFactory, Parser, Subcommand};
+use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 
 use crate::ctx::{Ctx, Env};
 use crate::error::{Error, Exit, Result};
@@ -45,8 +45,10 @@ pub struct GlobalArgs {
     /// Operate on the checkout at this path
     #[arg(long, global = true, value_name = "PATH")]
     pub repo: Option<PathBuf>,
-    /// Print one JSON document on stdout (commands with a JSON form only)
-    #[arg(long, global = true)]
+    /// Print one JSON document on stdout. Before the command name it is accepted for every
+    /// command and refused by those without a JSON form; after it, each command with a JSON
+    /// form offers it in its own help ([`offer_json`]).
+    #[arg(long, hide = true)]
     pub json: bool,
     /// Suppress next: lines, INFO/OK findings and success lines
     #[arg(long, short = 'q', global = true)]
@@ -190,12 +192,74 @@ pub fn print_findings(ui: &mut Ui, findings: crate::model::finding::Findings) ->
 
 /// The clap command tree (for the man page and completions).
 pub fn command() -> clap::Command {
-    Cli::command()
+    offer_json(Cli::command(), "")
+}
+
+/// The commands without a JSON form, by path: their help does not offer `--json` (a parent not
+/// listed offers it on each of its subcommands not listed).
+const NO_JSON: &[&str] = &[
+    "init",
+    "start",
+    "checkpoint",
+    "finish",
+    "hook",
+    "mcp",
+    "generate",
+    "serve",
+    "decision add",
+    "decision show",
+    "question add",
+    "question resolve",
+    "knowledge promote",
+    "knowledge reject",
+    "hooks install",
+    "hooks uninstall",
+    "session start",
+    "session close",
+    "serve ensure",
+    "serve stop",
+];
+
+/// The id of the `--json` a command with a JSON form declares.
+const JSON_ID: &str = "json_here";
+
+/// Adds `--json` to every runnable command at or under `cmd` with a JSON form.
+fn offer_json(mut cmd: clap::Command, path: &str) -> clap::Command {
+    let names: Vec<String> = cmd.get_subcommands().map(|c| c.get_name().to_string()).collect();
+    for name in names {
+        let sub = if path.is_empty() { name.clone() } else { format!("{path} {name}") };
+        cmd = cmd.mut_subcommand(&name, |c| offer_json(c, &sub));
+    }
+    let runnable = !cmd.is_subcommand_required_set() || !cmd.has_subcommands();
+    if !path.is_empty() && runnable && !NO_JSON.contains(&path) {
+        cmd = cmd.arg(
+            clap::Arg::new(JSON_ID)
+                .long("json")
+                .action(clap::ArgAction::SetTrue)
+                .help("Print one JSON document on stdout"),
+        );
+    }
+    cmd
+}
+
+/// Whether the command that runs was given its own `--json`.
+fn json_here(m: &clap::ArgMatches) -> bool {
+    match m.subcommand() {
+        Some((_, sub)) => json_here(sub),
+        None => m.try_get_one::<bool>(JSON_ID).ok().flatten().copied().unwrap_or(false),
+    }
 }
 
 /// Process entry: parse, dispatch, print, map to an exit code.
 pub fn main() -> ExitCode {
-    let cli = match Cli::try_parse() {
+    let parsed = command().try_get_matches().and_then(|m| {
+        let json = json_here(&m);
+        Cli::from_arg_matches(&m).map(|mut cli| {
+            cli.global.json |= json;
+            cli
+        })
+    });
+    let cli = match parsed {
         Ok(c) => c,
         Err(e) => {
             let code = if e.use_stderr() { Exit::Usage.code() } else { 0 };

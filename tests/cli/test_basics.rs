@@ -249,3 +249,26 @@ fn bad_majordomus_now_is_a_usage_error() {
     let out = r.mj_env(&["handover", "--resolve"], "", &[("MAJORDOMUS_NOW", "yesterday")]).code(2);
     assert!(out.stderr.contains("MAJORDOMUS_NOW"));
 }
+
+/// `--json` is offered in a command's help only where the command has a JSON form (issue 23);
+/// after the name it is that command's flag, before it the old global form still works.
+#[test]
+fn json_is_offered_only_where_it_exists() {
+    let env = TestEnv::new();
+    let r = env.ready_repo("r");
+    for with in [&["state"][..], &["continuity", "status"], &["decision", "list"], &["hooks", "status"], &["lifecycle", "episodes"]] {
+        let help = r.mj(&[with, &["--help"][..]].concat()).ok().stdout;
+        assert!(help.contains("--json"), "{with:?} offers --json:\n{help}");
+    }
+    for without in [&["checkpoint"][..], &["start"], &["decision", "add"], &["hooks", "install"], &["finish"], &["init"]] {
+        let help = r.mj(&[without, &["--help"][..]].concat()).ok().stdout;
+        assert!(!help.contains("--json"), "{without:?} has no JSON form:\n{help}");
+    }
+    assert!(!r.mj(&["--help"]).ok().stdout.contains("--json"));
+    let after = r.mj(&["state", "--json"]).ok().stdout;
+    let before = r.mj(&["--json", "state"]).ok().stdout;
+    assert_eq!(after, before);
+    assert!(serde_json::from_str::<serde_json::Value>(&after).is_ok());
+    assert!(r.mj(&["checkpoint", "--json"]).code(2).stderr.contains("unexpected argument '--json'"));
+    assert!(r.mj(&["--json", "checkpoint"]).code(2).stderr.contains("checkpoint has no JSON form"));
+}
