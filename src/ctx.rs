@@ -79,7 +79,7 @@ pub struct Ctx {
     changes: OnceCell<Changes>,
     changed: OnceCell<Vec<String>>,
     policy: OnceCell<Policy>,
-    warnings: RefCell<Vec<String>>,
+    warnings: Warnings,
     labels: RefCell<HashMap<AnchorKey, Divergence>>,
     rewrites: RefCell<RewriteCache>,
     session_override: RefCell<Option<Option<String>>>,
@@ -109,7 +109,7 @@ impl Ctx {
             changes: OnceCell::new(),
             changed: OnceCell::new(),
             policy: OnceCell::new(),
-            warnings: RefCell::new(Vec::new()),
+            warnings: Warnings::default(),
             labels: RefCell::new(HashMap::new()),
             rewrites: RefCell::new(RewriteCache::default()),
             session_override: RefCell::new(None),
@@ -133,6 +133,12 @@ impl Ctx {
     /// Takes the collected warnings.
     pub fn take_warnings(&self) -> Vec<String> {
         std::mem::take(&mut self.warnings.borrow_mut())
+    }
+
+    /// A handle that adds to this context's warnings, for what outlives a borrow of it (a
+    /// loaded store that finds its cache damaged when a record is shown).
+    pub fn warnings(&self) -> Warnings {
+        self.warnings.clone()
     }
 
     /// Repository id, worktree, branch and head, computed once.
@@ -345,4 +351,20 @@ impl Anchor for Identity {
 
 fn first_line(s: &str) -> &str {
     s.lines().next().unwrap_or(s)
+}
+
+/// The warnings a command collects (printed by the CLI when it ends), shared by the handles
+/// [`Ctx::warnings`] gives out.
+#[derive(Debug, Clone, Default)]
+pub struct Warnings(std::rc::Rc<RefCell<Vec<String>>>);
+
+impl Warnings {
+    /// Adds one warning.
+    pub fn warn(&self, text: impl Into<String>) {
+        self.0.borrow_mut().push(text.into());
+    }
+
+    fn borrow_mut(&self) -> std::cell::RefMut<'_, Vec<String>> {
+        self.0.borrow_mut()
+    }
 }

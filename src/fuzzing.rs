@@ -42,6 +42,7 @@ pub const TARGETS: &[Target] = &[
     ("mesh", mesh_declaration),
     ("local_state", local_state),
     ("read_model", read_model),
+    ("ed25519", ed25519),
     #[cfg(feature = "mcp")]
     ("mcp", mcp_request),
     ("http", http_request),
@@ -104,6 +105,12 @@ pub fn hook_payload(data: &[u8]) {
     for p in crate::model::providers::PROVIDERS {
         let _ = hook::parse_payload(p, data);
     }
+}
+
+/// The signature check at the Ed25519 level against ed25519-dalek's `verify_strict` under a
+/// canonical key ([`signing::assert_libsodium_verdict`]).
+pub fn ed25519(data: &[u8]) {
+    signing::assert_libsodium_verdict(data);
 }
 
 /// A store file as a remote could write it (SPEC §10.3): admitted as found, at a stray path, and

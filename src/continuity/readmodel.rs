@@ -24,19 +24,43 @@ use super::record::{Device, Record};
 use super::view::{first_line, published_at, section};
 
 /// The format line every read-model file starts with; another format is ignored.
-pub const FORMAT: &str = "majordomus-readmodel/3";
+pub const FORMAT: &str = "majordomus-readmodel/4";
+
+/// Every source file whose code decides a value the read model caches — a verdict (shape,
+/// bounds, id, signature, portability, path), a summary field (objective, published time, the
+/// codes' text) or the file format — and the lock file that pins the crates doing the same
+/// (the signature check's curve arithmetic, the JSON parser). Paths are under `src/`; a test
+/// checks that every module these files use is here or named, with its reason, as deciding
+/// nothing cached.
+const RULE_SOURCES: &[(&str, &str)] = &[
+    ("continuity/admission.rs", include_str!("admission.rs")),
+    ("continuity/portability.rs", include_str!("portability.rs")),
+    ("continuity/record.rs", include_str!("record.rs")),
+    ("continuity/readmodel.rs", include_str!("readmodel.rs")),
+    ("continuity/signing.rs", include_str!("signing.rs")),
+    ("continuity/lineage.rs", include_str!("lineage.rs")),
+    ("continuity/view.rs", include_str!("view.rs")),
+    ("git/store.rs", include_str!("../git/store.rs")),
+    ("model/vocabulary.rs", include_str!("../model/vocabulary.rs")),
+    ("model/labels.rs", include_str!("../model/labels.rs")),
+    ("model/record.rs", include_str!("../model/record.rs")),
+    ("model/markdown.rs", include_str!("../model/markdown.rs")),
+    ("clock.rs", include_str!("../clock.rs")),
+    ("../Cargo.lock", include_str!("../../Cargo.lock")),
+];
 
 /// The hash of the rules a cache was written under: this executable's version, the format and
-/// the source text of the admission and portability checks. A cache written under another hash
-/// is ignored (and rebuilt), so a change of any rule re-admits every blob.
+/// every file of [`RULE_SOURCES`]. A cache written under another hash is ignored (and rebuilt),
+/// so a change of any code that decides a cached value re-admits every blob.
 pub fn rules_hash() -> String {
     let mut h = blake3::Hasher::new();
     h.update(FORMAT.as_bytes());
     h.update(env!("CARGO_PKG_VERSION").as_bytes());
-    h.update(include_str!("admission.rs").as_bytes());
-    h.update(include_str!("portability.rs").as_bytes());
-    h.update(include_str!("record.rs").as_bytes());
-    h.update(include_str!("readmodel.rs").as_bytes());
+    for (path, text) in RULE_SOURCES {
+        h.update(path.as_bytes());
+        h.update(&(text.len() as u64).to_le_bytes());
+        h.update(text.as_bytes());
+    }
     h.finalize().to_hex()[..32].to_string()
 }
 
@@ -305,9 +329,13 @@ impl View {
     pub fn parse(bytes: Vec<u8>, rules: &str) -> Option<View> {
         let head = Head::parse(&bytes, rules)?;
         let end = head.heap_at.checked_add(head.heap_len)?;
-        let others = parse_others(bytes.get(end..)?)?;
+        let (tail, sum) = bytes.get(end..)?.split_at_checked(bytes.len().checked_sub(end + FILE_SUM)?)?;
+        if file_sum(&bytes[..head.heap_at], tail) != *sum {
+            return None;
+        }
+        let others = parse_others(tail)?;
         let v = head.view(bytes, Heap::InBytes, others)?;
-        (0..v.head.n).try_for_each(|i| v.var(i).check())?;
+        (0..v.head.n).try_for_each(|i| v.var(i)?.check())?;
         Some(v)
     }
 
@@ -337,9 +365,14 @@ impl View {
             head = Head::parse(&bytes, rules);
         }
         let head = head?;
-        let end = head.heap_at.checked_add(head.heap_len).filter(|e| *e <= len)?;
-        let others = parse_others(&read_at(&file, end, len - end)?)?;
+        let end = head.heap_at.checked_add(head.heap_len).filter(|e| *e + FILE_SUM <= len)?;
+        let tail = read_at(&file, end, len - end)?;
+        let (tail, sum) = tail.split_at(tail.len() - FILE_SUM);
         bytes.truncate(head.heap_at);
+        if file_sum(&bytes, tail) != *sum {
+            return None;
+        }
+        let others = parse_others(tail)?;
         let heap = Heap::OnDisk { file: Arc::new(file), whole: Arc::new(OnceLock::new()) };
         head.view(bytes, heap, others)
     }
@@ -421,9 +454,9 @@ impl View {
         field_of(self.row(i), at)
     }
 
-    fn var(&self, i: usize) -> Var<'_> {
+    fn var(&self, i: usize) -> Option<Var<'_>> {
         let (off, len) = (self.field(i, 52), self.field(i, 56));
-        Var { r: Reader { buf: self.heap().get(off..off + len).unwrap_or_default(), pos: 0 } }
+        Var::of(self.heap().get(off..off + len)?)
     }
 
     /// Record `i`'s id, 64 hex.
@@ -491,7 +524,8 @@ impl View {
 
     /// Record `i`'s `line` and `parent`, read in place (what the lineage is built from).
     pub fn raw_links(&self, i: usize) -> (Option<Link<'_>>, Option<Link<'_>>) {
-        let mut v = self.var(i);
+        // A damaged part names no link (the row's resolved links do not depend on it).
+        let Some(mut v) = self.var(i) else { return (None, None) };
         let line = v.r.link().unwrap_or(None);
         let parent = v.r.link().unwrap_or(None);
         (line, parent)
@@ -527,23 +561,37 @@ impl View {
         lineage_over(&[self], n, |i| (0, row(i)))
     }
 
-    /// Record `i` as the read model keeps it.
-    pub fn summary(&self, i: usize) -> Summary {
+    /// Record `i` as the read model keeps it; `None` when its variable part is damaged (its
+    /// checksum does not match: the file changed behind this program's back).
+    pub fn summary(&self, i: usize) -> Option<Summary> {
+        let mut s = self.row_summary(i);
+        let var = self.var_bytes(i);
+        Var::of(&var)?.fill(&mut s)?;
+        Some(s)
+    }
+
+    /// What row `i` holds of its record (id, signer, repository, device, published time), the
+    /// variable part's fields left empty.
+    pub fn row_summary(&self, i: usize) -> Summary {
         let (node, label) = self.device(i);
         let (k, repo) = self.standing_key(i);
-        let mut s = Summary {
+        Summary {
             id: self.id(i),
             key: self.head.tables[0][k].clone(),
             repository: self.head.tables[1][repo].clone(),
             device: Device { node: node.into(), label: label.into() },
             published: self.published(i),
             ..Summary::default()
-        };
-        // A damaged part (only a file changed behind this program's back) leaves the fields it
-        // could not decode empty.
-        let var = self.var_bytes(i);
-        let _ = Var { r: Reader { buf: &var, pos: 0 } }.fill(&mut s);
-        s
+        }
+    }
+
+    /// Whether the file at `path` was written in this format under `rules` (its first line
+    /// says so), whatever the rest holds: a file that says so but does not open is damaged.
+    pub fn written_under(path: &Path, rules: &str) -> bool {
+        use std::io::Read;
+        let want = format!("{FORMAT} {rules} ");
+        let mut head = vec![0u8; want.len()];
+        File::open(path).and_then(|mut f| f.read_exact(&mut head)).is_ok() && head == want.as_bytes()
     }
 
     /// The file of this view after `change`, at `tip`: rows of gone paths dropped, added entries
@@ -661,7 +709,13 @@ impl View {
             }
         }
         w.num(order.len() as u64);
-        out.write_all(&w.buf)?;
+        // Everything but the variable parts goes through the file's checksum.
+        let mut sum = blake3::Hasher::new();
+        let mut summed = |out: &mut dyn Write, bytes: &[u8]| {
+            sum.update(bytes);
+            out.write_all(bytes)
+        };
+        summed(out, &w.buf)?;
         for ((src, [parent, line]), at) in order.iter().zip(links).zip(offset) {
             let mut r = [0u8; ROW];
             r[..52].copy_from_slice(&row(src)[..52]);
@@ -669,11 +723,11 @@ impl View {
             r[56..60].copy_from_slice(&row(src)[56..60]);
             r[60..64].copy_from_slice(&parent.to_le_bytes());
             r[64..68].copy_from_slice(&line.to_le_bytes());
-            out.write_all(&r)?;
+            summed(out, &r)?;
         }
         w.buf.clear();
         w.num(heap_len as u64);
-        out.write_all(&w.buf)?;
+        summed(out, &w.buf)?;
         if let Some(o) = old {
             let mut window = Window::of(o, WINDOW);
             for &(at, k) in &olds {
@@ -695,8 +749,42 @@ impl View {
             w.str(o.diagnostic.code.as_str());
             w.str(&o.diagnostic.message);
         }
-        out.write_all(&w.buf)
+        summed(out, &w.buf)?;
+        out.write_all(&sum.finalize().as_bytes()[..FILE_SUM])
     }
+}
+
+/// A read-model file's bytes with every checksum made to match what they hold, `None` when
+/// they are not a file of this format: how tests edit a cache behind this program's back and
+/// keep it one the reads answer from.
+#[doc(hidden)]
+pub fn reseal(bytes: &[u8]) -> Option<Vec<u8>> {
+    let header = std::str::from_utf8(&bytes[..bytes.iter().position(|&b| b == b'\n')?]).ok()?;
+    let rules = header.split(' ').nth(1)?;
+    let mut out = bytes.to_vec();
+    let head = Head::parse(&out, rules)?;
+    for i in 0..head.n {
+        let row = &out[head.rows_at + i * ROW..head.rows_at + (i + 1) * ROW];
+        let (off, len) = (field_of(row, 52), field_of(row, 56));
+        let part = head.heap_at + off..(head.heap_at + off + len).checked_sub(PART_SUM)?;
+        let sum = part_sum(out.get(part.clone())?);
+        out[part.end..part.end + PART_SUM].copy_from_slice(&sum);
+    }
+    let end = head.heap_at + head.heap_len;
+    let sum_at = out.len().checked_sub(FILE_SUM)?;
+    let sum = file_sum(&out[..head.heap_at], out.get(end..sum_at)?);
+    out[sum_at..].copy_from_slice(&sum);
+    Some(out)
+}
+
+/// The file's checksum: BLAKE3 of what precedes the variable parts and what follows them.
+fn file_sum(before: &[u8], after: &[u8]) -> [u8; FILE_SUM] {
+    let mut h = blake3::Hasher::new();
+    h.update(before);
+    h.update(after);
+    let mut sum = [0u8; FILE_SUM];
+    sum.copy_from_slice(&h.finalize().as_bytes()[..FILE_SUM]);
+    sum
 }
 
 /// The `u32` at byte `at` of a row.
@@ -1112,14 +1200,36 @@ fn encode_var(s: &Summary) -> Vec<u8> {
     w.opt(s.task.as_deref());
     w.opt(s.issue.as_deref());
     w.str(&s.objective);
+    let sum = part_sum(&w.buf);
+    w.buf.extend_from_slice(&sum);
     w.buf
 }
+
+/// The checksum that ends each variable part: the first [`PART_SUM`] bytes of its BLAKE3.
+fn part_sum(part: &[u8]) -> [u8; PART_SUM] {
+    let mut sum = [0u8; PART_SUM];
+    sum.copy_from_slice(&blake3::hash(part).as_bytes()[..PART_SUM]);
+    sum
+}
+
+/// How many checksum bytes end each variable part.
+const PART_SUM: usize = 4;
+
+/// How many bytes of BLAKE3 end the file: the checksum of everything but the variable parts
+/// (which carry their own, checked when one is read).
+const FILE_SUM: usize = 16;
 
 struct Var<'a> {
     r: Reader<'a>,
 }
 
-impl Var<'_> {
+impl<'a> Var<'a> {
+    /// The part in `buf`, `None` when its checksum does not match.
+    fn of(buf: &'a [u8]) -> Option<Var<'a>> {
+        let (part, sum) = buf.split_at_checked(buf.len().checked_sub(PART_SUM)?)?;
+        (part_sum(part) == *sum).then_some(Var { r: Reader { buf: part, pos: 0 } })
+    }
+
     /// Decodes into `s` everything the fixed row does not hold.
     fn fill(&mut self, s: &mut Summary) -> Option<()> {
         let r = &mut self.r;
@@ -1379,9 +1489,9 @@ mod tests {
         assert_ne!(in_order.bytes(), shuffled.bytes(), "the parts are written as they came");
         assert_eq!(View::parse(in_order.bytes().to_vec(), "r1").as_ref(), Some(&in_order));
         assert_eq!(View::parse(shuffled.bytes().to_vec(), "r1").as_ref(), Some(&shuffled));
-        let ids = |v: &View| (0..v.len()).map(|i| v.summary(i)).collect::<Vec<_>>();
+        let ids = |v: &View| (0..v.len()).map(|i| v.summary(i).unwrap()).collect::<Vec<_>>();
         assert_eq!(ids(&in_order), ids(&shuffled));
-        assert_eq!(in_order.summary(3), summary('f', Some('1')));
+        assert_eq!(in_order.summary(3).unwrap(), summary('f', Some('1')));
     }
 
     #[test]
@@ -1404,7 +1514,7 @@ mod tests {
         assert!(some.is_some_and(|n| n > 0), "{some:?}");
         assert_eq!(spilled.bytes(), in_memory.bytes());
         assert_eq!(refused.bytes(), in_memory.bytes());
-        assert_eq!(spilled.summary(3), summary('f', Some('1')));
+        assert_eq!(spilled.summary(3).unwrap(), summary('f', Some('1')));
     }
 
     #[test]
@@ -1412,8 +1522,8 @@ mod tests {
         let v = build("r1");
         assert_eq!(v.len(), 2);
         assert_eq!(v.tip(), "1".repeat(40));
-        assert_eq!(v.summary(0), summary('a', None), "rows are sorted by id");
-        assert_eq!(v.summary(1), summary('f', Some('a')));
+        assert_eq!(v.summary(0).unwrap(), summary('a', None), "rows are sorted by id");
+        assert_eq!(v.summary(1).unwrap(), summary('f', Some('a')));
         assert_eq!(v.find(&"f".repeat(64)), Some(1));
         assert_eq!(v.find(&"b".repeat(64)), None);
         assert_eq!(v.links(1), ("f".repeat(64), Some("a".repeat(64)), Some("a".repeat(64))));
@@ -1431,6 +1541,36 @@ mod tests {
         assert_eq!(View::parse(longer, "r1"), None, "trailing bytes are damage");
     }
 
+    /// Every byte of a file flipped: outside the variable parts the file does not open (parsed
+    /// or read in place); inside one, that record's part is refused when it is read.
+    #[test]
+    fn any_changed_byte_is_found_by_a_checksum() {
+        let v = build("r1");
+        let bytes = v.bytes().to_vec();
+        let (heap_at, heap_len) = (v.head.heap_at, v.head.heap_len);
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("rm.bin");
+        let header_len = bytes.iter().position(|&b| b == b'\n').unwrap();
+        for at in header_len + 1..bytes.len() {
+            let mut damaged = bytes.clone();
+            damaged[at] ^= 0x10;
+            std::fs::write(&path, &damaged).unwrap();
+            assert!(View::written_under(&path, "r1"));
+            if (heap_at..heap_at + heap_len).contains(&at) {
+                // Parsed whole, every part is checked; read in place, a part when it is read.
+                assert_eq!(View::parse(damaged.clone(), "r1"), None, "byte {at}");
+                let opened = View::open(&path, "r1").expect("the rows are intact");
+                let broken = (0..opened.len()).filter(|&i| opened.summary(i).is_none()).count();
+                assert_eq!(broken, 1, "byte {at}");
+                assert_eq!(opened.row_summary(0).id, "a".repeat(64));
+            } else {
+                assert_eq!(View::parse(damaged.clone(), "r1"), None, "byte {at}");
+                assert!(View::open(&path, "r1").is_none(), "byte {at}");
+            }
+        }
+        assert!(!View::written_under(&dir.path().join("absent"), "r1"));
+    }
+
     #[test]
     fn odd_values_survive_the_hex_packing() {
         let mut s = summary('c', None);
@@ -1439,7 +1579,7 @@ mod tests {
         let empty = View::empty(&"0".repeat(40), "r");
         let added = vec![Entry::record(&s)];
         let v = View::parse(empty.update(&"1".repeat(40), Change { gone: vec![], added }, "r"), "r").unwrap();
-        assert_eq!(v.summary(0), s);
+        assert_eq!(v.summary(0).unwrap(), s);
     }
 
     #[test]
@@ -1459,8 +1599,8 @@ mod tests {
         let change = Change { gone: vec![&path_f], added: vec![Entry::record(&f2)] };
         let v = View::parse(v.update(&"3".repeat(40), change, "r"), "r").unwrap();
         assert_eq!(v.len(), 2);
-        assert_eq!(v.summary(1).objective, "changed");
-        assert_eq!(v.summary(0).objective, "new");
+        assert_eq!(v.summary(1).unwrap().objective, "changed");
+        assert_eq!(v.summary(0).unwrap().objective, "new");
     }
 
     #[test]
@@ -1492,7 +1632,7 @@ mod tests {
         std::fs::write(&path, v.bytes()).unwrap();
         let opened = View::open(&path, "r1").unwrap();
         let heap_read = |v: &View| matches!(&v.heap, Heap::OnDisk { whole, .. } if whole.get().is_some());
-        assert_eq!(opened.summary(1), summary('f', Some('a')));
+        assert_eq!(opened.summary(1).unwrap(), summary('f', Some('a')));
         assert_eq!(opened.links(1), v.links(1));
         assert_eq!(opened.lineage_of(2, |i| i), v.lineage_of(2, |i| i));
         assert!(!heap_read(&opened), "a summary, the links and the lineage read no whole heap");
@@ -1629,7 +1769,7 @@ mod tests {
                 std::fs::write(&file, out).unwrap();
                 v = View::open(&file, "r").unwrap();
                 for i in 0..v.len() {
-                    let s = v.summary(i);
+                    let s = v.summary(i).unwrap();
                     proptest::prop_assert_eq!((&s.line, &s.parent), (&model[&s.id].0, &model[&s.id].1));
                 }
                 let links = |keep: &dyn Fn(&str) -> bool| {
@@ -1664,5 +1804,74 @@ mod tests {
     fn rules_hash_is_stable_within_a_build() {
         assert_eq!(rules_hash(), rules_hash());
         assert_eq!(rules_hash().len(), 32);
+    }
+
+    /// The modules the rule sources use that decide nothing the read model caches, and why.
+    const DECIDE_NOTHING_CACHED: &[(&str, &str)] = &[
+        ("continuity/mesh.rs", "trust and standing are judged on every read, never cached"),
+        ("error.rs", "the error type of local failures: no verdict"),
+        ("store/atomic.rs", "writes files (the device key): no verdict"),
+        ("git/binary.rs", "runs the git binary for remotes: no stored blob is read through it"),
+    ];
+
+    /// The production code of a source: before its test module, without comment lines.
+    fn production(text: &str) -> String {
+        let code = text.find("\n#[cfg(test)]\nmod tests").map_or(text, |at| &text[..at]);
+        code.lines().filter(|l| !l.trim_start().starts_with("//")).collect::<Vec<_>>().join("\n")
+    }
+
+    #[test]
+    fn the_rules_hash_covers_every_module_its_sources_use() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+        let listed: HashSet<&str> = RULE_SOURCES.iter().map(|(p, _)| *p).collect();
+        let exempt: HashSet<&str> = DECIDE_NOTHING_CACHED.iter().map(|(p, _)| *p).collect();
+        let mut missing = Vec::new();
+        for (path, text) in RULE_SOURCES.iter().filter(|(p, _)| p.ends_with(".rs")) {
+            // The text hashed is the file as it is now.
+            assert_eq!(std::fs::read_to_string(root.join(path)).unwrap(), *text, "{path}");
+            let dir = std::path::Path::new(path).parent().unwrap().to_str().unwrap();
+            let code = production(text);
+            for (prefix, base) in [("crate::", ""), ("super::", dir)] {
+                for (at, _) in code.match_indices(prefix) {
+                    let rest = &code[at + prefix.len()..];
+                    let segments: Vec<&str> = rest
+                        .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == ':'))
+                        .next()
+                        .unwrap_or_default()
+                        .split("::")
+                        .take_while(|s| !s.is_empty() && s.chars().all(|c| c.is_ascii_lowercase() || c == '_'))
+                        .collect();
+                    // The longest prefix of the path that is a file: `a/b.rs` or `a/b/mod.rs`.
+                    let file = (1..=segments.len()).rev().find_map(|n| {
+                        let stem = [base]
+                            .into_iter()
+                            .chain(segments[..n].iter().copied())
+                            .filter(|s| !s.is_empty())
+                            .collect::<Vec<_>>()
+                            .join("/");
+                        [format!("{stem}.rs"), format!("{stem}/mod.rs")].into_iter().find(|f| root.join(f).is_file())
+                    });
+                    let Some(file) = file else { continue };
+                    if !listed.contains(file.as_str()) && !exempt.contains(file.as_str()) && !missing.contains(&file) {
+                        missing.push(file);
+                    }
+                }
+            }
+        }
+        assert!(missing.is_empty(), "used by the rules but not in RULE_SOURCES nor DECIDE_NOTHING_CACHED: {missing:?}");
+        // A change of any source changes the hash.
+        let hash_with = |edit: usize| {
+            let mut h = blake3::Hasher::new();
+            for (i, (path, text)) in RULE_SOURCES.iter().enumerate() {
+                h.update(path.as_bytes());
+                h.update(text.as_bytes());
+                if i == edit {
+                    h.update(b" ");
+                }
+            }
+            h.finalize()
+        };
+        let all: HashSet<_> = (0..=RULE_SOURCES.len()).map(hash_with).collect();
+        assert_eq!(all.len(), RULE_SOURCES.len() + 1);
     }
 }

@@ -2,7 +2,8 @@
 //!
 //! Owns: `node.json`, the only Ed25519 signer (ed25519-dalek), the minisign byte layout (TECH-NOTES §3)
 //! and the signature check admission relies on (texts parsed by minisign-verify, legacy `Ed`
-//! refused; the Ed25519 equation over curve25519-dalek's group operations, D32).
+//! refused; the Ed25519 check as libsodium, which the stock `minisign` CLI uses, makes it, over
+//! curve25519-dalek's group operations, D32, D42).
 //! Must not touch: the environment (callers pass `XDG_STATE_HOME`/`HOME`), stdout, git.
 
 use std::ffi::OsStr;
@@ -59,6 +60,10 @@ pub enum VerifyError {
     /// `public_key` is not a minisign Ed25519 public key.
     #[error("public_key is not a minisign Ed25519 public key")]
     BadPublicKey,
+    /// `public_key` is an Ed25519 key of small order or written non-canonically: under such a
+    /// key signatures can be forged, and the stock `minisign` CLI (libsodium) refuses it.
+    #[error("public_key is a small-order or non-canonical Ed25519 key, which stock minisign refuses")]
+    WeakPublicKey,
     /// The node id derived from `public_key` differs from `record.device.node`.
     #[error("the node id of public_key does not match record.device.node")]
     NodeMismatch,
@@ -327,7 +332,7 @@ pub fn verify_parts(
     h.update(canonical.as_bytes());
     let digest = h.finalize();
     let trusted = sig.trusted_comment();
-    let Some(key) = &signer.key else { return Err(VerifyError::BadSignature) };
+    let Some(key) = &signer.key else { return Err(VerifyError::WeakPublicKey) };
     if !key.verifies([(&[&digest[..]], &parts.signature), (&[&parts.signature[..], trusted.as_bytes()], &parts.global)])
     {
         return Err(VerifyError::BadSignature);
@@ -366,7 +371,7 @@ fn signature_parts(text: &str) -> Option<SignatureParts> {
 }
 
 /// What checking a signature needs of a signer's public key text (`RW...`): its key id, node
-/// and key (`None` for a key minisign refuses: the identity or all zeros).
+/// and key (`None` for a key libsodium refuses: small order or not canonical, [`Key::decompress`]).
 struct SignerKey {
     key_id: [u8; 8],
     node: String,
@@ -402,14 +407,17 @@ fn signer(pk: &str) -> Signed {
     })
 }
 
-/// A signer's Ed25519 key as the checks of minisign-verify's `ed25519::verify` use it: the
-/// key's bytes as written (hashed into each check), its point negated, and once it has served
-/// [`Key::TABLE_AFTER`] checks, a table of that point's multiples (D32).
+/// A signer's Ed25519 key as libsodium's `crypto_sign_verify_detached` (what the stock
+/// `minisign` CLI verifies with) judges it: the key's bytes as written (hashed into each check),
+/// its point negated, and once it has served [`Key::TABLE_AFTER`] checks, a table of that
+/// point's multiples (D32, D42).
 ///
-/// Each check is ed25519-dalek's `verify` (the cofactorless equation, not `verify_strict`,
-/// which also refuses the small-order keys minisign accepts): `s` below the group order,
-/// `k = SHA-512(R ‖ A ‖ message)` reduced, and `[s]B − [k]A` compressed must be `R`'s exact
-/// bytes. The point is computed either as ed25519-dalek does (one variable-time double
+/// A key is refused when its encoding is not canonical or its point has small order (whatever
+/// the signature: under such a key a signature can be forged for some messages). Each check
+/// refuses `s` at or above the group order and an `R` that encodes a small-order point, then is
+/// the cofactorless equation: `k = SHA-512(R ‖ A ‖ message)` reduced, and `[s]B − [k]A`
+/// compressed must be `R`'s exact bytes. That is ed25519-dalek's `verify_strict` with a
+/// canonical key; the point is computed either as ed25519-dalek does (one variable-time double
 /// multiplication) or, with the table, as two fixed-base multiplications (a third cheaper on
 /// this kind of machine); it is the same point either way, so the verdict is too.
 struct Key {
@@ -426,22 +434,26 @@ impl Key {
     /// it could have.
     const TABLE_AFTER: u32 = 96;
 
-    /// The key of `bytes`, refusing what minisign-verify refuses whatever the signature (the
-    /// identity encoding, all zeros) and what does not decompress.
+    /// The key of `bytes`, `None` for what libsodium refuses whatever the signature: an
+    /// encoding that does not decompress or is not canonical (`y` not below the field's prime,
+    /// or the sign of `x = 0`), and a point of small order (the identity, all zeros and the
+    /// other six). A key of mixed order is accepted, as libsodium accepts it.
     fn decompress(bytes: &[u8; 32]) -> Option<Key> {
-        let identity = bytes[0] == 1 && bytes[1..31].iter().all(|&b| b == 0) && bytes[31] & 0x7f == 0;
-        if identity || bytes.iter().all(|&b| b == 0) {
+        let a = CompressedEdwardsY(*bytes).decompress()?;
+        if a.compress().0 != *bytes || a.is_small_order() {
             return None;
         }
-        let a = CompressedEdwardsY(*bytes).decompress()?;
         Some(Key { bytes: *bytes, minus_a: -a, checks: Default::default(), table: Default::default() })
     }
 
     /// `[s]B − [k]A` for `signature` (`R ‖ s`) over `message` (given in parts), `None` when
-    /// `s` is not below the group order.
+    /// `s` is not below the group order or `R` encodes a point of small order.
     fn recomputed_r(&self, message: &[&[u8]], signature: &[u8; 64]) -> Option<EdwardsPoint> {
         let s: Option<Scalar> = Scalar::from_canonical_bytes(signature[32..].try_into().ok()?).into();
         let s = s?;
+        if small_order_encoding(signature[..32].try_into().ok()?) {
+            return None;
+        }
         let mut h = Sha512::new();
         h.update(&signature[..32]);
         h.update(self.bytes);
@@ -459,17 +471,152 @@ impl Key {
         })
     }
 
-    /// Whether both signatures verify over their messages (a minisign signature's two checks,
+    /// Whether every signature verifies over its message (a minisign signature's two checks,
     /// compressed with one field inversion).
-    fn verifies(&self, checks: [(&[&[u8]], &[u8; 64]); 2]) -> bool {
-        let (Some(first), Some(second)) =
-            (self.recomputed_r(checks[0].0, checks[0].1), self.recomputed_r(checks[1].0, checks[1].1))
-        else {
-            return false;
-        };
-        let [r1, r2] = EdwardsPoint::compress_batch(&[first, second]);
-        r1.0[..] == checks[0].1[..32] && r2.0[..] == checks[1].1[..32]
+    fn verifies<const N: usize>(&self, checks: [(&[&[u8]], &[u8; 64]); N]) -> bool {
+        let mut points = [EdwardsPoint::default(); N];
+        for (point, (message, signature)) in points.iter_mut().zip(checks) {
+            match self.recomputed_r(message, signature) {
+                Some(p) => *point = p,
+                None => return false,
+            }
+        }
+        EdwardsPoint::compress_batch(&points).iter().zip(checks).all(|(r, (_, sig))| r.0[..] == sig[..32])
     }
+}
+
+/// Whether `r` encodes a point of small order, canonically or not, as libsodium's
+/// `ge25519_has_small_order` judges (the sign bit ignored): `y` is that of one of the eight
+/// torsion points (1, −1, 0 and the two of order 8), or `y + p` for `y` 0 or 1.
+fn small_order_encoding(r: &[u8; 32]) -> bool {
+    use curve25519_dalek::constants::EIGHT_TORSION;
+    static YS: std::sync::OnceLock<Vec<[u8; 32]>> = std::sync::OnceLock::new();
+    let ys = YS.get_or_init(|| {
+        let mut ys: Vec<[u8; 32]> = EIGHT_TORSION.iter().map(|t| unsigned(t.compress().0)).collect();
+        for low in [0xed, 0xee] {
+            let mut y = [0xff; 32];
+            y[0] = low;
+            y[31] = 0x7f;
+            ys.push(y);
+        }
+        ys.sort_unstable();
+        ys.dedup();
+        ys
+    });
+    ys.contains(&unsigned(*r))
+}
+
+/// An encoding with its sign bit cleared: its `y` alone.
+fn unsigned(mut bytes: [u8; 32]) -> [u8; 32] {
+    bytes[31] &= 0x7f;
+    bytes
+}
+
+/// Whether `signature` (`R ‖ s`) verifies `message` under the raw Ed25519 key `public_key` by
+/// the rules admission applies to each of a record's two signatures ([`Key`]); `tabled` computes
+/// the point with the fixed-base table, as a key that has served many checks does. The raw level
+/// test vectors and the differential fuzz target check (`fuzzing::ed25519`).
+#[doc(hidden)]
+pub fn ed25519_verifies(public_key: &[u8; 32], message: &[u8], signature: &[u8; 64], tabled: bool) -> bool {
+    Key::decompress(public_key).is_some_and(|key| {
+        if tabled {
+            key.checks.set(Key::TABLE_AFTER);
+        }
+        key.verifies([(&[message], signature)])
+    })
+}
+
+/// For hostile-input testing (`crate::fuzzing`): panics unless our Ed25519 check agrees with ed25519-dalek's `verify_strict` under a canonical key (libsodium's
+/// rules, what the stock `minisign` CLI applies), on both ways ours computes its point. The
+/// bytes are a seed (32), a mode byte and a message: the seed's key signs the message, then the
+/// mode adds a small-order point to `A` or `R`, forges `s = 0` under a small-order key, adds the
+/// group order to `s`, writes `A` with an unreduced `y` or flips one byte; mode `0xff` takes the
+/// rest as key ‖ signature ‖ message, raw.
+#[doc(hidden)]
+pub fn assert_libsodium_verdict(data: &[u8]) {
+    use curve25519_dalek::constants::EIGHT_TORSION;
+    let Some((seed, rest)) = data.split_first_chunk::<32>() else { return };
+    let Some((&mode, message)) = rest.split_first() else { return };
+    let torsion = EIGHT_TORSION[usize::from(seed[0] % 8)];
+    let (pk, sig, message) = if mode == 0xff {
+        let (Some((pk, rest)), true) = (message.split_first_chunk::<32>(), message.len() >= 96) else { return };
+        let Some((sig, message)) = rest.split_first_chunk::<64>() else { return };
+        (*pk, *sig, message)
+    } else {
+        let signing = SigningKey::from_bytes(seed);
+        let (mut pk, mut sig) = (signing.verifying_key().to_bytes(), signing.sign(message).to_bytes());
+        let add = |bytes: &[u8]| {
+            CompressedEdwardsY(bytes.try_into().unwrap_or([0; 32])).decompress().map(|p| (p + torsion).compress().0)
+        };
+        match mode % 8 {
+            1 => pk = add(&pk).unwrap_or(pk),
+            2 => {
+                let r = add(&sig[..32]).unwrap_or([0; 32]);
+                sig[..32].copy_from_slice(&r);
+            }
+            3 => {
+                // A forgery: a small-order key, s = 0, the torsion R that satisfies the equation.
+                pk = torsion.compress().0;
+                let k = |r: &[u8; 32]| {
+                    Scalar::from_bytes_mod_order_wide(
+                        &Sha512::new().chain_update(r).chain_update(pk).chain_update(message).finalize().into(),
+                    )
+                };
+                sig = [0; 64];
+                if let Some(r) =
+                    EIGHT_TORSION.iter().map(|t| t.compress().0).find(|r| (-(k(r) * torsion)).compress().0 == *r)
+                {
+                    sig[..32].copy_from_slice(&r);
+                }
+            }
+            4 => {
+                // s + L, the same equation with a scalar that is not reduced.
+                let mut carry = 0u16;
+                for (b, l) in sig[32..].iter_mut().zip(GROUP_ORDER) {
+                    let v = u16::from(*b) + u16::from(l) + carry;
+                    *b = v as u8;
+                    carry = v >> 8;
+                }
+            }
+            5 => {
+                // A small-order key written with y + p where y is 0 or 1.
+                pk = [0xff; 32];
+                pk[0] = 0xed + (seed[1] & 1);
+                pk[31] = 0x7f | (seed[2] & 0x80);
+            }
+            6 => {
+                let i = usize::from(seed[3]) % 96;
+                let x = seed[4] | 1;
+                if i < 32 {
+                    pk[i] ^= x
+                } else {
+                    sig[i - 32] ^= x
+                }
+            }
+            _ => {}
+        }
+        (pk, sig, message)
+    };
+    let libsodium = libsodium_verdict(&pk, message, &sig);
+    for tabled in [false, true] {
+        assert_eq!(ed25519_verifies(&pk, message, &sig, tabled), libsodium, "mode {mode}, tabled {tabled}");
+    }
+}
+
+/// The group order `L`, little-endian.
+const GROUP_ORDER: [u8; 32] = [
+    0xed, 0xd3, 0xf5, 0x5c, 0x1a, 0x63, 0x12, 0x58, 0xd6, 0x9c, 0xf7, 0xa2, 0xde, 0xf9, 0xde, 0x14, 0, 0, 0, 0, 0, 0,
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0x10,
+];
+
+/// libsodium's verdict on one Ed25519 check, computed another way than ours: ed25519-dalek's
+/// `verify_strict` (small-order key and `R` refused, `s < L`, `R`'s bytes compared) under a key
+/// whose encoding is canonical.
+fn libsodium_verdict(pk: &[u8; 32], message: &[u8], sig: &[u8; 64]) -> bool {
+    let canonical = CompressedEdwardsY(*pk).decompress().is_some_and(|a| a.compress().0 == *pk);
+    canonical
+        && ed25519_dalek::VerifyingKey::from_bytes(pk)
+            .is_ok_and(|k| k.verify_strict(message, &ed25519_dalek::Signature::from_bytes(sig)).is_ok())
 }
 
 /// The three `continuity export` files (§10.11): `<id>.msg` bytes, `<id>.msg.minisig` text and
@@ -509,48 +656,58 @@ mod tests {
         format!("untrusted comment: x\n{}\ntrusted comment: {trusted}\n{}\n", B64.encode(line), B64.encode(global))
     }
 
-    /// minisign-verify's verdict and ours on the same texts: ours as a new key checks it, and as
-    /// a key that has built its table.
-    fn both(pk: &[u8; 32], sig: &str, message: &[u8]) -> (bool, bool) {
+    /// The verdict of minisign-verify (the crate) and ours on the same texts, with the
+    /// verdict libsodium gives each Ed25519 check: ed25519-dalek's `verify_strict` under a
+    /// canonical key. Ours is computed as a new key checks it and as a key that has built its
+    /// table.
+    fn verdicts(pk: &[u8; 32], sig: &str, message: &[u8]) -> Verdicts {
         let key_id = [9u8; 8];
         let mut bin = b"Ed".to_vec();
         bin.extend_from_slice(&key_id);
         bin.extend_from_slice(pk);
         let pk_b64 = B64.encode(bin);
-        let theirs = match (minisign_verify::PublicKey::from_base64(&pk_b64), minisign_verify::Signature::decode(sig)) {
-            (Ok(p), Ok(s)) => p.verify(message, &s, false).is_ok(),
-            _ => false,
-        };
+        let crate_verdict =
+            match (minisign_verify::PublicKey::from_base64(&pk_b64), minisign_verify::Signature::decode(sig)) {
+                (Ok(p), Ok(s)) => p.verify(message, &s, false).is_ok(),
+                _ => false,
+            };
+        let parsed = signature_parts(sig).zip(minisign_verify::Signature::decode(sig).ok());
+        let libsodium = parsed.as_ref().is_some_and(|(p, tc)| {
+            let mut global = p.signature.to_vec();
+            global.extend_from_slice(tc.trusted_comment().as_bytes());
+            p.key_id == key_id
+                && p.prehashed
+                && libsodium_verdict(pk, &Blake2b512::digest(message), &p.signature)
+                && libsodium_verdict(pk, &global, &p.global)
+        });
         let ours = |tabled: bool| {
-            (|| {
-                let p = signature_parts(sig)?;
-                let tc = minisign_verify::Signature::decode(sig).ok()?;
-                let digest = Blake2b512::digest(message);
-                let key = Key::decompress(pk)?;
+            parsed.as_ref().is_some_and(|(p, tc)| {
+                let Some(key) = Key::decompress(pk) else { return false };
                 if tabled {
                     key.checks.set(Key::TABLE_AFTER);
                 }
+                let digest = Blake2b512::digest(message);
                 let trusted = tc.trusted_comment().as_bytes();
-                let ok = p.key_id == key_id
+                p.key_id == key_id
                     && p.prehashed
-                    && key.verifies([(&[&digest[..]], &p.signature), (&[&p.signature[..], trusted], &p.global)]);
-                assert_eq!(key.table.get().is_some(), tabled && p.key_id == key_id && p.prehashed);
-                Some(ok)
-            })()
-            .unwrap_or(false)
+                    && key.verifies([(&[&digest[..]], &p.signature), (&[&p.signature[..], trusted], &p.global)])
+            })
         };
         let (plain, tabled) = (ours(false), ours(true));
         assert_eq!(plain, tabled, "the two ways of computing [s]B - [k]A");
-        (theirs, plain)
+        Verdicts { crate_verdict, libsodium, ours: plain }
+    }
+
+    struct Verdicts {
+        crate_verdict: bool,
+        libsodium: bool,
+        ours: bool,
     }
 
     /// A signature with `s = 0` over `message` for the small-order key `a`, if one of the eight
     /// small-order `R` satisfies `R = -[k]A` (the forgery small-order keys allow).
     fn forge(a: &[u8; 32], message: &[u8]) -> Option<[u8; 64]> {
         use curve25519_dalek::constants::EIGHT_TORSION;
-        use curve25519_dalek::edwards::CompressedEdwardsY;
-        use curve25519_dalek::scalar::Scalar;
-        use sha2::{Digest as _, Sha512};
         let point = CompressedEdwardsY(*a).decompress()?;
         EIGHT_TORSION.iter().find_map(|t| {
             let r = t.compress().to_bytes();
@@ -565,8 +722,21 @@ mod tests {
         })
     }
 
+    /// The small-order keys (the identity among them), the all-zero key and the identity
+    /// written with a `y` that is not reduced.
+    fn weak_keys() -> Vec<[u8; 32]> {
+        use curve25519_dalek::constants::EIGHT_TORSION;
+        let mut weak: Vec<[u8; 32]> = EIGHT_TORSION.iter().map(|t| t.compress().to_bytes()).collect();
+        weak.push([0; 32]);
+        let mut unreduced_identity = [0xffu8; 32];
+        unreduced_identity[0] = 0xee;
+        unreduced_identity[31] = 0x7f;
+        weak.push(unreduced_identity);
+        weak
+    }
+
     #[test]
-    fn the_ed25519_checks_give_minisign_verify_verdicts() {
+    fn the_ed25519_checks_give_libsodium_verdicts_and_refuse_forgeries() {
         use curve25519_dalek::constants::EIGHT_TORSION;
         let message = b"majordomus-continuity-record/v1\n{}".as_slice();
         let k = key();
@@ -595,10 +765,7 @@ mod tests {
             cases.push((format!("key byte {i}"), p, minisig(&[9; 8], &sig, trusted, &global(&sig))));
         }
         // s + L: the same equation with a scalar that is not reduced.
-        let l: [u8; 32] = [
-            0xed, 0xd3, 0xf5, 0x5c, 0x1a, 0x63, 0x12, 0x58, 0xd6, 0x9c, 0xf7, 0xa2, 0xde, 0xf9, 0xde, 0x14, 0, 0, 0, 0,
-            0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x10,
-        ];
+        let l = GROUP_ORDER;
         let mut s_plus_l = sig;
         let mut carry = 0u16;
         for i in 0..32 {
@@ -609,53 +776,112 @@ mod tests {
         cases.push(("s + L".into(), pk, minisig(&[9; 8], &s_plus_l, trusted, &global(&s_plus_l))));
         // R with a small-order component added.
         for t in EIGHT_TORSION.iter().skip(1) {
-            let r = curve25519_dalek::edwards::CompressedEdwardsY(sig[..32].try_into().unwrap()).decompress().unwrap();
+            let r = CompressedEdwardsY(sig[..32].try_into().unwrap()).decompress().unwrap();
             let mut s = sig;
             s[..32].copy_from_slice(&(r + t).compress().to_bytes());
             cases.push(("R + torsion".into(), pk, minisig(&[9; 8], &s, trusted, &global(&s))));
         }
-        // Small-order keys (the identity among them), the all-zero key, the identity written
-        // with a y that is not reduced: signatures forged with s = 0 where the key allows.
-        let mut weak: Vec<[u8; 32]> = EIGHT_TORSION.iter().map(|t| t.compress().to_bytes()).collect();
-        weak.push([0; 32]);
-        let mut unreduced_identity = [0xffu8; 32];
-        unreduced_identity[0] = 0xee;
-        unreduced_identity[31] = 0x7f;
-        weak.push(unreduced_identity);
+        // Signatures forged with s = 0 under the weak keys, where the key allows.
         let mut forged = 0;
-        for a in weak {
+        for a in weak_keys() {
             let digest = Blake2b512::digest(message);
             let Some(s1) = forge(&a, &digest) else { continue };
             let mut g = s1.to_vec();
             g.extend_from_slice(trusted.as_bytes());
             let Some(s2) = forge(&a, &g) else { continue };
             forged += 1;
-            cases.push((format!("small-order key {}", hex(&a)), a, minisig(&[9; 8], &s1, trusted, &s2)));
+            cases.push((format!("forged under {}", hex(&a)), a, minisig(&[9; 8], &s1, trusted, &s2)));
         }
         assert!(forged >= 5, "small-order keys forged: {forged}");
-        let mut accepted = 0;
+        let (mut crate_accepted, mut accepted) = (0, 0);
         for (what, key, text) in &cases {
-            let (theirs, ours) = both(key, text, message);
-            assert_eq!(theirs, ours, "{what}");
-            accepted += usize::from(ours);
+            let v = verdicts(key, text, message);
+            assert_eq!(v.ours, v.libsodium, "{what}");
+            if what.starts_with("forged") {
+                assert!(!v.ours, "a forgery passed: {what}");
+            }
+            crate_accepted += usize::from(v.crate_verdict);
+            accepted += usize::from(v.ours);
         }
-        // The valid one, and forgeries minisign-verify accepts (small-order keys but the
-        // identity and all zeros), so the comparison covered both verdicts.
-        assert!(accepted >= 4, "{accepted}");
-        assert!(both(&pk, &cases[0].2, message) == (true, true));
+        // Only the valid signature; the minisign-verify crate accepts forgeries besides (every
+        // small-order key but the identity and all zeros), which is why the check is our own.
+        assert_eq!(accepted, 1);
+        assert!(crate_accepted >= 4, "{crate_accepted}");
+        assert!(verdicts(&pk, &cases[0].2, message).ours);
+    }
+
+    fn unhex<const N: usize>(text: &str) -> Vec<u8> {
+        let bytes: Vec<u8> =
+            (0..text.len() / 2).map(|i| u8::from_str_radix(&text[2 * i..2 * i + 2], 16).unwrap()).collect();
+        assert!(N == 0 || bytes.len() == N, "{text}");
+        bytes
+    }
+
+    /// Ours on one raw case, both ways of computing the point, which must agree; `None` when the
+    /// key or signature has the wrong length (a verdict of refusal).
+    fn raw_verdict(pk: &[u8], message: &[u8], sig: &[u8]) -> bool {
+        let (Ok(pk), Ok(sig)) = (<[u8; 32]>::try_from(pk), <[u8; 64]>::try_from(sig)) else { return false };
+        let plain = ed25519_verifies(&pk, message, &sig, false);
+        assert_eq!(plain, ed25519_verifies(&pk, message, &sig, true), "the two ways of computing the point");
+        plain
+    }
+
+    #[test]
+    fn the_speccheck_edge_cases_get_libsodiums_verdicts() {
+        let cases: Vec<serde_json::Value> =
+            serde_json::from_str(include_str!("../../tests/fixtures/ed25519/ed25519-speccheck-cases.json")).unwrap();
+        let table = include_str!("../../tests/fixtures/ed25519/ed25519-speccheck-results.md");
+        let row = table.lines().find(|l| l.starts_with("|LibSodium")).expect("the LibSodium row");
+        let expected: Vec<bool> = row
+            .split('|')
+            .skip(2)
+            .filter_map(|c| match c.trim() {
+                "V" => Some(true),
+                "X" => Some(false),
+                _ => None,
+            })
+            .collect();
+        assert_eq!((cases.len(), expected.len()), (12, 12));
+        for (i, (case, want)) in cases.iter().zip(&expected).enumerate() {
+            let field = |k: &str| unhex::<0>(case[k].as_str().unwrap());
+            let got = raw_verdict(&field("pub_key"), &field("message"), &field("signature"));
+            assert_eq!(got, *want, "speccheck case {i}");
+        }
+        assert_eq!(expected.iter().filter(|v| **v).count(), 1, "libsodium accepts case 3 only");
+    }
+
+    #[test]
+    fn every_wycheproof_test_gets_its_verdict() {
+        let file: serde_json::Value =
+            serde_json::from_str(include_str!("../../tests/fixtures/ed25519/wycheproof-ed25519_test.json")).unwrap();
+        let mut seen = 0;
+        for group in file["testGroups"].as_array().unwrap() {
+            let pk = unhex::<32>(group["publicKey"]["pk"].as_str().unwrap());
+            for t in group["tests"].as_array().unwrap() {
+                let hexed = |k: &str| unhex::<0>(t[k].as_str().unwrap());
+                let want = match t["result"].as_str().unwrap() {
+                    "valid" => true,
+                    "invalid" => false,
+                    other => panic!("tcId {}: result {other}", t["tcId"]),
+                };
+                assert_eq!(raw_verdict(&pk, &hexed("msg"), &hexed("sig")), want, "wycheproof tcId {}", t["tcId"]);
+                seen += 1;
+            }
+        }
+        assert_eq!(seen, file["numberOfTests"].as_u64().unwrap() as usize);
     }
 
     proptest::proptest! {
-        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(64))]
-        /// Both ways of computing `[s]B − [k]A` give ed25519-dalek's `verify` verdict, on valid
-        /// signatures and on signatures, keys and messages with one byte changed.
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(1024))]
+        /// Both ways of computing `[s]B − [k]A` give libsodium's verdict (`verify_strict` under
+        /// a canonical key), on valid signatures and on signatures, keys and messages with one
+        /// byte changed.
         #[test]
         fn the_fixed_base_table_agrees_with_ed25519_dalek(
             seed in proptest::array::uniform32(proptest::prelude::any::<u8>()),
             message in proptest::collection::vec(proptest::prelude::any::<u8>(), 0..200),
             flip in proptest::option::of((0usize..3, 0usize..200, 1u8..=255)),
         ) {
-            use ed25519_dalek::Verifier as _;
             let signing = SigningKey::from_bytes(&seed);
             let mut pk = signing.verifying_key().to_bytes();
             let mut sig = signing.sign(&message).to_bytes();
@@ -666,19 +892,9 @@ mod tests {
                 Some((_, i, x)) if !message.is_empty() => { let n = message.len(); message[i % n] ^= x }
                 _ => {}
             }
-            let dalek = ed25519_dalek::VerifyingKey::from_bytes(&pk)
-                .is_ok_and(|k| k.verify(&message, &ed25519_dalek::Signature::from_bytes(&sig)).is_ok());
-            let refused_key = Key::decompress(&pk).is_none();
-            for tabled in [false, true] {
-                let ours = Key::decompress(&pk).is_some_and(|key| {
-                    if tabled {
-                        key.checks.set(Key::TABLE_AFTER);
-                    }
-                    key.verifies([(&[&message], &sig), (&[&message], &sig)])
-                });
-                // minisign's extra refusals (the identity and all-zero keys) are the only difference.
-                proptest::prop_assert_eq!(ours, dalek && !refused_key, "tabled {}", tabled);
-            }
+            let libsodium = libsodium_verdict(&pk, &message, &sig);
+            proptest::prop_assert_eq!(raw_verdict(&pk, &message, &sig), libsodium);
+            proptest::prop_assert_eq!(libsodium, flip.is_none() || (flip.is_some_and(|(w, _, _)| w > 1) && message.is_empty()));
         }
     }
 
@@ -801,6 +1017,75 @@ mod tests {
         let fallback = node_json_path(Some(OsStr::new("rel")), Some(OsStr::new("/h"))).unwrap();
         assert_eq!(fallback, Path::new("/h/.local/state/majordomus/node.json"));
         assert!(node_json_path(None, None).is_err());
+    }
+
+    /// A record signed by nobody under the weak key `a`: both of its signatures forged with
+    /// `s = 0` (the body varied until both can be), as an envelope.
+    fn forged_envelope(a: &[u8; 32]) -> Option<Envelope> {
+        let node = node_of_raw(a);
+        let key_id = [3u8; 8];
+        let mut pk = b"Ed".to_vec();
+        pk.extend_from_slice(&key_id);
+        pk.extend_from_slice(a);
+        (0..64).find_map(|n| {
+            let mut value = serde_json::to_value(sample(Device { node: node.clone(), label: "forger".into() })).ok()?;
+            value["handover"]["body"] = format!("# Objective\nforged {n}\n").into();
+            let value = record::sorted(&value);
+            let canonical = canonical_value(&value);
+            let id = blake3_hex(canonical.as_bytes());
+            let s1 = forge(a, &Blake2b512::digest(signed_message(&canonical)))?;
+            let trusted = trusted_comment(&id, &node);
+            let mut g = s1.to_vec();
+            g.extend_from_slice(trusted.as_bytes());
+            let s2 = forge(a, &g)?;
+            Some(Envelope {
+                id,
+                public_key: B64.encode(&pk),
+                signature: minisig(&key_id, &s1, &trusted, &s2),
+                record: value,
+            })
+        })
+    }
+
+    #[test]
+    fn records_forged_under_small_order_keys_are_refused_as_stock_minisign_refuses_them() {
+        assert!(
+            std::process::Command::new("minisign").arg("-v").output().is_ok(),
+            "the minisign CLI is missing: run contrib/test-deps.sh (make test does)"
+        );
+        let dir = tempfile::tempdir().unwrap();
+        let (mut forged, mut crate_accepted) = (0, 0);
+        for a in weak_keys() {
+            let Some(e) = forged_envelope(&a) else { continue };
+            forged += 1;
+            let what = hex(&a);
+            assert_eq!(verify(&e), Err(VerifyError::WeakPublicKey), "{what}");
+            let (msg, sig, pubf) = export_files(&e).unwrap();
+            let p = |ext: &str| dir.path().join(format!("{}{ext}", e.id));
+            std::fs::write(p(".msg"), &msg).unwrap();
+            std::fs::write(p(".msg.minisig"), &sig).unwrap();
+            std::fs::write(p(".pub"), &pubf).unwrap();
+            let out = std::process::Command::new("minisign")
+                .arg("-Vm")
+                .arg(p(".msg"))
+                .arg("-p")
+                .arg(p(".pub"))
+                .output()
+                .unwrap();
+            assert!(!out.status.success(), "stock minisign accepted the forgery under {what}");
+            // The forgeries are real ones: the cofactorless equation holds for them, and the
+            // minisign-verify crate accepts them (under every small-order key but the identity
+            // and all zeros).
+            let crate_verdict = match (
+                minisign_verify::PublicKey::from_base64(&e.public_key),
+                minisign_verify::Signature::decode(&sig),
+            ) {
+                (Ok(k), Ok(s)) => k.verify(&msg, &s, false).is_ok(),
+                _ => false,
+            };
+            crate_accepted += usize::from(crate_verdict);
+        }
+        assert!(forged >= 5 && crate_accepted >= 4, "forged {forged}, accepted by the crate {crate_accepted}");
     }
 
     #[test]

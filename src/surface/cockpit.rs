@@ -161,7 +161,8 @@ fn episodes(v: &Value) -> String {
     );
     for e in &list {
         let standing = if e.get("long_open").and_then(Value::as_bool).unwrap_or(false) {
-            let open = e.get("open_minutes").and_then(Value::as_i64).map(crate::model::labels::span).unwrap_or_default();
+            let open =
+                e.get("open_minutes").and_then(Value::as_i64).map(crate::model::labels::span).unwrap_or_default();
             format!("{} <span class=\"label l-long_open\">open {}</span>", label(s(e, "standing")), esc(&open))
         } else {
             label(s(e, "standing"))
@@ -309,7 +310,9 @@ fn lines(status: &Result<Value, String>) -> String {
 fn resume(plan: &Result<Value, String>) -> String {
     let p = match plan {
         Ok(v) => v,
-        Err(e) => return section("resume", "Resume", true, &format!("<p class=\"empty\">Unavailable: {}</p>\n", esc(e))),
+        Err(e) => {
+            return section("resume", "Resume", true, &format!("<p class=\"empty\">Unavailable: {}</p>\n", esc(e)))
+        }
     };
     let status = s(p, "status");
     let mut b = format!("<p>Plan {} <span class=\"note\">(git majordomus continuity plan)</span></p>\n", label(status));
@@ -322,7 +325,11 @@ fn resume(plan: &Result<Value, String>) -> String {
             esc(if device.is_empty() { "a device" } else { device }),
             esc(on),
             esc(short(r.get("head").and_then(Value::as_str).unwrap_or(""))),
-            esc(&r.get("age_minutes").and_then(Value::as_i64).map(crate::model::labels::span).unwrap_or_else(|| "?".into())),
+            esc(&r
+                .get("age_minutes")
+                .and_then(Value::as_i64)
+                .map(crate::model::labels::span)
+                .unwrap_or_else(|| "?".into())),
             esc(s(r, "objective"))
         ));
     }
@@ -342,7 +349,8 @@ fn resume(plan: &Result<Value, String>) -> String {
     if !warnings.is_empty() {
         b.push_str(&format!("<p>What a resume should know:</p>\n<ul>\n{}</ul>\n", warnings.concat()));
     }
-    let actions: Vec<&str> = p.get("actions").and_then(Value::as_array).into_iter().flatten().filter_map(Value::as_str).collect();
+    let actions: Vec<&str> =
+        p.get("actions").and_then(Value::as_array).into_iter().flatten().filter_map(Value::as_str).collect();
     match (matches!(status, "ready" | "ready_with_warnings"), actions.split_first()) {
         (true, Some((first, rest))) => {
             b.push_str(&format!("<p>To resume, run:</p>\n<pre class=\"command\">{}</pre>\n", esc(first)));
@@ -355,7 +363,9 @@ fn resume(plan: &Result<Value, String>) -> String {
             let all: String = actions.iter().map(|a| format!("<li><code>{}</code></li>\n", esc(a))).collect();
             b.push_str(&format!("<p>Recommended:</p>\n<ul>\n{all}</ul>\n"));
         }
-        (_, None) if status == "nothing_to_resume" => b.push_str("<p class=\"empty\">Nothing to resume from the continuity store.</p>\n"),
+        (_, None) if status == "nothing_to_resume" => {
+            b.push_str("<p class=\"empty\">Nothing to resume from the continuity store.</p>\n")
+        }
         (_, None) => {}
     }
     section("resume", "Resume", true, &b)
@@ -425,8 +435,14 @@ mod tests {
 
     #[test]
     fn a_ready_plan_offers_its_first_action_as_the_command_to_run() {
-        let html = resume(&plan("ready_with_warnings", &["git majordomus continuity resume --record 0123456789ab", "git status"]));
-        assert!(html.contains("<pre class=\"command\">git majordomus continuity resume --record 0123456789ab</pre>"), "{html}");
+        let html = resume(&plan(
+            "ready_with_warnings",
+            &["git majordomus continuity resume --record 0123456789ab", "git status"],
+        ));
+        assert!(
+            html.contains("<pre class=\"command\">git majordomus continuity resume --record 0123456789ab</pre>"),
+            "{html}"
+        );
         assert!(html.contains("Then:") && html.contains("<code>git status</code>"));
         assert!(html.contains("<code>0123456789ab</code> from macbook on <code>main</code> at <code>6d4af53</code>, 60m ago: Ship &lt;it&gt;"), "{html}");
         assert!(html.contains("<code>origin_dirty</code> uncommitted work there"));

@@ -256,11 +256,19 @@ fn bad_majordomus_now_is_a_usage_error() {
 fn json_is_offered_only_where_it_exists() {
     let env = TestEnv::new();
     let r = env.ready_repo("r");
-    for with in [&["state"][..], &["continuity", "status"], &["decision", "list"], &["hooks", "status"], &["lifecycle", "episodes"]] {
+    for with in [
+        &["state"][..],
+        &["continuity", "status"],
+        &["decision", "list"],
+        &["hooks", "status"],
+        &["lifecycle", "episodes"],
+    ] {
         let help = r.mj(&[with, &["--help"][..]].concat()).ok().stdout;
         assert!(help.contains("--json"), "{with:?} offers --json:\n{help}");
     }
-    for without in [&["checkpoint"][..], &["start"], &["decision", "add"], &["hooks", "install"], &["finish"], &["init"]] {
+    for without in
+        [&["checkpoint"][..], &["start"], &["decision", "add"], &["hooks", "install"], &["finish"], &["init"]]
+    {
         let help = r.mj(&[without, &["--help"][..]].concat()).ok().stdout;
         assert!(!help.contains("--json"), "{without:?} has no JSON form:\n{help}");
     }

@@ -1639,8 +1639,9 @@ impl Machine<'_> {
         self.root().join(".git/majordomus/readmodel/refs%majordomus%continuity.bin")
     }
 
-    /// Replaces `from` with `to` (same length) in the local store's read-model file.
-    fn edit_cache(&self, from: &str, to: &str) {
+    /// Replaces `from` with `to` (same length) in the local store's read-model file, its
+    /// checksums made to match (as a program that writes the format would), unless `damage`.
+    fn edit_cache_as(&self, from: &str, to: &str, damage: bool) {
         assert_eq!(from.len(), to.len());
         let bytes = std::fs::read(self.cache()).unwrap();
         let at = bytes
@@ -1649,7 +1650,14 @@ impl Machine<'_> {
             .unwrap_or_else(|| panic!("{from} not in the cache"));
         let mut out = bytes.clone();
         out[at..at + to.len()].copy_from_slice(to.as_bytes());
+        if !damage {
+            out = majordomus::continuity::readmodel::reseal(&out).expect("a read-model file");
+        }
         std::fs::write(self.cache(), out).unwrap();
+    }
+
+    fn edit_cache(&self, from: &str, to: &str) {
+        self.edit_cache_as(from, to, false)
     }
 
     /// Every read answer that goes through the read model, as JSON.
@@ -1695,13 +1703,14 @@ fn read_model_of_another_format_or_rules_is_ignored_and_deleting_it_changes_no_a
     assert_eq!(objective_of_first_resumable(&first), "Fix the callback.");
     let text = String::from_utf8_lossy(&std::fs::read(b.cache()).unwrap()).to_string();
     let header = text.lines().next().unwrap().to_string();
-    assert!(header.starts_with("majordomus-readmodel/3 "), "{header}");
+    assert!(header.starts_with("majordomus-readmodel/4 "), "{header}");
     assert!(!text.contains("Write the test."), "the read model keeps no bodies");
     // The cache is what a warm read answers from (so the checks below mean something) ...
     b.edit_cache("Fix the callback.", "Fix the kallback.");
     assert_eq!(objective_of_first_resumable(&b.cj(&["status"], 0)), "Fix the kallback.");
     // ... but one written in another format is ignored and rebuilt,
-    b.edit_cache("majordomus-readmodel/3 ", "majordomus-readmodel/1 ");
+    // (checksums are this format's: another format's file is not sealed by this one)
+    b.edit_cache_as("majordomus-readmodel/4 ", "majordomus-readmodel/1 ", true);
     assert_eq!(objective_of_first_resumable(&b.cj(&["status"], 0)), "Fix the callback.");
     // and so is one written under other rules (another version, other admission tables).
     b.edit_cache("Fix the callback.", "Fix the kallback.");
@@ -1709,9 +1718,24 @@ fn read_model_of_another_format_or_rules_is_ignored_and_deleting_it_changes_no_a
     let other = format!("{}{}", if rules.starts_with('0') { '1' } else { '0' }, &rules[1..]);
     b.edit_cache(rules, &other);
     assert_eq!(objective_of_first_resumable(&b.cj(&["status"], 0)), "Fix the callback.");
-    // A damaged file is ignored too.
+    // A damaged file is ignored too, and said to be (once).
     std::fs::write(b.cache(), &text.as_bytes()[..text.len() / 2]).unwrap();
+    let damaged = b.run(&["--json", "continuity", "status"], "").ok();
+    assert_eq!(serde_json::from_str::<Status>(&damaged.stdout).unwrap(), first);
+    let damage_line = "warning: read model .git/majordomus/readmodel/refs%majordomus%continuity.bin: damaged (checksum mismatch); rebuilt from the store\n";
+    assert_eq!(damaged.stderr, damage_line);
+    assert_eq!(b.c(&["status"]).ok().stderr, "", "rebuilt");
+    // A damaged record part is found when the record is shown: the file is removed with one
+    // line, and the next read rebuilds it.
+    b.edit_cache_as("Fix the callback.", "Fix the kallback.", true);
+    let shown = b.run(&["--json", "continuity", "status"], "").ok();
+    assert_eq!(
+        shown.stderr,
+        "warning: read model of refs/majordomus/continuity: a damaged entry (checksum mismatch); removed, it is rebuilt on the next read — run the command again\n"
+    );
+    assert!(!b.cache().exists());
     assert_eq!(b.cj::<Status>(&["status"], 0), first);
+    assert!(b.cache().exists());
     // Deleting it changes no answer.
     std::fs::remove_dir_all(b.root().join(".git/majordomus/readmodel")).unwrap();
     assert_eq!(b.cj::<Status>(&["status"], 0), first);
@@ -1744,6 +1768,39 @@ fn verify_refuses_a_tampered_blob_even_when_a_stale_read_model_vouches_for_its_p
     // Without the stale cache every read agrees with verify.
     std::fs::remove_dir_all(b.root().join(".git/majordomus/readmodel")).unwrap();
     assert_eq!(b.cj::<Records>(&["records"], 0).records.len(), 0);
+    w.fsck(&[]);
+}
+
+#[test]
+fn resume_admits_the_chosen_record_again_from_its_blob_whatever_the_read_model_says() {
+    let env = TestEnv::new();
+    let w = two_machines(&env, Mesh::Both);
+    let (a, b) = (&w.a, &w.b);
+    a.handover(true, &body("Fix the callback.", "Write the test."));
+    let r1 = a.publish(&[]);
+    a.sync();
+    b.sync();
+    let old_tip = b.tip().unwrap();
+    let (path, text) = b.store_files(REF).pop().unwrap();
+    b.store_put(&path, &text.replace("Write the test.", "Run the script."));
+    // The read model claims the new tip holds the old, admitted blob at that path: the plan
+    // trusts it ...
+    b.edit_cache(&old_tip, &b.tip().unwrap());
+    let plan: Plan = b.cj(&["plan", "--record", &r1[..12]], 0);
+    assert_eq!(plan.status, "ready", "{plan:?}");
+    // ... the write does not.
+    let snap = b.snap();
+    let out = b.c(&["resume", "--record", &r1[..12]]).code(10);
+    assert!(
+        out.stderr.starts_with(&format!(
+            "error: continuity resume: record {} is not admitted when read again from its blob\n",
+            &r1[..12]
+        )),
+        "{}",
+        out.stderr
+    );
+    assert!(b.arrived().is_empty());
+    assert_eq!(b.snap(), snap);
     w.fsck(&[]);
 }
 

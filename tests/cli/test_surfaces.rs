@@ -705,7 +705,9 @@ fn cockpit_shows_the_resume_panel_and_flags_another_tasks_handover_and_a_long_op
         assert!(panel.contains(n["code"].as_str().unwrap()), "{n} in {panel}");
     }
     assert!(
-        page.contains(&format!("Another task's handover: it is of <code>{first}</code>, the active task is <code>{second}</code>")),
+        page.contains(&format!(
+            "Another task's handover: it is of <code>{first}</code>, the active task is <code>{second}</code>"
+        )),
         "{page}"
     );
     assert!(page.contains("l-long_open") && page.contains("git majordomus session close"), "{page}");

@@ -90,6 +90,11 @@ pub struct Loaded {
     pub refused: Vec<RefusedFile>,
     /// Every diagnostic, in path order.
     pub diagnostics: Vec<Diagnostic>,
+    /// The read model's file, removed when a record's part of it is found damaged.
+    cache: Option<std::path::PathBuf>,
+    /// Where that is said (once).
+    warnings: Option<crate::ctx::Warnings>,
+    damaged: std::cell::Cell<bool>,
 }
 
 impl Loaded {
@@ -121,9 +126,25 @@ impl Loaded {
     pub fn node(&self, r: Row) -> &str {
         self.view().device(r.row as usize).0
     }
-    /// What the read model keeps of a record.
+    /// What the read model keeps of a record. A part of the file found damaged (its checksum
+    /// does not match) leaves the fields it holds empty; the file is removed, so the next read
+    /// rebuilds it, and a warning says so once.
     pub fn summary(&self, r: Row) -> Summary {
-        self.view().summary(r.row as usize)
+        let i = r.row as usize;
+        self.view().summary(i).unwrap_or_else(|| {
+            if !self.damaged.replace(true) {
+                if let Some(path) = &self.cache {
+                    let _ = std::fs::remove_file(path);
+                }
+                if let Some(w) = &self.warnings {
+                    w.warn(format!(
+                        "read model of {}: a damaged entry (checksum mismatch); removed, it is rebuilt on the next read — run the command again",
+                        self.reference
+                    ));
+                }
+            }
+            self.view().row_summary(i)
+        })
     }
     /// The lineage over the admitted records.
     pub fn lineage(&self) -> Lineage {
@@ -169,7 +190,7 @@ impl Loaded {
             id: id.to_string(),
             node: v.device(i).0,
             published: v.published(i),
-            published_at: v.summary(i).published_at,
+            published_at: self.summary(r).published_at,
         })
     }
     /// Raw ids of the admitted records.
@@ -231,9 +252,16 @@ fn cache_path(ctx: &Ctx, reference: &str) -> std::path::PathBuf {
     cache_dir(ctx).join(format!("{}.bin", reference.replace('/', "%")))
 }
 
-/// The cached view of `reference` (written under `rules`), if any is usable.
+/// The cached view of `reference` (written under `rules`), if any is usable. A file written
+/// under these rules that does not open (a checksum or a check failed) is said to be damaged,
+/// and is rebuilt.
 fn read_cache(ctx: &Ctx, reference: &str, rules: &str) -> Option<View> {
-    View::open(&cache_path(ctx, reference), rules)
+    let path = cache_path(ctx, reference);
+    let view = View::open(&path, rules);
+    if view.is_none() && View::written_under(&path, rules) {
+        ctx.warn(format!("read model {}: damaged (checksum mismatch); rebuilt from the store", ctx.rel(&path)));
+    }
+    view
 }
 
 /// Admits `entries` on every core.
@@ -340,7 +368,12 @@ fn admit_into(
 /// Reads the store at `reference` through the read model, judging every signer's standing.
 pub fn load(ctx: &Ctx, s: &Setup, reference: &str) -> Result<Loaded> {
     let git_err = |e: crate::git::Error| Error::io(format!("continuity store {reference}: {e}"));
-    let mut out = Loaded { reference: reference.to_string(), ..Default::default() };
+    let mut out = Loaded {
+        reference: reference.to_string(),
+        cache: Some(cache_path(ctx, reference)),
+        warnings: Some(ctx.warnings()),
+        ..Default::default()
+    };
     let Some(tip) = ctx.git.ref_tip(reference).map_err(git_err)? else { return Ok(out) };
     let view = view_at(ctx, reference, &tip)?;
     let own_key = s.own_key();

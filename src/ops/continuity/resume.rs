@@ -195,7 +195,17 @@ pub fn resume(ctx: &Ctx, prefix: Option<&str>) -> Result<ResumeReport> {
     let (true, Some(row)) = (plan.status.is_resumable(), chosen) else {
         return Ok(ResumeReport { resumed: false, plan, handover: None, decisions_carried: 0, position: None });
     };
-    let a = Whole { id: store.id(row), record: loaded::full(ctx, &store, row)? };
+    // What is written comes from the record admitted again from its blob, every rule applied
+    // now: the plan's choice rests on the read model's cached verdict.
+    let id = store.id(row);
+    let Some(admitted) = loaded::load_one(ctx, &s, REF, &id)? else {
+        return Err(Error::refused(format!(
+            "continuity resume: record {} is not admitted when read again from its blob",
+            &id[..12]
+        ))
+        .hint("run `git majordomus continuity verify` to see why; nothing was written"));
+    };
+    let a = Whole { id, record: admitted.record };
     let (handover, task_id) = write_handover(ctx, &a)?;
     let carried = carry_decisions(ctx, &a)?;
     carry_questions(ctx, &a, &task_id)?;
