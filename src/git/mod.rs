@@ -208,6 +208,17 @@ impl Git {
         Ok(out.into_iter().collect())
     }
 
+    /// The bytes of the file at `path` in `commit`'s tree: `None` when the commit is `None`
+    /// (an unborn head) or the path is no regular file there.
+    pub fn file_at(&self, commit: Option<ObjectId>, path: &str) -> Result<Option<Vec<u8>>, Error> {
+        let Some(c) = commit else { return Ok(None) };
+        let tree = self.repo.find_commit(c).map_err(odb)?.tree().map_err(odb)?;
+        match tree.lookup_entry_by_path(path).map_err(odb)? {
+            Some(e) if e.mode().is_blob() => Ok(Some(e.object().map_err(odb)?.detach().data)),
+            _ => Ok(None),
+        }
+    }
+
     fn tree_entries(&self, id: Option<ObjectId>) -> Result<Vec<(String, ObjectId, bool)>, Error> {
         let Some(id) = id else { return Ok(Vec::new()) };
         let tree = self.repo.find_tree(id).map_err(odb)?;

@@ -8,12 +8,14 @@ use std::time::Instant;
 use serde_json::{json, Value};
 
 use super::derive::{touched_since, unresolved};
+use super::init::ignores_local;
 use super::resolve::resolve;
 use super::task;
 use crate::ctx::Ctx;
 use crate::error::{Error, Result};
 use crate::model::events::Event;
 use crate::model::finding::{Category, Finding, Level};
+use crate::model::labels::Anchor;
 use crate::model::policy::Requirement;
 use crate::model::record::has_section;
 use crate::model::task::{in_scope, Outcome, Task};
@@ -141,7 +143,10 @@ pub fn run(ctx: &Ctx, p: FinishParams) -> Result<FinishReport> {
     let profile = ctx.profile(&t.profile).ok();
     let mut contract = Vec::new();
 
-    let touched: Vec<String> = touched_since(ctx, &t)?.into_iter().filter(|f| !f.starts_with(".ai/")).collect();
+    let mut touched: Vec<String> = touched_since(ctx, &t)?.into_iter().filter(|f| !f.starts_with(".ai/")).collect();
+    if touched.iter().any(|f| f == ".gitignore") && only_the_layers_ignore_line(ctx, &t)? {
+        touched.retain(|f| f != ".gitignore");
+    }
     let outside: Vec<&String> = touched.iter().filter(|f| !t.scope.iter().any(|s| in_scope(f, s))).collect();
     contract.push(if outside.is_empty() {
         line("scope_respected", "pass", format!("{} touched file(s), all inside {}", touched.len(), t.scope.join(", ")))
@@ -285,6 +290,16 @@ const LOCK: &str = "finish";
 /// Whether `finish --outcome <outcome>` takes task `t`: an active or handed-over task, or one a
 /// killed finish left half done — `outcome` already written and no `task.finished` line for it
 /// (the re-run completes that finish, as a second `session close` completes a killed one).
+/// Whether `.gitignore` differs from the task's start commit only by lines that keep
+/// `.ai/local/` out of git — the line `init` adds, which no task's scope names (TRIAL #12).
+fn only_the_layers_ignore_line(ctx: &Ctx, t: &Task) -> Result<bool> {
+    let Some(base) = ctx.git.base_of(t.anchor_head()) else { return Ok(false) };
+    let before = ctx.git.file_at(base, ".gitignore")?.unwrap_or_default();
+    let now = read_opt(&ctx.layout.gitignore())?.unwrap_or_default();
+    let other = |text: &str| text.lines().filter(|l| !ignores_local(l)).map(str::to_string).collect::<Vec<_>>();
+    Ok(other(&String::from_utf8_lossy(&before)) == other(&now))
+}
+
 fn finishable(ctx: &Ctx, t: &Task, outcome: Outcome) -> Result<bool> {
     if t.is_active() || t.outcome == Outcome::HandedOver {
         return Ok(true);

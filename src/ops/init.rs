@@ -33,8 +33,7 @@ pub fn run(ctx: &Ctx) -> Result<InitReport> {
     let gi = l.gitignore();
     guard(l.root(), &gi)?;
     let current = read_opt(&gi)?.unwrap_or_default();
-    let has =
-        current.lines().any(|line| matches!(line.trim(), ".ai/local/" | "/.ai/local/" | ".ai/local" | "/.ai/local"));
+    let has = current.lines().any(ignores_local);
     if !has {
         let mut next = current.clone();
         if !next.is_empty() && !next.ends_with('\n') {
@@ -45,4 +44,10 @@ pub fn run(ctx: &Ctx) -> Result<InitReport> {
         report.created.push(".gitignore".into());
     }
     Ok(report)
+}
+
+/// Whether a `.gitignore` line is one that keeps `.ai/local/` out of git (the line `init` adds,
+/// or one of its spellings).
+pub fn ignores_local(line: &str) -> bool {
+    matches!(line.trim(), ".ai/local/" | "/.ai/local/" | ".ai/local" | "/.ai/local")
 }

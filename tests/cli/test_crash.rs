@@ -1,5 +1,5 @@
 //! Crash safety (issue 11 item 3): every writer killed with SIGKILL at seeded random moments —
-//! `checkpoint`, `handover`, `finish`, `continuity publish`, `continuity sync`, `session close`
+//! `checkpoint`, `handover`, `finish`, `continuity publish`, `continuity sync`, the end hook, `session close`
 //! and a cold read-model rebuild of a store of a few hundred records — leaves no half-written
 //! file, a store ref on a valid commit and no lock that blocks the next command beyond its
 //! bound; re-running the command completes. `MAJORDOMUS_CRASH_SEED` overrides the seed.
@@ -50,6 +50,17 @@ fn intact(r: &Repo<'_>, what: &str) {
             assert!(
                 text.starts_with("---\n") && text.matches("\n---\n").count() >= 1,
                 "{what}: half-written {kind}/{name}:\n{text}"
+            );
+        }
+    }
+    // Closed session records (the end hook's and `session close`'s last write).
+    if let Ok(dir) = std::fs::read_dir(r.root.join(".ai/repo/sessions")) {
+        for e in dir.flatten().filter(|e| e.file_name().to_string_lossy().ends_with(".md")) {
+            let text = std::fs::read_to_string(e.path()).unwrap();
+            assert!(
+                text.starts_with("---\n") && text.contains("\n---\n"),
+                "{what}: half-written {:?}:\n{text}",
+                e.path()
             );
         }
     }
@@ -173,6 +184,21 @@ fn sigkill_during_every_writer_leaves_the_checkout_usable() {
         publish(&r, &format!("Pending for sync {}.", n.get()));
     };
     killed += campaign(&r, &mut rng, &["continuity", "sync"], "", &pending, &[0]);
+    // The end hook (issue 23): a final checkpoint, a derived handover and the closed session
+    // record, each whole, whichever step a kill lands in; its re-run finishes the close.
+    let episode = || {
+        n.set(n.get() + 1);
+        r.write("lib/work.txt", &format!("edit {}\n", n.get()));
+        let _ = r.mj_in(&["hook", "claude-code", "start"], r#"{"session_id":"crash","source":"startup"}"#);
+    };
+    killed += campaign(
+        &r,
+        &mut rng,
+        &["hook", "claude-code", "end"],
+        r#"{"session_id":"crash","reason":"logout"}"#,
+        &episode,
+        &[0],
+    );
     let open = || {
         let _ = r.mj(&["session", "start"]);
     };

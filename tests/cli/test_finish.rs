@@ -93,6 +93,45 @@ fn scope_is_enforced_from_touched_files() {
     );
 }
 
+/// TRIAL #12: the `.ai/local/` line `init` adds to `.gitignore` is the tool's, not the task's —
+/// left uncommitted, or committed after `start` — while any other change to `.gitignore` is
+/// still outside the scope.
+#[test]
+fn the_ignore_line_init_adds_is_not_outside_the_scope() {
+    let env = TestEnv::new();
+    let finish = |r: &crate::common::Repo<'_>| {
+        r.mj(&["finish", "--check", "--outcome", "completed", "--verify-command", "true"])
+    };
+    // Only `.ai/repo` committed, as a reader who skipped the `next:` line would.
+    let r = env.repo("left");
+    r.write(".gitignore", "target/\n");
+    r.git(&["add", "-A"]);
+    r.git(&["commit", "-q", "-m", "first"]);
+    r.mj(&["init"]).ok();
+    r.git(&["add", ".ai/repo"]);
+    r.git(&["commit", "-q", "-m", "layer"]);
+    r.start("t");
+    r.commit_file("lib/a.rs", "a\n");
+    let out = finish(&r).ok();
+    assert!(
+        out.stdout.contains("OK contract scope_respected — pass: 1 touched file(s), all inside lib"),
+        "{}",
+        out.stdout
+    );
+    // Committed after the task started: still the tool's line.
+    r.git(&["add", ".gitignore"]);
+    r.git(&["commit", "-q", "-m", "ignore"]);
+    assert!(finish(&r).ok().stdout.contains("OK contract scope_respected"));
+    // Any other line is the task's change.
+    r.write(".gitignore", "target/\n.ai/local/\n*.log\n");
+    let out = finish(&r).code(10);
+    assert!(
+        out.stdout.contains("FAIL contract scope_respected — fail: 1 file(s) outside scope: .gitignore"),
+        "{}",
+        out.stdout
+    );
+}
+
 #[test]
 fn partial_needs_next_action_from_note_or_handover_and_reason_for_failed() {
     let env = TestEnv::new();
