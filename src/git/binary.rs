@@ -26,8 +26,11 @@ pub struct NoPrompt {
     /// may be plink and not take `-o`).
     pub ssh_command: Option<String>,
     /// When set, a network step still running at this instant is killed and reported as failed
-    /// ("timed out"): the pre-push hook's sync must never delay the user's push unboundedly.
+    /// ("timed out"): no sync waits on a remote unboundedly, and the pre-push hook's never
+    /// delays the user's push past it.
     pub deadline: Option<Instant>,
+    /// The whole budget the deadline was set from, named in the "timed out" line.
+    pub budget: Option<Duration>,
 }
 
 impl NoPrompt {
@@ -40,12 +43,22 @@ impl NoPrompt {
             (None, None, Some(_)) => None,
             (None, None, None) => Some("ssh".to_string()),
         };
-        NoPrompt { ssh_command: base.map(|b| format!("{b} -o BatchMode=yes")), deadline: None }
+        NoPrompt { ssh_command: base.map(|b| format!("{b} -o BatchMode=yes")), deadline: None, budget: None }
     }
 
-    /// The same, with every network step ending by `deadline`.
-    pub fn until(self, deadline: Instant) -> NoPrompt {
-        NoPrompt { deadline: Some(deadline), ..self }
+    /// The same, with every network step of this process ending within `budget` from now, and
+    /// ssh giving up connecting after as long (`ConnectTimeout`, unless the user's command sets
+    /// one: theirs is kept, and the deadline still holds).
+    pub fn within(self, budget: Duration) -> NoPrompt {
+        let secs = budget.as_secs().max(1);
+        let ssh_command = self.ssh_command.map(|c| {
+            if c.to_ascii_lowercase().contains("connecttimeout") {
+                c
+            } else {
+                format!("{c} -o ConnectTimeout={secs}")
+            }
+        });
+        NoPrompt { ssh_command, deadline: Some(Instant::now() + budget), budget: Some(budget) }
     }
 }
 
@@ -109,15 +122,15 @@ pub fn run_network(git_dir: &Path, root: &Path, args: &[&str], np: &NoPrompt) ->
     }
     match np.deadline {
         None => output(cmd),
-        Some(deadline) => output_until(cmd, deadline),
+        Some(deadline) => output_until(cmd, deadline, np.budget),
     }
 }
 
 /// Runs `cmd` to completion or until `deadline`, when its whole process group (git and the ssh
-/// or helper it started) is killed: its stderr then ends with `fatal: timed out` and its status is
+/// or helper it started) is killed: its stderr then starts with `fatal: timed out` and its status is
 /// the kill's. The child runs in a process group of its own, which also keeps it off the
 /// terminal: a background process cannot read a password from it.
-fn output_until(mut cmd: Command, deadline: Instant) -> Result<Output, Error> {
+fn output_until(mut cmd: Command, deadline: Instant, budget: Option<Duration>) -> Result<Output, Error> {
     use std::os::unix::process::CommandExt;
     let spawn_error = Error::Spawn;
     let mut child = cmd.stdout(Stdio::piped()).stderr(Stdio::piped()).process_group(0).spawn().map_err(spawn_error)?;
@@ -159,7 +172,11 @@ fn output_until(mut cmd: Command, deadline: Instant) -> Result<Output, Error> {
     let stdout = stdout.recv_timeout(grace).unwrap_or_default();
     let mut stderr = stderr.recv_timeout(grace).unwrap_or_default();
     if timed_out {
-        stderr.extend_from_slice(b"\nfatal: timed out (the pre-push hook's time bound)\n");
+        let after = budget.map(|b| format!(" after {} s", b.as_secs().max(1))).unwrap_or_default();
+        // First: the cause, before whatever git had printed by then.
+        let mut first = format!("fatal: timed out{after} (continuity.network_timeout)\n").into_bytes();
+        first.append(&mut stderr);
+        stderr = first;
     }
     Ok(Output { status, stdout, stderr })
 }
@@ -176,6 +193,11 @@ mod tests {
         let np = NoPrompt::new(Some("  "), Some("ssh -p 2222"), None);
         assert_eq!(np.ssh_command.as_deref(), Some("ssh -p 2222 -o BatchMode=yes"));
         assert_eq!(NoPrompt::new(None, None, Some("plink")).ssh_command, None);
+        // A deadline also bounds ssh's connect, unless the user's command sets its own.
+        let np = NoPrompt::new(None, Some("ssh -p 2222"), None).within(Duration::from_secs(30));
+        assert_eq!(np.ssh_command.as_deref(), Some("ssh -p 2222 -o BatchMode=yes -o ConnectTimeout=30"));
+        let np = NoPrompt::new(Some("ssh -o ConnectTimeout=5"), None, None).within(Duration::from_secs(30));
+        assert_eq!(np.ssh_command.as_deref(), Some("ssh -o ConnectTimeout=5 -o BatchMode=yes"));
     }
 
     #[test]
@@ -203,7 +225,7 @@ mod tests {
         let dir = t.path();
         assert!(Command::new("git").args(["init", "-q"]).current_dir(dir).status().expect("git").success());
         // An upload-pack that never answers stands for a remote that hangs.
-        let np = NoPrompt::default().until(Instant::now() + Duration::from_millis(300));
+        let np = NoPrompt::default().within(Duration::from_millis(300));
         let started = Instant::now();
         let out = run_network(
             &dir.join(".git"),
@@ -214,7 +236,7 @@ mod tests {
         .expect("git runs");
         assert!(started.elapsed() < Duration::from_secs(10), "{:?}", started.elapsed());
         assert!(!out.status.success());
-        assert!(String::from_utf8_lossy(&out.stderr).contains("timed out"));
+        assert!(String::from_utf8_lossy(&out.stderr).contains("timed out after 1 s (continuity.network_timeout)"));
         // Without a deadline the same helper returns what git printed.
         let out =
             run_network(&dir.join(".git"), dir, &["ls-remote", dir.to_str().expect("utf-8")], &NoPrompt::default())

@@ -275,6 +275,15 @@ impl Git {
         self.repo.config_snapshot().string(key).map(|v| v.to_str_lossy().into_owned())
     }
 
+    /// `core.sshCommand` as the `git` binary this process runs sees it — the user's
+    /// `git -c core.sshCommand=…` (`GIT_CONFIG_PARAMETERS`) included, which is how a sync run as
+    /// `git -c … majordomus continuity sync`, or the pre-push hook of `git -c … push`, gets it.
+    pub fn ssh_command(&self) -> Option<String> {
+        let out = binary::run(&self.git_dir, &self.root, &["config", "--get", "core.sshCommand"]).ok()?;
+        let value = String::from_utf8_lossy(&out.stdout).trim_end_matches('\n').to_string();
+        (out.status.success() && !value.trim().is_empty()).then_some(value)
+    }
+
     /// Every value of a multi-valued configuration key.
     pub fn config_strings(&self, key: &str) -> Vec<String> {
         self.repo

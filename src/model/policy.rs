@@ -22,6 +22,18 @@ pub struct Policy {
     pub session: SessionPolicy,
     pub knowledge: KnowledgePolicy,
     pub benchmark: BenchmarkPolicy,
+    #[serde(default)]
+    pub continuity: Option<ContinuityPolicy>,
+}
+
+/// `continuity:` (SPEC §A.26), optional.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+#[allow(missing_docs)]
+pub struct ContinuityPolicy {
+    /// Seconds every network step of one sync may take in all (default 30).
+    #[serde(default)]
+    pub network_timeout: Option<u64>,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -131,7 +143,16 @@ pub struct BenchmarkBudget {
 #[error(transparent)]
 pub struct ParseError(#[from] serde_yaml::Error);
 
+/// How long the network steps of one sync may take in all unless the policy says otherwise.
+pub const NETWORK_TIMEOUT_SECONDS: u64 = 30;
+
 impl Policy {
+    /// `continuity.network_timeout`: the budget of one sync's network steps (at least 1 s).
+    pub fn network_timeout(&self) -> std::time::Duration {
+        let secs = self.continuity.as_ref().and_then(|c| c.network_timeout).unwrap_or(NETWORK_TIMEOUT_SECONDS);
+        std::time::Duration::from_secs(secs.max(1))
+    }
+
     /// The policy `init` writes (the embedded `assets/policy.yaml`): the new defaults `doctor`
     /// names, and what a reader whose checkout's policy cannot be read bounds its lists by.
     pub fn defaults() -> Policy {

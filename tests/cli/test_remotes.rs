@@ -448,6 +448,54 @@ fn the_pre_push_hook_never_prompts_and_never_fails_the_push() {
     fsck(&env, &[&remote, a.root()]);
 }
 
+/// SPEC §A.26, issue 24 item 4: a remote that accepts the connection and never answers ends
+/// the sync inside `continuity.network_timeout`, as `continuity.remote_unreachable` naming the
+/// timeout, the local store unchanged; ssh is the user's own `git -c
+/// core.sshCommand=…`, in batch mode, with a connect timeout.
+#[test]
+fn a_remote_that_never_answers_ends_inside_the_deadline_and_ssh_gets_a_connect_timeout() {
+    let env = TestEnv::new();
+    let (remote, a) = world(&env, path_url);
+    // Accepts every connection, holds it, never says a word.
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    std::thread::spawn(move || {
+        let mut held = Vec::new();
+        for c in listener.incoming() {
+            held.push(c);
+        }
+    });
+    a.git(&["remote", "add", "silent", &format!("git://127.0.0.1:{port}/remote.git")]);
+    let policy = a.repo.read(".ai/repo/policy.yaml");
+    a.repo.write(".ai/repo/policy.yaml", &format!("{policy}continuity:\n  network_timeout: 2\n"));
+    let id = a.publish("Pending.");
+    let started = std::time::Instant::now();
+    let s: Sync = a.cj(&["sync", "--remote", "silent"], 10);
+    let took = started.elapsed();
+    assert!(took >= std::time::Duration::from_secs(2) && took < std::time::Duration::from_secs(8), "{took:?}");
+    assert_eq!(s.action, "unreachable", "{s:?}");
+    let m = message(&s.diagnostics, "continuity.remote_unreachable");
+    assert!(m.contains("timed out after 2 s (continuity.network_timeout)"), "{m}");
+    assert_eq!(a.ids(REF), [id]);
+    assert!(a.repo.read(".ai/local/state/continuity.json").contains("unreachable"));
+    // ssh: the user's `git -c core.sshCommand=…` reaches git, with batch mode and the timeout.
+    let log = env.path().join("ssh.log");
+    let fake = env.path().join("fake-ssh");
+    remotes::script(&fake, &format!("#!/bin/sh\necho \"$@\" >> {}\nexit 255\n", log.display()));
+    a.git(&["remote", "add", "far", "ssh://git@far.invalid/x.git"]);
+    let params = format!("'core.sshCommand'='{}'", fake.display());
+    let out = a.repo.mj_env(
+        &["--json", "continuity", "sync", "--remote", "far"],
+        "",
+        &[("XDG_STATE_HOME", &a.xdg()), ("GIT_CONFIG_PARAMETERS", &params)],
+    );
+    let s: Sync = doc(&out.code(10).stdout);
+    assert_eq!(s.action, "unreachable", "{s:?}");
+    let called = std::fs::read_to_string(&log).expect("the user's ssh command ran");
+    assert!(called.contains("-o BatchMode=yes -o ConnectTimeout=2 "), "{called}");
+    fsck(&env, &[&remote, a.root()]);
+}
+
 // ---------------------------------------------------------------------------------------------
 // Fetch that just works
 

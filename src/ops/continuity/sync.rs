@@ -10,7 +10,7 @@
 
 use crate::continuity::admission::{Code, Severity};
 use std::collections::BTreeSet;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use serde::Serialize;
 
@@ -26,13 +26,11 @@ use crate::ctx::Ctx;
 use crate::error::{Error, Result};
 use crate::git::binary::NoPrompt;
 use crate::git::store::{Committer, FetchFailure, PushOutcome, RemoteRef};
+use crate::model::policy::NETWORK_TIMEOUT_SECONDS;
 use crate::ops::install::valid_remote;
 
 /// How many pushes a sync makes in all when the remote keeps moving under it.
 pub const PUSH_ATTEMPTS: usize = 3;
-
-/// How long the pre-push hook's network steps may take in all before they are stopped.
-pub const PRE_PUSH_BOUND: Duration = Duration::from_secs(30);
 
 /// What a sync did: the `action` of its report.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -141,11 +139,17 @@ pub const PUSH_REFUSED: Code = Code::PushRefused;
 /// The diagnostic of a remote that could not be reached.
 pub const REMOTE_UNREACHABLE: Code = Code::RemoteUnreachable;
 
-/// How the network steps of this process avoid every prompt: ssh in batch mode on top of the
-/// user's own ssh command (the rest is in [`crate::git::binary::run_network`]).
-fn no_prompt(ctx: &Ctx) -> NoPrompt {
+/// How the network steps of this process avoid every prompt and every hang: ssh in batch mode
+/// on top of the user's own ssh command, and one deadline for them all,
+/// `continuity.network_timeout` (the rest is in [`crate::git::binary::run_network`]).
+fn no_prompt(ctx: &Ctx) -> Result<NoPrompt> {
     let var = |k: &str| ctx.env.vars.iter().find(|(n, _)| n == k).map(|(_, v)| v.as_str());
-    NoPrompt::new(var("GIT_SSH_COMMAND"), ctx.git.config_string("core.sshCommand").as_deref(), var("GIT_SSH"))
+    let budget = if ctx.layout.policy().is_file() {
+        ctx.policy()?.network_timeout()
+    } else {
+        Duration::from_secs(NETWORK_TIMEOUT_SECONDS)
+    };
+    Ok(NoPrompt::new(var("GIT_SSH_COMMAND"), ctx.git.ssh_command().as_deref(), var("GIT_SSH")).within(budget))
 }
 
 fn committer(ctx: &Ctx) -> Committer {
@@ -379,11 +383,9 @@ fn run(ctx: &Ctx, remote: Option<&str>, mode: Mode) -> Result<SyncReport> {
     if !ctx.git.remote_names().contains(&remote) {
         return Err(Error::not_found(format!("no remote named {remote}")).hint("git remote -v lists them"));
     }
-    let np = match mode {
-        Mode::Full => no_prompt(ctx),
-        // The hook must not delay the user's push by more than a bounded time (SPEC §9.1).
-        Mode::PushFirst => no_prompt(ctx).until(Instant::now() + PRE_PUSH_BOUND),
-    };
+    // The hook must not delay the user's push by more than a bounded time (SPEC §9.1), nor a
+    // sync wait on a remote that never answers (§A.26).
+    let np = no_prompt(ctx)?;
     let fetched_now = match mode {
         Mode::Full => fetch(ctx, &s, &remote, &np)?,
         Mode::PushFirst => Ok(tracked(ctx, &s, &remote)?),
