@@ -67,8 +67,13 @@ pub struct LocalState {
     /// How many records are resumable (absent in files written before the cap).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub offers_total: Option<usize>,
+    /// The last sync with the chosen remote (`continuity.remote`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub last_sync: Option<LastSync>,
+    /// The last sync with each other remote (`sync --remote <other>`), kept apart: a failed
+    /// sync with a fork never replaces the chosen remote's standing.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub other_syncs: BTreeMap<String, LastSync>,
 }
 
 impl Default for LocalState {
@@ -79,6 +84,7 @@ impl Default for LocalState {
             offers: Vec::new(),
             offers_total: None,
             last_sync: None,
+            other_syncs: BTreeMap::new(),
         }
     }
 }
@@ -91,6 +97,39 @@ impl LocalState {
             return Err(format!("schema {:?}, expected {SCHEMA}", s.schema));
         }
         Ok(s)
+    }
+
+    /// Records a sync's outcome: as `last_sync` when it was with the `chosen` remote, else
+    /// among the other remotes' (where a `last_sync` of a remote no longer chosen moves too).
+    pub fn record_sync(&mut self, chosen: Option<&str>, sync: LastSync) {
+        if let Some(old) = self.last_sync.take_if(|l| Some(l.remote.as_str()) != chosen) {
+            self.other_syncs.insert(old.remote.clone(), old);
+        }
+        if Some(sync.remote.as_str()) == chosen {
+            self.other_syncs.remove(&sync.remote);
+            self.last_sync = Some(sync);
+        } else {
+            self.other_syncs.insert(sync.remote.clone(), sync);
+        }
+    }
+
+    /// The last sync with the `chosen` remote, and every other remote's, by name.
+    pub fn syncs(&self, chosen: Option<&str>) -> (Option<LastSync>, Vec<LastSync>) {
+        let mut others: BTreeMap<String, LastSync> = self.other_syncs.clone();
+        let mut mine = None;
+        if let Some(l) = &self.last_sync {
+            if Some(l.remote.as_str()) == chosen {
+                mine = Some(l.clone());
+            } else {
+                others.entry(l.remote.clone()).or_insert_with(|| l.clone());
+            }
+        }
+        if let Some(c) = chosen {
+            if let Some(l) = others.remove(c) {
+                mine.get_or_insert(l);
+            }
+        }
+        (mine, others.into_values().collect())
     }
 
     /// The file's bytes.
@@ -116,5 +155,27 @@ mod tests {
         assert_eq!(back, s);
         assert!(LocalState::parse(r#"{"schema":"other"}"#).is_err());
         assert!(LocalState::parse("nope").is_err());
+    }
+
+    #[test]
+    fn a_sync_with_another_remote_never_replaces_the_chosen_ones() {
+        let at = |remote: &str, outcome: &str| LastSync {
+            remote: remote.into(),
+            at: "t".into(),
+            outcome: outcome.into(),
+            detail: None,
+        };
+        let mut s = LocalState::default();
+        s.record_sync(Some("origin"), at("origin", "ok"));
+        s.record_sync(Some("origin"), at("fork", "unreachable"));
+        assert_eq!(s.syncs(Some("origin")), (Some(at("origin", "ok")), vec![at("fork", "unreachable")]));
+        let back = LocalState::parse(std::str::from_utf8(&s.to_bytes()).unwrap()).unwrap();
+        assert_eq!(back, s);
+        // The chosen remote changes: the old one's standing is listed among the others.
+        s.record_sync(Some("fork"), at("fork", "ok"));
+        assert_eq!(s.syncs(Some("fork")), (Some(at("fork", "ok")), vec![at("origin", "ok")]));
+        // None chosen: every remote is another.
+        assert_eq!(s.syncs(None).0, None);
+        assert_eq!(s.syncs(None).1.len(), 2);
     }
 }

@@ -34,6 +34,9 @@ pub struct ContinuityPolicy {
     /// Seconds every network step of one sync may take in all (default 30).
     #[serde(default)]
     pub network_timeout: Option<u64>,
+    /// The remote records go to (unset: `origin`, else the only remote).
+    #[serde(default)]
+    pub remote: Option<String>,
 }
 
 #[derive(Debug, Clone, Deserialize)]

@@ -8,7 +8,6 @@ use serde_json::{json, Map, Value};
 
 use crate::ctx::Ctx;
 use crate::error::{Error, Result};
-use crate::model::labels::Anchor;
 use crate::model::providers::{self, HookEvent, Provider, Shape};
 use crate::store::atomic::{guard, read_opt, replace};
 
@@ -520,20 +519,6 @@ fn git_hooks(ctx: &Ctx, add: bool) -> Result<Report> {
         }
     }
     Ok(r)
-}
-
-/// The default remote: the current branch's, else `origin`, else the first.
-pub fn default_remote(ctx: &Ctx) -> Result<Option<String>> {
-    let branch = ctx.identity()?.branch_text().to_string();
-    let names = ctx.git.remote_names();
-    if let Some(r) = ctx.git.config_string(&format!("branch.{branch}.remote")).filter(|r| r != "." && names.contains(r))
-    {
-        return Ok(Some(r));
-    }
-    if names.iter().any(|n| n == "origin") {
-        return Ok(Some("origin".into()));
-    }
-    Ok(names.first().cloned())
 }
 
 /// Whether a remote name is acceptable (SPEC §10.6).

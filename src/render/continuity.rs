@@ -113,6 +113,9 @@ pub fn status(r: &StatusReport) -> String {
     if let Some(l) = &r.last_sync {
         p(&mut s, "last sync", format!("{} with {} at {}", l.outcome, l.remote, l.at));
     }
+    for l in &r.other_syncs {
+        p(&mut s, "other remote", format!("{}: {} at {} (records go to {remote})", l.remote, l.outcome, l.at));
+    }
     for l in r.lines.iter().filter(|l| l.state == crate::continuity::lineage::LineState::Diverged) {
         p(&mut s, "line", format!("{} DIVERGED: {} heads", short(&l.line), l.heads.len()));
     }

@@ -8,6 +8,12 @@ use crate::ops::continuity::sync::{PrePush, SyncReport, PUSH_REFUSED, PUSH_REJEC
 pub fn line(r: &PrePush) -> Option<String> {
     match r {
         PrePush::NothingPending => None,
+        PrePush::NotChosen { remote, chosen: Some(chosen) } => {
+            Some(format!("majordomus: records go to {chosen}, not {remote}: continuity.remote"))
+        }
+        PrePush::NotChosen { remote, chosen: None } => Some(format!(
+            "majordomus: records go to no remote, not {remote}: several remotes and none chosen (set continuity.remote in .ai/repo/policy.yaml)"
+        )),
         PrePush::NotARemote { remote } => Some(format!(
             "majordomus: continuity not synced: {remote} is not a configured remote name (run: git majordomus continuity sync --remote <name>)"
         )),

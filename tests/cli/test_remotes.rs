@@ -496,6 +496,75 @@ fn a_remote_that_never_answers_ends_inside_the_deadline_and_ssh_gets_a_connect_t
     fsck(&env, &[&remote, a.root()]);
 }
 
+/// SPEC §A.26, issue 24 item 5: records go to one chosen remote. A push of code to another
+/// remote carries no `refs/majordomus/*` and says where records go; `sync` defaults to the chosen
+/// remote, `--remote` overrides it, and a sync with another remote is kept apart from the
+/// chosen one's standing; `continuity.remote` chooses; several remotes and none chosen: `sync`
+/// needs `--remote`.
+#[test]
+fn records_go_to_the_chosen_remote_and_nowhere_else() {
+    let env = TestEnv::new();
+    let (remote, a) = world(&env, path_url);
+    let fork = remotes::bare(&env, &env.path().join("srv/fork.git"));
+    a.git(&["remote", "add", "fork", fork.to_str().unwrap()]);
+    a.mj(&["hooks", "install", "--git"]).ok();
+    let id = a.publish("Pending.");
+    a.repo.commit_file("lib/x", "x\n");
+    let out = a.sh("git push -q fork main 2>&1").ok();
+    assert!(out.stdout.contains("majordomus: records go to origin, not fork: continuity.remote\n"), "{}", out.stdout);
+    assert_eq!(env.git_in(&fork, &["for-each-ref", "refs/majordomus/"]), "", "the fork got no record");
+    assert_eq!(env.git_in(&fork, &["rev-parse", "main"]), a.git(&["rev-parse", "main"]), "the code went");
+    assert!(ids_in(&env, &remote, REF).is_empty());
+    let out = a.sh("git push -q origin main 2>&1").ok();
+    assert!(out.stdout.contains("majordomus: continuity synced with origin: 1 record(s) published"), "{}", out.stdout);
+    assert_eq!(ids_in(&env, &remote, REF), std::slice::from_ref(&id));
+    // An explicit sync with the fork that fails is the fork's standing, never origin's.
+    a.sync(0);
+    let gone = env.path().join("srv/fork.gone");
+    std::fs::rename(&fork, &gone).unwrap();
+    assert_eq!(a.cj::<Sync>(&["sync", "--remote", "fork"], 10).action, "unreachable");
+    let st = a.status();
+    assert_eq!(st.store.remote.as_deref(), Some("origin"));
+    assert_eq!(st.store.sync, "in_sync");
+    let last = st.last_sync.expect("origin's last sync");
+    assert_eq!((last.remote.as_str(), last.outcome.as_str()), ("origin", "ok"));
+    assert_eq!(st.other_syncs.len(), 1);
+    assert_eq!((st.other_syncs[0].remote.as_str(), st.other_syncs[0].outcome.as_str()), ("fork", "unreachable"));
+    let text = a.mj(&["continuity", "status"]).ok().stdout;
+    assert!(text.contains("fork: unreachable at "), "{text}");
+    // Choosing the fork: sync and the hook go there.
+    std::fs::rename(&gone, &fork).unwrap();
+    let policy = a.repo.read(".ai/repo/policy.yaml");
+    a.repo.write(".ai/repo/policy.yaml", &format!("{policy}continuity:\n  remote: fork\n"));
+    let s = a.sync(0);
+    assert_eq!(s.remote.as_deref(), Some("fork"));
+    assert_eq!(ids_in(&env, &fork, REF), std::slice::from_ref(&id));
+    let id2 = a.publish("Second.");
+    a.repo.commit_file("lib/y", "y\n");
+    let out = a.sh("git push -q origin main 2>&1").ok();
+    assert!(out.stdout.contains("majordomus: records go to fork, not origin: continuity.remote\n"), "{}", out.stdout);
+    assert_eq!(ids_in(&env, &remote, REF), std::slice::from_ref(&id));
+    // A policy naming no remote: refused, saying which key to fix.
+    a.repo.write(".ai/repo/policy.yaml", &format!("{policy}continuity:\n  remote: nowhere\n"));
+    let out = a.mj(&["continuity", "sync"]).code(10);
+    assert!(
+        out.stderr.contains("continuity.remote is \"nowhere\", which is not a remote of this repository"),
+        "{}",
+        out.stderr
+    );
+    // Two remotes, neither `origin`, none chosen: `sync` needs `--remote`; the hook publishes nowhere.
+    a.repo.write(".ai/repo/policy.yaml", &policy);
+    a.git(&["remote", "rename", "origin", "upstream"]);
+    let out = a.mj(&["continuity", "sync"]).code(2);
+    assert!(out.stderr.contains("2 remotes (fork, upstream) and none chosen"), "{}", out.stderr);
+    assert!(out.stderr.contains("hint: set continuity.remote"), "{}", out.stderr);
+    a.repo.commit_file("lib/z", "z\n");
+    let out = a.sh("git push -q upstream main 2>&1").ok();
+    assert!(out.stdout.contains("majordomus: records go to no remote, not upstream"), "{}", out.stdout);
+    assert!(!ids_in(&env, &remote, REF).contains(&id2));
+    fsck(&env, &[&remote, &fork, a.root()]);
+}
+
 // ---------------------------------------------------------------------------------------------
 // Fetch that just works
 

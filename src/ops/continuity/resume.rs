@@ -131,7 +131,7 @@ fn plan_over(ctx: &Ctx, s: &Setup, store: &Loaded, local: &LocalState, prefix: O
         .collect();
     let branch = ctx.identity()?.branch.clone();
     let position = local.branches.get(branch_text(branch.as_deref())).map(|p| p.record.clone());
-    let default_remote = super::status::default_remote(ctx)?;
+    let default_remote = super::status::chosen_remote(ctx)?;
     let input = PlanInput {
         records: &records,
         lineage: &lineage,

@@ -73,9 +73,11 @@ pub struct StatusReport {
     pub position: Option<Position>,
     /// The store.
     pub store: StoreView,
-    /// The last sync.
+    /// The last sync with the chosen remote (`store.remote`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub last_sync: Option<LastSync>,
+    /// The last sync with each other remote, by name (never the chosen remote's standing).
+    pub other_syncs: Vec<LastSync>,
     /// The diverged lines (every line with `--all`).
     pub lines: Vec<LineView>,
     /// How many lines the store holds.
@@ -94,9 +96,32 @@ pub struct StatusReport {
 /// offers kept in `continuity.json`.
 pub const SHOWN: usize = 20;
 
-/// The default remote (the branch's, else `origin`, else the first).
-pub fn default_remote(ctx: &Ctx) -> Result<Option<String>> {
-    crate::ops::install::default_remote(ctx)
+/// Where records go (SPEC §A.26): `continuity.remote` when the policy sets it, else `origin`
+/// when configured, else the only remote; `None` when there is no remote, or several and none
+/// chosen. A policy naming no remote of this repository is a refusal (10).
+pub fn chosen_remote(ctx: &Ctx) -> Result<Option<String>> {
+    let names = ctx.git.remote_names();
+    let set = if ctx.layout.policy().is_file() {
+        ctx.policy()?.continuity.as_ref().and_then(|c| c.remote.clone())
+    } else {
+        None
+    };
+    if let Some(r) = set {
+        if !names.contains(&r) {
+            return Err(crate::error::Error::refused(format!(
+                "continuity.remote is {r:?}, which is not a remote of this repository"
+            ))
+            .hint("git remote -v lists them; fix continuity.remote in .ai/repo/policy.yaml"));
+        }
+        return Ok(Some(r));
+    }
+    if names.iter().any(|n| n == "origin") {
+        return Ok(Some("origin".into()));
+    }
+    Ok(match names.as_slice() {
+        [only] => Some(only.clone()),
+        _ => None,
+    })
 }
 
 /// The sync state of the store, from refs only (SPEC §10.7).
@@ -200,7 +225,8 @@ pub fn status(ctx: &Ctx, all: bool) -> Result<StatusReport> {
     let local = load_local(ctx)?;
     let lineage = store.lineage();
     let id = ctx.identity()?.clone();
-    let remote = local.last_sync.as_ref().map(|l| l.remote.clone()).or(default_remote(ctx)?);
+    let remote = chosen_remote(ctx)?;
+    let (last_sync, other_syncs) = local.syncs(remote.as_deref());
     let store_v = store_view(ctx, &store, remote.as_deref())?;
     let every_line = lineage.lines();
     let lines_total = every_line.len();
@@ -238,7 +264,8 @@ pub fn status(ctx: &Ctx, all: bool) -> Result<StatusReport> {
         }
         .into(),
         store: store_v,
-        last_sync: local.last_sync.clone(),
+        last_sync,
+        other_syncs,
         lines,
         lines_total,
         resumable,

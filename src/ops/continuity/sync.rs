@@ -257,6 +257,14 @@ pub enum PrePush {
         /// What git passed as the remote.
         remote: String,
     },
+    /// The push goes to a remote that is not where records go (`continuity.remote`): nothing
+    /// is published there.
+    NotChosen {
+        /// The remote pushed to.
+        remote: String,
+        /// Where records go, if anywhere.
+        chosen: Option<String>,
+    },
     /// The local store holds nothing the remote-tracking ref lacks: no network, nothing done.
     NothingPending,
     /// Records were pending, but another continuity writer (a sync, a publish) holds the lock:
@@ -298,6 +306,11 @@ pub fn pre_push(ctx: &Ctx, remote: &str) -> Result<PrePush> {
         return Ok(PrePush::NotARemote { remote: remote.to_string() });
     }
     let Some(local) = tip(ctx, REF)? else { return Ok(PrePush::NothingPending) };
+    // Records go to one remote only; a push of code elsewhere (a fork) carries none.
+    let chosen = super::status::chosen_remote(ctx)?;
+    if chosen.as_deref() != Some(remote) {
+        return Ok(PrePush::NotChosen { remote: remote.to_string(), chosen });
+    }
     if let Some(theirs) = tip(ctx, &remote_ref(remote))? {
         if theirs == local
             || ctx.git.commit_is_ancestor(&local, &theirs).map_err(|e| Error::io(format!("continuity: {e}")))?
@@ -347,9 +360,18 @@ fn run(ctx: &Ctx, remote: Option<&str>, mode: Mode) -> Result<SyncReport> {
             return Err(Error::refused(format!("{r:?} is not a remote name")).hint("git remote -v lists them"));
         }
     }
+    let chosen = super::status::chosen_remote(ctx)?;
     let remote = match remote {
         Some(r) => Some(r.to_string()),
-        None => super::status::default_remote(ctx)?,
+        None if chosen.is_none() && ctx.git.remote_names().len() > 1 => {
+            return Err(Error::usage(format!(
+                "continuity sync: {} remotes ({}) and none chosen for the records",
+                ctx.git.remote_names().len(),
+                ctx.git.remote_names().join(", ")
+            ))
+            .hint("set continuity.remote in .ai/repo/policy.yaml, or pass --remote <name>"))
+        }
+        None => chosen.clone(),
     };
     // The pre-push hook took the writers' lock already (without waiting, see `pre_push`).
     let _lock = match mode {
@@ -402,12 +424,15 @@ fn run(ctx: &Ctx, remote: Option<&str>, mode: Mode) -> Result<SyncReport> {
                     first_line(&detail)
                 ),
             ));
-            local_state.last_sync = Some(LastSync {
-                remote: remote.clone(),
-                at: ctx.clock.stamp(),
-                outcome: SyncOutcome::Unreachable.as_str().into(),
-                detail: Some(first_line(&detail)),
-            });
+            local_state.record_sync(
+                chosen.as_deref(),
+                LastSync {
+                    remote: remote.clone(),
+                    at: ctx.clock.stamp(),
+                    outcome: SyncOutcome::Unreachable.as_str().into(),
+                    detail: Some(first_line(&detail)),
+                },
+            );
             save_local(ctx, &local_state)?;
             return report(
                 ctx,
@@ -519,8 +544,10 @@ fn run(ctx: &Ctx, remote: Option<&str>, mode: Mode) -> Result<SyncReport> {
         (false, true) => SyncAction::Published,
         (false, false) => SyncAction::None,
     };
-    local_state.last_sync =
-        Some(LastSync { remote: remote.clone(), at: ctx.clock.stamp(), outcome: outcome.as_str().into(), detail });
+    local_state.record_sync(
+        chosen.as_deref(),
+        LastSync { remote: remote.clone(), at: ctx.clock.stamp(), outcome: outcome.as_str().into(), detail },
+    );
     // The id sets are done with: the store after the merge is read without them.
     drop((local_ids, remote_ids));
     // The store after the merge, read once: incrementally from the state before it.

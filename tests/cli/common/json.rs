@@ -453,6 +453,7 @@ pub struct Status {
     pub position: Option<Position>,
     pub store: StoreView,
     pub last_sync: Option<LastSync>,
+    pub other_syncs: Vec<LastSync>,
     pub lines: Vec<LineView>,
     pub lines_total: usize,
     pub resumable: Vec<RecordView>,
