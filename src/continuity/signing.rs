@@ -137,7 +137,7 @@ pub fn load_or_create(path: &Path, now_stamp: &str) -> Result<DeviceKey> {
     let mut seed = [0u8; 32];
     getrandom::fill(&mut seed).map_err(|e| Error::io(format!("no randomness for a device key: {e}")))?;
     let key = DeviceKey { key: SigningKey::from_bytes(&seed), label: None, created_at: now_stamp.to_string() };
-    if atomic::create_if_absent(path, &key.file_bytes())? {
+    if atomic::create_if_absent_mode(path, &key.file_bytes(), 0o600)? {
         return Ok(key);
     }
     load(path)?.ok_or_else(|| Error::io(format!("{}: device identity vanished while being created", path.display())))
@@ -152,7 +152,7 @@ pub fn set_label(path: &Path, label: &str, now_stamp: &str) -> Result<DeviceKey>
     }
     let mut key = load_or_create(path, now_stamp)?;
     key.label = Some(label.to_string());
-    atomic::replace(path, &key.file_bytes())?;
+    atomic::replace_mode(path, &key.file_bytes(), 0o600)?;
     Ok(key)
 }
 

@@ -9,7 +9,7 @@ use serde_json::{json, Map, Value};
 use crate::ctx::Ctx;
 use crate::error::{Error, Result};
 use crate::model::providers::{self, HookEvent, Provider, Shape};
-use crate::store::atomic::{guard, read_opt, replace};
+use crate::store::atomic::{guard, read_opt};
 
 /// Which of a host's settings files (SPEC §A.25).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -415,18 +415,15 @@ fn agent(ctx: &Ctx, p: &Provider, scope: Scope, add: bool) -> Result<Vec<String>
     Ok(out)
 }
 
-/// Writes a settings file atomically; an existing file keeps its mode, a new one is 0644 (it is
-/// shared configuration, not a secret: SPEC §A.27 "Modes").
+/// Writes a settings file atomically; an existing file keeps its mode, a new one is created with
+/// the umask (it is shared configuration, not a secret: SPEC §A.27 "Modes").
 fn write_keeping_mode(path: &std::path::Path, root: &Map<String, Value>) -> Result<()> {
-    use std::os::unix::fs::PermissionsExt;
-    let mode = std::fs::metadata(path).map(|m| m.permissions().mode() & 0o7777).unwrap_or(0o644);
     let mut out = serde_json::to_string_pretty(&Value::Object(root.clone())).map_err(|e| Error::io(e.to_string()))?;
     out.push('\n');
     if let Some(dir) = path.parent() {
         crate::store::atomic::ensure_dir(dir)?;
     }
-    replace(path, out.as_bytes())?;
-    std::fs::set_permissions(path, std::fs::Permissions::from_mode(mode)).map_err(|e| Error::io_at(path, e))
+    crate::store::atomic::replace(path, out.as_bytes())
 }
 
 /// The directory git runs hooks from (`core.hooksPath`, else `<common dir>/hooks`).
@@ -476,7 +473,6 @@ fn script(hook: &str) -> String {
 
 /// Writes (or removes) our git hooks, chaining any foreign hook found in place.
 fn git_hooks(ctx: &Ctx, add: bool) -> Result<Report> {
-    use std::os::unix::fs::PermissionsExt;
     let dir = hooks_dir(ctx);
     let mut r = Vec::new();
     for hook in GIT_HOOKS {
@@ -499,9 +495,8 @@ fn git_hooks(ctx: &Ctx, add: bool) -> Result<Report> {
             }
             let text = script(hook);
             if existing.as_deref() != Some(text.as_str()) {
-                replace(&path, text.as_bytes())?;
-                std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755))
-                    .map_err(|e| Error::io_at(&path, e))?;
+                // Executable as git's own sample hooks are: 0777 less the umask.
+                crate::store::atomic::replace_mode(&path, text.as_bytes(), 0o777)?;
                 r.push(format!("{hook}: installed in {}", ctx.rel(&dir)));
             } else {
                 r.push(format!("{hook}: already installed"));

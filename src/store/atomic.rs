@@ -15,13 +15,27 @@ const NAME_TRIES: usize = 10;
 /// The name prefix of a write's staging file (never read as a record).
 pub const STAGING_PREFIX: &str = ".tmp.";
 
-fn temp_in(dir: &Path) -> Result<tempfile::NamedTempFile> {
+fn temp_in(dir: &Path, mode: u32) -> Result<tempfile::NamedTempFile> {
     tempfile::Builder::new()
         .prefix(STAGING_PREFIX)
         .rand_bytes(6)
-        .permissions(fs::Permissions::from_mode(0o600))
+        .permissions(fs::Permissions::from_mode(mode))
         .tempfile_in(dir)
         .map_err(|e| io_error(dir, e))
+}
+
+/// The mode a new file `target` is created with (SPEC §A.27 "Modes"): what names this machine
+/// — anything under `.ai/local/` — is private to this user, `0600`; every other file (the
+/// shared `.ai/repo/` layer, `.gitignore`, caches under the git directory, exports) is created
+/// as git creates files, `0666` less the umask (the kernel applies it). The device key, outside
+/// the layout, asks for `0600` itself ([`replace_mode`], [`create_if_absent_mode`]).
+fn new_mode(target: &Path) -> u32 {
+    let parts: Vec<_> = target.components().map(|c| c.as_os_str()).collect();
+    if parts.windows(2).any(|w| w[0] == ".ai" && w[1] == "local") {
+        0o600
+    } else {
+        0o666
+    }
 }
 
 /// The staging files under `dir`, at any depth, sorted: what a write killed between creating
@@ -70,10 +84,21 @@ pub fn guard(root: &Path, path: &Path) -> Result<()> {
     }
 }
 
-/// A temp file (mode 0600) in `dir` that `fill` wrote and that is synced to disk.
-fn staged(dir: &Path, fill: impl FnOnce(&mut dyn Write) -> Result<()>) -> Result<tempfile::NamedTempFile> {
+/// A temp file in `dir` that `fill` wrote and that is synced to disk, with the mode `target`
+/// gets: an existing file's own, else `new` less the umask.
+fn staged(
+    dir: &Path,
+    target: &Path,
+    new: u32,
+    fill: impl FnOnce(&mut dyn Write) -> Result<()>,
+) -> Result<tempfile::NamedTempFile> {
     ensure_dir(dir)?;
-    let mut tmp = temp_in(dir)?;
+    let existing = fs::metadata(target).ok().filter(|m| m.is_file()).map(|m| m.permissions().mode() & 0o7777);
+    let mut tmp = temp_in(dir, existing.unwrap_or(new))?;
+    if let Some(mode) = existing {
+        // chmod(2) is not subject to the umask: the file keeps exactly the mode it had.
+        tmp.as_file().set_permissions(fs::Permissions::from_mode(mode)).map_err(|e| io_error(tmp.path(), e))?;
+    }
     {
         let mut w = std::io::BufWriter::new(tmp.as_file_mut());
         fill(&mut w)?;
@@ -92,10 +117,12 @@ pub fn write_to(w: &mut dyn Write, path: &Path, bytes: &[u8]) -> Result<()> {
     w.write_all(bytes).map_err(|e| io_error(path, e))
 }
 
-/// Writes a new file whose name `name()` proposes, never overwriting: temp file (mode 0600) in
-/// the same directory, then `link(2)` to the final name, retrying with a new name on collision.
+/// Writes a new file whose name `name()` proposes, never overwriting: temp file in the same
+/// directory (mode as [`new_mode`] says), then `link(2)` to the final name, retrying with a new
+/// name on collision.
 pub fn create_new(dir: &Path, mut name: impl FnMut() -> String, bytes: &[u8]) -> Result<PathBuf> {
-    let tmp = staged(dir, |w| write_to(w, dir, bytes))?;
+    let staging = dir.join(STAGING_PREFIX);
+    let tmp = staged(dir, &staging, new_mode(&staging), |w| write_to(w, dir, bytes))?;
     for _ in 0..NAME_TRIES {
         let target = dir.join(name());
         match fs::hard_link(tmp.path(), &target) {
@@ -112,6 +139,13 @@ pub fn replace(path: &Path, bytes: &[u8]) -> Result<()> {
     replace_with(path, |w| write_to(w, path, bytes))
 }
 
+/// [`replace`] with the mode a new file gets chosen by the caller (`new`, less the umask): a git
+/// hook (`0777`), the device key (`0600`). An existing file keeps its mode.
+pub fn replace_mode(path: &Path, bytes: &[u8], new: u32) -> Result<()> {
+    let tmp = staged(parent(path)?, path, new, |w| write_to(w, path, bytes))?;
+    tmp.persist(path).map(drop).map_err(|e| io_error(path, e.error))
+}
+
 /// [`replace`] with the content streamed by `fill`.
 pub fn replace_with(path: &Path, fill: impl FnOnce(&mut dyn Write) -> Result<()>) -> Result<()> {
     replace_with_file(path, fill).map(drop)
@@ -120,7 +154,7 @@ pub fn replace_with(path: &Path, fill: impl FnOnce(&mut dyn Write) -> Result<()>
 /// [`replace_with`], returning the file written (open for reading and writing): what was
 /// written can be read from it whatever replaces `path` afterwards.
 pub fn replace_with_file(path: &Path, fill: impl FnOnce(&mut dyn Write) -> Result<()>) -> Result<File> {
-    let tmp = staged(parent(path)?, fill)?;
+    let tmp = staged(parent(path)?, path, new_mode(path), fill)?;
     tmp.persist(path).map_err(|e| io_error(path, e.error))
 }
 
@@ -129,13 +163,22 @@ pub fn create_if_absent(path: &Path, bytes: &[u8]) -> Result<bool> {
     create_if_absent_with(path, |w| write_to(w, path, bytes))
 }
 
+/// [`create_if_absent`] with the mode chosen by the caller, as [`replace_mode`].
+pub fn create_if_absent_mode(path: &Path, bytes: &[u8], new: u32) -> Result<bool> {
+    create_if_absent_in(path, new, |w| write_to(w, path, bytes))
+}
+
 /// [`create_if_absent`] with the content streamed by `fill`.
 pub fn create_if_absent_with(path: &Path, fill: impl FnOnce(&mut dyn Write) -> Result<()>) -> Result<bool> {
+    create_if_absent_in(path, new_mode(path), fill)
+}
+
+fn create_if_absent_in(path: &Path, new: u32, fill: impl FnOnce(&mut dyn Write) -> Result<()>) -> Result<bool> {
     let dir = parent(path)?;
     if fs::symlink_metadata(path).is_ok() {
         return Ok(false);
     }
-    let tmp = staged(dir, fill)?;
+    let tmp = staged(dir, path, new, fill)?;
     match fs::hard_link(tmp.path(), path) {
         Ok(()) => Ok(true),
         Err(e) if e.kind() == ErrorKind::AlreadyExists => Ok(false),

@@ -280,3 +280,52 @@ fn json_is_offered_only_where_it_exists() {
     assert!(r.mj(&["checkpoint", "--json"]).code(2).stderr.contains("unexpected argument '--json'"));
     assert!(r.mj(&["--json", "checkpoint"]).code(2).stderr.contains("checkpoint has no JSON form"));
 }
+
+/// Issue 24 item 6 (TRIAL #14): what the checkout shares (`.ai/repo/`, `.gitignore`) is written
+/// with the umask, an existing file keeps its mode, and only what is this machine's
+/// (`.ai/local/`, the device key) is 0600.
+#[test]
+fn shared_files_are_written_with_the_umask_and_only_this_machines_are_private() {
+    use std::os::unix::fs::PermissionsExt;
+    let env = TestEnv::new();
+    let r = env.repo("r");
+    let mode = |p: &std::path::Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
+    let at = |p: &str| mode(&r.root.join(p));
+    r.write(".gitignore", "target/\n");
+    std::fs::set_permissions(r.root.join(".gitignore"), std::fs::Permissions::from_mode(0o640)).unwrap();
+    env.sh(&r.root, "umask 022 && git-majordomus init", b"", &[]).ok();
+    assert_eq!(at(".ai/repo/policy.yaml"), 0o644);
+    assert_eq!(at(".ai/repo/templates/decisions.md"), 0o644);
+    assert_eq!(at(".gitignore"), 0o640, "an existing file keeps its mode");
+    env.sh(&r.root, "umask 022 && git-majordomus hooks install --claude-code --git", b"", &[]).ok();
+    assert_eq!(at(".claude/settings.json"), 0o644, "a host's settings are shared configuration");
+    assert_eq!(at(".git/hooks/pre-push"), 0o755, "a hook is executable, as git's samples are");
+    std::fs::set_permissions(r.root.join(".claude/settings.json"), std::fs::Permissions::from_mode(0o600)).unwrap();
+    env.sh(&r.root, "umask 022 && git-majordomus hooks install --codex --claude-code", b"", &[]).ok();
+    assert_eq!(at(".claude/settings.json"), 0o600, "an existing settings file keeps its mode");
+    r.git(&["add", "-A"]);
+    r.git(&["commit", "-q", "-m", "layer"]);
+    let script = "umask 022 && git-majordomus start t --scope lib >/dev/null && git-majordomus handover >/dev/null \
+                  && git-majordomus session start >/dev/null && git-majordomus session close >/dev/null \
+                  && git-majordomus continuity device >/dev/null";
+    env.sh(&r.root, script, HANDOVER.as_bytes(), &[]).ok();
+    let sessions: Vec<_> = std::fs::read_dir(r.root.join(".ai/repo/sessions")).unwrap().flatten().collect();
+    assert!(!sessions.is_empty());
+    for s in &sessions {
+        assert_eq!(mode(&s.path()), 0o644, "{:?}", s.path());
+    }
+    let handovers = r.records("handovers");
+    assert!(!handovers.is_empty());
+    for name in handovers {
+        assert_eq!(at(&format!(".ai/local/state/handovers/{name}")), 0o600);
+    }
+    assert_eq!(at(".ai/local/state/ledger.jsonl"), 0o600);
+    assert_eq!(at(".git/majordomus/roots"), 0o644, "a cache under the git directory");
+    let key = env.home.join(".local/state/majordomus/node.json");
+    assert_eq!(mode(&key), 0o600, "the device key");
+    // The umask decides for shared files: 077 keeps them to their owner.
+    let q = env.repo("q");
+    env.sh(&q.root, "umask 077 && git-majordomus init", b"", &[]).ok();
+    assert_eq!(mode(&q.root.join(".ai/repo/policy.yaml")), 0o600);
+    assert_eq!(mode(&q.root.join(".gitignore")), 0o600);
+}
