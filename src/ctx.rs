@@ -189,6 +189,16 @@ impl Ctx {
         Ok(if self.changes()?.is_clean() { WorkingTree::Clean } else { WorkingTree::Dirty })
     }
 
+    /// The policy when the layer exists, `None` without one (a reader whose keys all have
+    /// defaults); a policy that does not parse is a refusal (exit 10).
+    pub fn policy_if_layer(&self) -> Result<Option<&Policy>> {
+        if self.layout.exists() {
+            self.policy().map(Some)
+        } else {
+            Ok(None)
+        }
+    }
+
     /// The policy; a policy that does not parse is a refusal (exit 10).
     pub fn policy(&self) -> Result<&Policy> {
         if let Some(p) = self.policy.get() {

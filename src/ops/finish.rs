@@ -287,9 +287,6 @@ pub fn run(ctx: &Ctx, p: FinishParams) -> Result<FinishReport> {
 /// The lock a finish holds from re-reading the task to its `task.finished` line.
 const LOCK: &str = "finish";
 
-/// Whether `finish --outcome <outcome>` takes task `t`: an active or handed-over task, or one a
-/// killed finish left half done — `outcome` already written and no `task.finished` line for it
-/// (the re-run completes that finish, as a second `session close` completes a killed one).
 /// Whether `.gitignore` differs from the task's start commit only by lines that keep
 /// `.ai/local/` out of git — the line `init` adds, which no task's scope names (TRIAL #12).
 fn only_the_layers_ignore_line(ctx: &Ctx, t: &Task) -> Result<bool> {
@@ -300,6 +297,9 @@ fn only_the_layers_ignore_line(ctx: &Ctx, t: &Task) -> Result<bool> {
     Ok(other(&String::from_utf8_lossy(&before)) == other(&now))
 }
 
+/// Whether `finish --outcome <outcome>` takes task `t`: an active or handed-over task, or one a
+/// killed finish left half done — `outcome` already written and no `task.finished` line for it
+/// (the re-run completes that finish, as a second `session close` completes a killed one).
 fn finishable(ctx: &Ctx, t: &Task, outcome: Outcome) -> Result<bool> {
     if t.is_active() || t.outcome == Outcome::HandedOver {
         return Ok(true);

@@ -101,11 +101,7 @@ pub const SHOWN: usize = 20;
 /// chosen. A policy naming no remote of this repository is a refusal (10).
 pub fn chosen_remote(ctx: &Ctx) -> Result<Option<String>> {
     let names = ctx.git.remote_names();
-    let set = if ctx.layout.policy().is_file() {
-        ctx.policy()?.continuity.as_ref().and_then(|c| c.remote.clone())
-    } else {
-        None
-    };
+    let set = ctx.policy_if_layer()?.and_then(|p| p.continuity.as_ref()?.remote.clone());
     if let Some(r) = set {
         if !names.contains(&r) {
             return Err(crate::error::Error::refused(format!(

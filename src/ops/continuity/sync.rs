@@ -144,11 +144,7 @@ pub const REMOTE_UNREACHABLE: Code = Code::RemoteUnreachable;
 /// `continuity.network_timeout` (the rest is in [`crate::git::binary::run_network`]).
 fn no_prompt(ctx: &Ctx) -> Result<NoPrompt> {
     let var = |k: &str| ctx.env.vars.iter().find(|(n, _)| n == k).map(|(_, v)| v.as_str());
-    let budget = if ctx.layout.policy().is_file() {
-        ctx.policy()?.network_timeout()
-    } else {
-        Duration::from_secs(NETWORK_TIMEOUT_SECONDS)
-    };
+    let budget = ctx.policy_if_layer()?.map_or(Duration::from_secs(NETWORK_TIMEOUT_SECONDS), |p| p.network_timeout());
     Ok(NoPrompt::new(var("GIT_SSH_COMMAND"), ctx.git.ssh_command().as_deref(), var("GIT_SSH")).within(budget))
 }
 
