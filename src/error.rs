@@ -41,7 +41,12 @@ pub struct Error {
     pub message: String,
     /// One line telling the user what to do, when there is something to do.
     pub hint: Option<String>,
+    /// What caused it, kept from below the edge and printed as `caused by:` lines.
+    pub source: Option<Cause>,
 }
+
+/// An error below the edge, kept as an [`Error`]'s source.
+pub type Cause = Box<dyn std::error::Error + Send + Sync + 'static>;
 
 /// Result alias used across the library.
 pub type Result<T, E = Error> = std::result::Result<T, E>;
@@ -49,7 +54,27 @@ pub type Result<T, E = Error> = std::result::Result<T, E>;
 impl Error {
     /// Builds an error with the given exit code and message.
     pub fn new(exit: Exit, message: impl Into<String>) -> Self {
-        Error { exit, message: message.into(), hint: None }
+        Error { exit, message: message.into(), hint: None, source: None }
+    }
+    /// Keeps `cause` (and its own sources) as what caused this error.
+    pub fn caused_by(mut self, cause: impl Into<Cause>) -> Self {
+        self.source = Some(cause.into());
+        self
+    }
+    /// The `caused by:` lines: each error of the source chain, outermost first, except one whose
+    /// words the message (or a line before it) already says.
+    pub fn causes(&self) -> Vec<String> {
+        let mut out: Vec<String> = Vec::new();
+        let mut next = self.source.as_deref().map(|e| e as &(dyn std::error::Error + 'static));
+        while let Some(e) = next {
+            let text = e.to_string();
+            let text = text.trim();
+            if !text.is_empty() && !self.message.contains(text) && !out.iter().any(|l| l.contains(text)) {
+                out.push(text.to_string());
+            }
+            next = e.source();
+        }
+        out
     }
     /// Adds a hint line.
     pub fn hint(mut self, hint: impl Into<String>) -> Self {
@@ -92,25 +117,32 @@ impl fmt::Display for Error {
     }
 }
 
-impl std::error::Error for Error {}
+impl std::error::Error for Error {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        self.source.as_deref().map(|e| e as &(dyn std::error::Error + 'static))
+    }
+}
 
 /// The one mapping from git's errors to exit codes: outside a checkout, or in a bare one, is a
 /// usage error (2); every failure of the local repository is an I/O error (13).
 impl From<crate::git::Error> for Error {
     fn from(e: crate::git::Error) -> Self {
         use crate::git::Error as G;
-        match e {
+        let edge = match &e {
             G::NotARepository(_) => Error::usage("not inside a git repository").hint("use --repo <path>"),
             G::Bare(_) => Error::usage(e.to_string()).hint("run it in a checkout with a working tree"),
+            G::Damaged(path, _) => Error::io(format!("the repository at {} cannot be opened", path.display()))
+                .hint("git fsck shows what is damaged; nothing was read or written"),
             G::Head(_) | G::Objects(_) | G::Status(_) | G::Spawn(_) | G::Gix(_) => Error::io(e.to_string()),
-        }
+        };
+        edge.caused_by(e)
     }
 }
 
 /// The store's errors are all I/O failures (13).
 impl From<crate::store::Error> for Error {
     fn from(e: crate::store::Error) -> Self {
-        Error::io(e.to_string())
+        Error::io(e.to_string()).caused_by(e)
     }
 }
 
@@ -134,6 +166,22 @@ mod tests {
             assert_eq!(e.exit, Exit::Io);
             assert!(e.message.starts_with("git: ") && e.message.ends_with("disk on fire"), "{}", e.message);
         }
+    }
+
+    #[test]
+    fn causes_are_the_source_chain_less_what_the_message_says() {
+        #[derive(Debug, thiserror::Error)]
+        #[error("fetch failed")]
+        struct Outer(#[source] std::io::Error);
+        let e = Error::io("continuity sync: the fetch from origin failed on this side")
+            .caused_by(Outer(std::io::Error::other("no space left on device")));
+        assert_eq!(e.causes(), ["fetch failed", "no space left on device"]);
+        assert!(std::error::Error::source(&e).is_some());
+        // A cause the message already quotes is not repeated.
+        let e = Error::from(crate::git::Error::Spawn(std::io::Error::other("not found")));
+        assert_eq!(e.message, "git: cannot run git: not found");
+        assert!(e.causes().is_empty(), "{:?}", e.causes());
+        assert!(Error::io("plain").causes().is_empty());
     }
 
     #[test]

@@ -111,14 +111,22 @@ impl Ui {
         }
     }
 
-    /// Prints an error: `error:`/`hint:` lines, or one JSON object on stderr under `--json`.
+    /// Prints an error: `error:`, `caused by:` and `hint:` lines, or one JSON object on stderr under
+    /// `--json` (`caused_by` only when there is a cause).
     pub fn error(&mut self, e: &Error) {
         self.flush();
         if self.json {
-            let v = serde_json::json!({"error": {"exit": e.exit.code(), "message": e.message, "hint": e.hint}});
-            eprintln!("{v}");
+            let mut v = serde_json::json!({"exit": e.exit.code(), "message": e.message, "hint": e.hint});
+            let causes = e.causes();
+            if !causes.is_empty() {
+                v["caused_by"] = serde_json::json!(causes);
+            }
+            eprintln!("{}", serde_json::json!({ "error": v }));
         } else {
             eprintln!("error: {}", e.message);
+            for c in e.causes() {
+                eprintln!("caused by: {c}");
+            }
             if let Some(h) = &e.hint {
                 eprintln!("hint: {h}");
             }

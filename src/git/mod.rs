@@ -4,6 +4,7 @@
 //! Must not touch: record semantics, stdout, clap.
 
 pub mod binary;
+pub mod net;
 pub mod rewrite;
 mod status;
 pub mod store;
@@ -26,6 +27,10 @@ pub enum Error {
     /// No repository at or above the path.
     #[error("not inside a git repository")]
     NotARepository(#[source] Cause),
+    /// A `.git` was found but cannot be opened as a repository (its object directory replaced,
+    /// its HEAD unreadable): a damaged repository, not the absence of one.
+    #[error("{1}")]
+    Damaged(PathBuf, #[source] Cause),
     /// A repository without a working tree.
     #[error("{0} is a bare repository; continuity records need a working tree")]
     Bare(PathBuf),
@@ -79,6 +84,13 @@ pub struct Identity {
     pub head: Option<String>,
 }
 
+/// The `.git` (a directory holding `HEAD`, or a gitfile) at or above `start` when discovery
+/// failed: what was found there is a damaged repository, not the absence of one.
+fn damaged_git_dir(start: &Path) -> Option<PathBuf> {
+    let start = canonical(start);
+    start.ancestors().map(|d| d.join(".git")).find(|g| g.join("HEAD").is_file() || g.is_file())
+}
+
 fn canonical(p: &Path) -> PathBuf {
     std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf())
 }
@@ -86,7 +98,14 @@ fn canonical(p: &Path) -> PathBuf {
 impl Git {
     /// Discovers the repository containing `start`.
     pub fn discover(start: &Path) -> Result<Git, Error> {
-        let repo = gix::discover(start).map_err(|e| Error::NotARepository(Box::new(e)))?;
+        let repo = gix::discover(start).map_err(|e| match damaged_git_dir(start) {
+            // Opening it by its path says what is wrong with it; discovery only that none was found.
+            Some(dir) => match gix::open(&dir) {
+                Err(why) => Error::Damaged(dir, Box::new(why)),
+                Ok(_) => Error::Damaged(dir, Box::new(e)),
+            },
+            None => Error::NotARepository(Box::new(e)),
+        })?;
         let Some(workdir) = repo.workdir() else {
             return Err(Error::Bare(canonical(repo.git_dir())));
         };

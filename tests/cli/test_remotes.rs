@@ -357,6 +357,68 @@ fn a_failure_on_this_side_is_an_error_13_not_unreachable() {
 // ---------------------------------------------------------------------------------------------
 // The pre-push hook costs nothing when nothing is pending
 
+/// Issue 24 item 3: a failure on this side — `git` that cannot be started, a write cut by a
+/// file-size limit, an object directory that is not one — is an error (13) naming its cause in
+/// `caused by:` lines, never "unreachable", and `last_sync` keeps the remote's true standing.
+/// None of these depends on file permissions, so it holds as root.
+#[test]
+fn faults_on_this_side_end_in_13_and_never_touch_the_last_sync() {
+    let env = TestEnv::new();
+    let (remote, a) = world(&env, path_url);
+    a.publish("One.");
+    a.sync(0);
+    let b = Node::clone_of(&env, &path_url(&remote), "b");
+    b.sync(0);
+    // A record whose object is larger than the 4 KiB file-size limit below, even compressed.
+    let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
+    let noise: String = (0..16_000)
+        .map(|_| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            char::from(b"0123456789abcdef"[(x % 16) as usize])
+        })
+        .collect();
+    let body = format!("# Objective\nBig.\n\n# Current State\n{noise}\n\n# Next Action\nGo on.\n");
+    a.repo.mj_env(&["handover", "--no-task"], &body, &[("XDG_STATE_HOME", &a.xdg())]).ok();
+    a.cj::<Publish>(&["publish"], 0);
+    a.sync(0);
+    let state = b.root().join(".ai/local/state/continuity.json");
+    let before = std::fs::read(&state).unwrap();
+    let tip = b.tip(REF);
+    let bin = env!("CARGO_BIN_EXE_git-majordomus");
+    let faults = [
+        ("git off PATH", format!("PATH=/nonexistent exec {bin} continuity sync"), "cannot run git"),
+        ("a file-size limit", format!("ulimit -f 4 && exec {bin} continuity sync"), "unpack-objects"),
+        (
+            ".git/objects a plain file",
+            format!("mv .git/objects .git/objects.away && : > .git/objects && {bin} continuity sync; rc=$?; rm .git/objects && mv .git/objects.away .git/objects; exit $rc"),
+            "Expected an objects directory",
+        ),
+    ];
+    for (fault, script, cause) in faults {
+        let out = b.sh(&script);
+        assert_eq!(out.code, 13, "{fault}: {}", out.all());
+        assert!(out.stderr.starts_with("error: "), "{fault}: {}", out.stderr);
+        assert!(
+            out.stderr.lines().any(|l| l.starts_with("caused by: ") && l.contains(cause)),
+            "{fault}: {}",
+            out.stderr
+        );
+        assert!(out.stderr.lines().any(|l| l.starts_with("hint: ")), "{fault}: {}", out.stderr);
+        assert!(
+            !out.all().contains("unreachable") && !out.all().contains("could not be reached"),
+            "{fault}: {}",
+            out.all()
+        );
+        assert_eq!(std::fs::read(&state).unwrap(), before, "{fault}: last_sync untouched");
+        assert_eq!(b.tip(REF), tip, "{fault}: the local store untouched");
+    }
+    // Nothing was damaged: the same sync, unhindered, takes the record in.
+    assert_eq!(b.sync(0).fetched, 1);
+    fsck(&env, &[b.root()]);
+}
+
 #[test]
 fn the_pre_push_hook_touches_the_network_only_for_pending_records() {
     let env = TestEnv::new();

@@ -25,7 +25,8 @@ use crate::continuity::view::RecordView;
 use crate::ctx::Ctx;
 use crate::error::{Error, Result};
 use crate::git::binary::NoPrompt;
-use crate::git::store::{Committer, FetchFailure, PushOutcome, RemoteRef};
+use crate::git::net::{NetError, Pushed, RemoteRef};
+use crate::git::store::Committer;
 use crate::model::policy::NETWORK_TIMEOUT_SECONDS;
 use crate::ops::install::valid_remote;
 
@@ -153,48 +154,68 @@ fn committer(ctx: &Ctx) -> Committer {
     Committer::new(name, email, ctx.clock.now().timestamp())
 }
 
+/// A network step that failed on this side (git could not be started, or could not read or
+/// write this clone): an error (13), never the remote's standing — `last_sync` is not touched.
+fn local_failure(remote: &str, e: NetError) -> Error {
+    let hint = match &e {
+        NetError::Spawn(_) => "put git on PATH (git --version must run); the local store and the last sync are unchanged",
+        NetError::Local(t) if t.contains(".lock") => {
+            "another git process holds that lock; when none is running, remove the .lock file git names"
+        }
+        _ => "free disk space, lift the file-size limit or repair what git names (git fsck); the local store and the last sync are unchanged",
+    };
+    Error::io(format!("continuity sync: this clone could not take in {remote}'s store")).hint(hint).caused_by(e)
+}
+
+/// The remote's failure as one detail line (unreachable, or a refusal of a fetch, which git
+/// reports as its words too); this side's is an error ([`local_failure`]).
+fn remote_side(remote: &str, e: NetError) -> Result<String> {
+    if e.is_local() {
+        Err(local_failure(remote, e))
+    } else {
+        Ok(e.to_string())
+    }
+}
+
 /// Fetches and admits the remote's store; `Ok(None)` when the remote has none, `Err(detail)`
-/// when it could not be reached. A remote that was reached but whose store is not a store
-/// commit (its ref names a blob, a tree or a tag, or a commit whose tree is missing) is an
-/// error, never "unreachable": the local store is left as it was.
+/// when it could not be reached. A failure on this side (git not started, a write cut short, a
+/// lock held) is an error (13). A remote that was reached but whose store is not a store commit
+/// (its ref names a blob, a tree or a tag) is a refusal (10), never "unreachable"; a store that
+/// cannot be read here once fetched is this side's (13). The local store is left as it was.
 fn fetch(ctx: &Ctx, s: &Setup, remote: &str, np: &NoPrompt) -> Result<std::result::Result<Option<Loaded>, String>> {
-    match ctx.git.ls_remote(remote, REF, np) {
-        Err(e) => Ok(Err(e)),
-        Ok(RemoteRef::Absent) => Ok(Ok(None)),
-        Ok(RemoteRef::Present(want)) => {
-            let before = tip(ctx, &remote_ref(remote))?;
-            match ctx.git.fetch_continuity(remote, np) {
-                Ok(()) => {}
-                Err(FetchFailure::Unreachable(e)) => return Ok(Err(e)),
-                Err(FetchFailure::Local(e)) => {
-                    return Err(Error::io(format!(
-                        "continuity sync: this clone could not take in {remote}'s store: {e}"
-                    ))
-                    .hint(
-                        "another git process holds that lock; when none is running, remove the .lock file git names",
-                    ))
-                }
-            }
-            let refused = |what: String| {
-                Error::refused(format!("the store of {remote} cannot be taken in: {what}")).hint(format!(
-                    "the local store is unchanged; {remote}'s {REF} must be a whole store commit — ask whoever writes {remote} to repair it"
-                ))
-            };
-            // git exits 0 yet keeps the ref out when the remote is shallow. (A tracking ref that
-            // moved elsewhere is fine: the remote moved on between ls-remote and fetch.)
-            let after = tip(ctx, &remote_ref(remote))?;
-            if after.as_deref() != Some(want.as_str()) && after == before {
-                return Err(refused(format!(
-                    "git did not take in its tip {} (a shallow repository's history is refused)",
-                    &want[..want.len().min(12)]
-                )));
-            }
-            match loaded::load(ctx, s, &remote_ref(remote)) {
-                Ok(l) => Ok(Ok(Some(l))),
-                Err(e) => Err(refused(e.message)),
-            }
+    let want = match ctx.git.ls_remote(remote, REF, np) {
+        Err(e) => return remote_side(remote, e).map(Err),
+        Ok(RemoteRef::Absent) => return Ok(Ok(None)),
+        Ok(RemoteRef::Present(want)) => want,
+    };
+    let before = tip(ctx, &remote_ref(remote))?;
+    if let Err(e) = ctx.git.fetch_continuity(remote, np) {
+        return remote_side(remote, e).map(Err);
+    }
+    let refused = |what: String| {
+        Error::refused(format!("the store of {remote} cannot be taken in: {what}")).hint(format!(
+            "the local store is unchanged; {remote}'s {REF} must be a whole store commit — ask whoever writes {remote} to repair it"
+        ))
+    };
+    // git exits 0 yet keeps the ref out when the remote is shallow. (A tracking ref that
+    // moved elsewhere is fine: the remote moved on between ls-remote and fetch.)
+    let after = tip(ctx, &remote_ref(remote))?;
+    if after.as_deref() != Some(want.as_str()) && after == before {
+        return Err(refused(format!(
+            "git did not take in its tip {} (a shallow repository's history is refused)",
+            &want[..want.len().min(12)]
+        )));
+    }
+    if let Some(t) = &after {
+        if !ctx.git.is_commit(t).map_err(|e| Error::io(format!("continuity sync: {remote}'s store: {e}")))? {
+            return Err(refused(format!("its tip {} is not a commit", &t[..t.len().min(12)])));
         }
     }
+    loaded::load(ctx, s, &remote_ref(remote)).map(|l| Ok(Some(l))).map_err(|e| {
+        Error::io(format!("continuity sync: {remote}'s store, as fetched, could not be read on this side"))
+            .hint("git fsck shows what is damaged; the local store and the last sync are unchanged")
+            .caused_by(e)
+    })
 }
 
 /// Merges the admitted (and too-new) records of `theirs` into the local store.
@@ -464,7 +485,7 @@ fn run(ctx: &Ctx, remote: Option<&str>, mode: Mode) -> Result<SyncReport> {
         let push = loop {
             attempts += 1;
             match ctx.git.push_continuity(&remote, &np) {
-                PushOutcome::Race(_) if attempts < PUSH_ATTEMPTS => match fetch(ctx, &s, &remote, &np)? {
+                Ok(Pushed::Race(_)) if attempts < PUSH_ATTEMPTS => match fetch(ctx, &s, &remote, &np)? {
                     // Another machine pushed first: take its records in, push from the fresh tip.
                     Ok(Some(again)) => {
                         let ids = again.ids();
@@ -475,20 +496,20 @@ fn run(ctx: &Ctx, remote: Option<&str>, mode: Mode) -> Result<SyncReport> {
                         merge(ctx, &again, &mut diags)?;
                     }
                     Ok(None) => {}
-                    Err(e) => break PushOutcome::Unreachable(e),
+                    Err(e) => break Err(NetError::Unreachable(e)),
                 },
                 other => break other,
             }
         };
         match push {
-            PushOutcome::Ok => {
+            Ok(Pushed::Done) => {
                 if let Ok(Some(tip)) = ctx.git.ref_tip(REF) {
                     // Best effort: status reads the remote as in sync without network; a failure
                     // here only makes the next status say `pending` until the next sync.
                     let _ = ctx.git.set_ref(&remote_ref(&remote), &tip, None, &committer(ctx));
                 }
             }
-            PushOutcome::Race(why) => {
+            Ok(Pushed::Race(why)) => {
                 diags.push(Diagnostic::new(
                     Severity::Warning,
                     PUSH_REFUSED,
@@ -498,7 +519,7 @@ fn run(ctx: &Ctx, remote: Option<&str>, mode: Mode) -> Result<SyncReport> {
                 detail = Some(format!("push refused: {why}"));
                 (outcome, published) = (SyncOutcome::Partial, 0);
             }
-            PushOutcome::Rejected { summary, remote: said } => {
+            Err(NetError::Rejected { summary, remote: said }) => {
                 let said = screen(ctx, &said);
                 let quoted = if said.is_empty() {
                     "it gave no message".to_string()
@@ -514,7 +535,7 @@ fn run(ctx: &Ctx, remote: Option<&str>, mode: Mode) -> Result<SyncReport> {
                 detail = Some(format!("push rejected: {summary}"));
                 (outcome, published) = (SyncOutcome::Partial, 0);
             }
-            PushOutcome::Unreachable(why) => {
+            Err(NetError::Unreachable(why)) => {
                 diags.push(Diagnostic::new(
                     Severity::Warning,
                     REMOTE_UNREACHABLE,
@@ -527,9 +548,10 @@ fn run(ctx: &Ctx, remote: Option<&str>, mode: Mode) -> Result<SyncReport> {
                 detail = Some(first_line(&why));
                 (outcome, published) = (SyncOutcome::Partial, 0);
             }
-            PushOutcome::Local(why) => {
-                return Err(Error::io(format!("continuity sync: the push to {remote} failed on this side: {why}"))
-                    .hint("git fsck --strict shows what is damaged; the remote was not changed"));
+            Err(e) => {
+                return Err(Error::io(format!("continuity sync: the push to {remote} failed on this side"))
+                    .hint("git fsck --strict shows what is damaged; the remote was not changed")
+                    .caused_by(e));
             }
         }
     }
