@@ -263,6 +263,7 @@ fn lines(status: &Result<Value, String>) -> String {
         store.get("records").and_then(Value::as_u64).unwrap_or(0),
         store.get("refused").and_then(Value::as_u64).unwrap_or(0)
     );
+    b.push_str(&syncs(st));
     let list = st.get("lines").and_then(Value::as_array).cloned().unwrap_or_default();
     if list.is_empty() {
         b.push_str("<p class=\"empty\">No continuity line in this store.</p>\n");
@@ -303,6 +304,29 @@ fn lines(status: &Result<Value, String>) -> String {
     }
     b.push_str("</tbody></table>\n");
     section("lines", "Continuity lines", true, &b)
+}
+
+/// The chosen remote's last sync, then each other remote's apart: records go only to the chosen
+/// one, so a failed sync with a fork is that fork's standing, never the store's.
+fn syncs(st: &Value) -> String {
+    let one = |l: &Value| {
+        let detail = l.get("detail").and_then(Value::as_str).map(|d| format!(" ({})", esc(d))).unwrap_or_default();
+        format!("{} at {}{detail}", label(s(l, "outcome")), esc(s(l, "at")))
+    };
+    let mut b = String::new();
+    if let Some(l) = st.get("last_sync").filter(|l| l.is_object()) {
+        b.push_str(&format!("<p>Last sync with {}: {}</p>\n", esc(s(l, "remote")), one(l)));
+    }
+    let others = st.get("other_syncs").and_then(Value::as_array).cloned().unwrap_or_default();
+    if !others.is_empty() {
+        let chosen = st.get("store").map(|s_| s(s_, "remote")).filter(|r| !r.is_empty()).unwrap_or("no remote");
+        b.push_str(&format!("<p>Other remotes (records go to {}, not to these):</p>\n<ul>\n", esc(chosen)));
+        for l in &others {
+            b.push_str(&format!("<li>{}: {}</li>\n", esc(s(l, "remote")), one(l)));
+        }
+        b.push_str("</ul>\n");
+    }
+    b
 }
 
 /// The Resume panel: the answer of `continuity plan`, the record it would resume and the
@@ -450,5 +474,24 @@ mod tests {
         let html = resume(&plan("requires_source_update", &["git pull --ff-only"]));
         assert!(!html.contains("class=\"command\"") && html.contains("Recommended:"), "{html}");
         assert!(resume(&Err("no store".into())).contains("Unavailable: no store"));
+    }
+
+    #[test]
+    fn other_remotes_are_listed_apart_from_the_chosen_ones_standing() {
+        let st = serde_json::json!({
+            "store": {"remote": "origin", "sync": "in_sync"},
+            "last_sync": {"remote": "origin", "at": "2026-12-05T10:00:00Z", "outcome": "ok"},
+            "other_syncs": [{"remote": "fork", "at": "2026-12-05T11:00:00Z", "outcome": "unreachable",
+                             "detail": "fatal: '<gone>' does not appear to be a git repository"}],
+        });
+        let html = syncs(&st);
+        assert!(
+            html.contains("<p>Last sync with origin: <span class=\"label l-ok\">ok</span> at 2026-12-05T10:00:00Z</p>"),
+            "{html}"
+        );
+        assert!(html.contains("Other remotes (records go to origin, not to these)"), "{html}");
+        assert!(html.contains("<li>fork: <span class=\"label l-unreachable\">unreachable</span> at 2026-12-05T11:00:00Z (fatal: &#39;&lt;gone&gt;&#39; does not"), "{html}");
+        // One remote, never synced: nothing to say.
+        assert_eq!(syncs(&serde_json::json!({"store": {"remote": "origin"}})), "");
     }
 }
