@@ -259,6 +259,8 @@ median "$SLOW_RUNS" no_cache "$BIN" continuity status; row "continuity status (c
 "$BIN" continuity status >/dev/null
 median "$RUNS" nothing "$BIN" continuity status; row "continuity status (warm)" "ls-tree -r" "$F_LS"
 median "$RUNS" nothing "$BIN" continuity records --limit 20; row "continuity records --limit 20" "ls-tree -r" "$F_LS"
+# Every record, written as it is made (issue 24: at most 64 MiB at 100,000 records).
+median "$SLOW_RUNS" nothing "$BIN" --json continuity records; row "continuity records --json (every record)" "ls-tree -r" "$F_LS"
 median "$RUNS" nothing "$BIN" continuity plan; row "continuity plan" "ls-tree -r" "$F_LS"
 pick=$("$BIN" --json continuity status --all | python3 -c 'import json,sys; r=json.load(sys.stdin)["resumable"]; print(next((x["id"] for x in r if x.get("branch") == "main"), r[0]["id"] if r else ""))')
 state=$L/.ai/local/state

@@ -86,8 +86,21 @@ pub struct Ctx {
 }
 
 impl Ctx {
-    /// Opens the checkout at `repo` (or the current directory).
+    /// Opens the checkout at `repo` (or the current directory); a bare repository is a usage
+    /// error (2).
     pub fn open(repo: Option<&Path>, env: Env) -> Result<Ctx> {
+        Ctx::open_with(repo, env, false)
+    }
+
+    /// Opens the repository at `repo` (or the current directory), a bare one included: for the
+    /// readers of the continuity store that need no working tree (`continuity verify`,
+    /// `continuity records`). In a bare repository the layer is not required and the committed
+    /// one is read from HEAD's tree.
+    pub fn open_bare_ok(repo: Option<&Path>, env: Env) -> Result<Ctx> {
+        Ctx::open_with(repo, env, true)
+    }
+
+    fn open_with(repo: Option<&Path>, env: Env, bare_ok: bool) -> Result<Ctx> {
         let clock = Clock::new(env.now.as_deref())?;
         let start: PathBuf = match repo {
             Some(p) => {
@@ -98,7 +111,7 @@ impl Ctx {
             }
             None => std::env::current_dir().map_err(|e| Error::io(format!("current directory: {e}")))?,
         };
-        let git = Git::discover(&start)?;
+        let git = if bare_ok { Git::discover_bare_ok(&start)? } else { Git::discover(&start)? };
         let layout = Layout::new(git.root());
         Ok(Ctx {
             clock,
@@ -116,9 +129,9 @@ impl Ctx {
         })
     }
 
-    /// Fails with exit 12 unless the layer exists.
+    /// Fails with exit 12 unless the layer exists (a bare repository has none to require).
     pub fn require_layer(&self) -> Result<()> {
-        if self.layout.exists() {
+        if self.layout.exists() || self.git.is_bare() {
             Ok(())
         } else {
             Err(Error::no_layer())

@@ -130,7 +130,8 @@ impl From<crate::git::Error> for Error {
         use crate::git::Error as G;
         let edge = match &e {
             G::NotARepository(_) => Error::usage("not inside a git repository").hint("use --repo <path>"),
-            G::Bare(_) => Error::usage(e.to_string()).hint("run it in a checkout with a working tree"),
+            G::Bare(_) => Error::usage(e.to_string())
+                .hint("run it in a checkout with a working tree; continuity verify and continuity records also read a bare repository"),
             G::Damaged(path, _) => Error::io(format!("the repository at {} cannot be opened", path.display()))
                 .hint("git fsck shows what is damaged; nothing was read or written"),
             G::Head(_) | G::Objects(_) | G::Status(_) | G::Spawn(_) | G::Gix(_) => Error::io(e.to_string()),

@@ -103,10 +103,16 @@ impl Ui {
         self.line(&s);
     }
 
-    /// Exactly one JSON document on stdout.
+    /// Exactly one JSON document on stdout, written as it is serialised (a value made as it is
+    /// written, like `continuity records`' list, is never held whole).
     pub fn json<T: Serialize + ?Sized>(&mut self, value: &T) {
-        match serde_json::to_string_pretty(value) {
-            Ok(s) => self.line(&s),
+        if self.broken {
+            return;
+        }
+        match serde_json::to_writer_pretty(&mut self.out, value) {
+            Ok(()) => self.write_out("\n"),
+            Err(e) if e.io_error_kind() == Some(io::ErrorKind::BrokenPipe) => self.broken = true,
+            Err(e) if e.is_io() => {}
             Err(e) => eprintln!("error: internal: cannot serialise the result: {e}"),
         }
     }

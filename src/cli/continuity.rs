@@ -117,11 +117,15 @@ fn exit_if(ok: bool) -> Exit {
 
 /// Runs `continuity`.
 pub fn run(cc: &CommandContext, a: Args, ui: &mut Ui) -> Result<Exit> {
-    let ctx = cc.open()?;
-    if matches!(
-        a,
-        Args::Status { .. } | Args::Records { .. } | Args::Plan { .. } | Args::Resume { .. } | Args::Verify { .. }
-    ) {
+    // The readers that need no working tree also read a bare repository (a server-side hook,
+    // a CI mirror).
+    let ctx = if matches!(a, Args::Records { .. } | Args::Verify { .. }) { cc.open_bare_ok()? } else { cc.open()? };
+    if !ctx.git.is_bare()
+        && matches!(
+            a,
+            Args::Status { .. } | Args::Records { .. } | Args::Plan { .. } | Args::Resume { .. } | Args::Verify { .. }
+        )
+    {
         // Best effort: a hint is never a reason to fail the command.
         if let Ok(Some(h)) = sync::fresh_clone_hint(&ctx) {
             ui.status(&format!("hint: {h}"));
@@ -162,7 +166,15 @@ pub fn run(cc: &CommandContext, a: Args, ui: &mut Ui) -> Result<Exit> {
                 Ok(Exit::Ok)
             }
             Args::Records { limit } => {
-                emit(ui, &status::records(&ctx, limit)?, render::records);
+                // Written as the records are made: memory does not grow with the store.
+                let listing = status::Listing::open(&ctx, limit)?;
+                if ui.json_mode() {
+                    ui.json(&listing.document(&ctx));
+                } else {
+                    ui.text(&render::records_head(listing.shown(), listing.records_total()));
+                    listing.each(&ctx, |v| ui.text(&render::record_line(&v)));
+                    ui.text(&render::records_tail(&listing.diagnostics()));
+                }
                 Ok(Exit::Ok)
             }
             Args::Plan { record } => {

@@ -121,6 +121,11 @@ impl CommandContext {
         Ctx::open(self.global.repo.as_deref(), self.env.clone())
     }
 
+    /// Opens the repository, a bare one included ([`Ctx::open_bare_ok`]).
+    pub fn open_bare_ok(&self) -> Result<Ctx> {
+        Ctx::open_bare_ok(self.global.repo.as_deref(), self.env.clone())
+    }
+
     /// Refuses `--json` for a command without a JSON form (exit 2).
     pub fn no_json(&self, what: &str) -> Result<()> {
         if self.global.json {

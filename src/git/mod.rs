@@ -69,6 +69,7 @@ pub struct Git {
     root: PathBuf,
     common_dir: PathBuf,
     git_dir: PathBuf,
+    bare: bool,
 }
 
 /// The identity fields every record computes from git at write time (SPEC §4).
@@ -96,8 +97,19 @@ fn canonical(p: &Path) -> PathBuf {
 }
 
 impl Git {
-    /// Discovers the repository containing `start`.
+    /// Discovers the repository containing `start`; a bare one is [`Error::Bare`].
     pub fn discover(start: &Path) -> Result<Git, Error> {
+        Git::discover_with(start, false)
+    }
+
+    /// Discovers the repository containing `start`, a bare one included: then [`Git::root`] is
+    /// its git directory and [`Git::is_bare`] says so (the readers that need no working tree:
+    /// a server-side hook or a CI mirror verifying the store).
+    pub fn discover_bare_ok(start: &Path) -> Result<Git, Error> {
+        Git::discover_with(start, true)
+    }
+
+    fn discover_with(start: &Path, bare_ok: bool) -> Result<Git, Error> {
         let repo = gix::discover(start).map_err(|e| match damaged_git_dir(start) {
             // Opening it by its path says what is wrong with it; discovery only that none was found.
             Some(dir) => match gix::open(&dir) {
@@ -106,19 +118,26 @@ impl Git {
             },
             None => Error::NotARepository(Box::new(e)),
         })?;
-        let Some(workdir) = repo.workdir() else {
-            return Err(Error::Bare(canonical(repo.git_dir())));
+        let bare = repo.workdir().is_none();
+        let root = match repo.workdir() {
+            Some(workdir) => canonical(workdir),
+            None if bare_ok => canonical(repo.git_dir()),
+            None => return Err(Error::Bare(canonical(repo.git_dir()))),
         };
-        let root = canonical(workdir);
         let common_dir = canonical(repo.common_dir());
         let git_dir = canonical(repo.git_dir());
         let mut repo = repo;
         repo.object_cache_size_if_unset(4 << 20);
         repo.objects.set_pack_cache(|| Box::new(store::BaseCache::new(8 << 20)));
-        Ok(Git { repo, root, common_dir, git_dir })
+        Ok(Git { repo, root, common_dir, git_dir, bare })
     }
 
-    /// The absolute toplevel of the working tree.
+    /// Whether this is a bare repository (opened by [`Git::discover_bare_ok`]).
+    pub fn is_bare(&self) -> bool {
+        self.bare
+    }
+
+    /// The absolute toplevel of the working tree (of a bare repository: its git directory).
     pub fn root(&self) -> &Path {
         &self.root
     }
@@ -236,6 +255,28 @@ impl Git {
             Some(e) if e.mode().is_blob() => Ok(Some(e.object().map_err(odb)?.detach().data)),
             _ => Ok(None),
         }
+    }
+
+    /// The regular files directly in directory `dir` of HEAD's tree, by name, with their bytes
+    /// (none when HEAD is unborn or `dir` is no directory there): what a bare repository holds
+    /// of the committed layer.
+    pub fn files_at_head(&self, dir: &str) -> Result<Vec<(String, Vec<u8>)>, Error> {
+        let Some(head) = self.head()? else { return Ok(Vec::new()) };
+        let tree = self.repo.find_commit(head).map_err(odb)?.tree().map_err(odb)?;
+        let Some(entry) = tree.lookup_entry_by_path(dir).map_err(odb)? else { return Ok(Vec::new()) };
+        if !entry.mode().is_tree() {
+            return Ok(Vec::new());
+        }
+        let mut files = Vec::new();
+        for e in self.repo.find_tree(entry.object_id()).map_err(odb)?.iter() {
+            let e = e.map_err(odb)?;
+            // Regular files only: a symlink, a gitlink or a directory is no declaration.
+            if e.mode().is_blob() {
+                let name = e.filename().to_str_lossy().into_owned();
+                files.push((name, self.repo.find_object(e.object_id()).map_err(odb)?.detach().data));
+            }
+        }
+        Ok(files)
     }
 
     fn tree_entries(&self, id: Option<ObjectId>) -> Result<Vec<(String, ObjectId, bool)>, Error> {

@@ -7,7 +7,7 @@ use crate::model::labels::{self, RewriteBy};
 use crate::ops::continuity::device::{DeviceReport, VerifyReport};
 use crate::ops::continuity::publish::PublishReport;
 use crate::ops::continuity::resume::ResumeReport;
-use crate::ops::continuity::status::{RecordsReport, StatusReport};
+use crate::ops::continuity::status::StatusReport;
 use crate::ops::continuity::sync::SyncReport;
 
 fn p(s: &mut String, key: &str, value: impl AsRef<str>) {
@@ -127,26 +127,33 @@ pub fn status(r: &StatusReport) -> String {
     s
 }
 
-/// `continuity records`.
-pub fn records(r: &RecordsReport) -> String {
-    let mut s = if r.records_total > r.records.len() {
-        format!("{} of {} record(s)\n", r.records.len(), r.records_total)
+/// The first line of `continuity records`: how many records follow, of how many.
+pub fn records_head(shown: usize, total: usize) -> String {
+    if total > shown {
+        format!("{shown} of {total} record(s)\n")
     } else {
-        format!("{} record(s)\n", r.records.len())
-    };
-    for v in &r.records {
-        let landed = v.landed.as_ref().map(|l| format!("  {}", l.describe())).unwrap_or_default();
-        s.push_str(&format!(
-            "{}  line {}  parent {}  {}  {}  {}{landed}\n",
-            short(&v.id),
-            short(&v.line),
-            v.parent.as_deref().map(short).unwrap_or("-"),
-            v.device.label,
-            v.branch.as_deref().unwrap_or("DETACHED"),
-            v.published_at
-        ));
+        format!("{shown} record(s)\n")
     }
-    diagnostics(&mut s, &r.diagnostics);
+}
+
+/// One record of `continuity records`.
+pub fn record_line(v: &RecordView) -> String {
+    let landed = v.landed.as_ref().map(|l| format!("  {}", l.describe())).unwrap_or_default();
+    format!(
+        "{}  line {}  parent {}  {}  {}  {}{landed}\n",
+        short(&v.id),
+        short(&v.line),
+        v.parent.as_deref().map(short).unwrap_or("-"),
+        v.device.label,
+        v.branch.as_deref().unwrap_or("DETACHED"),
+        v.published_at
+    )
+}
+
+/// What `continuity records` prints after its records: the diagnostics.
+pub fn records_tail(d: &[crate::continuity::admission::Diagnostic]) -> String {
+    let mut s = String::new();
+    diagnostics(&mut s, d);
     s
 }
 

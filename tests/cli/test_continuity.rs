@@ -2206,3 +2206,66 @@ fn issue_22_publish_warns_when_the_handovers_commit_is_on_no_remote_branch() {
     assert!(!out.stderr.contains(unpushed), "{}", out.stderr);
     w.fsck(&[]);
 }
+
+// ---------------------------------------------------------------------------------------------
+// Issue 24 item 6: a bare repository (a server-side hook, a CI mirror) verifies and lists
+
+/// `continuity verify` and `records` read a bare repository: the store there, judged against
+/// the mesh declaration committed on its HEAD (no working tree, no layer on disk); the other
+/// commands still need a checkout and say which ones do not.
+#[test]
+fn verify_and_records_read_a_bare_repository_with_its_committed_mesh() {
+    let env = TestEnv::new();
+    let w = two_machines(&env, Mesh::OnlyA);
+    let (a, b) = (&w.a, &w.b);
+    a.handover(true, &body("Laptop work.", "Go on."));
+    let ra = a.publish(&[]);
+    a.sync();
+    b.handover(true, &body("Desktop work.", "Go on."));
+    let rb = b.publish(&[]);
+    b.sync();
+    let mut both = vec![ra.clone(), rb.clone()];
+    both.sort();
+    // The server side: no device key, no layer on disk, the mesh only in HEAD's tree.
+    let bare = |args: &[&str]| env.run(&w.remote, args, None, &[("XDG_STATE_HOME", "/nonexistent")]);
+    assert!(!w.remote.join(".ai").exists());
+    let out = bare(&["--json", "continuity", "verify"]).code(10);
+    let ver: Verify = doc(&out.stdout);
+    assert_eq!((ver.verified, ver.admitted, ver.refused, ver.untrusted), (2, 2, 0, 1), "{ver:?}");
+    assert_eq!(ver.problems.len(), 1);
+    assert!(ver.problems[0].path.as_deref().is_some_and(|p| p.ends_with(&format!("{rb}.json"))), "{ver:?}");
+    assert!(bare(&["continuity", "verify"])
+        .code(10)
+        .stdout
+        .contains("verified 2 record(s): 2 admitted, 0 refused, 1 untrusted\n"));
+    let recs: Records = doc(&bare(&["--json", "continuity", "records"]).ok().stdout);
+    assert_eq!(recs.records_total, 2);
+    let mut ids = recs.ids();
+    ids.sort();
+    assert_eq!(ids, both);
+    // The same lines as a checkout that synced.
+    a.sync();
+    let here: Records = a.cj(&["records"], 0);
+    assert_eq!(recs.lines.len(), here.lines.len());
+    assert_eq!(recs.ids(), here.ids());
+    let text = bare(&["continuity", "records"]).ok().stdout;
+    assert!(text.starts_with("2 record(s)\n"), "{text}");
+    // Without a mesh on HEAD every signer is undeclared: nothing is untrusted.
+    let plain = env.path().join("plain.git");
+    env.git_in(env.path(), &["clone", "-q", "--bare", w.remote.to_str().unwrap(), plain.to_str().unwrap()]);
+    env.git_in(
+        &plain,
+        &["fetch", "-q", w.remote.to_str().unwrap(), "+refs/majordomus/continuity:refs/majordomus/continuity"],
+    );
+    let first = env.git_in(&plain, &["rev-list", "--max-parents=0", "main"]);
+    env.git_in(&plain, &["update-ref", "refs/heads/main", &first]);
+    let ver: Verify = doc(&env.run(&plain, &["--json", "continuity", "verify"], None, &[]).ok().stdout);
+    assert_eq!((ver.admitted, ver.untrusted), (2, 0), "{ver:?}");
+    // Every other command needs a working tree: a usage error naming the two that do not.
+    for args in [&["continuity", "status"][..], &["state"], &["continuity", "sync"]] {
+        let out = bare(args).code(2);
+        assert!(out.stderr.contains("is a bare repository"), "{args:?}: {}", out.stderr);
+        assert!(out.stderr.contains("continuity verify and continuity records"), "{args:?}: {}", out.stderr);
+    }
+    w.fsck(&[]);
+}

@@ -26,24 +26,37 @@ pub fn remote_ref(remote: &str) -> String {
     format!("refs/majordomus/remotes/{remote}/continuity")
 }
 
-/// The enabled mesh declaration under `.ai/repo/mesh/`; two or more enabled is a refusal (10).
+/// Where the mesh declarations live, relative to the root.
+const MESH_DIR: &str = ".ai/repo/mesh";
+
+/// The enabled mesh declaration under `.ai/repo/mesh/` (in a bare repository, HEAD's committed
+/// one); two or more enabled is a refusal (10).
 pub fn load_mesh(ctx: &Ctx, normalise: &dyn Fn(&str) -> Option<String>) -> Result<Option<Mesh>> {
-    let dir = ctx.layout.repo().join("mesh");
-    let mut names: Vec<String> = match std::fs::read_dir(&dir) {
-        Ok(rd) => rd
-            .filter_map(|e| e.ok())
-            .filter_map(|e| e.file_name().into_string().ok())
-            .filter(|n| n.ends_with(".yaml") && !n.starts_with('.'))
-            .collect(),
-        Err(_) => return Ok(None),
+    let is_declaration = |n: &str| n.ends_with(".yaml") && !n.starts_with('.');
+    let mut files: Vec<(String, String)> = if ctx.git.is_bare() {
+        ctx.git
+            .files_at_head(MESH_DIR)?
+            .into_iter()
+            .filter(|(n, _)| is_declaration(n))
+            .map(|(n, bytes)| (n, String::from_utf8_lossy(&bytes).into_owned()))
+            .collect()
+    } else {
+        let dir = ctx.layout.root().join(MESH_DIR);
+        let Ok(rd) = std::fs::read_dir(&dir) else { return Ok(None) };
+        let mut files = Vec::new();
+        for n in rd.filter_map(|e| e.ok()).filter_map(|e| e.file_name().into_string().ok()) {
+            if is_declaration(&n) {
+                let path = dir.join(&n);
+                guard(ctx.layout.root(), &path)?;
+                files.push((n, read_opt(&path)?.unwrap_or_default()));
+            }
+        }
+        files
     };
-    names.sort();
+    files.sort();
     let mut enabled = Vec::new();
-    for n in names {
-        let path = dir.join(&n);
-        guard(ctx.layout.root(), &path)?;
-        let text = read_opt(&path)?.unwrap_or_default();
-        if let Some(m) = mesh::parse(&ctx.rel(&path), &text, normalise).map_err(Error::refused)? {
+    for (n, text) in files {
+        if let Some(m) = mesh::parse(&format!("{MESH_DIR}/{n}"), &text, normalise).map_err(Error::refused)? {
             enabled.push(m);
         }
     }

@@ -164,11 +164,19 @@ pub fn views(ctx: &Ctx, s: &Setup, store: &Loaded, ids: &[String]) -> Vec<Record
 /// id). Only records naming a branch other than the current one are asked, only the views shown,
 /// and [`rewrite::landed`] answers for at most [`rewrite::LANDED_CHECKS`] heads per process.
 pub fn mark_landed(ctx: &Ctx, views: &mut [RecordView]) -> Result<()> {
-    let Some(here) = ctx.identity()?.branch.clone() else { return Ok(()) };
-    for v in views.iter_mut().filter(|v| v.head.is_some() && v.branch.as_ref().is_some_and(|b| *b != here)) {
-        v.landed = rewrite::landed(ctx, v.head.as_deref());
+    let here = ctx.identity()?.branch.clone();
+    for v in views {
+        mark_one(ctx, here.as_deref(), v);
     }
     Ok(())
+}
+
+/// [`mark_landed`] for one view, this checkout being on `here` (`None`: detached, nothing asked).
+fn mark_one(ctx: &Ctx, here: Option<&str>, v: &mut RecordView) {
+    let Some(here) = here else { return };
+    if v.head.is_some() && v.branch.as_deref().is_some_and(|b| b != here) {
+        v.landed = rewrite::landed(ctx, v.head.as_deref());
+    }
 }
 
 /// The resumable ids of a store given this checkout's positions.
@@ -285,18 +293,111 @@ pub struct RecordsReport {
     pub diagnostics: Vec<Diagnostic>,
 }
 
-/// `continuity records [--limit N]`: the first `limit` records by (line, id).
+/// `continuity records [--limit N]`: the first `limit` records by (line, id), as one value (the
+/// read surfaces); the CLI streams the same document from a [`Listing`].
 pub fn records(ctx: &Ctx, limit: Option<usize>) -> Result<RecordsReport> {
-    let s = loaded::setup(ctx)?;
-    let store = loaded::load(ctx, &s, REF)?;
-    let lineage = store.lineage();
-    let ordered: Vec<String> = lineage.ids_by_line().take(limit.unwrap_or(usize::MAX)).collect();
-    let mut records = views(ctx, &s, &store, &ordered);
-    mark_landed(ctx, &mut records)?;
+    let listing = Listing::open(ctx, limit)?;
+    let mut records = Vec::with_capacity(listing.shown());
+    listing.each(ctx, |v| records.push(v));
     Ok(RecordsReport {
         records,
-        records_total: store.len(),
-        lines: lineage.lines(),
-        diagnostics: all_diagnostics(&s, &store, &lineage),
+        records_total: listing.records_total(),
+        lines: listing.lines(),
+        diagnostics: listing.diagnostics(),
     })
+}
+
+/// The admitted records of the local store in (line, id) order, made one view at a time: what
+/// `continuity records` writes as it goes, so that its memory does not grow with the store.
+pub struct Listing {
+    s: Setup,
+    store: Loaded,
+    lineage: Lineage,
+    limit: usize,
+    /// This checkout's branch: a record of another branch is asked whether its work landed here.
+    here: Option<String>,
+}
+
+impl Listing {
+    /// Admits the local store and orders its lineage; `limit` bounds the records shown.
+    pub fn open(ctx: &Ctx, limit: Option<usize>) -> Result<Listing> {
+        let s = loaded::setup(ctx)?;
+        let store = loaded::load(ctx, &s, REF)?;
+        let lineage = store.lineage();
+        let here = ctx.identity()?.branch.clone();
+        Ok(Listing { s, store, lineage, limit: limit.unwrap_or(usize::MAX), here })
+    }
+    /// How many records the store admits.
+    pub fn records_total(&self) -> usize {
+        self.store.len()
+    }
+    /// How many records [`Listing::each`] gives.
+    pub fn shown(&self) -> usize {
+        self.limit.min(self.records_total())
+    }
+    /// Gives each shown record's view, in (line, id) order, `landed` filled as
+    /// [`mark_landed`] fills it.
+    pub fn each(&self, ctx: &Ctx, mut f: impl FnMut(RecordView)) {
+        let own = self.s.own_node();
+        let now = ctx.clock.now();
+        for id in self.lineage.ids_by_line().take(self.limit) {
+            let Some(r) = self.store.get(&id) else { continue };
+            let mut v =
+                RecordView::of(&self.store.summary(r), r.trust, Some(self.store.node(r)) == own.as_deref(), now);
+            mark_one(ctx, self.here.as_deref(), &mut v);
+            f(v);
+        }
+    }
+    /// The lines.
+    pub fn lines(&self) -> Vec<crate::continuity::lineage::LineSummary> {
+        self.lineage.lines()
+    }
+    /// The [`RecordsReport`] document, each record serialised as it is made: the same bytes as
+    /// [`records`]' value, without holding the list.
+    pub fn document<'a>(&'a self, ctx: &'a Ctx) -> impl Serialize + 'a {
+        Streamed { listing: self, ctx }
+    }
+    /// Every diagnostic.
+    pub fn diagnostics(&self) -> Vec<Diagnostic> {
+        all_diagnostics(&self.s, &self.store, &self.lineage)
+    }
+}
+
+/// [`Listing::document`]: a [`RecordsReport`] whose `records` are made while they are written.
+struct Streamed<'a> {
+    listing: &'a Listing,
+    ctx: &'a Ctx,
+}
+
+impl Serialize for Streamed<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        use serde::ser::SerializeStruct;
+        // The fields and their order are RecordsReport's.
+        let mut st = s.serialize_struct("RecordsReport", 4)?;
+        st.serialize_field("records", &StreamedViews(self))?;
+        st.serialize_field("records_total", &self.listing.records_total())?;
+        st.serialize_field("lines", &self.listing.lines())?;
+        st.serialize_field("diagnostics", &self.listing.diagnostics())?;
+        st.end()
+    }
+}
+
+struct StreamedViews<'a>(&'a Streamed<'a>);
+
+impl Serialize for StreamedViews<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        use serde::ser::SerializeSeq;
+        let Streamed { listing, ctx } = self.0;
+        let mut seq = s.serialize_seq(Some(listing.shown()))?;
+        let mut failed = None;
+        listing.each(ctx, |v| {
+            if failed.is_none() {
+                failed = seq.serialize_element(&v).err();
+            }
+        });
+        match failed {
+            Some(e) => Err(e),
+            None => seq.end(),
+        }
+    }
 }
