@@ -1047,12 +1047,24 @@ mod tests {
         })
     }
 
+    /// Whether the stock `minisign` CLI runs here. A test dependency (`make test` installs it,
+    /// contrib/test-deps.sh): missing under `CI=true` fails; elsewhere the test says it is
+    /// skipped and returns, so `cargo test` passes with only Rust and git.
+    fn have_minisign() -> bool {
+        if std::process::Command::new("minisign").arg("-v").output().is_ok() {
+            return true;
+        }
+        let in_ci = std::env::var("CI").is_ok_and(|v| !v.is_empty() && v != "false" && v != "0");
+        assert!(!in_ci, "minisign is not installed and CI is set: run contrib/test-deps.sh (make test does)");
+        eprintln!("skipped: minisign not installed");
+        false
+    }
+
     #[test]
     fn records_forged_under_small_order_keys_are_refused_as_stock_minisign_refuses_them() {
-        assert!(
-            std::process::Command::new("minisign").arg("-v").output().is_ok(),
-            "the minisign CLI is missing: run contrib/test-deps.sh (make test does)"
-        );
+        if !have_minisign() {
+            return;
+        }
         let dir = tempfile::tempdir().unwrap();
         let (mut forged, mut crate_accepted) = (0, 0);
         for a in weak_keys() {
@@ -1090,11 +1102,9 @@ mod tests {
 
     #[test]
     fn stock_minisign_verifies_the_export() {
-        // The stock CLI is a test dependency: `make test` installs it (contrib/test-deps.sh).
-        assert!(
-            std::process::Command::new("minisign").arg("-v").output().is_ok(),
-            "the minisign CLI is missing: run contrib/test-deps.sh (make test does)"
-        );
+        if !have_minisign() {
+            return;
+        }
         let e = signed();
         let (msg, sig, pubf) = export_files(&e).unwrap();
         let dir = tempfile::tempdir().unwrap();

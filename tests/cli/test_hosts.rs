@@ -289,11 +289,13 @@ fn a_codex_session_through_its_own_payloads() {
     );
     // Codex's own schema judges the fixture (and refuses one without `turn_id`, so a pass
     // means something).
-    let schema = codex_schema("pre-compact.command.input");
-    let (valid, why) = crate::common::validate(&schema, &serde_json::from_str(&compact).unwrap());
-    assert!(valid, "the fixture is not Codex's PreCompact input: {why}");
-    let no_turn = compact.replace(r#""turn_id":"t1","#, "");
-    assert!(!crate::common::validate(&schema, &serde_json::from_str(&no_turn).unwrap()).0);
+    if crate::common::have(crate::common::Tool::SurfacesVenv) {
+        let schema = codex_schema("pre-compact.command.input");
+        let (valid, why) = crate::common::validate(&schema, &serde_json::from_str(&compact).unwrap());
+        assert!(valid, "the fixture is not Codex's PreCompact input: {why}");
+        let no_turn = compact.replace(r#""turn_id":"t1","#, "");
+        assert!(!crate::common::validate(&schema, &serde_json::from_str(&no_turn).unwrap()).0);
+    }
     let out = r.mj_in(&["hook", "codex", "compact"], &compact).ok();
     assert!(out.stdout.is_empty() && out.stderr.contains("checkpoint: .ai/local/state/checkpoints/"), "{}", out.stderr);
     let end = format!(
