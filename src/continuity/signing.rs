@@ -627,6 +627,12 @@ pub fn export_files(envelope: &Envelope) -> std::result::Result<(Vec<u8>, String
     Ok((message, envelope.signature.clone(), public_key_file_of(&key_id, &envelope.public_key)))
 }
 
+// The one rule for a missing test tool (skip locally, fail under CI=true), shared with the
+// end-to-end tests.
+#[cfg(test)]
+#[path = "../../tests/support/tools.rs"]
+mod test_tools;
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -1047,17 +1053,8 @@ mod tests {
         })
     }
 
-    /// Whether the stock `minisign` CLI runs here. A test dependency (`make test` installs it,
-    /// contrib/test-deps.sh): missing under `CI=true` fails; elsewhere the test says it is
-    /// skipped and returns, so `cargo test` passes with only Rust and git.
     fn have_minisign() -> bool {
-        if std::process::Command::new("minisign").arg("-v").output().is_ok() {
-            return true;
-        }
-        let in_ci = std::env::var("CI").is_ok_and(|v| !v.is_empty() && v != "false" && v != "0");
-        assert!(!in_ci, "minisign is not installed and CI is set: run contrib/test-deps.sh (make test does)");
-        eprintln!("skipped: minisign not installed");
-        false
+        super::test_tools::have(super::test_tools::Tool::Minisign)
     }
 
     #[test]

@@ -302,61 +302,15 @@ pub fn spawn_mj(
     child
 }
 
-/// A program some tests need beside Rust and git; `contrib/test-deps.sh` (run by `make test`)
-/// installs each.
-#[derive(Debug, Clone, Copy)]
-pub enum Tool {
-    /// The stock `minisign` CLI, which judges our records as a user's copy would.
-    Minisign,
-    /// Debian's `chromium`, which loads the cockpit headless.
-    Chromium,
-    /// `target/surfaces-venv`: the MCP Python SDK, schemathesis and jsonschema.
-    SurfacesVenv,
-}
-
-impl Tool {
-    fn name(self) -> &'static str {
-        match self {
-            Tool::Minisign => "minisign",
-            Tool::Chromium => "chromium",
-            Tool::SurfacesVenv => "target/surfaces-venv (the MCP SDK, schemathesis, jsonschema)",
-        }
-    }
-    fn present(self) -> bool {
-        let on_path = |name: &str| {
-            std::env::var_os("PATH").is_some_and(|path| std::env::split_paths(&path).any(|d| d.join(name).is_file()))
-        };
-        match self {
-            Tool::Minisign => on_path("minisign"),
-            Tool::Chromium => on_path("chromium"),
-            Tool::SurfacesVenv => venv_python_path().exists(),
-        }
-    }
-}
-
-/// Whether `tool` is here. When it is not, a run under `CI=true` fails the test (CI installs
-/// every tool: `.ci/run` runs `make test`, which runs `contrib/test-deps.sh`); any other run
-/// prints `skipped: <tool> not installed` and the caller returns, so that `cargo test` passes
-/// on a machine with only Rust and git — as jj's `ensure_running_outside_ci` does.
-#[must_use]
-pub fn have(tool: Tool) -> bool {
-    if tool.present() {
-        return true;
-    }
-    let in_ci = std::env::var("CI").is_ok_and(|v| !v.is_empty() && v != "false" && v != "0");
-    assert!(!in_ci, "{} is not installed and CI is set: run contrib/test-deps.sh (make test does)", tool.name());
-    eprintln!("skipped: {} not installed", tool.name());
-    false
-}
-
-fn venv_python_path() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("target/surfaces-venv/bin/python")
-}
+// Which outside tools are here, and what a test does without one (shared with the unit tests).
+#[path = "../../support/tools.rs"]
+mod tools;
+pub use tools::{have, Tool};
 
 /// The test venv's python (created by `contrib/test-deps.sh`, which `make test` runs first);
 /// a test asks [`have`]`(Tool::SurfacesVenv)` before it.
 pub fn venv_python() -> PathBuf {
-    let p = venv_python_path();
+    let p = tools::venv_python_path();
     assert!(p.exists(), "{} is missing: run contrib/test-deps.sh (make test does)", p.display());
     p
 }
