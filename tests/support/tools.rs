@@ -42,6 +42,7 @@ impl Tool {
 /// prints `skipped: <tool> not installed` and the caller returns, so that `cargo test` passes
 /// on a machine with only Rust and git — as jj's `ensure_running_outside_ci` does.
 #[must_use]
+#[allow(clippy::disallowed_macros)] // a test's own note on stderr, not the tool's output
 pub fn have(tool: Tool) -> bool {
     if tool.present() {
         return true;
