@@ -134,7 +134,9 @@ impl Writer {
         let v = value.to_string();
         let plain = serde_yaml::from_str::<serde_yaml::Value>(&v).ok().as_ref().and_then(yaml::text).as_deref()
             == Some(v.as_str())
-            && !v.contains(['\n', '#']);
+            && !v.contains(['\n', '#'])
+            // A line separator read alone is text; after `key: ` it ends the line.
+            && !v.chars().any(yaml::needs_escape);
         let v = if plain { v } else { quoted(&v) };
         self.line(&format!("{key}: {v}"))
     }

@@ -32,7 +32,7 @@ pub fn quoted(s: &str) -> String {
 }
 
 /// A character written as `\uXXXX` inside double quotes (see [`quoted`]).
-fn needs_escape(c: char) -> bool {
+pub(super) fn needs_escape(c: char) -> bool {
     matches!(c, '\0'..='\u{1f}' | '\u{7f}'..='\u{9f}' | '\u{2028}' | '\u{2029}' | '\u{feff}' | '\u{fffe}' | '\u{ffff}')
 }
 
