@@ -160,7 +160,7 @@ impl Git {
 
 /// Whether git's failure is a lock of this clone, not the remote: "cannot lock ref" or
 /// "Unable to create '….lock': File exists".
-fn is_local_lock(text: &str) -> bool {
+pub fn is_local_lock(text: &str) -> bool {
     text.contains("cannot lock ref") || (text.contains("Unable to create") && text.contains(".lock"))
 }
 

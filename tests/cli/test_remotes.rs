@@ -370,15 +370,8 @@ fn faults_on_this_side_end_in_13_and_never_touch_the_last_sync() {
     let b = Node::clone_of(&env, &path_url(&remote), "b");
     b.sync(0);
     // A record whose object is larger than the 4 KiB file-size limit below, even compressed.
-    let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
-    let noise: String = (0..16_000)
-        .map(|_| {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            char::from(b"0123456789abcdef"[(x % 16) as usize])
-        })
-        .collect();
+    let mut rng = crate::common::store::Rng(0x9e37_79b9_7f4a_7c15);
+    let noise: String = (0..16_000).map(|_| char::from(b"0123456789abcdef"[rng.below(16) as usize])).collect();
     let body = format!("# Objective\nBig.\n\n# Current State\n{noise}\n\n# Next Action\nGo on.\n");
     a.repo.mj_env(&["handover", "--no-task"], &body, &[("XDG_STATE_HOME", &a.xdg())]).ok();
     a.cj::<Publish>(&["publish"], 0);

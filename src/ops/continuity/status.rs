@@ -153,10 +153,12 @@ pub fn store_view(ctx: &Ctx, store: &Loaded, remote: Option<&str>) -> Result<Sto
 pub fn views(ctx: &Ctx, s: &Setup, store: &Loaded, ids: &[String]) -> Vec<RecordView> {
     let own = s.own_node();
     let now = ctx.clock.now();
-    ids.iter()
-        .filter_map(|id| store.get(id))
-        .map(|r| RecordView::of(&store.summary(r), r.trust, Some(store.node(r)) == own.as_deref(), now))
-        .collect()
+    ids.iter().filter_map(|id| store.get(id)).map(|r| view(store, r, own.as_deref(), now)).collect()
+}
+
+/// How admitted record `r` is shown, `own` being this machine's node.
+fn view(store: &Loaded, r: loaded::Row, own: Option<&str>, now: chrono::DateTime<chrono::Utc>) -> RecordView {
+    RecordView::of(&store.summary(r), r.trust, Some(store.node(r)) == own, now)
 }
 
 /// Fills `landed` in the views of records of another branch than this checkout's whose work
@@ -342,8 +344,7 @@ impl Listing {
         let now = ctx.clock.now();
         for id in self.lineage.ids_by_line().take(self.limit) {
             let Some(r) = self.store.get(&id) else { continue };
-            let mut v =
-                RecordView::of(&self.store.summary(r), r.trust, Some(self.store.node(r)) == own.as_deref(), now);
+            let mut v = view(&self.store, r, own.as_deref(), now);
             mark_one(ctx, self.here.as_deref(), &mut v);
             f(v);
         }

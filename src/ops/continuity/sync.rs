@@ -159,7 +159,7 @@ fn committer(ctx: &Ctx) -> Committer {
 fn local_failure(remote: &str, e: NetError) -> Error {
     let hint = match &e {
         NetError::Spawn(_) => "put git on PATH (git --version must run); the local store and the last sync are unchanged",
-        NetError::Local(t) if t.contains(".lock") => {
+        NetError::Local(t) if crate::git::net::is_local_lock(t) => {
             "another git process holds that lock; when none is running, remove the .lock file git names"
         }
         _ => "free disk space, lift the file-size limit or repair what git names (git fsck); the local store and the last sync are unchanged",
