@@ -82,8 +82,8 @@ demo: build
 # tests (which --all-targets does not run), then the bounded libFuzzer run.
 test:
 	contrib/test-deps.sh
-	$(CARGO) test --all-targets
-	$(CARGO) test --doc
+	$(CARGO) test --workspace --all-targets
+	$(CARGO) test --workspace --doc
 	@$(MAKE) --no-print-directory fuzz-smoke
 
 # Fixtures are cached under target/bench/fixtures/ (rebuilt when the generator changes); the
@@ -94,7 +94,7 @@ bench: build
 	bench/pre-push.sh "$(BIN)"
 
 # cargo-fuzz (installed by contrib/fuzz-deps.sh) on the stable toolchain, every target 60 s.
-# `make test` runs the same entry points over the seeds and a generated stream (tests/hostile.rs)
+# `make test` runs the same entry points over the seeds and a generated stream (crates/fuzzing/tests/hostile.rs)
 # and libFuzzer for a few seconds each through one binary built with plain cargo (fuzz-smoke,
 # in its own target dir; a crash fails it).
 fuzz:
@@ -104,8 +104,8 @@ fuzz-smoke:
 	FUZZ_SMOKE_DIR="$(TARGET_DIR)/fuzz-smoke" contrib/fuzz-smoke.sh
 
 lint:
-	$(CARGO) clippy --all-targets -- -D warnings
-	$(CARGO) fmt --check
+	$(CARGO) clippy --workspace --all-targets -- -D warnings
+	$(CARGO) fmt --all --check
 
 clean:
 	$(CARGO) clean

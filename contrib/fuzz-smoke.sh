@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # `make fuzz-smoke` (run by `make test`): a bounded libFuzzer run over every entry of
-# src/fuzzing.rs, cheap enough for every test run; `make fuzz` is the long one.
+# crates/fuzzing/src/lib.rs, cheap enough for every test run; `make fuzz` is the long one.
 #
 # One binary, fuzz/fuzz_targets/every.rs (MAJORDOMUS_FUZZ_TARGET picks the entry), built with
 # plain cargo — no cargo-fuzz to install — and the coverage flags cargo-fuzz passes
@@ -29,7 +29,7 @@ here="$(cd "$(dirname "$0")/.." && pwd)"
 dir="${FUZZ_SMOKE_DIR:-$here/target/fuzz-smoke}"
 seconds="${FUZZ_SMOKE_SECONDS:-3}"
 # `mcp` needs the library's mcp feature, which this build leaves out; `make fuzz` and
-# tests/hostile.rs run it.
+# crates/fuzzing/tests/hostile.rs run it.
 skip=" mcp "
 if [ -n "${FUZZ_SMOKE_TARGETS:-}" ]; then
   targets="$FUZZ_SMOKE_TARGETS"

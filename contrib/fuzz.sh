@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# `make fuzz`: libFuzzer over every target of fuzz/ (src/fuzzing.rs), FUZZ_SECONDS each (default
+# `make fuzz`: libFuzzer over every target of fuzz/ (crates/fuzzing/src/lib.rs), FUZZ_SECONDS each (default
 # 60), starting from the checked-in seeds in fuzz/corpus/<target>/. New inputs libFuzzer finds go
 # to target/fuzz-corpus/<target>/ (not checked in); a crash lands in fuzz/artifacts/<target>/ and
 # fails the run. Runs on the stable toolchain with RUSTC_BOOTSTRAP=1 (cargo-fuzz passes -Z flags).

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs what the test suite needs beyond the Rust toolchain and git, when it is missing:
 # - minisign (the stock CLI): the cross-machine tests check that an exported record verifies
-#   with it (src/continuity/signing.rs, stock_minisign_verifies_the_export).
+#   with it (crates/continuity/src/signing.rs, stock_minisign_verifies_the_export).
 # - python3 (standard library only): the smart-HTTP remote of the sync tests
 #   (tests/support/git_http_server.py, tests/cli/test_remotes.rs).
 # - chromium (Debian's): the cockpit is loaded headless (tests/cli/test_surfaces.rs).

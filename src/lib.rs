@@ -1,21 +1,20 @@
 //! git-majordomus: durable, typed continuity records beside the code.
 //!
-//! See `ARCHITECTURE.md` for the module map. Dependencies point downwards only:
-//! `cli` → `ops` → `store` → (`git`, `model`); `render` sees only reports; `ui` owns the terminal.
+//! This crate is the edge: the command line (`cli`), the texts (`render`), the read surfaces
+//! (`surface`) and the terminal (`ui`). Everything under it lives in the workspace's crates,
+//! which Cargo keeps in one direction (see `ARCHITECTURE.md`):
+//! `majordomus-core` ← `majordomus-git`, `majordomus-store` ← `majordomus-continuity` ←
+//! `majordomus-ops` ← this crate. They are re-exported here under the module names the code and
+//! the tests use (`majordomus::model`, `majordomus::ops`, …).
 #![warn(missing_docs)]
 
-pub mod assets;
+pub use majordomus_continuity as continuity;
+pub use majordomus_core::{assets, clock, error, model};
+pub use majordomus_git as git;
+pub use majordomus_ops::{ctx, ops};
+pub use majordomus_store as store;
+
 pub mod cli;
-pub mod clock;
-pub mod continuity;
-pub mod ctx;
-pub mod error;
-#[doc(hidden)]
-pub mod fuzzing;
-pub mod git;
-pub mod model;
-pub mod ops;
 pub mod render;
-pub mod store;
 pub mod surface;
 pub mod ui;

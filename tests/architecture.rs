@@ -1,8 +1,13 @@
-//! The "may not touch" rules of ARCHITECTURE.md, checked by reading `src/` as text.
+//! The rules of ARCHITECTURE.md that Cargo cannot see, checked by reading the sources.
 //!
-//! These are deliberately simple greps: comment lines and trailing `// ...` comments are skipped,
-//! and for `.unwrap()` everything from a file's first `#[cfg(test)]` line onwards is test code.
-//! A violation names the file, the line and the rule, and the test lists every one at once.
+//! Which crate may use which is Cargo's to enforce (an upward `use` does not compile); this file
+//! checks what lies inside a crate: who prints, reads the environment or the clock, runs git, uses
+//! gix, clap or the signing crates; the layers inside the root crate; the use cases' graph; and
+//! that ARCHITECTURE.md draws the crate graph `cargo metadata` reports. The rules are token greps
+//! over each line's code part (comment lines and trailing `// ...` comments are skipped); test
+//! code is found by parsing each file with `syn`: every item under a `#[cfg(test)]` (or a
+//! `#[cfg(any(test, …))]`) attribute, at any depth. A violation names the file, the line and the
+//! rule, and the test lists every one at once.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
@@ -12,10 +17,12 @@ fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
-/// One source file: its path relative to the crate root (with `/`), and its lines.
+/// One source file: its path relative to the workspace root (with `/`), its lines, and which of
+/// them belong to test items.
 struct Source {
     rel: String,
     lines: Vec<String>,
+    test: Vec<bool>,
 }
 
 impl Source {
@@ -24,20 +31,86 @@ impl Source {
         self.rel == prefix || (prefix.ends_with('/') && self.rel.starts_with(prefix))
     }
 
-    /// The index of the first `#[cfg(test)]` line, or the end; a file that is test-only as a
-    /// whole (`#![cfg(test)]` or `#![cfg(any(test, ...))]`) has no production lines.
-    fn production_end(&self) -> usize {
-        for (i, l) in self.lines.iter().enumerate() {
-            let t = l.trim_start();
-            if t.starts_with("#![cfg(") && t.contains("test") {
-                return 0;
-            }
-            if t.starts_with("#[cfg(test)]") {
-                return i;
+    /// The file's production code with every test line blanked (line numbers kept).
+    fn production_lines(&self) -> Vec<String> {
+        self.lines.iter().enumerate().map(|(i, l)| if self.test[i] { String::new() } else { l.clone() }).collect()
+    }
+}
+
+/// Whether an attribute list holds `#[cfg(test)]` or a `#[cfg(any(…, test, …))]`.
+fn is_test_cfg(attrs: &[syn::Attribute]) -> bool {
+    attrs.iter().any(|a| {
+        a.path().is_ident("cfg") && {
+            let tokens = a.meta.require_list().map(|l| l.tokens.to_string()).unwrap_or_default();
+            tokens == "test" || (tokens.starts_with("any") && tokens.split(|c: char| !is_ident(c)).any(|t| t == "test"))
+        }
+    })
+}
+
+/// Marks the lines of every item (at any depth) under a test `cfg`; a file whose inner
+/// attributes say `#![cfg(test)]` is test code as a whole.
+fn test_lines(text: &str, rel: &str) -> Vec<bool> {
+    use syn::spanned::Spanned;
+    use syn::visit::Visit;
+    struct Marker(Vec<bool>);
+    impl Marker {
+        fn mark(&mut self, span: proc_macro2::Span) {
+            let (a, b) = (span.start().line, span.end().line);
+            for l in a.max(1)..=b.min(self.0.len()) {
+                self.0[l - 1] = true;
             }
         }
-        self.lines.len()
     }
+    impl<'ast> Visit<'ast> for Marker {
+        fn visit_item(&mut self, item: &'ast syn::Item) {
+            let attrs: &[syn::Attribute] = match item {
+                syn::Item::Const(i) => &i.attrs,
+                syn::Item::Enum(i) => &i.attrs,
+                syn::Item::Fn(i) => &i.attrs,
+                syn::Item::Impl(i) => &i.attrs,
+                syn::Item::Macro(i) => &i.attrs,
+                syn::Item::Mod(i) => &i.attrs,
+                syn::Item::Static(i) => &i.attrs,
+                syn::Item::Struct(i) => &i.attrs,
+                syn::Item::Trait(i) => &i.attrs,
+                syn::Item::Type(i) => &i.attrs,
+                syn::Item::Use(i) => &i.attrs,
+                _ => &[],
+            };
+            if is_test_cfg(attrs) {
+                self.mark(item.span());
+                for a in attrs {
+                    self.mark(a.span());
+                }
+            } else {
+                syn::visit::visit_item(self, item);
+            }
+        }
+        fn visit_impl_item_fn(&mut self, f: &'ast syn::ImplItemFn) {
+            if is_test_cfg(&f.attrs) {
+                self.mark(f.span());
+            } else {
+                syn::visit::visit_impl_item_fn(self, f);
+            }
+        }
+        fn visit_stmt(&mut self, stmt: &'ast syn::Stmt) {
+            if let syn::Stmt::Local(l) = stmt {
+                if is_test_cfg(&l.attrs) {
+                    self.mark(l.span());
+                    return;
+                }
+            }
+            syn::visit::visit_stmt(self, stmt);
+        }
+    }
+    let n = text.lines().count();
+    let file = syn::parse_file(text).unwrap_or_else(|e| panic!("{rel} does not parse: {e}"));
+    if is_test_cfg(&file.attrs) {
+        return vec![true; n];
+    }
+    let mut m = Marker(vec![false; n]);
+    m.visit_file(&file);
+    m.0
 }
 
 fn collect(dir: &Path, out: &mut Vec<Source>) {
@@ -50,11 +123,12 @@ fn collect(dir: &Path, out: &mut Vec<Source>) {
         } else if p.extension().is_some_and(|e| e == "rs") {
             let rel = p
                 .strip_prefix(root())
-                .expect("every file found lies under the crate root")
+                .expect("every file found lies under the workspace root")
                 .to_string_lossy()
                 .replace('\\', "/");
             let text = fs::read_to_string(&p).expect("source files are UTF-8");
-            out.push(Source { rel, lines: text.lines().map(str::to_owned).collect() });
+            let test = test_lines(&text, &rel);
+            out.push(Source { rel, lines: text.lines().map(str::to_owned).collect(), test });
         }
     }
 }
@@ -63,10 +137,27 @@ fn architecture_md() -> String {
     fs::read_to_string(root().join("ARCHITECTURE.md")).expect("ARCHITECTURE.md exists at the crate root")
 }
 
+/// The `src/` directory of every crate of the workspace: the root's, then `crates/*/src`.
+fn source_dirs() -> Vec<PathBuf> {
+    let mut dirs = vec![root().join("src")];
+    let mut crates: Vec<PathBuf> = fs::read_dir(root().join("crates"))
+        .expect("crates/ is readable")
+        .map(|e| e.expect("crates/ is readable").path().join("src"))
+        .filter(|p| p.is_dir())
+        .collect();
+    crates.sort();
+    dirs.extend(crates);
+    dirs
+}
+
 fn sources() -> Vec<Source> {
     let mut out = Vec::new();
-    collect(&root().join("src"), &mut out);
-    assert!(out.iter().any(|s| s.rel == "src/lib.rs"), "src/lib.rs not found under {}", root().display());
+    for dir in source_dirs() {
+        collect(&dir, &mut out);
+    }
+    for lib in ["src/lib.rs", "crates/core/src/lib.rs", "crates/ops/src/ops/mod.rs"] {
+        assert!(out.iter().any(|s| s.rel == lib), "{lib} not found under {}", root().display());
+    }
     out
 }
 
@@ -117,11 +208,11 @@ struct Rule {
     tokens: &'static [&'static str],
     whole: bool,
     allowed: &'static [&'static str],
-    /// Only files under one of these prefixes are checked (empty: all of `src/`).
+    /// Only files under one of these prefixes are checked (empty: every crate's sources).
     only: &'static [&'static str],
     /// Check comments too (the thresholds must not appear anywhere).
     comments: bool,
-    /// Stop at the file's first `#[cfg(test)]` line.
+    /// Skip test items.
     production_only: bool,
 }
 
@@ -136,8 +227,10 @@ fn check(rules: &[Rule]) -> Vec<String> {
             if !rule.only.is_empty() && !rule.only.iter().any(|o| s.under(o)) {
                 continue;
             }
-            let end = if rule.production_only { s.production_end() } else { s.lines.len() };
-            for (i, line) in s.lines[..end].iter().enumerate() {
+            for (i, line) in s.lines.iter().enumerate() {
+                if rule.production_only && s.test[i] {
+                    continue;
+                }
                 let text = if rule.comments { line.as_str() } else { code(line) };
                 if let Some(tok) = rule.tokens.iter().find(|t| has_token(text, t, rule.whole)) {
                     bad.push(format!("{}:{}: {} ({tok}): {}", s.rel, i + 1, rule.what, line.trim()));
@@ -154,31 +247,34 @@ fn assert_clean(bad: Vec<String>) {
 
 const ANY: &[&str] = &[];
 
-/// Everything under the command line.
-const BELOW_CLI: &[&str] = &["src/ops/", "src/continuity/", "src/store/", "src/git/", "src/model/"];
+const GIT: &str = "crates/git/";
+const CLOCK: &str = "crates/core/src/clock.rs";
+const CTX: &str = "crates/ops/src/ctx.rs";
+const SIGNING: &str = "crates/continuity/src/signing.rs";
+const LABELS: &str = "crates/core/src/model/labels.rs";
 
 #[test]
 fn gix_only_in_git() {
     assert_clean(check(&[Rule {
-        what: "gix is used only in src/git/",
+        what: "gix is used only in crates/git/",
         tokens: &["gix"],
         whole: true,
-        allowed: &["src/git/"],
+        allowed: &[GIT],
         only: ANY,
         comments: false,
         production_only: false,
     }]));
 }
 
-/// Inside the code an unborn HEAD and a detached branch are `None`; the SPEC's texts for them
-/// are written and read at one place (`model::labels`), and shown by the renderers.
+/// Inside the code an unborn HEAD and a detached branch are `None`; the texts for them are
+/// written and read at one place (`model::labels`), and shown by the renderers.
 #[test]
 fn head_and_branch_sentinels_only_at_the_edges() {
     assert_clean(check(&[Rule {
-        what: "the NONE/DETACHED texts live in src/model/labels.rs (code uses Option)",
+        what: "the NONE/DETACHED texts live in model/labels.rs (code uses Option)",
         tokens: &["\"NONE\"", "\"DETACHED\""],
         whole: false,
-        allowed: &["src/model/labels.rs", "src/render/"],
+        allowed: &[LABELS, "src/render/"],
         only: ANY,
         comments: false,
         production_only: true,
@@ -201,10 +297,10 @@ fn print_macros_only_in_ui() {
 #[test]
 fn environment_read_only_in_ctx() {
     assert_clean(check(&[Rule {
-        what: "the process environment is read only in src/ctx.rs",
+        what: "the process environment is read only in ctx.rs",
         tokens: &["env::var", "env::var_os", "env::vars"],
         whole: false,
-        allowed: &["src/ctx.rs"],
+        allowed: &[CTX],
         only: ANY,
         comments: false,
         production_only: false,
@@ -214,7 +310,7 @@ fn environment_read_only_in_ctx() {
 #[test]
 fn freshness_thresholds_live_only_in_policy() {
     assert_clean(check(&[Rule {
-        what: "thresholds live only in policy (SPEC §4)",
+        what: "thresholds live only in policy",
         tokens: &["720", "2880", "5760"],
         whole: true,
         allowed: ANY,
@@ -250,96 +346,50 @@ fn lanes() {
             production_only: false,
         },
         Rule {
-            what: "the signing crates are used only in src/continuity/signing.rs",
+            what: "the signing crates are used only in continuity's signing.rs",
             tokens: &["ed25519_dalek", "curve25519_dalek", "minisign_verify"],
             whole: true,
-            allowed: &["src/continuity/signing.rs"],
+            allowed: &[SIGNING],
             only: ANY,
             comments: false,
             production_only: false,
         },
         Rule {
-            what: "only src/git/ runs the git binary (SPEC §A.4)",
+            what: "only crates/git/ runs the git binary",
             tokens: &["Command::new(\"git\")"],
             whole: false,
-            allowed: &["src/git/"],
+            allowed: &[GIT],
             only: ANY,
             comments: false,
             production_only: false,
         },
         Rule {
-            what: "the wall clock is read only in src/clock.rs",
+            what: "the wall clock is read only in clock.rs",
             tokens: &["Utc::now", "Local::now", "SystemTime::now"],
             whole: true,
-            allowed: &["src/clock.rs"],
+            allowed: &[CLOCK],
             only: ANY,
             comments: false,
             production_only: false,
         },
         Rule {
-            what: "below cli/ nothing knows the terminal or the command line",
-            tokens: &["crate::ui", "crate::cli"],
-            whole: true,
-            allowed: ANY,
-            only: BELOW_CLI,
-            comments: false,
-            production_only: false,
-        },
-        Rule {
-            // No exception: the context document's JSON carries each section's text (SPEC
-            // §8.4), and `ops::context` gets that text from the `Renderer` its caller passes.
-            what: "below cli/ nothing knows the text layout",
-            tokens: &["crate::render"],
-            whole: true,
-            allowed: ANY,
-            only: BELOW_CLI,
-            comments: false,
-            production_only: false,
-        },
-        Rule {
-            what: "git/ and model/ sit at the bottom",
-            tokens: &["crate::store", "crate::ops", "crate::ctx", "crate::cli", "crate::continuity"],
-            whole: true,
-            allowed: ANY,
-            only: &["src/git/", "src/model/"],
-            comments: false,
-            production_only: false,
-        },
-        Rule {
-            what: "continuity/ sits below the use cases",
+            what: "ctx.rs sits below the use cases",
             tokens: &["crate::ops"],
             whole: true,
             allowed: ANY,
-            only: &["src/continuity/"],
-            comments: false,
-            production_only: false,
-        },
-        Rule {
-            what: "render/ sees only reports",
-            tokens: &["crate::git", "crate::ctx"],
-            whole: true,
-            allowed: ANY,
-            only: &["src/render/"],
-            comments: false,
-            production_only: false,
-        },
-        Rule {
-            what: "ui.rs knows no records, git or use cases",
-            tokens: &["crate::store", "crate::git", "crate::ops", "crate::ctx"],
-            whole: true,
-            allowed: ANY,
-            only: &["src/ui.rs"],
+            only: &[CTX],
             comments: false,
             production_only: false,
         },
     ]));
 }
 
-/// The top-level module of a source file (`src/ops/x.rs` → `ops`, `src/ctx.rs` → `ctx`).
-fn top_module(rel: &str) -> &str {
-    let rest = rel.strip_prefix("src/").unwrap_or(rel);
+/// The top-level module of a file of the root crate (`src/cli/x.rs` → `cli`, `src/ui.rs` → `ui`);
+/// `None` for the other crates, whose direction Cargo enforces.
+fn top_module(rel: &str) -> Option<&str> {
+    let rest = rel.strip_prefix("src/")?;
     let first = rest.split('/').next().unwrap_or(rest);
-    first.strip_suffix(".rs").unwrap_or(first)
+    Some(first.strip_suffix(".rs").unwrap_or(first))
 }
 
 /// The top-level modules the production code of a file names through `crate::`, each with the
@@ -408,28 +458,18 @@ fn use_tree_roots(text: &str, open: usize) -> Vec<(usize, String)> {
     out
 }
 
-/// Which top-level modules each module may name (`crate::<module>`): the layers of
-/// ARCHITECTURE.md as a table. `lib` and `main` are the roots and may name anything.
+/// Which modules each module of the root crate may name (`crate::<module>`; the crates below are
+/// re-exported there under their module names): the layers of ARCHITECTURE.md inside the root
+/// crate. `lib` and `main` are the roots and may name anything.
 fn allowed_imports() -> BTreeMap<&'static str, &'static [&'static str]> {
     BTreeMap::from([
         ("cli", &["ctx", "error", "model", "ops", "render", "store", "surface", "ui", "clock", "assets"][..]),
         // MCP and HTTP reach the store, git and continuity only through ops (STYLE.md); like
         // cli they pass the context document's layout (`render::context::Text`) to ops (D40).
         ("surface", &["ctx", "error", "model", "ops", "render", "clock", "assets"][..]),
-        // The hostile-input entry points call each parser where it lives (docs/SECURITY.md).
-        ("fuzzing", &["continuity", "ctx", "model", "ops", "store", "surface"][..]),
-        ("ops", &["assets", "clock", "continuity", "ctx", "error", "git", "model", "store"][..]),
+        // Renderers see only reports (and the plain entries they carry): never git or ctx.
         ("render", &["continuity", "model", "ops", "store", "clock", "error"][..]),
-        ("ctx", &["clock", "error", "git", "model", "store"][..]),
-        ("continuity", &["clock", "error", "git", "model", "store"][..]),
-        ("store", &["assets", "clock", "error", "model"][..]),
-        ("git", &["error"][..]),
-        ("model", &["assets", "clock", "error"][..]),
         ("ui", &["error", "model"][..]),
-        ("clock", &["error"][..]),
-        // The one edge where the modules' error enums become exit codes (`From<git::Error>`, `From<store::Error>`).
-        ("error", &["git", "store"][..]),
-        ("assets", &[][..]),
     ])
 }
 
@@ -438,7 +478,7 @@ fn imports_follow_the_layers() {
     let allowed = allowed_imports();
     let mut bad = Vec::new();
     for s in sources() {
-        let from = top_module(&s.rel);
+        let Some(from) = top_module(&s.rel) else { continue };
         if matches!(from, "lib" | "main") {
             continue;
         }
@@ -446,8 +486,8 @@ fn imports_follow_the_layers() {
             bad.push(format!("{}: module {from} has no row in the layer table", s.rel));
             continue;
         };
-        let lines = &s.lines[..s.production_end()];
-        for (i, to) in crate_paths(lines) {
+        let lines = s.production_lines();
+        for (i, to) in crate_paths(&lines) {
             if to != from && !ok.contains(&to.as_str()) {
                 bad.push(format!("{}:{}: {from} may not name crate::{to}: {}", s.rel, i + 1, lines[i].trim()));
             }
@@ -456,9 +496,12 @@ fn imports_follow_the_layers() {
     assert_clean(bad);
 }
 
-/// The use-case module a file of `src/ops/` belongs to (`ops/x.rs` and `ops/x/…` → `x`).
+/// Where the use cases live.
+const OPS: &str = "crates/ops/src/ops/";
+
+/// The use-case module a file of the use cases belongs to (`ops/x.rs` and `ops/x/…` → `x`).
 fn ops_module(rel: &str) -> Option<&str> {
-    let rest = rel.strip_prefix("src/ops/")?;
+    let rest = rel.strip_prefix(OPS)?;
     let first = rest.split('/').next()?;
     Some(first.strip_suffix(".rs").unwrap_or(first))
 }
@@ -469,7 +512,8 @@ fn ops_module(rel: &str) -> Option<&str> {
 fn ops_edges(rel: &str, lines: &[String]) -> Vec<String> {
     let code: Vec<&str> = lines.iter().map(|l| code(l)).collect();
     let code = code.join("\n");
-    let direct = rel.matches('/').count() == 2 || rel.ends_with("/mod.rs");
+    let depth = rel.strip_prefix(OPS).map_or(0, |r| r.matches('/').count());
+    let direct = depth == 0 || rel.ends_with("/mod.rs");
     let mut out = Vec::new();
     for prefix in ["crate::ops::", "super::super::", "super::"] {
         let mut from = 0;
@@ -480,7 +524,7 @@ fn ops_edges(rel: &str, lines: &[String]) -> Vec<String> {
             let nested = before.ends_with("super::") || before.ends_with("crate::ops::");
             let counts = match prefix {
                 "super::" => direct && !nested,
-                "super::super::" => !direct && rel.matches('/').count() == 3,
+                "super::super::" => !direct && depth == 1,
                 _ => true,
             };
             if counts && code[start..].starts_with('{') {
@@ -501,7 +545,7 @@ fn use_cases_form_no_cycle() {
     let modules: BTreeSet<&str> = srcs.iter().filter_map(|s| ops_module(&s.rel)).filter(|m| *m != "mod").collect();
     for s in &srcs {
         let Some(from) = ops_module(&s.rel).filter(|m| *m != "mod") else { continue };
-        for to in ops_edges(&s.rel, &s.lines[..s.production_end()]) {
+        for to in ops_edges(&s.rel, &s.production_lines()) {
             if to != from && modules.contains(to.as_str()) {
                 graph.entry(from.to_string()).or_default().insert(to);
             }
@@ -538,7 +582,7 @@ fn use_cases_form_no_cycle() {
         graph.get("hook").is_some_and(|e| e.contains("briefing")),
         "the graph sees use super::{{…}} edges: {graph:?}"
     );
-    assert!(cycles.is_empty(), "use cases in src/ops/ import each other in a cycle:\n{}", cycles.join("\n"));
+    assert!(cycles.is_empty(), "use cases in {OPS} import each other in a cycle:\n{}", cycles.join("\n"));
 }
 
 #[test]
@@ -555,16 +599,87 @@ fn every_module_starts_with_a_module_doc() {
 fn architecture_md_maps_every_top_level_module() {
     let doc = architecture_md();
     let mut bad = Vec::new();
-    for e in fs::read_dir(root().join("src")).expect("src/ is readable") {
-        let p = e.expect("src/ is readable").path();
-        let name = p.file_name().expect("a directory entry has a name").to_string_lossy().into_owned();
-        let wanted = if p.is_dir() { format!("`src/{name}/`") } else { format!("`src/{name}`") };
-        if (p.is_dir() || name.ends_with(".rs")) && !doc.contains(&wanted) {
-            bad.push(format!("ARCHITECTURE.md does not map {wanted}"));
+    for dir in source_dirs() {
+        let base = dir.strip_prefix(root()).expect("under the root").to_string_lossy().replace('\\', "/");
+        for e in fs::read_dir(&dir).expect("src/ is readable") {
+            let p = e.expect("src/ is readable").path();
+            let name = p.file_name().expect("a directory entry has a name").to_string_lossy().into_owned();
+            let wanted = if p.is_dir() { format!("`{base}/{name}/`") } else { format!("`{base}/{name}`") };
+            if (p.is_dir() || name.ends_with(".rs")) && !doc.contains(&wanted) {
+                bad.push(format!("ARCHITECTURE.md does not map {wanted}"));
+            }
         }
     }
     bad.sort();
     assert_clean(bad);
+}
+
+/// The workspace's crates and the workspace crates each depends on (normal dependencies), as
+/// `cargo metadata` reports them.
+fn crate_graph() -> BTreeMap<String, BTreeSet<String>> {
+    let out = std::process::Command::new(env!("CARGO"))
+        .args(["metadata", "--format-version", "1", "--no-deps", "--offline"])
+        .current_dir(root())
+        .output()
+        .expect("cargo metadata runs");
+    assert!(out.status.success(), "cargo metadata: {}", String::from_utf8_lossy(&out.stderr));
+    let meta: serde_json::Value = serde_json::from_slice(&out.stdout).expect("cargo metadata prints JSON");
+    let packages = meta["packages"].as_array().expect("packages");
+    let names: BTreeSet<String> = packages.iter().filter_map(|p| p["name"].as_str()).map(str::to_owned).collect();
+    let mut graph = BTreeMap::new();
+    for p in packages {
+        let deps = p["dependencies"]
+            .as_array()
+            .expect("dependencies")
+            .iter()
+            .filter(|d| d["kind"].is_null())
+            .filter_map(|d| d["name"].as_str())
+            .filter(|d| names.contains(*d))
+            .map(str::to_owned)
+            .collect();
+        graph.insert(p["name"].as_str().expect("name").to_owned(), deps);
+    }
+    graph
+}
+
+/// `| `<crate>` | `<path>` | <deps> | ... |` rows under `## Crates`: each crate and the
+/// workspace crates it depends on (comma-separated, `—` for none).
+fn documented_crate_graph() -> BTreeMap<String, BTreeSet<String>> {
+    let doc = architecture_md();
+    let section = doc.split("\n## Crates").nth(1).expect("ARCHITECTURE.md has a '## Crates' section");
+    let section = section.split("\n## ").next().unwrap_or(section);
+    let mut rows = BTreeMap::new();
+    for line in section.lines() {
+        let cells: Vec<&str> = line.trim().trim_matches('|').split('|').map(str::trim).collect();
+        if cells.len() < 3 || !cells[0].starts_with('`') {
+            continue;
+        }
+        let deps = cells[2]
+            .split(',')
+            .map(|d| d.trim().trim_matches('`').to_owned())
+            .filter(|d| !d.is_empty() && d != "—")
+            .collect();
+        rows.insert(cells[0].trim_matches('`').to_owned(), deps);
+    }
+    rows
+}
+
+#[test]
+fn architecture_md_draws_the_crate_graph_cargo_reports() {
+    let cargo = crate_graph();
+    assert!(cargo.len() >= 7, "cargo metadata lists the workspace: {cargo:?}");
+    assert_eq!(documented_crate_graph(), cargo, "ARCHITECTURE.md's crate table (left) against cargo metadata (right)");
+    // The direction the layers need: the core depends on no crate of the workspace, git and the
+    // store on the core only, and nothing below the root crate names it.
+    assert!(cargo["majordomus-core"].is_empty());
+    for low in ["majordomus-git", "majordomus-store"] {
+        assert_eq!(cargo[low], BTreeSet::from(["majordomus-core".to_owned()]), "{low}");
+    }
+    for (name, deps) in &cargo {
+        if name != "majordomus-fuzzing" {
+            assert!(!deps.contains("git-majordomus"), "{name} depends on the root crate");
+        }
+    }
 }
 
 /// `| <code> | `<Variant>` | ... |` rows under `## Exit codes`.
@@ -587,10 +702,10 @@ fn documented_exit_codes() -> BTreeMap<u8, String> {
     rows
 }
 
-/// `Variant = <code>,` lines of `pub enum Exit` in src/error.rs.
+/// `Variant = <code>,` lines of `pub enum Exit` in the core's error.rs.
 fn enum_exit_codes() -> BTreeMap<u8, String> {
-    let src = fs::read_to_string(root().join("src/error.rs")).expect("src/error.rs is readable");
-    let body = src.split("pub enum Exit {").nth(1).expect("src/error.rs defines pub enum Exit");
+    let src = fs::read_to_string(root().join("crates/core/src/error.rs")).expect("error.rs is readable");
+    let body = src.split("pub enum Exit {").nth(1).expect("error.rs defines pub enum Exit");
     let body = body.split('}').next().unwrap_or(body);
     let mut out = BTreeMap::new();
     for line in body.lines().map(str::trim).filter(|l| !l.starts_with("//") && !l.starts_with('#')) {
@@ -608,8 +723,8 @@ fn exit_code_table_matches_the_exit_enum() {
     let doc = documented_exit_codes();
     let code = enum_exit_codes();
     assert!(!doc.is_empty(), "no rows found in ARCHITECTURE.md's exit-code table");
-    assert_eq!(doc, code, "ARCHITECTURE.md's exit-code table (left) differs from src/error.rs `Exit` (right)");
-    // SPEC §A.2: the documented codes.
+    assert_eq!(doc, code, "ARCHITECTURE.md's exit-code table (left) differs from error.rs `Exit` (right)");
+    // The documented codes (docs/REFERENCE.md, "Exit codes").
     assert_eq!(doc.keys().copied().collect::<Vec<_>>(), vec![0, 2, 10, 11, 12, 13, 15]);
 }
 
@@ -636,4 +751,13 @@ fn the_greps_see_what_they_should() {
     assert_eq!(paths("use crate::{\n    self as c,\n    git::Git,\n};"), [(2, "git".to_string())]);
     assert_eq!(names("let x = crate::git::Git::discover(p); // crate::ops"), ["git"]);
     assert!(names("use my_crate::store;").is_empty());
+}
+
+#[test]
+fn test_items_are_found_at_any_depth() {
+    let text = "fn a() {}\n#[cfg(test)]\nmod tests {\n    fn b() {}\n}\nfn c() {\n    x.unwrap();\n}\nimpl T {\n    #[cfg(test)]\n    fn d() {\n        y.unwrap();\n    }\n    fn e() {}\n}\n#[cfg(any(test, feature = \"x\"))]\nfn f() {}\n";
+    let marks = test_lines(text, "t.rs");
+    let tested: Vec<usize> = marks.iter().enumerate().filter(|(_, t)| **t).map(|(i, _)| i + 1).collect();
+    assert_eq!(tested, [2, 3, 4, 5, 10, 11, 12, 13, 16, 17]);
+    assert!(test_lines("#![cfg(test)]\nfn a() {}\n", "t.rs").iter().all(|t| *t));
 }

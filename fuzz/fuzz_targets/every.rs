@@ -1,5 +1,5 @@
-//! Fuzz binary `every`: one libFuzzer binary for every entry of `majordomus::fuzzing::TARGETS`
-//! (see src/fuzzing.rs); the environment variable `MAJORDOMUS_FUZZ_TARGET` names the entry, so
+//! Fuzz binary `every`: one libFuzzer binary for every entry of `majordomus_fuzzing::TARGETS`
+//! (see crates/fuzzing/src/lib.rs); the environment variable `MAJORDOMUS_FUZZ_TARGET` names the entry, so
 //! each target's own corpus (`fuzz/corpus/<name>/`) goes through it unchanged. The bounded run of
 //! `make test` (contrib/fuzz-smoke.sh) builds only this binary, once, instead of thirteen.
 #![no_main]
@@ -11,8 +11,8 @@ static ENTRY: OnceLock<fn(&[u8])> = OnceLock::new();
 libfuzzer_sys::fuzz_target!(
     init: {
         let name = std::env::var("MAJORDOMUS_FUZZ_TARGET").unwrap_or_default();
-        let Some(entry) = majordomus::fuzzing::target(&name) else {
-            let names: Vec<&str> = majordomus::fuzzing::TARGETS.iter().map(|(n, _)| *n).collect();
+        let Some(entry) = majordomus_fuzzing::target(&name) else {
+            let names: Vec<&str> = majordomus_fuzzing::TARGETS.iter().map(|(n, _)| *n).collect();
             eprintln!("every: MAJORDOMUS_FUZZ_TARGET={name:?} names no target; one of {}", names.join(", "));
             std::process::exit(2);
         };

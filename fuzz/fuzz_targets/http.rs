@@ -1,8 +1,8 @@
-//! Fuzz target `http`: `majordomus::fuzzing::target("http")` (see src/fuzzing.rs).
+//! Fuzz target `http`: `majordomus_fuzzing::target("http")` (see crates/fuzzing/src/lib.rs).
 #![no_main]
 
 libfuzzer_sys::fuzz_target!(|data: &[u8]| {
-    if let Some(entry) = majordomus::fuzzing::target("http") {
+    if let Some(entry) = majordomus_fuzzing::target("http") {
         entry(data);
     }
 });

@@ -1,8 +1,8 @@
-//! Fuzz target `policy`: `majordomus::fuzzing::target("policy")` (see src/fuzzing.rs).
+//! Fuzz target `policy`: `majordomus_fuzzing::target("policy")` (see crates/fuzzing/src/lib.rs).
 #![no_main]
 
 libfuzzer_sys::fuzz_target!(|data: &[u8]| {
-    if let Some(entry) = majordomus::fuzzing::target("policy") {
+    if let Some(entry) = majordomus_fuzzing::target("policy") {
         entry(data);
     }
 });

@@ -1,8 +1,8 @@
-//! Fuzz target `portability`: `majordomus::fuzzing::target("portability")` (see src/fuzzing.rs).
+//! Fuzz target `portability`: `majordomus_fuzzing::target("portability")` (see crates/fuzzing/src/lib.rs).
 #![no_main]
 
 libfuzzer_sys::fuzz_target!(|data: &[u8]| {
-    if let Some(entry) = majordomus::fuzzing::target("portability") {
+    if let Some(entry) = majordomus_fuzzing::target("portability") {
         entry(data);
     }
 });

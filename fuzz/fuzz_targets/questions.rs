@@ -1,8 +1,8 @@
-//! Fuzz target `questions`: `majordomus::fuzzing::target("questions")` (see src/fuzzing.rs).
+//! Fuzz target `questions`: `majordomus_fuzzing::target("questions")` (see crates/fuzzing/src/lib.rs).
 #![no_main]
 
 libfuzzer_sys::fuzz_target!(|data: &[u8]| {
-    if let Some(entry) = majordomus::fuzzing::target("questions") {
+    if let Some(entry) = majordomus_fuzzing::target("questions") {
         entry(data);
     }
 });

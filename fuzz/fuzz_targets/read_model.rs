@@ -1,8 +1,8 @@
-//! Fuzz target `read_model`: `majordomus::fuzzing::target("read_model")` (see src/fuzzing.rs).
+//! Fuzz target `read_model`: `majordomus_fuzzing::target("read_model")` (see crates/fuzzing/src/lib.rs).
 #![no_main]
 
 libfuzzer_sys::fuzz_target!(|data: &[u8]| {
-    if let Some(entry) = majordomus::fuzzing::target("read_model") {
+    if let Some(entry) = majordomus_fuzzing::target("read_model") {
         entry(data);
     }
 });

@@ -94,10 +94,10 @@ pub fn detail(p: &Pairs) -> String {
 #[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
-    use crate::store::ledger::parse_lines;
+    use crate::store::ledger::Line;
 
     fn one(raw: &str) -> String {
-        line(&parse_lines(raw)[0])
+        line(&Line::parse(Some(1), raw.as_bytes()))
     }
 
     #[test]

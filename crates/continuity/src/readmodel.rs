@@ -1,0 +1,1895 @@
+//! The continuity read model (SPEC §A.17): per store file only what views and lineage need — for
+//! a record its id, blob, line, parent, signer, repository, device, published time (as an integer
+//! too), branch, head, task title, issue and objective line, never bodies; for any other file its
+//! machine-independent verdict — and its compact on-disk form, keyed by the store tip and a rules
+//! hash. The caller says where the file is and where a new one goes (`ops::continuity::loaded`);
+//! a view reads its own file in place (the rows, and a variable part when it is shown).
+//!
+//! Owns: [`Summary`], [`View`] (the file read in place) and its streamed update, [`rules_hash`].
+//! Must not touch: git, trust (standing is judged per signer on every read, by the caller).
+
+use crate::admission::{Code, Severity};
+use std::borrow::Cow;
+use std::collections::{HashMap, HashSet};
+use std::fs::File;
+use std::io::Write;
+use std::path::Path;
+use std::sync::{Arc, OnceLock};
+
+use chrono::DateTime;
+
+use super::admission::{Diagnostic, Intrinsic};
+use super::lineage::{hex, Fan, Lineage, Link, RawId, Ref};
+use super::record::{Device, Record};
+use super::view::{first_line, published_at, section};
+
+/// The format line every read-model file starts with; another format is ignored.
+pub const FORMAT: &str = "majordomus-readmodel/4";
+
+/// Every source file whose code decides a value the read model caches — a verdict (shape,
+/// bounds, id, signature, portability, path), a summary field (objective, published time, the
+/// codes' text) or the file format — and the lock file that pins the crates doing the same
+/// (the signature check's curve arithmetic, the JSON parser). Paths are under `src/`; a test
+/// checks that every module these files use is here or named, with its reason, as deciding
+/// nothing cached.
+const RULE_SOURCES: &[(&str, &str)] = &[
+    ("crates/continuity/src/admission.rs", include_str!("admission.rs")),
+    ("crates/continuity/src/portability.rs", include_str!("portability.rs")),
+    ("crates/continuity/src/record.rs", include_str!("record.rs")),
+    ("crates/continuity/src/readmodel.rs", include_str!("readmodel.rs")),
+    ("crates/continuity/src/signing.rs", include_str!("signing.rs")),
+    ("crates/continuity/src/lineage.rs", include_str!("lineage.rs")),
+    ("crates/continuity/src/view.rs", include_str!("view.rs")),
+    ("crates/git/src/store.rs", include_str!("../../git/src/store.rs")),
+    ("crates/core/src/model/vocabulary.rs", include_str!("../../core/src/model/vocabulary.rs")),
+    ("crates/core/src/model/labels.rs", include_str!("../../core/src/model/labels.rs")),
+    ("crates/core/src/model/record.rs", include_str!("../../core/src/model/record.rs")),
+    ("crates/core/src/model/markdown.rs", include_str!("../../core/src/model/markdown.rs")),
+    ("crates/core/src/clock.rs", include_str!("../../core/src/clock.rs")),
+    ("Cargo.lock", include_str!("../../../Cargo.lock")),
+];
+
+/// The hash of the rules a cache was written under: this executable's version, the format and
+/// every file of [`RULE_SOURCES`]. A cache written under another hash is ignored (and rebuilt),
+/// so a change of any code that decides a cached value re-admits every blob.
+pub fn rules_hash() -> String {
+    let mut h = blake3::Hasher::new();
+    h.update(FORMAT.as_bytes());
+    h.update(env!("CARGO_PKG_VERSION").as_bytes());
+    for (path, text) in RULE_SOURCES {
+        h.update(path.as_bytes());
+        h.update(&(text.len() as u64).to_le_bytes());
+        h.update(text.as_bytes());
+    }
+    h.finalize().to_hex()[..32].to_string()
+}
+
+/// What the read model keeps of one admitted-in-shape record (its intrinsic checks passed).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Summary {
+    /// The record id, 64 hex.
+    pub id: String,
+    /// The blob it was read from, 40 hex (bodies are read from it when shown).
+    pub blob: String,
+    /// The `line` field (absent on the first record of a line).
+    pub line: Option<String>,
+    /// The `parent` field.
+    pub parent: Option<String>,
+    /// The signer's raw public key, 64 hex.
+    pub key: String,
+    /// The record's repository identity.
+    pub repository: String,
+    /// The publishing device.
+    pub device: Device,
+    /// The episode open at publish.
+    pub session: Option<String>,
+    /// `published_at` as written.
+    pub published_at: String,
+    /// `published_at` as Unix seconds, when readable (sorting never parses text).
+    pub published: Option<i64>,
+    /// The origin's branch.
+    pub branch: Option<String>,
+    /// The origin's head.
+    pub head: Option<String>,
+    /// `clean` or `dirty`.
+    pub working_tree: String,
+    /// Paths uncommitted at the origin.
+    pub changed_total: u64,
+    /// The task's title.
+    pub task: Option<String>,
+    /// The issue carried along the line.
+    pub issue: Option<String>,
+    /// The first line of the handover's `# Objective` (`""` when absent).
+    pub objective: String,
+}
+
+impl Summary {
+    /// The summary of record `id` read from `blob`, signed by `key` (64 hex).
+    pub fn of(id: &str, blob: &str, key: &str, r: &Record) -> Summary {
+        Summary::of_owned(id.to_string(), blob, key.to_string(), r.clone())
+    }
+
+    /// [`Summary::of`] a record no longer needed: its strings are moved, not copied (a cold
+    /// build summarises every record of the store).
+    pub fn of_owned(id: String, blob: &str, key: String, r: Record) -> Summary {
+        let published = published_at(&r).map(|t| t.timestamp());
+        let objective = first_line(&section(&r.handover.body, "Objective"));
+        Summary {
+            id,
+            blob: blob.to_string(),
+            line: r.line,
+            parent: r.parent,
+            key,
+            repository: r.repository,
+            device: r.device,
+            session: r.session,
+            published_at: r.published_at,
+            published,
+            branch: r.source.branch,
+            head: r.source.head,
+            working_tree: r.source.working_tree,
+            changed_total: r.source.changed_total,
+            task: r.task.map(|t| t.title),
+            issue: r.handover.issue,
+            objective,
+        }
+    }
+
+    /// The record's line: its `line` field, or its own id for the first record of a line.
+    pub fn line_id(&self) -> &str {
+        self.line.as_deref().unwrap_or(&self.id)
+    }
+
+    /// `published` as a time.
+    pub fn published_time(&self) -> Option<DateTime<chrono::Utc>> {
+        self.published.and_then(|s| DateTime::from_timestamp(s, 0))
+    }
+}
+
+/// A store file that is not a record in shape: its verdict is kept with its diagnostic.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Other {
+    /// Store path.
+    pub path: String,
+    /// Its blob.
+    pub blob: String,
+    /// What it is.
+    pub kind: OtherKind,
+    /// Its diagnostic.
+    pub diagnostic: Diagnostic,
+}
+
+/// The verdict on a store file that is not a record in shape.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum OtherKind {
+    /// A record of a later schema (kept across syncs).
+    TooNew,
+    /// Refused whoever reads it.
+    Refused,
+    /// Not a record of the store.
+    Stray,
+}
+
+/// One store file's entry, from its [`Intrinsic`] verdict.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Entry {
+    /// A record whose intrinsic checks passed, in its compact form.
+    Record(Box<Compact>),
+    /// Anything else.
+    Other(Other),
+}
+
+/// A record as the read model stores it, encoded where the record was read (a reader thread):
+/// what goes to the thread that merges is a row, a variable part and three table entries, not
+/// a [`Summary`] of a dozen strings (freeing those on another thread than the one that
+/// allocated them was a tenth of a cold build's CPU).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Compact {
+    /// The id and published time (bytes 0..40) and the link marks (60..68) of its row; the
+    /// table indices and the heap offset are set when it is added.
+    row: [u8; ROW],
+    /// The ids its `parent` and `line` name ([`FreshRow::links`]).
+    links: [RawId; 2],
+    /// Its signer key, repository and device (`node\nlabel`): entries of the string tables.
+    tables: [String; 3],
+    /// Its variable part.
+    var: Vec<u8>,
+    /// Whether its id is 64 hex (an entry whose id is not is never added).
+    valid: bool,
+}
+
+impl Compact {
+    /// The compact form of `s`.
+    pub fn of(s: &Summary) -> Compact {
+        let mut c = Compact {
+            row: [0u8; ROW],
+            links: [[0u8; 32]; 2],
+            tables: [s.key.clone(), s.repository.clone(), format!("{}\n{}", s.device.node, s.device.label)],
+            var: encode_var(s),
+            valid: false,
+        };
+        if let Some(id) = unhex(&s.id).filter(|b| b.len() == 32) {
+            c.row[..32].copy_from_slice(&id);
+            c.valid = true;
+        }
+        c.row[32..40].copy_from_slice(&s.published.unwrap_or(i64::MIN).to_le_bytes());
+        // The links are found when the rows are merged ([`resolve_links`]); until then a link
+        // field says whether the id is at hand.
+        for (j, link) in [&s.parent, &s.line].into_iter().enumerate() {
+            let mark = match link.as_deref().map(unhex) {
+                None => NO_LINK,
+                Some(Some(b)) if b.len() == 32 => {
+                    c.links[j].copy_from_slice(&b);
+                    NAMED
+                }
+                Some(_) => ELSEWHERE,
+            };
+            c.row[60 + 4 * j..64 + 4 * j].copy_from_slice(&mark.to_le_bytes());
+        }
+        c
+    }
+}
+
+impl Entry {
+    /// The entry of a record.
+    pub fn record(s: &Summary) -> Entry {
+        Entry::Record(Box::new(Compact::of(s)))
+    }
+
+    /// The entry of the file at `path` (blob `blob`) with verdict `i`.
+    pub fn of(path: &str, blob: &str, i: Intrinsic) -> Entry {
+        let other = |kind, diagnostic| Entry::Other(Other { path: path.into(), blob: blob.into(), kind, diagnostic });
+        match i {
+            Intrinsic::Record { id, public_key, record } => match super::signing::raw_public_key(&public_key) {
+                Some(k) => Entry::record(&Summary::of_owned(id, blob, hex(&k), *record)),
+                None => other(
+                    OtherKind::Refused,
+                    Diagnostic::new(Severity::Error, Code::BadSignature, Some(path), "the public key does not decode"),
+                ),
+            },
+            Intrinsic::TooNew(d) => other(OtherKind::TooNew, d),
+            Intrinsic::Refused(d) => other(OtherKind::Refused, d),
+            Intrinsic::Stray(d) => other(OtherKind::Stray, d),
+        }
+    }
+}
+
+/// Bytes of one fixed-size row: id (32) | published (i64, `i64::MIN` when unreadable) | signer,
+/// repository and device table indices (3 × u32) | offset and length of the row's variable part
+/// in the heap (2 × u32) | the row of its `parent` and of the record that starts its `line`
+/// (2 × u32, [`NO_LINK`] or [`ELSEWHERE`]). Rows are sorted by id, so a row is found by binary
+/// search and read in place: a warm read allocates nothing per record, and builds the lineage
+/// from the rows alone, with no lookup and without touching the variable parts.
+pub const ROW: usize = 68;
+
+/// A row's link field when the record has no such value (no `parent`; no `line`, so it starts
+/// its own).
+const NO_LINK: u32 = u32::MAX;
+
+/// A row's link field when the value names no row of the file: it is read from the variable
+/// part (and stays text, or an id the store lacks).
+const ELSEWHERE: u32 = u32::MAX - 1;
+
+/// The read model of one store tip, read in place: the rows from memory, the variable parts from
+/// memory when the view was built here, else from the file, one part at a time as records are
+/// shown (a warm read holds the rows, not the heap: about a quarter of the file).
+#[derive(Debug, Clone)]
+pub struct View {
+    /// The file's bytes from its start: through the rows and the heap's length when read from a
+    /// file, the whole file when built here.
+    bytes: Vec<u8>,
+    heap: Heap,
+    head: Head,
+    others: Vec<Other>,
+}
+
+/// Where a view's heap of variable parts is.
+#[derive(Debug, Clone)]
+enum Heap {
+    /// In the view's bytes.
+    InBytes,
+    /// In the file it was read from (the file stays valid: a cache is replaced by a rename, never
+    /// rewritten in place); read whole the first time a caller borrows from it.
+    OnDisk { file: Arc<File>, whole: Arc<OnceLock<Vec<u8>>> },
+}
+
+impl PartialEq for View {
+    fn eq(&self, o: &View) -> bool {
+        self.head.tip == o.head.tip
+            && self.head.tables == o.head.tables
+            && self.head.n == o.head.n
+            && self.others == o.others
+            && self.bytes[self.head.rows_at..self.head.rows_at + self.head.n * ROW]
+                == o.bytes[o.head.rows_at..o.head.rows_at + o.head.n * ROW]
+            && self.heap() == o.heap()
+    }
+}
+
+impl Eq for View {}
+
+/// What changed in a store's tree: the paths that left (or were replaced), and the entries of
+/// the files that came.
+#[derive(Debug, Default)]
+pub struct Change<'a> {
+    /// Paths no longer in the tree, or replaced.
+    pub gone: Vec<&'a str>,
+    /// Entries of the new or replaced files.
+    pub added: Vec<Entry>,
+}
+
+impl View {
+    /// The view of an empty store at `tip`.
+    pub fn empty(tip: &str, rules: &str) -> View {
+        // Nothing is read: an empty view is written to memory and cannot fail.
+        View::merge(None, tip, &[], Fresh::default(), rules).expect("an empty view is built in memory")
+    }
+
+    /// Reads a file's bytes written under the same `rules`; `None` for another format or rules,
+    /// or any damage (every row and every variable part is checked).
+    pub fn parse(bytes: Vec<u8>, rules: &str) -> Option<View> {
+        let head = Head::parse(&bytes, rules)?;
+        let end = head.heap_at.checked_add(head.heap_len)?;
+        let (tail, sum) = bytes.get(end..)?.split_at_checked(bytes.len().checked_sub(end + FILE_SUM)?)?;
+        if file_sum(&bytes[..head.heap_at], tail) != *sum {
+            return None;
+        }
+        let others = parse_others(tail)?;
+        let v = head.view(bytes, Heap::InBytes, others)?;
+        (0..v.head.n).try_for_each(|i| v.var(i)?.check())?;
+        Some(v)
+    }
+
+    /// Reads the read-model file at `path` if it was written under the same `rules`: its head,
+    /// rows and trailing list of other files, every row checked; the variable parts stay in the
+    /// file, read (and checked) when a record is shown. `None` for another format or rules, or
+    /// damage.
+    pub fn open(path: &Path, rules: &str) -> Option<View> {
+        View::open_file(File::open(path).ok()?, rules)
+    }
+
+    /// [`View::open`] on an open file (one just written, before it is renamed into place).
+    pub fn open_file(file: File, rules: &str) -> Option<View> {
+        let len = usize::try_from(file.metadata().ok()?.len()).ok()?;
+        let mut bytes = read_at(&file, 0, len.min(1 << 16))?;
+        let header = bytes.split(|&b| b == b'\n').next()?;
+        if !header.starts_with(format!("{FORMAT} {rules} ").as_bytes()) {
+            return None;
+        }
+        let mut head = Head::parse(&bytes, rules);
+        if head.is_none() && bytes.len() < len {
+            // The tables are larger than the first read (or the rows end past it): read up to the
+            // heap's length and try again.
+            let rows_end = Head::rows_end(&bytes, rules).filter(|e| *e <= len);
+            let want = rows_end.map_or(len, |e| (e + 10).min(len));
+            bytes.extend(read_at(&file, bytes.len(), want.saturating_sub(bytes.len()))?);
+            head = Head::parse(&bytes, rules);
+        }
+        let head = head?;
+        let end = head.heap_at.checked_add(head.heap_len).filter(|e| *e + FILE_SUM <= len)?;
+        let tail = read_at(&file, end, len - end)?;
+        let (tail, sum) = tail.split_at(tail.len() - FILE_SUM);
+        bytes.truncate(head.heap_at);
+        if file_sum(&bytes, tail) != *sum {
+            return None;
+        }
+        let others = parse_others(tail)?;
+        let heap = Heap::OnDisk { file: Arc::new(file), whole: Arc::new(OnceLock::new()) };
+        head.view(bytes, heap, others)
+    }
+
+    /// The store tip this view describes.
+    pub fn tip(&self) -> &str {
+        &self.head.tip
+    }
+
+    /// The file's bytes (read whole from the file when the view was read from one).
+    pub fn bytes(&self) -> Cow<'_, [u8]> {
+        match &self.heap {
+            Heap::InBytes => Cow::Borrowed(&self.bytes),
+            Heap::OnDisk { .. } => {
+                let mut buf = Vec::new();
+                self.write_to(&mut buf).map_or(Cow::Owned(Vec::new()), |()| Cow::Owned(buf))
+            }
+        }
+    }
+
+    /// Writes the file's bytes to `out` (from the file, a window at a time, when the view was
+    /// read from one).
+    pub fn write_to(&self, out: &mut dyn Write) -> std::io::Result<()> {
+        let Heap::OnDisk { file, .. } = &self.heap else { return out.write_all(&self.bytes) };
+        let len = file.metadata()?.len() as usize;
+        let mut buf = vec![0u8; WINDOW];
+        let mut at = 0;
+        while at < len {
+            let n = WINDOW.min(len - at);
+            std::os::unix::fs::FileExt::read_exact_at(&**file, &mut buf[..n], at as u64)?;
+            out.write_all(&buf[..n])?;
+            at += n;
+        }
+        Ok(())
+    }
+
+    /// The heap of variable parts, read whole from the file the first time.
+    fn heap(&self) -> &[u8] {
+        match &self.heap {
+            Heap::InBytes => &self.bytes[self.head.heap_at..self.head.heap_at + self.head.heap_len],
+            Heap::OnDisk { file, whole } => {
+                whole.get_or_init(|| read_at(file, self.head.heap_at, self.head.heap_len).unwrap_or_default())
+            }
+        }
+    }
+
+    /// Record `i`'s variable part: borrowed when the heap is in memory, else read from the file
+    /// alone (a record shown costs one read, not the heap).
+    fn var_bytes(&self, i: usize) -> Cow<'_, [u8]> {
+        let (off, len) = (self.field(i, 52), self.field(i, 56));
+        match &self.heap {
+            Heap::OnDisk { file, whole } if whole.get().is_none() => {
+                Cow::Owned(read_at(file, self.head.heap_at + off, len).unwrap_or_default())
+            }
+            _ => Cow::Borrowed(self.heap().get(off..off + len).unwrap_or_default()),
+        }
+    }
+
+    /// How many records in shape it holds.
+    pub fn len(&self) -> usize {
+        self.head.n
+    }
+
+    /// Whether it holds no record in shape.
+    pub fn is_empty(&self) -> bool {
+        self.head.n == 0
+    }
+
+    /// Every file that is not a record in shape, sorted by path.
+    pub fn others(&self) -> &[Other] {
+        &self.others
+    }
+
+    fn row(&self, i: usize) -> &[u8] {
+        &self.bytes[self.head.rows_at + i * ROW..self.head.rows_at + (i + 1) * ROW]
+    }
+
+    fn field(&self, i: usize, at: usize) -> usize {
+        field_of(self.row(i), at)
+    }
+
+    fn var(&self, i: usize) -> Option<Var<'_>> {
+        let (off, len) = (self.field(i, 52), self.field(i, 56));
+        Var::of(self.heap().get(off..off + len)?)
+    }
+
+    /// Record `i`'s id, 64 hex.
+    pub fn id(&self, i: usize) -> String {
+        hex(&self.row(i)[..32])
+    }
+
+    /// The row of record `id` (64 hex).
+    pub fn find(&self, id: &str) -> Option<usize> {
+        let raw = unhex(id).filter(|b| b.len() == 32)?;
+        let (mut lo, mut hi) = (0, self.head.n);
+        while lo < hi {
+            let mid = (lo + hi) / 2;
+            match self.row(mid)[..32].cmp(&raw[..]) {
+                std::cmp::Ordering::Less => lo = mid + 1,
+                std::cmp::Ordering::Greater => hi = mid,
+                std::cmp::Ordering::Equal => return Some(mid),
+            }
+        }
+        None
+    }
+
+    /// Record `i`'s published time, Unix seconds.
+    pub fn published(&self, i: usize) -> Option<i64> {
+        let r = self.row(i);
+        let mut b = [0u8; 8];
+        b.copy_from_slice(&r[32..40]);
+        Some(i64::from_le_bytes(b)).filter(|t| *t != i64::MIN)
+    }
+
+    /// Record `i`'s signer and repository, as indices of their tables ([`View::key_at`],
+    /// [`View::repository_at`]): standing is judged once per pair.
+    pub fn standing_key(&self, i: usize) -> (usize, usize) {
+        (self.field(i, 40), self.field(i, 44))
+    }
+
+    /// A signer key (64 hex) of the key table.
+    pub fn key_at(&self, k: usize) -> &str {
+        &self.head.tables[0][k]
+    }
+
+    /// A repository identity of the repository table.
+    pub fn repository_at(&self, k: usize) -> &str {
+        &self.head.tables[1][k]
+    }
+
+    /// Record `i`'s device node and label.
+    pub fn device(&self, i: usize) -> (&str, &str) {
+        self.head.tables[2][self.field(i, 48)].split_once('\n').unwrap_or(("", ""))
+    }
+
+    /// Record `i`'s `(id, line, parent)`.
+    pub fn links(&self, i: usize) -> (String, Option<String>, Option<String>) {
+        let var = self.var_bytes(i);
+        let mut r = Reader { buf: &var, pos: 0 };
+        let line = r.hex().unwrap_or(None);
+        let parent = r.hex().unwrap_or(None);
+        (self.id(i), line, parent)
+    }
+
+    /// Record `i`'s raw id.
+    pub fn raw_id(&self, i: usize) -> RawId {
+        self.row(i)[..32].try_into().expect("a row starts with the 32 bytes of its id")
+    }
+
+    /// Record `i`'s `line` and `parent`, read in place (what the lineage is built from).
+    pub fn raw_links(&self, i: usize) -> (Option<Link<'_>>, Option<Link<'_>>) {
+        // A damaged part names no link (the row's resolved links do not depend on it).
+        let Some(mut v) = self.var(i) else { return (None, None) };
+        let line = v.r.link().unwrap_or(None);
+        let parent = v.r.link().unwrap_or(None);
+        (line, parent)
+    }
+
+    /// Record `i`'s `line` and `parent` as the lineage takes them: rows of this file, found
+    /// when the file was written (a value naming no row is read from the variable part).
+    pub fn resolved_links(&self, i: usize) -> (Ref<'_>, Ref<'_>) {
+        let at = |at: usize| match self.field(i, at) as u32 {
+            NO_LINK => Ref::None,
+            ELSEWHERE => {
+                // An id is read from this record's part alone; text borrows from the heap.
+                let var = self.var_bytes(i);
+                let mut r = Reader { buf: &var, pos: 0 };
+                let (line, parent) = (r.link().unwrap_or(None), r.link().unwrap_or(None));
+                match if at == 60 { parent } else { line } {
+                    None => Ref::None,
+                    Some(Link::Id(id)) => Ref::Link(Link::Id(id)),
+                    Some(_) => {
+                        let (line, parent) = self.raw_links(i);
+                        (if at == 60 { parent } else { line }).map_or(Ref::None, Ref::Link)
+                    }
+                }
+            }
+            r => Ref::Row(r),
+        };
+        (at(64), at(60))
+    }
+
+    /// The lineage over `n` of this view's rows, the `i`-th being `row(i)` (ascending: the
+    /// admitted ones): [`lineage_over`] one view.
+    pub fn lineage_of(&self, n: usize, row: impl Fn(usize) -> usize) -> Lineage {
+        lineage_over(&[self], n, |i| (0, row(i)))
+    }
+
+    /// Record `i` as the read model keeps it; `None` when its variable part is damaged (its
+    /// checksum does not match: the file changed behind this program's back).
+    pub fn summary(&self, i: usize) -> Option<Summary> {
+        let mut s = self.row_summary(i);
+        let var = self.var_bytes(i);
+        Var::of(&var)?.fill(&mut s)?;
+        Some(s)
+    }
+
+    /// What row `i` holds of its record (id, signer, repository, device, published time), the
+    /// variable part's fields left empty.
+    pub fn row_summary(&self, i: usize) -> Summary {
+        let (node, label) = self.device(i);
+        let (k, repo) = self.standing_key(i);
+        Summary {
+            id: self.id(i),
+            key: self.head.tables[0][k].clone(),
+            repository: self.head.tables[1][repo].clone(),
+            device: Device { node: node.into(), label: label.into() },
+            published: self.published(i),
+            ..Summary::default()
+        }
+    }
+
+    /// Whether the file at `path` was written in this format under `rules` (its first line
+    /// says so), whatever the rest holds: a file that says so but does not open is damaged.
+    pub fn written_under(path: &Path, rules: &str) -> bool {
+        use std::io::Read;
+        let want = format!("{FORMAT} {rules} ");
+        let mut head = vec![0u8; want.len()];
+        File::open(path).and_then(|mut f| f.read_exact(&mut head)).is_ok() && head == want.as_bytes()
+    }
+
+    /// The file of this view after `change`, at `tip`: rows of gone paths dropped, added entries
+    /// merged in by id, every kept row copied as bytes.
+    #[cfg(test)]
+    pub fn update(&self, tip: &str, change: Change<'_>, rules: &str) -> Vec<u8> {
+        self.updated(tip, change, rules).bytes
+    }
+
+    /// [`View::update`], as a view (what it builds is consistent by construction).
+    #[cfg(test)]
+    pub fn updated(&self, tip: &str, change: Change<'_>, rules: &str) -> View {
+        let mut fresh = Fresh::on(Some(self));
+        for e in change.added {
+            fresh.add(e);
+        }
+        View::merge(Some(self), tip, &change.gone, fresh, rules).expect("the old view's parts are read")
+    }
+
+    /// The view at `tip`, built in memory ([`View::write_merge`] into a buffer).
+    /// Fails when a variable part cannot be read back (from the old file or the spill).
+    pub fn merge(old: Option<&View>, tip: &str, gone: &[&str], mut fresh: Fresh, rules: &str) -> std::io::Result<View> {
+        let mut buf = Vec::new();
+        View::write_merge(old, tip, gone, &mut fresh, rules, &mut buf)?;
+        View::parse(buf, rules)
+            .ok_or_else(|| std::io::Error::new(std::io::ErrorKind::InvalidData, "a merged view does not parse"))
+    }
+
+    /// Writes to `out` the file of the view at `tip`: the rows of `old` (if any) but those of
+    /// `gone` paths, and the `fresh` entries (sorted in place, so the same `fresh` can be
+    /// written again), merged by id in one pass. Streamed: the rows, then the variable parts —
+    /// the old ones kept, in their order in the old file, copied from it in one forward pass a
+    /// window at a time, then the fresh ones in the order they came, copied from their spill —
+    /// so what is held is the rows and the fresh links, never a file. A row's part is wherever
+    /// its offset says: the heap is in no particular order.
+    pub fn write_merge(
+        old: Option<&View>,
+        tip: &str,
+        gone: &[&str],
+        fresh: &mut Fresh,
+        rules: &str,
+        out: &mut dyn Write,
+    ) -> std::io::Result<()> {
+        let Fresh { tables, rows, heap: spill, others: fresh_others } = fresh;
+        let mut others = fresh_others.clone();
+        let gone_paths: HashSet<&str> = gone.iter().copied().collect();
+        let gone_ids: HashSet<Vec<u8>> = gone
+            .iter()
+            .filter_map(|p| p.rsplit('/').next().and_then(|n| n.strip_suffix(".json")).and_then(unhex))
+            .collect();
+        if let Some(o) = old {
+            others.extend(o.others.iter().filter(|x| !gone_paths.contains(x.path.as_str())).cloned());
+        }
+        // Stable: among equal ids the first added is kept.
+        rows.sort_by(|a, b| a.row[..32].cmp(&b.row[..32]));
+        rows.dedup_by(|a, b| a.row[..32] == b.row[..32]);
+        others.sort_by(|a, b| a.path.cmp(&b.path));
+        // The merged order, as (old row | fresh row) sources.
+        let mut order: Vec<Source> = Vec::with_capacity(old.map_or(0, |o| o.head.n) + rows.len());
+        let mut fi = 0;
+        if let Some(o) = old {
+            for i in 0..o.head.n {
+                let id = &o.row(i)[..32];
+                while fi < rows.len() && rows[fi].row[..32] < *id {
+                    order.push(Source::Fresh(fi));
+                    fi += 1;
+                }
+                if gone_ids.contains(id) || (fi < rows.len() && rows[fi].row[..32] == *id) {
+                    continue;
+                }
+                order.push(Source::Old(i));
+            }
+        }
+        order.extend((fi..rows.len()).map(Source::Fresh));
+        let old_view = || old.expect("an old row comes from the old view");
+        let row = |src: &Source| -> &[u8] {
+            match *src {
+                Source::Old(i) => old_view().row(i),
+                Source::Fresh(j) => &rows[j].row,
+            }
+        };
+        let links = resolve_links(old, &order, &row, &|j| &rows[j].links);
+        // The heap: the old parts kept, in their old order (the old file is read forward), then
+        // the fresh parts as they came (copied from the spill as they are).
+        let mut olds: Vec<(usize, usize)> = order
+            .iter()
+            .enumerate()
+            .filter_map(|(k, src)| match *src {
+                Source::Old(i) => Some((field_of(old_view().row(i), 52), k)),
+                Source::Fresh(_) => None,
+            })
+            .collect();
+        olds.sort_unstable();
+        let mut offset = vec![0usize; order.len()];
+        let mut old_total = 0usize;
+        for &(_, k) in &olds {
+            offset[k] = old_total;
+            old_total += field_of(row(&order[k]), 56);
+        }
+        for (k, src) in order.iter().enumerate() {
+            if let Source::Fresh(j) = *src {
+                offset[k] = old_total + field_of(&rows[j].row, 52);
+            }
+        }
+        let heap_len = old_total + spill.len();
+        if u32::try_from(heap_len).is_err() {
+            return Err(std::io::Error::new(std::io::ErrorKind::InvalidData, "the read model would pass 4 GiB"));
+        }
+        let mut w = Writer::default();
+        w.buf.extend_from_slice(format!("{FORMAT} {rules} {tip}\n").as_bytes());
+        for t in tables.iter() {
+            w.num(t.items.len() as u64);
+            for s in &t.items {
+                w.str(s);
+            }
+        }
+        w.num(order.len() as u64);
+        // Everything but the variable parts goes through the file's checksum.
+        let mut sum = blake3::Hasher::new();
+        let mut summed = |out: &mut dyn Write, bytes: &[u8]| {
+            sum.update(bytes);
+            out.write_all(bytes)
+        };
+        summed(out, &w.buf)?;
+        for ((src, [parent, line]), at) in order.iter().zip(links).zip(offset) {
+            let mut r = [0u8; ROW];
+            r[..52].copy_from_slice(&row(src)[..52]);
+            r[52..56].copy_from_slice(&(at as u32).to_le_bytes());
+            r[56..60].copy_from_slice(&row(src)[56..60]);
+            r[60..64].copy_from_slice(&parent.to_le_bytes());
+            r[64..68].copy_from_slice(&line.to_le_bytes());
+            summed(out, &r)?;
+        }
+        w.buf.clear();
+        w.num(heap_len as u64);
+        summed(out, &w.buf)?;
+        if let Some(o) = old {
+            let mut window = Window::of(o, WINDOW);
+            for &(at, k) in &olds {
+                out.write_all(window.part(at, field_of(row(&order[k]), 56))?)?;
+            }
+        }
+        spill.write_to(out)?;
+        w.buf.clear();
+        w.num(others.len() as u64);
+        for o in &others {
+            w.str(&o.path);
+            w.str(&o.blob);
+            w.buf.push(match o.kind {
+                OtherKind::TooNew => 0,
+                OtherKind::Refused => 1,
+                OtherKind::Stray => 2,
+            });
+            w.str(o.diagnostic.severity.as_str());
+            w.str(o.diagnostic.code.as_str());
+            w.str(&o.diagnostic.message);
+        }
+        summed(out, &w.buf)?;
+        out.write_all(&sum.finalize().as_bytes()[..FILE_SUM])
+    }
+}
+
+/// A read-model file's bytes with every checksum made to match what they hold, `None` when
+/// they are not a file of this format: how tests edit a cache behind this program's back and
+/// keep it one the reads answer from.
+#[doc(hidden)]
+pub fn reseal(bytes: &[u8]) -> Option<Vec<u8>> {
+    let header = std::str::from_utf8(&bytes[..bytes.iter().position(|&b| b == b'\n')?]).ok()?;
+    let rules = header.split(' ').nth(1)?;
+    let mut out = bytes.to_vec();
+    let head = Head::parse(&out, rules)?;
+    for i in 0..head.n {
+        let row = &out[head.rows_at + i * ROW..head.rows_at + (i + 1) * ROW];
+        let (off, len) = (field_of(row, 52), field_of(row, 56));
+        let part = head.heap_at + off..(head.heap_at + off + len).checked_sub(PART_SUM)?;
+        let sum = part_sum(out.get(part.clone())?);
+        out[part.end..part.end + PART_SUM].copy_from_slice(&sum);
+    }
+    let end = head.heap_at + head.heap_len;
+    let sum_at = out.len().checked_sub(FILE_SUM)?;
+    let sum = file_sum(&out[..head.heap_at], out.get(end..sum_at)?);
+    out[sum_at..].copy_from_slice(&sum);
+    Some(out)
+}
+
+/// The file's checksum: BLAKE3 of what precedes the variable parts and what follows them.
+fn file_sum(before: &[u8], after: &[u8]) -> [u8; FILE_SUM] {
+    let mut h = blake3::Hasher::new();
+    h.update(before);
+    h.update(after);
+    let mut sum = [0u8; FILE_SUM];
+    sum.copy_from_slice(&h.finalize().as_bytes()[..FILE_SUM]);
+    sum
+}
+
+/// The `u32` at byte `at` of a row.
+fn field_of(row: &[u8], at: usize) -> usize {
+    u32::from_le_bytes([row[at], row[at + 1], row[at + 2], row[at + 3]]) as usize
+}
+
+/// An old view's heap read forward a window at a time (or borrowed, when it is in memory).
+struct Window<'a> {
+    view: &'a View,
+    at: usize,
+    buf: Vec<u8>,
+    /// How much is read at a time.
+    size: usize,
+}
+
+impl<'a> Window<'a> {
+    fn of(view: &'a View, size: usize) -> Window<'a> {
+        Window { view, at: 0, buf: Vec::new(), size }
+    }
+
+    /// The `len` bytes at heap offset `at` (offsets only grow from one call to the next).
+    fn part(&mut self, at: usize, len: usize) -> std::io::Result<&[u8]> {
+        let v = self.view;
+        let Heap::OnDisk { file, whole } = &v.heap else { return Ok(&v.heap()[at..at + len]) };
+        if let Some(h) = whole.get() {
+            return Ok(&h[at..at + len]);
+        }
+        if at < self.at || at + len > self.at + self.buf.len() {
+            let want = len.max(self.size).min(v.head.heap_len.saturating_sub(at));
+            self.buf.resize(want, 0);
+            std::os::unix::fs::FileExt::read_exact_at(&**file, &mut self.buf, (v.head.heap_at + at) as u64)?;
+            self.at = at;
+        }
+        Ok(&self.buf[at - self.at..at - self.at + len])
+    }
+}
+
+/// How much of an old heap is read at a time while it is copied.
+const WINDOW: usize = 1 << 20;
+
+/// The `parent` and `line` fields of every merged row (in `order`): an old row's links are
+/// renumbered (a row that stays keeps its place in the graph), anything else — a fresh row, a
+/// link to a row that left, a value that named no row before — is found by id among the
+/// merged rows, through a fan-out table when many are to be found (a cold build).
+fn resolve_links<'a>(
+    old: Option<&View>,
+    order: &[Source],
+    row: &impl Fn(&Source) -> &'a [u8],
+    named: &impl Fn(usize) -> &'a [RawId; 2],
+) -> Vec<[u32; 2]> {
+    let mut new_of_old = vec![NO_LINK; old.map_or(0, |o| o.head.n)];
+    for (k, src) in order.iter().enumerate() {
+        if let Source::Old(i) = *src {
+            new_of_old[i] = k as u32;
+        }
+    }
+    let fresh = order.iter().filter(|s| matches!(s, Source::Fresh(_))).count();
+    let ids: Vec<RawId> = if fresh >= order.len() / 8 {
+        order.iter().map(|s| row(s)[..32].try_into().expect("a row starts with its id")).collect()
+    } else {
+        Vec::new()
+    };
+    let fan = (!ids.is_empty()).then(|| Fan::of(&ids));
+    let find = |id: &RawId| -> u32 {
+        let k = match &fan {
+            Some(f) => f.find(&ids, id),
+            None => order.binary_search_by(|s| row(s)[..32].cmp(&id[..])).ok(),
+        };
+        k.map_or(ELSEWHERE, |k| k as u32)
+    };
+    order
+        .iter()
+        .map(|src| {
+            let row = row(src);
+            let mut links = [0u32; 2];
+            // An old part's (line, parent), each as its row (or NO_LINK / ELSEWHERE), read once.
+            let mut written: Option<[u32; 2]> = None;
+            for (j, at) in [60usize, 64].into_iter().enumerate() {
+                let field = field_of(row, at) as u32;
+                let i = match *src {
+                    Source::Fresh(f) => {
+                        links[j] = if field == NAMED { find(&named(f)[j]) } else { field };
+                        continue;
+                    }
+                    Source::Old(i) => i,
+                };
+                match field {
+                    NO_LINK => {
+                        links[j] = NO_LINK;
+                        continue;
+                    }
+                    ELSEWHERE => {}
+                    r if new_of_old[r as usize] != NO_LINK => {
+                        links[j] = new_of_old[r as usize];
+                        continue;
+                    }
+                    _ => {}
+                }
+                let [line, parent] = *written.get_or_insert_with(|| {
+                    let var = old.map(|o| o.var_bytes(i)).unwrap_or_default();
+                    let mut r = Reader { buf: &var, pos: 0 };
+                    [r.link().unwrap_or(None), r.link().unwrap_or(None)].map(|l| match l {
+                        None => NO_LINK,
+                        Some(Link::Id(id)) => find(&id),
+                        Some(_) => ELSEWHERE,
+                    })
+                });
+                links[j] = if j == 0 { parent } else { line };
+            }
+            links
+        })
+        .collect()
+}
+
+/// The lineage over `n` rows drawn from `views`, the `i`-th being row `row(i).1` of view
+/// `row(i).0` (ids ascending and unique: the admitted records of one store, or of two being
+/// merged), built from the links the files store, with no lookup. A link to a row left out is a
+/// link to its id, which the graph finds if another view brought that id.
+pub fn lineage_over(views: &[&View], n: usize, row: impl Fn(usize) -> (usize, usize)) -> Lineage {
+    let mut graph_row: Vec<Vec<u32>> = views.iter().map(|v| vec![NO_LINK; v.head.n]).collect();
+    for i in 0..n {
+        let (k, r) = row(i);
+        graph_row[k][r] = i as u32;
+    }
+    Lineage::from_refs(n, |i| {
+        let (k, r) = row(i);
+        let (v, to) = (views[k], &graph_row[k]);
+        let (mut line, mut parent) = v.resolved_links(r);
+        for l in [&mut line, &mut parent] {
+            if let Ref::Row(f) = *l {
+                *l = match to[f as usize] {
+                    NO_LINK => Ref::Link(Link::Id(v.raw_id(f as usize))),
+                    g => Ref::Row(g),
+                };
+            }
+        }
+        (v.raw_id(r), line, parent)
+    })
+}
+
+/// A read-model file's head: everything before its heap of variable parts.
+#[derive(Debug, Clone)]
+struct Head {
+    tip: String,
+    tables: [Vec<String>; 3],
+    /// How many rows.
+    n: usize,
+    rows_at: usize,
+    /// Where the heap starts in the file (and in the view's bytes when it is there).
+    heap_at: usize,
+    heap_len: usize,
+}
+
+impl Head {
+    /// The head at the start of `buf` (which must hold it whole), written under `rules`.
+    fn parse(buf: &[u8], rules: &str) -> Option<Head> {
+        let (tip, tables, mut r) = Head::tables(buf, rules)?;
+        let n = r.count_of(ROW)?;
+        let rows_at = r.pos;
+        r.take(n.checked_mul(ROW)?)?;
+        let heap_len = usize::try_from(r.num()?).ok()?;
+        // A device entry is `node\nlabel`: checked once per entry, not once per row.
+        if !tables[2].iter().all(|d| d.contains('\n')) {
+            return None;
+        }
+        Some(Head { tip, tables, n, rows_at, heap_at: r.pos, heap_len })
+    }
+
+    /// Where the rows end, when `buf` holds the header and the tables.
+    fn rows_end(buf: &[u8], rules: &str) -> Option<usize> {
+        let (_, _, mut r) = Head::tables(buf, rules)?;
+        let n = usize::try_from(r.num()?).ok()?;
+        r.pos.checked_add(n.checked_mul(ROW)?)
+    }
+
+    /// The header line and the string tables, and a reader after them.
+    fn tables<'a>(buf: &'a [u8], rules: &str) -> Option<(String, [Vec<String>; 3], Reader<'a>)> {
+        let nl = buf.iter().position(|&b| b == b'\n')?;
+        let header = std::str::from_utf8(&buf[..nl]).ok()?;
+        let mut parts = header.split(' ');
+        if parts.next()? != FORMAT || parts.next()? != rules {
+            return None;
+        }
+        let tip = parts.next()?.to_string();
+        if tip.len() != 40 || parts.next().is_some() {
+            return None;
+        }
+        let mut r = Reader { buf, pos: nl + 1 };
+        let mut tables: [Vec<String>; 3] = Default::default();
+        for t in &mut tables {
+            let n = r.count()?;
+            for _ in 0..n {
+                t.push(r.str()?.to_string());
+            }
+        }
+        Some((tip, tables, r))
+    }
+
+    /// The view of this head over `bytes` (which hold at least the rows), its heap where `heap`
+    /// says; `None` unless every row is in order and in bounds.
+    fn view(self, bytes: Vec<u8>, heap: Heap, others: Vec<Other>) -> Option<View> {
+        let n = self.n;
+        if bytes.len() < self.rows_at + n * ROW {
+            return None;
+        }
+        let v = View { bytes, heap, head: self, others };
+        for i in 0..n {
+            if i > 0 && v.row(i - 1)[..32] >= v.row(i)[..32] {
+                return None;
+            }
+            if v.field(i, 40) >= v.head.tables[0].len()
+                || v.field(i, 44) >= v.head.tables[1].len()
+                || v.field(i, 48) >= v.head.tables[2].len()
+                || v.field(i, 52).checked_add(v.field(i, 56))? > v.head.heap_len
+                || [60, 64].iter().any(|&at| v.field(i, at) >= n && v.field(i, at) < ELSEWHERE as usize)
+            {
+                return None;
+            }
+        }
+        Some(v)
+    }
+}
+
+/// The list of files that are not records, which ends a read-model file (all of `buf`).
+fn parse_others(buf: &[u8]) -> Option<Vec<Other>> {
+    let mut r = Reader { buf, pos: 0 };
+    let count = r.count()?;
+    let mut others = Vec::with_capacity(count);
+    for _ in 0..count {
+        let path = r.str()?.to_string();
+        let blob = r.str()?.to_string();
+        let kind = match r.byte()? {
+            0 => OtherKind::TooNew,
+            1 => OtherKind::Refused,
+            2 => OtherKind::Stray,
+            _ => return None,
+        };
+        let (severity, code) = (Severity::parse(r.str()?)?, Code::parse(r.str()?)?);
+        let message = r.str()?.to_string();
+        let diagnostic = Diagnostic { severity, code, path: Some(path.clone()), message };
+        others.push(Other { path, blob, kind, diagnostic });
+    }
+    (r.pos == buf.len()).then_some(others)
+}
+
+/// `len` bytes of `file` from `at`, or `None` when it is shorter or cannot be read.
+fn read_at(file: &File, at: usize, len: usize) -> Option<Vec<u8>> {
+    use std::os::unix::fs::FileExt;
+    let mut buf = vec![0u8; len];
+    file.read_exact_at(&mut buf, at as u64).ok()?;
+    Some(buf)
+}
+
+/// Where a row of a merged view comes from.
+enum Source {
+    Old(usize),
+    Fresh(usize),
+}
+
+/// Admitted entries in their compact form, waiting to be merged into a view ([`View::merge`]):
+/// a record costs its 68-byte row and the ids its links name; its variable part waits in a
+/// [`Spill`], never a [`Summary`].
+#[derive(Default)]
+pub struct Fresh {
+    tables: [Table; 3],
+    rows: Vec<FreshRow>,
+    heap: Spill,
+    others: Vec<Other>,
+}
+
+/// A fresh row, and the ids its `parent` and `line` name when its link fields say
+/// [`NAMED`]: what finding the links needs, so that the variable parts can stay on disk.
+#[derive(Clone)]
+struct FreshRow {
+    row: [u8; ROW],
+    links: [RawId; 2],
+}
+
+/// A fresh row's link field when the id is in [`FreshRow::links`] (never written to a file).
+const NAMED: u32 = u32::MAX - 2;
+
+impl Fresh {
+    /// Entries to merge into `old` (its string tables are kept, so its rows stay valid).
+    pub fn on(old: Option<&View>) -> Fresh {
+        let mut f = Fresh::default();
+        if let Some(o) = old {
+            for (t, src) in f.tables.iter_mut().zip(&o.head.tables) {
+                for s in src {
+                    t.index(s);
+                }
+            }
+        }
+        f
+    }
+
+    /// Keeps the variable parts, past the first [`SPILL_AT`] bytes, in an unnamed temporary
+    /// file in `dir`, made if need be (in memory when none can be made there): what a cold
+    /// build holds is then the rows, not the parts.
+    pub fn spilling_in(mut self, dir: &Path) -> Fresh {
+        self.heap.dir = Some(dir.to_path_buf());
+        self
+    }
+
+    /// [`Fresh::spilling_in`], past `bytes` bytes (for tests: a few records).
+    #[cfg(test)]
+    fn spill_after(mut self, bytes: usize) -> Fresh {
+        self.heap.limit = Some(bytes);
+        self
+    }
+
+    /// Adds one entry.
+    pub fn add(&mut self, e: Entry) {
+        match e {
+            Entry::Record(c) => {
+                let Compact { mut row, links, tables, var, valid } = *c;
+                if !valid {
+                    return;
+                }
+                for (j, (t, v)) in self.tables.iter_mut().zip(&tables).enumerate() {
+                    row[40 + 4 * j..44 + 4 * j].copy_from_slice(&(t.index(v) as u32).to_le_bytes());
+                }
+                row[52..56].copy_from_slice(&(self.heap.len() as u32).to_le_bytes());
+                row[56..60].copy_from_slice(&(var.len() as u32).to_le_bytes());
+                self.heap.push(&var);
+                self.rows.push(FreshRow { row, links });
+            }
+            Entry::Other(o) => self.others.push(o),
+        }
+    }
+}
+
+/// The fresh variable parts, in the order they came: in memory, and past [`SPILL_AT`] bytes
+/// in an unnamed temporary file when a folder was given for one (appended with positioned
+/// writes, copied out with positioned reads, so they can be written out more than once).
+#[derive(Default)]
+struct Spill {
+    /// The parts not in `file`: all of them while there is none.
+    buf: Vec<u8>,
+    /// The temporary file and how many bytes it holds.
+    file: Option<(File, usize)>,
+    /// Where the file is made; `None` once making or writing it failed (the rest stays in
+    /// memory).
+    dir: Option<std::path::PathBuf>,
+    /// How many bytes are held before they go to the file ([`SPILL_AT`] unless a test says).
+    limit: Option<usize>,
+}
+
+/// How many bytes of fresh variable parts are held in memory before they go to the file.
+const SPILL_AT: usize = 1 << 20;
+
+impl Spill {
+    fn len(&self) -> usize {
+        self.file.as_ref().map_or(0, |f| f.1) + self.buf.len()
+    }
+
+    fn push(&mut self, part: &[u8]) {
+        use std::os::unix::fs::FileExt;
+        self.buf.extend_from_slice(part);
+        if self.buf.len() < self.limit.unwrap_or(SPILL_AT) {
+            return;
+        }
+        let Some(dir) = &self.dir else { return };
+        if self.file.is_none() {
+            match std::fs::create_dir_all(dir).and_then(|()| tempfile::tempfile_in(dir)) {
+                Ok(f) => self.file = Some((f, 0)),
+                Err(_) => {
+                    self.dir = None;
+                    return;
+                }
+            }
+        }
+        if let Some((f, n)) = &mut self.file {
+            if f.write_all_at(&self.buf, *n as u64).is_ok() {
+                *n += self.buf.len();
+                self.buf.clear();
+            } else {
+                self.dir = None;
+            }
+        }
+    }
+
+    /// Writes every part to `out`, in the order they came.
+    fn write_to(&self, out: &mut dyn Write) -> std::io::Result<()> {
+        if let Some((f, n)) = &self.file {
+            use std::os::unix::fs::FileExt;
+            let mut chunk = vec![0u8; WINDOW.min(*n)];
+            let mut at = 0;
+            while at < *n {
+                let k = chunk.len().min(n - at);
+                f.read_exact_at(&mut chunk[..k], at as u64)?;
+                out.write_all(&chunk[..k])?;
+                at += k;
+            }
+        }
+        out.write_all(&self.buf)
+    }
+}
+
+/// The variable part of a row: line, parent, blob, session, published_at, branch, head,
+/// working tree, changed total, task, issue, objective.
+fn encode_var(s: &Summary) -> Vec<u8> {
+    let mut w = Writer::default();
+    w.opt_hex(s.line.as_deref());
+    w.opt_hex(s.parent.as_deref());
+    w.hex(&s.blob);
+    w.opt(s.session.as_deref());
+    w.str(&s.published_at);
+    w.opt(s.branch.as_deref());
+    w.opt_hex(s.head.as_deref());
+    w.str(&s.working_tree);
+    w.num(s.changed_total);
+    w.opt(s.task.as_deref());
+    w.opt(s.issue.as_deref());
+    w.str(&s.objective);
+    let sum = part_sum(&w.buf);
+    w.buf.extend_from_slice(&sum);
+    w.buf
+}
+
+/// The checksum that ends each variable part: the first [`PART_SUM`] bytes of its BLAKE3.
+fn part_sum(part: &[u8]) -> [u8; PART_SUM] {
+    let mut sum = [0u8; PART_SUM];
+    sum.copy_from_slice(&blake3::hash(part).as_bytes()[..PART_SUM]);
+    sum
+}
+
+/// How many checksum bytes end each variable part.
+const PART_SUM: usize = 4;
+
+/// How many bytes of BLAKE3 end the file: the checksum of everything but the variable parts
+/// (which carry their own, checked when one is read).
+const FILE_SUM: usize = 16;
+
+struct Var<'a> {
+    r: Reader<'a>,
+}
+
+impl<'a> Var<'a> {
+    /// The part in `buf`, `None` when its checksum does not match.
+    fn of(buf: &'a [u8]) -> Option<Var<'a>> {
+        let (part, sum) = buf.split_at_checked(buf.len().checked_sub(PART_SUM)?)?;
+        (part_sum(part) == *sum).then_some(Var { r: Reader { buf: part, pos: 0 } })
+    }
+
+    /// Decodes into `s` everything the fixed row does not hold.
+    fn fill(&mut self, s: &mut Summary) -> Option<()> {
+        let r = &mut self.r;
+        s.line = r.hex()?;
+        s.parent = r.hex()?;
+        s.blob = r.hex()?.unwrap_or_default();
+        s.session = r.opt()?.map(str::to_string);
+        s.published_at = r.str()?.to_string();
+        s.branch = r.opt()?.map(str::to_string);
+        s.head = r.hex()?;
+        s.working_tree = r.str()?.to_string();
+        s.changed_total = r.num()?;
+        s.task = r.opt()?.map(str::to_string);
+        s.issue = r.opt()?.map(str::to_string);
+        s.objective = r.str()?.to_string();
+        (r.pos == r.buf.len()).then_some(())
+    }
+
+    /// Checks that the variable part decodes, without keeping anything.
+    fn check(&mut self) -> Option<()> {
+        let r = &mut self.r;
+        r.skip_hex()?;
+        r.skip_hex()?;
+        r.skip_hex()?;
+        r.opt()?;
+        r.str()?;
+        r.opt()?;
+        r.skip_hex()?;
+        r.str()?;
+        r.num()?;
+        r.opt()?;
+        r.opt()?;
+        r.str()?;
+        (r.pos == r.buf.len()).then_some(())
+    }
+}
+
+/// Lowercase hex of an even length as bytes; anything else `None`.
+fn unhex(s: &str) -> Option<Vec<u8>> {
+    let ok = s.len().is_multiple_of(2) && s.bytes().all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b));
+    ok.then(|| (0..s.len()).step_by(2).filter_map(|i| u8::from_str_radix(&s[i..i + 2], 16).ok()).collect())
+}
+
+#[derive(Default)]
+struct Table {
+    items: Vec<String>,
+    index: HashMap<String, usize>,
+}
+
+impl Table {
+    fn index(&mut self, s: &str) -> usize {
+        if let Some(i) = self.index.get(s) {
+            return *i;
+        }
+        let i = self.items.len();
+        self.items.push(s.to_string());
+        self.index.insert(s.to_string(), i);
+        i
+    }
+}
+
+#[derive(Default)]
+struct Writer {
+    buf: Vec<u8>,
+}
+
+impl Writer {
+    fn num(&mut self, mut n: u64) {
+        loop {
+            let b = (n & 0x7f) as u8;
+            n >>= 7;
+            if n == 0 {
+                self.buf.push(b);
+                return;
+            }
+            self.buf.push(b | 0x80);
+        }
+    }
+    fn str(&mut self, s: &str) {
+        self.num(s.len() as u64);
+        self.buf.extend_from_slice(s.as_bytes());
+    }
+    fn opt(&mut self, s: Option<&str>) {
+        match s {
+            Some(s) => {
+                self.buf.push(1);
+                self.str(s);
+            }
+            None => self.buf.push(0),
+        }
+    }
+    /// Lowercase hex of an even length is stored as its bytes (tag 1); anything else as text
+    /// (tag 2), so every value survives.
+    fn hex(&mut self, s: &str) {
+        match unhex(s) {
+            Some(bytes) => {
+                self.buf.push(1);
+                self.num(bytes.len() as u64);
+                self.buf.extend_from_slice(&bytes);
+            }
+            None => {
+                self.buf.push(2);
+                self.str(s);
+            }
+        }
+    }
+    fn opt_hex(&mut self, s: Option<&str>) {
+        match s {
+            Some(s) => self.hex(s),
+            None => self.buf.push(0),
+        }
+    }
+}
+
+struct Reader<'a> {
+    buf: &'a [u8],
+    pos: usize,
+}
+
+impl<'a> Reader<'a> {
+    fn byte(&mut self) -> Option<u8> {
+        let b = *self.buf.get(self.pos)?;
+        self.pos += 1;
+        Some(b)
+    }
+    fn take(&mut self, n: usize) -> Option<&'a [u8]> {
+        let s = self.buf.get(self.pos..self.pos.checked_add(n)?)?;
+        self.pos += n;
+        Some(s)
+    }
+    fn num(&mut self) -> Option<u64> {
+        let mut n = 0u64;
+        for shift in (0..64).step_by(7) {
+            let b = self.byte()?;
+            n |= u64::from(b & 0x7f) << shift;
+            if b & 0x80 == 0 {
+                return Some(n);
+            }
+        }
+        None
+    }
+    fn count(&mut self) -> Option<usize> {
+        usize::try_from(self.num()?).ok().filter(|n| *n <= self.buf.len())
+    }
+    /// A count of items of `size` bytes that the buffer can hold.
+    fn count_of(&mut self, size: usize) -> Option<usize> {
+        usize::try_from(self.num()?).ok().filter(|n| n.checked_mul(size).is_some_and(|b| b <= self.buf.len()))
+    }
+    fn str(&mut self) -> Option<&'a str> {
+        let n = self.count()?;
+        std::str::from_utf8(self.take(n)?).ok()
+    }
+    fn opt(&mut self) -> Option<Option<&'a str>> {
+        match self.byte()? {
+            0 => Some(None),
+            1 => self.str().map(Some),
+            _ => None,
+        }
+    }
+    fn hex(&mut self) -> Option<Option<String>> {
+        match self.byte()? {
+            0 => Some(None),
+            1 => {
+                let n = self.count()?;
+                Some(Some(hex(self.take(n)?)))
+            }
+            2 => self.str().map(|s| Some(s.to_string())),
+            _ => None,
+        }
+    }
+    fn link(&mut self) -> Option<Option<Link<'a>>> {
+        match self.byte()? {
+            0 => Some(None),
+            1 => {
+                let n = self.count()?;
+                let b = self.take(n)?;
+                Some(Some(b.try_into().map_or(Link::Hex(b), Link::Id)))
+            }
+            2 => self.str().map(|s| Some(Link::Text(s))),
+            _ => None,
+        }
+    }
+    fn skip_hex(&mut self) -> Option<()> {
+        match self.byte()? {
+            0 => Some(()),
+            1 => {
+                let n = self.count()?;
+                self.take(n).map(|_| ())
+            }
+            2 => self.str().map(|_| ()),
+            _ => None,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn summary(id: char, parent: Option<char>) -> Summary {
+        Summary {
+            id: id.to_string().repeat(64),
+            blob: "b".repeat(40),
+            line: parent.map(|p| p.to_string().repeat(64)),
+            parent: parent.map(|p| p.to_string().repeat(64)),
+            key: "c".repeat(64),
+            repository: "0".repeat(32),
+            device: Device { node: "d".repeat(32), label: "laptop".into() },
+            session: Some("s-1".into()),
+            published_at: "2026-09-03T20:00:00Z".into(),
+            published: Some(1_788_465_600),
+            branch: Some("main".into()),
+            head: Some("e".repeat(40)),
+            working_tree: "clean".into(),
+            changed_total: 3,
+            task: Some("Ship it".into()),
+            issue: None,
+            objective: "Move the parser.".into(),
+        }
+    }
+
+    fn entries() -> Vec<Entry> {
+        vec![
+            Entry::record(&summary('f', Some('a'))),
+            Entry::record(&summary('a', None)),
+            Entry::Other(Other {
+                path: "records/zz".into(),
+                blob: "2".repeat(40),
+                kind: OtherKind::Stray,
+                diagnostic: Diagnostic::new(Severity::Warning, Code::StrayFile, Some("records/zz"), "ignored"),
+            }),
+        ]
+    }
+
+    fn build(rules: &str) -> View {
+        let empty = View::empty(&"0".repeat(40), rules);
+        let bytes = empty.update(&"1".repeat(40), Change { gone: vec![], added: entries() }, rules);
+        View::parse(bytes, rules).unwrap()
+    }
+
+    #[test]
+    fn a_cold_merge_out_of_id_order_gives_the_view_of_one_in_order() {
+        let merged = |ids: &[char]| {
+            let mut fresh = Fresh::on(None);
+            for (i, &id) in ids.iter().enumerate() {
+                fresh.add(Entry::record(&summary(id, (i > 0).then_some(ids[0]))));
+            }
+            fresh.add(entries().pop().unwrap());
+            View::merge(None, &"1".repeat(40), &[], fresh, "r1").unwrap()
+        };
+        let in_order = merged(&['1', '5', 'a', 'f']);
+        let shuffled = merged(&['1', 'f', 'a', '5']);
+        assert_eq!(in_order.len(), 4);
+        // The same rows but for where each variable part sits (the heap is in arrival order).
+        let rows = |v: &View| (0..v.len()).map(|i| [&v.row(i)[..52], &v.row(i)[56..]].concat()).collect::<Vec<_>>();
+        assert_eq!(rows(&in_order), rows(&shuffled));
+        assert_ne!(in_order.bytes(), shuffled.bytes(), "the parts are written as they came");
+        assert_eq!(View::parse(in_order.bytes().to_vec(), "r1").as_ref(), Some(&in_order));
+        assert_eq!(View::parse(shuffled.bytes().to_vec(), "r1").as_ref(), Some(&shuffled));
+        let ids = |v: &View| (0..v.len()).map(|i| v.summary(i).unwrap()).collect::<Vec<_>>();
+        assert_eq!(ids(&in_order), ids(&shuffled));
+        assert_eq!(in_order.summary(3).unwrap(), summary('f', Some('1')));
+    }
+
+    #[test]
+    fn fresh_parts_spill_to_a_file_and_stay_in_memory_when_none_can_be_made() {
+        let dir = tempfile::tempdir().unwrap();
+        let blocked = dir.path().join("a-file");
+        std::fs::write(&blocked, "not a folder").unwrap();
+        let build = |fresh: Fresh| {
+            let mut fresh = fresh.spill_after(1);
+            for id in ['1', 'f', 'a', '5'] {
+                fresh.add(Entry::record(&summary(id, (id != '1').then_some('1'))));
+            }
+            let spilled = fresh.heap.file.as_ref().map(|f| f.1);
+            (View::merge(None, &"1".repeat(40), &[], fresh, "r1").unwrap(), spilled)
+        };
+        let (in_memory, none) = build(Fresh::on(None));
+        let (spilled, some) = build(Fresh::on(None).spilling_in(&dir.path().join("made/here")));
+        let (refused, also_none) = build(Fresh::on(None).spilling_in(&blocked.join("sub")));
+        assert_eq!((none, also_none), (None, None));
+        assert!(some.is_some_and(|n| n > 0), "{some:?}");
+        assert_eq!(spilled.bytes(), in_memory.bytes());
+        assert_eq!(refused.bytes(), in_memory.bytes());
+        assert_eq!(spilled.summary(3).unwrap(), summary('f', Some('1')));
+    }
+
+    #[test]
+    fn round_trips_and_refuses_other_rules_or_damage() {
+        let v = build("r1");
+        assert_eq!(v.len(), 2);
+        assert_eq!(v.tip(), "1".repeat(40));
+        assert_eq!(v.summary(0).unwrap(), summary('a', None), "rows are sorted by id");
+        assert_eq!(v.summary(1).unwrap(), summary('f', Some('a')));
+        assert_eq!(v.find(&"f".repeat(64)), Some(1));
+        assert_eq!(v.find(&"b".repeat(64)), None);
+        assert_eq!(v.links(1), ("f".repeat(64), Some("a".repeat(64)), Some("a".repeat(64))));
+        assert_eq!(v.resolved_links(1), (Ref::Row(0), Ref::Row(0)), "links to rows of the file are stored as rows");
+        assert_eq!(v.resolved_links(0), (Ref::None, Ref::None));
+        assert_eq!(v.others().len(), 1);
+        let bytes = v.bytes().to_vec();
+        assert_eq!(View::parse(bytes.clone(), "r1").as_ref(), Some(&v));
+        assert_eq!(View::parse(bytes.clone(), "r2"), None, "another rules hash is ignored");
+        let other_format = String::from_utf8_lossy(&bytes).replace(FORMAT, "majordomus-readmodel/1");
+        assert_eq!(View::parse(other_format.into_bytes(), "r1"), None, "another format is ignored");
+        assert_eq!(View::parse(bytes[..bytes.len() - 1].to_vec(), "r1"), None, "a truncated file is ignored");
+        let mut longer = bytes.clone();
+        longer.push(0);
+        assert_eq!(View::parse(longer, "r1"), None, "trailing bytes are damage");
+    }
+
+    /// Every byte of a file flipped: outside the variable parts the file does not open (parsed
+    /// or read in place); inside one, that record's part is refused when it is read.
+    #[test]
+    fn any_changed_byte_is_found_by_a_checksum() {
+        let v = build("r1");
+        let bytes = v.bytes().to_vec();
+        let (heap_at, heap_len) = (v.head.heap_at, v.head.heap_len);
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("rm.bin");
+        let header_len = bytes.iter().position(|&b| b == b'\n').unwrap();
+        for at in header_len + 1..bytes.len() {
+            let mut damaged = bytes.clone();
+            damaged[at] ^= 0x10;
+            std::fs::write(&path, &damaged).unwrap();
+            assert!(View::written_under(&path, "r1"));
+            if (heap_at..heap_at + heap_len).contains(&at) {
+                // Parsed whole, every part is checked; read in place, a part when it is read.
+                assert_eq!(View::parse(damaged.clone(), "r1"), None, "byte {at}");
+                let opened = View::open(&path, "r1").expect("the rows are intact");
+                let broken = (0..opened.len()).filter(|&i| opened.summary(i).is_none()).count();
+                assert_eq!(broken, 1, "byte {at}");
+                assert_eq!(opened.row_summary(0).id, "a".repeat(64));
+            } else {
+                assert_eq!(View::parse(damaged.clone(), "r1"), None, "byte {at}");
+                assert!(View::open(&path, "r1").is_none(), "byte {at}");
+            }
+        }
+        assert!(!View::written_under(&dir.path().join("absent"), "r1"));
+    }
+
+    #[test]
+    fn odd_values_survive_the_hex_packing() {
+        let mut s = summary('c', None);
+        s.head = Some("not-hex".into());
+        s.parent = Some("ABC".into());
+        let empty = View::empty(&"0".repeat(40), "r");
+        let added = vec![Entry::record(&s)];
+        let v = View::parse(empty.update(&"1".repeat(40), Change { gone: vec![], added }, "r"), "r").unwrap();
+        assert_eq!(v.summary(0).unwrap(), s);
+    }
+
+    #[test]
+    fn update_replaces_changed_paths_and_keeps_order() {
+        let v = build("r");
+        let path_a = crate::record::store_path(&"a".repeat(64));
+        let mut b = summary('b', Some('a'));
+        b.objective = "new".into();
+        let change = Change { gone: vec![&path_a, "records/zz"], added: vec![Entry::record(&b)] };
+        let v = View::parse(v.update(&"2".repeat(40), change, "r"), "r").unwrap();
+        let ids: Vec<String> = (0..v.len()).map(|i| v.id(i)[..1].to_string()).collect();
+        assert_eq!(ids, ["b", "f"]);
+        assert!(v.others().is_empty());
+        let mut f2 = summary('f', Some('a'));
+        f2.objective = "changed".into();
+        let path_f = crate::record::store_path(&"f".repeat(64));
+        let change = Change { gone: vec![&path_f], added: vec![Entry::record(&f2)] };
+        let v = View::parse(v.update(&"3".repeat(40), change, "r"), "r").unwrap();
+        assert_eq!(v.len(), 2);
+        assert_eq!(v.summary(1).unwrap().objective, "changed");
+        assert_eq!(v.summary(0).unwrap().objective, "new");
+    }
+
+    #[test]
+    fn the_lineage_read_in_place_equals_the_lineage_of_the_links() {
+        use crate::lineage::Lineage;
+        let mut odd = summary('c', Some('a'));
+        odd.parent = Some("not-an-id".into());
+        odd.line = Some("abcd".into());
+        let mut added = entries();
+        added.push(Entry::record(&odd));
+        added.push(Entry::record(&summary('e', Some('f'))));
+        let empty = View::empty(&"0".repeat(40), "r");
+        let v = View::parse(empty.update(&"1".repeat(40), Change { gone: vec![], added }, "r"), "r").unwrap();
+        let in_place = Lineage::from_rows(v.len(), |i| {
+            let (line, parent) = v.raw_links(i);
+            (v.raw_id(i), line, parent)
+        });
+        assert_eq!(in_place, Lineage::from_links((0..v.len()).map(|i| v.links(i))));
+        assert_eq!(in_place.len(), 4);
+        assert_eq!(in_place.line_of(&"c".repeat(64)), Some("abcd"));
+        assert_eq!(in_place.parent_of(&"c".repeat(64)).as_deref(), Some("not-an-id"));
+    }
+
+    #[test]
+    fn a_view_opened_from_its_file_reads_variable_parts_only_as_records_are_shown() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("model.bin");
+        let v = build("r1");
+        std::fs::write(&path, v.bytes()).unwrap();
+        let opened = View::open(&path, "r1").unwrap();
+        let heap_read = |v: &View| matches!(&v.heap, Heap::OnDisk { whole, .. } if whole.get().is_some());
+        assert_eq!(opened.summary(1).unwrap(), summary('f', Some('a')));
+        assert_eq!(opened.links(1), v.links(1));
+        assert_eq!(opened.lineage_of(2, |i| i), v.lineage_of(2, |i| i));
+        assert!(!heap_read(&opened), "a summary, the links and the lineage read no whole heap");
+        assert_eq!(opened, v, "the same view as the bytes parsed in memory");
+        assert!(heap_read(&opened));
+        assert_eq!(opened.bytes().as_ref(), v.bytes().as_ref());
+        assert_eq!(View::open(&path, "r2"), None, "another rules hash is ignored");
+        // Large tables push the rows past the first read.
+        let mut added = entries();
+        for k in 0..3000 {
+            let mut s = summary('b', None);
+            s.id = format!("{k:064x}");
+            s.key = format!("{:064x}", k + 1);
+            added.push(Entry::record(&s));
+        }
+        let big = View::empty(&"0".repeat(40), "r1").updated(&"1".repeat(40), Change { gone: vec![], added }, "r1");
+        std::fs::write(&path, big.bytes()).unwrap();
+        assert!(big.bytes().len() > 1 << 18);
+        assert_eq!(View::open(&path, "r1").as_ref(), Some(&big));
+        let bytes = big.bytes().to_vec();
+        for cut in [bytes.len() - 1, bytes.len() / 2, 100] {
+            std::fs::write(&path, &bytes[..cut]).unwrap();
+            assert_eq!(View::open(&path, "r1"), None, "a file cut at {cut} is ignored");
+        }
+        let mut longer = bytes.clone();
+        longer.push(0);
+        std::fs::write(&path, &longer).unwrap();
+        assert_eq!(View::open(&path, "r1"), None, "trailing bytes are damage");
+        // A row pointing past the heap is damage found without reading the heap.
+        let mut bad = bytes.clone();
+        let at = big.head.rows_at + 56;
+        bad[at..at + 4].copy_from_slice(&u32::MAX.to_le_bytes());
+        std::fs::write(&path, &bad).unwrap();
+        assert_eq!(View::open(&path, "r1"), None);
+    }
+
+    #[test]
+    fn an_old_heap_is_copied_forward_a_window_at_a_time() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("model.bin");
+        let mut added = entries();
+        added.extend((0..40).map(|k| {
+            let mut s = summary('b', None);
+            (s.id, s.objective) = (format!("{k:064x}"), "x".repeat(k));
+            Entry::record(&s)
+        }));
+        let v = View::empty(&"0".repeat(40), "r").updated(&"1".repeat(40), Change { gone: vec![], added }, "r");
+        std::fs::write(&path, v.bytes()).unwrap();
+        let opened = View::open(&path, "r").unwrap();
+        for size in [1, 7, 300, WINDOW] {
+            let mut w = Window::of(&opened, size);
+            for i in (0..v.len()).filter(|i| i % 3 != 1) {
+                let (at, len) = (v.field(i, 52), v.field(i, 56));
+                assert_eq!(w.part(at, len).unwrap(), &v.heap()[at..at + len], "window {size}, row {i}");
+            }
+        }
+        // An update from the file, without its heap in memory, writes what one from memory does.
+        let change = || Change { gone: vec!["records/zz"], added: vec![Entry::record(&summary('e', Some('a')))] };
+        assert_eq!(opened.update(&"2".repeat(40), change(), "r"), v.update(&"2".repeat(40), change(), "r"));
+        assert!(matches!(&opened.heap, Heap::OnDisk { whole, .. } if whole.get().is_none()));
+    }
+
+    /// One step of [`the_stored_links_give_the_lineage_of_the_links_after_any_updates`]:
+    /// records to add (id, line, parent as choices of 0..=17: 16 ids, a short hex, a text) and
+    /// ids to remove (an id both removed and added is replaced).
+    type Step = (Vec<(u8, Option<u8>, Option<u8>)>, Vec<u8>);
+
+    fn link_value(c: u8) -> String {
+        match c {
+            0..=15 => format!("{c:x}").repeat(64),
+            16 => "abcd".into(),
+            _ => "not-an-id".into(),
+        }
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(96))]
+        #[test]
+        fn the_stored_links_give_the_lineage_of_the_links_after_any_updates(
+            steps in proptest::collection::vec(
+                (
+                    proptest::collection::vec((0u8..16, proptest::option::of(0u8..18), proptest::option::of(0u8..18)), 0..6),
+                    proptest::collection::vec(0u8..16, 0..4),
+                ),
+                1..8,
+            ),
+            mask in proptest::collection::vec(proptest::bool::ANY, 16),
+            other in proptest::collection::vec(proptest::bool::ANY, 16),
+            spill_at in 0usize..600,
+        ) {
+            use crate::lineage::Lineage;
+            use std::collections::BTreeMap;
+            let steps: Vec<Step> = steps;
+            let mut model: BTreeMap<String, (Option<String>, Option<String>)> = BTreeMap::new();
+            let mut v = View::empty(&"0".repeat(40), "r");
+            let dir = tempfile::tempdir().unwrap();
+            let file = dir.path().join("model.bin");
+            for (k, (added, removed)) in steps.into_iter().enumerate() {
+                let mut paths = Vec::new();
+                for c in &removed {
+                    let id = link_value(*c);
+                    if model.remove(&id).is_some() {
+                        paths.push(crate::record::store_path(&id));
+                    }
+                }
+                let mut entries = Vec::new();
+                for (c, line, parent) in added {
+                    let mut s = summary('0', None);
+                    s.id = link_value(c);
+                    s.line = line.map(link_value);
+                    s.parent = parent.map(link_value);
+                    if model.insert(s.id.clone(), (s.line.clone(), s.parent.clone())).is_some() {
+                        paths.push(crate::record::store_path(&s.id));
+                    }
+                    entries.push(Entry::record(&s));
+                }
+                // As the store's updates give them: one entry per path, the last one counting.
+                entries.reverse();
+                let mut seen = HashSet::new();
+                entries.retain(|e| matches!(e, Entry::Record(c) if seen.insert(c.row[..32].to_vec())));
+                let gone: Vec<&str> = paths.iter().map(String::as_str).collect();
+                let tip = format!("{:040x}", k + 1);
+                // Each update starts from the file the last one wrote, as a command does, its
+                // fresh parts spilled to a file past a few records; written twice (as when the
+                // cache cannot be written and the view is built in memory), the same bytes.
+                let mut fresh = Fresh::on(Some(&v)).spilling_in(dir.path()).spill_after(spill_at);
+                for e in entries {
+                    fresh.add(e);
+                }
+                let (mut out, mut again) = (Vec::new(), Vec::new());
+                View::write_merge(Some(&v), &tip, &gone, &mut fresh, "r", &mut out).unwrap();
+                View::write_merge(Some(&v), &tip, &gone, &mut fresh, "r", &mut again).unwrap();
+                proptest::prop_assert_eq!(&out, &again);
+                std::fs::write(&file, out).unwrap();
+                v = View::open(&file, "r").unwrap();
+                for i in 0..v.len() {
+                    let s = v.summary(i).unwrap();
+                    proptest::prop_assert_eq!((&s.line, &s.parent), (&model[&s.id].0, &model[&s.id].1));
+                }
+                let links = |keep: &dyn Fn(&str) -> bool| {
+                    model.iter().filter(|(id, _)| keep(id)).map(|(id, (l, p))| (id.clone(), l.clone(), p.clone())).collect::<Vec<_>>()
+                };
+                proptest::prop_assert_eq!(v.len(), model.len());
+                proptest::prop_assert_eq!(v.lineage_of(v.len(), |i| i), Lineage::from_links(links(&|_| true)));
+                let kept = |id: &str| mask[usize::from_str_radix(&id[..1], 16).unwrap()];
+                let rows: Vec<usize> = (0..v.len()).filter(|&i| kept(&v.id(i))).collect();
+                proptest::prop_assert_eq!(v.lineage_of(rows.len(), |i| rows[i]), Lineage::from_links(links(&kept)));
+                // Two views merged (sync): this one's kept rows, and a cold view of other records.
+                let theirs = |id: &str| other[usize::from_str_radix(&id[..1], 16).unwrap()];
+                let mut fresh = Fresh::on(None);
+                for (id, (l, p)) in model.iter().filter(|(id, _)| theirs(id)) {
+                    let mut s = summary('0', None);
+                    (s.id, s.line, s.parent) = (id.clone(), l.clone(), p.clone());
+                    fresh.add(Entry::record(&s));
+                }
+                let u = View::merge(None, &tip, &[], fresh, "r").unwrap();
+                let mut both: Vec<(usize, usize)> = rows.iter().map(|&r| (0, r)).collect();
+                both.extend((0..u.len()).filter(|&i| !kept(&u.id(i))).map(|i| (1, i)));
+                both.sort_by_key(|&(k, i)| if k == 0 { v.raw_id(i) } else { u.raw_id(i) });
+                proptest::prop_assert_eq!(
+                    lineage_over(&[&v, &u], both.len(), |i| both[i]),
+                    Lineage::from_links(links(&|id| kept(id) || theirs(id)))
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn rules_hash_is_stable_within_a_build() {
+        assert_eq!(rules_hash(), rules_hash());
+        assert_eq!(rules_hash().len(), 32);
+    }
+
+    /// The modules the rule sources use that decide nothing the read model caches, and why.
+    const DECIDE_NOTHING_CACHED: &[(&str, &str)] = &[
+        ("crates/continuity/src/mesh.rs", "trust and standing are judged on every read, never cached"),
+        ("crates/core/src/error.rs", "the error type of local failures: no verdict"),
+        ("crates/store/src/atomic.rs", "writes files (the device key): no verdict"),
+        ("crates/git/src/binary.rs", "runs the git binary for remotes: no stored blob is read through it"),
+    ];
+
+    /// The production code of a source: before its test module, without comment lines.
+    fn production(text: &str) -> String {
+        let code = text.find("\n#[cfg(test)]\nmod tests").map_or(text, |at| &text[..at]);
+        code.lines().filter(|l| !l.trim_start().starts_with("//")).collect::<Vec<_>>().join("\n")
+    }
+
+    #[test]
+    fn the_rules_hash_covers_every_module_its_sources_use() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+        let listed: HashSet<&str> = RULE_SOURCES.iter().map(|(p, _)| *p).collect();
+        let exempt: HashSet<&str> = DECIDE_NOTHING_CACHED.iter().map(|(p, _)| *p).collect();
+        // The module names a crate's root gives the crates below it (`use majordomus_git as git`).
+        let below = |first: &str| match first {
+            "git" => Some("crates/git/src"),
+            "store" => Some("crates/store/src"),
+            "model" | "clock" | "error" | "format" | "assets" => Some("crates/core/src"),
+            _ => None,
+        };
+        let mut missing = Vec::new();
+        for (path, text) in RULE_SOURCES.iter().filter(|(p, _)| p.ends_with(".rs")) {
+            // The text hashed is the file as it is now.
+            assert_eq!(std::fs::read_to_string(root.join(path)).unwrap(), *text, "{path}");
+            let (src, inner) = path.split_once("/src/").map(|(c, r)| (format!("{c}/src"), r)).unwrap();
+            let dir = std::path::Path::new(inner).parent().unwrap().to_str().unwrap();
+            let code = production(text);
+            for (prefix, base) in [("crate::", ""), ("super::", dir)] {
+                for (at, _) in code.match_indices(prefix) {
+                    let rest = &code[at + prefix.len()..];
+                    let mut segments: Vec<&str> = rest
+                        .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == ':'))
+                        .next()
+                        .unwrap_or_default()
+                        .split("::")
+                        .take_while(|s| !s.is_empty() && s.chars().all(|c| c.is_ascii_lowercase() || c == '_'))
+                        .collect();
+                    // `crate::git::x` in a crate that names git below it: git's own `x`.
+                    let mut crate_src = src.clone();
+                    if prefix == "crate::" && !segments.is_empty() {
+                        if let Some(other) = below(segments[0]).filter(|o| *o != src) {
+                            crate_src = other.to_string();
+                            if matches!(segments[0], "git" | "store") {
+                                segments.remove(0);
+                            }
+                        }
+                    }
+                    // The longest prefix of the path that is a file: `a/b.rs` or `a/b/mod.rs`.
+                    let file = (1..=segments.len()).rev().find_map(|n| {
+                        let stem = [crate_src.as_str(), base]
+                            .into_iter()
+                            .chain(segments[..n].iter().copied())
+                            .filter(|s| !s.is_empty())
+                            .collect::<Vec<_>>()
+                            .join("/");
+                        [format!("{stem}.rs"), format!("{stem}/mod.rs")].into_iter().find(|f| root.join(f).is_file())
+                    });
+                    let Some(file) = file else { continue };
+                    if !listed.contains(file.as_str()) && !exempt.contains(file.as_str()) && !missing.contains(&file) {
+                        missing.push(file);
+                    }
+                }
+            }
+        }
+        assert!(missing.is_empty(), "used by the rules but not in RULE_SOURCES nor DECIDE_NOTHING_CACHED: {missing:?}");
+        // A change of any source changes the hash.
+        let hash_with = |edit: usize| {
+            let mut h = blake3::Hasher::new();
+            for (i, (path, text)) in RULE_SOURCES.iter().enumerate() {
+                h.update(path.as_bytes());
+                h.update(text.as_bytes());
+                if i == edit {
+                    h.update(b" ");
+                }
+            }
+            h.finalize()
+        };
+        let all: HashSet<_> = (0..=RULE_SOURCES.len()).map(hash_with).collect();
+        assert_eq!(all.len(), RULE_SOURCES.len() + 1);
+    }
+}

@@ -1,0 +1,192 @@
+//! Entry points for hostile-input testing (not part of the supported API): one function per
+//! parser that reads bytes a user, a provider's hook, a remote or a network peer controls, each
+//! taking arbitrary bytes and returning nothing. A call must never panic, hang or allocate
+//! without bound, whatever the bytes.
+//!
+//! Used by the cargo-fuzz targets in `fuzz/` (one target per entry of [`TARGETS`], the same name)
+//! and by `crates/fuzzing/tests/hostile.rs`, which runs every entry over the seed corpora in `fuzz/corpus/` and a
+//! proptest-generated stream. See `docs/SECURITY.md` for what each parser defends.
+//!
+//! Owns: adapting bytes to each parser's signature. Must not touch: parsing logic of its own
+//! (every entry calls the production parser), the filesystem beyond a missing checkout path.
+
+use std::net::{Ipv4Addr, SocketAddr};
+use std::path::PathBuf;
+
+use serde_json::{json, Value};
+
+use majordomus::continuity::admission::{self, Judge};
+use majordomus::continuity::record::{check_bounds, id_of_value, store_path, Record};
+use majordomus::continuity::{local, mesh, portability, readmodel, signing};
+use majordomus::ctx::Env;
+use majordomus::model::policy::{Policy, Profile};
+use majordomus::model::{knowledge::Knowledge, session, task::Task};
+use majordomus::ops::{hook, lifecycle::GitState};
+use majordomus::store::{decisions, format, ledger, questions};
+
+/// One fuzz target: its name (the file name under `fuzz/fuzz_targets/` and the folder under
+/// `fuzz/corpus/`) and its entry function.
+pub type Target = (&'static str, fn(&[u8]));
+
+/// Every target of this build: `mcp` needs the feature `mcp` (the bounded libFuzzer run of
+/// `make test` builds the library without it).
+pub const TARGETS: &[Target] = &[
+    ("front_matter", front_matter),
+    ("policy", policy),
+    ("decisions", decisions),
+    ("questions", questions),
+    ("ledger", ledger_line),
+    ("hook_payload", hook_payload),
+    ("continuity_record", continuity_record),
+    ("portability", portability_scan),
+    ("mesh", mesh_declaration),
+    ("local_state", local_state),
+    ("read_model", read_model),
+    ("ed25519", ed25519),
+    #[cfg(feature = "mcp")]
+    ("mcp", mcp_request),
+    ("http", http_request),
+];
+
+/// The target named `name`.
+pub fn target(name: &str) -> Option<fn(&[u8])> {
+    TARGETS.iter().find(|(n, _)| *n == name).map(|(_, f)| *f)
+}
+
+/// A checkout path that does not exist: the surfaces answer their error path without touching a
+/// repository, after every check of the request itself.
+fn no_checkout() -> PathBuf {
+    PathBuf::from("/nonexistent/majordomus-fuzzing")
+}
+
+/// Every record-file reader of `.ai/` (checkpoints, handovers, sessions, the task, knowledge):
+/// the front-matter split, the typed read and each kind's parser.
+pub fn front_matter(data: &[u8]) {
+    let text = String::from_utf8_lossy(data);
+    let _ = format::split(&text);
+    if let Some((yaml, _)) = format::split(&text) {
+        let _ = format::typed::<serde_yaml::Mapping>(yaml);
+    }
+    let _ = format::record::parse(&text);
+    let _ = session::OpenSession::parse(&text);
+    let _ = session::ClosedSession::parse(&text);
+    let _ = Task::parse(&text);
+    let _ = Knowledge::parse(&text);
+}
+
+/// `.ai/repo/policy.yaml` and a profile.
+pub fn policy(data: &[u8]) {
+    let text = String::from_utf8_lossy(data);
+    let _ = Policy::parse(&text);
+    let _ = Profile::parse(&text);
+}
+
+/// `.ai/repo/decisions.md`.
+pub fn decisions(data: &[u8]) {
+    let _ = decisions::parse(&String::from_utf8_lossy(data));
+}
+
+/// `.ai/repo/open-questions.md`.
+pub fn questions(data: &[u8]) {
+    let _ = questions::parse(&String::from_utf8_lossy(data));
+}
+
+/// One ledger line, whole and picked, and a ledger's text line by line.
+pub fn ledger_line(data: &[u8]) {
+    for line in data.split(|&b| b == b'\n') {
+        let parsed = ledger::Line::parse(Some(1), line);
+        let _ = parsed.event();
+        let _ = ledger::Picked::parse(line, &["event", "ts", "session", "task"]);
+    }
+}
+
+/// A provider hook's stdin payload (SPEC §9.2).
+pub fn hook_payload(data: &[u8]) {
+    for p in majordomus::model::providers::PROVIDERS {
+        let _ = hook::parse_payload(p, data);
+    }
+}
+
+/// The signature check at the Ed25519 level against ed25519-dalek's `verify_strict` under a
+/// canonical key ([`signing::assert_libsodium_verdict`]).
+pub fn ed25519(data: &[u8]) {
+    signing::assert_libsodium_verdict(data);
+}
+
+/// A store file as a remote could write it (SPEC §10.3): admitted as found, at a stray path, and
+/// with its id and path made to match its content so that mutations reach the shape, bounds,
+/// signature and portability checks; where the one-pass admission accepts a file, its verdict
+/// is compared with the general path's.
+pub fn continuity_record(data: &[u8]) {
+    let repository = "0".repeat(40);
+    let judge = Judge { repository: &repository, mesh: None, own_key: None };
+    let _ = admission::admit(&store_path(&"0".repeat(64)), "blob", data, &judge);
+    let _ = admission::admit("records/0/x.json", "blob", data, &judge);
+    let Ok(Value::Object(mut top)) = serde_json::from_slice::<Value>(data) else { return };
+    let Some(record) = top.get("record").cloned() else { return };
+    let id = id_of_value(&record);
+    let _ = portability::scan_admission(&record);
+    if let Ok(r) = serde_json::from_value::<Record>(record) {
+        let _ = check_bounds(&r);
+    }
+    top.insert("id".into(), Value::from(id.clone()));
+    let bytes = serde_json::to_vec(&Value::Object(top)).unwrap_or_default();
+    let _ = admission::admit(&store_path(&id), "blob", &bytes, &judge);
+    // The one-pass admission never accepts with another verdict than the general path.
+    admission::assert_one_pass_agrees(&store_path(&"0".repeat(64)), data);
+    admission::assert_one_pass_agrees(&store_path(&id), &bytes);
+}
+
+/// The secret and machine-path scan, at admission and at publish, over the bytes as a body, a
+/// listed path and an environment value.
+pub fn portability_scan(data: &[u8]) {
+    let text = String::from_utf8_lossy(data);
+    let v = json!({ "handover": { "body": text }, "source": { "changed": [text] }, "task": { "scope": [text] } });
+    let _ = portability::scan_admission(&v);
+    let env = [("DEPLOY_TOKEN".to_owned(), text.chars().take(64).collect::<String>())];
+    let _ = portability::scan_publish(&v, &env, "/work/checkout");
+    let _ = portability::is_secret_env_name(&text);
+}
+
+/// A mesh declaration (`.ai/repo/mesh/*.yaml`, committed, so remote-controlled).
+pub fn mesh_declaration(data: &[u8]) {
+    let normalise = |k: &str| signing::raw_public_key(k).map(|raw| raw.iter().map(|b| format!("{b:02x}")).collect());
+    if let Ok(Some(m)) = mesh::parse(".ai/repo/mesh/x.yaml", &String::from_utf8_lossy(data), &normalise) {
+        let _ = mesh::trust_of(&"0".repeat(64), None, Some(&m));
+    }
+}
+
+/// `.ai/local/state/continuity.json`.
+pub fn local_state(data: &[u8]) {
+    let _ = local::LocalState::parse(&String::from_utf8_lossy(data));
+}
+
+/// The read model's on-disk cache (under the git common dir).
+pub fn read_model(data: &[u8]) {
+    let _ = readmodel::View::parse(data.to_vec(), "rules");
+}
+
+/// JSON-RPC requests on the MCP server's stdin: the line pump (1 MiB cap), then each line as an
+/// rmcp client message, and every `tools/call` and `resources/read` through the server's own
+/// argument checks.
+#[cfg(feature = "mcp")]
+pub fn mcp_request(data: &[u8]) {
+    majordomus::surface::mcp::fuzz_lines(data, no_checkout());
+}
+
+/// An HTTP request to `serve`: the first line is `<method> <url>`, a `Host:` line sets the Host
+/// header; answered by the server's own Host check, method check, path decoding and routes.
+pub fn http_request(data: &[u8]) {
+    let text = String::from_utf8_lossy(data);
+    let mut lines = text.lines();
+    let first = lines.next().unwrap_or("");
+    let (method, url) = first.split_once(' ').unwrap_or((first, "/"));
+    let host = lines.find_map(|l| l.strip_prefix("Host:"));
+    let served = GitState { head: "0".repeat(40), branch: "main".into(), working_tree: "clean".into() };
+    let addr = SocketAddr::from((Ipv4Addr::LOCALHOST, 8765));
+    for allow_remote in [false, true] {
+        let shared =
+            majordomus::surface::http::Shared::new(no_checkout(), Env::default(), served.clone(), addr, allow_remote);
+        let _ = shared.answer(method, url, host);
+    }
+}
