@@ -2,7 +2,7 @@
 #
 #   make demo              build, then run the everyday lifecycle in a scratch repository
 #   make test              the whole test suite (needs the Rust toolchain, git and python3)
-#   make install           binary, man page and completions under $(PREFIX)
+#   make install           binary, man pages and completions under $(PREFIX)
 #   make install PREFIX=/usr/local
 #   make lint              clippy with warnings as errors, rustfmt check
 #   make fuzz              libFuzzer over every parser of hostile input, 60 s a target (FUZZ_SECONDS)
@@ -28,7 +28,9 @@ GEN     := $(TARGET_DIR)/release/generated
 BASH_COMPLETION := $(DATADIR)/bash-completion/completions/git-majordomus
 ZSH_COMPLETION  := $(DATADIR)/zsh/site-functions/_git-majordomus
 FISH_COMPLETION := $(DATADIR)/fish/vendor_completions.d/git-majordomus.fish
-MAN_PAGE        := $(MANDIR)/man1/git-majordomus.1
+# git-majordomus.1 (what `git majordomus --help` opens) and one page per command beside it
+# (git-majordomus-start.1, git-majordomus-continuity-sync.1, ...).
+MAN_PAGES       := $(MANDIR)/man1/git-majordomus.1 $(MANDIR)/man1/git-majordomus-*.1
 
 .PHONY: all build generated install uninstall demo test bench lint fuzz fuzz-smoke clean help
 
@@ -41,10 +43,11 @@ help:
 build:
 	$(CARGO) build --release
 
-# The man page and the three completion scripts, written by the binary itself.
+# The man pages and the three completion scripts, written by the binary itself.
 generated: build
+	@rm -rf $(GEN)/man
 	@mkdir -p $(GEN)
-	$(BIN) generate man  > $(GEN)/git-majordomus.1
+	$(BIN) generate man $(GEN)/man > /dev/null
 	$(BIN) generate bash > $(GEN)/git-majordomus.bash
 	$(BIN) generate zsh  > $(GEN)/_git-majordomus
 	$(BIN) generate fish > $(GEN)/git-majordomus.fish
@@ -53,12 +56,12 @@ install: generated
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 \
 		$(DESTDIR)$(dir $(BASH_COMPLETION)) $(DESTDIR)$(dir $(ZSH_COMPLETION)) $(DESTDIR)$(dir $(FISH_COMPLETION))
 	install -m 755 $(BIN) $(DESTDIR)$(BINDIR)/git-majordomus
-	install -m 644 $(GEN)/git-majordomus.1 $(DESTDIR)$(MAN_PAGE)
+	install -m 644 $(GEN)/man/*.1 $(DESTDIR)$(MANDIR)/man1/
 	install -m 644 $(GEN)/git-majordomus.bash $(DESTDIR)$(BASH_COMPLETION)
 	install -m 644 $(GEN)/_git-majordomus $(DESTDIR)$(ZSH_COMPLETION)
 	install -m 644 $(GEN)/git-majordomus.fish $(DESTDIR)$(FISH_COMPLETION)
 	@echo "installed: $(DESTDIR)$(BINDIR)/git-majordomus"
-	@echo "           $(DESTDIR)$(MAN_PAGE)"
+	@echo "           $(DESTDIR)$(MANDIR)/man1/git-majordomus*.1"
 	@echo "           $(DESTDIR)$(BASH_COMPLETION)"
 	@echo "           $(DESTDIR)$(ZSH_COMPLETION)"
 	@echo "           $(DESTDIR)$(FISH_COMPLETION)"
@@ -72,7 +75,7 @@ install: generated
 	  esac;; esac; fi
 
 uninstall:
-	rm -f $(DESTDIR)$(BINDIR)/git-majordomus $(DESTDIR)$(MAN_PAGE) \
+	rm -f $(DESTDIR)$(BINDIR)/git-majordomus $(addprefix $(DESTDIR),$(MAN_PAGES)) \
 		$(DESTDIR)$(BASH_COMPLETION) $(DESTDIR)$(ZSH_COMPLETION) $(DESTDIR)$(FISH_COMPLETION)
 
 demo: build
