@@ -4,6 +4,7 @@
 #   make test              the whole test suite (needs the Rust toolchain, git and python3)
 #   make install           binary, man pages and completions under $(PREFIX)
 #   make install PREFIX=/usr/local
+#   make dist              the release archive and SHA256SUMS in target/dist (contrib/dist.sh; TAG=v...)
 #   make lint              clippy with warnings as errors, rustfmt check
 #   make fuzz              libFuzzer over every parser of hostile input, 60 s a target (FUZZ_SECONDS)
 #   make fuzz-smoke        the bounded libFuzzer run of `make test`: one binary, 3 s a target
@@ -32,12 +33,12 @@ FISH_COMPLETION := $(DATADIR)/fish/vendor_completions.d/git-majordomus.fish
 # (git-majordomus-start.1, git-majordomus-continuity-sync.1, ...).
 MAN_PAGES       := $(MANDIR)/man1/git-majordomus.1 $(MANDIR)/man1/git-majordomus-*.1
 
-.PHONY: all build generated install uninstall demo test bench lint fuzz fuzz-smoke clean help
+.PHONY: all build generated install uninstall dist demo test bench lint fuzz fuzz-smoke clean help
 
 all: build
 
 help:
-	@sed -n '2,13s/^# \{0,1\}//p' Makefile
+	@sed -n '2,14s/^# \{0,1\}//p' Makefile
 
 # Cargo decides whether anything needs rebuilding, so this always asks it.
 build:
@@ -77,6 +78,10 @@ install: generated
 uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/git-majordomus $(addprefix $(DESTDIR),$(MAN_PAGES)) \
 		$(DESTDIR)$(BASH_COMPLETION) $(DESTDIR)$(ZSH_COMPLETION) $(DESTDIR)$(FISH_COMPLETION)
+
+# The archive contrib/ci/action.yml installs, and its SHA256SUMS, in $(TARGET_DIR)/dist.
+dist: build
+	BIN="$(BIN)" DIST_DIR="$(TARGET_DIR)/dist" TAG="$(TAG)" contrib/dist.sh
 
 demo: build
 	MAJORDOMUS_BIN_DIR="$(TARGET_DIR)/release" contrib/demo.sh
