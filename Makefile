@@ -2,8 +2,9 @@
 #
 #   make demo              build, then run the everyday lifecycle in a scratch repository
 #   make test              the whole test suite (needs the Rust toolchain, git and python3)
-#   make install           binary, man page and completions under $(PREFIX)
+#   make install           binary, man pages and completions under $(PREFIX)
 #   make install PREFIX=/usr/local
+#   make dist              the release archive and SHA256SUMS in target/dist (contrib/dist.sh; TAG=v...)
 #   make lint              clippy with warnings as errors, rustfmt check
 #   make fuzz              libFuzzer over every parser of hostile input, 60 s a target (FUZZ_SECONDS)
 #   make fuzz-smoke        the bounded libFuzzer run of `make test`: one binary, 3 s a target
@@ -28,23 +29,26 @@ GEN     := $(TARGET_DIR)/release/generated
 BASH_COMPLETION := $(DATADIR)/bash-completion/completions/git-majordomus
 ZSH_COMPLETION  := $(DATADIR)/zsh/site-functions/_git-majordomus
 FISH_COMPLETION := $(DATADIR)/fish/vendor_completions.d/git-majordomus.fish
-MAN_PAGE        := $(MANDIR)/man1/git-majordomus.1
+# git-majordomus.1 (what `git majordomus --help` opens) and one page per command beside it
+# (git-majordomus-start.1, git-majordomus-continuity-sync.1, ...).
+MAN_PAGES       := $(MANDIR)/man1/git-majordomus.1 $(MANDIR)/man1/git-majordomus-*.1
 
-.PHONY: all build generated install uninstall demo test bench lint fuzz fuzz-smoke clean help
+.PHONY: all build generated install uninstall dist demo test bench lint fuzz fuzz-smoke clean help
 
 all: build
 
 help:
-	@sed -n '2,13s/^# \{0,1\}//p' Makefile
+	@sed -n '2,14s/^# \{0,1\}//p' Makefile
 
 # Cargo decides whether anything needs rebuilding, so this always asks it.
 build:
 	$(CARGO) build --release
 
-# The man page and the three completion scripts, written by the binary itself.
+# The man pages and the three completion scripts, written by the binary itself.
 generated: build
+	@rm -rf $(GEN)/man
 	@mkdir -p $(GEN)
-	$(BIN) generate man  > $(GEN)/git-majordomus.1
+	$(BIN) generate man $(GEN)/man > /dev/null
 	$(BIN) generate bash > $(GEN)/git-majordomus.bash
 	$(BIN) generate zsh  > $(GEN)/_git-majordomus
 	$(BIN) generate fish > $(GEN)/git-majordomus.fish
@@ -53,12 +57,12 @@ install: generated
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 \
 		$(DESTDIR)$(dir $(BASH_COMPLETION)) $(DESTDIR)$(dir $(ZSH_COMPLETION)) $(DESTDIR)$(dir $(FISH_COMPLETION))
 	install -m 755 $(BIN) $(DESTDIR)$(BINDIR)/git-majordomus
-	install -m 644 $(GEN)/git-majordomus.1 $(DESTDIR)$(MAN_PAGE)
+	install -m 644 $(GEN)/man/*.1 $(DESTDIR)$(MANDIR)/man1/
 	install -m 644 $(GEN)/git-majordomus.bash $(DESTDIR)$(BASH_COMPLETION)
 	install -m 644 $(GEN)/_git-majordomus $(DESTDIR)$(ZSH_COMPLETION)
 	install -m 644 $(GEN)/git-majordomus.fish $(DESTDIR)$(FISH_COMPLETION)
 	@echo "installed: $(DESTDIR)$(BINDIR)/git-majordomus"
-	@echo "           $(DESTDIR)$(MAN_PAGE)"
+	@echo "           $(DESTDIR)$(MANDIR)/man1/git-majordomus*.1"
 	@echo "           $(DESTDIR)$(BASH_COMPLETION)"
 	@echo "           $(DESTDIR)$(ZSH_COMPLETION)"
 	@echo "           $(DESTDIR)$(FISH_COMPLETION)"
@@ -72,8 +76,12 @@ install: generated
 	  esac;; esac; fi
 
 uninstall:
-	rm -f $(DESTDIR)$(BINDIR)/git-majordomus $(DESTDIR)$(MAN_PAGE) \
+	rm -f $(DESTDIR)$(BINDIR)/git-majordomus $(addprefix $(DESTDIR),$(MAN_PAGES)) \
 		$(DESTDIR)$(BASH_COMPLETION) $(DESTDIR)$(ZSH_COMPLETION) $(DESTDIR)$(FISH_COMPLETION)
+
+# The archive contrib/ci/action.yml installs, and its SHA256SUMS, in $(TARGET_DIR)/dist.
+dist: build
+	BIN="$(BIN)" DIST_DIR="$(TARGET_DIR)/dist" TAG="$(TAG)" contrib/dist.sh
 
 demo: build
 	MAJORDOMUS_BIN_DIR="$(TARGET_DIR)/release" contrib/demo.sh

@@ -14,6 +14,7 @@ mod test_continuity;
 mod test_crash;
 mod test_day;
 mod test_decision_question;
+mod test_dist;
 mod test_finish;
 mod test_handover;
 mod test_history;

@@ -15,6 +15,9 @@ pub enum Tool {
     Chromium,
     /// `target/surfaces-venv`: the MCP Python SDK, schemathesis and jsonschema.
     SurfacesVenv,
+    /// `curl`, which the GitHub Action's install step fetches a release with (tests/cli/test_dist.rs,
+    /// over `file://`); on every CI image, so `contrib/test-deps.sh` leaves it alone.
+    Curl,
 }
 
 impl Tool {
@@ -23,6 +26,7 @@ impl Tool {
             Tool::Minisign => "minisign",
             Tool::Chromium => "chromium",
             Tool::SurfacesVenv => "target/surfaces-venv (the MCP SDK, schemathesis, jsonschema)",
+            Tool::Curl => "curl",
         }
     }
     fn present(self) -> bool {
@@ -33,6 +37,7 @@ impl Tool {
             Tool::Minisign => on_path("minisign"),
             Tool::Chromium => on_path("chromium"),
             Tool::SurfacesVenv => venv_python_path().exists(),
+            Tool::Curl => on_path("curl"),
         }
     }
 }
