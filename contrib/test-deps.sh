@@ -8,7 +8,7 @@
 # - a C++ compiler (g++): libfuzzer-sys builds libFuzzer's runtime for the bounded fuzz run
 #   (contrib/fuzz-smoke.sh).
 # - a Python virtual environment under target/surfaces-venv with the official MCP SDK (`mcp`),
-#   `schemathesis` and `jsonschema`: the real peers of the read surfaces (SPEC §11).
+#   `schemathesis` and `jsonschema`: the real peers of the read surfaces (docs/REFERENCE.md#surfaces).
 set -euo pipefail
 here="$(cd "$(dirname "$0")/.." && pwd)"
 

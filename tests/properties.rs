@@ -168,7 +168,7 @@ proptest! {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Lineage laws (SPEC §10.5; issue 7, item 6).
+// Lineage laws (docs/REFERENCE.md#lineage; issue 7, item 6).
 
 use majordomus::continuity::lineage::{LineState, Lineage, Relation};
 use std::collections::BTreeSet;

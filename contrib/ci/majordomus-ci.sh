@@ -1,5 +1,5 @@
 #!/bin/sh
-# The git-majordomus CI step (SPEC §A.20), shared by contrib/ci/action.yml (GitHub Actions) and
+# The git-majordomus CI step (docs/SYNC.md#the-ci-step), shared by contrib/ci/action.yml (GitHub Actions) and
 # contrib/ci/gitlab-ci.yml (GitLab CI). Run it at the root of a clone of the repository:
 #
 #   contrib/ci/majordomus-ci.sh [<remote>]

@@ -1,4 +1,4 @@
-//! `git majordomus continuity <sub>`: cross-machine continuity (SPEC §10).
+//! `git majordomus continuity <sub>`: cross-machine continuity (docs/REFERENCE.md#continuity-commands).
 
 use std::path::PathBuf;
 

@@ -1,4 +1,4 @@
-//! `git majordomus explain`: the `continuity.explain` read model (SPEC §11, §A.13).
+//! `git majordomus explain`: the `continuity.explain` read model (docs/REFERENCE.md#surfaces).
 
 use super::CommandContext;
 use crate::error::{Exit, Result};

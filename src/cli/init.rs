@@ -5,7 +5,7 @@ use crate::error::{Exit, Result};
 use crate::ops;
 use crate::ui::Ui;
 
-/// What `init` tells the user to do next (SPEC §A.27 "The working tree"): commit the layer's
+/// What `init` tells the user to do next (docs/REFERENCE.md#identity): commit the layer's
 /// tracked half and the `.gitignore` line before `start` (an uncommitted `.gitignore` is work
 /// outside the first task's scope, and `finish` refuses it). The README's tour runs this commit.
 const NEXT: &str = "git add .ai/repo .gitignore && git commit -m \"Add the majordomus layer\", then git majordomus start \"<task>\" --scope <path>";

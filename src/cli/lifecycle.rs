@@ -1,4 +1,4 @@
-//! `git majordomus lifecycle <episodes|recovery|runtime|providers|closed>` (SPEC §11, §A.13).
+//! `git majordomus lifecycle <episodes|recovery|runtime|providers|closed>` (docs/REFERENCE.md#surfaces).
 
 use super::{flush_warnings, CommandContext};
 use crate::error::{Exit, Result};
@@ -32,7 +32,7 @@ pub fn run(cc: &CommandContext, a: Args, ui: &mut Ui) -> Result<Exit> {
     print_model(cc, &model, ui)
 }
 
-/// Prints one read model: its short text, or with `--json` its value (SPEC §11, §A.27).
+/// Prints one read model: its short text, or with `--json` its value (docs/REFERENCE.md#surfaces).
 pub fn print_model(cc: &CommandContext, model: &Model, ui: &mut Ui) -> Result<Exit> {
     let ctx = cc.open()?;
     let result = read::value(&ctx, model, None, &crate::render::context::Text).map(|v| {

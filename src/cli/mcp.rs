@@ -1,4 +1,4 @@
-//! `git majordomus mcp`: the MCP stdio server (SPEC §11.1).
+//! `git majordomus mcp`: the MCP stdio server (docs/REFERENCE.md#mcp).
 
 use std::sync::Arc;
 

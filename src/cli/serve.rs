@@ -1,5 +1,5 @@
 //! `git majordomus serve [--listen 127.0.0.1:8741] [--allow-remote]` and `serve ensure|status|stop`
-//! (SPEC §11.2).
+//! (docs/REFERENCE.md#http).
 
 use super::CommandContext;
 use crate::error::{Error, Exit, Result};

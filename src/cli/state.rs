@@ -1,4 +1,4 @@
-//! `git majordomus state`: the `continuity.state` read model (SPEC §11, §A.13).
+//! `git majordomus state`: the `continuity.state` read model (docs/REFERENCE.md#surfaces).
 
 use super::CommandContext;
 use crate::error::{Exit, Result};

@@ -1,5 +1,5 @@
 //! GitHub Actions workflow annotations (`::error title=…::…`) for `continuity verify --format
-//! github` (SPEC §A.20, §10.11): one per refused, too-new or untrusted record, printed before the
+//! github` (docs/SYNC.md#the-ci-step): one per refused, too-new or untrusted record, printed before the
 //! ordinary summary. Diagnostics never carry a secret, so neither do the annotations.
 
 use crate::continuity::admission::{Diagnostic, Severity};

@@ -1,4 +1,4 @@
-//! The `context` document as text (SPEC §8.4): the header, each section's heading and line
+//! The `context` document as text (docs/REFERENCE.md#context): the header, each section's heading and line
 //! formats, the EXCLUDED reasons and the BUDGET line, laid out from the data of
 //! [`ContextReport`]. `Text` is the [`Renderer`] `cli` passes to `ops::context`, which counts
 //! the budget in these lines and decides what is dropped; nothing here decides.
@@ -31,7 +31,7 @@ impl Renderer for Text {
             Content::Checkpoint(c) => {
                 Some(format!("{}\nbody omitted for budget — read {}", checkpoint_heading(c), c.path))
             }
-            // The handover keeps what a worker acts on: its Objective and Next Action (SPEC §A.27).
+            // The handover keeps what a worker acts on: its Objective and Next Action (docs/REFERENCE.md#context).
             Content::Handover(h) => {
                 let mut lines = vec![handover_heading(h)];
                 lines.extend(warnings(h));

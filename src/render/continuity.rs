@@ -1,4 +1,4 @@
-//! Text renderings of the continuity reports (SPEC §10.10): 12-column prefixes.
+//! Text renderings of the continuity reports (docs/REFERENCE.md#continuity-commands): 12-column prefixes.
 
 use crate::continuity::admission::Diagnostic;
 use crate::continuity::plan::ResumePlan;

@@ -1,4 +1,4 @@
-//! The text of `history` (SPEC §8.7): one line per ledger event, and the trailer.
+//! The text of `history` (docs/REFERENCE.md#history): one line per ledger event, and the trailer.
 
 use std::path::Path;
 

@@ -1,4 +1,4 @@
-//! The text of the knowledge commands (SPEC §8.12): what `knowledge derive` wrote and the
+//! The text of the knowledge commands (docs/REFERENCE.md#knowledge): what `knowledge derive` wrote and the
 //! `knowledge candidates` list.
 
 use crate::model::knowledge::Knowledge;

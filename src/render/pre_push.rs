@@ -1,4 +1,4 @@
-//! The one line the pre-push hook's sync prints (SPEC §9.1, §A.19): what happened to the
+//! The one line the pre-push hook's sync prints (docs/SYNC.md#the-pre-push-hook): what happened to the
 //! continuity records, or nothing at all when none was pending.
 
 use crate::continuity::admission::Code;

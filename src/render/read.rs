@@ -1,5 +1,5 @@
 //! The short text of the read models `state`, `explain` and `lifecycle` print without `--json`
-//! (SPEC §A.27): built from the same JSON value every surface returns, so the text can never
+//! (docs/REFERENCE.md#surfaces): built from the same JSON value every surface returns, so the text can never
 //! say something the value does not.
 
 use serde_json::Value;

@@ -54,7 +54,7 @@ pub fn handover(l: &Labelled, rel_path: &str, now: DateTime<Utc>) -> String {
 }
 
 /// `Origin: authored|derived`, and which newer derived record an authored one was preferred to
-/// (SPEC §A.21: every reader says which it chose).
+/// (docs/REFERENCE.md#origin: every reader says which it chose).
 fn origin_line(l: &Labelled, rel_path: &str) -> String {
     let mut s = format!("Origin: {}\n", l.record.meta.origin);
     if let Some(name) = &l.passed_over {

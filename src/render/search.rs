@@ -1,4 +1,4 @@
-//! The text of `search` (SPEC §8.10): one line per hit, the trailer, the no-match answer.
+//! The text of `search` (docs/REFERENCE.md#search): one line per hit, the trailer, the no-match answer.
 
 use crate::ops::search::{Hit, Kind};
 

@@ -1,4 +1,4 @@
-//! The text of the `session` commands (SPEC §8.11): an opened episode, `status`, `list`, and a
+//! The text of the `session` commands (docs/REFERENCE.md#sessions): an opened episode, `status`, `list`, and a
 //! closed record as `show` and `latest` print it.
 
 use crate::model::labels::Divergence;

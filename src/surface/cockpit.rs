@@ -1,4 +1,4 @@
-//! The continuity cockpit (SPEC §11.2): the page at `/`, rendered on the server from the same
+//! The continuity cockpit (docs/REFERENCE.md#http): the page at `/`, rendered on the server from the same
 //! read-model values the API serves — the open episodes, the task, the resolved handover and
 //! checkpoint with both labels (a stale record shown as history, its Next Action withheld), the
 //! blockers, the Resume panel (the answer of `continuity plan`, its record and the command to

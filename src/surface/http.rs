@@ -1,4 +1,4 @@
-//! `git majordomus serve` (SPEC §11.2): a read-only loopback HTTP server on tiny_http — the §11
+//! `git majordomus serve` (docs/REFERENCE.md#http): a read-only loopback HTTP server on tiny_http — the docs/REFERENCE.md#surfaces
 //! routes, `/healthz`, `/api/v1/openapi.json` and the cockpit page.
 //!
 //! Owns: binding (loopback unless `--allow-remote`), the Host check (DNS rebinding), the exact

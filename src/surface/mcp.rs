@@ -1,5 +1,5 @@
-//! `git majordomus mcp` (SPEC §11.1): an MCP server over stdio on the official Rust SDK (rmcp).
-//! Every §11 read model is a read-only tool with an input schema and an output schema (the
+//! `git majordomus mcp` (docs/REFERENCE.md#mcp): an MCP server over stdio on the official Rust SDK (rmcp).
+//! Every docs/REFERENCE.md#surfaces read model is a read-only tool with an input schema and an output schema (the
 //! model's schema under `schemas/`, JSON Schema 2020-12); a result carries the JSON value as text
 //! content and as `structuredContent`, which conforms to that schema; `majordomus://continuity` and
 //! `majordomus://lifecycle/{episodes,recovery}` are resources.

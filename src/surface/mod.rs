@@ -1,4 +1,4 @@
-//! The read surfaces beside the command line (SPEC §11): MCP over stdio and HTTP on loopback,
+//! The read surfaces beside the command line (docs/REFERENCE.md#surfaces): MCP over stdio and HTTP on loopback,
 //! with the cockpit page. Both serve the values `ops::read` computes — the same JSON the CLI
 //! prints under `--json` — and never write.
 //!

@@ -1,4 +1,4 @@
-//! The OpenAPI 3.1 document of the HTTP surface (SPEC §11.2), built from the checked-in JSON
+//! The OpenAPI 3.1 document of the HTTP surface (docs/REFERENCE.md#http), built from the checked-in JSON
 //! Schemas under `schemas/` — the same files the drift test holds equal to the Rust types.
 //!
 //! Owns: the route descriptions and the schema embedding. Must not touch: I/O.

@@ -1,4 +1,4 @@
-//! Attacks on the store (issue 11 item 5, SPEC §10.3): every hostile shape of a store file or of
+//! Attacks on the store (issue 11 item 5, docs/REFERENCE.md#admission): every hostile shape of a store file or of
 //! the reference itself is refused with its diagnostic, leaves the other records admitted and
 //! the local state untouched, and costs no command more than its bound.
 

@@ -1,4 +1,4 @@
-//! Tests of check, watch and doctor (SPEC §8.9, §14 item 15).
+//! Tests of check, watch and doctor (docs/REFERENCE.md#findings, docs/REFERENCE.md#front-matter item 15).
 // A failed unwrap is a failed test: that is the point of these assertions.
 #![allow(clippy::unwrap_used)]
 
@@ -691,7 +691,7 @@ fn doctor_knowledge_rules_apply_only_where_knowledge_exists() {
     );
 }
 
-/// SPEC §A.27: `init` writes the new freshness defaults; an existing policy keeps its values and
+/// docs/REFERENCE.md#origin: `init` writes the new freshness defaults; an existing policy keeps its values and
 /// `doctor` says (INFO) when they are the old ones.
 #[test]
 fn doctor_names_the_old_freshness_defaults() {

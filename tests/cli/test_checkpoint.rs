@@ -1,4 +1,4 @@
-//! Tests of `checkpoint`: SPEC §12 "checkpoint" scenario and §14 items 8–11.
+//! Tests of `checkpoint`: docs/REFERENCE.md#store "checkpoint" scenario and docs/REFERENCE.md#front-matter items 8–11.
 
 use std::os::unix::fs::PermissionsExt;
 
@@ -130,7 +130,7 @@ fn derived_checkpoint_over_an_unreadable_history_is_an_io_error_not_an_empty_lis
 /// A task's records are written after its `start` (the file name carries the write's stamp), so
 /// the task-filtered resolution never reads a file of the branch named more than an hour before
 /// the task started — a task without a record of its own used to read every record of the
-/// branch (SPEC §A.11). A file named after the start is still read (and warned about).
+/// branch (docs/PERFORMANCE.md#what-keeps-costs-flat-as-records-grow). A file named after the start is still read (and warned about).
 #[test]
 fn the_task_filter_reads_no_file_named_before_the_task_started() {
     let env = TestEnv::new();

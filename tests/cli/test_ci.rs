@@ -1,4 +1,4 @@
-//! The shipped CI step (SPEC §A.20, issue 10): `contrib/ci/majordomus-ci.sh`, shared by the GitHub
+//! The shipped CI step (docs/SYNC.md#the-ci-step, issue 10): `contrib/ci/majordomus-ci.sh`, shared by the GitHub
 //! Actions composite action and the GitLab job, run end to end against a bare remote — a fresh
 //! clone passes; a tampered record and an untrusted signer on the remote make it fail with a
 //! workflow annotation naming each.

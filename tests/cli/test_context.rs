@@ -1,4 +1,4 @@
-//! Tests of `context` (SPEC §8.4; §14 items 19, 20, 21).
+//! Tests of `context` (docs/REFERENCE.md#context; docs/REFERENCE.md#front-matter items 19, 20, 21).
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -7,7 +7,7 @@ use crate::common::json::{doc, Context, ErrorDoc};
 
 use crate::common::{Output, Repo, TestEnv, HANDOVER};
 
-/// The budget steps in their fixed order (SPEC §8.4).
+/// The budget steps in their fixed order (docs/REFERENCE.md#context).
 const DROP_ORDER: &[&str] = &[
     "history",
     "files",

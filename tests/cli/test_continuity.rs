@@ -1,5 +1,5 @@
-//! Cross-machine continuity end to end: SPEC §12 scenarios 821–827 (and the unit-level bullet
-//! after them), §14 items 33–51, `verify`/`export` (§10.11).
+//! Cross-machine continuity end to end: docs/REFERENCE.md#store scenarios 821–827 (and the unit-level bullet
+//! after them), docs/REFERENCE.md#front-matter items 33–51, `verify`/`export` (docs/REFERENCE.md#continuity-commands).
 //!
 //! Every scenario runs the real binary against a real bare remote (`receive.denyNonFastForwards`
 //! and `receive.fsckObjects` on, so a forced or broken push fails the test) and clones of it over a
@@ -245,7 +245,7 @@ fn store_files(env: &TestEnv, dir: &Path, reference: &str) -> Vec<(String, Strin
     list.lines().map(|p| (p.to_string(), env.git_in(dir, &["cat-file", "blob", &format!("{reference}:{p}")]))).collect()
 }
 
-/// The canonical form of a record (SPEC §6.11): keys sorted by bytes, no whitespace.
+/// The canonical form of a record (docs/REFERENCE.md#continuity-record): keys sorted by bytes, no whitespace.
 fn canonical(v: &Value) -> String {
     fn sorted(v: &Value) -> Value {
         match v {
@@ -377,7 +377,7 @@ fn body(objective: &str, next: &str) -> String {
 }
 
 // ---------------------------------------------------------------------------------------------
-// §12 scenario 821
+// docs/REFERENCE.md#store scenario 821
 
 #[test]
 fn scenario_821_a_session_moves_between_machines() {
@@ -486,7 +486,7 @@ fn scenario_821_a_session_moves_between_machines() {
         "the resume action is dropped"
     );
     let handover = r.handover().to_string();
-    // §14 item 48: <stamp>--continuity--<branchkey>--<head7>--<id16>.md holding continuity_record.
+    // docs/REFERENCE.md#front-matter item 48: <stamp>--continuity--<branchkey>--<head7>--<id16>.md holding continuity_record.
     let head7 = &a.git(&["rev-parse", "HEAD"])[..7];
     assert_eq!(
         handover,
@@ -527,7 +527,7 @@ fn scenario_821_a_session_moves_between_machines() {
         }
     }
 
-    // §14 item 48: resuming again writes nothing new. Implicitly there is nothing left to
+    // docs/REFERENCE.md#front-matter item 48: resuming again writes nothing new. Implicitly there is nothing left to
     // resume (the position equals the record, so it is no longer offered)...
     let again: Resume = b.cj(&["resume"], 10);
     assert!(!again.resumed);
@@ -544,13 +544,13 @@ fn scenario_821_a_session_moves_between_machines() {
     assert_eq!(b.repo.read(".ai/local/state/decisions.md").matches("— use PKCE\n").count(), 1);
     assert_eq!(b.repo.read(".ai/local/state/open-questions.md").matches("which IdP tenants").count(), 1);
 
-    // §14 item 49: the arrived handover is not B's to publish.
+    // docs/REFERENCE.md#front-matter item 49: the arrived handover is not B's to publish.
     let out = b.c(&["publish", "--handover", handover.rsplit('/').next().unwrap()]).code(10);
     assert!(out.all().contains("arrived from another machine"), "{}", out.all());
     let out = b.c(&["publish"]).code(10);
     assert!(out.all().contains("no handover record"), "the newest-handover picker skips arrived ones: {}", out.all());
 
-    // §14 item 50: B publishes; parent and line are A's record, issue and milestone inherited.
+    // docs/REFERENCE.md#front-matter item 50: B publishes; parent and line are A's record, issue and milestone inherited.
     b.handover(true, &body("Fix the callback.", "Run the regression test on the desktop."));
     let v: Publish = b.cj(&["publish"], 0);
     let r2 = v.id();
@@ -632,7 +632,7 @@ fn scenario_821_a_session_moves_between_machines() {
         {
             assert!(!text.contains(bad), "{path} contains {bad:?}:\n{text}");
         }
-        // §14 item 37: the id is BLAKE3 over the canonical record; the envelope order is fixed.
+        // docs/REFERENCE.md#front-matter item 37: the id is BLAKE3 over the canonical record; the envelope order is fixed.
         let v: Value = serde_json::from_str(text).unwrap();
         assert_eq!(v["id"].as_str().unwrap(), record_id(&v["record"]), "{path}");
         let keys: Vec<&String> = v.as_object().unwrap().keys().collect();
@@ -644,7 +644,7 @@ fn scenario_821_a_session_moves_between_machines() {
 }
 
 // ---------------------------------------------------------------------------------------------
-// §12 scenario 822, §14 items 46–47
+// docs/REFERENCE.md#store scenario 822, docs/REFERENCE.md#front-matter items 46–47
 
 #[test]
 fn scenario_822_dirty_handover_and_the_source_relations() {
@@ -696,7 +696,7 @@ fn scenario_822_dirty_handover_and_the_source_relations() {
     assert!(!b.repo.exists("lib/new"));
     assert_eq!(b.snap(), b_snap);
 
-    // §14 item 47: the identical uncommitted change here → no source_incomplete, no local_dirty.
+    // docs/REFERENCE.md#front-matter item 47: the identical uncommitted change here → no source_incomplete, no local_dirty.
     b.repo.write("lib/a", "uncommitted change\n");
     b.repo.write("lib/new", "untracked\n");
     let plan: Plan = b.cj(&["plan", "--record", &r1], 0);
@@ -766,7 +766,7 @@ fn scenario_822_dirty_handover_and_the_source_relations() {
     assert!(r.resumed);
     assert_eq!(b.arrived().len(), 2);
 
-    // §14 item 46: local extra commits → warning local_ahead, still resumable.
+    // docs/REFERENCE.md#front-matter item 46: local extra commits → warning local_ahead, still resumable.
     b.repo.commit_file("lib/b", "more\n");
     let b_snap2 = b.snap();
     let plan: Plan = b.cj(&["plan", "--record", &r2], 0);
@@ -779,7 +779,7 @@ fn scenario_822_dirty_handover_and_the_source_relations() {
 }
 
 // ---------------------------------------------------------------------------------------------
-// §12 scenario 823, §14 item 44
+// docs/REFERENCE.md#store scenario 823, docs/REFERENCE.md#front-matter item 44
 
 #[test]
 fn scenario_823_continued_twice_diverges_and_is_never_picked_by_time() {
@@ -842,7 +842,7 @@ fn scenario_823_continued_twice_diverges_and_is_never_picked_by_time() {
 }
 
 // ---------------------------------------------------------------------------------------------
-// §12 scenario 824, §14 item 45
+// docs/REFERENCE.md#store scenario 824, docs/REFERENCE.md#front-matter item 45
 
 #[test]
 fn scenario_824_separate_work_on_two_branches_is_two_linear_lines() {
@@ -887,7 +887,7 @@ fn scenario_824_separate_work_on_two_branches_is_two_linear_lines() {
 }
 
 // ---------------------------------------------------------------------------------------------
-// §12 scenario 825, §14 items 41, 43 and the unit-level "unreachable remote then plan"
+// docs/REFERENCE.md#store scenario 825, docs/REFERENCE.md#front-matter items 41, 43 and the unit-level "unreachable remote then plan"
 
 #[test]
 fn scenario_825_offline_first() {
@@ -992,7 +992,7 @@ fn items_41_to_43_sync_without_remote_bad_remote_names_and_status_offline() {
 }
 
 // ---------------------------------------------------------------------------------------------
-// §12 scenario 826, §14 item 36
+// docs/REFERENCE.md#store scenario 826, docs/REFERENCE.md#front-matter item 36
 
 #[test]
 fn scenario_826_secrets_and_machine_paths_are_refused_not_redacted() {
@@ -1062,7 +1062,7 @@ fn scenario_826_secrets_and_machine_paths_are_refused_not_redacted() {
 }
 
 // ---------------------------------------------------------------------------------------------
-// §12 scenario 827, §14 items 37–40 and revocation
+// docs/REFERENCE.md#store scenario 827, docs/REFERENCE.md#front-matter items 37–40 and revocation
 
 #[test]
 fn scenario_827_an_altered_blob_is_refused_as_id_mismatch() {
@@ -1114,7 +1114,7 @@ fn scenario_827_a_too_new_record_is_kept_across_syncs() {
     // A v9 record with a correct id (computed here: BLAKE3 of the canonical record).
     let (_, text) = a.store_files(REF).pop().unwrap();
     let mut v: Value = serde_json::from_str(&text).unwrap();
-    assert_eq!(v["id"].as_str().unwrap(), r1, "§14 item 37: id = BLAKE3(canonical(record))");
+    assert_eq!(v["id"].as_str().unwrap(), r1, "docs/REFERENCE.md#front-matter item 37: id = BLAKE3(canonical(record))");
     v["record"]["schema"] = "majordomus-continuity/v9".into();
     v["record"]["future_field"] = "from a later executable".into();
     let v9 = record_id(&v["record"]);
@@ -1283,7 +1283,7 @@ fn a_revoked_key_is_refused_on_every_read_even_after_admission() {
 }
 
 // ---------------------------------------------------------------------------------------------
-// §14 items 33–35
+// docs/REFERENCE.md#front-matter items 33–35
 
 #[test]
 fn item_33_publish_without_a_handover_refuses_and_creates_nothing() {
@@ -1348,7 +1348,7 @@ fn item_33_publish_without_a_handover_refuses_and_creates_nothing() {
     m.c(&["device"]).code(13);
     m.c(&["publish"]).code(13);
     assert_eq!(std::fs::read_to_string(m.node_json()).unwrap(), "not json\n");
-    // So is an unreadable continuity.json (§6.13).
+    // So is an unreadable continuity.json (docs/REFERENCE.md#local-state).
     std::fs::write(m.state("continuity.json"), "{\"schema\": \"other/v1\"}\n").unwrap();
     m.c(&["status"]).code(13);
     assert_eq!(m.repo.read(".ai/local/state/continuity.json"), "{\"schema\": \"other/v1\"}\n");
@@ -1366,7 +1366,7 @@ fn items_34_35_republishing_is_unchanged_and_publish_touches_only_its_ref_and_st
     let files_before: Vec<String> = a.local_files().into_iter().map(|(p, _)| p).collect();
     let r1 = a.publish(&[]);
     let tip = a.tip().unwrap();
-    // §14 item 35: only refs/majordomus/continuity and continuity.json change.
+    // docs/REFERENCE.md#front-matter item 35: only refs/majordomus/continuity and continuity.json change.
     let refs_after = a.git(&["for-each-ref"]);
     let added: Vec<&str> = refs_after.lines().filter(|l| !refs_before.lines().any(|b| b == *l)).collect();
     assert_eq!(added.len(), 1, "{refs_after}");
@@ -1382,7 +1382,7 @@ fn items_34_35_republishing_is_unchanged_and_publish_touches_only_its_ref_and_st
     assert_eq!(local["schema"], "majordomus-continuity-local/v1");
     assert_eq!(local["branches"]["main"]["record"], r1.as_str());
     assert_eq!(local["branches"]["main"]["via"], "published");
-    // §14 item 34: the same handover at the same source → written: false, no new commit.
+    // docs/REFERENCE.md#front-matter item 34: the same handover at the same source → written: false, no new commit.
     let v: Publish = a.cj(&["publish"], 0);
     assert!(!v.written);
     assert_eq!(v.record().id, r1.as_str());
@@ -1411,7 +1411,7 @@ fn items_34_35_republishing_is_unchanged_and_publish_touches_only_its_ref_and_st
 }
 
 // ---------------------------------------------------------------------------------------------
-// §14 item 51, verify, export, stray files
+// docs/REFERENCE.md#front-matter item 51, verify, export, stray files
 
 #[test]
 fn item_51_record_prefixes_choose_and_unknown() {
@@ -1501,7 +1501,7 @@ fn verify_and_export_for_the_stock_minisign_tool() {
     b.c(&["export", "ABCD", "--dir", dir.to_str().unwrap()]).code(2);
     let unknown = if r1.starts_with("0000") { "1111" } else { "0000" };
     b.c(&["export", unknown, "--dir", dir.to_str().unwrap()]).code(12);
-    // §10.2: the public key file.
+    // docs/REFERENCE.md#device-key: the public key file.
     let pk = b.c(&["device", "--public-key-file"]).ok().stdout;
     assert!(pk.starts_with("untrusted comment: ") && pk.lines().nth(1).unwrap().starts_with("RW"), "{pk}");
     assert_eq!(b.snap(), snap);
@@ -1557,7 +1557,7 @@ fn two_enabled_mesh_declarations_refuse_every_continuity_command() {
 }
 
 // ---------------------------------------------------------------------------------------------
-// §10.6 step 4: a refused push and an unreachable push are partial syncs
+// docs/REFERENCE.md#sync step 4: a refused push and an unreachable push are partial syncs
 
 #[test]
 fn a_refused_or_unreachable_push_is_a_partial_sync() {
@@ -1598,7 +1598,7 @@ fn a_refused_or_unreachable_push_is_a_partial_sync() {
 }
 
 // ---------------------------------------------------------------------------------------------
-// §10.8: an episode still open at the origin is advisory, and only for an hour
+// docs/REFERENCE.md#plans: an episode still open at the origin is advisory, and only for an hour
 
 #[test]
 fn an_open_episode_at_the_origin_is_an_advisory_warning_for_an_hour() {
@@ -1632,7 +1632,7 @@ fn an_open_episode_at_the_origin_is_an_advisory_warning_for_an_hour() {
 }
 
 // ---------------------------------------------------------------------------------------------
-// The read model (SPEC §A.17): a cache, never a second source of truth
+// The read model (docs/REFERENCE.md#read-model): a cache, never a second source of truth
 
 impl Machine<'_> {
     /// The read-model file of the local store.
@@ -1936,7 +1936,7 @@ fn property_incremental_reads_equal_cold_reads_over_random_publish_sync_resume()
 }
 
 // ---------------------------------------------------------------------------------------------
-// Issue 22: rewrites across machines (SPEC §A.24 with §10.4, §10.7, §10.8)
+// Issue 22: rewrites across machines (docs/REFERENCE.md#rewrites with docs/REFERENCE.md#continuity-commands, docs/REFERENCE.md#sync, docs/REFERENCE.md#plans)
 
 /// The first seven characters of a commit id.
 fn h7(c: &str) -> &str {

@@ -413,7 +413,7 @@ fn a_finish_killed_between_its_outcome_and_its_ledger_line_is_completed_once_by_
 
 /// A fetch that cannot take the remote-tracking ref's lock (another git on this clone holds it,
 /// or a git killed hard left it) is a local failure, exit 13 naming the lock, never
-/// "unreachable" (SPEC §A.19); the local store and the last sync are left as they were. Found by
+/// "unreachable" (docs/SYNC.md#outcomes-and-what-to-do); the local store and the last sync are left as they were. Found by
 /// the crash campaign on a clean clone: a killed sync's own `git fetch` was still finishing when
 /// the re-run fetched, and the re-run said the remote could not be reached.
 #[test]

@@ -1,4 +1,4 @@
-//! A working day with the hooks on (issue 21, SPEC §A.21–§A.23, §A.27): an agent's day driven
+//! A working day with the hooks on (issue 21, docs/REFERENCE.md#origin–docs/REFERENCE.md#front-matter, docs/REFERENCE.md#origin): an agent's day driven
 //! through the hook commands exactly as `hooks install` writes them into `.claude/settings.json`,
 //! with Claude Code's payloads, and at every SessionStart an assertion on exactly what the
 //! worker is told.

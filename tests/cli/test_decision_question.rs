@@ -1,4 +1,4 @@
-//! Tests of `decision` and `question` (SPEC §8.5, §8.6; §14 item 16).
+//! Tests of `decision` and `question` (docs/REFERENCE.md#decisions, docs/REFERENCE.md#questions; docs/REFERENCE.md#front-matter item 16).
 
 use crate::common::TestEnv;
 

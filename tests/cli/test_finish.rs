@@ -1,4 +1,4 @@
-//! Tests of `finish`: the contract, the open-question gate (§14 items 13–14), every outcome.
+//! Tests of `finish`: the contract, the open-question gate (docs/REFERENCE.md#front-matter items 13–14), every outcome.
 
 use crate::common::{TestEnv, HANDOVER};
 

@@ -1,4 +1,4 @@
-//! Tests of `handover`: SPEC §12 scenario 05 and §14 items 1–7, 10–12.
+//! Tests of `handover`: docs/REFERENCE.md#store scenario 05 and docs/REFERENCE.md#front-matter items 1–7, 10–12.
 
 use std::os::unix::fs::PermissionsExt;
 
@@ -31,7 +31,7 @@ fn scenario_05_handover_lifecycle() {
     let text = r.read(&rel);
     assert!(text.contains(&format!("head: {}\n", r.head())));
     assert!(text.contains("working_tree: dirty\n"));
-    // `lib/` is untracked: listed as git status shows it (SPEC §A.23).
+    // `lib/` is untracked: listed as git status shows it (docs/REFERENCE.md#front-matter).
     assert!(text.contains("changed_files:\n  - lib/\nchanged_total: 1\n"), "{text}");
     assert!(text.contains(&format!("task_id: {id}\n")));
     let last = r.ledger().pop().unwrap();
@@ -101,7 +101,7 @@ fn item_5_same_second_tie_is_decided_by_ledger_position_not_name() {
     assert!(list.stdout.lines().next().unwrap().contains(&renamed_second), "{}", list.stdout);
 }
 
-/// The name index of the handover directory (SPEC §A.16): once the listing of a settled
+/// The name index of the handover directory (docs/PERFORMANCE.md#what-keeps-costs-flat-as-records-grow): once the listing of a settled
 /// directory is kept, a handover written after it still resolves, and a removed one no longer.
 #[test]
 fn a_kept_name_index_never_hides_a_handover_written_or_removed_after_it() {
@@ -320,7 +320,7 @@ fn chrono_like(minutes: i64) -> String {
     String::from_utf8(out.stdout).unwrap().trim().to_string()
 }
 
-/// SPEC §A.21, §A.27: within a tier a derived record never beats an authored one of the same
+/// docs/REFERENCE.md#origin: within a tier a derived record never beats an authored one of the same
 /// task (task `none`: of the same episode), and the reader names the one it passed over; a
 /// record written before `origin` existed is derived iff it ends with the provenance line.
 #[test]

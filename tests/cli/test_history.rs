@@ -1,4 +1,4 @@
-//! Tests of `history` (SPEC §8.7; §14 items 17 and 18).
+//! Tests of `history` (docs/REFERENCE.md#history; docs/REFERENCE.md#front-matter items 17 and 18).
 #![allow(clippy::unwrap_used)]
 
 use crate::common::json::{doc, Findings, Level, Rotation};
@@ -138,7 +138,7 @@ fn default_limit_is_twenty() {
     assert_eq!(r.mj(&["history", "--all"]).ok().stdout.lines().count(), 25);
 }
 
-/// SPEC §A.16: a limited listing reads the ledger from its tail and does not count a long
+/// docs/PERFORMANCE.md#what-keeps-costs-flat-as-records-grow: a limited listing reads the ledger from its tail and does not count a long
 /// ledger's earlier matches; `--all` and `--validate` stream every line.
 #[test]
 fn a_long_ledger_is_read_from_its_tail() {

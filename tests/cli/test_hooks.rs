@@ -1,4 +1,4 @@
-//! Tests of the provider hooks and their installation: SPEC §14 items 24–28, §12 scenarios 127,
+//! Tests of the provider hooks and their installation: docs/REFERENCE.md#front-matter items 24–28, docs/REFERENCE.md#store scenarios 127,
 //! 130 and 131 (briefing side), and the exact commands `hooks install` writes.
 
 use serde_json::Value;
@@ -183,7 +183,7 @@ fn scenario_130_lifecycle_survives_a_stale_task() {
     hook(&r, "start", &payload("cc", "")).ok();
     hook(&r, "compact", &payload("cc", "")).ok();
     hook(&r, "end", &payload("cc", "")).ok();
-    // nothing changed since the compact's checkpoint: the end skips its own (SPEC §A.27), and
+    // nothing changed since the compact's checkpoint: the end skips its own (docs/REFERENCE.md#origin), and
     // its receipt says so
     assert_eq!(r.records("checkpoints").len(), 1);
     assert_eq!(r.records("handovers").len(), 1);
@@ -399,7 +399,7 @@ fn briefing_names_resumable_handovers_from_other_devices() {
         "{}",
         out.stdout
     );
-    // continuity.json keeps the newest 20 offers (SPEC §A.18); the briefing counts them all.
+    // continuity.json keeps the newest 20 offers (docs/REFERENCE.md#local-state); the briefing counts them all.
     r.write(
         ".ai/local/state/continuity.json",
         r#"{"schema":"majordomus-continuity-local/v1","branches":{},"offers":[{"record":"ab","device":"laptop","published_at":"2026-09-03T19:00:00Z"}],"offers_total":27}"#,

@@ -1,4 +1,4 @@
-//! Every agent host by its own contract (SPEC §A.25, §A.27; issue 23): the real hook command
+//! Every agent host by its own contract (docs/HOOKS.md, docs/REFERENCE.md#origin; issue 23): the real hook command
 //! with each host's payload shapes, the briefing's shape and cap, the end reasons, and where
 //! the checkout is found.
 

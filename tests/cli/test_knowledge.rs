@@ -1,6 +1,6 @@
-//! Tests of knowledge: SPEC §6.10 (candidate format, derivation table), §8.12 (derive,
-//! candidates, promote, reject, check), §8.11 (close derives), §8.9 (doctor's knowledge rules)
-//! and the "Knowledge:" acceptance bullet of §12.
+//! Tests of knowledge: docs/REFERENCE.md#knowledge (candidate format, derivation table), docs/REFERENCE.md#knowledge (derive,
+//! candidates, promote, reject, check), docs/REFERENCE.md#sessions (close derives), docs/REFERENCE.md#findings (doctor's knowledge rules)
+//! and the "Knowledge:" acceptance bullet of docs/REFERENCE.md#store.
 
 use crate::common::json::{doc, Findings, KnowledgeCandidates, KnowledgeDerive, Level};
 use crate::common::{Repo, TestEnv};

@@ -1,4 +1,4 @@
-//! Issue 21 (deliverables 3 and 4), SPEC §A.23 and §A.27: a large working tree never makes the
+//! Issue 21 (deliverables 3 and 4), docs/REFERENCE.md#front-matter and docs/REFERENCE.md#origin: a large working tree never makes the
 //! tool's own records unreadable, a write the readers would skip is refused, and the tool's own
 //! layer (`.ai/`) is never the user's work (TRIAL findings #2 and #10).
 
@@ -8,7 +8,7 @@ use serde_json::Value;
 
 use crate::common::{Repo, TestEnv};
 
-/// The readers' front-matter cap (SPEC §A.27).
+/// The readers' front-matter cap (docs/REFERENCE.md#origin).
 const CAP: usize = 64 * 1024;
 
 /// What a test reads from a record's front matter, parsed by hand (the readers' own parser is
@@ -91,7 +91,7 @@ fn one_bounded_record(dir: &Path, before: &[String], what: &str) -> Front {
     f
 }
 
-// Issue 21 (TRIAL #2, SPEC §A.23): with 20,000 untracked files every writer writes a record its
+// Issue 21 (TRIAL #2, docs/REFERENCE.md#front-matter): with 20,000 untracked files every writer writes a record its
 // readers read.
 #[test]
 fn r21_twenty_thousand_untracked_files_leave_every_record_readable() {
@@ -136,7 +136,7 @@ fn r21_twenty_thousand_untracked_files_leave_every_record_readable() {
     r.mj_in(&["hook", "claude-code", "compact"], &payload(&r, "PreCompact", r#","trigger":"auto""#)).ok();
     one_bounded_record(&cps, &before, "compact hook checkpoint");
     env.set_now("2026-09-03T20:15:00Z");
-    // More work in the episode, so that its end has something to checkpoint (SPEC §A.27).
+    // More work in the episode, so that its end has something to checkpoint (docs/REFERENCE.md#origin).
     r.mj_in(&["decision", "add", "Cap the front matter", "--why", "readers skip over 64 KiB"], "").ok();
     let (before_cp, before_ho, before_s) = (files(&cps), files(&hos), files(&sessions));
     r.mj_in(&["hook", "claude-code", "end"], &payload(&r, "SessionEnd", r#","reason":"logout""#)).ok();
@@ -149,7 +149,7 @@ fn r21_twenty_thousand_untracked_files_leave_every_record_readable() {
     let s = new_files(&sessions, &before_s);
     assert_eq!(s.len(), 1, "the end hook closed the episode: {s:?}");
     let f = front(&sessions.join(&s[0]));
-    // node_modules/ is generated output: a closed session record leaves it out (SPEC §6.9).
+    // node_modules/ is generated output: a closed session record leaves it out (docs/REFERENCE.md#closed-sessions).
     assert_eq!((f.changed_files.as_slice(), f.changed_total), (&["lib/".to_string()][..], Some(1)), "{f:?}");
     let out = r.mj(&["session", "latest"]).ok();
     assert!(out.stdout.contains(&s[0]), "{}{}", out.stdout, out.stderr);
@@ -187,7 +187,7 @@ fn r21_twenty_thousand_untracked_files_leave_every_record_readable() {
     assert_eq!(out.code, 0, "{}{}", out.stdout, out.stderr);
 }
 
-// Issue 21 (SPEC §A.23): a write whose front matter would pass the readers' 64 KiB cap is
+// Issue 21 (docs/REFERENCE.md#front-matter): a write whose front matter would pass the readers' 64 KiB cap is
 // refused with exit 10 and leaves nothing behind.
 #[test]
 fn r21_a_record_the_readers_would_skip_is_refused_and_nothing_is_written() {
@@ -232,7 +232,7 @@ fn r21_a_record_the_readers_would_skip_is_refused_and_nothing_is_written() {
     assert_eq!((f.changed_files.len(), f.changed_total), (20, Some(3000)));
 }
 
-// Issue 21 (TRIAL #10, SPEC §A.27): changes inside `.ai/` only leave the tree clean everywhere.
+// Issue 21 (TRIAL #10, docs/REFERENCE.md#origin): changes inside `.ai/` only leave the tree clean everywhere.
 #[test]
 fn r21_the_tools_own_layer_is_not_the_users_work() {
     let env = TestEnv::new();

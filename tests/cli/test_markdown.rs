@@ -1,4 +1,4 @@
-//! Record bodies are read as CommonMark (SPEC §A.15): a `# ...` line inside code or HTML never
+//! Record bodies are read as CommonMark (docs/REFERENCE.md#handover-body): a `# ...` line inside code or HTML never
 //! ends the withheld Next Action of a stale handover, on every reader — `handover --resolve`
 //! and `context` (text and `--json`, the JSON form that carries handover bodies) and the start
 //! briefing.

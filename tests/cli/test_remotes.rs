@@ -1,4 +1,4 @@
-//! Sync over real remotes (issue 10, SPEC §A.19, §A.20, §9.1, §10.6): our push skips the user's
+//! Sync over real remotes (issue 10, docs/SYNC.md#outcomes-and-what-to-do, docs/SYNC.md#the-ci-step, docs/HOOKS.md, docs/REFERENCE.md#sync): our push skips the user's
 //! pre-push hooks and pushes only our ref; refused pushes are classified (a race is fetched,
 //! merged and pushed again; a remote hook's rejection is quoted and exits 10; an unreachable
 //! remote is a partial sync; a failure on this side exits 13); the pre-push hook costs nothing
@@ -141,7 +141,7 @@ fn path_url(p: &Path) -> String {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Our push is ours (§A.19)
+// Our push is ours (docs/SYNC.md#outcomes-and-what-to-do)
 
 #[test]
 fn a_failing_user_pre_push_hook_gates_code_pushes_but_never_our_sync() {
@@ -503,7 +503,7 @@ fn the_pre_push_hook_never_prompts_and_never_fails_the_push() {
     fsck(&env, &[&remote, a.root()]);
 }
 
-/// SPEC §A.26, issue 24 item 4: a remote that accepts the connection and never answers ends
+/// docs/SYNC.md#where-records-go-one-chosen-remote, issue 24 item 4: a remote that accepts the connection and never answers ends
 /// the sync inside `continuity.network_timeout`, as `continuity.remote_unreachable` naming the
 /// timeout, the local store unchanged; ssh is the user's own `git -c
 /// core.sshCommand=…`, in batch mode, with a connect timeout.
@@ -551,7 +551,7 @@ fn a_remote_that_never_answers_ends_inside_the_deadline_and_ssh_gets_a_connect_t
     fsck(&env, &[&remote, a.root()]);
 }
 
-/// SPEC §A.26, issue 24 item 5: records go to one chosen remote. A push of code to another
+/// docs/SYNC.md#where-records-go-one-chosen-remote, issue 24 item 5: records go to one chosen remote. A push of code to another
 /// remote carries no `refs/majordomus/*` and says where records go; `sync` defaults to the chosen
 /// remote, `--remote` overrides it, and a sync with another remote is kept apart from the
 /// chosen one's standing; `continuity.remote` chooses; several remotes and none chosen: `sync`

@@ -1,4 +1,4 @@
-//! Tests of `start --resume <task-id>` (SPEC §A.22, §A.27 "Reopening"; TRIAL #4, #13): a
+//! Tests of `start --resume <task-id>` (docs/REFERENCE.md#task; TRIAL #4, #13): a
 //! handed-over task, current or archived, comes back active under its own id.
 
 use crate::common::{Output, Repo, TestEnv, HANDOVER};

@@ -1,5 +1,5 @@
-//! Labels through amend, rebase, cherry-pick and squash merge, each with its proof (SPEC §A.24,
-//! §A.27; issue 22): real git rewrites a record's commit, and every reader says which commit
+//! Labels through amend, rebase, cherry-pick and squash merge, each with its proof (
+//! docs/REFERENCE.md#rewrites; issue 22): real git rewrites a record's commit, and every reader says which commit
 //! the word was judged on and why — or `diverged` when nothing proves it.
 
 use std::path::Path;

@@ -1,4 +1,4 @@
-//! Tests of `search` (SPEC §8.10; §14 item 22).
+//! Tests of `search` (docs/REFERENCE.md#search; docs/REFERENCE.md#front-matter item 22).
 #![allow(clippy::unwrap_used)]
 
 use crate::common::json::{doc, Search};

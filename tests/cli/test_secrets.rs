@@ -1,4 +1,4 @@
-//! Secrets and machine paths end to end (issue 11 item 4, SPEC §10.3, §10.4): one table of
+//! Secrets and machine paths end to end (issue 11 item 4, docs/REFERENCE.md#admission, docs/REFERENCE.md#continuity-commands): one table of
 //! credential and machine-path shapes, each refused at `continuity publish` (exit 10, one
 //! `<code> /handover/body: <reason>` line) and at admission (a validly signed record carrying it,
 //! injected into the store of a second clone, is refused there with its diagnostic); near-misses

@@ -1,4 +1,4 @@
-//! Tests of episodes: SPEC §12 scenarios 62 and 111, §14 items 29–32.
+//! Tests of episodes: docs/REFERENCE.md#store scenarios 62 and 111, docs/REFERENCE.md#front-matter items 29–32.
 
 use crate::common::json::{doc, ClosedSession, SessionStatus};
 use crate::common::{TestEnv, HANDOVER};
@@ -287,7 +287,7 @@ fn summary_on_stdin_is_the_body_and_identity_lines_are_refused() {
     let _ = HANDOVER;
 }
 
-/// SPEC §13, 2026-09-11: concurrent `session start`s once corrupted each other through a
+/// Found 2026-09-11: concurrent `session start`s once corrupted each other through a
 /// non-atomic pointer update. Eight windows start at once: eight episodes, a pointer that is a
 /// symlink to one of them, no temporary file left behind.
 #[test]
@@ -338,7 +338,7 @@ fn r13_concurrent_starts_leave_a_valid_pointer() {
     assert_eq!(r.ledger().iter().filter(|l| l["event"] == "session.started").count(), 8);
 }
 
-/// SPEC §13: a closed record once listed 122 "changed files" including generated output and its
+/// A past defect: a closed record once listed 122 "changed files" including generated output and its
 /// own sibling records.
 #[test]
 fn r13_closed_record_lists_only_real_changes() {
@@ -351,7 +351,7 @@ fn r13_closed_record_lists_only_real_changes() {
     r.mj_in(&["checkpoint"], "note\n").ok();
     let rec = r.mj(&["session", "close"]).ok().stdout.trim().to_string();
     let text = r.read(&rec);
-    // The untracked `src/` is listed as git status shows it (SPEC §A.23); `web/`, which holds only
+    // The untracked `src/` is listed as git status shows it (docs/REFERENCE.md#front-matter); `web/`, which holds only
     // generated output, is left out with `target/`.
     assert!(text.contains("changed_files:\n  - src/\nchanged_total: 1\nsession_id:"), "{text}");
 }

@@ -1,5 +1,5 @@
-//! Snapshots (insta) of the fixed text renderings: the resolved handover (SPEC §8.3), the
-//! context document (§8.4), the start briefing (§9.2) and the continuity texts (§10.10). Paths of
+//! Snapshots (insta) of the fixed text renderings: the resolved handover (docs/REFERENCE.md#records), the
+//! context document (docs/REFERENCE.md#context), the start briefing (docs/REFERENCE.md#hook-events) and the continuity texts (docs/REFERENCE.md#continuity-commands). Paths of
 //! the temporary directory, commit and record hashes, keys and random name suffixes are filtered,
 //! so a snapshot changes only when the layout does. Review changes with `cargo insta review`.
 

@@ -115,7 +115,7 @@ fn worker(w: usize, dir: PathBuf, vars: Vec<(String, String)>, seed: u64, until:
                 }
                 Some(key) => {
                     let payload = format!(r#"{{"session_id":"{key}","hook_event_name":"SessionEnd"}}"#);
-                    // An end event can fire more than once (SPEC §13).
+                    // An end event can fire more than once (hosts do; docs/HOOKS.md).
                     for _ in 0..=rng.below(2) {
                         ok(run(&vars, &dir, &["hook", "claude-code", "end"], &payload, &[]), "end hook");
                     }

@@ -1,4 +1,4 @@
-//! The read surfaces (SPEC §11, §11.1, §11.2, §14 item 52): `state`, `explain`, `lifecycle <x>`
+//! The read surfaces (docs/REFERENCE.md#surfaces, docs/REFERENCE.md#mcp, docs/REFERENCE.md#http, docs/REFERENCE.md#front-matter item 52): `state`, `explain`, `lifecycle <x>`
 //! on the CLI; `serve` (HTTP, the cockpit, OpenAPI) and `mcp` — each tested against a real peer:
 //! the Python `jsonschema` validator, the official MCP Python SDK, schemathesis and headless
 //! Chromium, all from the virtual environment `contrib/test-deps.sh` creates under `target/`.
@@ -136,7 +136,7 @@ fn r52_state_reports_divergence_and_freshness_apart_and_withholds_a_stale_next_a
     assert!(h.age_minutes.unwrap() >= 3 * 24 * 60);
     assert!(v.findings.iter().any(|f| f.contains("stale")), "{:?}", v.findings);
     assert!(v.findings.iter().any(|f| f.contains("unresolved question")), "{:?}", v.findings);
-    // Without --json a short text of the same value (SPEC §A.27): the labels apart, the Next
+    // Without --json a short text of the same value (docs/REFERENCE.md#origin): the labels apart, the Next
     // Action withheld, the findings, and where the whole value is.
     let text = r.mj(&["state"]).ok().stdout;
     assert!(text.starts_with("Checkout "), "{text}");
@@ -723,7 +723,7 @@ fn cockpit_shows_the_resume_panel_and_flags_another_tasks_handover_and_a_long_op
 }
 
 /// A handover whose commit was amended: CLI, MCP and HTTP carry the same proven `rewrite`, and
-/// the state still validates against the seed schema (SPEC §A.24).
+/// the state still validates against the seed schema (docs/REFERENCE.md#rewrites).
 #[test]
 fn every_surface_carries_the_proven_rewrite() {
     if !crate::common::have(crate::common::Tool::SurfacesVenv) {
@@ -955,7 +955,7 @@ fn cockpit_in_headless_chromium_shows_history_and_a_diverged_line() {
     }
 }
 
-/// SPEC §11.1: malformed input never crashes the server and stdout carries only protocol.
+/// docs/REFERENCE.md#mcp: malformed input never crashes the server and stdout carries only protocol.
 #[test]
 fn mcp_answers_malformed_requests_with_errors_and_keeps_serving() {
     let env = TestEnv::new();

@@ -1,4 +1,4 @@
-//! Admission (SPEC §10.3): which files of a store are records this machine accepts, cheapest
+//! Admission (docs/REFERENCE.md#admission): which files of a store are records this machine accepts, cheapest
 //! check first. Pure: the caller reads the blobs and passes their bytes.
 
 use serde::{Deserialize, Serialize};
@@ -43,7 +43,7 @@ impl Severity {
 use crate::model::vocabulary::vocabulary;
 
 vocabulary! {
-    /// The closed vocabulary of continuity diagnostics (SPEC §10.3–§10.11): the one place
+    /// The closed vocabulary of continuity diagnostics (docs/REFERENCE.md#diagnostics): the one place
     /// their names live; the JSON and the text print [`Code::as_str`]. Codes order by their
     /// printed name (lists sorted by code read as they did when codes were strings).
     pub enum Code {
@@ -216,7 +216,7 @@ fn too_large(path: &str, n: u64) -> Intrinsic {
     ))
 }
 
-/// The machine-independent checks of one file (SPEC §10.3, cheapest first).
+/// The machine-independent checks of one file (docs/REFERENCE.md#admission, cheapest first).
 pub fn intrinsic(path: &str, bytes: &[u8]) -> Intrinsic {
     if !is_record_path(path) {
         return stray(path, "not a record of the store; it is ignored".into());

@@ -1,4 +1,4 @@
-//! Cross-machine continuity (SPEC §6.11–§6.15, §10): signed, content-addressed handover records
+//! Cross-machine continuity (docs/REFERENCE.md#continuity-record): signed, content-addressed handover records
 //! in `refs/majordomus/continuity`.
 //!
 //! Owns: the record format and canonical form (`record`), signing and device keys (`signing`,

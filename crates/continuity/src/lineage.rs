@@ -1,4 +1,4 @@
-//! Lineage (SPEC §10.5): the graph of admitted records through their `parent` links.
+//! Lineage (docs/REFERENCE.md#lineage): the graph of admitted records through their `parent` links.
 //!
 //! Pure: built from the records' ids, `line` and `parent` fields. Order is lineage, never clocks:
 //! a child dated before its parent is still `newer`.
@@ -15,7 +15,7 @@ use crate::view::short;
 /// Parent chains are followed at most this many steps; a longer chain (or a loop) answers "no".
 pub const MAX_STEPS: usize = 100_000;
 
-/// How record `b` stands to record `a` (SPEC §10.5).
+/// How record `b` stands to record `a` (docs/REFERENCE.md#lineage).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
 #[serde(rename_all = "snake_case")]
 #[cfg_attr(feature = "mcp", derive(schemars::JsonSchema))]
@@ -126,7 +126,7 @@ pub struct LineComparison {
 /// No parent (a row number that cannot occur).
 const NONE: u32 = u32::MAX;
 
-/// A record id as its 32 raw bytes (the 64 hex digits of SPEC §10.2, decoded).
+/// A record id as its 32 raw bytes (the 64 hex digits of docs/REFERENCE.md#id-and-signature, decoded).
 pub type RawId = [u8; 32];
 
 /// A record's `line` or `parent` value as the lineage reads it, borrowed from where it is
@@ -418,7 +418,7 @@ impl Lineage {
         }
     }
 
-    /// How `b` stands to `a` (SPEC §10.5): equal; different lines → independent; `b` descends
+    /// How `b` stands to `a` (docs/REFERENCE.md#lineage): equal; different lines → independent; `b` descends
     /// from `a` → newer; `a` descends from `b` → older; else diverged.
     pub fn relation(&self, a: &str, b: &str) -> Relation {
         if a == b {

@@ -1,4 +1,4 @@
-//! `.ai/local/state/continuity.json` (SPEC §6.13): this checkout's positions, offers and last sync.
+//! `.ai/local/state/continuity.json` (docs/REFERENCE.md#local-state): this checkout's positions, offers and last sync.
 
 use std::collections::BTreeMap;
 
@@ -61,7 +61,7 @@ pub struct LocalState {
     pub schema: String,
     #[serde(default)]
     pub branches: BTreeMap<String, Position>,
-    /// The newest resumable records (at most 20, SPEC §A.18).
+    /// The newest resumable records (at most 20, docs/REFERENCE.md#local-state).
     #[serde(default)]
     pub offers: Vec<Offer>,
     /// How many records are resumable (absent in files written before the cap).

@@ -1,4 +1,4 @@
-//! The mesh declaration and trust (SPEC §6.15): which signers this repository trusts.
+//! The mesh declaration and trust (docs/REFERENCE.md#mesh): which signers this repository trusts.
 
 use serde::Serialize;
 use serde_yaml::Mapping;

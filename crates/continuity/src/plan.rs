@@ -1,4 +1,4 @@
-//! The resume plan (SPEC §10.8) as a pure function, and the resumable offers (SPEC §10.7).
+//! The resume plan (docs/REFERENCE.md#plans) as a pure function, and the resumable offers (docs/REFERENCE.md#sync).
 //!
 //! Nothing here reads files, git or the clock: the caller passes the admitted records with their
 //! trust, the lineage, the refused files, the offers, this checkout's position and `now`, and
@@ -20,9 +20,9 @@ use crate::readmodel::Summary;
 use crate::record::Record;
 use crate::view::{age_minutes, published_at, section, short, RecordView};
 
-/// What a resume restores (SPEC §10.8).
+/// What a resume restores (docs/REFERENCE.md#plans).
 pub const RESTORES: &[&str] = &["handover", "intent", "issue", "decisions", "next_action", "lineage", "provenance"];
-/// What the receiving checkout recomputes (SPEC §10.8).
+/// What the receiving checkout recomputes (docs/REFERENCE.md#plans).
 pub const RECOMPUTES: &[&str] = &["worktree", "repository_id", "episode", "working_context", "local_source_state"];
 /// The sync command plans recommend.
 pub const SYNC_ACTION: &str = "git majordomus continuity sync";
@@ -69,13 +69,13 @@ impl PlanStatus {
         matches!(self, PlanStatus::Ready | PlanStatus::ReadyWithWarnings)
     }
 
-    /// Whether `plan` exits 0 (`ready`, `ready_with_warnings`, `nothing_to_resume`; SPEC §10.1).
+    /// Whether `plan` exits 0 (`ready`, `ready_with_warnings`, `nothing_to_resume`; docs/REFERENCE.md#continuity-commands).
     pub fn exits_zero(self) -> bool {
         self.is_resumable() || self == PlanStatus::NothingToResume
     }
 }
 
-/// How the record's head stands to local HEAD (SPEC §10.8), computed by the caller with git.
+/// How the record's head stands to local HEAD (docs/REFERENCE.md#plans), computed by the caller with git.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
 #[cfg_attr(feature = "mcp", derive(schemars::JsonSchema))]
@@ -113,7 +113,7 @@ impl SourceRelation {
 }
 
 vocabulary! {
-    /// The plan's own notice codes (SPEC §10.8): the one place their names live; the JSON and
+    /// The plan's own notice codes (docs/REFERENCE.md#plans): the one place their names live; the JSON and
     /// the text print [`PlanCode::as_str`].
     pub enum PlanCode {
         RecordUnknown = "record_unknown",
@@ -223,7 +223,7 @@ pub struct SourceView {
     pub local_head: Option<String>,
     /// How the two stand.
     pub relation: SourceRelation,
-    /// The proven rewrite the relation was judged on (SPEC §A.24): the record's head is not in
+    /// The proven rewrite the relation was judged on (docs/REFERENCE.md#rewrites): the record's head is not in
     /// this history, a commit with its content is. Content proofs only: the origin's reflog is
     /// not here.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -241,7 +241,7 @@ pub struct SourceView {
     pub same_uncommitted_work: Option<bool>,
 }
 
-/// The plan (SPEC §10.8 output shape).
+/// The plan (docs/REFERENCE.md#plans output shape).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[cfg_attr(feature = "mcp", derive(schemars::JsonSchema))]
 pub struct ResumePlan {
@@ -410,7 +410,7 @@ pub enum Choice {
     Settled(Box<ResumePlan>),
 }
 
-/// Chooses the record (SPEC §10.8 "Choice").
+/// Chooses the record (docs/REFERENCE.md#plans "Choice").
 pub fn choose(input: &PlanInput<'_>) -> Choice {
     match input.record_prefix {
         Some(prefix) => choose_explicit(input, prefix),
@@ -503,7 +503,7 @@ enum Weight {
     Refused,
 }
 
-/// Judges the chosen record (SPEC §10.8 "Judgement").
+/// Judges the chosen record (docs/REFERENCE.md#plans "Judgement").
 pub fn judge(input: &PlanInput<'_>, chosen: &Chosen, facts: &SourceFacts) -> ResumePlan {
     let Some(p) = input.find(&chosen.id) else {
         let mut plan = ResumePlan::empty(PlanStatus::NothingToResume);
@@ -793,7 +793,7 @@ impl<'a> Candidate<'a> {
     }
 }
 
-/// The resumable records (SPEC §10.7): heads whose device is not this one (`this_node`) and that
+/// The resumable records (docs/REFERENCE.md#sync): heads whose device is not this one (`this_node`) and that
 /// no branch position equals or descends from; newest `published_at` first, then id.
 pub fn resumable<'a, I>(records: I, lineage: &Lineage, this_node: Option<&str>, positions: &[&str]) -> Vec<String>
 where
@@ -1166,7 +1166,7 @@ mod tests {
         assert_eq!((p.status, codes(&p.blockers)), (PlanStatus::NothingToResume, vec!["record_unknown"]));
     }
 
-    /// SPEC §14 item 44 / scenario 823: A published r1; B resumed it and published r2; A published
+    /// docs/REFERENCE.md#plans / scenario 823: A published r1; B resumed it and published r2; A published
     /// r3 from r1. B's plan.
     fn diverged_world() -> World {
         World::new()
@@ -1308,7 +1308,7 @@ mod tests {
         assert_eq!(w.run(facts(SourceRelation::LocalBehind)).actions[0], "git pull --ff-only lab main");
     }
 
-    /// SPEC §14 item 45 / scenario 824: two devices, two branches, two lines.
+    /// docs/REFERENCE.md#plans / scenario 824: two devices, two branches, two lines.
     #[test]
     fn other_branch_needs_a_switch_only() {
         let mut theirs = rec();

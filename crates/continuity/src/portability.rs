@@ -1,4 +1,4 @@
-//! The portability scan (SPEC §10.3): what must not leave this machine inside a continuity record.
+//! The portability scan (docs/REFERENCE.md#admission): what must not leave this machine inside a continuity record.
 //!
 //! Pure: it reads a record's JSON value and, at publish, the environment and the checkout path
 //! that the caller passes in. Every string value is scanned under its JSON pointer
@@ -38,7 +38,7 @@ pub struct Leak {
 }
 
 impl fmt::Display for Leak {
-    /// `<code> <field>: <reason>`, the line publish prints per leak (SPEC §10.4 step 6).
+    /// `<code> <field>: <reason>`, the line publish prints per leak (docs/REFERENCE.md#continuity-commands step 6).
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{} {}: {}", self.code, self.pointer, self.reason)
     }
@@ -69,7 +69,7 @@ pub fn scan_admission(record: &Value) -> Vec<Leak> {
     scan(record, None)
 }
 
-/// Whether an environment variable's value is a secret (SPEC §10.3): its name, split at `_`,
+/// Whether an environment variable's value is a secret (docs/REFERENCE.md#admission): its name, split at `_`,
 /// holds a word TOKEN, SECRET, PASSWORD, PASSWD, APIKEY, CREDENTIAL, COOKIE or AUTH, or a pair
 /// API_KEY, PRIVATE_KEY, ACCESS_KEY; names starting `GIT_`, `XDG_`, `DBUS_`, `MAJORDOMUS_` never
 /// are. Compared without regard to ASCII case.

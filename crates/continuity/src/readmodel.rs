@@ -1,4 +1,4 @@
-//! The continuity read model (SPEC §A.17): per store file only what views and lineage need — for
+//! The continuity read model (docs/REFERENCE.md#read-model): per store file only what views and lineage need — for
 //! a record its id, blob, line, parent, signer, repository, device, published time (as an integer
 //! too), branch, head, task title, issue and objective line, never bodies; for any other file its
 //! machine-independent verdict — and its compact on-disk form, keyed by the store tip and a rules

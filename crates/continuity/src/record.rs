@@ -1,4 +1,4 @@
-//! The continuity record (SPEC §6.11): its fields, canonical form, id and bounds.
+//! The continuity record (docs/REFERENCE.md#continuity-record): its fields, canonical form, id and bounds.
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -450,7 +450,7 @@ pub fn stored_bytes(e: &Envelope) -> Vec<u8> {
     s.into_bytes()
 }
 
-/// Structural bounds a record must respect (SPEC §6.11); the first violation, as text.
+/// Structural bounds a record must respect (docs/REFERENCE.md#continuity-record); the first violation, as text.
 pub fn check_bounds(r: &Record) -> Result<(), String> {
     let ident = |name: &str, v: &str| -> Result<(), String> {
         if v.chars().count() > MAX_IDENT_CHARS || v.chars().any(char::is_control) {

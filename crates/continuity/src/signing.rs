@@ -1,4 +1,4 @@
-//! Device keys and minisign signatures (SPEC §6.11 signature, §6.14 device identity, §10.2, §10.11).
+//! Device keys and minisign signatures (docs/REFERENCE.md#id-and-signature, docs/REFERENCE.md#device-key, docs/REFERENCE.md#continuity-commands).
 //!
 //! Owns: `node.json`, the only Ed25519 signer (ed25519-dalek), the minisign byte layout (TECH-NOTES §3)
 //! and the signature check admission relies on (texts parsed by minisign-verify, legacy `Ed`
@@ -608,7 +608,7 @@ fn libsodium_verdict(pk: &[u8; 32], message: &[u8], sig: &[u8; 64]) -> bool {
             .is_ok_and(|k| k.verify_strict(message, &ed25519_dalek::Signature::from_bytes(sig)).is_ok())
 }
 
-/// The three `continuity export` files (§10.11): `<id>.msg` bytes, `<id>.msg.minisig` text and
+/// The three `continuity export` files (docs/REFERENCE.md#continuity-commands): `<id>.msg` bytes, `<id>.msg.minisig` text and
 /// `<id>.pub` text.
 pub fn export_files(envelope: &Envelope) -> std::result::Result<(Vec<u8>, String, String), VerifyError> {
     let (key_id, _) = decode_minisign(&envelope.public_key).ok_or(VerifyError::BadPublicKey)?;
@@ -1107,7 +1107,7 @@ mod tests {
         };
         let ok = run();
         assert!(ok.status.success(), "{}", String::from_utf8_lossy(&ok.stderr));
-        // Also without -x: minisign looks for <file>.minisig next to the message (§10.11).
+        // Also without -x: minisign looks for <file>.minisig next to the message (docs/REFERENCE.md#continuity-commands).
         let plain =
             std::process::Command::new("minisign").arg("-Vm").arg(p(".msg")).arg("-p").arg(p(".pub")).output().unwrap();
         assert!(plain.status.success());

@@ -1,4 +1,4 @@
-//! RecordView (SPEC §10.7): how one admitted record is shown by `status`, `records`, `plan`,
+//! RecordView (docs/REFERENCE.md#sync): how one admitted record is shown by `status`, `records`, `plan`,
 //! `publish` and `sync`. Pure: the trust, the device test and `now` are passed in.
 
 use chrono::{DateTime, Utc};
@@ -11,7 +11,7 @@ use crate::model::record::section_text;
 use crate::readmodel::Summary;
 use crate::record::{Device, Record};
 
-/// One record as shown (SPEC §10.7). In JSON `id`, `line` and `parent` are full 64-hex ids.
+/// One record as shown (docs/REFERENCE.md#sync). In JSON `id`, `line` and `parent` are full 64-hex ids.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[cfg_attr(feature = "mcp", derive(schemars::JsonSchema))]
 pub struct RecordView {
@@ -55,8 +55,8 @@ pub struct RecordView {
     /// The first line of the handover's `# Objective` (`""` when absent).
     pub objective: String,
     /// For a record of another branch than this checkout's: where its work landed in this
-    /// branch (a squash or rebase merge, a cherry-pick), when a content proof says so (SPEC
-    /// §A.24). Filled by the caller, which has git; absent otherwise.
+    /// branch (a squash or rebase merge, a cherry-pick), when a content proof says so (
+    /// docs/REFERENCE.md#rewrites). Filled by the caller, which has git; absent otherwise.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub landed: Option<Landed>,
 }

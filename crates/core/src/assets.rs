@@ -1,6 +1,6 @@
 //! The data files `init` writes, embedded in the binary.
 
-/// The default policy (every key of SPEC §7 at its default).
+/// The default policy (every key of docs/REFERENCE.md#policy at its default).
 pub const POLICY: &str = include_str!("../assets/policy.yaml");
 
 /// The four profiles, by name.

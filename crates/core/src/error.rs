@@ -1,12 +1,12 @@
 //! Error kinds and the one error type that crosses the command edge.
 //!
-//! Owns: the exit-code table of SPEC §A.2, stable error codes and hints, which the lower crates'
+//! Owns: the exit-code table of docs/REFERENCE.md#exit-codes, stable error codes and hints, which the lower crates'
 //! own error enums (`majordomus_git::Error`, `majordomus_store::Error`) map into, each in its own crate.
 //! Must not touch: any I/O other than formatting.
 
 use std::fmt;
 
-/// The documented exit codes (SPEC §A.2).
+/// The documented exit codes (docs/REFERENCE.md#exit-codes).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Exit {
     /// Success, including absence answers.

@@ -100,7 +100,7 @@ pub fn ledger_line(data: &[u8]) {
     }
 }
 
-/// A provider hook's stdin payload (SPEC §9.2).
+/// A provider hook's stdin payload (docs/REFERENCE.md#hook-events).
 pub fn hook_payload(data: &[u8]) {
     for p in majordomus::model::providers::PROVIDERS {
         let _ = hook::parse_payload(p, data);
@@ -113,7 +113,7 @@ pub fn ed25519(data: &[u8]) {
     signing::assert_libsodium_verdict(data);
 }
 
-/// A store file as a remote could write it (SPEC §10.3): admitted as found, at a stray path, and
+/// A store file as a remote could write it (docs/REFERENCE.md#admission): admitted as found, at a stray path, and
 /// with its id and path made to match its content so that mutations reach the shape, bounds,
 /// signature and portability checks; where the one-pass admission accepts a file, its verdict
 /// is compared with the general path's.

@@ -1,9 +1,9 @@
-//! The `git` binary, for the few things gix does not do (SPEC §A.4): `config` (fetch refspecs),
+//! The `git` binary, for the few things gix does not do (docs/REFERENCE.md#git-binary): `config` (fetch refspecs),
 //! push, fetch, ls-remote and `gc --auto` with the continuity store.
 //!
 //! Owns: how the `git` process is started — the explicit `--git-dir`/`--work-tree`, the C locale
 //! (its messages are parsed), stdin closed, and for the network steps everything that keeps a
-//! credential prompt from hanging a sync or a user's push (SPEC §A.19, issue 10).
+//! credential prompt from hanging a sync or a user's push (docs/REFERENCE.md#git-binary, issue 10).
 //! Must not touch: the environment (the caller passes what it read through `Ctx`), record
 //! semantics, stdout.
 

@@ -1,6 +1,6 @@
 //! The only user of gix: discovery, identity, ancestry, status and history.
 //!
-//! Owns: the `gix::Repository` lifetime, the facts records compute from git (SPEC §4).
+//! Owns: the `gix::Repository` lifetime, the facts records compute from git (docs/REFERENCE.md#identity).
 //! Must not touch: record semantics, stdout, clap.
 
 #![warn(missing_docs)]
@@ -74,7 +74,7 @@ pub struct Git {
     bare: bool,
 }
 
-/// The identity fields every record computes from git at write time (SPEC §4).
+/// The identity fields every record computes from git at write time (docs/REFERENCE.md#identity).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Identity {
     /// Absolute git common dir.
@@ -502,7 +502,7 @@ fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     std::fs::rename(&tmp, path)
 }
 
-/// The live identity read the way a record's file writes it (the sentinels of SPEC §4 for an
+/// The live identity read the way a record's file writes it (the sentinels of docs/REFERENCE.md#identity for an
 /// unborn HEAD and a detached branch).
 impl majordomus_core::model::labels::Anchor for Identity {
     fn head_text(&self) -> &str {

@@ -1,4 +1,4 @@
-//! The network steps of the continuity store through the `git` binary (SPEC §A.4, §A.19):
+//! The network steps of the continuity store through the `git` binary (docs/REFERENCE.md#git-binary, docs/SYNC.md#outcomes-and-what-to-do):
 //! `ls-remote`, `fetch`, `push` of `refs/majordomus/continuity`, and `gc --auto` after them.
 //!
 //! Owns: the typed failure of each step ([`NetError`]: git could not be started, this side
@@ -57,7 +57,7 @@ pub enum RemoteRef {
 }
 
 /// A push that reached the remote and was not refused by its policy
-/// ([`Git::push_continuity`], classified by [`classify_push`]; SPEC §A.19, TECH-NOTES §6.6).
+/// ([`Git::push_continuity`], classified by [`classify_push`]; docs/SYNC.md#outcomes-and-what-to-do, TECH-NOTES §6.6).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Pushed {
     /// The remote accepted the push (or was already up to date).
@@ -75,7 +75,7 @@ pub const REMOTE_LINES: usize = 5;
 /// 0.4 s of waiting in all).
 const FETCH_LOCK_TRIES: u32 = 5;
 
-/// The network and maintenance steps, through the `git` binary (SPEC §A.4, TECH-NOTES §2).
+/// The network and maintenance steps, through the `git` binary (docs/REFERENCE.md#git-binary, TECH-NOTES §2).
 impl Git {
     /// Runs a network step like [`super::binary::run_network`]: it never prompts.
     fn run_net(&self, args: &[&str], np: &NoPrompt) -> Result<Output, NetError> {
@@ -142,7 +142,7 @@ impl Git {
 
     /// `git push --porcelain --no-verify <remote>
     /// refs/majordomus/continuity:refs/majordomus/continuity`: only our ref, never forced, and
-    /// without the user's pre-push hooks (they check code, not records; SPEC §A.19). The result is
+    /// without the user's pre-push hooks (they check code, not records; docs/SYNC.md#outcomes-and-what-to-do). The result is
     /// classified by [`classify_push`].
     pub fn push_continuity(&self, remote: &str, np: &NoPrompt) -> Result<Pushed, NetError> {
         check_remote(remote)?;
@@ -224,7 +224,7 @@ fn failure(out: &Output) -> NetError {
     }
 }
 
-/// Classifies a `git push --porcelain` run of our ref (SPEC §A.19, TECH-NOTES §2.2, §6.6): a
+/// Classifies a `git push --porcelain` run of our ref (docs/SYNC.md#outcomes-and-what-to-do, TECH-NOTES §2.2, §6.6): a
 /// local-failure message is [`NetError::Local`] ([`side_of`]); then the porcelain ref line
 /// decides (flag `!` = refused, and its summary says by whom); with no refused line, exit 0 is
 /// success, anything else (exit 128, a dropped connection) is [`NetError::Unreachable`].

@@ -1,4 +1,4 @@
-//! The git facts a rewrite proof rests on (SPEC §A.24): reflog entries read from the tail,
+//! The git facts a rewrite proof rests on (docs/REFERENCE.md#rewrites): reflog entries read from the tail,
 //! trees, parents, HEAD's first-parent window, and patch ids from `git patch-id --stable` fed by
 //! `git diff-tree -p`.
 //!

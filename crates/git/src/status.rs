@@ -1,4 +1,4 @@
-//! The working-tree status (SPEC §4, §A.23, §A.27): the porcelain change list as `git status
+//! The working-tree status (docs/REFERENCE.md#identity): the porcelain change list as `git status
 //! --porcelain=v1 --untracked-files=normal` shows it, with the tool's own layer (`.ai/`) left out.
 //!
 //! Owns: the one status walk ([`Changes`]), the exclusion of `.ai/`, and the expansion of
@@ -17,7 +17,7 @@ use gix::dir::EntryRef;
 
 use super::{status_err, Error, Git};
 
-/// The tool's own layer: never the user's work (SPEC §A.23).
+/// The tool's own layer: never the user's work (docs/REFERENCE.md#identity).
 const LAYER: &str = ".ai";
 
 /// Whether `path` (repository-relative, a directory with or without its trailing `/`) is the
@@ -43,7 +43,7 @@ impl Changes {
         &self.entries
     }
 
-    /// `clean` iff there is no entry (SPEC §A.27: nothing outside `.ai/`).
+    /// `clean` iff there is no entry (docs/REFERENCE.md#identity: nothing outside `.ai/`).
     pub fn is_clean(&self) -> bool {
         self.entries.is_empty()
     }

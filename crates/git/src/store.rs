@@ -1,4 +1,4 @@
-//! The object-database and ref layer of the continuity store (SPEC §6.12, §10.6, §10.7).
+//! The object-database and ref layer of the continuity store (docs/REFERENCE.md#store).
 //!
 //! Owns: reading and writing the store commits of `refs/majordomus/continuity` (blobs, the
 //! two-level sharded tree, commits, compare-and-swap ref updates with bounded retry), the union
@@ -1395,7 +1395,7 @@ impl Git {
         Err(Error::Gix(format!("{name}: gave up after {MAX_ATTEMPTS} attempts: {last}")))
     }
 
-    /// The union merge of SPEC §10.6 step 3: brings the store at commit `remote_tip` into
+    /// The union merge of docs/REFERENCE.md#sync step 3: brings the store at commit `remote_tip` into
     /// reference `local_ref`, taking in only remote files whose path `include` accepts.
     ///
     /// - `remote_tip` already contained (an ancestor of, or equal to, the local tip) → `none`.
@@ -1957,7 +1957,7 @@ mod tests {
         fsck(&dir);
     }
 
-    /// SPEC §12 unit-level: with the ref's lock held by someone else, a write fails after a bounded
+    /// docs/REFERENCE.md#store unit-level: with the ref's lock held by someone else, a write fails after a bounded
     /// number of attempts and leaves the ref unchanged; once the lock is gone it succeeds.
     #[test]
     fn held_ref_lock_fails_the_write_and_leaves_the_ref() {

@@ -38,7 +38,7 @@ pub struct Env {
     /// `$HOME`.
     pub home: Option<String>,
     /// `CLAUDE_PROJECT_DIR`, which Claude Code sets for its hook commands: where a hook run
-    /// outside any repository finds the checkout last (SPEC §A.27).
+    /// outside any repository finds the checkout last (docs/REFERENCE.md#hook-events).
     pub claude_project_dir: Option<String>,
     /// The whole environment, for the publish-time secret scan (values never printed).
     pub vars: Vec<(String, String)>,
@@ -164,7 +164,7 @@ impl Ctx {
     }
 
     /// The change list as `git status --porcelain=v1` shows it (untracked directories
-    /// collapsed to `dir/`, nothing under `.ai/`), computed once (SPEC §A.23, §A.27).
+    /// collapsed to `dir/`, nothing under `.ai/`), computed once (docs/REFERENCE.md#identity).
     pub fn changes(&self) -> Result<&Changes> {
         if let Some(c) = self.changes.get() {
             return Ok(c);
@@ -174,7 +174,7 @@ impl Ctx {
     }
 
     /// Every changed file outside `.ai/`, collapsed directories expanded into their files,
-    /// computed once: what the scope rule and the fingerprint judge (SPEC §6.11, §A.27).
+    /// computed once: what the scope rule and the fingerprint judge (docs/REFERENCE.md#fingerprint).
     pub fn changed_files(&self) -> Result<&[String]> {
         if let Some(c) = self.changed.get() {
             return Ok(c);
@@ -183,7 +183,7 @@ impl Ctx {
         Ok(self.changed.get_or_init(|| c))
     }
 
-    /// The change list a record's front matter and a derived body carry (SPEC §A.23): the first
+    /// The change list a record's front matter and a derived body carry (docs/REFERENCE.md#front-matter): the first
     /// `context.max_list_items` entries of [`Ctx::changes`] that `keep` accepts, and how many it
     /// accepts in all (`changed_total`).
     pub fn changed_list(&self, keep: impl Fn(&str) -> bool) -> Result<(Vec<String>, usize)> {
@@ -197,7 +197,7 @@ impl Ctx {
         self.policy().map(|p| p.context.max_list_items).unwrap_or_else(|_| Policy::defaults().context.max_list_items)
     }
 
-    /// `clean` iff [`Ctx::changes`] is empty: nothing outside `.ai/` (SPEC §A.27).
+    /// `clean` iff [`Ctx::changes`] is empty: nothing outside `.ai/` (docs/REFERENCE.md#identity).
     pub fn working_tree(&self) -> Result<WorkingTree> {
         Ok(if self.changes()?.is_clean() { WorkingTree::Clean } else { WorkingTree::Dirty })
     }
@@ -268,7 +268,7 @@ impl Ctx {
             .unwrap_or_else(|| "unknown".into())
     }
 
-    /// The episode this process belongs to (SPEC §8.11), if one resolves: the id every ledger
+    /// The episode this process belongs to (docs/REFERENCE.md#sessions), if one resolves: the id every ledger
     /// line this process appends is stamped with.
     pub fn session_id(&self) -> Option<String> {
         if let Some(o) = self.session_override.borrow().as_ref() {
@@ -296,7 +296,7 @@ impl Ctx {
         ledger::append_line(&self.layout, &line)
     }
 
-    /// The divergence label of a record's (head, branch) against HEAD now (SPEC §4), computed
+    /// The divergence label of a record's (head, branch) against HEAD now (docs/REFERENCE.md#divergence), computed
     /// once per (head, branch) per process. `None` is an unborn head, a detached branch.
     pub fn divergence(&self, rec_head: Option<&str>, rec_branch: Option<&str>) -> Divergence {
         let key = (rec_head.map(str::to_string), rec_branch.map(str::to_string));
@@ -308,13 +308,13 @@ impl Ctx {
         d
     }
 
-    /// What this process has learnt proving rewrites (`ops::rewrite`, SPEC §A.24).
+    /// What this process has learnt proving rewrites (`ops::rewrite`, docs/REFERENCE.md#rewrites).
     pub fn rewrite_cache(&self) -> std::cell::RefMut<'_, RewriteCache> {
         self.rewrites.borrow_mut()
     }
 
     /// The plain divergence label of a record against HEAD now, without rewrite proofs: what a
-    /// closed session envelope keeps (SPEC §A.27); records are labelled by `ops::rewrite`.
+    /// closed session envelope keeps (docs/REFERENCE.md#divergence); records are labelled by `ops::rewrite`.
     pub fn divergence_of(&self, record: &impl Anchor) -> Divergence {
         self.divergence(record.anchor_head(), record.anchor_branch())
     }
@@ -343,7 +343,7 @@ impl Ctx {
     }
 }
 
-/// What one process keeps while proving rewrites (SPEC §A.24): each head's answer, HEAD's
+/// What one process keeps while proving rewrites (docs/REFERENCE.md#rewrites): each head's answer, HEAD's
 /// first-parent window with its trees, and the patch-id cache of the git common dir (loaded once,
 /// written back once when the process is done with it).
 #[derive(Default)]

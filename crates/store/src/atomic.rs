@@ -24,7 +24,7 @@ fn temp_in(dir: &Path, mode: u32) -> Result<tempfile::NamedTempFile> {
         .map_err(|e| io_error(dir, e))
 }
 
-/// The mode a new file `target` is created with (SPEC §A.27 "Modes"): what names this machine
+/// The mode a new file `target` is created with (docs/REFERENCE.md#modes): what names this machine
 /// — anything under `.ai/local/` — is private to this user, `0600`; every other file (the
 /// shared `.ai/repo/` layer, `.gitignore`, caches under the git directory, exports) is created
 /// as git creates files, `0666` less the umask (the kernel applies it). The device key, outside

@@ -1,4 +1,4 @@
-//! The decision log `decisions.md` (SPEC §6.4): entries appended, never edited.
+//! The decision log `decisions.md` (docs/REFERENCE.md#decisions): entries appended, never edited.
 
 /// One entry of the log; its JSON (`decision list --json`) names each field as here.
 #[derive(Debug, Clone, PartialEq, Eq, Default, serde::Serialize)]
@@ -111,7 +111,7 @@ pub fn superseded_by<'a>(all: &'a [Decision], title: &str) -> Option<&'a str> {
     all.iter().find(|d| d.supersedes.as_deref() == Some(title)).map(|d| d.title.as_str())
 }
 
-/// Renders a new entry, with the leading blank line SPEC §6.4 shows.
+/// Renders a new entry, with the leading blank line docs/REFERENCE.md#decisions shows.
 #[allow(clippy::too_many_arguments)]
 pub fn render_entry(
     date: &str,

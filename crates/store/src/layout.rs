@@ -1,4 +1,4 @@
-//! Where every file of the `.ai/` layer lives (SPEC §3).
+//! Where every file of the `.ai/` layer lives (docs/REFERENCE.md#layout).
 
 use std::path::{Path, PathBuf};
 

@@ -1,7 +1,7 @@
-//! The append-only ledger `ledger.jsonl` (SPEC §6.6): building lines, appending under a lock,
+//! The append-only ledger `ledger.jsonl` (docs/REFERENCE.md#ledger): building lines, appending under a lock,
 //! reading them back with duplicate keys preserved (readers take the FIRST `event` key).
 //!
-//! Reads stay bounded as the ledger grows (SPEC §A.16): tail questions read [`backward`] from
+//! Reads stay bounded as the ledger grows (docs/PERFORMANCE.md#what-keeps-costs-flat-as-records-grow): tail questions read [`backward`] from
 //! the end and stop when answered; whole-ledger scans stream [`forward`] one line at a time.
 //! Nothing here reads the whole file into memory.
 
@@ -148,7 +148,7 @@ impl Line {
     }
 }
 
-/// What is wrong with a ledger line (SPEC §8.7 `--validate`).
+/// What is wrong with a ledger line (docs/REFERENCE.md#history `--validate`).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Problem {
     /// The line is not a JSON object.
@@ -178,7 +178,7 @@ impl Line {
     }
 }
 
-/// The one rule of SPEC §8.7 `--validate`: `None` for a line that is not a JSON object, else
+/// The one rule of docs/REFERENCE.md#history `--validate`: `None` for a line that is not a JSON object, else
 /// whether it has a string `ts` and its first `event`.
 fn judge(object: Option<(bool, Option<&str>)>) -> Option<Problem> {
     let Some((ts, event)) = object else { return Some(Problem::NotObject) };

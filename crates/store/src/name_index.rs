@@ -1,12 +1,12 @@
 //! The name index of a record directory: its record-shaped file names grouped by the branch key
 //! they carry ([`record_name_key`]), kept in a cache file so that a reader need not list a
 //! directory of thousands of records on every run, and reads only the names of the keys it asks
-//! for (SPEC §A.16).
+//! for (docs/PERFORMANCE.md#what-keeps-costs-flat-as-records-grow).
 //!
 //! Owns: the index file's format, when an index may answer instead of the directory, and when a
 //! listing may be kept as one. Must not touch: the records' contents, gix, stdout.
 //!
-//! A cache, never a source of truth (the rule of §A.17): deleting it changes no answer, and a
+//! A cache, never a source of truth (the rule of docs/REFERENCE.md#read-model): deleting it changes no answer, and a
 //! missing, damaged or outdated index is ignored and rebuilt from the directory. An index
 //! answers only while the directory's device, inode and modification time are those it was
 //! built at: a name created, removed or renamed changes the directory's modification time. A

@@ -1,4 +1,4 @@
-//! The open-question store `open-questions.md` (SPEC §6.5): two valid entry shapes.
+//! The open-question store `open-questions.md` (docs/REFERENCE.md#questions): two valid entry shapes.
 
 use super::decisions::strip_comments;
 

@@ -1,4 +1,4 @@
-//! What rewrite proofs keep under the git common dir (SPEC §A.24, §A.27), shared by every
+//! What rewrite proofs keep under the git common dir (docs/REFERENCE.md#rewrites), shared by every
 //! worktree of a clone: the pairs the `post-rewrite` hook captured (`majordomus/rewritten`) and
 //! the patch-id cache (`majordomus/patch-ids`). Both are bounded; both are caches of facts git
 //! can tell again, except the pairs, which lose nothing a reader relies on when trimmed (the

@@ -1,4 +1,4 @@
-//! The working context document `.ai/local/session-contexts/<stamp>--<sid>.md` (SPEC §6.8):
+//! The working context document `.ai/local/session-contexts/<stamp>--<sid>.md` (docs/REFERENCE.md#working-context):
 //! what an episode was told when it opened, its notes, and its close. Written once, appended to,
 //! never rewritten.
 //!
@@ -23,7 +23,7 @@ pub struct TaskAtOpen {
 }
 
 /// The document's text: front matter, the briefing as it was at open, an empty notes section;
-/// refused when the front matter would pass the readers' cap (SPEC §A.23).
+/// refused when the front matter would pass the readers' cap (docs/REFERENCE.md#front-matter).
 pub fn render(s: &OpenSession, task: &TaskAtOpen, briefing: &str) -> std::result::Result<String, Oversize> {
     let mut w = Writer::front_matter();
     let quoted_or_none = |w: &mut Writer, key: &str, v: &Option<String>| {

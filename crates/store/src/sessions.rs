@@ -1,4 +1,4 @@
-//! Episode files: open episodes, the pointer, closed records (SPEC §6.7, §6.9).
+//! Episode files: open episodes, the pointer, closed records (docs/REFERENCE.md#sessions).
 
 use std::fs;
 use std::io::ErrorKind;
@@ -11,7 +11,7 @@ use crate::error::Result;
 use crate::model::record::branch_key;
 use crate::model::session::OpenSession;
 
-/// The file name key of a provider session (SPEC §6.7 sanitising), or `hand`.
+/// The file name key of a provider session (docs/REFERENCE.md#sessions sanitising), or `hand`.
 pub fn key_of(provider_session: &str) -> String {
     branch_key(provider_session)
 }
@@ -125,7 +125,7 @@ pub fn find_closed(layout: &Layout, sid: &str) -> Result<Option<PathBuf>> {
     Ok(None)
 }
 
-/// How the episode of this process was found (SPEC §8.11).
+/// How the episode of this process was found (docs/REFERENCE.md#sessions).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Via {
     /// `MAJORDOMUS_SESSION_KEY` (strict).

@@ -25,7 +25,7 @@ pub struct ErrorBody {
     pub hint: Option<String>,
 }
 
-/// The findings document of `check`, `watch`, `doctor` and `history --validate` (SPEC §8.9).
+/// The findings document of `check`, `watch`, `doctor` and `history --validate` (docs/REFERENCE.md#findings).
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Findings {
@@ -61,7 +61,7 @@ impl Findings {
     }
 }
 
-/// `search --json` (SPEC §8.10): `{"hits":[{"kind","path","line","text"}],"count":N}`.
+/// `search --json` (docs/REFERENCE.md#search): `{"hits":[{"kind","path","line","text"}],"count":N}`.
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Search {
@@ -78,7 +78,7 @@ pub struct Hit {
     pub text: String,
 }
 
-/// `context --json` (SPEC §8.4).
+/// `context --json` (docs/REFERENCE.md#context).
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Context {
@@ -158,7 +158,7 @@ impl Context {
     }
 }
 
-/// `history --rotate --json` (SPEC §8.7): tagged by `result`.
+/// `history --rotate --json` (docs/REFERENCE.md#history): tagged by `result`.
 #[derive(Debug, PartialEq, Eq, Deserialize)]
 #[serde(tag = "result", rename_all = "snake_case", deny_unknown_fields)]
 pub enum Rotation {
@@ -206,7 +206,7 @@ pub struct ClosedSession {
     pub matched: Option<String>,
 }
 
-/// `session context --json` (SPEC §6.8): the episode's working context and its label.
+/// `session context --json` (docs/REFERENCE.md#working-context): the episode's working context and its label.
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct SessionContext {
@@ -244,7 +244,7 @@ pub struct KnowledgeCandidate {
     pub derived_from: Vec<String>,
 }
 
-/// A device: `{node, label}` (SPEC §6.14).
+/// A device: `{node, label}` (docs/REFERENCE.md#device-key).
 #[derive(Debug, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Device {
@@ -267,7 +267,7 @@ impl DeviceDoc {
     }
 }
 
-/// A continuity record as the read documents show it (SPEC §10.7).
+/// A continuity record as the read documents show it (docs/REFERENCE.md#sync).
 #[derive(Debug, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct RecordView {
@@ -290,7 +290,7 @@ pub struct RecordView {
     pub landed: Option<Landed>,
 }
 
-/// The evidence of a rewrite or a landing (SPEC §A.24).
+/// The evidence of a rewrite or a landing (docs/REFERENCE.md#rewrites).
 #[derive(Debug, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Proof {
@@ -394,7 +394,7 @@ pub struct LineComparison {
     pub heads: Vec<String>,
 }
 
-/// `continuity sync --json` (SPEC §10.6).
+/// `continuity sync --json` (docs/REFERENCE.md#sync).
 #[derive(Debug, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Sync {
@@ -441,7 +441,7 @@ pub struct LineView {
     pub heads: Vec<RecordView>,
 }
 
-/// `continuity status --json` (SPEC §10.7).
+/// `continuity status --json` (docs/REFERENCE.md#sync).
 #[derive(Debug, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Status {
@@ -523,7 +523,7 @@ pub struct PlanTask {
     pub scope: Vec<String>,
 }
 
-/// `continuity plan --json` (SPEC §10.8).
+/// `continuity plan --json` (docs/REFERENCE.md#plans).
 #[derive(Debug, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Plan {
@@ -562,7 +562,7 @@ impl Plan {
     }
 }
 
-/// `continuity resume --json` (SPEC §10.9).
+/// `continuity resume --json` (docs/REFERENCE.md#plans).
 #[derive(Debug, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Resume {

@@ -1,4 +1,4 @@
-//! The on-disk form of a knowledge record (SPEC §6.10): front matter in the SPEC's order, then
+//! The on-disk form of a knowledge record (docs/REFERENCE.md#knowledge): front matter in the documented order, then
 //! the title as a heading, the description, and any later sections as written.
 //!
 //! Owns: [`Knowledge::render`] and [`Knowledge::parse`].
@@ -29,8 +29,8 @@ struct Front {
 }
 
 impl Knowledge {
-    /// The file text, front matter in SPEC §6.10 order; refused when the front matter would
-    /// pass the readers' cap (SPEC §A.23).
+    /// The file text, front matter in docs/REFERENCE.md#knowledge order; refused when the front matter would
+    /// pass the readers' cap (docs/REFERENCE.md#front-matter).
     pub fn render(&self) -> Result<String, Oversize> {
         let mut w = Writer::front_matter();
         w.fixed("schema", "knowledge/v1")

@@ -1,4 +1,4 @@
-//! The record format: the one front-matter codec every record file goes through (SPEC §6).
+//! The record format: the one front-matter codec every record file goes through (docs/REFERENCE.md#front-matter).
 //!
 //! Owns: splitting `---` front matter from a body, reading it with serde into typed structs
 //! (unknown keys tolerated, oversize and alias-bomb input refused unparsed), the one writer that
@@ -39,7 +39,7 @@ pub fn split(text: &str) -> Option<(&str, &str)> {
 }
 
 /// Why front matter could not be read. Both kinds print as `malformed front matter`, the text
-/// `doctor` and the session readers report (SPEC §8.9); the cause is kept as the source.
+/// `doctor` and the session readers report (docs/REFERENCE.md#findings); the cause is kept as the source.
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
     /// Larger than [`MAX_FRONT_MATTER_BYTES`]: refused unparsed.
@@ -70,7 +70,7 @@ pub fn mapping(yaml: &str) -> Result<Mapping, Error> {
 /// Parses front matter into a typed struct: scalars read as the text written, unknown keys
 /// tolerated. Oversize input is refused unparsed; text that could hold an anchor or alias (`&`
 /// or `*` anywhere) first goes through the generic parse, which refuses alias bombs even under
-/// keys the struct never reads (SPEC §14: such a file is skipped as malformed).
+/// keys the struct never reads (docs/REFERENCE.md#front-matter: such a file is skipped as malformed).
 pub fn typed<T: serde::de::DeserializeOwned>(yaml: &str) -> Result<T, Error> {
     refuse_oversize(yaml)?;
     if yaml.contains(['&', '*']) {
@@ -79,7 +79,7 @@ pub fn typed<T: serde::de::DeserializeOwned>(yaml: &str) -> Result<T, Error> {
     serde_yaml::from_str(yaml).map_err(Error::Yaml)
 }
 
-/// Front matter a writer refuses to emit because every reader would skip it (SPEC §A.23: no
+/// Front matter a writer refuses to emit because every reader would skip it (docs/REFERENCE.md#front-matter: no
 /// writer produces what a reader refuses): larger than [`MAX_FRONT_MATTER_BYTES`].
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error(

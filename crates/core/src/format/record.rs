@@ -1,4 +1,4 @@
-//! The on-disk form of checkpoints and handovers (SPEC §6.2): front matter in the exact order,
+//! The on-disk form of checkpoints and handovers (docs/REFERENCE.md#records): front matter in the exact order,
 //! a blank line, the body.
 //!
 //! Owns: [`RecordMeta::render`] and [`parse`].
@@ -11,7 +11,7 @@ use crate::model::record::{Origin, RecordMeta, Skip};
 
 impl RecordMeta {
     /// Emits the whole record file: front matter in the exact order, a blank line, the body;
-    /// refused when the front matter would pass the readers' cap (SPEC §A.23).
+    /// refused when the front matter would pass the readers' cap (docs/REFERENCE.md#front-matter).
     pub fn render(&self, body: &str) -> Result<String, Oversize> {
         let mut w = Writer::front_matter();
         w.fixed("schema_version", 1)
@@ -48,7 +48,7 @@ impl RecordMeta {
     }
 }
 
-/// The front matter as written (SPEC §6.2): every scalar read as the text written, unknown keys
+/// The front matter as written (docs/REFERENCE.md#records): every scalar read as the text written, unknown keys
 /// tolerated, absent fields defaulted by [`parse`].
 #[derive(Debug, Deserialize)]
 struct Front {
@@ -139,7 +139,7 @@ mod tests {
     }
 
     proptest::proptest! {
-        /// Every authored or computed string field reads back equal (SPEC §6.2 front matter).
+        /// Every authored or computed string field reads back equal (docs/REFERENCE.md#records front matter).
         #[test]
         fn any_field_round_trips(
             fields in proptest::collection::vec("\\PC{0,12}|(null|true|1e3|~|: x|#c| lead|-x)", 9),

@@ -1,5 +1,5 @@
-//! The on-disk form of episodes: the open episode file `sessions-open/<key>.yaml` (SPEC §6.7)
-//! and the closed session record (§6.9).
+//! The on-disk form of episodes: the open episode file `sessions-open/<key>.yaml` (docs/REFERENCE.md#open-episodes)
+//! and the closed session record (docs/REFERENCE.md#closed-sessions).
 //!
 //! Owns: [`OpenSession::to_yaml`]/[`OpenSession::parse`], [`ClosedSession::render`]/[`ClosedSession::parse`].
 //! Must not touch: files, which episode is current (`store::sessions`).
@@ -10,7 +10,7 @@ use super::{list_field, split, typed, Oversize, Writer};
 use crate::model::session::{ClosedSession, OpenSession};
 
 impl OpenSession {
-    /// Emits the file in the order SPEC §6.7 shows.
+    /// Emits the file in the order docs/REFERENCE.md#open-episodes shows.
     pub fn to_yaml(&self) -> String {
         let mut w = Writer::file();
         w.text("session_id", &self.session_id).fixed("started_at", &self.started_at).quoted("owner", &self.owner);
@@ -64,8 +64,8 @@ impl OpenSession {
 }
 
 impl ClosedSession {
-    /// Emits the whole record: front matter in SPEC §6.9 order, a blank line, the body;
-    /// refused when the front matter would pass the readers' cap (SPEC §A.23).
+    /// Emits the whole record: front matter in docs/REFERENCE.md#closed-sessions order, a blank line, the body;
+    /// refused when the front matter would pass the readers' cap (docs/REFERENCE.md#front-matter).
     pub fn render(&self, body: &str) -> Result<String, Oversize> {
         let mut w = Writer::front_matter();
         w.fixed("schema", "session/v1")
@@ -99,7 +99,7 @@ impl ClosedSession {
         w.document(body)
     }
 
-    /// Parses a closed record (SPEC §5 for sessions: `schema: session/v1`; `session_id`, `head`
+    /// Parses a closed record (docs/REFERENCE.md#resolution for sessions: `schema: session/v1`; `session_id`, `head`
     /// and `created_at` required). The error is the skip reason.
     pub fn parse(text: &str) -> Result<(ClosedSession, &str), &'static str> {
         /// Every field; absent ones are `None` or empty.

@@ -1,4 +1,4 @@
-//! The on-disk form of the task record `current.yaml` (SPEC §6.1).
+//! The on-disk form of the task record `current.yaml` (docs/REFERENCE.md#task).
 //!
 //! Owns: [`Task::parse`] and [`Task::to_yaml`].
 //! Must not touch: files, which task is current (`ops::task`).
@@ -12,7 +12,7 @@ impl Task {
         serde_yaml::from_str(text).map_err(|e| e.to_string())
     }
 
-    /// Emits the record in the order SPEC §6.1 shows.
+    /// Emits the record in the order docs/REFERENCE.md#task shows.
     pub fn to_yaml(&self) -> String {
         let mut w = Writer::file();
         w.text("id", &self.id)

@@ -59,7 +59,7 @@ pub fn scalar(s: &str) -> String {
 }
 
 /// A flow sequence `[a, b]` whose items read back as the same strings (`kind:value` items stay
-/// plain, as SPEC §6.10 writes them).
+/// plain, as docs/REFERENCE.md#knowledge writes them).
 pub fn flow(items: &[String]) -> String {
     let items: Vec<String> = items.iter().map(|i| plain_or_quoted(i, &['.', '_', '/', '-', ':'])).collect();
     format!("[{}]", items.join(", "))

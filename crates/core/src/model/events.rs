@@ -1,4 +1,4 @@
-//! The closed registry of ledger event names (SPEC §6.6): writers name an [`Event`], so an
+//! The closed registry of ledger event names (docs/REFERENCE.md#ledger): writers name an [`Event`], so an
 //! unregistered event cannot be written (it does not compile); readers check names against it.
 
 use std::fmt;
@@ -26,7 +26,7 @@ pub enum Event {
 }
 
 impl Event {
-    /// Every event, in SPEC order (§6.6; `task.resumed`, §A.27, beside the other task events).
+    /// Every event, in the documented order (docs/REFERENCE.md#ledger; `task.resumed`, docs/REFERENCE.md#task, beside the other task events).
     pub const ALL: [Event; 16] = [
         Event::TaskStarted,
         Event::TaskCheckpoint,

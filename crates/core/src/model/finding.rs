@@ -1,4 +1,4 @@
-//! Findings: the lines check, watch, doctor and history --validate report (SPEC §8).
+//! Findings: the lines check, watch, doctor and history --validate report (docs/REFERENCE.md#findings).
 
 use serde::Serialize;
 

@@ -1,4 +1,4 @@
-//! A knowledge record (SPEC §6.10): one assertion derived from an episode, a candidate until a
+//! A knowledge record (docs/REFERENCE.md#knowledge): one assertion derived from an episode, a candidate until a
 //! person promotes or rejects it. Its on-disk form is `store::format::knowledge`.
 
 use serde::Serialize;

@@ -1,4 +1,4 @@
-//! The two independent labels every record read carries: divergence and freshness (SPEC §4).
+//! The two independent labels every record read carries: divergence and freshness (docs/REFERENCE.md#labels).
 
 use chrono::{DateTime, Utc};
 use serde::Serialize;
@@ -6,11 +6,11 @@ use serde::Serialize;
 use crate::clock::parse_stamp;
 use crate::model::vocabulary::vocabulary;
 
-/// What files and output write for an unborn HEAD (SPEC §4). Inside the code an unborn HEAD is
+/// What files and output write for an unborn HEAD (docs/REFERENCE.md#identity). Inside the code an unborn HEAD is
 /// `None`; this text exists only at the edges, through [`head_text`] and [`head_of`].
 pub const UNBORN_HEAD: &str = "NONE";
 
-/// What files and output write for the branch of a detached HEAD (SPEC §4); `None` in the code.
+/// What files and output write for the branch of a detached HEAD (docs/REFERENCE.md#identity); `None` in the code.
 pub const DETACHED_BRANCH: &str = "DETACHED";
 
 /// The text a file or output writes for `head`.
@@ -58,7 +58,7 @@ impl<T: Anchor> Anchor for &T {
     }
 }
 
-/// Whether the working tree had changes when a fact was taken (SPEC §4).
+/// Whether the working tree had changes when a fact was taken (docs/REFERENCE.md#identity).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, serde::Deserialize)]
 #[cfg_attr(feature = "mcp", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
@@ -131,7 +131,7 @@ impl Divergence {
 }
 
 vocabulary! {
-    /// What turned a recorded commit into the one HEAD builds on (SPEC §A.24).
+    /// What turned a recorded commit into the one HEAD builds on (docs/REFERENCE.md#rewrites).
     pub enum RewriteBy {
         Amend = "amend",
         Rebase = "rebase",
@@ -143,7 +143,7 @@ vocabulary! {
 }
 
 vocabulary! {
-    /// The kind of evidence a rewrite or a landing rests on, strongest first (SPEC §A.24).
+    /// The kind of evidence a rewrite or a landing rests on, strongest first (docs/REFERENCE.md#rewrites).
     pub enum ProofKind {
         Reflog = "reflog",
         PostRewrite = "post-rewrite",
@@ -164,7 +164,7 @@ pub struct Proof {
     pub value: String,
 }
 
-/// A recorded commit proven rewritten into another (SPEC §A.24). Computed at read time, never
+/// A recorded commit proven rewritten into another (docs/REFERENCE.md#rewrites). Computed at read time, never
 /// stored in a record.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[cfg_attr(feature = "mcp", derive(schemars::JsonSchema))]
@@ -214,7 +214,7 @@ impl Rewrite {
     }
 }
 
-/// A record of another branch whose work is in HEAD's history (SPEC §A.24): merged, or
+/// A record of another branch whose work is in HEAD's history (docs/REFERENCE.md#rewrites): merged, or
 /// squash- or rebase-merged as a commit with the same content.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[cfg_attr(feature = "mcp", derive(schemars::JsonSchema))]
@@ -302,7 +302,7 @@ pub struct Thresholds {
     pub stale_minutes: Option<i64>,
 }
 
-/// Judges `created_at` at `now` (SPEC §4).
+/// Judges `created_at` at `now` (docs/REFERENCE.md#freshness).
 pub fn freshness(created_at: &str, now: DateTime<Utc>, t: Thresholds) -> Freshness {
     let raw = created_at.trim();
     if raw.is_empty() {

@@ -1,4 +1,4 @@
-//! Record bodies read as CommonMark (SPEC §A.15): the one section parser every reader uses.
+//! Record bodies read as CommonMark (docs/REFERENCE.md#handover-body): the one section parser every reader uses.
 //!
 //! A section is a level-one ATX heading (`# Name`, up to three spaces of indent, closing `#`s
 //! stripped) at the document's top level — not inside a block quote or a list item — and outside
@@ -82,7 +82,7 @@ fn footer_of(body: &str) -> Option<Range<usize>> {
     footer(body, last_rule)
 }
 
-/// The provenance footer of a composed body (SPEC §A.27): its final top-level thematic break
+/// The provenance footer of a composed body (docs/REFERENCE.md#origin): its final top-level thematic break
 /// when nothing but the provenance line follows it.
 fn footer(body: &str, last_rule: Option<Range<usize>>) -> Option<Range<usize>> {
     let rule = last_rule?;

@@ -1,7 +1,7 @@
-//! Policy (`.ai/repo/policy.yaml`) and profiles (`.ai/repo/profiles/<name>.yaml`), SPEC §7.
+//! Policy (`.ai/repo/policy.yaml`) and profiles (`.ai/repo/profiles/<name>.yaml`), docs/REFERENCE.md#policy.
 //!
 //! Unknown keys are errors at every level; every key the code reads is required except the
-//! optional ones SPEC §7 names.
+//! optional ones docs/REFERENCE.md#policy names.
 
 use serde::Deserialize;
 
@@ -26,7 +26,7 @@ pub struct Policy {
     pub continuity: Option<ContinuityPolicy>,
 }
 
-/// `continuity:` (SPEC §A.26), optional.
+/// `continuity:` (docs/REFERENCE.md#policy), optional.
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 #[allow(missing_docs)]

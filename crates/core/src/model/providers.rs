@@ -1,6 +1,6 @@
-//! The providers whose agent hooks drive episodes (SPEC §9.1): a small registry.
+//! The providers whose agent hooks drive episodes (docs/HOOKS.md): a small registry.
 
-/// An event a provider's agent hooks deliver (`hook <provider> <event>`, SPEC §9.1).
+/// An event a provider's agent hooks deliver (`hook <provider> <event>`, docs/HOOKS.md).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum HookEvent {
     /// A session starts (or resumes): open an episode, print the briefing.
@@ -80,7 +80,7 @@ pub enum Shape {
     },
 }
 
-/// Where a host reads its hook settings, and how (SPEC §A.25, `hooks install`).
+/// Where a host reads its hook settings, and how (docs/HOOKS.md, `hooks install`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Settings {
     /// The project file, relative to the checkout's root (shared with the team).
@@ -100,7 +100,7 @@ pub struct Settings {
     pub own_file: bool,
 }
 
-/// One agent host: everything its hooks differ in, as data (SPEC §A.25). The lifecycle is one
+/// One agent host: everything its hooks differ in, as data (docs/HOOKS.md). The lifecycle is one
 /// implementation (`ops::hook`); a host is a row of this table.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Provider {

@@ -1,5 +1,5 @@
 //! Checkpoint and handover records: their computed front matter (written and read by
-//! `store::format::record`), body sections, identity refusal (SPEC §6.2–§6.3).
+//! `store::format::record`), body sections, identity refusal (docs/REFERENCE.md#records).
 
 use super::markdown;
 
@@ -19,12 +19,12 @@ pub const IDENTITY_KEYS: &[&str] = &[
     "session:",
 ];
 
-/// The provenance line that ends every body the tool composes (SPEC §6.3). In a handover it
+/// The provenance line that ends every body the tool composes (docs/REFERENCE.md#origin). In a handover it
 /// follows a final thematic break, and the two are the record's footer, part of no section
-/// (SPEC §A.27).
+/// (docs/REFERENCE.md#origin).
 pub const PROVENANCE: &str = "Derived by git-majordomus from its records and git; no model wrote it.";
 
-/// A path list bounded as front matter keeps it (SPEC §A.23): the first `max` items and how
+/// A path list bounded as front matter keeps it (docs/REFERENCE.md#front-matter): the first `max` items and how
 /// many there were in all (the record's `changed_total`).
 pub fn bounded<'a>(items: impl IntoIterator<Item = &'a String>, max: usize) -> (Vec<String>, usize) {
     let mut kept = Vec::new();
@@ -38,7 +38,7 @@ pub fn bounded<'a>(items: impl IntoIterator<Item = &'a String>, max: usize) -> (
     (kept, total)
 }
 
-/// Who wrote a checkpoint or handover (SPEC §A.21): a person or an agent (`authored`), or the
+/// Who wrote a checkpoint or handover (docs/REFERENCE.md#origin): a person or an agent (`authored`), or the
 /// tool from its records and git (`derived`: `--derive`, the compact and end hooks).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize)]
 #[cfg_attr(feature = "mcp", derive(schemars::JsonSchema))]
@@ -69,7 +69,7 @@ impl Origin {
         }
     }
 
-    /// The origin of a record written before `origin` existed (SPEC §A.27): `derived` when its
+    /// The origin of a record written before `origin` existed (docs/REFERENCE.md#origin): `derived` when its
     /// body ends with the provenance line, else `authored`.
     pub fn of_body(body: &str) -> Origin {
         if body.trim_end().ends_with(PROVENANCE) {
@@ -99,11 +99,11 @@ pub struct RecordMeta {
     pub branch: String,
     pub head: String,
     pub working_tree: String,
-    /// At most `context.max_list_items` entries (SPEC §A.23); `changed_total` counts them all.
+    /// At most `context.max_list_items` entries (docs/REFERENCE.md#front-matter); `changed_total` counts them all.
     pub changed_files: Vec<String>,
     /// How many changed entries there were in all (`None` in records written before the key).
     pub changed_total: Option<usize>,
-    /// Who wrote it (SPEC §A.21).
+    /// Who wrote it (docs/REFERENCE.md#origin).
     pub origin: Origin,
     /// The episode it was written in, or `none`.
     pub session: String,
@@ -122,7 +122,7 @@ impl RecordMeta {
     }
 }
 
-/// Why a file that looks like a record was skipped (SPEC §5 step 1).
+/// Why a file that looks like a record was skipped (docs/REFERENCE.md#resolution step 1).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Skip {
     /// First line is not `---`.
@@ -159,7 +159,7 @@ fn is_placeholder(line: &str) -> bool {
 
 /// Whether section `name` is present with real content (placeholders count as empty).
 ///
-/// Sections are CommonMark level-one headings (SPEC §A.15, [`super::markdown`]): a `# ...` line
+/// Sections are CommonMark level-one headings (docs/REFERENCE.md#handover-body, [`super::markdown`]): a `# ...` line
 /// inside a code block neither starts nor ends one.
 pub fn has_section(body: &str, name: &str) -> bool {
     markdown::sections(body)
@@ -323,7 +323,7 @@ mod tests {
         let req: Vec<String> = ["Objective", "Current State", "Next Action"].iter().map(|s| s.to_string()).collect();
         assert_eq!(missing_sections(body, &req), vec!["Objective".to_string(), "Next Action".to_string()]);
         // CommonMark: a line holding only a tag opens an HTML block that runs to the next blank
-        // line, so a heading right under a placeholder is not a heading (SPEC §A.15).
+        // line, so a heading right under a placeholder is not a heading (docs/REFERENCE.md#handover-body).
         let glued = "# Objective\n<one paragraph>\n# Current State\nok\n";
         assert_eq!(missing_sections(glued, &req[1..2]), vec!["Current State".to_string()]);
         let w = withhold_next_action("# Objective\na\n# Next Action\ndo it\n# Risks\nr\n", "stale");

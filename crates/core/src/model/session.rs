@@ -1,4 +1,4 @@
-//! Episodes: the open episode file (SPEC §6.7) and the closed session record (§6.9); their
+//! Episodes: the open episode file (docs/REFERENCE.md#open-episodes) and the closed session record (docs/REFERENCE.md#closed-sessions); their
 //! on-disk form is `store::format::session`.
 
 /// An open episode, `sessions-open/<key>.yaml`.
@@ -30,7 +30,7 @@ pub struct ClosedSession {
     pub branch: String,
     pub head: String,
     pub working_tree: String,
-    /// At most `context.max_list_items` entries (SPEC §A.23), generated output left out.
+    /// At most `context.max_list_items` entries (docs/REFERENCE.md#front-matter), generated output left out.
     pub changed_files: Vec<String>,
     /// How many entries `changed_files` was bounded from (`None` in records written before it).
     pub changed_total: Option<usize>,

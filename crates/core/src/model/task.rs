@@ -1,10 +1,10 @@
-//! The active task, `current.yaml` (SPEC §6.1); its on-disk form is `store::format::task`.
+//! The active task, `current.yaml` (docs/REFERENCE.md#task); its on-disk form is `store::format::task`.
 
 use std::fmt;
 
 use serde::{Deserialize, Serialize};
 
-/// The outcome a task record carries (SPEC §6.1): `active` until `handover --close` or
+/// The outcome a task record carries (docs/REFERENCE.md#task): `active` until `handover --close` or
 /// `finish` ends it. Serialised as the snake_case names the files and JSON use.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[cfg_attr(feature = "mcp", derive(schemars::JsonSchema))]
@@ -27,7 +27,7 @@ pub enum Outcome {
 }
 
 impl Outcome {
-    /// Every outcome, in SPEC order.
+    /// Every outcome, in the documented order (docs/REFERENCE.md#task).
     pub const ALL: [Outcome; 7] = [
         Outcome::Active,
         Outcome::Completed,
@@ -61,7 +61,7 @@ impl Outcome {
         !matches!(self, Outcome::Active | Outcome::HandedOver)
     }
 
-    /// Whether `start --resume` brings a task with this outcome back (SPEC §A.22, DECISIONS
+    /// Whether `start --resume` brings a task with this outcome back (docs/REFERENCE.md#task, DECISIONS
     /// D34): work remains — handed over, or finished `partial` or `blocked`, whose notes carry a
     /// Next Action. `completed`, `no_match` and `failed` ended the task with a verdict.
     pub fn is_resumable(self) -> bool {

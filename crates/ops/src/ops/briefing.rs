@@ -1,4 +1,4 @@
-//! The start-hook briefing (SPEC §9.2, §A.8): what a new episode is told without asking —
+//! The start-hook briefing (docs/REFERENCE.md#briefing): what a new episode is told without asking —
 //! references, labels and at most one section (the Next Action), the newest authored
 //! checkpoint's path and age, bounded by lines and characters.
 
@@ -19,7 +19,7 @@ const NEXT_ACTION_LINES: usize = 12;
 const QUESTIONS_SHOWN: usize = 5;
 
 /// One line of the briefing, and whether the budget may drop it before the handover's lines
-/// (SPEC §A.27: trimming never drops the handover line or its Next Action before the optional
+/// (docs/REFERENCE.md#briefing: trimming never drops the handover line or its Next Action before the optional
 /// lines above them, and never drops "No relevant handover…").
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Line {
@@ -148,8 +148,8 @@ pub fn lines(ctx: &Ctx, server_line: Option<&str>) -> Result<Vec<Line>> {
     Ok(out)
 }
 
-/// A size limit on the briefing, measured as its holder measures: the host's cap (SPEC
-/// §A.25) or the policy's `session.briefing_budget_chars`.
+/// A size limit on the briefing, measured as its holder measures: the host's cap (
+/// docs/HOOKS.md) or the policy's `session.briefing_budget_chars`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Limit {
     /// The most the briefing may hold, its overflow line and newlines included.

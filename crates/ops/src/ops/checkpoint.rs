@@ -1,4 +1,4 @@
-//! `checkpoint` (SPEC §8.2): a short progress note of the episode, with or without a task.
+//! `checkpoint` (docs/REFERENCE.md#records): a short progress note of the episode, with or without a task.
 
 use std::path::PathBuf;
 
@@ -43,13 +43,13 @@ pub fn refuse_identity(cmd: &str, body: &str) -> Result<()> {
     Ok(())
 }
 
-/// Counts lines as SPEC §8.2 does: a final line without newline still counts.
+/// Counts lines as docs/REFERENCE.md#records does: a final line without newline still counts.
 pub fn count_lines(body: &str) -> usize {
     body.lines().count()
 }
 
 /// The computed front matter for a record written now by `origin`: the change list bounded to
-/// `context.max_list_items` entries as `git status` shows them, with `changed_total` (SPEC §A.23).
+/// `context.max_list_items` entries as `git status` shows them, with `changed_total` (docs/REFERENCE.md#front-matter).
 pub fn meta_now(ctx: &Ctx, task: Option<&crate::model::task::Task>, origin: Origin) -> Result<RecordMeta> {
     let id = ctx.identity()?;
     let (changed_files, total) = ctx.changed_list(|_| true)?;
@@ -71,7 +71,7 @@ pub fn meta_now(ctx: &Ctx, task: Option<&crate::model::task::Task>, origin: Orig
     })
 }
 
-/// The ledger field a derived write adds (SPEC §A.27: an episode's last activity leaves out the
+/// The ledger field a derived write adds (docs/REFERENCE.md#origin: an episode's last activity leaves out the
 /// hooks' own derived writes), none for an authored one.
 pub fn origin_field(origin: Origin) -> Option<(&'static str, Value)> {
     (origin == Origin::Derived).then(|| ("origin", Value::from(origin.as_str())))

@@ -1,4 +1,4 @@
-//! `context` (SPEC §8.4): a bounded projection of durable state and git, selected by the
+//! `context` (docs/REFERENCE.md#context): a bounded projection of durable state and git, selected by the
 //! profile's `context` block and fitted to a line budget by dropping sections in a fixed order.
 //!
 //! Owns: what goes into the document (each section's facts as data, [`Content`]; why anything
@@ -7,7 +7,7 @@
 //! Must not touch: stdout, the wall clock, the environment, the words and line formats of the
 //! document (those are `render::context`). Read-only: writes nothing, not even the ledger.
 //!
-//! The budget counts printed lines (SPEC §8.4: "render whole document; while line count >
+//! The budget counts printed lines (docs/REFERENCE.md#context: "render whole document; while line count >
 //! budget drop"), so fitting needs the layout. The caller passes the layout in as a
 //! [`Renderer`] (`cli` chooses `render::context::Text`; this module never names `render`), and
 //! the decision stays here, in one place: [`ContextReport::fit`] asks the renderer for the
@@ -44,7 +44,7 @@ const EVENT_FIELDS: &[&str] = &["task_id", "checkpoint_path", "handover_path", "
 #[derive(Debug, Clone, Copy)]
 enum Step {
     Drop(SectionId),
-    /// The handover's Current State cut short (`handover-state`, SPEC §A.27).
+    /// The handover's Current State cut short (`handover-state`, docs/REFERENCE.md#context).
     Trim(SectionId),
     Degrade(SectionId),
 }
@@ -100,7 +100,7 @@ pub struct ContextParams {
     pub budget_lines: Option<usize>,
 }
 
-/// The context document (SPEC §8.4); its JSON form is the `--json` output.
+/// The context document (docs/REFERENCE.md#context); its JSON form is the `--json` output.
 #[derive(Debug, Clone, Serialize)]
 #[cfg_attr(feature = "mcp", derive(schemars::JsonSchema))]
 pub struct ContextReport {
@@ -147,7 +147,7 @@ pub struct GitView {
     pub working_tree: String,
     /// The divergence label of the active task's recorded head, when there is a task.
     pub task_record: Option<String>,
-    /// The rewrite that earned `task_record`'s word, when one is proven (SPEC §A.24).
+    /// The rewrite that earned `task_record`'s word, when one is proven (docs/REFERENCE.md#rewrites).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub task_record_rewrite: Option<crate::model::labels::Rewrite>,
 }
@@ -167,7 +167,7 @@ pub struct TaskView {
     pub scope: Vec<String>,
 }
 
-/// A section's id (SPEC §8.4): JSON `sections[].id`, EXCLUDED items and BUDGET `dropped`.
+/// A section's id (docs/REFERENCE.md#context): JSON `sections[].id`, EXCLUDED items and BUDGET `dropped`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[cfg_attr(feature = "mcp", derive(schemars::JsonSchema))]
 #[serde(rename_all = "lowercase")]
@@ -288,7 +288,7 @@ pub struct GitFacts {
     pub changed: usize,
     /// The active task's recorded anchor and its label, when there is a task.
     pub task: Option<TaskAnchor>,
-    /// How this episode's frozen working context compares with HEAD (SPEC §6.8).
+    /// How this episode's frozen working context compares with HEAD (docs/REFERENCE.md#working-context).
     pub briefing: Option<BriefingLabel>,
 }
 
@@ -303,7 +303,7 @@ pub struct TaskAnchor {
     pub branch: String,
 }
 
-/// The label of this episode's working context (SPEC §6.8).
+/// The label of this episode's working context (docs/REFERENCE.md#working-context).
 #[derive(Debug, Clone)]
 pub struct BriefingLabel {
     /// Its label against HEAD.
@@ -660,7 +660,7 @@ impl Builder<'_> {
         Err((id, Why::ProfileOff { profile: self.profile.name.clone(), key, value }))
     }
 
-    /// How the working context of this process's episode compares with HEAD (SPEC §6.8).
+    /// How the working context of this process's episode compares with HEAD (docs/REFERENCE.md#working-context).
     fn briefing(&self) -> Option<BriefingLabel> {
         let sid = self.ctx.session_id()?;
         let doc = session_context::find(&self.ctx.layout, &sid)?;
@@ -810,7 +810,7 @@ impl Builder<'_> {
         if depth == 0 {
             return Ok(self.off(SectionId::History, "recent_history_depth", "0"));
         }
-        // The newest `depth` valid lines, read from the ledger's tail (SPEC §A.16).
+        // The newest `depth` valid lines, read from the ledger's tail (docs/PERFORMANCE.md#what-keeps-costs-flat-as-records-grow).
         let mut recent = Vec::new();
         for l in ledger::backward(&self.ctx.layout.ledger())?.into_iter().flatten() {
             let l = l?;
@@ -855,7 +855,7 @@ fn view(t: &Task) -> TaskView {
 }
 
 /// The label of a working context document against HEAD, the head it was frozen at, and the
-/// commits since (SPEC §6.8).
+/// commits since (docs/REFERENCE.md#working-context).
 pub fn context_label(ctx: &Ctx, path: &Path) -> (Divergence, String, usize) {
     let Some((head, branch)) = session_context::anchor(path) else {
         return (Divergence::Unknown, String::new(), 0);

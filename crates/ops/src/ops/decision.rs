@@ -1,4 +1,4 @@
-//! `decision add|list|show` (SPEC §8.5): the append-only decision log.
+//! `decision add|list|show` (docs/REFERENCE.md#decisions): the append-only decision log.
 
 use serde::Serialize;
 use serde_json::Value;

@@ -1,4 +1,4 @@
-//! Derived bodies (SPEC §6.3): checkpoints and handovers written from records and git, never
+//! Derived bodies (docs/REFERENCE.md#handover-body): checkpoints and handovers written from records and git, never
 //! from a conversation. Deterministic: the same records and git give the same text.
 
 use std::collections::BTreeSet;
@@ -32,7 +32,7 @@ pub fn touched_since(ctx: &Ctx, task: &Task) -> Result<Vec<String>> {
     with_committed(ctx, task, ctx.changed_files()?)
 }
 
-/// What a derived body lists as touched since the task started (SPEC §A.23): the files
+/// What a derived body lists as touched since the task started (docs/REFERENCE.md#front-matter): the files
 /// committed since its head, plus the change list as `git status` shows it (an untracked
 /// directory as one `dir/` entry), not every file inside.
 pub fn touched_listing(ctx: &Ctx, task: &Task) -> Result<Vec<String>> {
@@ -59,7 +59,7 @@ pub fn commits_since(ctx: &Ctx, task: &Task) -> Result<Vec<(String, String)>> {
 }
 
 /// The newest authored handover and checkpoint of this task (no task: of this episode) that
-/// resolve here: what a derived record carries forward (SPEC §A.21).
+/// resolve here: what a derived record carries forward (docs/REFERENCE.md#origin).
 /// The checkpoint is this episode's own when it wrote one (two windows on one task each carry
 /// forward their own notes), else the task's.
 fn authored(ctx: &Ctx, task: Option<&Task>) -> Result<(Option<Resolved>, Option<Resolved>)> {
@@ -113,7 +113,7 @@ fn carry(s: &mut String, ctx: &Ctx, what: &str, r: &Resolved, says: &str, text: 
 }
 
 /// The derived checkpoint body: the newest authored checkpoint quoted within the checkpoint cap
-/// (SPEC §A.27), then where git stands.
+/// (docs/REFERENCE.md#origin), then where git stands.
 pub fn checkpoint_body(ctx: &Ctx, task: Option<&Task>) -> Result<String> {
     let id = ctx.identity()?;
     let wt = ctx.working_tree()?;
@@ -173,7 +173,7 @@ fn slug(name: &str) -> String {
 
 /// Lines of the current episode (by session stamp) or, without an episode, of the task, read
 /// from the ledger's tail back to the episode's (or the task's) start line: nothing of either is
-/// older (SPEC §A.16).
+/// older (docs/PERFORMANCE.md#what-keeps-costs-flat-as-records-grow).
 fn episode_lines(ctx: &Ctx, task: Option<&Task>) -> Result<Vec<ledger::Line>> {
     let session = ctx.session_id();
     let (key, value, start) = match (&session, task) {
@@ -295,8 +295,8 @@ pub fn handover_body(ctx: &Ctx, task: Option<&Task>, required: &[String]) -> Res
         }
     }
     let next = ho.as_ref().and_then(|h| section("Next Action").map(|t| (h, t)));
-    // A stale or invalid Next Action is never carried forward as the thing to do now (SPEC §0
-    // rule 7).
+    // A stale or invalid Next Action is never carried forward as the thing to do now (
+    // docs/REFERENCE.md#freshness).
     let judged = |h: &Resolved| freshness(h.meta.judged_at(), ctx.clock.now(), policy.thresholds());
     match next {
         Some((h, _)) if judged(h).is_history() => s.push_str(&format!(

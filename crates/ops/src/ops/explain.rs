@@ -1,4 +1,4 @@
-//! `continuity.explain` (SPEC §11): why `continuity.state` answered what it did — each question
+//! `continuity.explain` (docs/REFERENCE.md#surfaces): why `continuity.state` answered what it did — each question
 //! answered with a non-empty reason and at least one citation (a file, the pointer symlink, a
 //! numbered ledger line, or a policy key and its file). Unknown is an answer with its cause.
 //!
@@ -121,7 +121,7 @@ fn last_close(ctx: &Ctx) -> Result<(Option<ledger::Line>, Vec<ledger::Line>)> {
             ends_before = std::mem::take(&mut ends);
             closed = Some(l);
         }
-        // A receipt carries `event` twice (SPEC §6.6): the ledger event, then the provider's.
+        // A receipt carries `event` twice (docs/REFERENCE.md#ledger): the ledger event, then the provider's.
         Some("provider.event.received")
             if l.pairs.as_ref().is_some_and(|p| p.0.iter().any(|(k, v)| k == "event" && v == "end")) =>
         {

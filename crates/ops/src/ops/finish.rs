@@ -1,4 +1,4 @@
-//! `finish` (SPEC §8.8): close the task against its contract.
+//! `finish` (docs/REFERENCE.md#finish): close the task against its contract.
 
 use std::collections::BTreeMap;
 use std::path::Path;

@@ -1,4 +1,4 @@
-//! When a derived record fills a gap (SPEC §A.21, §A.27): what the compact and end hooks learn
+//! When a derived record fills a gap (docs/REFERENCE.md#origin): what the compact and end hooks learn
 //! from the ledger's tail before they write anything.
 //!
 //! A derived record never hides one a person or an agent wrote. The end hook writes its derived

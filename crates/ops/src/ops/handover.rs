@@ -1,4 +1,4 @@
-//! `handover` (SPEC §8.3): the deliberate continuation package, and its resolution.
+//! `handover` (docs/REFERENCE.md#records): the deliberate continuation package, and its resolution.
 
 use std::path::PathBuf;
 
@@ -95,13 +95,13 @@ pub struct Labelled {
     pub record: Resolved,
     /// Divergence from git ancestry (judged on the rewritten commit when `rewrite` is set).
     pub divergence: Divergence,
-    /// The rewrite that earned the word, when one is proven (SPEC §A.24).
+    /// The rewrite that earned the word, when one is proven (docs/REFERENCE.md#rewrites).
     pub rewrite: Option<Rewrite>,
     /// Freshness from age vs policy.
     pub freshness: Freshness,
     /// `Divergence: working tree was <x>, now <y>` when it differs.
     pub working_tree_now: Option<String>,
-    /// The newest derived record this authored one was preferred to (SPEC §A.21), by file name.
+    /// The newest derived record this authored one was preferred to (docs/REFERENCE.md#origin), by file name.
     pub passed_over: Option<String>,
 }
 
@@ -150,8 +150,8 @@ pub fn label(ctx: &Ctx, record: Resolved) -> Result<Labelled> {
 }
 
 /// When `handover --resolve --task <id>` finds nothing here: the task's newest handover on
-/// another branch, by path, when its work landed in this branch (a squash or rebase merge, SPEC
-/// §A.24). Resolution itself never crosses branches; this only says where the work went.
+/// another branch, by path, when its work landed in this branch (a squash or rebase merge,
+/// docs/REFERENCE.md#rewrites). Resolution itself never crosses branches; this only says where the work went.
 pub fn landed_elsewhere(ctx: &Ctx, task: &str) -> Result<Option<(String, String, Landed)>> {
     let here = ctx.identity()?.branch.clone();
     let newest = super::resolve::list(ctx, &ctx.layout.handovers())?

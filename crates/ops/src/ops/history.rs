@@ -1,4 +1,4 @@
-//! `history` (SPEC §8.7): reading the ledger back with filters, validating every line, and
+//! `history` (docs/REFERENCE.md#history): reading the ledger back with filters, validating every line, and
 //! rotating the oldest lines into a dated archive.
 //!
 //! Owns: the history filters (`--task`, `--event`, `--since`, `--limit`), ledger validation
@@ -132,7 +132,7 @@ fn parse_time(s: &str) -> Option<DateTime<Utc>> {
 pub enum Matched {
     /// Counted: the read reached the ledger's first line.
     Exact(usize),
-    /// Not counted: the tail read stopped once the limit was met (SPEC §A.16).
+    /// Not counted: the tail read stopped once the limit was met (docs/PERFORMANCE.md#what-keeps-costs-flat-as-records-grow).
     Uncounted,
 }
 
@@ -272,7 +272,7 @@ pub enum Rotation {
     },
 }
 
-/// Runs `history --rotate` (SPEC §8.7). Under the ledger lock: the oldest lines beyond
+/// Runs `history --rotate` (docs/REFERENCE.md#history). Under the ledger lock: the oldest lines beyond
 /// `ledger.retention_max_lines` are written to a new `ledger.<compact>.jsonl.archived` (an
 /// existing archive of that name refuses with exit 15, nothing written), then the ledger is
 /// replaced atomically by the newest `cap` lines followed by the `ledger.rotated` line — in one
@@ -291,7 +291,7 @@ pub fn rotate(ctx: &Ctx) -> Result<Rotation> {
     let session = ctx.session_id();
 
     let _lock = Lock::acquire(&ctx.layout.locks(), ledger::LOCK)?;
-    // Streamed three times (count, archive, keep): the ledger is never held whole (SPEC §A.16).
+    // Streamed three times (count, archive, keep): the ledger is never held whole (docs/PERFORMANCE.md#what-keeps-costs-flat-as-records-grow).
     let lines = || -> Result<ledger::RawLines> {
         ledger::raw_lines(&path)?
             .ok_or_else(|| Error::io(format!("{}: vanished under the ledger lock", ctx.rel(&path))))

@@ -1,4 +1,4 @@
-//! Provider hooks (SPEC §9.2): `hook <provider> start|compact|end` with the provider's payload
+//! Provider hooks (docs/REFERENCE.md#hook-events): `hook <provider> start|compact|end` with the provider's payload
 //! on stdin. A receipt first, then the lifecycle step; never fails the provider.
 
 use std::path::Path;
@@ -33,7 +33,7 @@ pub struct Payload {
     /// End reason, sanitised.
     pub reason: Option<String>,
     /// The session's working directory as the host sent it (not sanitised: it is a path, and
-    /// only ever opened as one, SPEC §A.27).
+    /// only ever opened as one, docs/REFERENCE.md#hook-events).
     pub cwd: Option<String>,
     /// Why the payload could not be read, when it could not.
     pub problem: Option<String>,
@@ -66,7 +66,7 @@ pub fn parse_payload(p: &Provider, bytes: &[u8]) -> Payload {
     }
 }
 
-/// Opens the checkout a hook event is about (SPEC §A.27): `--repo`; else the process's
+/// Opens the checkout a hook event is about (docs/REFERENCE.md#hook-events): `--repo`; else the process's
 /// directory when it is inside a repository; else the payload's `cwd`; else
 /// `CLAUDE_PROJECT_DIR`. A `fork` whose `cwd` is another worktree of the same repository is
 /// about that worktree (the forked session works there).
@@ -98,7 +98,7 @@ fn open_checkout(repo: Option<&Path>, env: &Env, pl: &Payload) -> crate::error::
     Err(first_error.unwrap_or_else(|| Error::usage("no checkout")))
 }
 
-/// The briefing as the host wants it on stdout (SPEC §A.25): plain lines, or one JSON object.
+/// The briefing as the host wants it on stdout (docs/HOOKS.md): plain lines, or one JSON object.
 fn shaped(p: &Provider, lines: Vec<String>) -> Vec<String> {
     let text = || Value::from(lines.join("\n"));
     let doc = match p.output {
@@ -221,7 +221,7 @@ pub fn run(
         return run.report;
     }
     // What a derived record would fill is read before the receipt, so that the receipt can say
-    // what the event skips (SPEC §A.27); nothing is written before the receipt.
+    // what the event skips (docs/REFERENCE.md#origin); nothing is written before the receipt.
     let plan = match event {
         HookEvent::Start => Plan::default(),
         HookEvent::Compact | HookEvent::End => plan(&mut run, event, &key),
@@ -275,7 +275,7 @@ fn start(run: &mut Run<'_>, provider: &str, key: &str) {
     let policy = ctx.policy().ok();
     let server = super::server::hook_line(ctx, std::env::current_exe().ok().as_deref());
     run.err(format!("Shared server: {server}"));
-    // The briefing names the server only when the start hook was asked to ensure one (§A.27).
+    // The briefing names the server only when the start hook was asked to ensure one (docs/REFERENCE.md#briefing).
     let server = policy.is_some_and(|p| p.session.ensure_server_on_start).then_some(server);
     if policy.is_some_and(|p| !p.session.briefing_on_start) {
         return;
@@ -289,7 +289,7 @@ fn start(run: &mut Run<'_>, provider: &str, key: &str) {
 }
 
 /// What a compact or end event writes: each derived record only where it fills a gap
-/// (SPEC §A.21, §A.27). `Some(true)`: write it; `Some(false)`: skip it (the receipt says so);
+/// (docs/REFERENCE.md#origin). `Some(true)`: write it; `Some(false)`: skip it (the receipt says so);
 /// `None`: the policy turns it off.
 #[derive(Debug, Default)]
 struct Plan {
@@ -375,7 +375,7 @@ fn end(run: &mut Run<'_>, key: &str, reason: Option<&str>, plan: &Plan) {
         derived_checkpoint(run, plan, "final checkpoint");
         match plan.handover {
             Some(true) => {
-                // A session ending does not end the task (SPEC §A.22): never `--close`.
+                // A session ending does not end the task (docs/REFERENCE.md#task): never `--close`.
                 let p = handover::HandoverParams {
                     derive: true,
                     close: false,

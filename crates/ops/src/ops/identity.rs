@@ -1,4 +1,4 @@
-//! Path-free identities (SPEC §4): what a record that travels (a closed session, a continuity
+//! Path-free identities (docs/REFERENCE.md#identity): what a record that travels (a closed session, a continuity
 //! record) says instead of a path.
 
 use crate::ctx::Ctx;

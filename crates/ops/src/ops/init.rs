@@ -1,4 +1,4 @@
-//! `init` (SPEC §8.0): create whatever of the layer is missing, never overwrite.
+//! `init` (docs/REFERENCE.md#layout): create whatever of the layer is missing, never overwrite.
 
 use crate::assets;
 use crate::ctx::Ctx;

@@ -1,4 +1,4 @@
-//! `hooks install|uninstall` (SPEC §9.1, §A.25): each agent host's settings file (by scope)
+//! `hooks install|uninstall` (docs/HOOKS.md#setting-each-host-up): each agent host's settings file (by scope)
 //! merged without clobbering,
 //! git hooks that chain a foreign hook, and the continuity fetch refspec. All idempotent.
 
@@ -11,7 +11,7 @@ use crate::error::{Error, Result};
 use crate::model::providers::{self, HookEvent, Provider, Shape};
 use crate::store::atomic::{guard, read_opt};
 
-/// Which of a host's settings files (SPEC §A.25).
+/// Which of a host's settings files (docs/HOOKS.md).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Scope {
     /// The project's file, shared with the team.
@@ -416,7 +416,7 @@ fn agent(ctx: &Ctx, p: &Provider, scope: Scope, add: bool) -> Result<Vec<String>
 }
 
 /// Writes a settings file atomically; an existing file keeps its mode, a new one is created with
-/// the umask (it is shared configuration, not a secret: SPEC §A.27 "Modes").
+/// the umask (it is shared configuration, not a secret: docs/REFERENCE.md#modes).
 fn write_keeping_mode(path: &std::path::Path, root: &Map<String, Value>) -> Result<()> {
     let mut out = serde_json::to_string_pretty(&Value::Object(root.clone())).map_err(|e| Error::io(e.to_string()))?;
     out.push('\n');
@@ -440,7 +440,7 @@ fn script(hook: &str) -> String {
     let chained = format!("${{0%/*}}/{hook}.majordomus-chained");
     let body = match hook {
         "pre-push" => concat!(
-            "# Publish pending continuity records to the remote being pushed to (SPEC §9.1, §A.19):\n",
+            "# Publish pending continuity records to the remote being pushed to (docs/SYNC.md#the-pre-push-hook):\n",
             "# no network and nothing done when none is pending (the fetch refspec does the fetching),\n",
             "# bounded in time, never prompting, never failing the push, printing at most one line,\n",
             "# and not recursing (its own push runs with --no-verify and MAJORDOMUS_HOOK=1).\n",
@@ -453,7 +453,7 @@ fn script(hook: &str) -> String {
         )
         .to_string(),
         "post-rewrite" => concat!(
-            "# Keep the <old> <new> pairs of an amend or a rebase (SPEC §A.24): a handover written\n",
+            "# Keep the <old> <new> pairs of an amend or a rebase (docs/REFERENCE.md#rewrites): a handover written\n",
             "# at the old commit is then labelled by the new one, with this as its proof.\n",
             "if [ \"${MAJORDOMUS_HOOK:-}\" != 1 ]; then\n",
             "  printf '%s\\n' \"${majordomus_input-$(cat)}\" | MAJORDOMUS_HOOK=1 git-majordomus hook git post-rewrite \"${1:-}\" >/dev/null 2>&1 || true\n",
@@ -516,7 +516,7 @@ fn git_hooks(ctx: &Ctx, add: bool) -> Result<Report> {
     Ok(r)
 }
 
-/// Whether a remote name is acceptable (SPEC §10.6).
+/// Whether a remote name is acceptable (docs/REFERENCE.md#sync).
 pub fn valid_remote(name: &str) -> bool {
     (1..=64).contains(&name.len())
         && name != ".."
@@ -544,7 +544,7 @@ fn refspec(ctx: &Ctx, remote: Option<String>, add: bool) -> Result<Report> {
     remotes.iter().map(|r| refspec_of(ctx, r, add)).collect()
 }
 
-/// The fetch refspec that brings `remote`'s store into its remote-tracking ref (SPEC §9.1); the
+/// The fetch refspec that brings `remote`'s store into its remote-tracking ref (docs/SYNC.md#the-fetch-refspec); the
 /// glob keeps a plain `git fetch` at exit 0 while the remote has no store.
 pub fn fetch_refspec(remote: &str) -> String {
     format!("+refs/majordomus/continuity*:refs/majordomus/remotes/{remote}/continuity*")

@@ -1,4 +1,4 @@
-//! Knowledge (SPEC §6.10, §8.12): what the repository now knows because of an episode — each
+//! Knowledge (docs/REFERENCE.md#knowledge): what the repository now knows because of an episode — each
 //! decision recorded, question resolved and task finished, as one candidate assertion derived
 //! from the ledger and git (never from a conversation), which a person promotes or rejects.
 
@@ -248,7 +248,7 @@ pub fn derive(ctx: &Ctx, episode: Option<&str>, dry_run: bool) -> Result<DeriveR
         r.lines.push(("skipped (transcript)".into(), "a ledger line carrying a transcript marker".into()));
     }
     // Every candidate is rendered before any is written: one that every reader would skip
-    // refuses the whole derivation, and nothing is written (SPEC §A.23).
+    // refuses the whole derivation, and nothing is written (docs/REFERENCE.md#front-matter).
     let cands = cands
         .into_iter()
         .map(|k| {
@@ -515,7 +515,7 @@ pub fn briefing_lines(ctx: &Ctx) -> Result<Vec<String>> {
             None => unattributed.push(k.id.clone()),
         }
     }
-    // Only a line that says something (SPEC §A.27): none when nothing awaits review.
+    // Only a line that says something (docs/REFERENCE.md#briefing): none when nothing awaits review.
     let mut out = Vec::new();
     if !here.is_empty() {
         out.push(format!("Knowledge: {} candidate(s) awaiting review on this branch: {}", here.len(), here.join(", ")));

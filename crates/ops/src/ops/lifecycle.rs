@@ -1,4 +1,4 @@
-//! `lifecycle.*` (SPEC §11): the operator's reading of the episode store, not the worker's —
+//! `lifecycle.*` (docs/REFERENCE.md#surfaces): the operator's reading of the episode store, not the worker's —
 //! every open episode, what needs recovering, the served versus the live git state, the
 //! providers and their wired hooks, and the closed records a clone receives.
 //!
@@ -80,7 +80,7 @@ struct LedgerFacts {
     closed: u64,
 }
 
-/// Streams the ledger one line at a time (SPEC §A.16: a whole-ledger scan holds a bounded number
+/// Streams the ledger one line at a time (docs/PERFORMANCE.md#what-keeps-costs-flat-as-records-grow: a whole-ledger scan holds a bounded number
 /// of lines), numbered from 1 with blank lines counted but skipped (`ledger::forward`).
 pub fn for_each_ledger_line(ctx: &Ctx, mut f: impl FnMut(ledger::Line)) -> Result<()> {
     for l in ledger::forward(&ctx.layout.ledger())?.into_iter().flatten() {

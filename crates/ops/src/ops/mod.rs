@@ -32,5 +32,5 @@ pub mod start;
 pub mod state;
 pub mod task;
 
-/// Every body read from stdin or a note file is capped at 1 MiB (SPEC §A.2).
+/// Every body read from stdin or a note file is capped at 1 MiB (docs/REFERENCE.md#records).
 pub const BODY_CAP: usize = 1024 * 1024;

@@ -1,4 +1,4 @@
-//! `question add|resolve|list` (SPEC §8.6): blockers as state.
+//! `question add|resolve|list` (docs/REFERENCE.md#questions): blockers as state.
 
 use serde::Serialize;
 use serde_json::Value;

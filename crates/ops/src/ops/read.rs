@@ -1,4 +1,4 @@
-//! The one read-model layer the three surfaces call (SPEC §11): the CLI (`state`, `explain`,
+//! The one read-model layer the three surfaces call (docs/REFERENCE.md#surfaces): the CLI (`state`, `explain`,
 //! `lifecycle <x>`, `continuity status|records|plan`, `handover --resolve`, `context`,
 //! `decision list`, `question list`, `search`, `history`, each with `--json`), MCP
 //! (`majordomus_*` tools) and HTTP (`GET /api/v1/...`) all ask [`value`] for a [`Model`] and

@@ -1,4 +1,4 @@
-//! Record resolution (SPEC §5): which record on disk is about the work happening here.
+//! Record resolution (docs/REFERENCE.md#resolution): which record on disk is about the work happening here.
 //!
 //! Two tiers only — same repository + worktree + branch, then same repository + branch (not
 //! detached) — then nothing. Within a tier the greatest (`created_at`, ledger rank, file name)
@@ -80,7 +80,7 @@ pub struct Resolution {
     /// The winner, when there is one.
     pub winner: Option<Resolved>,
     /// The newest derived record the winner was preferred to (an authored record of the same
-    /// task or episode beats newer derived ones, SPEC §A.21): its file name.
+    /// task or episode beats newer derived ones, docs/REFERENCE.md#origin): its file name.
     pub passed_over: Option<String>,
     /// How many files were skipped as unreadable.
     pub skipped: usize,
@@ -128,7 +128,7 @@ pub struct Facts {
 
 impl Facts {
     /// Whether `self` is derived and an authored record `other` of the same task (task `none`:
-    /// of the same episode) hides it (SPEC §A.21, §A.27).
+    /// of the same episode) hides it (docs/REFERENCE.md#origin).
     fn hidden_by(&self, other: &Facts) -> bool {
         self.origin == Origin::Derived
             && other.origin == Origin::Authored
@@ -222,7 +222,7 @@ const START_SLACK_SECS: i64 = 3600;
 /// checkout's own task (its `started_at` less [`START_SLACK_SECS`]). A record's file name starts
 /// with the stamp of its write, and a task's records are written after its `start`, so the
 /// task-filtered resolution need not read the older files of the branch: without this cut, a
-/// task with no record yet read the front matter of every record of the branch (SPEC §A.11).
+/// task with no record yet read the front matter of every record of the branch (docs/PERFORMANCE.md#what-keeps-costs-flat-as-records-grow).
 fn task_since(ctx: &Ctx, task: Option<&str>) -> Result<Option<String>> {
     let Some(id) = task else { return Ok(None) };
     let Some(t) = super::task::local(ctx)?.filter(|t| t.id == id) else { return Ok(None) };
@@ -413,7 +413,7 @@ pub fn resolve_traced(ctx: &Ctx, dir: &Path, task: Option<&str>, trace: Trace) -
 
 /// The newest authored record of `dir` that resolves here for `task` (task `none`, or
 /// `same_episode`: of the episode `session` only) — what a derived record carries forward
-/// (SPEC §A.21).
+/// (docs/REFERENCE.md#origin).
 pub fn newest_authored(
     ctx: &Ctx,
     dir: &Path,
@@ -437,7 +437,7 @@ fn resolve_only(ctx: &Ctx, dir: &Path, task: Option<&str>, only: Only<'_>, trace
 }
 
 /// [`resolve`] on `task` and, when no record of the task resolves, on any task — what
-/// `context` shows as the handover (SPEC §8.4) — from one listing of `dir`, each file read at
+/// `context` shows as the handover (docs/REFERENCE.md#context) — from one listing of `dir`, each file read at
 /// most once: the second resolution reuses what the first one read.
 pub fn resolve_task_or_any(ctx: &Ctx, dir: &Path, task: Option<&str>) -> Result<Resolution> {
     let here = here(ctx)?;

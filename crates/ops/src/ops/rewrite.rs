@@ -1,4 +1,4 @@
-//! Labels that survive amend, rebase and squash merge (SPEC §A.24, §A.27): when the plain
+//! Labels that survive amend, rebase and squash merge (docs/REFERENCE.md#rewrites): when the plain
 //! ancestry question says a record's commit X is not in HEAD's history, a proof may map X to a
 //! commit X′ that is, and the word is the one X′ earns, with the proof beside it. Proofs,
 //! strongest first, each failing closed: the reflog of the record's branch and of HEAD naming
@@ -39,7 +39,7 @@ struct Hop {
     value: String,
 }
 
-/// A record's label against HEAD now, with its rewrite when one is proven (SPEC §A.24).
+/// A record's label against HEAD now, with its rewrite when one is proven (docs/REFERENCE.md#rewrites).
 pub fn label_of(ctx: &Ctx, record: &impl Anchor) -> Label {
     label(ctx, record.anchor_head(), record.anchor_branch())
 }

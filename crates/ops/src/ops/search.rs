@@ -1,4 +1,4 @@
-//! `search` (SPEC §8.10): a case-insensitive fixed-string grep over the records, in authority
+//! `search` (docs/REFERENCE.md#search): a case-insensitive fixed-string grep over the records, in authority
 //! order handover → checkpoint → decision → question → prompt → history.
 //!
 //! Owns: which files each kind reads, their order (record files newest first by their name
@@ -282,7 +282,7 @@ impl Searcher<'_> {
 
     /// `ledger.jsonl`, newest line first; `--task` keeps the lines whose `task_id` names it.
     ///
-    /// One forward stream over the ledger that keeps only the newest `limit` hits (SPEC §A.16):
+    /// One forward stream over the ledger that keeps only the newest `limit` hits (docs/PERFORMANCE.md#what-keeps-costs-flat-as-records-grow):
     /// the line numbers stay exact and memory stays bounded whatever the ledger's length.
     fn history(&mut self) -> Result<()> {
         let path = self.ctx.layout.ledger();

@@ -1,4 +1,4 @@
-//! `serve ensure|status|stop` (SPEC §11.2): one detached shared server per checkout, recorded in
+//! `serve ensure|status|stop` (docs/REFERENCE.md#http): one detached shared server per checkout, recorded in
 //! `.ai/local/state/server.json` (pid, port, url, head); a record whose process is gone or whose
 //! port does not answer for this checkout is stale and is replaced.
 //!
@@ -157,7 +157,7 @@ pub fn stop(ctx: &Ctx) -> Result<Option<ServerRecord>> {
     Ok(Some(r))
 }
 
-/// The start hook's `Shared server:` line (SPEC §9.2): ensures the server only when
+/// The start hook's `Shared server:` line (docs/REFERENCE.md#hook-events): ensures the server only when
 /// `session.ensure_server_on_start` is true.
 pub fn hook_line(ctx: &Ctx, exe: Option<&Path>) -> String {
     let Ok(policy) = ctx.policy() else { return "not ensured: the policy could not be read".into() };

@@ -1,4 +1,4 @@
-//! Episodes (SPEC §8.11): one per provider session, opened, read and closed into a tracked
+//! Episodes (docs/REFERENCE.md#sessions): one per provider session, opened, read and closed into a tracked
 //! envelope of references derived from the ledger lines stamped with the episode's id.
 
 use std::path::PathBuf;
@@ -413,7 +413,7 @@ fn write_closed(ctx: &Ctx, s: &OpenSession, p: &CloseParams) -> Result<PathBuf> 
     create_new(&dir, name, text.as_bytes())
 }
 
-/// Whether an entry of the change list is real work for a closed record (SPEC §6.9): a path
+/// Whether an entry of the change list is real work for a closed record (docs/REFERENCE.md#closed-sessions): a path
 /// that is not generated output, or an untracked directory `dir/` holding at least one file
 /// that is not (`files`, every changed file, sorted): `web/` holding only `web/node_modules/`
 /// is generated output as well.
@@ -555,7 +555,7 @@ fn load_closed(ctx: &Ctx, name: &str) -> LoadedClosed {
     (path, parsed)
 }
 
-/// `session latest`: the §5 resolver over the closed records.
+/// `session latest`: the docs/REFERENCE.md#resolution resolver over the closed records.
 pub fn latest(ctx: &Ctx) -> Result<Option<ClosedView>> {
     ctx.require_layer()?;
     let here = Here {

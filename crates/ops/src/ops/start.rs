@@ -1,4 +1,4 @@
-//! `start` (SPEC §8.1): open a task in this checkout; `start --resume` (SPEC §A.27) reopens one.
+//! `start` (docs/REFERENCE.md#task): open a task in this checkout; `start --resume` (docs/REFERENCE.md#task) reopens one.
 
 use serde_json::Value;
 
@@ -152,7 +152,7 @@ pub struct ResumeReport {
     pub findings: Vec<Finding>,
 }
 
-/// Runs `start --resume <id>` (SPEC §A.22, §A.27 "Reopening"): task `id`, handed over or
+/// Runs `start --resume <id>` (docs/REFERENCE.md#task): task `id`, handed over or
 /// finished `partial`/`blocked` ([`Outcome::is_resumable`]), in `current.yaml` or in the
 /// archive, becomes the active task again under its own id, with its scope, profile, owner and
 /// start head as recorded; `checkpoint_at` restarts now. A non-active task in `current.yaml`

@@ -1,4 +1,4 @@
-//! `continuity.state` (SPEC §11): what the lifecycle of this checkout is holding — the open
+//! `continuity.state` (docs/REFERENCE.md#surfaces): what the lifecycle of this checkout is holding — the open
 //! episode (read through the pointer only), the active task, the handover and checkpoint that
 //! resolve here with both labels, the blockers and the tallies. One value for the CLI
 //! (`state --json`), MCP (`majordomus_continuity`) and HTTP (`GET /api/v1/continuity`).
@@ -133,7 +133,7 @@ pub struct Record {
     /// set).
     pub divergence: Divergence,
     /// The rewrite that earned the word, when one is proven: the recorded `head` became `to`
-    /// (SPEC §A.24). Computed when read, never stored.
+    /// (docs/REFERENCE.md#rewrites). Computed when read, never stored.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub rewrite: Option<crate::model::labels::Rewrite>,
     /// How old it is, judged against `session.freshness`.
@@ -235,7 +235,7 @@ fn non_empty(s: &str) -> Option<String> {
     (!s.is_empty()).then(|| s.to_string())
 }
 
-/// The open episode the pointer resolves to (the pointer only, SPEC §11).
+/// The open episode the pointer resolves to (the pointer only, docs/REFERENCE.md#surfaces).
 pub fn pointed_session(ctx: &Ctx) -> Option<OpenSessionView> {
     let key = pointer_key(&ctx.layout)?;
     let s = read_open(&open_path(&ctx.layout, &key)).ok().flatten()?;

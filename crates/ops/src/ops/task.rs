@@ -1,5 +1,5 @@
 //! Reading and updating the active task record `current.yaml`, and its archive
-//! (`archive/<id>.yaml`, SPEC §3): what `start` moves there and `start --resume` brings back.
+//! (`archive/<id>.yaml`, docs/REFERENCE.md#layout): what `start` moves there and `start --resume` brings back.
 
 use std::path::PathBuf;
 

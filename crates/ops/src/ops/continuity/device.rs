@@ -1,4 +1,4 @@
-//! `continuity device` (SPEC §10.2), `continuity verify` and `continuity export` (§10.11).
+//! `continuity device` (docs/REFERENCE.md#device-key), `continuity verify` and `continuity export` (docs/REFERENCE.md#continuity-commands).
 
 use crate::continuity::admission::{Code, Severity};
 use std::path::Path;

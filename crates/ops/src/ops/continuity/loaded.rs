@@ -1,4 +1,4 @@
-//! Reading a store through the read model (SPEC §A.17): every file of a ref's tree, admitted
+//! Reading a store through the read model (docs/REFERENCE.md#read-model): every file of a ref's tree, admitted
 //! once. What admission concludes whoever reads a file (shape, id, signature, portability) is kept
 //! per file in the read model (`readmodel`), a compact binary file per ref under the git common
 //! dir (`<common-dir>/majordomus/readmodel/<ref>.bin`), keyed by the store tip and the rules hash.

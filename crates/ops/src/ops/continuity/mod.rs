@@ -1,4 +1,4 @@
-//! The continuity commands (SPEC §10): device, publish, sync, status, records, plan, resume,
+//! The continuity commands (docs/REFERENCE.md#continuity-commands): device, publish, sync, status, records, plan, resume,
 //! verify, export. This module holds what they share: identities, the mesh, the device key,
 //! the local state and the loaded (admitted) store.
 
@@ -68,7 +68,7 @@ pub fn load_mesh(ctx: &Ctx, normalise: &dyn Fn(&str) -> Option<String>) -> Resul
     Ok(enabled.pop())
 }
 
-/// The continuity repository identity (SPEC §4): declared, else from the root commits.
+/// The continuity repository identity (docs/REFERENCE.md#identity): declared, else from the root commits.
 /// Shallow clones and commit-less repositories are refused unless declared.
 pub fn repository(ctx: &Ctx, mesh: Option<&Mesh>) -> Result<String> {
     if let Some(declared) = mesh.and_then(|m| m.repository.as_deref()) {
@@ -84,7 +84,7 @@ pub fn repository(ctx: &Ctx, mesh: Option<&Mesh>) -> Result<String> {
     })
 }
 
-/// The uncommitted-change fingerprint (SPEC §6.11): `None` when the tree is clean.
+/// The uncommitted-change fingerprint (docs/REFERENCE.md#fingerprint): `None` when the tree is clean.
 pub fn fingerprint(ctx: &Ctx) -> Result<Option<String>> {
     let mut paths: Vec<&String> = ctx.changed_files()?.iter().collect();
     if paths.is_empty() {
@@ -139,7 +139,7 @@ pub fn load_local(ctx: &Ctx) -> Result<LocalState> {
 /// The lock `publish`, `sync` and `resume` hold from reading `continuity.json` to writing it back,
 /// so concurrent writers never lose a position or an offer. It lives under the git common dir
 /// (`<common-dir>/majordomus/continuity.lock`, beside the store's own lock): a publication changes
-/// nothing in the checkout but `continuity.json` (SPEC §14 item 35).
+/// nothing in the checkout but `continuity.json` (docs/REFERENCE.md#continuity-commands).
 pub fn writer_lock(ctx: &Ctx) -> Result<crate::store::atomic::Lock> {
     crate::store::atomic::Lock::acquire_file(&ctx.git.common_dir().join("majordomus"), "continuity.lock")
 }

@@ -1,4 +1,4 @@
-//! `continuity publish` (SPEC §10.4): project the newest (or a named) handover into a signed
+//! `continuity publish` (docs/REFERENCE.md#continuity-commands): project the newest (or a named) handover into a signed
 //! record in the local store. Offline: only the local ref and `continuity.json` change.
 
 use std::path::Path;
@@ -134,7 +134,7 @@ fn locate(ctx: &Ctx, named: Option<&str>) -> Result<(String, String)> {
         if arrived(&text) {
             continue;
         }
-        // The one place a file's modification time is read (SPEC §0 rule 6).
+        // The one place a file's modification time is read (docs/REFERENCE.md#resolution).
         let mtime = std::fs::symlink_metadata(&path).and_then(|m| m.modified()).unwrap_or(std::time::UNIX_EPOCH);
         let key = (segment(name), mtime, name.clone());
         if best.as_ref().is_none_or(|(k, _)| key > *k) {
@@ -177,7 +177,7 @@ fn truncate(s: &str, max: usize) -> String {
 
 /// The source part: this checkout's branch, head and uncommitted change. `changed` is the
 /// change list as the records' front matter carries it (untracked directories collapsed, `.ai/`
-/// left out, SPEC §A.23), at most [`MAX_CHANGED`] of it, and `changed_total` its length; the
+/// left out, docs/REFERENCE.md#front-matter), at most [`MAX_CHANGED`] of it, and `changed_total` its length; the
 /// fingerprint still reads every file.
 pub fn source_now(ctx: &Ctx) -> Result<Source> {
     let id = ctx.identity()?;
@@ -195,7 +195,7 @@ pub fn source_now(ctx: &Ctx) -> Result<Source> {
     })
 }
 
-/// Warns when the handover's commit is on no remote-tracking branch (SPEC §10.4, issue 22): the
+/// Warns when the handover's commit is on no remote-tracking branch (docs/REFERENCE.md#continuity-commands, issue 22): the
 /// record travels with `continuity sync`, the commit only with `git push`, and a machine that
 /// cannot read the record's head cannot resume it (`head_missing`). A clone without any remote
 /// keeps quiet (it cannot sync either, and `sync` says so); so does a check that cannot answer

@@ -1,4 +1,4 @@
-//! `continuity plan` (writes nothing) and `continuity resume` (SPEC §10.8, §10.9).
+//! `continuity plan` (writes nothing) and `continuity resume` (docs/REFERENCE.md#plans).
 
 use std::cell::RefCell;
 
@@ -38,10 +38,10 @@ fn local_facts(ctx: &Ctx) -> Result<Local> {
     Ok(Local { branch, head, dirty, fingerprint })
 }
 
-/// What git says about a record's source here (SPEC §10.8 "source relation"). An ancestry
+/// What git says about a record's source here (docs/REFERENCE.md#plans "source relation"). An ancestry
 /// question git cannot answer (the object database failed) is an error, not "diverged".
 ///
-/// Two proofs of SPEC §A.24 refine the plain answer, with objects of this clone only (the
+/// Two proofs of docs/REFERENCE.md#rewrites refine the plain answer, with objects of this clone only (the
 /// origin's reflog and captured pairs are on the other machine): a `diverged` head whose content
 /// is in this history (same tree, same patch id) takes the relation the commit holding it earns,
 /// with the rewrite beside it; a record of another branch whose work landed in this branch
@@ -224,7 +224,7 @@ struct Whole {
     record: Record,
 }
 
-/// Writes the arrived handover (§6.2), or returns the one already holding this record.
+/// Writes the arrived handover (docs/REFERENCE.md#records), or returns the one already holding this record.
 fn write_handover(ctx: &Ctx, a: &Whole) -> Result<(String, String)> {
     let dir = ctx.layout.handovers();
     let needle = format!("\ncontinuity_record: {}\n", a.id);
@@ -253,7 +253,7 @@ fn write_handover(ctx: &Ctx, a: &Whole) -> Result<(String, String)> {
         branch: branch_text(h.branch.as_deref().or(r.source.branch.as_deref())).into(),
         head: head_text(h.head.as_deref().or(r.source.head.as_deref())).into(),
         working_tree: r.source.working_tree.clone(),
-        // The origin's list, bounded as this checkout's records are (SPEC §A.23); the total is
+        // The origin's list, bounded as this checkout's records are (docs/REFERENCE.md#front-matter); the total is
         // the origin's.
         changed_files: r.source.changed.iter().take(ctx.max_list_items()).cloned().collect(),
         changed_total: Some(r.source.changed_total as usize),

@@ -1,4 +1,4 @@
-//! `continuity status` (no network) and `continuity records` (SPEC §10.7).
+//! `continuity status` (no network) and `continuity records` (docs/REFERENCE.md#sync).
 
 use crate::continuity::admission::{Code, Severity};
 use serde::Serialize;
@@ -92,11 +92,11 @@ pub struct StatusReport {
     pub next: Vec<String>,
 }
 
-/// How many resumable records `status` shows without `--all` (SPEC §A.18); also the cap on the
+/// How many resumable records `status` shows without `--all` (docs/REFERENCE.md#local-state); also the cap on the
 /// offers kept in `continuity.json`.
 pub const SHOWN: usize = 20;
 
-/// Where records go (SPEC §A.26): `continuity.remote` when the policy sets it, else `origin`
+/// Where records go (docs/SYNC.md#where-records-go-one-chosen-remote): `continuity.remote` when the policy sets it, else `origin`
 /// when configured, else the only remote; `None` when there is no remote, or several and none
 /// chosen. A policy naming no remote of this repository is a refusal (10).
 pub fn chosen_remote(ctx: &Ctx) -> Result<Option<String>> {
@@ -120,7 +120,7 @@ pub fn chosen_remote(ctx: &Ctx) -> Result<Option<String>> {
     })
 }
 
-/// The sync state of the store, from refs only (SPEC §10.7).
+/// The sync state of the store, from refs only (docs/REFERENCE.md#sync).
 pub fn store_view(ctx: &Ctx, store: &Loaded, remote: Option<&str>) -> Result<StoreView> {
     let remote_tip = match remote {
         Some(r) => ctx.git.ref_tip(&remote_ref(r)).map_err(|e| crate::error::Error::io(e.to_string()))?,
@@ -162,7 +162,7 @@ fn view(store: &Loaded, r: loaded::Row, own: Option<&str>, now: chrono::DateTime
 }
 
 /// Fills `landed` in the views of records of another branch than this checkout's whose work
-/// landed in this branch (SPEC §A.24: same tree, same patch id, or the range's combined patch
+/// landed in this branch (docs/REFERENCE.md#rewrites: same tree, same patch id, or the range's combined patch
 /// id). Only records naming a branch other than the current one are asked, only the views shown,
 /// and [`rewrite::landed`] answers for at most [`rewrite::LANDED_CHECKS`] heads per process.
 pub fn mark_landed(ctx: &Ctx, views: &mut [RecordView]) -> Result<()> {

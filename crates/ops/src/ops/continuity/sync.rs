@@ -1,6 +1,6 @@
-//! `continuity sync` (SPEC §10.6): fetch the remote's store into its remote-tracking ref, merge
+//! `continuity sync` (docs/REFERENCE.md#sync): fetch the remote's store into its remote-tracking ref, merge
 //! the admitted records in-process, push (never forced, `--no-verify`, only our ref). A refused
-//! push is classified (SPEC §A.19): a race is re-fetched, merged and pushed again (up to
+//! push is classified (docs/SYNC.md#outcomes-and-what-to-do): a race is re-fetched, merged and pushed again (up to
 //! [`PUSH_ATTEMPTS`] in all); a remote hook or policy is `continuity.push_rejected` (exit 10); an
 //! unreachable remote is `continuity.remote_unreachable`; a failure on this side is an error (13).
 //!
@@ -313,7 +313,7 @@ fn try_writer_lock(ctx: &Ctx) -> Result<Option<std::fs::File>> {
     }
 }
 
-/// The pre-push hook's sync with `remote` (SPEC §9.1, §A.19): when the local store's tip is
+/// The pre-push hook's sync with `remote` (docs/SYNC.md#the-pre-push-hook): when the local store's tip is
 /// absent, equal to the remote-tracking tip or an ancestor of it, nothing is pending and nothing
 /// runs (no network, no lock); otherwise the push step of [`sync`] runs from what the fetch
 /// refspec last brought. It never waits for another writer: while one holds the lock, it answers
@@ -422,8 +422,8 @@ fn run(ctx: &Ctx, remote: Option<&str>, mode: Mode) -> Result<SyncReport> {
     if !ctx.git.remote_names().contains(&remote) {
         return Err(Error::not_found(format!("no remote named {remote}")).hint("git remote -v lists them"));
     }
-    // The hook must not delay the user's push by more than a bounded time (SPEC §9.1), nor a
-    // sync wait on a remote that never answers (§A.26).
+    // The hook must not delay the user's push by more than a bounded time (docs/SYNC.md#the-pre-push-hook), nor a
+    // sync wait on a remote that never answers (docs/SYNC.md#explicit-sync).
     let np = no_prompt(ctx)?;
     let fetched_now = match mode {
         Mode::Full => fetch(ctx, &s, &remote, &np)?,

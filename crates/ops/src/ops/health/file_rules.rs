@@ -12,11 +12,11 @@ use crate::store::records::{file_names_where, load, names};
 use std::path::Path;
 
 /// The freshness thresholds `init` wrote before version 0.2 (12 h and 48 h), written as spans
-/// so that no threshold is a literal in code (SPEC §4).
+/// so that no threshold is a literal in code (docs/REFERENCE.md#freshness).
 const OLD_DEFAULTS: (i64, i64) = (12 * 60, 48 * 60);
 
 /// INFO when the policy keeps the old default freshness thresholds: an existing policy keeps its
-/// values, and this says what the new default is and why (SPEC §A.27).
+/// values, and this says what the new default is and why (docs/REFERENCE.md#policy).
 pub(super) fn freshness_rules(policy: &Policy) -> Vec<Finding> {
     let t = policy.thresholds();
     if (t.fresh_minutes, t.stale_minutes) != (Some(OLD_DEFAULTS.0), Some(OLD_DEFAULTS.1)) {

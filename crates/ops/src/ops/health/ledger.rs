@@ -1,6 +1,6 @@
-//! The ledger's health rules (SPEC §8.9): malformed lines, unregistered events, retention, the
+//! The ledger's health rules (docs/REFERENCE.md#findings): malformed lines, unregistered events, retention, the
 //! task's outcome against the ledger (a `task.resumed` undoes the finish or close before it), and the stopped knowledge writer — all from one streaming
-//! pass over the ledger (SPEC §A.16) that keeps only what the rules need.
+//! pass over the ledger (docs/PERFORMANCE.md#what-keeps-costs-flat-as-records-grow) that keeps only what the rules need.
 //!
 //! Owns: [`LedgerScan`] and the rules that read it. Must not touch: clap, `Ui`.
 

@@ -1,4 +1,4 @@
-//! `check`, `watch` and `doctor` (SPEC §8.9): findings about the task, its stores and records.
+//! `check`, `watch` and `doctor` (docs/REFERENCE.md#findings): findings about the task, its stores and records.
 //!
 //! Each rule is one function shared by the three commands; a command picks the rules and the
 //! level a bad result carries (a diverged task record is a WARN for `check`, a DRIFT for

@@ -1,4 +1,4 @@
-//! The doctor rules on the session store (SPEC §6.7–§6.9).
+//! The doctor rules on the session store (docs/REFERENCE.md#sessions).
 
 use super::file_rules::{files, front_matter};
 use crate::ctx::Ctx;
