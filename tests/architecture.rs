@@ -761,3 +761,34 @@ fn test_items_are_found_at_any_depth() {
     assert_eq!(tested, [2, 3, 4, 5, 10, 11, 12, 13, 16, 17]);
     assert!(test_lines("#![cfg(test)]\nfn a() {}\n", "t.rs").iter().all(|t| *t));
 }
+
+/// `cargo install git-majordomus` builds what `cargo package` ships: the sources and what they
+/// embed, the README and the licences — no tests, fixtures, benches, scripts or build output.
+#[test]
+fn the_package_ships_only_sources_assets_and_licences() {
+    let out = std::process::Command::new(env!("CARGO"))
+        .args(["package", "--list", "--allow-dirty", "--offline", "-p", "git-majordomus"])
+        .current_dir(root())
+        .output()
+        .expect("cargo package runs");
+    assert!(out.status.success(), "cargo package --list: {}", String::from_utf8_lossy(&out.stderr));
+    let files = String::from_utf8(out.stdout).expect("UTF-8 paths");
+    let shipped = |f: &str| {
+        ["src/", "assets/cockpit/", "schemas/"].iter().any(|p| f.starts_with(p))
+            || [
+                ".cargo_vcs_info.json",
+                "Cargo.lock",
+                "Cargo.toml",
+                "Cargo.toml.orig",
+                "README.md",
+                "LICENSE-MIT",
+                "LICENSE-APACHE",
+            ]
+            .contains(&f)
+    };
+    let bad: Vec<&str> = files.lines().filter(|f| !shipped(f) || f.ends_with(".snap")).collect();
+    assert!(bad.is_empty(), "cargo package would ship: {bad:?}");
+    for needed in ["src/main.rs", "LICENSE-MIT", "LICENSE-APACHE", "README.md", "assets/cockpit/page.html"] {
+        assert!(files.lines().any(|f| f == needed), "{needed} is not shipped");
+    }
+}

@@ -34,7 +34,7 @@ pub fn remote_tracking_ref(remote: &str) -> String {
 const MAX_ATTEMPTS: u32 = 20;
 
 /// One file of a store commit's tree, in 64 bytes and no allocation when its path has a
-/// record's shape (a listing of 100,000 records held 20 MiB as strings).
+/// record's shape (a listing holds one per record; docs/PERFORMANCE.md, "Measured in comments").
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct StoreEntry {
     name: Name,
@@ -627,9 +627,8 @@ impl Git {
     fn pack_order(&self, entries: &[StoreEntry]) -> (Vec<std::path::PathBuf>, Vec<(u64, usize)>) {
         // Looked up in id order, the indexes reopened every few thousand ids: each stretch
         // touches a few neighbouring pages of each index, and no more than those stay mapped
-        // (looked up in path order, 1,000 ids touched most of a 20 MB index). Not more often:
-        // opening an index reads its whole offset table through (reopened every 256 ids, that
-        // was 86 ms of 100,000 lookups).
+        // (looked up in path order, a few ids touch most of an index). Not more often: opening
+        // an index reads its whole offset table through.
         let mut indexes = Indexes::of(&self.repo, LOOKUPS_MAPPED);
         let mut ids: Vec<(gix::ObjectId, usize)> = entries.iter().enumerate().map(|(i, e)| (e.object, i)).collect();
         ids.sort_unstable();
@@ -808,9 +807,9 @@ const TREE_PAGES_MAPPED: usize = 128;
 
 /// Reads the trees of a walk over the store (a tree difference, a union merge, a rewrite)
 /// straight from the pack files, with the index and pack pages it touches bounded
-/// ([`TREE_LOOKUPS_MAPPED`], [`TREE_PAGES_MAPPED`]) and its own delta-base cache. Read through
-/// the object database, a walk over the shards that 2,000 records changed left 41 MiB of the
-/// index and pack mapped for the rest of the process. A tree no pack of the repository's own
+/// ([`TREE_LOOKUPS_MAPPED`], [`TREE_PAGES_MAPPED`]) and its own delta-base cache: read through
+/// the object database, a walk left the index and pack it touched mapped for the rest of the
+/// process. A tree no pack of the repository's own
 /// holds (loose: one the process just wrote; in an alternate), or that does not decode there,
 /// is read through `repo` as before, with its checks.
 struct TreeReader<'r> {
@@ -836,8 +835,7 @@ impl<'r> TreeReader<'r> {
 
     /// Writes `tree` as a loose object unless a pack of the repository's own or a loose object
     /// already holds it, looked up through these bounded mappings (the object database's own
-    /// check, before each of the 1,300 trees a merge of 2,000 records writes, left 11 MiB of the
-    /// pack index mapped).
+    /// check, before each tree a merge writes, left the pack index it touched mapped).
     fn write(&mut self, tree: &gix::objs::Tree) -> Result<ObjectId, Error> {
         use gix::objs::{Write as _, WriteTo as _};
         let mut buf = Vec::new();
@@ -962,8 +960,8 @@ impl PackReader {
             files: Vec::new(),
             hash,
             cap,
-            // Read depth first ([`delta_order`]), a delta's base was decoded a few blobs before:
-            // at 100,000 blobs, 256 KiB gave the same 198,000 decodes as 4 MiB.
+            // Read depth first ([`delta_order`]), a delta's base was decoded a few blobs before,
+            // so a small cache decodes as few entries as a large one.
             cache: BaseCache::new(BASE_CACHE_BYTES / 16),
             inflate: Default::default(),
             buf: Vec::new(),
@@ -1031,8 +1029,7 @@ impl PackReader {
 
     /// Unmaps the pack data files once about [`PAGES_MAPPED`] pages were read through them (the
     /// delta-base cache stays): the resident pages stay bounded however far apart a part of the
-    /// pack order puts its blobs and their bases (near the end of a `git gc`'d pack, 2,048 blobs
-    /// touched 64 MiB).
+    /// pack order puts its blobs and their bases.
     fn unmap_when_full(&mut self) {
         if self.pages >= self.bound {
             self.files.clear();
