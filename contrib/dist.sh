@@ -33,9 +33,14 @@ for tool in tar gzip sha256sum; do
   command -v "$tool" >/dev/null 2>&1 || die "$tool is required but not on PATH"
 done
 
-# The package version: the first `version = "..."` of Cargo.toml's [package] table.
-version="$(sed -n '/^\[package\]/,/^\[/{s/^version *= *"\([^"]*\)".*/\1/p}' "$root/Cargo.toml" | head -n 1)"
-[ -n "$version" ] || die "no version in the [package] table of $root/Cargo.toml"
+# The package version: the first `version = "..."` of Cargo.toml's [workspace.package] table
+# (every crate of the workspace inherits it), else of its [package] table.
+table_version() {
+  sed -n "/^\\[$1\\]/,/^\\[/{s/^version *= *\"\\([^\"]*\\)\".*/\\1/p}" "$root/Cargo.toml" | head -n 1
+}
+version="$(table_version 'workspace\.package')"
+[ -n "$version" ] || version="$(table_version package)"
+[ -n "$version" ] || die "no version in the [workspace.package] or [package] table of $root/Cargo.toml"
 tag="${TAG:-v$version}"
 
 for f in LICENSE-MIT LICENSE-APACHE README.md; do
