@@ -140,9 +140,7 @@ pub struct Judge<'a> {
     pub own_key: Option<&'a str>,
 }
 
-fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
-}
+use majordomus_core::hex::encode as hex;
 
 /// Whether `path` has the shape `records/<2 hex>/<2 hex>/<64 hex>.json` with matching folders.
 pub fn is_record_path(path: &str) -> bool {

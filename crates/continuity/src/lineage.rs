@@ -600,35 +600,11 @@ impl Lineage {
 
 /// The raw bytes of a record id (64 lowercase hex); `None` for anything else.
 pub fn raw(s: &str) -> Option<RawId> {
-    let b = s.as_bytes();
-    if b.len() != 64 {
-        return None;
-    }
-    let mut out = [0u8; 32];
-    for (o, pair) in out.iter_mut().zip(b.chunks_exact(2)) {
-        *o = (nibble(pair[0])? << 4) | nibble(pair[1])?;
-    }
-    Some(out)
+    majordomus_core::hex::decode_array(s.as_bytes())
 }
 
-fn nibble(c: u8) -> Option<u8> {
-    match c {
-        b'0'..=b'9' => Some(c - b'0'),
-        b'a'..=b'f' => Some(c - b'a' + 10),
-        _ => None,
-    }
-}
-
-/// Lowercase hex of bytes.
-pub fn hex(bytes: &[u8]) -> String {
-    const DIGITS: &[u8; 16] = b"0123456789abcdef";
-    let mut out = String::with_capacity(bytes.len() * 2);
-    for b in bytes {
-        out.push(DIGITS[(b >> 4) as usize] as char);
-        out.push(DIGITS[(b & 15) as usize] as char);
-    }
-    out
-}
+pub use majordomus_core::hex::encode as hex;
+use majordomus_core::hex::nibble;
 
 /// The smallest raw id whose hex starts with `prefix`; `None` when `prefix` is not lowercase hex
 /// of at most 64 digits.

@@ -1267,11 +1267,7 @@ impl<'a> Var<'a> {
     }
 }
 
-/// Lowercase hex of an even length as bytes; anything else `None`.
-fn unhex(s: &str) -> Option<Vec<u8>> {
-    let ok = s.len().is_multiple_of(2) && s.bytes().all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b));
-    ok.then(|| (0..s.len()).step_by(2).filter_map(|i| u8::from_str_radix(&s[i..i + 2], 16).ok()).collect())
-}
+use majordomus_core::hex::decode as unhex;
 
 #[derive(Default)]
 struct Table {

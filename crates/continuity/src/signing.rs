@@ -87,20 +87,12 @@ fn malformed(path: &Path, why: impl fmt::Display) -> Error {
         .hint("repair or move the file away; it is never replaced automatically")
 }
 
+/// The seed of a device file: 64 hex digits (written lowercase; uppercase read too).
 fn parse_seed(hex: &str) -> Option<[u8; 32]> {
-    if hex.len() != 64 || !hex.is_ascii() {
-        return None;
-    }
-    let mut seed = [0u8; 32];
-    for (i, b) in seed.iter_mut().enumerate() {
-        *b = u8::from_str_radix(&hex[2 * i..2 * i + 2], 16).ok()?;
-    }
-    Some(seed)
+    majordomus_core::hex::decode_array(hex.to_ascii_lowercase().as_bytes())
 }
 
-fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
-}
+use majordomus_core::hex::encode as hex;
 
 /// Reads the device key at `path`; `Ok(None)` when the file does not exist. A malformed file is an error.
 pub fn load(path: &Path) -> Result<Option<DeviceKey>> {

@@ -12,4 +12,5 @@ pub mod assets;
 pub mod clock;
 pub mod error;
 pub mod format;
+pub mod hex;
 pub mod model;

@@ -150,7 +150,7 @@ pub fn portability_scan(data: &[u8]) {
 
 /// A mesh declaration (`.ai/repo/mesh/*.yaml`, committed, so remote-controlled).
 pub fn mesh_declaration(data: &[u8]) {
-    let normalise = |k: &str| signing::raw_public_key(k).map(|raw| raw.iter().map(|b| format!("{b:02x}")).collect());
+    let normalise = |k: &str| signing::raw_public_key(k).map(|raw| majordomus::hex::encode(&raw));
     if let Ok(Some(m)) = mesh::parse(".ai/repo/mesh/x.yaml", &String::from_utf8_lossy(data), &normalise) {
         let _ = mesh::trust_of(&"0".repeat(64), None, Some(&m));
     }

@@ -110,27 +110,10 @@ pub fn record_path_id(path: &str) -> Option<[u8; 32]> {
     if rest[..2] != hex[..2] || rest[3..5] != hex[2..4] {
         return None;
     }
-    let digit = |b: u8| match b {
-        b'0'..=b'9' => Some(b - b'0'),
-        b'a'..=b'f' => Some(b - b'a' + 10),
-        _ => None,
-    };
-    let mut id = [0u8; 32];
-    for (k, b) in id.iter_mut().enumerate() {
-        *b = digit(hex[2 * k])? << 4 | digit(hex[2 * k + 1])?;
-    }
-    Some(id)
+    majordomus_core::hex::decode_array(hex)
 }
 
-fn hex_of(bytes: &[u8]) -> String {
-    const DIGITS: &[u8; 16] = b"0123456789abcdef";
-    let mut s = String::with_capacity(bytes.len() * 2);
-    for b in bytes {
-        s.push(DIGITS[usize::from(b >> 4)] as char);
-        s.push(DIGITS[usize::from(b & 15)] as char);
-    }
-    s
-}
+use majordomus_core::hex::encode as hex_of;
 
 /// The mode of a tree entry that is not a folder. Only [`FileMode::Regular`] entries can be
 /// records; the others are listed so that a reader can report them, and are never read.

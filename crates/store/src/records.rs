@@ -20,7 +20,7 @@ pub fn random_hex(n: usize) -> String {
             *b = (seed >> ((i % 16) * 8)) as u8;
         }
     }
-    let mut s: String = buf.iter().map(|b| format!("{b:02x}")).collect();
+    let mut s = majordomus_core::hex::encode(&buf);
     s.truncate(n);
     s
 }

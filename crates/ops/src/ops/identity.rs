@@ -9,7 +9,7 @@ pub fn digest_hex(domain: &str, text: &str, n: usize) -> String {
     let mut h = blake3::Hasher::new();
     h.update(domain.as_bytes());
     h.update(text.as_bytes());
-    h.finalize().as_bytes()[..n].iter().map(|b| format!("{b:02x}")).collect()
+    crate::hex::encode(&h.finalize().as_bytes()[..n])
 }
 
 /// The worktree id: first 16 hex of BLAKE3(`majordomus-worktree/v1\n` + absolute toplevel).

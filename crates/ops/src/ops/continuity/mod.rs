@@ -106,7 +106,7 @@ pub fn fingerprint(ctx: &Ctx) -> Result<Option<String>> {
         }
         h.update(b"\n");
     }
-    Ok(Some(h.finalize().as_bytes()[..16].iter().map(|b| format!("{b:02x}")).collect()))
+    Ok(Some(crate::hex::encode(&h.finalize().as_bytes()[..16])))
 }
 
 /// The path of this machine's device key (`$XDG_STATE_HOME/majordomus/node.json`, else
