@@ -65,7 +65,7 @@ fn history(commits: usize, branches: usize) -> Result<()> {
 
 fn store(repo: PathBuf, n: usize, lines: usize, devices: usize, salt: &str, parent: Option<String>) -> Result<()> {
     let ctx = Ctx::open(Some(&repo), Env::from_process()).map_err(|e| anyhow!(e.message))?;
-    let repository = majordomus::ops::continuity::repository(&ctx, None).map_err(|e| anyhow!(e.message))?;
+    let repository = majordomus::ops::services::continuity::repository(&ctx, None).map_err(|e| anyhow!(e.message))?;
     let head = ctx.identity().map_err(|e| anyhow!(e.message))?.head.clone();
     let keys: Vec<DeviceKey> = (0..devices.max(1))
         .map(|d| {

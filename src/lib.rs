@@ -11,7 +11,7 @@
 pub use majordomus_continuity as continuity;
 pub use majordomus_core::{assets, clock, error, hex, model};
 pub use majordomus_git as git;
-pub use majordomus_ops::{ctx, ops};
+pub use majordomus_ops::{self as ops, ctx};
 pub use majordomus_store as store;
 
 pub mod cli;

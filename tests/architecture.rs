@@ -155,7 +155,7 @@ fn sources() -> Vec<Source> {
     for dir in source_dirs() {
         collect(&dir, &mut out);
     }
-    for lib in ["src/lib.rs", "crates/core/src/lib.rs", "crates/ops/src/ops/mod.rs"] {
+    for lib in ["src/lib.rs", "crates/core/src/lib.rs", "crates/ops/src/lib.rs"] {
         assert!(out.iter().any(|s| s.rel == lib), "{lib} not found under {}", root().display());
     }
     out
@@ -374,7 +374,7 @@ fn lanes() {
         },
         Rule {
             what: "ctx.rs sits below the use cases",
-            tokens: &["crate::ops"],
+            tokens: &["crate::commands", "crate::queries", "crate::health", "crate::hook", "crate::services"],
             whole: true,
             allowed: ANY,
             only: &[CTX],
@@ -496,59 +496,98 @@ fn imports_follow_the_layers() {
     assert_clean(bad);
 }
 
-/// Where the use cases live.
-const OPS: &str = "crates/ops/src/ops/";
+/// Where the use cases live: `crates/ops/src/<room>/<module>`.
+const OPS: &str = "crates/ops/src/";
 
-/// The use-case module a file of the use cases belongs to (`ops/x.rs` and `ops/x/…` → `x`).
-fn ops_module(rel: &str) -> Option<&str> {
+/// The rooms of the use cases and the rooms each may name (`crate::<room>::…`; its own room
+/// included where listed). A command never names another command: what two commands share is a
+/// service.
+const ROOMS: &[(&str, &[&str])] = &[
+    ("commands", &["services"]),
+    ("queries", &["services", "queries"]),
+    ("health", &["services", "health"]),
+    ("services", &["services"]),
+    ("hook", &["commands", "queries", "services"]),
+];
+
+/// The room and module of a file of the use cases (`services/continuity/views.rs` →
+/// `(services, continuity)`, `hook.rs` → `(hook, hook)`); `None` outside the rooms.
+fn ops_module(rel: &str) -> Option<(&str, &str)> {
     let rest = rel.strip_prefix(OPS)?;
-    let first = rest.split('/').next()?;
-    Some(first.strip_suffix(".rs").unwrap_or(first))
+    let mut parts = rest.split('/');
+    let first = parts.next()?;
+    let room = first.strip_suffix(".rs").unwrap_or(first);
+    ROOMS.iter().find(|(r, _)| *r == room)?;
+    let module = parts.next().map_or(room, |m| m.strip_suffix(".rs").unwrap_or(m));
+    Some((room, module))
 }
 
-/// The ops modules a file's production code names: `crate::ops::x`, and `super::x` from a file
-/// directly in `src/ops/` or from a module's `mod.rs` (deeper files' `super::` stays inside their
-/// module); grouped `use` trees (`use super::{a, b::c};`) name each of their roots.
-fn ops_edges(rel: &str, lines: &[String]) -> Vec<String> {
+/// The `(room, module)` pairs a file's production code names: `crate::<room>::<module>` (each
+/// root of a grouped `use crate::<room>::{a, b::c}`), and `super::<module>` from a file directly
+/// in a room's directory or from a module's `mod.rs` (deeper files' `super::` stays inside their
+/// module).
+fn ops_edges(rel: &str, lines: &[String]) -> Vec<(String, String)> {
     let code: Vec<&str> = lines.iter().map(|l| code(l)).collect();
     let code = code.join("\n");
+    let Some((room, _)) = ops_module(rel) else { return Vec::new() };
     let depth = rel.strip_prefix(OPS).map_or(0, |r| r.matches('/').count());
-    let direct = depth == 0 || rel.ends_with("/mod.rs");
+    let direct = depth == 1 || (depth == 2 && rel.ends_with("/mod.rs"));
+    let ident_at = |at: usize| {
+        let end = code[at..].find(|c: char| !is_ident(c)).map_or(code.len(), |e| at + e);
+        code[at..end].to_string()
+    };
     let mut out = Vec::new();
-    for prefix in ["crate::ops::", "super::super::", "super::"] {
-        let mut from = 0;
-        while let Some(pos) = code[from..].find(prefix) {
-            let start = from + pos + prefix.len();
-            let end = code[start..].find(|c: char| !is_ident(c)).map_or(code.len(), |e| start + e);
-            let before = &code[..from + pos];
-            let nested = before.ends_with("super::") || before.ends_with("crate::ops::");
-            let counts = match prefix {
-                "super::" => direct && !nested,
-                "super::super::" => !direct && depth == 1,
-                _ => true,
-            };
-            if counts && code[start..].starts_with('{') {
-                out.extend(use_tree_roots(&code, start).into_iter().map(|(_, m)| m));
-            } else if counts && end > start {
-                out.push(code[start..end].to_string());
+    let mut push_from = |to_room: &str, at: usize| {
+        if code[at..].starts_with('{') {
+            out.extend(use_tree_roots(&code, at).into_iter().map(|(_, m)| (to_room.to_string(), m)));
+        } else {
+            let m = ident_at(at);
+            if !m.is_empty() {
+                out.push((to_room.to_string(), m));
             }
-            from = end.max(start);
+        }
+    };
+    for (to_room, _) in ROOMS {
+        let prefix = format!("crate::{to_room}::");
+        let mut from = 0;
+        while let Some(pos) = code[from..].find(&prefix) {
+            let start = from + pos + prefix.len();
+            if !code[..from + pos].chars().next_back().is_some_and(is_ident) {
+                push_from(to_room, start);
+            }
+            from = start;
+        }
+    }
+    if direct {
+        let mut from = 0;
+        while let Some(pos) = code[from..].find("super::") {
+            let start = from + pos + "super::".len();
+            let nested =
+                code[..from + pos].ends_with("super::") || code[..from + pos].chars().next_back().is_some_and(is_ident);
+            if !nested && !code[start..].starts_with("super::") {
+                push_from(room, start);
+            }
+            from = start;
         }
     }
     out
 }
 
 #[test]
-fn use_cases_form_no_cycle() {
+fn use_cases_keep_to_their_rooms_and_form_no_cycle() {
     let mut graph: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
-    let srcs = sources();
-    let modules: BTreeSet<&str> = srcs.iter().filter_map(|s| ops_module(&s.rel)).filter(|m| *m != "mod").collect();
-    for s in &srcs {
-        let Some(from) = ops_module(&s.rel).filter(|m| *m != "mod") else { continue };
-        for to in ops_edges(&s.rel, &s.production_lines()) {
-            if to != from && modules.contains(to.as_str()) {
-                graph.entry(from.to_string()).or_default().insert(to);
+    let mut bad = Vec::new();
+    for s in &sources() {
+        let Some((room, module)) = ops_module(&s.rel) else { continue };
+        let may = ROOMS.iter().find(|(r, _)| *r == room).map_or(&[][..], |(_, m)| *m);
+        for (to_room, to) in ops_edges(&s.rel, &s.production_lines()) {
+            if to_room == room && to == module {
+                continue;
             }
+            if !may.contains(&to_room.as_str()) {
+                bad.push(format!("{}: the {room} room may not name crate::{to_room}::{to}", s.rel));
+            }
+            graph.entry(format!("{room}::{module}")).or_default().insert(format!("{to_room}::{to}"));
         }
     }
     // Depth-first search; a back edge is a cycle, reported as its path.
@@ -577,11 +616,15 @@ fn use_cases_form_no_cycle() {
     for n in graph.keys() {
         visit(n, &graph, &mut Vec::new(), &mut done, &mut cycles);
     }
-    assert!(graph.get("session").is_some_and(|e| e.contains("context")), "the graph sees super:: edges: {graph:?}");
     assert!(
-        graph.get("hook").is_some_and(|e| e.contains("briefing")),
-        "the graph sees use super::{{…}} edges: {graph:?}"
+        graph.get("services::continuity").is_some_and(|e| e.contains("services::identity")),
+        "the graph sees super:: edges from a mod.rs: {graph:?}"
     );
+    assert!(
+        graph.get("hook::hook").is_some_and(|e| e.contains("services::briefing") && e.contains("commands::session")),
+        "the graph sees use crate::room::{{…}} edges: {graph:?}"
+    );
+    assert_clean(bad);
     assert!(cycles.is_empty(), "use cases in {OPS} import each other in a cycle:\n{}", cycles.join("\n"));
 }
 

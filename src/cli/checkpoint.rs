@@ -2,8 +2,9 @@
 
 use super::{flush_warnings, read_body, CommandContext};
 use crate::error::{Exit, Result};
-use crate::ops::checkpoint::{self, CheckpointReport};
-use crate::ops::handover::label_preferred;
+use crate::ops::commands::checkpoint::{self, CheckpointReport};
+use crate::ops::services::labelled::label_preferred;
+use crate::ops::services::resolve::shown_checkpoint;
 use crate::render;
 use crate::ui::Ui;
 
@@ -30,7 +31,7 @@ pub fn run(cc: &CommandContext, a: &Args, ui: &mut Ui) -> Result<Exit> {
     let ctx = cc.open()?;
     let result = (|| -> Result<Exit> {
         if a.show {
-            let r = checkpoint::show(&ctx)?;
+            let r = shown_checkpoint(&ctx)?;
             match r.record {
                 None => match r.task {
                     Some(t) => ui.line(&format!("No checkpoint for {t}.")),

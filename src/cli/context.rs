@@ -2,7 +2,7 @@
 
 use super::{flush_warnings, CommandContext};
 use crate::error::{Exit, Result};
-use crate::ops::context::{self, ContextParams};
+use crate::ops::services::context::{self, ContextParams};
 use crate::render;
 use crate::ui::Ui;
 

@@ -6,7 +6,8 @@ use serde::Serialize;
 
 use super::{flush_warnings, CommandContext};
 use crate::error::{Exit, Result};
-use crate::ops::continuity::{device, publish, resume, status, sync};
+use crate::ops::commands::continuity::{device, publish, resume, sync};
+use crate::ops::queries::continuity as status;
 use crate::render::continuity as render;
 use crate::ui::Ui;
 
@@ -178,7 +179,7 @@ pub fn run(cc: &CommandContext, a: Args, ui: &mut Ui) -> Result<Exit> {
                 Ok(Exit::Ok)
             }
             Args::Plan { record } => {
-                let r = resume::plan(&ctx, record.as_deref())?;
+                let r = crate::ops::services::continuity::plan::plan(&ctx, record.as_deref())?;
                 emit(ui, &r, render::plan);
                 Ok(exit_if(r.status.exits_zero()))
             }

@@ -2,7 +2,8 @@
 
 use super::{flush_warnings, CommandContext};
 use crate::error::{Exit, Result};
-use crate::ops::decision::{self, AddParams};
+use crate::ops::commands::decision::{self, AddParams};
+use crate::ops::queries::decisions;
 use crate::render;
 use crate::ui::Ui;
 
@@ -58,10 +59,10 @@ pub fn run(cc: &CommandContext, a: Args, ui: &mut Ui) -> Result<Exit> {
                 ui.success(&format!("recorded: {t}"));
             }
             Args::List { task, limit } if cc.global.json => {
-                ui.json(&decision::listing(&ctx, task.as_deref(), limit)?);
+                ui.json(&decisions::listing(&ctx, task.as_deref(), limit)?);
             }
             Args::List { task, limit } => {
-                let (list, all) = decision::list(&ctx, task.as_deref(), limit)?;
+                let (list, all) = decisions::list(&ctx, task.as_deref(), limit)?;
                 if list.is_empty() {
                     ui.line("(none)");
                 }
@@ -70,7 +71,7 @@ pub fn run(cc: &CommandContext, a: Args, ui: &mut Ui) -> Result<Exit> {
                 }
             }
             Args::Show { text } => {
-                let (d, all) = decision::show(&ctx, &text)?;
+                let (d, all) = decisions::show(&ctx, &text)?;
                 ui.text(&render::records::decision(&d, &all));
             }
         }

@@ -2,7 +2,7 @@
 
 use super::CommandContext;
 use crate::error::{Exit, Result};
-use crate::ops::read::Model;
+use crate::ops::queries::read::Model;
 use crate::ui::Ui;
 
 /// Explain why state answered what it did: each answer with its reason and citations

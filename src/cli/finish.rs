@@ -3,7 +3,7 @@
 use super::{flush_warnings, CommandContext};
 use crate::error::{Error, Exit, Result};
 use crate::model::task::Outcome;
-use crate::ops::finish::{self, FinishParams};
+use crate::ops::commands::finish::{self, FinishParams};
 use crate::ui::Ui;
 
 /// The outcomes `finish` accepts.

@@ -2,7 +2,7 @@
 
 use super::{flush_warnings, read_body, CommandContext};
 use crate::error::{Exit, Result};
-use crate::ops::handover::{self, HandoverParams};
+use crate::ops::commands::handover::{self, HandoverParams};
 use crate::render;
 use crate::ui::Ui;
 
@@ -40,18 +40,18 @@ pub fn run(cc: &CommandContext, a: &Args, ui: &mut Ui) -> Result<Exit> {
     let ctx = cc.open()?;
     let result = (|| -> Result<Exit> {
         if a.resolve && cc.global.json {
-            ui.json(&crate::ops::state::resolved_handover(&ctx, a.task.as_deref())?);
+            ui.json(&crate::ops::queries::state::resolved_handover(&ctx, a.task.as_deref())?);
             return Ok(Exit::Ok);
         }
         if a.resolve {
-            match handover::resolve_labelled(&ctx, a.task.as_deref())? {
+            match crate::ops::services::labelled::resolve_labelled(&ctx, a.task.as_deref())? {
                 None => {
                     ui.line("No relevant handover.");
                     if let Some((path, branch, landed)) = a
                         .task
                         .as_deref()
                         .filter(|_| !a.path)
-                        .map(|t| handover::landed_elsewhere(&ctx, t))
+                        .map(|t| crate::ops::services::labelled::landed_elsewhere(&ctx, t))
                         .transpose()?
                         .flatten()
                     {

@@ -3,7 +3,7 @@
 use super::{flush_warnings, CommandContext};
 use crate::error::{Error, Exit, Result};
 use crate::model::finding::Findings;
-use crate::ops::history::{self, Filter, Listing, Rotation};
+use crate::ops::queries::history::{self, Filter, Listing, Rotation};
 use crate::render;
 use crate::store::ledger::Line;
 use crate::ui::Ui;

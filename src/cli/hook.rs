@@ -34,8 +34,11 @@ pub fn run(cc: &CommandContext, a: &Args, ui: &mut Ui) -> Result<Exit> {
     if a.provider == "git" && a.event == "post-rewrite" {
         // Installed by `hooks install --git`; like every hook it never fails its caller.
         if let Ok(ctx) = cc.open() {
-            let _ =
-                crate::ops::rewrite::capture(&ctx, a.arg.as_deref().unwrap_or(""), &String::from_utf8_lossy(&payload));
+            let _ = crate::ops::services::rewrite::capture(
+                &ctx,
+                a.arg.as_deref().unwrap_or(""),
+                &String::from_utf8_lossy(&payload),
+            );
         }
         return Ok(Exit::Ok);
     }

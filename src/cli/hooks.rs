@@ -3,7 +3,7 @@
 use super::{flush_warnings, CommandContext};
 use crate::error::{Error, Exit, Result};
 use crate::model::providers;
-use crate::ops::install::{self, Scope, Targets};
+use crate::ops::commands::install::{self, Scope, Targets};
 use crate::ui::Ui;
 
 /// What to (un)install; Claude Code (project), the git hooks and the refspec when no flag is given

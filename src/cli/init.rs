@@ -18,7 +18,7 @@ pub struct Args {}
 pub fn run(cc: &CommandContext, _a: &Args, ui: &mut Ui) -> Result<Exit> {
     cc.no_json("init")?;
     let ctx = cc.open()?;
-    let r = ops::init::run(&ctx)?;
+    let r = ops::commands::init::run(&ctx)?;
     if r.created.is_empty() {
         ui.success("already initialised");
     }

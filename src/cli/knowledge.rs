@@ -3,7 +3,8 @@
 use super::{flush_warnings, read_body, CommandContext};
 use crate::error::{Exit, Result};
 use crate::model::finding::Findings;
-use crate::ops::knowledge;
+use crate::ops::commands::knowledge;
+use crate::ops::services::knowledge as derived;
 use crate::render::knowledge as render;
 use crate::ui::Ui;
 
@@ -54,7 +55,7 @@ pub fn run(cc: &CommandContext, a: Args, ui: &mut Ui) -> Result<Exit> {
         let json = ui.json_mode();
         match a {
             Args::Derive { episode, dry_run } => {
-                let r = knowledge::derive(&ctx, episode.as_deref(), dry_run)?;
+                let r = derived::derive(&ctx, episode.as_deref(), dry_run)?;
                 if json {
                     ui.json(&r);
                 } else {
@@ -62,7 +63,7 @@ pub fn run(cc: &CommandContext, a: Args, ui: &mut Ui) -> Result<Exit> {
                 }
             }
             Args::Candidates => {
-                let all = knowledge::candidates(&ctx)?;
+                let all = derived::candidates(&ctx)?;
                 if json {
                     ui.json(&serde_json::json!({ "candidates": all }));
                 } else {
@@ -79,7 +80,7 @@ pub fn run(cc: &CommandContext, a: Args, ui: &mut Ui) -> Result<Exit> {
                 ui.line(&ctx.rel(&p));
             }
             Args::Check => {
-                return Ok(super::print_findings(ui, Findings { findings: knowledge::check(&ctx)? }));
+                return Ok(super::print_findings(ui, Findings { findings: derived::check(&ctx)? }));
             }
         }
         Ok(Exit::Ok)

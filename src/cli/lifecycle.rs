@@ -2,7 +2,7 @@
 
 use super::{flush_warnings, CommandContext};
 use crate::error::{Exit, Result};
-use crate::ops::read::{self, Model};
+use crate::ops::queries::read::{self, Model};
 use crate::ui::Ui;
 
 /// Read the episode store: open episodes, recovery, runtime, providers, closed records

@@ -172,12 +172,12 @@ pub fn flush_warnings(ui: &mut Ui, ctx: &Ctx) {
 /// `checkpoint --list` / `handover --list`: every record of `dir`, newest first, labelled.
 pub fn print_record_list(ui: &mut Ui, ctx: &Ctx, dir: &std::path::Path, empty: &str) -> Result<()> {
     ctx.require_layer()?;
-    let all = crate::ops::resolve::list(ctx, dir)?;
+    let all = crate::ops::services::resolve::list(ctx, dir)?;
     if all.is_empty() {
         ui.line(empty);
     }
     for (_, path, meta, _) in &all {
-        let label = crate::ops::rewrite::shown(ctx, &meta);
+        let label = crate::ops::services::rewrite::shown(ctx, &meta);
         ui.line(&crate::render::records::list_line(meta, &label, &ctx.rel(path)));
     }
     Ok(())

@@ -2,7 +2,8 @@
 
 use super::{flush_warnings, CommandContext};
 use crate::error::{Exit, Result};
-use crate::ops::question;
+use crate::ops::commands::question;
+use crate::ops::queries::questions;
 use crate::render;
 use crate::ui::Ui;
 
@@ -51,9 +52,9 @@ pub fn run(cc: &CommandContext, a: Args, ui: &mut Ui) -> Result<Exit> {
                 let (t, q) = question::resolve(&ctx, &selector, &answer)?;
                 ui.success(&format!("resolved for {t}: {q}"));
             }
-            Args::List { all, task } if cc.global.json => ui.json(&question::listing(&ctx, all, task.as_deref())?),
+            Args::List { all, task } if cc.global.json => ui.json(&questions::listing(&ctx, all, task.as_deref())?),
             Args::List { all, task } => {
-                ui.text(&render::records::questions(&question::list(&ctx, all, task.as_deref())?))
+                ui.text(&render::records::questions(&questions::list(&ctx, all, task.as_deref())?))
             }
         }
         Ok(Exit::Ok)

@@ -2,7 +2,7 @@
 
 use super::{flush_warnings, CommandContext};
 use crate::error::{Exit, Result};
-use crate::ops::search::{self, SearchParams};
+use crate::ops::queries::search::{self, SearchParams};
 use crate::render;
 use crate::ui::Ui;
 

@@ -3,7 +3,7 @@
 
 use super::CommandContext;
 use crate::error::{Error, Exit, Result};
-use crate::ops::server;
+use crate::ops::commands::server;
 use crate::surface::http;
 use crate::ui::Ui;
 

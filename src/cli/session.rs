@@ -2,7 +2,8 @@
 
 use super::{flush_warnings, read_body, CommandContext};
 use crate::error::{Exit, Result};
-use crate::ops::session::{self, CloseParams, StartParams, StartReport};
+use crate::ops::commands::session::{self, CloseParams, StartParams, StartReport};
+use crate::ops::queries::sessions;
 use crate::render::session as render;
 use crate::ui::Ui;
 
@@ -120,12 +121,13 @@ pub fn run(cc: &CommandContext, a: Args, ui: &mut Ui) -> Result<Exit> {
                 }
             }
             Args::Status => {
-                let r = session::status(&ctx)?;
+                let r = sessions::status(&ctx)?;
                 if json {
                     ui.json(&r);
                     return Ok(Exit::Ok);
                 }
-                let age = r.open.as_ref().map(|v| session::opened_age(&ctx, &v.session.started_at)).unwrap_or_default();
+                let age =
+                    r.open.as_ref().map(|v| sessions::opened_age(&ctx, &v.session.started_at)).unwrap_or_default();
                 ui.text(&render::status(&r, &age));
                 if r.open.is_none() {
                     ui.next("git majordomus session start");
@@ -155,7 +157,7 @@ pub fn run(cc: &CommandContext, a: Args, ui: &mut Ui) -> Result<Exit> {
                 }
             }
             Args::List { all } => {
-                let (views, skipped) = session::list(&ctx, all)?;
+                let (views, skipped) = sessions::list(&ctx, all)?;
                 if json {
                     ui.json(&serde_json::json!({"sessions": views, "skipped": skipped}));
                     return Ok(Exit::Ok);
@@ -163,17 +165,17 @@ pub fn run(cc: &CommandContext, a: Args, ui: &mut Ui) -> Result<Exit> {
                 ui.text(&render::list(&views, skipped));
             }
             Args::Show { sid } => {
-                let v = session::show(&ctx, &sid)?;
+                let v = sessions::show(&ctx, &sid)?;
                 show(ui, &v, json);
             }
-            Args::Latest { path } => match session::latest(&ctx)? {
+            Args::Latest { path } => match sessions::latest(&ctx)? {
                 None if json => ui.json(&serde_json::Value::Null),
                 None => ui.line("No closed session for this worktree and branch."),
                 Some(v) if path && !json => ui.line(&v.path),
                 Some(v) => show(ui, &v, json),
             },
             Args::Context { sid } => {
-                let r = session::context(&ctx, sid.as_deref())?;
+                let r = sessions::context(&ctx, sid.as_deref())?;
                 if json {
                     ui.json(&r);
                 } else {
@@ -187,7 +189,7 @@ pub fn run(cc: &CommandContext, a: Args, ui: &mut Ui) -> Result<Exit> {
     result
 }
 
-fn show(ui: &mut Ui, v: &session::ClosedView, json: bool) {
+fn show(ui: &mut Ui, v: &sessions::ClosedView, json: bool) {
     if json {
         ui.json(v);
     } else {

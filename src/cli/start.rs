@@ -2,7 +2,7 @@
 
 use super::{flush_warnings, CommandContext};
 use crate::error::{Exit, Result};
-use crate::ops::start::{self, StartParams};
+use crate::ops::commands::start::{self, StartParams};
 use crate::ui::Ui;
 
 /// Open a task in this checkout, or reopen a handed-over one with --resume

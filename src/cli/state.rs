@@ -2,7 +2,7 @@
 
 use super::CommandContext;
 use crate::error::{Exit, Result};
-use crate::ops::read::Model;
+use crate::ops::queries::read::Model;
 use crate::ui::Ui;
 
 /// Show what the lifecycle of this checkout holds (the MCP/HTTP continuity.state value)

@@ -3,7 +3,7 @@
 //! ordinary summary. Diagnostics never carry a secret, so neither do the annotations.
 
 use crate::continuity::admission::{Diagnostic, Severity};
-use crate::ops::continuity::device::VerifyReport;
+use crate::ops::commands::continuity::device::VerifyReport;
 
 /// Escapes the message of a workflow command (`%`, CR, LF).
 fn data(s: &str) -> String {

@@ -1,11 +1,13 @@
 //! The `context` document as text (docs/REFERENCE.md#context): the header, each section's heading and line
 //! formats, the EXCLUDED reasons and the BUDGET line, laid out from the data of
-//! [`ContextReport`]. `Text` is the [`Renderer`] `cli` passes to `ops::context`, which counts
+//! [`ContextReport`]. `Text` is the [`Renderer`] `cli` passes to `services::context`, which counts
 //! the budget in these lines and decides what is dropped; nothing here decides.
 
 use crate::model::labels::Divergence;
 use crate::model::record::{only_sections, truncate_section};
-use crate::ops::context::{Bounded, CheckpointFacts, Content, ContextReport, Event, HandoverFacts, Renderer, Why};
+use crate::ops::services::context::{
+    Bounded, CheckpointFacts, Content, ContextReport, Event, HandoverFacts, Renderer, Why,
+};
 use crate::render::records;
 use crate::store::records::head7;
 
@@ -326,7 +328,7 @@ fn event_line(e: &Event) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::ops::context::{Budget, Excluded, GitFacts, GitView, Section};
+    use crate::ops::services::context::{Budget, Excluded, GitFacts, GitView, Section};
 
     #[test]
     fn document_is_the_blocks_with_one_blank_line_between() {

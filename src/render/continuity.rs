@@ -4,11 +4,11 @@ use crate::continuity::admission::Diagnostic;
 use crate::continuity::plan::ResumePlan;
 use crate::continuity::view::RecordView;
 use crate::model::labels::{self, RewriteBy};
-use crate::ops::continuity::device::{DeviceReport, VerifyReport};
-use crate::ops::continuity::publish::PublishReport;
-use crate::ops::continuity::resume::ResumeReport;
-use crate::ops::continuity::status::StatusReport;
-use crate::ops::continuity::sync::SyncReport;
+use crate::ops::commands::continuity::device::{DeviceReport, VerifyReport};
+use crate::ops::commands::continuity::publish::PublishReport;
+use crate::ops::commands::continuity::resume::ResumeReport;
+use crate::ops::commands::continuity::sync::SyncReport;
+use crate::ops::queries::continuity::StatusReport;
 
 fn p(s: &mut String, key: &str, value: impl AsRef<str>) {
     s.push_str(&format!("{key:<12}{}\n", value.as_ref()));

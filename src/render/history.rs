@@ -4,7 +4,7 @@ use std::path::Path;
 
 use serde_json::Value;
 
-use crate::ops::history::Matched;
+use crate::ops::queries::history::Matched;
 use crate::store::ledger::{Line, Pairs};
 use crate::store::records::head7;
 

@@ -2,7 +2,7 @@
 //! `knowledge candidates` list.
 
 use crate::model::knowledge::Knowledge;
-use crate::ops::knowledge::DeriveReport;
+use crate::ops::services::knowledge::DeriveReport;
 
 /// `knowledge derive`: one line per candidate file and the counts, or why nothing was derived.
 pub fn derive(r: &DeriveReport) -> String {

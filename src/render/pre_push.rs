@@ -2,7 +2,7 @@
 //! continuity records, or nothing at all when none was pending.
 
 use crate::continuity::admission::Code;
-use crate::ops::continuity::sync::{PrePush, SyncReport, PUSH_REFUSED, PUSH_REJECTED, REMOTE_UNREACHABLE};
+use crate::ops::commands::continuity::sync::{PrePush, SyncReport, PUSH_REFUSED, PUSH_REJECTED, REMOTE_UNREACHABLE};
 
 /// The hook's line (without a newline), or `None` when there is nothing to say.
 pub fn line(r: &PrePush) -> Option<String> {

@@ -4,8 +4,8 @@ use chrono::{DateTime, Utc};
 
 use crate::model::labels::age;
 use crate::model::record::RecordMeta;
-use crate::ops::handover::Labelled;
-use crate::ops::question::Listed;
+use crate::ops::queries::questions::Listed;
+use crate::ops::services::labelled::Labelled;
 use crate::store::decisions::{superseded_by, Decision};
 
 /// `question list`: one line per entry shown, or `no open questions`.
@@ -107,7 +107,7 @@ pub fn decision(d: &Decision, all: &[Decision]) -> String {
 }
 
 /// `hooks status`: one line per host file, git hook and remote.
-pub fn hooks_status(r: &crate::ops::install::StatusReport) -> String {
+pub fn hooks_status(r: &crate::ops::commands::install::StatusReport) -> String {
     let mut s = String::new();
     for h in &r.hosts {
         let n = if h.state == "partial" { format!(" ({} of {})", h.entries, h.expected) } else { String::new() };

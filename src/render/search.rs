@@ -1,6 +1,6 @@
 //! The text of `search` (docs/REFERENCE.md#search): one line per hit, the trailer, the no-match answer.
 
-use crate::ops::search::{Hit, Kind};
+use crate::ops::queries::search::{Hit, Kind};
 
 /// How many characters of a matching line are shown.
 pub const TEXT_WIDTH: usize = 120;

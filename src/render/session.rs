@@ -3,7 +3,7 @@
 
 use crate::model::labels::Divergence;
 use crate::model::session::OpenSession;
-use crate::ops::session::{ClosedView, StatusReport};
+use crate::ops::queries::sessions::{ClosedView, StatusReport};
 use crate::store::records::head7;
 
 /// The warning under a record whose commit git no longer vouches for.

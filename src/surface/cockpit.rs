@@ -7,13 +7,13 @@
 //! a fresh record lives, are flagged.
 //! The embedded script only refreshes `<main>`; the first paint needs no JavaScript.
 //!
-//! Owns: the HTML of the page. Must not touch: anything but the values `ops::read` returns.
+//! Owns: the HTML of the page. Must not touch: anything but the values `queries::read` returns.
 
 use serde_json::Value;
 
 use crate::ctx::Ctx;
-use crate::ops::lifecycle::GitState;
-use crate::ops::read::{self, Model};
+use crate::ops::queries::lifecycle::GitState;
+use crate::ops::queries::read::{self, Model};
 use crate::render::context::Text;
 
 /// The stylesheet, served at `/cockpit.css`.

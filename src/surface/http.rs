@@ -4,7 +4,7 @@
 //! Owns: binding (loopback unless `--allow-remote`), the Host check (DNS rebinding), the exact
 //! route table (a request path is never joined to a directory), 404/405 JSON errors, the ≤ 2 s
 //! response cache, the worker pool. Must not touch: the store, git, continuity (only through
-//! `ops::read`), stdout.
+//! `queries::read`), stdout.
 
 use std::collections::HashMap;
 use std::net::{SocketAddr, TcpListener};
@@ -18,9 +18,9 @@ use tiny_http::{Header, Request, Response, Server};
 use super::{cockpit, openapi};
 use crate::ctx::{Ctx, Env};
 use crate::error::{Error, Exit, Result};
-use crate::ops::lifecycle::{git_state, GitState};
-use crate::ops::read::{self, Model};
-use crate::ops::server::{read_record, record_path, write_record, ServerRecord};
+use crate::ops::commands::server::{read_record, record_path, write_record, ServerRecord};
+use crate::ops::queries::lifecycle::{git_state, GitState};
+use crate::ops::queries::read::{self, Model};
 use crate::render::context::Text;
 
 /// Workers answering requests: a slow client holds one of them, never all.

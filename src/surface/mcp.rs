@@ -10,7 +10,7 @@
 //! stdout carries only protocol messages.
 //!
 //! Owns: protocol framing and the tool/resource tables. Must not touch: the store, git and
-//! continuity (only through `ops::read`), stdout outside the protocol.
+//! continuity (only through `queries::read`), stdout outside the protocol.
 
 use std::io::BufRead;
 use std::path::PathBuf;
@@ -29,7 +29,7 @@ use tokio::io::AsyncWriteExt;
 use super::schemas;
 use crate::ctx::{Ctx, Env};
 use crate::error::{Error, Result};
-use crate::ops::read::{self, Kind, Model, ALL};
+use crate::ops::queries::read::{self, Kind, Model, ALL};
 use crate::render::context::Text;
 
 /// The longest line read from stdin; a longer one is dropped without being buffered.
@@ -52,7 +52,7 @@ pub struct Majordomus {
     env: Env,
 }
 
-/// A model's input schema, from its parameters (`ops::read::Param`).
+/// A model's input schema, from its parameters (`queries::read::Param`).
 fn input_schema(m: &Model) -> JsonObject {
     let mut props = JsonObject::new();
     for p in m.params() {

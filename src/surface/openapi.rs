@@ -6,7 +6,7 @@
 use serde_json::{json, Map, Value};
 
 use super::schemas::{param_schema, schema_text};
-use crate::ops::read::{Model, ALL};
+use crate::ops::queries::read::{Model, ALL};
 
 /// The component name of a model's value (`continuity.state` → `continuity_state`).
 fn component(m: &Model) -> String {

@@ -10,7 +10,7 @@
 //! Owns: the list of generated schemas, the embedded schema text of each read model. Must not
 //! touch: I/O.
 
-use crate::ops::read::{Kind, Model, Param};
+use crate::ops::queries::read::{Kind, Model, Param};
 
 /// The checked-in schema text of a model's value.
 pub fn schema_text(m: &Model) -> &'static str {
@@ -73,7 +73,7 @@ pub fn param_schema(p: &Param) -> serde_json::Value {
 /// The generated schemas: (file name under `schemas/`, pretty JSON text with a final newline).
 #[cfg(feature = "mcp")]
 pub fn generated() -> Vec<(&'static str, String)> {
-    use crate::ops::{explain, lifecycle};
+    use crate::ops::queries::{explain, lifecycle};
     fn text<T: schemars::JsonSchema>() -> String {
         let v = serde_json::to_value(schemars::schema_for!(T)).unwrap_or_default();
         format!("{}\n", serde_json::to_string_pretty(&v).unwrap_or_default())
@@ -85,20 +85,20 @@ pub fn generated() -> Vec<(&'static str, String)> {
         (Model::Runtime.schema_file(), text::<lifecycle::Runtime>()),
         (Model::Providers.schema_file(), text::<lifecycle::Providers>()),
         (Model::Closed.schema_file(), text::<lifecycle::Closed>()),
-        (Model::ContinuityStatus.schema_file(), text::<crate::ops::continuity::status::StatusReport>()),
-        (Model::ContinuityRecords.schema_file(), text::<crate::ops::continuity::status::RecordsReport>()),
-        (Model::ContinuityPlan(None).schema_file(), text::<crate::ops::continuity::resume::ResumePlan>()),
-        (Model::Handover.schema_file(), text::<crate::ops::state::ResolvedHandover>()),
-        (Model::Context.schema_file(), text::<crate::ops::context::ContextReport>()),
-        (Model::Decisions.schema_file(), text::<crate::ops::decision::DecisionList>()),
-        (Model::Questions.schema_file(), text::<crate::ops::question::QuestionList>()),
-        (Model::Search(String::new()).schema_file(), text::<crate::ops::search::SearchReport>()),
-        (Model::History(None).schema_file(), text::<crate::ops::read::HistoryLines>()),
+        (Model::ContinuityStatus.schema_file(), text::<crate::ops::queries::continuity::StatusReport>()),
+        (Model::ContinuityRecords.schema_file(), text::<crate::ops::queries::continuity::RecordsReport>()),
+        (Model::ContinuityPlan(None).schema_file(), text::<crate::ops::services::continuity::plan::ResumePlan>()),
+        (Model::Handover.schema_file(), text::<crate::ops::queries::state::ResolvedHandover>()),
+        (Model::Context.schema_file(), text::<crate::ops::services::context::ContextReport>()),
+        (Model::Decisions.schema_file(), text::<crate::ops::queries::decisions::DecisionList>()),
+        (Model::Questions.schema_file(), text::<crate::ops::queries::questions::QuestionList>()),
+        (Model::Search(String::new()).schema_file(), text::<crate::ops::queries::search::SearchReport>()),
+        (Model::History(None).schema_file(), text::<crate::ops::queries::read::HistoryLines>()),
     ]
 }
 
 /// The schema of the state value as this build derives it (for comparison with the seed's).
 #[cfg(feature = "mcp")]
 pub fn state_derived() -> serde_json::Value {
-    serde_json::to_value(schemars::schema_for!(crate::ops::state::Continuity)).unwrap_or_default()
+    serde_json::to_value(schemars::schema_for!(crate::ops::queries::state::Continuity)).unwrap_or_default()
 }

@@ -2,7 +2,7 @@
 //! a record its id, blob, line, parent, signer, repository, device, published time (as an integer
 //! too), branch, head, task title, issue and objective line, never bodies; for any other file its
 //! machine-independent verdict — and its compact on-disk form, keyed by the store tip and a rules
-//! hash. The caller says where the file is and where a new one goes (`ops::continuity::loaded`);
+//! hash. The caller says where the file is and where a new one goes (`services::continuity::loaded`);
 //! a view reads its own file in place (the rows, and a variable part when it is shown).
 //!
 //! Owns: [`Summary`], [`View`] (the file read in place) and its streamed update, [`rules_hash`].

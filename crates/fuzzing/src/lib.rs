@@ -21,7 +21,7 @@ use majordomus::continuity::{local, mesh, portability, readmodel, signing};
 use majordomus::ctx::Env;
 use majordomus::model::policy::{Policy, Profile};
 use majordomus::model::{knowledge::Knowledge, session, task::Task};
-use majordomus::ops::{hook, lifecycle::GitState};
+use majordomus::ops::{hook, queries::lifecycle::GitState};
 use majordomus::store::{decisions, format, ledger, questions};
 
 /// One fuzz target: its name (the file name under `fuzz/fuzz_targets/` and the folder under

@@ -149,6 +149,16 @@ impl Git {
         &self.common_dir
     }
 
+    /// The directory git runs hooks from: `core.hooksPath` (relative to the working tree), else
+    /// `<common dir>/hooks`.
+    pub fn hooks_dir(&self) -> PathBuf {
+        match self.config_string("core.hooksPath") {
+            Some(p) if Path::new(&p).is_absolute() => PathBuf::from(p),
+            Some(p) => self.root.join(p),
+            None => self.common_dir.join("hooks"),
+        }
+    }
+
     /// The absolute git dir of this worktree.
     pub fn git_dir(&self) -> &Path {
         &self.git_dir

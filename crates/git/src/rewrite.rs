@@ -3,7 +3,7 @@
 //! `git diff-tree -p`.
 //!
 //! Owns: reading reflogs (bounded, newest first), running the patch-id pipe.
-//! Must not touch: what counts as a proof (that is `ops::rewrite`), caches, record semantics.
+//! Must not touch: what counts as a proof (that is `services::rewrite`), caches, record semantics.
 
 use std::collections::HashMap;
 use std::io::Write;

@@ -308,13 +308,13 @@ impl Ctx {
         d
     }
 
-    /// What this process has learnt proving rewrites (`ops::rewrite`, docs/REFERENCE.md#rewrites).
+    /// What this process has learnt proving rewrites (`services::rewrite`, docs/REFERENCE.md#rewrites).
     pub fn rewrite_cache(&self) -> std::cell::RefMut<'_, RewriteCache> {
         self.rewrites.borrow_mut()
     }
 
     /// The plain divergence label of a record against HEAD now, without rewrite proofs: what a
-    /// closed session envelope keeps (docs/REFERENCE.md#divergence); records are labelled by `ops::rewrite`.
+    /// closed session envelope keeps (docs/REFERENCE.md#divergence); records are labelled by `services::rewrite`.
     pub fn divergence_of(&self, record: &impl Anchor) -> Divergence {
         self.divergence(record.anchor_head(), record.anchor_branch())
     }

@@ -80,6 +80,7 @@ impl Layout {
     pub fn session_contexts(&self) -> PathBuf {
         self.local().join("session-contexts")
     }
+    /// The `.gitignore` at the root of the checkout (`init` adds the line that keeps `.ai/local/` out).
     pub fn gitignore(&self) -> PathBuf {
         self.root.join(".gitignore")
     }
@@ -93,4 +94,10 @@ impl Layout {
     pub fn rel(&self, p: &Path) -> String {
         p.strip_prefix(&self.root).unwrap_or(p).display().to_string()
     }
+}
+
+/// Whether a `.gitignore` line is one that keeps `.ai/local/` out of git (the line `init` adds,
+/// or one of its spellings).
+pub fn ignores_local(line: &str) -> bool {
+    matches!(line.trim(), ".ai/local/" | "/.ai/local/" | ".ai/local" | "/.ai/local")
 }

@@ -2,7 +2,7 @@
 //! the title as a heading, the description, and any later sections as written.
 //!
 //! Owns: [`Knowledge::render`] and [`Knowledge::parse`].
-//! Must not touch: files, which records exist (`ops::knowledge`).
+//! Must not touch: files, which records exist (`services::knowledge`).
 
 use serde::Deserialize;
 use serde_yaml::{Mapping, Value};

@@ -1,7 +1,7 @@
 //! The on-disk form of the task record `current.yaml` (docs/REFERENCE.md#task).
 //!
 //! Owns: [`Task::parse`] and [`Task::to_yaml`].
-//! Must not touch: files, which task is current (`ops::task`).
+//! Must not touch: files, which task is current (`services::task`).
 
 use super::Writer;
 use crate::model::task::Task;

@@ -1,0 +1,390 @@
+//! `continuity publish` (docs/REFERENCE.md#continuity-commands): project the newest (or a named) handover into a signed
+//! record in the local store. Offline: only the local ref and `continuity.json` change.
+
+use std::path::Path;
+
+use serde::Serialize;
+
+use crate::continuity::local::Position;
+use crate::continuity::portability::{scan_publish, Leak};
+use crate::continuity::record::{
+    self, CarriedDecision, CarriedQuestion, Device, HandoverPart, Record, Source, TaskIntent, MAX_CHANGED,
+    MAX_DECISIONS, MAX_DECISION_TEXT,
+};
+use crate::continuity::signing;
+use crate::continuity::view::RecordView;
+use crate::ctx::Ctx;
+use crate::error::{Error, Result};
+use crate::model::labels::Anchor;
+use crate::model::task::Task;
+use crate::services::continuity::loaded;
+use crate::services::continuity::{load_local, save_local, REF};
+use crate::store::atomic::read_opt;
+use crate::store::format::{self, record::parse};
+use crate::store::{decisions, questions};
+
+/// Parameters of `publish`.
+#[derive(Debug, Clone, Default)]
+pub struct PublishParams {
+    /// `--handover <file.md>`.
+    pub handover: Option<String>,
+    /// `--issue`.
+    pub issue: Option<String>,
+    /// `--milestone`.
+    pub milestone: Option<String>,
+    /// `--dry-run`.
+    pub dry_run: bool,
+}
+
+/// One field of the dry-run receipt.
+#[derive(Debug, Clone, Serialize)]
+pub struct ReceiptField {
+    /// JSON pointer.
+    pub pointer: String,
+    /// Bytes.
+    pub size: usize,
+    /// The value as it would leave the machine.
+    pub value: String,
+}
+
+/// What `publish` answered.
+#[derive(Debug, Clone, Serialize)]
+pub struct PublishReport {
+    /// The record (written or already there; for a dry run, as it would be).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub record: Option<RecordView>,
+    /// Whether a new record was stored.
+    pub written: bool,
+    /// The store tip afterwards.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tip: Option<String>,
+    /// The handover file, repository-relative.
+    pub handover: String,
+    /// The leaks that refuse the publication (never their values).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub refused: Vec<Leak>,
+    /// A dry run: every field that would leave the machine.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub receipt: Vec<ReceiptField>,
+    /// Whether this was a dry run.
+    pub dry_run: bool,
+    /// What to run next.
+    pub next: Vec<String>,
+}
+
+impl PublishReport {
+    /// Whether the publication was (or would be) refused.
+    pub fn is_refused(&self) -> bool {
+        !self.refused.is_empty()
+    }
+}
+
+fn handover_dir_err(name: &str, why: &str) -> Error {
+    Error::refused(format!("`{name}` {why} under .ai/local/state/handovers/"))
+        .hint("git majordomus handover --list shows the records")
+}
+
+/// Step 1–2: the handover file to publish.
+fn locate(ctx: &Ctx, named: Option<&str>) -> Result<(String, String)> {
+    let dir = ctx.layout.handovers();
+    let arrived =
+        |text: &str| format::split(text).is_some_and(|(y, _)| y.lines().any(|l| l.starts_with("continuity_device:")));
+    if let Some(name) = named {
+        if name.contains('/') || !name.ends_with(".md") || name.starts_with('.') {
+            return Err(handover_dir_err(name, "is not the file name of a handover record"));
+        }
+        let path = dir.join(name);
+        let inside = std::fs::canonicalize(&path)
+            .is_ok_and(|p| p.starts_with(std::fs::canonicalize(&dir).unwrap_or(dir.clone())));
+        let text = if inside { read_opt(&path)? } else { None };
+        let Some(text) = text else {
+            return Err(Error::refused(format!("no handover record `{name}` under .ai/local/state/handovers/"))
+                .hint("git majordomus handover --list shows the records"));
+        };
+        if arrived(&text) {
+            return Err(Error::refused(format!(
+                "`{name}` arrived from another machine; it is not this machine's to publish"
+            ))
+            .hint("Write this machine's own with `git majordomus handover`"));
+        }
+        return Ok((name.to_string(), text));
+    }
+    let canon_dir = std::fs::canonicalize(&dir).unwrap_or(dir.clone());
+    // Names only first; files are read from the newest timestamp segment down, and the first
+    // segment holding an eligible record decides: one file read, not every handover.
+    let mut names: Vec<String> = std::fs::read_dir(&dir)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .filter_map(|e| e.file_name().into_string().ok())
+        .filter(|n| n.ends_with(".md") && n.starts_with(|c: char| c.is_ascii_digit()))
+        .collect();
+    let segment = |n: &str| n.split("--").next().unwrap_or("").to_string();
+    names.sort_by_key(|n| std::cmp::Reverse(segment(n)));
+    let mut best: Option<((String, std::time::SystemTime, String), String)> = None;
+    for name in &names {
+        if best.as_ref().is_some_and(|((seg, _, _), _)| *seg != segment(name)) {
+            break;
+        }
+        let path = dir.join(name);
+        if !std::fs::canonicalize(&path).is_ok_and(|p| p.starts_with(&canon_dir)) {
+            continue;
+        }
+        let Ok(Some(text)) = read_opt(&path) else { continue };
+        if arrived(&text) {
+            continue;
+        }
+        // The one place a file's modification time is read (docs/REFERENCE.md#resolution).
+        let mtime = std::fs::symlink_metadata(&path).and_then(|m| m.modified()).unwrap_or(std::time::UNIX_EPOCH);
+        let key = (segment(name), mtime, name.clone());
+        if best.as_ref().is_none_or(|(k, _)| key > *k) {
+            best = Some((key, text));
+        }
+    }
+    best.map(|((_, _, name), text)| (name, text)).ok_or_else(|| {
+        Error::refused("no handover record under .ai/local/state/handovers/ to publish")
+            .hint("write one with `git majordomus handover` (# Objective, # Current State, # Next Action on stdin)")
+    })
+}
+
+/// A front-matter value that says something: not empty, not `none`.
+fn present(v: &str) -> Option<String> {
+    (!v.is_empty() && v != "none").then(|| v.to_string())
+}
+
+/// The task intent of `task_id`: `current.yaml` if its id matches, else the archive.
+fn intent(ctx: &Ctx, task_id: &str) -> Option<TaskIntent> {
+    let from = |p: &Path| read_opt(p).ok().flatten().and_then(|t| Task::parse(&t).ok());
+    let t = from(&ctx.layout.current())
+        .filter(|t| t.id == task_id)
+        .or_else(|| from(&ctx.layout.archive().join(format!("{task_id}.yaml"))))?;
+    Some(TaskIntent {
+        id: t.id,
+        title: t.task,
+        profile: Some(t.profile),
+        scope: t.scope,
+        outcome: Some(t.outcome.to_string()),
+    })
+}
+
+fn truncate(s: &str, max: usize) -> String {
+    let mut end = s.len().min(max);
+    while !s.is_char_boundary(end) {
+        end -= 1;
+    }
+    s[..end].to_string()
+}
+
+/// The source part: this checkout's branch, head and uncommitted change. `changed` is the
+/// change list as the records' front matter carries it (untracked directories collapsed, `.ai/`
+/// left out, docs/REFERENCE.md#front-matter), at most [`MAX_CHANGED`] of it, and `changed_total` its length; the
+/// fingerprint still reads every file.
+pub fn source_now(ctx: &Ctx) -> Result<Source> {
+    let id = ctx.identity()?;
+    let mut changed: Vec<String> = ctx.changes()?.entries().to_vec();
+    changed.sort_by(|a, b| a.as_bytes().cmp(b.as_bytes()));
+    let total = changed.len() as u64;
+    changed.truncate(MAX_CHANGED);
+    Ok(Source {
+        branch: id.branch.clone(),
+        head: id.head.clone(),
+        working_tree: ctx.working_tree()?.into(),
+        changed,
+        changed_total: total,
+        fingerprint: crate::services::continuity::fingerprint(ctx)?,
+    })
+}
+
+/// Warns when the handover's commit is on no remote-tracking branch (docs/REFERENCE.md#continuity-commands, issue 22): the
+/// record travels with `continuity sync`, the commit only with `git push`, and a machine that
+/// cannot read the record's head cannot resume it (`head_missing`). A clone without any remote
+/// keeps quiet (it cannot sync either, and `sync` says so); so does a check that cannot answer
+/// within its bound ([`crate::git::Git::on_remote_branch`]). The exit code is unchanged.
+fn warn_unpushed(ctx: &Ctx, commit: Option<&str>) {
+    if ctx.git.remote_names().is_empty() {
+        return;
+    }
+    let Some((c, id)) = commit.and_then(|c| Some((c, ctx.git.commit_id(c)?))) else { return };
+    if ctx.git.on_remote_branch(id) == Some(false) {
+        ctx.warn(format!(
+            "the handover's commit {} is on no remote branch: push it, or the other machine cannot resume",
+            crate::model::labels::short(c)
+        ));
+    }
+}
+
+/// Runs `publish`.
+pub fn publish(ctx: &Ctx, p: PublishParams) -> Result<PublishReport> {
+    let s = loaded::setup(ctx)?;
+    let (name, text) = locate(ctx, p.handover.as_deref())?;
+    let rel = format!(".ai/local/state/handovers/{name}");
+    let (meta, body) = parse(&text).map_err(|k| Error::refused(format!("{rel}: {}", k.as_str())))?;
+    if body.trim().is_empty() {
+        return Err(Error::refused(format!("{rel}: the handover body is empty")));
+    }
+    let _lock = if p.dry_run { None } else { Some(crate::services::continuity::writer_lock(ctx)?) };
+    let mut local = load_local(ctx)?;
+    let branch = ctx.identity()?.branch_text().to_string();
+    let parent_record = match local.branches.get(&branch) {
+        Some(pos) => loaded::load_one(ctx, &s, REF, &pos.record)?,
+        None => None,
+    };
+    let parent = parent_record.as_ref();
+    let tip = ctx.git.ref_tip(REF).map_err(|e| Error::io(e.to_string()))?;
+    let issue = p.issue.or_else(|| parent.and_then(|a| a.record.handover.issue.clone()));
+    let milestone = p.milestone.or_else(|| parent.and_then(|a| a.record.handover.milestone.clone()));
+    let source = source_now(ctx)?;
+    let handover = HandoverPart {
+        id: record::blake3_hex(body.as_bytes())[..32].to_string(),
+        task: present(&meta.task_id),
+        issue,
+        milestone,
+        branch: meta.anchor_branch().and_then(present),
+        head: meta.anchor_head().and_then(present),
+        created_at: present(&meta.created_at),
+        name: Some(name.clone()),
+        body: body.to_string(),
+    };
+    let commit = handover.head.clone().or_else(|| source.head.clone());
+    let device = match (&s.device, p.dry_run) {
+        (Some(d), _) => d.device(),
+        (None, true) => Device { node: "(created on publish)".into(), label: "(created on publish)".into() },
+        (None, false) => {
+            signing::load_or_create(&crate::services::continuity::device_path(ctx)?, &ctx.clock.stamp())?.device()
+        }
+    };
+    if let (Some(par), false) = (parent, p.dry_run) {
+        if par.record.device.node == device.node && par.record.handover.id == handover.id && par.record.source == source
+        {
+            let view = RecordView::new(&par.id, &par.record, par.trust, true, ctx.clock.now());
+            warn_unpushed(ctx, commit.as_deref());
+            return Ok(PublishReport {
+                record: Some(view),
+                written: false,
+                tip,
+                handover: rel,
+                refused: vec![],
+                receipt: vec![],
+                dry_run: false,
+                next: vec!["git majordomus continuity sync".into()],
+            });
+        }
+    }
+    let task = present(&meta.task_id).and_then(|t| intent(ctx, &t));
+    let log = decisions::parse(&read_opt(&ctx.layout.decisions())?.unwrap_or_default());
+    let carried: Vec<CarriedDecision> = match &task {
+        Some(t) => {
+            let mut v: Vec<CarriedDecision> = log
+                .iter()
+                .filter(|d| d.task.as_deref() == Some(t.id.as_str()))
+                .map(|d| CarriedDecision {
+                    title: d.title.clone(),
+                    text: truncate(&d.text.join("\n"), MAX_DECISION_TEXT),
+                })
+                .collect();
+            let skip = v.len().saturating_sub(MAX_DECISIONS);
+            v.drain(..skip);
+            v
+        }
+        None => Vec::new(),
+    };
+    let open_questions: Vec<CarriedQuestion> =
+        questions::parse(&read_opt(&ctx.layout.questions())?.unwrap_or_default())
+            .into_iter()
+            .filter_map(|e| match e {
+                questions::Entry::Unresolved { question, opened, .. } => {
+                    Some(CarriedQuestion { text: question, opened })
+                }
+                _ => None,
+            })
+            .collect();
+    let session = crate::store::sessions::own_episode(&ctx.layout, None, &[]).map(|(_, o, _)| o.session_id);
+    let rec = Record {
+        schema: record::SCHEMA.into(),
+        repository: s.repository.clone(),
+        device,
+        episode: if session.is_some() { "open" } else { "none" }.into(),
+        session,
+        line: parent.map(|a| a.record.line.clone().unwrap_or_else(|| a.id.clone())),
+        parent: parent.map(|a| a.id.clone()),
+        published_at: ctx.clock.stamp(),
+        producer: format!("git-majordomus/{}", env!("CARGO_PKG_VERSION")),
+        source,
+        task,
+        decisions: carried,
+        questions: open_questions,
+        handover,
+    };
+    if !p.dry_run {
+        record::check_bounds(&rec)
+            .map_err(|e| Error::refused(format!("publish: the record would be malformed: {e}")))?;
+    }
+    let value = serde_json::to_value(&rec).map_err(|e| Error::io(e.to_string()))?;
+    let leaks = scan_publish(&value, &ctx.env.vars, &ctx.layout.root().display().to_string());
+    let next = vec!["git majordomus continuity sync".to_string()];
+    if p.dry_run || !leaks.is_empty() {
+        // A refused receipt would repeat the leaked values: the refusal alone is printed.
+        let receipt = if p.dry_run && leaks.is_empty() { receipt(&value, "") } else { Vec::new() };
+        if leaks.is_empty() {
+            warn_unpushed(ctx, commit.as_deref());
+        }
+        let view = RecordView::new(
+            &record::id_of(&rec),
+            &rec,
+            crate::continuity::mesh::Trust::ThisDevice,
+            true,
+            ctx.clock.now(),
+        );
+        return Ok(PublishReport {
+            record: Some(view),
+            written: false,
+            tip,
+            handover: rel,
+            refused: leaks,
+            receipt,
+            dry_run: p.dry_run,
+            next,
+        });
+    }
+    let key = signing::load_or_create(&crate::services::continuity::device_path(ctx)?, &ctx.clock.stamp())?;
+    let envelope = key.sign(&rec);
+    let (name_c, email) = ctx.git.store_identity();
+    let who = crate::git::store::Committer::new(name_c, email, ctx.clock.now().timestamp());
+    let msg = format!("majordomus continuity: {} from {}", &envelope.id[..12], rec.device.label);
+    let out = ctx
+        .git
+        .store_add(&[(record::store_path(&envelope.id), record::stored_bytes(&envelope))], &msg, &who)
+        .map_err(|e| Error::io(format!("continuity store: {e}")))?;
+    ctx.git.gc_auto();
+    let line = rec.line.clone().unwrap_or_else(|| envelope.id.clone());
+    // The new record continues the parent: an offer of the parent is no longer resumable here.
+    local.offers.retain(|o| Some(&o.record) != rec.parent.as_ref());
+    local
+        .branches
+        .insert(branch, Position { line, record: envelope.id.clone(), via: "published".into(), at: ctx.clock.stamp() });
+    save_local(ctx, &local)?;
+    let view = RecordView::new(&envelope.id, &rec, crate::continuity::mesh::Trust::ThisDevice, true, ctx.clock.now());
+    warn_unpushed(ctx, commit.as_deref());
+    Ok(PublishReport {
+        record: Some(view),
+        written: true,
+        tip: Some(out.tip),
+        handover: rel,
+        refused: vec![],
+        receipt: vec![],
+        dry_run: false,
+        next,
+    })
+}
+
+/// Every string and number of a value, with its JSON pointer and size (the dry-run receipt).
+fn receipt(v: &serde_json::Value, at: &str) -> Vec<ReceiptField> {
+    use serde_json::Value;
+    let esc = |k: &str| k.replace('~', "~0").replace('/', "~1");
+    match v {
+        Value::Object(m) => m.iter().flat_map(|(k, x)| receipt(x, &format!("{at}/{}", esc(k)))).collect(),
+        Value::Array(a) => a.iter().enumerate().flat_map(|(i, x)| receipt(x, &format!("{at}/{i}"))).collect(),
+        Value::String(s) => vec![ReceiptField { pointer: at.into(), size: s.len(), value: s.clone() }],
+        other => vec![ReceiptField { pointer: at.into(), size: other.to_string().len(), value: other.to_string() }],
+    }
+}

@@ -1,0 +1,494 @@
+//! Provider hooks (docs/REFERENCE.md#hook-events): `hook <provider> start|compact|end` with the provider's payload
+//! on stdin. A receipt first, then the lifecycle step; never fails the provider.
+
+use std::path::Path;
+
+use serde_json::Value;
+
+use crate::commands::{checkpoint, handover, session};
+use crate::ctx::{Ctx, Env};
+use crate::error::Error;
+use crate::model::events::Event;
+use crate::model::providers::{self, sanitise, Cap, HookEvent, Output, Provider};
+use crate::services::context::Renderer;
+use crate::services::{briefing, gap, knowledge, task};
+use crate::store::atomic::{append, ensure_dir};
+use crate::store::sessions::{key_of, open_path};
+
+/// What the hook printed: the briefing (stdout) and everything else (stderr).
+#[derive(Debug, Default)]
+pub struct HookReport {
+    /// Lines for stdout (only the start hook's briefing).
+    pub stdout: Vec<String>,
+    /// Lines for stderr.
+    pub stderr: Vec<String>,
+}
+
+/// The fields the hooks read from a payload.
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub struct Payload {
+    /// Provider session id, sanitised.
+    pub session: Option<String>,
+    /// Start source, sanitised.
+    pub source: Option<String>,
+    /// End reason, sanitised.
+    pub reason: Option<String>,
+    /// The session's working directory as the host sent it (not sanitised: it is a path, and
+    /// only ever opened as one, docs/REFERENCE.md#hook-events).
+    pub cwd: Option<String>,
+    /// Why the payload could not be read, when it could not.
+    pub problem: Option<String>,
+}
+
+/// Reads a payload by the host's keys (`Provider::session_keys` and the rest): a JSON object;
+/// anything else still draws the boundary.
+pub fn parse_payload(p: &Provider, bytes: &[u8]) -> Payload {
+    let text = String::from_utf8_lossy(bytes);
+    if text.trim().is_empty() {
+        return Payload { problem: Some("empty payload".into()), ..Default::default() };
+    }
+    let Ok(Value::Object(m)) = serde_json::from_str::<Value>(&text) else {
+        return Payload { problem: Some("payload is not a JSON object".into()), ..Default::default() };
+    };
+    let raw = |keys: &[&str]| {
+        keys.iter().find_map(|k| match m.get(*k) {
+            Some(Value::String(s)) => Some(s.clone()),
+            Some(Value::Array(a)) => a.first().and_then(Value::as_str).map(str::to_string),
+            _ => None,
+        })
+    };
+    let pick = |keys: &[&str]| raw(keys).map(|v| sanitise(&v)).filter(|s| !s.is_empty());
+    Payload {
+        session: pick(p.session_keys),
+        source: pick(p.source_keys),
+        reason: pick(p.reason_keys),
+        cwd: raw(p.cwd_keys).filter(|c| !c.is_empty()),
+        problem: None,
+    }
+}
+
+/// Opens the checkout a hook event is about (docs/REFERENCE.md#hook-events): `--repo`; else the process's
+/// directory when it is inside a repository; else the payload's `cwd`; else
+/// `CLAUDE_PROJECT_DIR`. A `fork` whose `cwd` is another worktree of the same repository is
+/// about that worktree (the forked session works there).
+fn open_checkout(repo: Option<&Path>, env: &Env, pl: &Payload) -> crate::error::Result<Ctx> {
+    if repo.is_some() {
+        return Ctx::open(repo, env.clone());
+    }
+    let here = Ctx::open(None, env.clone());
+    let cwd = pl.cwd.as_deref().map(Path::new);
+    if let (Ok(h), Some(c), Some("fork")) = (&here, cwd, pl.source.as_deref()) {
+        if let Ok(other) = Ctx::open(Some(c), env.clone()) {
+            if other.git.common_dir() == h.git.common_dir() && other.git.root() != h.git.root() {
+                return Ok(other);
+            }
+        }
+    }
+    let mut first_error = match here {
+        Ok(c) => return Ok(c),
+        Err(e) => Some(e),
+    };
+    for dir in [cwd, env.claude_project_dir.as_deref().map(Path::new)].into_iter().flatten() {
+        match Ctx::open(Some(dir), env.clone()) {
+            Ok(c) => return Ok(c),
+            Err(e) => {
+                first_error.get_or_insert(e);
+            }
+        }
+    }
+    Err(first_error.unwrap_or_else(|| Error::usage("no checkout")))
+}
+
+/// The briefing as the host wants it on stdout (docs/HOOKS.md): plain lines, or one JSON object.
+fn shaped(p: &Provider, lines: Vec<String>) -> Vec<String> {
+    let text = || Value::from(lines.join("\n"));
+    let doc = match p.output {
+        Output::Plain => return lines,
+        Output::HookSpecific => serde_json::json!({
+            "hookSpecificOutput": {"hookEventName": p.event_name(HookEvent::Start).unwrap_or("SessionStart"), "additionalContext": text()}
+        }),
+        Output::SnakeContext => serde_json::json!({ "additional_context": text() }),
+        Output::CamelContext => serde_json::json!({ "additionalContext": text() }),
+    };
+    vec![doc.to_string()]
+}
+
+/// The limits a host's briefing fits under: its own cap, and the policy's when lower.
+fn limits(p: &Provider, policy_chars: Option<usize>) -> Vec<briefing::Limit> {
+    let (max, bytes, unit) = match p.cap {
+        Cap::Chars(n) => (n, false, "character"),
+        Cap::Bytes(n) => (n, true, "byte"),
+    };
+    let mut v = vec![briefing::Limit { max, bytes, by: format!("{}'s {max}-{unit} hook output cap", p.title) }];
+    if let Some(c) = policy_chars.filter(|c| *c < max || bytes) {
+        v.push(briefing::Limit { max: c, bytes: false, by: "session.briefing_budget_chars".into() });
+    }
+    v
+}
+
+struct Run<'a> {
+    ctx: &'a Ctx,
+    renderer: &'a dyn Renderer,
+    host: &'static Provider,
+    provider: &'a str,
+    event: HookEvent,
+    report: HookReport,
+}
+
+impl Run<'_> {
+    fn err(&mut self, line: impl Into<String>) {
+        self.report.stderr.push(line.into());
+    }
+
+    /// Records a failed step: a ledger line and a log line beside the working contexts.
+    fn failed(&mut self, step: &str, e: &Error) {
+        let reason = format!("{step}: {}", e.message);
+        self.err(format!("majordomus: {} {} hook: {reason}", self.provider, self.event));
+        let _ = self.ctx.record_event(
+            Event::ProviderEventFailed,
+            &[
+                ("provider", Value::from(self.provider)),
+                ("event", Value::from(self.event.as_str())),
+                ("reason", Value::from(reason.clone())),
+            ],
+        );
+        log(self.ctx.layout.root(), &self.ctx.clock.stamp(), self.provider, self.event, &reason);
+    }
+
+    fn step<T>(&mut self, name: &str, r: crate::error::Result<T>) -> Option<T> {
+        match r {
+            Ok(v) => Some(v),
+            Err(e) => {
+                self.failed(name, &e);
+                None
+            }
+        }
+    }
+}
+
+fn log(root: &Path, ts: &str, provider: &str, event: HookEvent, reason: &str) {
+    let dir = root.join(".ai/local/session-contexts");
+    if ensure_dir(&dir).is_ok() {
+        let _ = append(&dir.join("hooks.log"), format!("{ts} {provider} {event} failed: {reason}\n").as_bytes());
+    }
+}
+
+/// Runs one hook event. Never returns an error: every failure is reported and recorded.
+/// `renderer` lays out the context document the start hook freezes into the episode.
+pub fn run(
+    repo: Option<&Path>,
+    env: &Env,
+    provider: &str,
+    event: &str,
+    payload: &[u8],
+    renderer: &dyn Renderer,
+) -> HookReport {
+    let mut report = HookReport::default();
+    let Some(p) = providers::find(provider) else {
+        report.stderr.push(format!(
+            "majordomus: unknown provider {provider:?}; known: {}",
+            providers::PROVIDERS.iter().map(|p| p.name).collect::<Vec<_>>().join(", ")
+        ));
+        return report;
+    };
+    let Some(event) = HookEvent::parse(event).filter(|e| p.has(*e)) else {
+        let known = p.events.iter().map(|(e, _)| e.as_str()).collect::<Vec<_>>().join(", ");
+        report.stderr.push(format!("majordomus: {provider} has no {event:?} event; known: {known}"));
+        return report;
+    };
+    let pl = parse_payload(p, payload);
+    let key = pl.session.clone().unwrap_or_else(|| "unknown".into());
+    let mut env = env.clone();
+    env.session_key = Some(key.clone());
+    let ctx = match open_checkout(repo, &env, &pl) {
+        Ok(c) => c,
+        Err(e) => {
+            report.stderr.push(format!("majordomus: {provider} {event} hook: {}; nothing recorded", e.message));
+            return report;
+        }
+    };
+    if !ctx.layout.exists() {
+        report.stderr.push(format!("majordomus: {provider} {event} hook: no majordomus layer in this repository; nothing recorded (run git majordomus init)"));
+        return report;
+    }
+    let mut run = Run { ctx: &ctx, renderer, host: p, provider, event, report };
+    if let Some(problem) = &pl.problem {
+        run.err(format!(
+            "majordomus: {provider} {event} hook: {problem}; the event is still recorded, under session key {key}"
+        ));
+    }
+    if ctx.env.dry_run {
+        dry_run(&mut run, &key, &pl);
+        return run.report;
+    }
+    // What a derived record would fill is read before the receipt, so that the receipt can say
+    // what the event skips (docs/REFERENCE.md#origin); nothing is written before the receipt.
+    let plan = match event {
+        HookEvent::Start => Plan::default(),
+        HookEvent::Compact | HookEvent::End => plan(&mut run, event, &key),
+    };
+    let mut fields = vec![
+        ("provider", Value::from(provider)),
+        ("event", Value::from(event.as_str())),
+        ("provider_session", Value::from(key.clone())),
+    ];
+    let skipped = plan.skipped();
+    if !skipped.is_empty() {
+        fields.push(("skipped", Value::from(skipped)));
+    }
+    let receipt = ctx.record_event(Event::ProviderEventReceived, &fields);
+    if let Err(e) = receipt {
+        run.err(format!("majordomus: {provider} {event} hook: the receipt could not be written: {}", e.message));
+        log(ctx.layout.root(), &ctx.clock.stamp(), provider, event, &e.message);
+    }
+    match event {
+        HookEvent::Start => start(&mut run, provider, &key),
+        HookEvent::Compact => compact(&mut run, &plan),
+        HookEvent::End => end(&mut run, &key, pl.reason.as_deref(), &plan),
+    }
+    for w in ctx.take_warnings() {
+        run.report.stderr.push(format!("warning: {w}"));
+    }
+    run.report
+}
+
+fn start(run: &mut Run<'_>, provider: &str, key: &str) {
+    let ctx = run.ctx;
+    let opened = session::start(
+        ctx,
+        session::StartParams {
+            keep: true,
+            provider: Some(provider.into()),
+            provider_session: Some(key.into()),
+            ..Default::default()
+        },
+        run.renderer,
+    );
+    match run.step("session start", opened) {
+        Some(session::StartReport::Kept { session }) => {
+            run.err(format!("session {} already open here since {}; kept", session.session_id, session.started_at))
+        }
+        Some(session::StartReport::Opened { session, .. }) => {
+            run.err(format!("session {} opened at {}", session.session_id, session.started_at))
+        }
+        None => {}
+    }
+    let policy = ctx.policy().ok();
+    let server = crate::commands::server::hook_line(ctx, std::env::current_exe().ok().as_deref());
+    run.err(format!("Shared server: {server}"));
+    // The briefing names the server only when the start hook was asked to ensure one (docs/REFERENCE.md#briefing).
+    let server = policy.is_some_and(|p| p.session.ensure_server_on_start).then_some(server);
+    if policy.is_some_and(|p| !p.session.briefing_on_start) {
+        return;
+    }
+    let max_lines =
+        policy.map(|p| p.session.briefing_budget_lines.unwrap_or(p.context.always_loaded_budget_lines)).unwrap_or(60);
+    let limits = limits(run.host, policy.and_then(|p| p.session.briefing_budget_chars));
+    if let Some(lines) = run.step("briefing", briefing::lines(ctx, server.as_deref())) {
+        run.report.stdout = shaped(run.host, briefing::bounded(lines, max_lines, &limits));
+    }
+}
+
+/// What a compact or end event writes: each derived record only where it fills a gap
+/// (docs/REFERENCE.md#origin). `Some(true)`: write it; `Some(false)`: skip it (the receipt says so);
+/// `None`: the policy turns it off.
+#[derive(Debug, Default)]
+struct Plan {
+    checkpoint: Option<bool>,
+    handover: Option<bool>,
+    /// Whether this checkout has a task record (the handover is then not `--no-task`).
+    has_task: bool,
+}
+
+impl Plan {
+    /// The records the event skips, as the receipt names them.
+    fn skipped(&self) -> Vec<&'static str> {
+        [("checkpoint", self.checkpoint), ("handover", self.handover)]
+            .into_iter()
+            .filter(|(_, w)| *w == Some(false))
+            .map(|(name, _)| name)
+            .collect()
+    }
+}
+
+fn plan(run: &mut Run<'_>, event: HookEvent, key: &str) -> Plan {
+    let (plan, problem) = plan_of(run.ctx, event, key);
+    if let Some(e) = problem {
+        run.failed("reading the episode", &e);
+    }
+    plan
+}
+
+/// The plan, reading only (a dry run asks it too), and why the episode could not be read.
+fn plan_of(ctx: &Ctx, event: HookEvent, key: &str) -> (Plan, Option<Error>) {
+    let Some(policy) = ctx.policy().ok().cloned() else { return (Plan::default(), None) };
+    if event == HookEvent::End && !open_path(&ctx.layout, key).exists() {
+        return (Plan::default(), None);
+    }
+    let task = task::local(ctx).ok().flatten();
+    // A gap that cannot be read is no reason to write nothing: the records are written.
+    let (gap, problem) = match gap::of_episode(ctx, task.as_ref()) {
+        Ok(g) => (g, None),
+        Err(e) => (Default::default(), Some(e)),
+    };
+    let plan = Plan {
+        checkpoint: policy.session.checkpoint_on_compact.then_some(!gap.checkpoint_current),
+        handover: (event == HookEvent::End && policy.session.handover_on_end).then_some(!gap.handover_covered),
+        has_task: task.is_some(),
+    };
+    (plan, problem)
+}
+
+/// Writes the derived checkpoint the plan asks for, or says why it is skipped.
+fn derived_checkpoint(run: &mut Run<'_>, plan: &Plan, step: &str) {
+    match plan.checkpoint {
+        Some(true) => {
+            if let Some(checkpoint::CheckpointReport::Written { path, .. }) =
+                run.step(step, checkpoint::write(run.ctx, "", true))
+            {
+                run.err(format!("checkpoint: {}", run.ctx.rel(&path)));
+            }
+        }
+        Some(false) => {
+            run.err("checkpoint: skipped — nothing changed since the last checkpoint (same head, same working tree)")
+        }
+        None => {}
+    }
+}
+
+fn compact(run: &mut Run<'_>, plan: &Plan) {
+    let ctx = run.ctx;
+    let Some(policy) = run.step("policy", ctx.policy().cloned()) else { return };
+    derived_checkpoint(run, plan, "derived checkpoint");
+    if policy.session.knowledge_on_compact {
+        run.step("knowledge derive", knowledge::derive(ctx, None, false));
+    }
+}
+
+fn end(run: &mut Run<'_>, key: &str, reason: Option<&str>, plan: &Plan) {
+    let ctx = run.ctx;
+    if !open_path(&ctx.layout, key).exists() {
+        run.err(format!("end: no open episode for {}; nothing to close", key_of(key)));
+        return;
+    }
+    let outcome = outcome_of(run.host, reason);
+    if run.step("policy", ctx.policy().cloned()).is_some() {
+        derived_checkpoint(run, plan, "final checkpoint");
+        match plan.handover {
+            Some(true) => {
+                // A session ending does not end the task (docs/REFERENCE.md#task): never `--close`.
+                let p = handover::HandoverParams {
+                    derive: true,
+                    close: false,
+                    no_task: !plan.has_task,
+                    ..Default::default()
+                };
+                if let Some(r) = run.step("derived handover", handover::write(ctx, p)) {
+                    run.err(format!("handover: {}", ctx.rel(&r.path)));
+                }
+            }
+            Some(false) => {
+                run.err("handover: skipped — an authored handover is newer than this episode's last activity")
+            }
+            None => {}
+        }
+    }
+    let closed = session::close(
+        ctx,
+        session::CloseParams {
+            outcome: outcome.into(),
+            ignore_none: true,
+            provider_session: Some(key.into()),
+            summary: String::new(),
+        },
+    );
+    if let Some(Some(r)) = run.step("session close", closed) {
+        run.err(format!("session {} {outcome}: {}", r.session_id, ctx.rel(&r.path)));
+    }
+}
+
+/// How an end reason closes the episode: `closed` for the host's closing reasons, else
+/// `interrupted`.
+fn outcome_of(p: &Provider, reason: Option<&str>) -> &'static str {
+    if reason.is_some_and(|r| p.closing_reasons.contains(&r)) {
+        "closed"
+    } else {
+        "interrupted"
+    }
+}
+
+/// What a dry run says of the plan's checkpoint.
+fn planned(plan: &Plan, what: &str) -> Option<String> {
+    match plan.checkpoint {
+        Some(true) => Some(format!("would write {what}")),
+        Some(false) => Some(format!("would skip {what}: nothing changed since the last checkpoint")),
+        None => None,
+    }
+}
+
+fn dry_run(run: &mut Run<'_>, key: &str, pl: &Payload) {
+    let ctx = run.ctx;
+    let (provider, event) = (run.provider, run.event);
+    run.err(format!("dry run ({provider} {event}): would append provider.event.received for session key {key}"));
+    let open = open_path(&ctx.layout, key).exists();
+    let lines: Vec<String> = match event {
+        HookEvent::Start if open => vec![
+            format!("would keep the open episode sessions-open/{}.yaml", key_of(key)),
+            "would print the briefing".into(),
+        ],
+        HookEvent::Start => {
+            vec![format!("would open an episode sessions-open/{}.yaml", key_of(key)), "would print the briefing".into()]
+        }
+        HookEvent::Compact => {
+            let plan = plan_of(ctx, event, key).0;
+            let mut v: Vec<String> = planned(&plan, "a derived checkpoint").into_iter().collect();
+            if ctx.policy().is_ok_and(|p| p.session.knowledge_on_compact) {
+                v.push("would derive knowledge".into());
+            }
+            v
+        }
+        HookEvent::End if !open => vec![format!("end: no open episode for {}; nothing to close", key_of(key))],
+        HookEvent::End => {
+            let plan = plan_of(ctx, event, key).0;
+            let outcome = outcome_of(run.host, pl.reason.as_deref());
+            let mut v: Vec<String> = planned(&plan, "a final derived checkpoint").into_iter().collect();
+            match plan.handover {
+                Some(true) => v.push("would write a derived handover".into()),
+                Some(false) => v.push(
+                    "would skip the derived handover: an authored handover is newer than this episode's last activity"
+                        .into(),
+                ),
+                None => {}
+            }
+            v.push(format!("would close the episode as {outcome}"));
+            v
+        }
+    };
+    for l in lines {
+        run.err(format!("dry run: {l}"));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn payloads() {
+        let claude = providers::find("claude-code").unwrap();
+        let p = parse_payload(
+            claude,
+            br#"{"session_id":"cc-1","source":"startup","cwd":"/a b;c","hook_event_name":"SessionStart"}"#,
+        );
+        assert_eq!(p.session.as_deref(), Some("cc-1"));
+        assert_eq!(p.source.as_deref(), Some("startup"));
+        assert_eq!(p.cwd.as_deref(), Some("/a b;c"), "a path is kept as sent");
+        assert!(parse_payload(claude, b"").problem.is_some());
+        assert!(parse_payload(claude, b"not json").problem.is_some());
+        let cursor = providers::find("cursor").unwrap();
+        let p = parse_payload(cursor, br#"{"conversation_id":"c-1","workspace_roots":["/w"]}"#);
+        assert_eq!((p.session.as_deref(), p.cwd.as_deref()), (Some("c-1"), Some("/w")));
+        let copilot = providers::find("copilot-cli").unwrap();
+        assert_eq!(parse_payload(copilot, br#"{"sessionId":"a b","reason":"x"}"#).session.as_deref(), Some("ab"));
+    }
+}

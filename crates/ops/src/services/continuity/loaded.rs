@@ -1,0 +1,425 @@
+//! Reading a store through the read model (docs/REFERENCE.md#read-model): every file of a ref's tree, admitted
+//! once. What admission concludes whoever reads a file (shape, id, signature, portability) is kept
+//! per file in the read model (`readmodel`), a compact binary file per ref under the git common
+//! dir (`<common-dir>/majordomus/readmodel/<ref>.bin`), keyed by the store tip and the rules hash.
+//! A read compares the ref's tip with the cached one: equal → no tree is read; else the tree
+//! difference between the two tips is walked (only changed shards) and only added blobs are
+//! admitted; no usable cache (absent, other rules, damaged, old tip pruned) → the whole tree is
+//! admitted on every core. Trust, revocation and the repository are judged per signer on every
+//! read. The cache is an optimisation only: deleting it changes no answer.
+
+use std::collections::BTreeSet;
+
+use std::collections::HashMap;
+
+use crate::continuity::admission::{
+    admit, intrinsic_entry, standing_of, Admitted, Diagnostic, Judge, Verdict, BLOB_CAP,
+};
+use crate::continuity::lineage::{Lineage, RawId};
+use crate::continuity::mesh::{Mesh, Trust};
+use crate::continuity::plan::{Candidate, RefusedFile};
+use crate::continuity::readmodel::{lineage_over, rules_hash, Entry, Fresh, OtherKind, Summary, View};
+use crate::continuity::record::{store_path, Envelope, Record};
+use crate::continuity::signing::{self, DeviceKey};
+use crate::ctx::Ctx;
+use crate::error::{Error, Result};
+use crate::git::store::{Blob, StoreEntry};
+use crate::store::atomic::{replace_with, replace_with_file};
+
+/// What every continuity command reads first.
+pub struct Setup {
+    /// This repository's continuity identity.
+    pub repository: String,
+    /// The enabled mesh declaration.
+    pub mesh: Option<Mesh>,
+    /// This machine's device key (never created by a read).
+    pub device: Option<DeviceKey>,
+}
+
+impl Setup {
+    /// This device's raw key, 64 hex.
+    pub fn own_key(&self) -> Option<String> {
+        self.device.as_ref().map(|d| hex(&d.public_key_raw()))
+    }
+    /// This device's node id.
+    pub fn own_node(&self) -> Option<String> {
+        self.device.as_ref().map(DeviceKey::node)
+    }
+}
+
+pub use crate::continuity::lineage::hex;
+
+/// A trust-list entry (`RW...` or 64 hex) as 64 hex.
+pub fn normalise_key(k: &str) -> Option<String> {
+    signing::raw_public_key(k).map(|b| hex(&b))
+}
+
+/// Loads the mesh, the repository identity and the device key (if any).
+pub fn setup(ctx: &Ctx) -> Result<Setup> {
+    ctx.require_layer()?;
+    let mesh = crate::services::continuity::load_mesh(ctx, &normalise_key)?;
+    let repository = crate::services::continuity::repository(ctx, mesh.as_ref())?;
+    let device = signing::load(&crate::services::continuity::device_path(ctx)?)?;
+    Ok(Setup { repository, mesh, device })
+}
+
+/// One admitted record of a [`Loaded`] store: its row in the read model and its signer's
+/// standing on this machine (never `revoked`: those are refused).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Row {
+    /// The row in the read model.
+    pub row: u32,
+    /// The signer's standing.
+    pub trust: Trust,
+}
+
+/// A store as read through admission: the read model, read in place, and the standing of each
+/// of its records on this machine.
+#[derive(Debug, Clone, Default)]
+pub struct Loaded {
+    /// The ref read.
+    pub reference: String,
+    /// Its tip.
+    pub tip: Option<String>,
+    view: Option<View>,
+    /// Admitted records, in id order.
+    admitted: Vec<Row>,
+    /// Paths of records of a later schema (kept, not read).
+    pub too_new: Vec<String>,
+    /// Refused files.
+    pub refused: Vec<RefusedFile>,
+    /// Every diagnostic, in path order.
+    pub diagnostics: Vec<Diagnostic>,
+    /// The read model's file, removed when a record's part of it is found damaged.
+    cache: Option<std::path::PathBuf>,
+    /// Where that is said (once).
+    warnings: Option<crate::ctx::Warnings>,
+    damaged: std::cell::Cell<bool>,
+}
+
+impl Loaded {
+    fn view(&self) -> &View {
+        self.view.as_ref().expect("a store with admitted records has a read model")
+    }
+    /// How many records are admitted.
+    pub fn len(&self) -> usize {
+        self.admitted.len()
+    }
+    /// Whether no record is admitted.
+    pub fn is_empty(&self) -> bool {
+        self.admitted.is_empty()
+    }
+    /// The admitted records, in id order.
+    pub fn rows(&self) -> impl Iterator<Item = Row> + '_ {
+        self.admitted.iter().copied()
+    }
+    /// The admitted record `id`.
+    pub fn get(&self, id: &str) -> Option<Row> {
+        let row = self.view.as_ref()?.find(id)? as u32;
+        self.admitted.binary_search_by(|a| a.row.cmp(&row)).ok().map(|i| self.admitted[i])
+    }
+    /// A record's id.
+    pub fn id(&self, r: Row) -> String {
+        self.view().id(r.row as usize)
+    }
+    /// A record's device node.
+    pub fn node(&self, r: Row) -> &str {
+        self.view().device(r.row as usize).0
+    }
+    /// What the read model keeps of a record. A part of the file found damaged (its checksum
+    /// does not match) leaves the fields it holds empty; the file is removed, so the next read
+    /// rebuilds it, and a warning says so once.
+    pub fn summary(&self, r: Row) -> Summary {
+        let i = r.row as usize;
+        self.view().summary(i).unwrap_or_else(|| {
+            if !self.damaged.replace(true) {
+                if let Some(path) = &self.cache {
+                    let _ = std::fs::remove_file(path);
+                }
+                if let Some(w) = &self.warnings {
+                    w.warn(format!(
+                        "read model of {}: a damaged entry (checksum mismatch); removed, it is rebuilt on the next read — run the command again",
+                        self.reference
+                    ));
+                }
+            }
+            self.view().row_summary(i)
+        })
+    }
+    /// The lineage over the admitted records.
+    pub fn lineage(&self) -> Lineage {
+        let Some(v) = self.view.as_ref() else { return Lineage::default() };
+        v.lineage_of(self.admitted.len(), |i| self.admitted[i].row as usize)
+    }
+    /// The lineage over the admitted records of this store and those of `other` it lacks
+    /// (what a merge of the two holds), read in place from both read models.
+    pub fn lineage_with(&self, other: &Loaded) -> Lineage {
+        // Rows as (store: 0 this one, 1 the other; row), in id order; an id both hold is this one's.
+        let mut rows: Vec<(usize, u32)> = Vec::with_capacity(self.len() + other.len());
+        let (mut a, mut b) = (self.admitted.iter().peekable(), other.admitted.iter().peekable());
+        loop {
+            let next = match (a.peek(), b.peek()) {
+                (Some(x), Some(y)) => {
+                    match self.view().raw_id(x.row as usize).cmp(&other.view().raw_id(y.row as usize)) {
+                        std::cmp::Ordering::Less => (0, a.next()),
+                        std::cmp::Ordering::Greater => (1, b.next()),
+                        std::cmp::Ordering::Equal => {
+                            b.next();
+                            (0, a.next())
+                        }
+                    }
+                }
+                (Some(_), None) => (0, a.next()),
+                (None, Some(_)) => (1, b.next()),
+                (None, None) => break,
+            };
+            if let (store, Some(r)) = next {
+                rows.push((store, r.row));
+            }
+        }
+        let empty = View::empty(&"0".repeat(40), "");
+        let views = [self.view.as_ref().unwrap_or(&empty), other.view.as_ref().unwrap_or(&empty)];
+        lineage_over(&views, rows.len(), |i| (rows[i].0, rows[i].1 as usize))
+    }
+    /// What the offers need of record `id`, if it is admitted.
+    pub fn candidate(&self, id: &str) -> Option<Candidate<'_>> {
+        let r = self.get(id)?;
+        let v = self.view();
+        let i = r.row as usize;
+        Some(Candidate {
+            id: id.to_string(),
+            node: v.device(i).0,
+            published: v.published(i),
+            published_at: self.summary(r).published_at,
+        })
+    }
+    /// Raw ids of the admitted records.
+    pub fn ids(&self) -> BTreeSet<RawId> {
+        self.rows().map(|r| self.view().raw_id(r.row as usize)).collect()
+    }
+    /// Whether a merge may bring in the file at `path`: an admitted or too-new record (found by
+    /// binary search; no set of every path is built).
+    pub fn may_merge(&self, path: &str) -> bool {
+        let id = path.rsplit('/').next().and_then(|n| n.strip_suffix(".json")).filter(|id| store_path(id) == path);
+        let admitted = || {
+            let row = self.view.as_ref().zip(id).and_then(|(v, id)| v.find(id));
+            row.is_some_and(|i| self.admitted.binary_search_by_key(&(i as u32), |r| r.row).is_ok())
+        };
+        admitted() || self.too_new.iter().any(|p| p == path)
+    }
+}
+
+/// The whole record of an admitted row, read from its blob when it is shown (plan, resume).
+/// The blob id names its bytes, so what admission concluded about them still holds.
+pub fn full(ctx: &Ctx, store: &Loaded, row: Row) -> Result<Record> {
+    let s = store.summary(row);
+    let fail = |e: String| Error::io(format!("continuity record {}: {e}", s.id));
+    let bytes = ctx.git.read_blob(&s.blob, BLOB_CAP).map_err(|e| fail(e.to_string()))?;
+    let envelope: Envelope = serde_json::from_slice(&bytes).map_err(|e| fail(e.to_string()))?;
+    serde_json::from_value(envelope.record).map_err(|e| fail(e.to_string()))
+}
+
+/// Reads one record of the store at `reference` through admission (`None` when it is absent or
+/// not admitted): what `publish` needs, found by its path (a handful of small trees), without
+/// reading the whole store.
+pub fn load_one(ctx: &Ctx, s: &Setup, reference: &str, id: &str) -> Result<Option<Admitted>> {
+    if !crate::continuity::record::is_id(id) {
+        return Ok(None);
+    }
+    let git_err = |e: crate::git::Error| Error::io(format!("continuity store {reference}: {e}"));
+    let Some(tip) = ctx.git.ref_tip(reference).map_err(git_err)? else { return Ok(None) };
+    let path = store_path(id);
+    let Some(blob) = ctx.git.store_find(&tip, &path).map_err(git_err)? else { return Ok(None) };
+    let bytes = ctx.git.read_blob(&blob, BLOB_CAP).map_err(git_err)?;
+    let own_key = s.own_key();
+    let judge = Judge { repository: &s.repository, mesh: s.mesh.as_ref(), own_key: own_key.as_deref() };
+    Ok(match admit(&path, &blob, &bytes, &judge).0 {
+        Verdict::Admitted(a) => Some(*a),
+        _ => None,
+    })
+}
+
+/// How many threads admit blobs.
+pub fn workers() -> usize {
+    std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1).min(8)
+}
+
+fn cache_dir(ctx: &Ctx) -> std::path::PathBuf {
+    ctx.git.common_dir().join("majordomus/readmodel")
+}
+
+fn cache_path(ctx: &Ctx, reference: &str) -> std::path::PathBuf {
+    cache_dir(ctx).join(format!("{}.bin", reference.replace('/', "%")))
+}
+
+/// The cached view of `reference` (written under `rules`), if any is usable. A file written
+/// under these rules that does not open (a checksum or a check failed) is said to be damaged,
+/// and is rebuilt.
+fn read_cache(ctx: &Ctx, reference: &str, rules: &str) -> Option<View> {
+    let path = cache_path(ctx, reference);
+    let view = View::open(&path, rules);
+    if view.is_none() && View::written_under(&path, rules) {
+        ctx.warn(format!("read model {}: damaged (checksum mismatch); rebuilt from the store", ctx.rel(&path)));
+    }
+    view
+}
+
+/// Admits `entries` on every core.
+fn admit_all(ctx: &Ctx, entries: &[StoreEntry]) -> std::result::Result<Vec<Entry>, crate::git::Error> {
+    ctx.git.map_blobs(entries, workers(), BLOB_CAP, entry_of)
+}
+
+/// The read model's entry of one store file, from its blob.
+fn entry_of(e: &StoreEntry, blob: Blob<'_>) -> Entry {
+    Entry::of(&e.path(), &e.blob(), intrinsic_entry(e, blob))
+}
+
+/// The read model of the store at `tip`: the cache of `reference` (or, for a ref read the first
+/// time, the local store's) brought up to date from the tree difference; else built cold.
+fn view_at(ctx: &Ctx, reference: &str, tip: &str) -> Result<View> {
+    let git_err = |e: crate::git::Error| Error::io(format!("continuity store {reference}: {e}"));
+    let rules = rules_hash();
+    let own = read_cache(ctx, reference, &rules);
+    let own_exists = own.is_some();
+    let base = own.or_else(|| {
+        (reference != crate::services::continuity::REF)
+            .then(|| read_cache(ctx, crate::services::continuity::REF, &rules))
+            .flatten()
+    });
+    if let Some(v) = &base {
+        if v.tip() == tip {
+            if !own_exists {
+                let _ = replace_with(&cache_path(ctx, reference), |w| {
+                    v.write_to(w).map_err(|e| Error::io(format!("read model: {e}")))
+                });
+            }
+            return base.ok_or_else(|| Error::io("internal: the read model vanished"));
+        }
+    }
+    let changes = base.as_ref().and_then(|v| ctx.git.store_changes(v.tip(), tip).ok());
+    let view = match (base, changes) {
+        (Some(base), Some(changes)) => {
+            let replaced: Vec<_> = changes.added.iter().map(|e| e.path()).collect();
+            let mut gone: Vec<&str> = changes.removed.iter().map(String::as_str).collect();
+            gone.extend(replaced.iter().map(|p| &**p));
+            admit_into(ctx, reference, base, tip, gone, &changes.added, &rules)?
+        }
+        // No cache, or its tip is gone (pruned after a forced update): admit the whole tree,
+        // each entry folded into its compact form as soon as it is ready.
+        _ => {
+            let mut fresh = Fresh::on(None).spilling_in(&cache_dir(ctx));
+            ctx.git
+                .store_map(tip, workers(), BLOB_CAP, entry_of, |_, e| {
+                    fresh.add(e);
+                    Ok::<(), crate::git::Error>(())
+                })
+                .map_err(git_err)?;
+            merged(ctx, reference, None, tip, &[], fresh, &rules)?
+        }
+    };
+    Ok(view)
+}
+
+/// The view at `tip` merged from `old`, `gone` and `fresh` ([`View::write_merge`]), streamed
+/// into the cache of `reference` and read back from the file written: the rows in memory, the
+/// variable parts left on disk. The cache is an optimisation: when it cannot be written, the
+/// view is built in memory and the answer is the same; it fails only when the parts it is
+/// built from cannot be read back.
+fn merged(
+    ctx: &Ctx,
+    reference: &str,
+    old: Option<&View>,
+    tip: &str,
+    gone: &[&str],
+    mut fresh: Fresh,
+    rules: &str,
+) -> Result<View> {
+    let written = replace_with_file(&cache_path(ctx, reference), |w| {
+        View::write_merge(old, tip, gone, &mut fresh, rules, w).map_err(|e| Error::io(format!("read model: {e}")))
+    });
+    match written.ok().and_then(|file| View::open_file(file, rules)) {
+        Some(v) => Ok(v),
+        None => View::merge(old, tip, gone, fresh, rules).map_err(|e| Error::io(format!("read model: {e}"))),
+    }
+}
+
+/// How many files are admitted before they are folded into the read model: what is held in
+/// flight (files, their verdicts, the pack pages read for them) stays bounded however large the
+/// change.
+const ADMIT_CHUNK: usize = 8192;
+
+/// `view` after dropping `gone` and admitting `entries`, a bounded chunk at a time, each
+/// chunk kept only in its compact form and merged into the view once, at the end.
+fn admit_into(
+    ctx: &Ctx,
+    reference: &str,
+    view: View,
+    tip: &str,
+    gone: Vec<&str>,
+    entries: &[StoreEntry],
+    rules: &str,
+) -> Result<View> {
+    let mut fresh = Fresh::on(Some(&view)).spilling_in(&cache_dir(ctx));
+    for chunk in entries.chunks(ADMIT_CHUNK) {
+        let admitted = admit_all(ctx, chunk).map_err(|e| Error::io(format!("continuity store {reference}: {e}")))?;
+        for e in admitted {
+            fresh.add(e);
+        }
+    }
+    merged(ctx, reference, Some(&view), tip, &gone, fresh, rules)
+}
+
+/// Reads the store at `reference` through the read model, judging every signer's standing.
+pub fn load(ctx: &Ctx, s: &Setup, reference: &str) -> Result<Loaded> {
+    let git_err = |e: crate::git::Error| Error::io(format!("continuity store {reference}: {e}"));
+    let mut out = Loaded {
+        reference: reference.to_string(),
+        cache: Some(cache_path(ctx, reference)),
+        warnings: Some(ctx.warnings()),
+        ..Default::default()
+    };
+    let Some(tip) = ctx.git.ref_tip(reference).map_err(git_err)? else { return Ok(out) };
+    let view = view_at(ctx, reference, &tip)?;
+    let own_key = s.own_key();
+    let judge = Judge { repository: &s.repository, mesh: s.mesh.as_ref(), own_key: own_key.as_deref() };
+    // Standing is judged once per (signer, repository) on every read, never cached.
+    let mut standing: HashMap<(usize, usize), Option<Trust>> = HashMap::new();
+    let mut diags: Vec<Diagnostic> = Vec::new();
+    out.admitted.reserve(view.len());
+    for i in 0..view.len() {
+        let k = view.standing_key(i);
+        let label = || view.device(i).1;
+        let verdict = *standing
+            .entry(k)
+            .or_insert_with(|| standing_of("", view.key_at(k.0), view.repository_at(k.1), label(), &judge).ok());
+        match verdict {
+            Some(trust) => out.admitted.push(Row { row: i as u32, trust }),
+            None => {
+                let path = store_path(&view.id(i));
+                if let Err(d) = standing_of(&path, view.key_at(k.0), view.repository_at(k.1), label(), &judge) {
+                    out.refused.push(RefusedFile { path, code: d.code, message: d.message.clone() });
+                    diags.push(d);
+                }
+            }
+        }
+    }
+    for o in view.others() {
+        if o.kind != OtherKind::Stray {
+            out.refused.push(RefusedFile {
+                path: o.path.clone(),
+                code: o.diagnostic.code,
+                message: o.diagnostic.message.clone(),
+            });
+        }
+        if o.kind == OtherKind::TooNew {
+            out.too_new.push(o.path.clone());
+        }
+        diags.push(o.diagnostic.clone());
+    }
+    diags.sort_by(|a, b| a.path.cmp(&b.path));
+    out.refused.sort_by(|a, b| a.path.cmp(&b.path));
+    out.diagnostics = diags;
+    out.tip = Some(tip);
+    out.view = Some(view);
+    Ok(out)
+}

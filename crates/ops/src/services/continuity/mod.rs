@@ -1,0 +1,150 @@
+//! The continuity store as the continuity commands and queries share it
+//! (docs/REFERENCE.md#continuity-commands): identities, the mesh, the device key, the local
+//! state, the loaded (admitted) store, its views and the resume plan.
+//!
+//! Owns: `continuity.json`, the device key's path, the read-model caches.
+//! Must not touch: a command or a query.
+
+use std::path::PathBuf;
+
+pub mod loaded;
+pub mod plan;
+pub mod views;
+
+use super::identity::digest_hex;
+use crate::continuity::local::LocalState;
+use crate::continuity::mesh::{self, Mesh};
+use crate::ctx::Ctx;
+use crate::error::{Error, Result};
+use crate::store::atomic::{guard, read_opt, replace};
+
+/// The local store's ref.
+pub const REF: &str = "refs/majordomus/continuity";
+
+/// The remote-tracking ref of `remote`.
+pub fn remote_ref(remote: &str) -> String {
+    format!("refs/majordomus/remotes/{remote}/continuity")
+}
+
+/// Where the mesh declarations live, relative to the root.
+const MESH_DIR: &str = ".ai/repo/mesh";
+
+/// The enabled mesh declaration under `.ai/repo/mesh/` (in a bare repository, HEAD's committed
+/// one); two or more enabled is a refusal (10).
+pub fn load_mesh(ctx: &Ctx, normalise: &dyn Fn(&str) -> Option<String>) -> Result<Option<Mesh>> {
+    let is_declaration = |n: &str| n.ends_with(".yaml") && !n.starts_with('.');
+    let mut files: Vec<(String, String)> = if ctx.git.is_bare() {
+        ctx.git
+            .files_at_head(MESH_DIR)?
+            .into_iter()
+            .filter(|(n, _)| is_declaration(n))
+            .map(|(n, bytes)| (n, String::from_utf8_lossy(&bytes).into_owned()))
+            .collect()
+    } else {
+        let dir = ctx.layout.root().join(MESH_DIR);
+        let Ok(rd) = std::fs::read_dir(&dir) else { return Ok(None) };
+        let mut files = Vec::new();
+        for n in rd.filter_map(|e| e.ok()).filter_map(|e| e.file_name().into_string().ok()) {
+            if is_declaration(&n) {
+                let path = dir.join(&n);
+                guard(ctx.layout.root(), &path)?;
+                files.push((n, read_opt(&path)?.unwrap_or_default()));
+            }
+        }
+        files
+    };
+    files.sort();
+    let mut enabled = Vec::new();
+    for (n, text) in files {
+        if let Some(m) = mesh::parse(&format!("{MESH_DIR}/{n}"), &text, normalise).map_err(Error::refused)? {
+            enabled.push(m);
+        }
+    }
+    if enabled.len() > 1 {
+        let names: Vec<&str> = enabled.iter().map(|m| m.path.as_str()).collect();
+        return Err(Error::refused(format!("more than one enabled mesh declaration: {}", names.join(", ")))
+            .hint("keep exactly one with enabled: true"));
+    }
+    Ok(enabled.pop())
+}
+
+/// The continuity repository identity (docs/REFERENCE.md#identity): declared, else from the root commits.
+/// Shallow clones and commit-less repositories are refused unless declared.
+pub fn repository(ctx: &Ctx, mesh: Option<&Mesh>) -> Result<String> {
+    if let Some(declared) = mesh.and_then(|m| m.repository.as_deref()) {
+        return Ok(digest_hex("majordomus-repository/v1\ndeclared\n", declared, 16));
+    }
+    if ctx.git.common_dir().join("shallow").exists() {
+        return Err(Error::refused("this is a shallow clone: its root commits are not the repository's")
+            .hint("declare cooperation.repository in the mesh declaration under .ai/repo/mesh/"));
+    }
+    super::identity::continuity_repository(ctx)?.ok_or_else(|| {
+        Error::refused("this repository has no commits, so it has no continuity identity yet")
+            .hint("commit first, or declare cooperation.repository in the mesh declaration")
+    })
+}
+
+/// The uncommitted-change fingerprint (docs/REFERENCE.md#fingerprint): `None` when the tree is clean.
+pub fn fingerprint(ctx: &Ctx) -> Result<Option<String>> {
+    let mut paths: Vec<&String> = ctx.changed_files()?.iter().collect();
+    if paths.is_empty() {
+        return Ok(None);
+    }
+    paths.sort_by(|a, b| a.as_bytes().cmp(b.as_bytes()));
+    let mut h = blake3::Hasher::new();
+    for p in paths {
+        h.update(p.as_bytes());
+        h.update(b"\0");
+        match std::fs::read(ctx.layout.root().join(p)) {
+            Ok(bytes) => {
+                h.update(b"F");
+                h.update(blake3::hash(&bytes).to_hex().as_bytes());
+            }
+            Err(_) => {
+                h.update(b"D");
+            }
+        }
+        h.update(b"\n");
+    }
+    Ok(Some(crate::hex::encode(&h.finalize().as_bytes()[..16])))
+}
+
+/// The path of this machine's device key (`$XDG_STATE_HOME/majordomus/node.json`, else
+/// `$HOME/.local/state/majordomus/node.json`).
+pub fn device_path(ctx: &Ctx) -> Result<PathBuf> {
+    if let Some(x) = &ctx.env.xdg_state_home {
+        return Ok(PathBuf::from(x).join("majordomus/node.json"));
+    }
+    let home = ctx
+        .env
+        .home
+        .as_ref()
+        .ok_or_else(|| Error::not_found("neither XDG_STATE_HOME nor HOME is set; the device key has no home"))?;
+    Ok(PathBuf::from(home).join(".local/state/majordomus/node.json"))
+}
+
+/// Reads `continuity.json` (absent = default; unreadable = error, never replaced).
+pub fn load_local(ctx: &Ctx) -> Result<LocalState> {
+    let path = ctx.layout.state().join("continuity.json");
+    guard(ctx.layout.root(), &path)?;
+    match read_opt(&path)? {
+        None => Ok(LocalState::default()),
+        Some(text) => LocalState::parse(&text).map_err(|e| {
+            Error::io(format!(".ai/local/state/continuity.json {e}"))
+                .hint("fix or move the file; it is never replaced silently")
+        }),
+    }
+}
+
+/// The lock `publish`, `sync` and `resume` hold from reading `continuity.json` to writing it back,
+/// so concurrent writers never lose a position or an offer. It lives under the git common dir
+/// (`<common-dir>/majordomus/continuity.lock`, beside the store's own lock): a publication changes
+/// nothing in the checkout but `continuity.json` (docs/REFERENCE.md#continuity-commands).
+pub fn writer_lock(ctx: &Ctx) -> Result<crate::store::atomic::Lock> {
+    crate::store::atomic::Lock::acquire_file(&ctx.git.common_dir().join("majordomus"), "continuity.lock")
+}
+
+/// Writes `continuity.json` atomically.
+pub fn save_local(ctx: &Ctx, s: &LocalState) -> Result<()> {
+    replace(&ctx.layout.state().join("continuity.json"), &s.to_bytes())
+}

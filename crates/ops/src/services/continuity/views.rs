@@ -1,0 +1,100 @@
+//! The views of the continuity store that `status`, `sync` and `resume` share: the store part
+//! of a report, the records as shown, and the offers kept in `continuity.json`.
+//!
+//! Owns: the cap on shown records (`SHOWN`) and the offers' refresh.
+//! Must not touch: the ref or `continuity.json` (callers save what they change).
+
+use serde::Serialize;
+
+use crate::continuity::lineage::Lineage;
+use crate::continuity::local::LocalState;
+use crate::continuity::plan::{offer_of_summary, resumable_of};
+use crate::continuity::view::RecordView;
+use crate::ctx::Ctx;
+use crate::error::Result;
+use crate::services::continuity::loaded::{self, Loaded, Setup};
+use crate::services::continuity::{remote_ref, REF};
+/// How many resumable records `status` shows without `--all` (docs/REFERENCE.md#local-state); also the cap on the
+/// offers kept in `continuity.json`.
+pub const SHOWN: usize = 20;
+
+/// The store part of `status`.
+#[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "mcp", derive(schemars::JsonSchema))]
+pub struct StoreView {
+    /// `refs/majordomus/continuity`.
+    pub reference: String,
+    /// Local tip.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tip: Option<String>,
+    /// The remote compared against.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub remote: Option<String>,
+    /// Its remote-tracking tip.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub remote_tip: Option<String>,
+    /// `no_remote|empty|never_synced|behind|in_sync|pending|diverged`.
+    pub sync: String,
+    /// Admitted records.
+    pub records: usize,
+    /// Refused files (too-new records included).
+    pub refused: usize,
+}
+
+/// The sync state of the store, from refs only (docs/REFERENCE.md#sync).
+pub fn store_view(ctx: &Ctx, store: &Loaded, remote: Option<&str>) -> Result<StoreView> {
+    let remote_tip = match remote {
+        Some(r) => ctx.git.ref_tip(&remote_ref(r)).map_err(|e| crate::error::Error::io(e.to_string()))?,
+        None => None,
+    };
+    // An ancestry question the object database cannot answer is an error, not "diverged".
+    let anc = |a: &str, b: &str| ctx.git.commit_is_ancestor(a, b).map_err(crate::error::Error::from);
+    let sync = match (remote, &store.tip, &remote_tip) {
+        (None, _, _) => "no_remote",
+        (_, None, None) => "empty",
+        (_, Some(_), None) => "never_synced",
+        (_, None, Some(_)) => "behind",
+        (_, Some(l), Some(r)) if l == r => "in_sync",
+        (_, Some(l), Some(r)) if anc(r, l)? => "pending",
+        (_, Some(l), Some(r)) if anc(l, r)? => "behind",
+        _ => "diverged",
+    };
+    Ok(StoreView {
+        reference: REF.into(),
+        tip: store.tip.clone(),
+        remote: remote.map(str::to_string),
+        remote_tip,
+        sync: sync.into(),
+        records: store.len(),
+        refused: store.refused.len(),
+    })
+}
+
+/// The views of a set of ids, in display order.
+pub fn views(ctx: &Ctx, s: &Setup, store: &Loaded, ids: &[String]) -> Vec<RecordView> {
+    let own = s.own_node();
+    let now = ctx.clock.now();
+    ids.iter().filter_map(|id| store.get(id)).map(|r| view(store, r, own.as_deref(), now)).collect()
+}
+
+/// How admitted record `r` is shown, `own` being this machine's node.
+pub fn view(store: &Loaded, r: loaded::Row, own: Option<&str>, now: chrono::DateTime<chrono::Utc>) -> RecordView {
+    RecordView::of(&store.summary(r), r.trust, Some(store.node(r)) == own, now)
+}
+
+/// The resumable ids of a store given this checkout's positions.
+pub fn resumable_ids(s: &Setup, store: &Loaded, lineage: &Lineage, local: &LocalState) -> Vec<String> {
+    let positions: Vec<&str> = local.branches.values().map(|p| p.record.as_str()).collect();
+    let own = s.own_node();
+    let heads = lineage.heads();
+    resumable_of(heads.iter().filter_map(|id| store.candidate(id)), lineage, own.as_deref(), &positions)
+}
+
+/// Recomputes `continuity.json` offers from a loaded local store: the newest [`SHOWN`], and
+/// `offers_total`.
+pub fn refresh_offers(s: &Setup, store: &Loaded, lineage: &Lineage, local: &mut LocalState) {
+    let ids = resumable_ids(s, store, lineage, local);
+    local.offers_total = Some(ids.len());
+    local.offers =
+        ids.iter().take(SHOWN).filter_map(|id| store.get(id)).map(|r| offer_of_summary(&store.summary(r))).collect();
+}

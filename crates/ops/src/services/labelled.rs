@@ -1,0 +1,92 @@
+//! A resolved handover or checkpoint with its labels (docs/REFERENCE.md#labels): divergence from
+//! git (a proven rewrite included), freshness, landed work; what every reader of a record shows.
+//!
+//! Owns: labelling a resolved record.
+//! Must not touch: a command or a query; writing records.
+
+use crate::ctx::Ctx;
+use crate::error::Result;
+use crate::model::labels::{freshness, Anchor, Divergence, Freshness, Label, Landed, Rewrite};
+use crate::model::record::withhold_next_action;
+use crate::services::resolve::{resolve, Resolved};
+
+/// A resolved record with both labels.
+#[derive(Debug, Clone)]
+pub struct Labelled {
+    /// The record.
+    pub record: Resolved,
+    /// Divergence from git ancestry (judged on the rewritten commit when `rewrite` is set).
+    pub divergence: Divergence,
+    /// The rewrite that earned the word, when one is proven (docs/REFERENCE.md#rewrites).
+    pub rewrite: Option<Rewrite>,
+    /// Freshness from age vs policy.
+    pub freshness: Freshness,
+    /// `Divergence: working tree was <x>, now <y>` when it differs.
+    pub working_tree_now: Option<String>,
+    /// The newest derived record this authored one was preferred to (docs/REFERENCE.md#origin), by file name.
+    pub passed_over: Option<String>,
+}
+
+impl Labelled {
+    /// The git-state label as printed: the word, and the rewrite it was judged on.
+    pub fn git_state(&self) -> String {
+        Label { divergence: self.divergence, rewrite: self.rewrite.clone() }.describe()
+    }
+
+    /// The body as shown: its Next Action withheld when the record is history (stale or invalid).
+    pub fn shown_body(&self) -> String {
+        if self.freshness.is_history() {
+            withhold_next_action(
+                &self.record.body,
+                &format!("{}, {}", self.freshness.label.as_str(), self.freshness.reason),
+            )
+        } else {
+            self.record.body.clone()
+        }
+    }
+}
+
+impl Labelled {
+    /// The repository-relative path of the derived record this one was preferred to.
+    pub fn passed_over_path(&self, ctx: &Ctx) -> Option<String> {
+        self.passed_over.as_ref().map(|name| ctx.rel(&self.record.path.with_file_name(name)))
+    }
+}
+
+/// Labels a resolved record that was preferred to `passed_over` (a file name beside it).
+pub fn label_preferred(ctx: &Ctx, record: Resolved, passed_over: Option<String>) -> Result<Labelled> {
+    Ok(Labelled { passed_over, ..label(ctx, record)? })
+}
+
+/// Labels a resolved record.
+pub fn label(ctx: &Ctx, record: Resolved) -> Result<Labelled> {
+    let Label { divergence, rewrite } = crate::services::rewrite::label_of(ctx, &record.meta);
+    let thresholds = ctx.policy().map(|p| p.thresholds()).unwrap_or_default();
+    let freshness = freshness(record.meta.judged_at(), ctx.clock.now(), thresholds);
+    let now_wt = ctx.working_tree()?;
+    let working_tree_now = (!record.meta.working_tree.is_empty()
+        && record.meta.working_tree != now_wt.as_str()
+        && record.meta.continuity_record.is_none())
+    .then(|| now_wt.to_string());
+    Ok(Labelled { record, divergence, rewrite, freshness, working_tree_now, passed_over: None })
+}
+
+/// When `handover --resolve --task <id>` finds nothing here: the task's newest handover on
+/// another branch, by path, when its work landed in this branch (a squash or rebase merge,
+/// docs/REFERENCE.md#rewrites). Resolution itself never crosses branches; this only says where the work went.
+pub fn landed_elsewhere(ctx: &Ctx, task: &str) -> Result<Option<(String, String, Landed)>> {
+    let here = ctx.identity()?.branch.clone();
+    let newest = crate::services::resolve::list(ctx, &ctx.layout.handovers())?
+        .into_iter()
+        .find(|(_, _, m, _)| m.task_id == task && Some(m.branch.as_str()) != here.as_deref());
+    Ok(newest.and_then(|(_, path, m, _)| {
+        crate::services::rewrite::landed(ctx, m.anchor_head()).map(|l| (ctx.rel(&path), m.branch.clone(), l))
+    }))
+}
+
+/// `handover --resolve [--task]`: the labelled winner, or none.
+pub fn resolve_labelled(ctx: &Ctx, task: Option<&str>) -> Result<Option<Labelled>> {
+    ctx.require_layer()?;
+    let res = resolve(ctx, &ctx.layout.handovers(), task)?;
+    res.winner.map(|w| label_preferred(ctx, w, res.passed_over)).transpose()
+}
