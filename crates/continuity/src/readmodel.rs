@@ -1435,9 +1435,10 @@ impl<'a> Var<'a> {
 
 use majordomus_core::hex::decode as unhex;
 
-/// The raw id that `id` (64 hex) is, if it is one.
+/// The raw id that `id` (64 hex) is, if it is one (decoded in place: [`View::find`] allocates
+/// nothing).
 fn raw_id(id: &str) -> Option<RawId> {
-    RawId::try_from(unhex(id)?).ok()
+    majordomus_core::hex::decode_array(id.as_bytes())
 }
 
 #[derive(Default)]
