@@ -1,9 +1,10 @@
 //! The continuity read model (docs/REFERENCE.md#read-model): per store file only what views and lineage need — for
 //! a record its id, blob, line, parent, signer, repository, device, published time (as an integer
 //! too), branch, head, task title, issue and objective line, never bodies; for any other file its
-//! machine-independent verdict — and its compact on-disk form, keyed by the store tip and a rules
-//! hash. The caller says where the file is and where a new one goes (`ops::continuity::loaded`);
-//! a view reads its own file in place (the rows, and a variable part when it is shown).
+//! machine-independent verdict — and its compact on-disk form (byte by byte: [`View`]'s file
+//! format), keyed by the store tip and a rules hash. The caller says where the file is and where
+//! a new one goes (`ops::continuity::loaded`); a view reads its own file in place (the rows, and
+//! a variable part when it is shown).
 //!
 //! Owns: [`Summary`], [`View`] (the file read in place) and its streamed update, [`rules_hash`].
 //! Must not touch: git, trust (standing is judged per signer on every read, by the caller).
@@ -258,8 +259,9 @@ impl Entry {
 /// Bytes of one fixed-size row (its fields: [`View`]'s file format).
 pub const ROW: usize = 68;
 
-/// Where each field of a row starts, its size being its accessor's type: the one place a row's
-/// byte offsets are written ([`RowRef`] reads them, [`Row`] writes them).
+/// Where each field of a row starts ([`View`]'s file format), its size being its accessor's
+/// type: the one place a row's byte offsets are written ([`RowRef`] reads them, [`Row`] writes
+/// them).
 mod field {
     pub(super) const ID: usize = 0;
     pub(super) const PUBLISHED: usize = 32;
@@ -448,6 +450,50 @@ const ELSEWHERE: u32 = u32::MAX - 1;
 /// The read model of one store tip, read in place: the rows from memory, the variable parts from
 /// memory when the view was built here, else from the file, one part at a time as records are
 /// shown (a warm read holds the rows, not the heap: about a quarter of the file).
+///
+/// File format (integers little-endian; `varint` is LEB128: 7 bits a byte, low ones first, the
+/// high bit set on every byte but the last; `str` is a varint length then that many bytes of
+/// UTF-8):
+/// ```text
+/// "majordomus-readmodel/4 <rules hash> <store tip, 40 hex>\n"      FORMAT, rules_hash()
+/// 3 string tables, in this order: signer keys (64 hex), repository identities,
+/// devices ("<node>\n<label>"), each:
+///   varint: count
+///   count × str
+/// varint: n, how many rows
+/// n rows of ROW (68) bytes, sorted by id, no id twice:
+///   0..32    id              raw bytes of the record id
+///   32..40   published       i64, Unix seconds; i64::MIN when unreadable
+///   40..44   signer          u32, index in the signer table
+///   44..48   repository      u32, index in the repository table
+///   48..52   device          u32, index in the device table
+///   52..56   var offset      u32, where the row's variable part starts in the heap
+///   56..60   var length      u32, its length, checksum included
+///   60..64   parent          u32, the row of the record its `parent` names; NO_LINK
+///                            (u32::MAX): no `parent`; ELSEWHERE (u32::MAX - 1): it names no
+///                            row of the file, read it from the variable part
+///   64..68   line            u32, the row of the record that starts its `line`; NO_LINK: no
+///                            `line` (it starts its own); ELSEWHERE as for parent
+/// varint: heap length
+/// heap: the rows' variable parts, each where its row says, in no particular order; a part is
+///   hex? line, hex? parent, hex blob, opt session, str published_at, opt branch,
+///   hex? head, str working tree, varint changed total, opt task, opt issue,
+///   str objective (the first line of `# Objective`, "" when absent)
+///   [u8; PART_SUM = 4]: the first bytes of BLAKE3 of the part before them
+/// varint: count of the files that are not records, then count × (sorted by path):
+///   str path, str blob, u8 kind (0 too new, 1 refused, 2 stray),
+///   str severity, str code, str message
+/// [u8; FILE_SUM = 16]: the first bytes of BLAKE3 of the whole file but the heap (whose parts
+///   carry their own) and these bytes
+/// ```
+/// where `opt` is a byte 0 (none) or 1 then a str; `hex` is a byte 1 then a varint length and
+/// the bytes that lowercase hex of an even length decodes to, or 2 then a str (any other
+/// text); `hex?` is a `hex`, or a byte 0 (none).
+///
+/// Rows are fixed-size and sorted by id, so a row is found by binary search and read in place
+/// ([`RowRef`], offsets in `mod field`): a warm read allocates nothing per record and builds the
+/// lineage from the rows alone, with no lookup and without touching the variable parts. A
+/// file of another format line or rules hash is ignored; one whose checksums fail is damage.
 #[derive(Debug, Clone)]
 pub struct View {
     /// The file's bytes from its start: through the rows and the heap's length when read from a
@@ -1090,7 +1136,8 @@ pub fn lineage_over(views: &[&View], n: usize, row: impl Fn(usize) -> (usize, us
     })
 }
 
-/// A read-model file's head: everything before its heap of variable parts.
+/// A read-model file's head: everything before its heap of variable parts ([`View`]'s file
+/// format).
 #[derive(Debug, Clone)]
 struct Head {
     tip: String,
@@ -1174,7 +1221,8 @@ impl Head {
     }
 }
 
-/// The list of files that are not records, which ends a read-model file (all of `buf`).
+/// The list of files that are not records, which ends a read-model file but for its checksum
+/// (all of `buf`).
 fn parse_others(buf: &[u8]) -> Option<Vec<Other>> {
     let mut r = Reader { buf, pos: 0 };
     let count = r.count()?;
@@ -1350,8 +1398,7 @@ impl Spill {
     }
 }
 
-/// The variable part of a row: line, parent, blob, session, published_at, branch, head,
-/// working tree, changed total, task, issue, objective.
+/// A row's variable part, its checksum last ([`View`]'s file format).
 fn encode_var(s: &Summary) -> Vec<u8> {
     let mut w = Writer::default();
     w.opt_hex(s.line.as_deref());
@@ -1489,8 +1536,8 @@ impl Writer {
             None => self.buf.push(0),
         }
     }
-    /// Lowercase hex of an even length is stored as its bytes (tag 1); anything else as text
-    /// (tag 2), so every value survives.
+    /// Hex is stored as its bytes, anything else as text ([`View`]'s file format), so every
+    /// value survives.
     fn hex(&mut self, s: &str) {
         match unhex(s) {
             Some(bytes) => {
