@@ -1,9 +1,10 @@
 //! The continuity read model (docs/REFERENCE.md#read-model): per store file only what views and lineage need — for
 //! a record its id, blob, line, parent, signer, repository, device, published time (as an integer
 //! too), branch, head, task title, issue and objective line, never bodies; for any other file its
-//! machine-independent verdict — and its compact on-disk form, keyed by the store tip and a rules
-//! hash. The caller says where the file is and where a new one goes (`services::continuity::loaded`);
-//! a view reads its own file in place (the rows, and a variable part when it is shown).
+//! machine-independent verdict — and its compact on-disk form (byte by byte: [`View`]'s file
+//! format), keyed by the store tip and a rules hash. The caller says where the file is and where
+//! a new one goes (`services::continuity::loaded`); a view reads its own file in place (the rows, and
+//! a variable part when it is shown).
 //!
 //! Owns: [`Summary`], [`View`] (the file read in place) and its streamed update, [`rules_hash`].
 //! Must not touch: git, trust (standing is judged per signer on every read, by the caller).
@@ -185,9 +186,9 @@ pub enum Entry {
 /// allocated them was a tenth of a cold build's CPU).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Compact {
-    /// The id and published time (bytes 0..40) and the link marks (60..68) of its row; the
-    /// table indices and the heap offset are set when it is added.
-    row: [u8; ROW],
+    /// Its row, with the id, the published time and the link marks set; the table indices and
+    /// where its variable part sits are set when it is added ([`Fresh::add`]).
+    row: Row,
     /// The ids its `parent` and `line` name ([`FreshRow::links`]).
     links: [RawId; 2],
     /// Its signer key, repository and device (`node\nlabel`): entries of the string tables.
@@ -202,30 +203,31 @@ impl Compact {
     /// The compact form of `s`.
     pub fn of(s: &Summary) -> Compact {
         let mut c = Compact {
-            row: [0u8; ROW],
-            links: [[0u8; 32]; 2],
+            row: Row::default(),
+            links: [RawId::default(); 2],
             tables: [s.key.clone(), s.repository.clone(), format!("{}\n{}", s.device.node, s.device.label)],
             var: encode_var(s),
             valid: false,
         };
-        if let Some(id) = unhex(&s.id).filter(|b| b.len() == 32) {
-            c.row[..32].copy_from_slice(&id);
+        if let Some(id) = raw_id(&s.id) {
+            c.row.set_id(&id);
             c.valid = true;
         }
-        c.row[32..40].copy_from_slice(&s.published.unwrap_or(i64::MIN).to_le_bytes());
+        c.row.set_published(s.published);
         // The links are found when the rows are merged ([`resolve_links`]); until then a link
         // field says whether the id is at hand.
-        for (j, link) in [&s.parent, &s.line].into_iter().enumerate() {
-            let mark = match link.as_deref().map(unhex) {
-                None => NO_LINK,
-                Some(Some(b)) if b.len() == 32 => {
-                    c.links[j].copy_from_slice(&b);
-                    NAMED
-                }
-                Some(_) => ELSEWHERE,
-            };
-            c.row[60 + 4 * j..64 + 4 * j].copy_from_slice(&mark.to_le_bytes());
-        }
+        let links = &mut c.links;
+        let mut mark = |j: usize, link: &Option<String>| match link.as_deref().map(raw_id) {
+            None => NO_LINK,
+            Some(Some(id)) => {
+                links[j] = id;
+                NAMED
+            }
+            Some(None) => ELSEWHERE,
+        };
+        let (parent, line) = (mark(0, &s.parent), mark(1, &s.line));
+        c.row.set_parent(parent);
+        c.row.set_line(line);
         c
     }
 }
@@ -254,13 +256,188 @@ impl Entry {
     }
 }
 
-/// Bytes of one fixed-size row: id (32) | published (i64, `i64::MIN` when unreadable) | signer,
-/// repository and device table indices (3 × u32) | offset and length of the row's variable part
-/// in the heap (2 × u32) | the row of its `parent` and of the record that starts its `line`
-/// (2 × u32, [`NO_LINK`] or [`ELSEWHERE`]). Rows are sorted by id, so a row is found by binary
-/// search and read in place: a warm read allocates nothing per record, and builds the lineage
-/// from the rows alone, with no lookup and without touching the variable parts.
+/// Bytes of one fixed-size row (its fields: [`View`]'s file format).
 pub const ROW: usize = 68;
+
+/// Where each field of a row starts ([`View`]'s file format), its size being its accessor's
+/// type: the one place a row's byte offsets are written ([`RowRef`] reads them, [`Row`] writes
+/// them).
+mod field {
+    pub(super) const ID: usize = 0;
+    pub(super) const PUBLISHED: usize = 32;
+    pub(super) const SIGNER: usize = 40;
+    pub(super) const REPOSITORY: usize = 44;
+    pub(super) const DEVICE: usize = 48;
+    pub(super) const VAR_OFFSET: usize = 52;
+    pub(super) const VAR_LEN: usize = 56;
+    pub(super) const PARENT: usize = 60;
+    pub(super) const LINE: usize = 64;
+}
+
+/// One row read in place, a named accessor per field: each reads a fixed array at a constant
+/// offset, so once inlined it costs what a literal offset did, and allocates nothing.
+#[derive(Clone, Copy)]
+struct RowRef<'a>(&'a [u8; ROW]);
+
+impl<'a> RowRef<'a> {
+    /// The row that starts at byte `at` of `bytes`.
+    #[inline]
+    fn at(bytes: &'a [u8], at: usize) -> RowRef<'a> {
+        RowRef(bytes[at..at + ROW].try_into().expect("a row's range is ROW bytes"))
+    }
+
+    #[inline]
+    fn array<const N: usize>(self, at: usize) -> &'a [u8; N] {
+        self.0[at..at + N].try_into().expect("a field lies within its row")
+    }
+
+    #[inline]
+    fn u32_at(self, at: usize) -> u32 {
+        u32::from_le_bytes(*self.array(at))
+    }
+
+    /// The record's raw id.
+    #[inline]
+    fn id(self) -> &'a RawId {
+        self.array(field::ID)
+    }
+
+    /// Its published time, Unix seconds (`None` when it was unreadable).
+    #[inline]
+    fn published(self) -> Option<i64> {
+        Some(i64::from_le_bytes(*self.array(field::PUBLISHED))).filter(|t| *t != i64::MIN)
+    }
+
+    /// Its signer: an index of the key table.
+    #[inline]
+    fn signer(self) -> usize {
+        self.u32_at(field::SIGNER) as usize
+    }
+
+    /// Its repository: an index of the repository table.
+    #[inline]
+    fn repository(self) -> usize {
+        self.u32_at(field::REPOSITORY) as usize
+    }
+
+    /// Its device: an index of the device table.
+    #[inline]
+    fn device(self) -> usize {
+        self.u32_at(field::DEVICE) as usize
+    }
+
+    /// Where its variable part starts in the heap.
+    #[inline]
+    fn var_offset(self) -> usize {
+        self.u32_at(field::VAR_OFFSET) as usize
+    }
+
+    /// How long its variable part is.
+    #[inline]
+    fn var_len(self) -> usize {
+        self.u32_at(field::VAR_LEN) as usize
+    }
+
+    /// The row of its `parent` ([`NO_LINK`], [`ELSEWHERE`], or in a fresh row [`NAMED`]).
+    #[inline]
+    fn parent(self) -> u32 {
+        self.u32_at(field::PARENT)
+    }
+
+    /// The row of the record that starts its `line` (the same marks as [`RowRef::parent`]).
+    #[inline]
+    fn line(self) -> u32 {
+        self.u32_at(field::LINE)
+    }
+}
+
+/// A row being written, a named setter per field ([`RowRef`] reads it back). Indices, offsets
+/// and lengths are cut to `u32` unchecked: [`View::write_merge`] refuses a heap past 4 GiB, and
+/// no table comes near that.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Row([u8; ROW]);
+
+impl Default for Row {
+    fn default() -> Row {
+        Row([0u8; ROW])
+    }
+}
+
+impl From<RowRef<'_>> for Row {
+    fn from(r: RowRef<'_>) -> Row {
+        Row(*r.0)
+    }
+}
+
+impl Row {
+    /// The row's fields.
+    #[inline]
+    fn get(&self) -> RowRef<'_> {
+        RowRef(&self.0)
+    }
+
+    /// The row's bytes, as the file holds them.
+    #[inline]
+    fn bytes(&self) -> &[u8; ROW] {
+        &self.0
+    }
+
+    #[inline]
+    fn put<const N: usize>(&mut self, at: usize, value: [u8; N]) {
+        self.0[at..at + N].copy_from_slice(&value);
+    }
+
+    #[inline]
+    fn put_u32(&mut self, at: usize, value: usize) {
+        self.put(at, (value as u32).to_le_bytes());
+    }
+
+    #[inline]
+    fn set_id(&mut self, id: &RawId) {
+        self.put(field::ID, *id);
+    }
+
+    /// `None` is written `i64::MIN`.
+    #[inline]
+    fn set_published(&mut self, t: Option<i64>) {
+        self.put(field::PUBLISHED, t.unwrap_or(i64::MIN).to_le_bytes());
+    }
+
+    #[inline]
+    fn set_signer(&mut self, k: usize) {
+        self.put_u32(field::SIGNER, k);
+    }
+
+    #[inline]
+    fn set_repository(&mut self, k: usize) {
+        self.put_u32(field::REPOSITORY, k);
+    }
+
+    #[inline]
+    fn set_device(&mut self, k: usize) {
+        self.put_u32(field::DEVICE, k);
+    }
+
+    #[inline]
+    fn set_var_offset(&mut self, at: usize) {
+        self.put_u32(field::VAR_OFFSET, at);
+    }
+
+    #[inline]
+    fn set_var_len(&mut self, len: usize) {
+        self.put_u32(field::VAR_LEN, len);
+    }
+
+    #[inline]
+    fn set_parent(&mut self, row: u32) {
+        self.put(field::PARENT, row.to_le_bytes());
+    }
+
+    #[inline]
+    fn set_line(&mut self, row: u32) {
+        self.put(field::LINE, row.to_le_bytes());
+    }
+}
 
 /// A row's link field when the record has no such value (no `parent`; no `line`, so it starts
 /// its own).
@@ -273,6 +450,50 @@ const ELSEWHERE: u32 = u32::MAX - 1;
 /// The read model of one store tip, read in place: the rows from memory, the variable parts from
 /// memory when the view was built here, else from the file, one part at a time as records are
 /// shown (a warm read holds the rows, not the heap: about a quarter of the file).
+///
+/// File format (integers little-endian; `varint` is LEB128: 7 bits a byte, low ones first, the
+/// high bit set on every byte but the last; `str` is a varint length then that many bytes of
+/// UTF-8):
+/// ```text
+/// "majordomus-readmodel/4 <rules hash> <store tip, 40 hex>\n"      FORMAT, rules_hash()
+/// 3 string tables, in this order: signer keys (64 hex), repository identities,
+/// devices ("<node>\n<label>"), each:
+///   varint: count
+///   count × str
+/// varint: n, how many rows
+/// n rows of ROW (68) bytes, sorted by id, no id twice:
+///   0..32    id              raw bytes of the record id
+///   32..40   published       i64, Unix seconds; i64::MIN when unreadable
+///   40..44   signer          u32, index in the signer table
+///   44..48   repository      u32, index in the repository table
+///   48..52   device          u32, index in the device table
+///   52..56   var offset      u32, where the row's variable part starts in the heap
+///   56..60   var length      u32, its length, checksum included
+///   60..64   parent          u32, the row of the record its `parent` names; NO_LINK
+///                            (u32::MAX): no `parent`; ELSEWHERE (u32::MAX - 1): it names no
+///                            row of the file, read it from the variable part
+///   64..68   line            u32, the row of the record that starts its `line`; NO_LINK: no
+///                            `line` (it starts its own); ELSEWHERE as for parent
+/// varint: heap length
+/// heap: the rows' variable parts, each where its row says, in no particular order; a part is
+///   hex? line, hex? parent, hex blob, opt session, str published_at, opt branch,
+///   hex? head, str working tree, varint changed total, opt task, opt issue,
+///   str objective (the first line of `# Objective`, "" when absent)
+///   [u8; PART_SUM = 4]: the first bytes of BLAKE3 of the part before them
+/// varint: count of the files that are not records, then count × (sorted by path):
+///   str path, str blob, u8 kind (0 too new, 1 refused, 2 stray),
+///   str severity, str code, str message
+/// [u8; FILE_SUM = 16]: the first bytes of BLAKE3 of the whole file but the heap (whose parts
+///   carry their own) and these bytes
+/// ```
+/// where `opt` is a byte 0 (none) or 1 then a str; `hex` is a byte 1 then a varint length and
+/// the bytes that lowercase hex of an even length decodes to, or 2 then a str (any other
+/// text); `hex?` is a `hex`, or a byte 0 (none).
+///
+/// Rows are fixed-size and sorted by id, so a row is found by binary search and read in place
+/// ([`RowRef`], offsets in `mod field`): a warm read allocates nothing per record and builds the
+/// lineage from the rows alone, with no lookup and without touching the variable parts. A
+/// file of another format line or rules hash is ignored; one whose checksums fail is damage.
 #[derive(Debug, Clone)]
 pub struct View {
     /// The file's bytes from its start: through the rows and the heap's length when read from a
@@ -422,7 +643,8 @@ impl View {
     /// Record `i`'s variable part: borrowed when the heap is in memory, else read from the file
     /// alone (a record shown costs one read, not the heap).
     fn var_bytes(&self, i: usize) -> Cow<'_, [u8]> {
-        let (off, len) = (self.field(i, 52), self.field(i, 56));
+        let row = self.row(i);
+        let (off, len) = (row.var_offset(), row.var_len());
         match &self.heap {
             Heap::OnDisk { file, whole } if whole.get().is_none() => {
                 Cow::Owned(read_at(file, self.head.heap_at + off, len).unwrap_or_default())
@@ -446,31 +668,29 @@ impl View {
         &self.others
     }
 
-    fn row(&self, i: usize) -> &[u8] {
-        &self.bytes[self.head.rows_at + i * ROW..self.head.rows_at + (i + 1) * ROW]
-    }
-
-    fn field(&self, i: usize, at: usize) -> usize {
-        field_of(self.row(i), at)
+    #[inline]
+    fn row(&self, i: usize) -> RowRef<'_> {
+        RowRef::at(&self.bytes, self.head.rows_at + i * ROW)
     }
 
     fn var(&self, i: usize) -> Option<Var<'_>> {
-        let (off, len) = (self.field(i, 52), self.field(i, 56));
-        Var::of(self.heap().get(off..off + len)?)
+        let row = self.row(i);
+        let off = row.var_offset();
+        Var::of(self.heap().get(off..off + row.var_len())?)
     }
 
     /// Record `i`'s id, 64 hex.
     pub fn id(&self, i: usize) -> String {
-        hex(&self.row(i)[..32])
+        hex(self.row(i).id())
     }
 
     /// The row of record `id` (64 hex).
     pub fn find(&self, id: &str) -> Option<usize> {
-        let raw = unhex(id).filter(|b| b.len() == 32)?;
+        let raw = raw_id(id)?;
         let (mut lo, mut hi) = (0, self.head.n);
         while lo < hi {
             let mid = (lo + hi) / 2;
-            match self.row(mid)[..32].cmp(&raw[..]) {
+            match self.row(mid).id().cmp(&raw) {
                 std::cmp::Ordering::Less => lo = mid + 1,
                 std::cmp::Ordering::Greater => hi = mid,
                 std::cmp::Ordering::Equal => return Some(mid),
@@ -481,16 +701,14 @@ impl View {
 
     /// Record `i`'s published time, Unix seconds.
     pub fn published(&self, i: usize) -> Option<i64> {
-        let r = self.row(i);
-        let mut b = [0u8; 8];
-        b.copy_from_slice(&r[32..40]);
-        Some(i64::from_le_bytes(b)).filter(|t| *t != i64::MIN)
+        self.row(i).published()
     }
 
     /// Record `i`'s signer and repository, as indices of their tables ([`View::key_at`],
     /// [`View::repository_at`]): standing is judged once per pair.
     pub fn standing_key(&self, i: usize) -> (usize, usize) {
-        (self.field(i, 40), self.field(i, 44))
+        let row = self.row(i);
+        (row.signer(), row.repository())
     }
 
     /// A signer key (64 hex) of the key table.
@@ -505,7 +723,7 @@ impl View {
 
     /// Record `i`'s device node and label.
     pub fn device(&self, i: usize) -> (&str, &str) {
-        self.head.tables[2][self.field(i, 48)].split_once('\n').unwrap_or(("", ""))
+        self.head.tables[2][self.row(i).device()].split_once('\n').unwrap_or(("", ""))
     }
 
     /// Record `i`'s `(id, line, parent)`.
@@ -519,7 +737,7 @@ impl View {
 
     /// Record `i`'s raw id.
     pub fn raw_id(&self, i: usize) -> RawId {
-        self.row(i)[..32].try_into().expect("a row starts with the 32 bytes of its id")
+        *self.row(i).id()
     }
 
     /// Record `i`'s `line` and `parent`, read in place (what the lineage is built from).
@@ -534,25 +752,27 @@ impl View {
     /// Record `i`'s `line` and `parent` as the lineage takes them: rows of this file, found
     /// when the file was written (a value naming no row is read from the variable part).
     pub fn resolved_links(&self, i: usize) -> (Ref<'_>, Ref<'_>) {
-        let at = |at: usize| match self.field(i, at) as u32 {
+        // `is_parent`: which of the part's (line, parent) the field stands for.
+        let of = |field: u32, is_parent: bool| match field {
             NO_LINK => Ref::None,
             ELSEWHERE => {
                 // An id is read from this record's part alone; text borrows from the heap.
                 let var = self.var_bytes(i);
                 let mut r = Reader { buf: &var, pos: 0 };
                 let (line, parent) = (r.link().unwrap_or(None), r.link().unwrap_or(None));
-                match if at == 60 { parent } else { line } {
+                match if is_parent { parent } else { line } {
                     None => Ref::None,
                     Some(Link::Id(id)) => Ref::Link(Link::Id(id)),
                     Some(_) => {
                         let (line, parent) = self.raw_links(i);
-                        (if at == 60 { parent } else { line }).map_or(Ref::None, Ref::Link)
+                        (if is_parent { parent } else { line }).map_or(Ref::None, Ref::Link)
                     }
                 }
             }
             r => Ref::Row(r),
         };
-        (at(64), at(60))
+        let row = self.row(i);
+        (of(row.line(), false), of(row.parent(), true))
     }
 
     /// The lineage over `n` of this view's rows, the `i`-th being `row(i)` (ascending: the
@@ -646,20 +866,20 @@ impl View {
             others.extend(o.others.iter().filter(|x| !gone_paths.contains(x.path.as_str())).cloned());
         }
         // Stable: among equal ids the first added is kept.
-        rows.sort_by(|a, b| a.row[..32].cmp(&b.row[..32]));
-        rows.dedup_by(|a, b| a.row[..32] == b.row[..32]);
+        rows.sort_by(|a, b| a.row.get().id().cmp(b.row.get().id()));
+        rows.dedup_by(|a, b| a.row.get().id() == b.row.get().id());
         others.sort_by(|a, b| a.path.cmp(&b.path));
         // The merged order, as (old row | fresh row) sources.
         let mut order: Vec<Source> = Vec::with_capacity(old.map_or(0, |o| o.head.n) + rows.len());
         let mut fi = 0;
         if let Some(o) = old {
             for i in 0..o.head.n {
-                let id = &o.row(i)[..32];
-                while fi < rows.len() && rows[fi].row[..32] < *id {
+                let id = o.row(i).id();
+                while fi < rows.len() && rows[fi].row.get().id() < id {
                     order.push(Source::Fresh(fi));
                     fi += 1;
                 }
-                if gone_ids.contains(id) || (fi < rows.len() && rows[fi].row[..32] == *id) {
+                if gone_ids.contains(&id[..]) || (fi < rows.len() && rows[fi].row.get().id() == id) {
                     continue;
                 }
                 order.push(Source::Old(i));
@@ -667,10 +887,10 @@ impl View {
         }
         order.extend((fi..rows.len()).map(Source::Fresh));
         let old_view = || old.expect("an old row comes from the old view");
-        let row = |src: &Source| -> &[u8] {
+        let row = |src: &Source| -> RowRef<'_> {
             match *src {
                 Source::Old(i) => old_view().row(i),
-                Source::Fresh(j) => &rows[j].row,
+                Source::Fresh(j) => rows[j].row.get(),
             }
         };
         let links = resolve_links(old, &order, &row, &|j| &rows[j].links);
@@ -680,7 +900,7 @@ impl View {
             .iter()
             .enumerate()
             .filter_map(|(k, src)| match *src {
-                Source::Old(i) => Some((field_of(old_view().row(i), 52), k)),
+                Source::Old(i) => Some((old_view().row(i).var_offset(), k)),
                 Source::Fresh(_) => None,
             })
             .collect();
@@ -689,11 +909,11 @@ impl View {
         let mut old_total = 0usize;
         for &(_, k) in &olds {
             offset[k] = old_total;
-            old_total += field_of(row(&order[k]), 56);
+            old_total += row(&order[k]).var_len();
         }
         for (k, src) in order.iter().enumerate() {
             if let Source::Fresh(j) = *src {
-                offset[k] = old_total + field_of(&rows[j].row, 52);
+                offset[k] = old_total + rows[j].row.get().var_offset();
             }
         }
         let heap_len = old_total + spill.len();
@@ -717,13 +937,12 @@ impl View {
         };
         summed(out, &w.buf)?;
         for ((src, [parent, line]), at) in order.iter().zip(links).zip(offset) {
-            let mut r = [0u8; ROW];
-            r[..52].copy_from_slice(&row(src)[..52]);
-            r[52..56].copy_from_slice(&(at as u32).to_le_bytes());
-            r[56..60].copy_from_slice(&row(src)[56..60]);
-            r[60..64].copy_from_slice(&parent.to_le_bytes());
-            r[64..68].copy_from_slice(&line.to_le_bytes());
-            summed(out, &r)?;
+            // The row as it came, but where its part now sits and the rows its links now name.
+            let mut r = Row::from(row(src));
+            r.set_var_offset(at);
+            r.set_parent(parent);
+            r.set_line(line);
+            summed(out, r.bytes())?;
         }
         w.buf.clear();
         w.num(heap_len as u64);
@@ -731,7 +950,7 @@ impl View {
         if let Some(o) = old {
             let mut window = Window::of(o, WINDOW);
             for &(at, k) in &olds {
-                out.write_all(window.part(at, field_of(row(&order[k]), 56))?)?;
+                out.write_all(window.part(at, row(&order[k]).var_len())?)?;
             }
         }
         spill.write_to(out)?;
@@ -764,8 +983,8 @@ pub fn reseal(bytes: &[u8]) -> Option<Vec<u8>> {
     let mut out = bytes.to_vec();
     let head = Head::parse(&out, rules)?;
     for i in 0..head.n {
-        let row = &out[head.rows_at + i * ROW..head.rows_at + (i + 1) * ROW];
-        let (off, len) = (field_of(row, 52), field_of(row, 56));
+        let row = RowRef::at(&out, head.rows_at + i * ROW);
+        let (off, len) = (row.var_offset(), row.var_len());
         let part = head.heap_at + off..(head.heap_at + off + len).checked_sub(PART_SUM)?;
         let sum = part_sum(out.get(part.clone())?);
         out[part.end..part.end + PART_SUM].copy_from_slice(&sum);
@@ -785,11 +1004,6 @@ fn file_sum(before: &[u8], after: &[u8]) -> [u8; FILE_SUM] {
     let mut sum = [0u8; FILE_SUM];
     sum.copy_from_slice(&h.finalize().as_bytes()[..FILE_SUM]);
     sum
-}
-
-/// The `u32` at byte `at` of a row.
-fn field_of(row: &[u8], at: usize) -> usize {
-    u32::from_le_bytes([row[at], row[at + 1], row[at + 2], row[at + 3]]) as usize
 }
 
 /// An old view's heap read forward a window at a time (or borrowed, when it is in memory).
@@ -833,7 +1047,7 @@ const WINDOW: usize = 1 << 20;
 fn resolve_links<'a>(
     old: Option<&View>,
     order: &[Source],
-    row: &impl Fn(&Source) -> &'a [u8],
+    row: &impl Fn(&Source) -> RowRef<'a>,
     named: &impl Fn(usize) -> &'a [RawId; 2],
 ) -> Vec<[u32; 2]> {
     let mut new_of_old = vec![NO_LINK; old.map_or(0, |o| o.head.n)];
@@ -843,16 +1057,13 @@ fn resolve_links<'a>(
         }
     }
     let fresh = order.iter().filter(|s| matches!(s, Source::Fresh(_))).count();
-    let ids: Vec<RawId> = if fresh >= order.len() / 8 {
-        order.iter().map(|s| row(s)[..32].try_into().expect("a row starts with its id")).collect()
-    } else {
-        Vec::new()
-    };
+    let ids: Vec<RawId> =
+        if fresh >= order.len() / 8 { order.iter().map(|s| *row(s).id()).collect() } else { Vec::new() };
     let fan = (!ids.is_empty()).then(|| Fan::of(&ids));
     let find = |id: &RawId| -> u32 {
         let k = match &fan {
             Some(f) => f.find(&ids, id),
-            None => order.binary_search_by(|s| row(s)[..32].cmp(&id[..])).ok(),
+            None => order.binary_search_by(|s| row(s).id().cmp(id)).ok(),
         };
         k.map_or(ELSEWHERE, |k| k as u32)
     };
@@ -863,8 +1074,7 @@ fn resolve_links<'a>(
             let mut links = [0u32; 2];
             // An old part's (line, parent), each as its row (or NO_LINK / ELSEWHERE), read once.
             let mut written: Option<[u32; 2]> = None;
-            for (j, at) in [60usize, 64].into_iter().enumerate() {
-                let field = field_of(row, at) as u32;
+            for (j, field) in [row.parent(), row.line()].into_iter().enumerate() {
                 let i = match *src {
                     Source::Fresh(f) => {
                         links[j] = if field == NAMED { find(&named(f)[j]) } else { field };
@@ -926,7 +1136,8 @@ pub fn lineage_over(views: &[&View], n: usize, row: impl Fn(usize) -> (usize, us
     })
 }
 
-/// A read-model file's head: everything before its heap of variable parts.
+/// A read-model file's head: everything before its heap of variable parts ([`View`]'s file
+/// format).
 #[derive(Debug, Clone)]
 struct Head {
     tip: String,
@@ -993,14 +1204,15 @@ impl Head {
         }
         let v = View { bytes, heap, head: self, others };
         for i in 0..n {
-            if i > 0 && v.row(i - 1)[..32] >= v.row(i)[..32] {
+            let r = v.row(i);
+            if i > 0 && v.row(i - 1).id() >= r.id() {
                 return None;
             }
-            if v.field(i, 40) >= v.head.tables[0].len()
-                || v.field(i, 44) >= v.head.tables[1].len()
-                || v.field(i, 48) >= v.head.tables[2].len()
-                || v.field(i, 52).checked_add(v.field(i, 56))? > v.head.heap_len
-                || [60, 64].iter().any(|&at| v.field(i, at) >= n && v.field(i, at) < ELSEWHERE as usize)
+            if r.signer() >= v.head.tables[0].len()
+                || r.repository() >= v.head.tables[1].len()
+                || r.device() >= v.head.tables[2].len()
+                || r.var_offset().checked_add(r.var_len())? > v.head.heap_len
+                || [r.parent(), r.line()].iter().any(|&l| l as usize >= n && l < ELSEWHERE)
             {
                 return None;
             }
@@ -1009,7 +1221,8 @@ impl Head {
     }
 }
 
-/// The list of files that are not records, which ends a read-model file (all of `buf`).
+/// The list of files that are not records, which ends a read-model file but for its checksum
+/// (all of `buf`).
 fn parse_others(buf: &[u8]) -> Option<Vec<Other>> {
     let mut r = Reader { buf, pos: 0 };
     let count = r.count()?;
@@ -1046,7 +1259,7 @@ enum Source {
 }
 
 /// Admitted entries in their compact form, waiting to be merged into a view ([`View::merge`]):
-/// a record costs its 68-byte row and the ids its links name; its variable part waits in a
+/// a record costs its row and the ids its links name; its variable part waits in a
 /// [`Spill`], never a [`Summary`].
 #[derive(Default)]
 pub struct Fresh {
@@ -1060,7 +1273,7 @@ pub struct Fresh {
 /// [`NAMED`]: what finding the links needs, so that the variable parts can stay on disk.
 #[derive(Clone)]
 struct FreshRow {
-    row: [u8; ROW],
+    row: Row,
     links: [RawId; 2],
 }
 
@@ -1104,11 +1317,12 @@ impl Fresh {
                 if !valid {
                     return;
                 }
-                for (j, (t, v)) in self.tables.iter_mut().zip(&tables).enumerate() {
-                    row[40 + 4 * j..44 + 4 * j].copy_from_slice(&(t.index(v) as u32).to_le_bytes());
-                }
-                row[52..56].copy_from_slice(&(self.heap.len() as u32).to_le_bytes());
-                row[56..60].copy_from_slice(&(var.len() as u32).to_le_bytes());
+                let [signer, repository, device] = &tables;
+                row.set_signer(self.tables[0].index(signer));
+                row.set_repository(self.tables[1].index(repository));
+                row.set_device(self.tables[2].index(device));
+                row.set_var_offset(self.heap.len());
+                row.set_var_len(var.len());
                 self.heap.push(&var);
                 self.rows.push(FreshRow { row, links });
             }
@@ -1184,8 +1398,7 @@ impl Spill {
     }
 }
 
-/// The variable part of a row: line, parent, blob, session, published_at, branch, head,
-/// working tree, changed total, task, issue, objective.
+/// A row's variable part, its checksum last ([`View`]'s file format).
 fn encode_var(s: &Summary) -> Vec<u8> {
     let mut w = Writer::default();
     w.opt_hex(s.line.as_deref());
@@ -1269,6 +1482,12 @@ impl<'a> Var<'a> {
 
 use majordomus_core::hex::decode as unhex;
 
+/// The raw id that `id` (64 hex) is, if it is one (decoded in place: [`View::find`] allocates
+/// nothing).
+fn raw_id(id: &str) -> Option<RawId> {
+    majordomus_core::hex::decode_array(id.as_bytes())
+}
+
 #[derive(Default)]
 struct Table {
     items: Vec<String>,
@@ -1317,8 +1536,8 @@ impl Writer {
             None => self.buf.push(0),
         }
     }
-    /// Lowercase hex of an even length is stored as its bytes (tag 1); anything else as text
-    /// (tag 2), so every value survives.
+    /// Hex is stored as its bytes, anything else as text ([`View`]'s file format), so every
+    /// value survives.
     fn hex(&mut self, s: &str) {
         match unhex(s) {
             Some(bytes) => {
@@ -1466,6 +1685,68 @@ mod tests {
         View::parse(bytes, rules).unwrap()
     }
 
+    /// A field read from another field's bytes, or the fields overlapping or leaving a gap, fails
+    /// here: each field holds a value no other holds, in the order the file format gives.
+    #[test]
+    fn each_row_field_is_its_own_bytes_and_the_fields_tile_the_row() {
+        let fields = [
+            (field::ID, size_of::<RawId>()),
+            (field::PUBLISHED, size_of::<i64>()),
+            (field::SIGNER, size_of::<u32>()),
+            (field::REPOSITORY, size_of::<u32>()),
+            (field::DEVICE, size_of::<u32>()),
+            (field::VAR_OFFSET, size_of::<u32>()),
+            (field::VAR_LEN, size_of::<u32>()),
+            (field::PARENT, size_of::<u32>()),
+            (field::LINE, size_of::<u32>()),
+        ];
+        let end = fields.iter().fold(0, |end, &(at, size)| {
+            assert_eq!(at, end, "a field starts where the one before ends");
+            at + size
+        });
+        assert_eq!(end, ROW);
+
+        let id: RawId = std::array::from_fn(|k| k as u8 + 1);
+        let published = -0x2122_2324_2526_2728_i64;
+        let (signer, repository, device) = (0x3132_3334, 0x4142_4344, 0x5152_5354);
+        let (var_offset, var_len, parent, line) = (0x6162_6364, 0x7172_7374, 0x8182_8384, 0x9192_9394);
+        let mut row = Row::default();
+        row.set_id(&id);
+        row.set_published(Some(published));
+        row.set_signer(signer);
+        row.set_repository(repository);
+        row.set_device(device);
+        row.set_var_offset(var_offset);
+        row.set_var_len(var_len);
+        row.set_parent(parent);
+        row.set_line(line);
+        let r = row.get();
+        assert_eq!(r.id(), &id);
+        assert_eq!(r.published(), Some(published));
+        assert_eq!((r.signer(), r.repository(), r.device()), (signer, repository, device));
+        assert_eq!((r.var_offset(), r.var_len()), (var_offset, var_len));
+        assert_eq!((r.parent(), r.line()), (parent, line));
+        // The bytes are the values little-endian, in the file format's order.
+        let le = |v: usize| (v as u32).to_le_bytes();
+        let want = [
+            &id[..],
+            &published.to_le_bytes(),
+            &le(signer),
+            &le(repository),
+            &le(device),
+            &le(var_offset),
+            &le(var_len),
+            &parent.to_le_bytes(),
+            &line.to_le_bytes(),
+        ]
+        .concat();
+        assert_eq!(&row.bytes()[..], &want[..]);
+        // An unreadable published time is stored as `i64::MIN` and read as none.
+        row.set_published(None);
+        assert_eq!(row.get().published(), None);
+        assert_eq!(row.bytes()[field::PUBLISHED..field::SIGNER], i64::MIN.to_le_bytes());
+    }
+
     #[test]
     fn a_cold_merge_out_of_id_order_gives_the_view_of_one_in_order() {
         let merged = |ids: &[char]| {
@@ -1480,7 +1761,15 @@ mod tests {
         let shuffled = merged(&['1', 'f', 'a', '5']);
         assert_eq!(in_order.len(), 4);
         // The same rows but for where each variable part sits (the heap is in arrival order).
-        let rows = |v: &View| (0..v.len()).map(|i| [&v.row(i)[..52], &v.row(i)[56..]].concat()).collect::<Vec<_>>();
+        let rows = |v: &View| {
+            (0..v.len())
+                .map(|i| {
+                    let mut r = Row::from(v.row(i));
+                    r.set_var_offset(0);
+                    r
+                })
+                .collect::<Vec<_>>()
+        };
         assert_eq!(rows(&in_order), rows(&shuffled));
         assert_ne!(in_order.bytes(), shuffled.bytes(), "the parts are written as they came");
         assert_eq!(View::parse(in_order.bytes().to_vec(), "r1").as_ref(), Some(&in_order));
@@ -1659,7 +1948,7 @@ mod tests {
         assert_eq!(View::open(&path, "r1"), None, "trailing bytes are damage");
         // A row pointing past the heap is damage found without reading the heap.
         let mut bad = bytes.clone();
-        let at = big.head.rows_at + 56;
+        let at = big.head.rows_at + field::VAR_LEN;
         bad[at..at + 4].copy_from_slice(&u32::MAX.to_le_bytes());
         std::fs::write(&path, &bad).unwrap();
         assert_eq!(View::open(&path, "r1"), None);
@@ -1681,7 +1970,7 @@ mod tests {
         for size in [1, 7, 300, WINDOW] {
             let mut w = Window::of(&opened, size);
             for i in (0..v.len()).filter(|i| i % 3 != 1) {
-                let (at, len) = (v.field(i, 52), v.field(i, 56));
+                let (at, len) = (v.row(i).var_offset(), v.row(i).var_len());
                 assert_eq!(w.part(at, len).unwrap(), &v.heap()[at..at + len], "window {size}, row {i}");
             }
         }
@@ -1748,7 +2037,7 @@ mod tests {
                 // As the store's updates give them: one entry per path, the last one counting.
                 entries.reverse();
                 let mut seen = HashSet::new();
-                entries.retain(|e| matches!(e, Entry::Record(c) if seen.insert(c.row[..32].to_vec())));
+                entries.retain(|e| matches!(e, Entry::Record(c) if seen.insert(*c.row.get().id())));
                 let gone: Vec<&str> = paths.iter().map(String::as_str).collect();
                 let tip = format!("{:040x}", k + 1);
                 // Each update starts from the file the last one wrote, as a command does, its
