@@ -1,37 +1,23 @@
 //! The mesh declaration and trust (docs/REFERENCE.md#mesh): which signers this repository trusts.
 
-use serde::Serialize;
 use serde_yaml::Mapping;
 
+use crate::model::vocabulary::vocabulary;
 use crate::store::format::{get, get_list};
 
-/// A signer's standing.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
-#[cfg_attr(feature = "mcp", derive(schemars::JsonSchema))]
-pub enum Trust {
-    /// This device's own key.
-    ThisDevice,
-    /// Listed in `trust.allow`, or `tofu`.
-    Trusted,
-    /// Not listed under `deny_unknown` / `allowlist`.
-    Untrusted,
-    /// No declaration at all.
-    Undeclared,
-    /// Listed in `trust.revoked`: refused everywhere.
-    Revoked,
-}
-
-impl Trust {
-    /// The word as printed.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Trust::ThisDevice => "this_device",
-            Trust::Trusted => "trusted",
-            Trust::Untrusted => "untrusted",
-            Trust::Undeclared => "undeclared",
-            Trust::Revoked => "revoked",
-        }
+vocabulary! {
+    /// A signer's standing.
+    pub enum Trust {
+        /// This device's own key.
+        ThisDevice = "this_device",
+        /// Listed in `trust.allow`, or `tofu`.
+        Trusted = "trusted",
+        /// Not listed under `deny_unknown` / `allowlist`.
+        Untrusted = "untrusted",
+        /// No declaration at all.
+        Undeclared = "undeclared",
+        /// Listed in `trust.revoked`: refused everywhere.
+        Revoked = "revoked",
     }
 }
 
