@@ -33,58 +33,33 @@ use crate::ops::install::valid_remote;
 /// How many pushes a sync makes in all when the remote keeps moving under it.
 pub const PUSH_ATTEMPTS: usize = 3;
 
-/// What a sync did: the `action` of its report.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum SyncAction {
-    /// Records went both ways.
-    Exchanged,
-    /// Records came from the remote only.
-    Fetched,
-    /// Records went to the remote only.
-    Published,
-    /// Both stores held the same records.
-    None,
-    /// No remote is configured.
-    NoRemote,
-    /// The remote could not be reached.
-    Unreachable,
-}
-
-/// How a sync ended: its `outcome`, and what `last_sync.outcome` records.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum SyncOutcome {
-    /// Done.
-    Ok,
-    /// Fetched, but not published: the push was refused, rejected or unreachable.
-    Partial,
-    /// The remote could not be reached.
-    Unreachable,
-}
-
-impl SyncAction {
-    /// The word as printed.
-    pub const fn as_str(self) -> &'static str {
-        match self {
-            SyncAction::Exchanged => "exchanged",
-            SyncAction::Fetched => "fetched",
-            SyncAction::Published => "published",
-            SyncAction::None => "none",
-            SyncAction::NoRemote => "no_remote",
-            SyncAction::Unreachable => "unreachable",
-        }
+majordomus_core::vocabulary! {
+    /// What a sync did: the `action` of its report.
+    pub enum SyncAction {
+        /// Records went both ways.
+        Exchanged = "exchanged",
+        /// Records came from the remote only.
+        Fetched = "fetched",
+        /// Records went to the remote only.
+        Published = "published",
+        /// Both stores held the same records.
+        None = "none",
+        /// No remote is configured.
+        NoRemote = "no_remote",
+        /// The remote could not be reached.
+        Unreachable = "unreachable",
     }
 }
 
-impl SyncOutcome {
-    /// The word as printed.
-    pub const fn as_str(self) -> &'static str {
-        match self {
-            SyncOutcome::Ok => "ok",
-            SyncOutcome::Partial => "partial",
-            SyncOutcome::Unreachable => "unreachable",
-        }
+majordomus_core::vocabulary! {
+    /// How a sync ended: its `outcome`, and what `last_sync.outcome` records.
+    pub enum SyncOutcome {
+        /// Done.
+        Ok = "ok",
+        /// Fetched, but not published: the push was refused, rejected or unreachable.
+        Partial = "partial",
+        /// The remote could not be reached.
+        Unreachable = "unreachable",
     }
 }
 
