@@ -11,7 +11,7 @@ use super::task;
 use crate::ctx::Ctx;
 use crate::error::{Error, Result};
 use crate::model::events::Event;
-use crate::model::labels::{freshness, Anchor, Divergence, Freshness, Label, Landed, Rewrite};
+use crate::model::labels::{freshness, Anchor, Divergence, Freshness, Label, Landed, Rewrite, WorkingTree};
 use crate::model::record::{missing_sections, withhold_next_action, Origin};
 use crate::model::task::Outcome;
 use crate::store::records;
@@ -100,7 +100,7 @@ pub struct Labelled {
     /// Freshness from age vs policy.
     pub freshness: Freshness,
     /// `Divergence: working tree was <x>, now <y>` when it differs.
-    pub working_tree_now: Option<String>,
+    pub working_tree_now: Option<WorkingTree>,
     /// The newest derived record this authored one was preferred to (docs/REFERENCE.md#origin), by file name.
     pub passed_over: Option<String>,
 }
@@ -145,7 +145,7 @@ pub fn label(ctx: &Ctx, record: Resolved) -> Result<Labelled> {
     let working_tree_now = (!record.meta.working_tree.is_empty()
         && record.meta.working_tree != now_wt.as_str()
         && record.meta.continuity_record.is_none())
-    .then(|| now_wt.to_string());
+    .then_some(now_wt);
     Ok(Labelled { record, divergence, rewrite, freshness, working_tree_now, passed_over: None })
 }
 

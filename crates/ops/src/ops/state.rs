@@ -18,7 +18,7 @@ use super::{checkpoint, task};
 use crate::ctx::Ctx;
 use crate::error::Result;
 use crate::model::labels::Anchor;
-use crate::model::labels::{Divergence, FreshnessLabel};
+use crate::model::labels::{Divergence, FreshnessLabel, WorkingTree};
 use crate::model::record::{section_text, section_texts};
 use crate::store::questions::{self, Entry};
 use crate::store::records::names;
@@ -40,7 +40,7 @@ pub struct Continuity {
     pub head: Option<String>,
     /// `clean` or `dirty`.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub working_tree: Option<String>,
+    pub working_tree: Option<WorkingTree>,
     /// The open episode the pointer resolves to, or null.
     pub session: Option<OpenSessionView>,
     /// The active task, or null.
@@ -202,7 +202,9 @@ pub struct ResolvedHandover {
     /// The working tree now, when it differs from the one the record was written with
     /// (`Divergence: working tree was <x>, now <y>`).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub working_tree_now: Option<String>,
+    // The schema keeps `string`, as before the enum (the JSON is the same).
+    #[cfg_attr(feature = "mcp", schemars(with = "Option<String>"))]
+    pub working_tree_now: Option<WorkingTree>,
     /// When the continuity record a resumed handover came from was written (`Created: <this>,
     /// resumed here <created_at>`).
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -224,7 +226,7 @@ pub fn resolved_handover(ctx: &Ctx, task: Option<&str>) -> Result<ResolvedHandov
         },
         Some(l) => ResolvedHandover {
             handover: Some(Record::of(ctx, &l)),
-            working_tree_now: l.working_tree_now.clone(),
+            working_tree_now: l.working_tree_now,
             continuity_created_at: l.record.meta.continuity_created_at.clone(),
             sections: section_texts(&l.shown_body()),
         },
@@ -356,7 +358,7 @@ pub fn state(ctx: &Ctx) -> Result<Continuity> {
         worktree: ctx.layout.root().display().to_string(),
         branch: id.branch_text().into(),
         head: id.head.clone(),
-        working_tree: Some(ctx.working_tree()?.to_string()),
+        working_tree: Some(ctx.working_tree()?),
         session,
         task,
         handover: handover.as_ref().map(|l| Record::of(ctx, l)),
