@@ -1273,7 +1273,7 @@ mod tests {
         w.last_sync = Some(LastSync {
             remote: "lab".into(),
             at: "2026-09-03T21:00:00Z".into(),
-            outcome: "ok".into(),
+            outcome: crate::local::SyncOutcome::Ok,
             detail: None,
         });
         assert_eq!(w.run(facts(SourceRelation::LocalBehind)).actions[0], "git pull --ff-only lab main");
@@ -1482,7 +1482,7 @@ mod tests {
         w.last_sync = Some(LastSync {
             remote: "origin".into(),
             at: "2026-09-03T21:00:00Z".into(),
-            outcome: "unreachable".into(),
+            outcome: crate::local::SyncOutcome::Unreachable,
             detail: None,
         });
         let p = w.run(facts(SourceRelation::Exact));

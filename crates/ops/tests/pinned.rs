@@ -188,7 +188,8 @@ macro_rules! pin_sorted {
 fn vocabularies() -> String {
     use majordomus_continuity::admission::{Code, Severity};
     use majordomus_continuity::lineage::{LineState, Relation, StoreRelation};
-    use majordomus_continuity::mesh::Trust;
+    use majordomus_continuity::local::{SyncOutcome, Via};
+    use majordomus_continuity::mesh::{MeshPolicy, Trust};
     use majordomus_continuity::plan::{PlanCode, PlanStatus, SourceRelation};
     use majordomus_core::model::events::Event;
     use majordomus_core::model::finding::{Category, Level};
@@ -199,121 +200,39 @@ fn vocabularies() -> String {
     use majordomus_git::store::MergeAction;
     // The use cases' own (their files move between folders: only these paths follow them).
     use majordomus_ops::ops::context::SectionId;
-    use majordomus_ops::ops::continuity::sync::{SyncAction, SyncOutcome};
+    use majordomus_ops::ops::continuity::sync::SyncAction;
     use majordomus_ops::ops::install::Scope;
+    use majordomus_ops::ops::lifecycle::Standing;
     use majordomus_ops::ops::resolve::Match;
     use majordomus_ops::ops::search::Kind;
     use majordomus_ops::ops::start::ResumedFrom;
 
     let mut out = Vec::new();
-    pin_names!(out, HookEvent, [HookEvent::Start, HookEvent::Compact, HookEvent::End]);
-    pin_json!(out, Origin, [Origin::Authored, Origin::Derived]);
-    pin_names!(out, Skip, [Skip::NoFrontMatter, Skip::Malformed, Skip::UnknownSchema, Skip::MissingFields]);
-    pin_names!(out, Event, Event::ALL);
-    pin_json!(out, WorkingTree, [WorkingTree::Clean, WorkingTree::Dirty]);
-    pin_json!(
-        out,
-        Divergence,
-        [
-            Divergence::Exact,
-            Divergence::Advanced,
-            Divergence::Diverged,
-            Divergence::DifferentContext,
-            Divergence::Unknown
-        ]
-    );
+    pin_json!(out, HookEvent, HookEvent::ALL);
+    pin_json!(out, Origin, Origin::ALL);
+    pin_json!(out, Skip, Skip::ALL);
+    pin_json!(out, Event, Event::ALL);
+    pin_json!(out, WorkingTree, WorkingTree::ALL);
+    pin_json!(out, Divergence, Divergence::ALL);
     pin_sorted!(out, RewriteBy, RewriteBy::ALL);
     pin_sorted!(out, ProofKind, ProofKind::ALL);
-    pin_json!(
-        out,
-        FreshnessLabel,
-        [
-            FreshnessLabel::Fresh,
-            FreshnessLabel::Aging,
-            FreshnessLabel::Stale,
-            FreshnessLabel::Unknown,
-            FreshnessLabel::Invalid
-        ]
-    );
+    pin_json!(out, FreshnessLabel, FreshnessLabel::ALL);
     pin_json!(out, Outcome, Outcome::ALL);
-    pin_sorted!(out, Level, [Level::Ok, Level::Info, Level::Warn, Level::Fail, Level::Drift, Level::Refuse]);
-    pin_json!(
-        out,
-        Category,
-        [
-            Category::Blockers,
-            Category::Budget,
-            Category::Checkpoint,
-            Category::Contract,
-            Category::Decisions,
-            Category::Handover,
-            Category::Knowledge,
-            Category::KnowledgeIntegrity,
-            Category::Ledger,
-            Category::Policy,
-            Category::Profile,
-            Category::Questions,
-            Category::Records,
-            Category::Retention,
-            Category::Scope,
-            Category::Sessions,
-            Category::State,
-            Category::Task,
-            Category::Verification
-        ]
-    );
+    pin_sorted!(out, Level, Level::ALL);
+    pin_json!(out, Category, Category::ALL);
     pin_names!(out, MergeAction, [MergeAction::None, MergeAction::FastForward, MergeAction::Merged]);
-    pin_json!(out, Trust, [Trust::ThisDevice, Trust::Trusted, Trust::Untrusted, Trust::Undeclared, Trust::Revoked]);
-    pin_sorted!(
-        out,
-        Relation,
-        [Relation::Equal, Relation::Newer, Relation::Older, Relation::Diverged, Relation::Independent]
-    );
-    pin_json!(out, LineState, [LineState::Linear, LineState::Diverged]);
-    pin_sorted!(
-        out,
-        StoreRelation,
-        [
-            StoreRelation::Equal,
-            StoreRelation::RemoteNewer,
-            StoreRelation::LocalNewer,
-            StoreRelation::Diverged,
-            StoreRelation::LocalOnly,
-            StoreRelation::RemoteOnly
-        ]
-    );
-    pin_json!(
-        out,
-        PlanStatus,
-        [
-            PlanStatus::Ready,
-            PlanStatus::ReadyWithWarnings,
-            PlanStatus::RequiresSourceUpdate,
-            PlanStatus::Conflict,
-            PlanStatus::ChooseRecord,
-            PlanStatus::NothingToResume,
-            PlanStatus::Refused
-        ]
-    );
-    pin_json!(
-        out,
-        SourceRelation,
-        [
-            SourceRelation::Unknown,
-            SourceRelation::HeadMissing,
-            SourceRelation::BranchDiffers,
-            SourceRelation::Exact,
-            SourceRelation::LocalAhead,
-            SourceRelation::LocalBehind,
-            SourceRelation::Diverged
-        ]
-    );
+    pin_json!(out, Trust, Trust::ALL);
+    pin_sorted!(out, Relation, Relation::ALL);
+    pin_json!(out, LineState, LineState::ALL);
+    pin_sorted!(out, StoreRelation, StoreRelation::ALL);
+    pin_json!(out, PlanStatus, PlanStatus::ALL);
+    pin_json!(out, SourceRelation, SourceRelation::ALL);
     pin_sorted!(out, PlanCode, PlanCode::ALL);
-    pin_sorted!(out, Severity, [Severity::Error, Severity::Warning, Severity::Info]);
+    pin_sorted!(out, Severity, Severity::ALL);
     pin_sorted!(out, Code, Code::ALL);
-    pin_sorted!(out, Match, [Match::SameWorktreeSameBranch, Match::SameBranch]);
+    pin_sorted!(out, Match, Match::ALL);
     pin_sorted!(out, Kind, Kind::ALL);
-    pin_names!(out, ResumedFrom, [ResumedFrom::Current, ResumedFrom::Archive]);
+    pin_json!(out, ResumedFrom, ResumedFrom::ALL);
     pin_json!(
         out,
         SectionId,
@@ -332,28 +251,23 @@ fn vocabularies() -> String {
             SectionId::Prompt
         ]
     );
-    pin_names!(out, Scope, [Scope::Project, Scope::Local, Scope::User]);
-    pin_json!(
-        out,
-        SyncAction,
-        [
-            SyncAction::Exchanged,
-            SyncAction::Fetched,
-            SyncAction::Published,
-            SyncAction::None,
-            SyncAction::NoRemote,
-            SyncAction::Unreachable
-        ]
-    );
-    pin_json!(out, SyncOutcome, [SyncOutcome::Ok, SyncOutcome::Partial, SyncOutcome::Unreachable]);
+    pin_json!(out, Scope, Scope::ALL);
+    pin_json!(out, SyncAction, SyncAction::ALL);
+    pin_json!(out, SyncOutcome, SyncOutcome::ALL);
+    pin_json!(out, MeshPolicy, MeshPolicy::ALL);
+    pin_json!(out, Via, Via::ALL);
+    pin_json!(out, Standing, Standing::ALL);
     out.join("\n")
 }
 
 const VOCABULARIES: &str = r#"HookEvent: start compact end
+  json: ["start","compact","end"]
 Origin: authored derived
   json: ["authored","derived"]
 Skip: no front matter malformed front matter unknown schema_version missing required fields
+  json: ["no front matter","malformed front matter","unknown schema_version","missing required fields"]
 Event: task.started task.checkpoint task.handed_over task.finished task.resumed decision.recorded question.opened question.resolved session.started session.closed ledger.rotated provider.event.received provider.event.failed knowledge.derived knowledge.promoted knowledge.rejected
+  json: ["task.started","task.checkpoint","task.handed_over","task.finished","task.resumed","decision.recorded","question.opened","question.resolved","session.started","session.closed","ledger.rotated","provider.event.received","provider.event.failed","knowledge.derived","knowledge.promoted","knowledge.rejected"]
 WorkingTree: clean dirty
   json: ["clean","dirty"]
 Divergence: exact advanced diverged different_context unknown
@@ -404,13 +318,21 @@ Kind: handover checkpoint decision question prompt history
   json: ["handover","checkpoint","decision","question","prompt","history"]
   sorted: handover checkpoint decision question prompt history
 ResumedFrom: current archive
+  json: ["current","archive"]
 SectionId: git task profile questions documents decisions reasoning checkpoint handover files history prompt
   json: ["git","task","profile","questions","documents","decisions","reasoning","checkpoint","handover","files","history","prompt"]
 Scope: project local user
+  json: ["project","local","user"]
 SyncAction: exchanged fetched published none no_remote unreachable
   json: ["exchanged","fetched","published","none","no_remote","unreachable"]
 SyncOutcome: ok partial unreachable
-  json: ["ok","partial","unreachable"]"#;
+  json: ["ok","partial","unreachable"]
+MeshPolicy: deny_unknown allowlist tofu
+  json: ["deny_unknown","allowlist","tofu"]
+Via: published resumed
+  json: ["published","resumed"]
+Standing: current open foreign stranded
+  json: ["current","open","foreign","stranded"]"#;
 
 /// `.ai/local/state/continuity.json` as this tool writes it: read and written back unchanged.
 const LOCAL_STATE: &str = r#"{

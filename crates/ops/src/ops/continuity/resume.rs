@@ -7,7 +7,7 @@ use serde::Serialize;
 use super::loaded::{self, Loaded, Setup};
 use super::status::resumable_ids;
 use super::{load_local, save_local, REF};
-use crate::continuity::local::{LocalState, Position};
+use crate::continuity::local::{LocalState, Position, Via};
 pub use crate::continuity::plan::ResumePlan;
 use crate::continuity::plan::{self, PlanInput, PlanRecord, SourceFacts, SourceRelation};
 use crate::continuity::record::Record;
@@ -210,7 +210,7 @@ pub fn resume(ctx: &Ctx, prefix: Option<&str>) -> Result<ResumeReport> {
     let carried = carry_decisions(ctx, &a)?;
     carry_questions(ctx, &a, &task_id)?;
     let line = a.record.line.clone().unwrap_or_else(|| a.id.clone());
-    let pos = Position { line, record: a.id.clone(), via: "resumed".into(), at: ctx.clock.stamp() };
+    let pos = Position { line, record: a.id.clone(), via: Via::Resumed, at: ctx.clock.stamp() };
     local.branches.insert(ctx.identity()?.branch_text().to_string(), pos.clone());
     super::status::refresh_offers(&s, &store, &store.lineage(), &mut local);
     save_local(ctx, &local)?;

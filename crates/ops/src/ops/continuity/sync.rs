@@ -19,7 +19,7 @@ use super::status::{refresh_offers, resumable_ids, store_view, views, StoreView,
 use super::{load_local, remote_ref, save_local, REF};
 use crate::continuity::admission::Diagnostic;
 use crate::continuity::lineage::{LineComparison, RawId};
-use crate::continuity::local::LastSync;
+use crate::continuity::local::{LastSync, SyncOutcome};
 use crate::continuity::portability::{scan_publish, SECRET};
 use crate::continuity::view::RecordView;
 use crate::ctx::Ctx;
@@ -46,18 +46,6 @@ majordomus_core::vocabulary! {
         None = "none",
         /// No remote is configured.
         NoRemote = "no_remote",
-        /// The remote could not be reached.
-        Unreachable = "unreachable",
-    }
-}
-
-majordomus_core::vocabulary! {
-    /// How a sync ended: its `outcome`, and what `last_sync.outcome` records.
-    pub enum SyncOutcome {
-        /// Done.
-        Ok = "ok",
-        /// Fetched, but not published: the push was refused, rejected or unreachable.
-        Partial = "partial",
         /// The remote could not be reached.
         Unreachable = "unreachable",
     }
@@ -421,7 +409,7 @@ fn run(ctx: &Ctx, remote: Option<&str>, mode: Mode) -> Result<SyncReport> {
                 LastSync {
                     remote: remote.clone(),
                     at: ctx.clock.stamp(),
-                    outcome: SyncOutcome::Unreachable.as_str().into(),
+                    outcome: SyncOutcome::Unreachable,
                     detail: Some(first_line(&detail)),
                 },
             );
@@ -537,10 +525,8 @@ fn run(ctx: &Ctx, remote: Option<&str>, mode: Mode) -> Result<SyncReport> {
         (false, true) => SyncAction::Published,
         (false, false) => SyncAction::None,
     };
-    local_state.record_sync(
-        chosen.as_deref(),
-        LastSync { remote: remote.clone(), at: ctx.clock.stamp(), outcome: outcome.as_str().into(), detail },
-    );
+    local_state
+        .record_sync(chosen.as_deref(), LastSync { remote: remote.clone(), at: ctx.clock.stamp(), outcome, detail });
     // The id sets are done with: the store after the merge is read without them.
     drop((local_ids, remote_ids));
     // The store after the merge, read once: incrementally from the state before it.
