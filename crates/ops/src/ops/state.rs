@@ -20,6 +20,7 @@ use crate::error::Result;
 use crate::model::labels::Anchor;
 use crate::model::labels::{Divergence, FreshnessLabel, WorkingTree};
 use crate::model::record::{section_text, section_texts};
+use crate::model::task::Outcome;
 use crate::store::questions::{self, Entry};
 use crate::store::records::names;
 use crate::store::sessions::{open_path, pointer_key, read_open};
@@ -98,7 +99,7 @@ pub struct ActiveTask {
     /// The execution profile.
     pub profile: String,
     /// Its outcome so far.
-    pub outcome: String,
+    pub outcome: Outcome,
     /// The paths it claims.
     pub scope: Vec<String>,
     /// The obligations it owes before `completed`.
@@ -300,7 +301,7 @@ pub fn state(ctx: &Ctx) -> Result<Continuity> {
         id: t.id,
         task: t.task,
         profile: t.profile,
-        outcome: t.outcome.to_string(),
+        outcome: t.outcome,
         scope: t.scope,
         requires: t.requires,
     });
