@@ -336,7 +336,7 @@ mod tests {
             repository: ".git".into(),
             branch: "main".into(),
             head: "NONE".into(),
-            working_tree: "dirty".into(),
+            working_tree: crate::model::labels::WorkingTree::Dirty,
             task_record: None,
             task_record_rewrite: None,
         };

@@ -11,36 +11,19 @@ use super::record::{
 use super::{portability, signing};
 use crate::git::store::{Blob, FileMode, StoreEntry};
 
-/// How grave a diagnostic is (`error`, `warning`, `info` in JSON and text).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
-#[cfg_attr(feature = "mcp", derive(schemars::JsonSchema))]
-#[serde(rename_all = "lowercase")]
-pub enum Severity {
-    /// The file or the step is refused.
-    Error,
-    /// Kept or done, with something to look at.
-    Warning,
-    /// For the record.
-    Info,
-}
-
-impl Severity {
-    /// The name as printed.
-    pub const fn as_str(self) -> &'static str {
-        match self {
-            Severity::Error => "error",
-            Severity::Warning => "warning",
-            Severity::Info => "info",
-        }
-    }
-
-    /// The severity of its printed name.
-    pub fn parse(s: &str) -> Option<Severity> {
-        [Severity::Error, Severity::Warning, Severity::Info].into_iter().find(|v| v.as_str() == s)
-    }
-}
-
 use crate::model::vocabulary::vocabulary;
+
+vocabulary! {
+    /// How grave a diagnostic is (`error`, `warning`, `info` in JSON and text).
+    pub enum Severity in declaration order {
+        /// The file or the step is refused.
+        Error = "error",
+        /// Kept or done, with something to look at.
+        Warning = "warning",
+        /// For the record.
+        Info = "info",
+    }
+}
 
 vocabulary! {
     /// The closed vocabulary of continuity diagnostics (docs/REFERENCE.md#diagnostics): the one place

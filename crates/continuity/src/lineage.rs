@@ -4,6 +4,7 @@
 //! a child dated before its parent is still `newer`.
 
 use crate::admission::{Code, Severity};
+use crate::model::vocabulary::vocabulary;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use serde::Serialize;
@@ -15,54 +16,29 @@ use crate::view::short;
 /// Parent chains are followed at most this many steps; a longer chain (or a loop) answers "no".
 pub const MAX_STEPS: usize = 100_000;
 
-/// How record `b` stands to record `a` (docs/REFERENCE.md#lineage).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
-#[serde(rename_all = "snake_case")]
-#[cfg_attr(feature = "mcp", derive(schemars::JsonSchema))]
-pub enum Relation {
-    /// The same record.
-    Equal,
-    /// `b` descends from `a`.
-    Newer,
-    /// `a` descends from `b`.
-    Older,
-    /// Same line, neither descends from the other: the same work continued twice.
-    Diverged,
-    /// Different lines: separate work.
-    Independent,
-}
-
-impl Relation {
-    /// The word as printed.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Relation::Equal => "equal",
-            Relation::Newer => "newer",
-            Relation::Older => "older",
-            Relation::Diverged => "diverged",
-            Relation::Independent => "independent",
-        }
+vocabulary! {
+    /// How record `b` stands to record `a` (docs/REFERENCE.md#lineage).
+    pub enum Relation in declaration order {
+        /// The same record.
+        Equal = "equal",
+        /// `b` descends from `a`.
+        Newer = "newer",
+        /// `a` descends from `b`.
+        Older = "older",
+        /// Same line, neither descends from the other: the same work continued twice.
+        Diverged = "diverged",
+        /// Different lines: separate work.
+        Independent = "independent",
     }
 }
 
-/// The state of one line.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
-#[cfg_attr(feature = "mcp", derive(schemars::JsonSchema))]
-pub enum LineState {
-    /// At most one head.
-    Linear,
-    /// More than one head.
-    Diverged,
-}
-
-impl LineState {
-    /// The word as printed.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            LineState::Linear => "linear",
-            LineState::Diverged => "diverged",
-        }
+vocabulary! {
+    /// The state of one line.
+    pub enum LineState {
+        /// At most one head.
+        Linear = "linear",
+        /// More than one head.
+        Diverged = "diverged",
     }
 }
 
@@ -80,35 +56,21 @@ pub struct LineSummary {
     pub heads: Vec<String>,
 }
 
-/// How a line of the local store compares with the same line of a remote store (sync).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum StoreRelation {
-    /// Both hold the same records of the line.
-    Equal,
-    /// The remote holds everything the local store holds, and more.
-    RemoteNewer,
-    /// The local store holds everything the remote holds, and more.
-    LocalNewer,
-    /// Each holds a continuation the other lacks.
-    Diverged,
-    /// Only the local store holds the line.
-    LocalOnly,
-    /// Only the remote holds the line.
-    RemoteOnly,
-}
-
-impl StoreRelation {
-    /// The word as printed.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            StoreRelation::Equal => "equal",
-            StoreRelation::RemoteNewer => "remote_newer",
-            StoreRelation::LocalNewer => "local_newer",
-            StoreRelation::Diverged => "diverged",
-            StoreRelation::LocalOnly => "local_only",
-            StoreRelation::RemoteOnly => "remote_only",
-        }
+vocabulary! {
+    /// How a line of the local store compares with the same line of a remote store (sync).
+    pub enum StoreRelation in declaration order {
+        /// Both hold the same records of the line.
+        Equal = "equal",
+        /// The remote holds everything the local store holds, and more.
+        RemoteNewer = "remote_newer",
+        /// The local store holds everything the remote holds, and more.
+        LocalNewer = "local_newer",
+        /// Each holds a continuation the other lacks.
+        Diverged = "diverged",
+        /// Only the local store holds the line.
+        LocalOnly = "local_only",
+        /// Only the remote holds the line.
+        RemoteOnly = "remote_only",
     }
 }
 

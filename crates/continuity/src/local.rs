@@ -4,6 +4,8 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
+use crate::model::vocabulary::vocabulary;
+
 /// The schema string of the local state.
 pub const SCHEMA: &str = "majordomus-continuity-local/v1";
 
@@ -17,9 +19,21 @@ pub struct Position {
     /// The record (the parent of the next publication on the branch).
     pub record: String,
     /// `published` or `resumed`.
-    pub via: String,
+    // The schema keeps `string`, as before the enum (the JSON is the same).
+    #[cfg_attr(feature = "mcp", schemars(with = "String"))]
+    pub via: Via,
     /// When.
     pub at: String,
+}
+
+vocabulary! {
+    /// How a branch position was set: `published` or `resumed`.
+    pub enum Via {
+        /// This checkout published the record.
+        Published = "published",
+        /// This checkout resumed it.
+        Resumed = "resumed",
+    }
 }
 
 /// A resumable record from another device.
@@ -48,9 +62,23 @@ pub struct LastSync {
     pub remote: String,
     pub at: String,
     /// `ok`, `partial` or `unreachable`.
-    pub outcome: String,
+    // The schema keeps `string`, as before the enum (the JSON is the same).
+    #[cfg_attr(feature = "mcp", schemars(with = "String"))]
+    pub outcome: SyncOutcome,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub detail: Option<String>,
+}
+
+vocabulary! {
+    /// How a sync ended: its report's `outcome`, and what `last_sync.outcome` records.
+    pub enum SyncOutcome {
+        /// Done.
+        Ok = "ok",
+        /// Fetched, but not published: the push was refused, rejected or unreachable.
+        Partial = "partial",
+        /// The remote could not be reached.
+        Unreachable = "unreachable",
+    }
 }
 
 /// The whole file.
@@ -149,7 +177,7 @@ mod tests {
         let mut s = LocalState::default();
         s.branches.insert(
             "main".into(),
-            Position { line: "a".into(), record: "b".into(), via: "published".into(), at: "t".into() },
+            Position { line: "a".into(), record: "b".into(), via: Via::Published, at: "t".into() },
         );
         let back = LocalState::parse(std::str::from_utf8(&s.to_bytes()).unwrap()).unwrap();
         assert_eq!(back, s);
@@ -162,7 +190,7 @@ mod tests {
         let at = |remote: &str, outcome: &str| LastSync {
             remote: remote.into(),
             at: "t".into(),
-            outcome: outcome.into(),
+            outcome: SyncOutcome::parse(outcome).unwrap(),
             detail: None,
         };
         let mut s = LocalState::default();

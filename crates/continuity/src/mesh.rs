@@ -1,37 +1,35 @@
 //! The mesh declaration and trust (docs/REFERENCE.md#mesh): which signers this repository trusts.
 
-use serde::Serialize;
 use serde_yaml::Mapping;
 
+use crate::model::vocabulary::vocabulary;
 use crate::store::format::{get, get_list};
 
-/// A signer's standing.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
-#[cfg_attr(feature = "mcp", derive(schemars::JsonSchema))]
-pub enum Trust {
-    /// This device's own key.
-    ThisDevice,
-    /// Listed in `trust.allow`, or `tofu`.
-    Trusted,
-    /// Not listed under `deny_unknown` / `allowlist`.
-    Untrusted,
-    /// No declaration at all.
-    Undeclared,
-    /// Listed in `trust.revoked`: refused everywhere.
-    Revoked,
+vocabulary! {
+    /// A signer's standing.
+    pub enum Trust {
+        /// This device's own key.
+        ThisDevice = "this_device",
+        /// Listed in `trust.allow`, or `tofu`.
+        Trusted = "trusted",
+        /// Not listed under `deny_unknown` / `allowlist`.
+        Untrusted = "untrusted",
+        /// No declaration at all.
+        Undeclared = "undeclared",
+        /// Listed in `trust.revoked`: refused everywhere.
+        Revoked = "revoked",
+    }
 }
 
-impl Trust {
-    /// The word as printed.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Trust::ThisDevice => "this_device",
-            Trust::Trusted => "trusted",
-            Trust::Untrusted => "untrusted",
-            Trust::Undeclared => "undeclared",
-            Trust::Revoked => "revoked",
-        }
+vocabulary! {
+    /// `trust.policy`: whom a declaration trusts besides `trust.allow` (docs/REFERENCE.md#mesh).
+    pub enum MeshPolicy {
+        /// Nobody (the default).
+        DenyUnknown = "deny_unknown",
+        /// Nobody: the same as `deny_unknown`.
+        Allowlist = "allowlist",
+        /// Every signer.
+        Tofu = "tofu",
     }
 }
 
@@ -42,8 +40,8 @@ pub struct Mesh {
     pub path: String,
     /// Its id.
     pub id: String,
-    /// `deny_unknown`, `allowlist` or `tofu`.
-    pub policy: String,
+    /// `trust.policy`.
+    pub policy: MeshPolicy,
     /// Allowed keys, normalised to 64 hex raw keys (entries that do not decode are dropped).
     pub allow: Vec<String>,
     /// Revoked keys, normalised likewise.
@@ -61,10 +59,11 @@ pub fn parse(path: &str, text: &str, normalise: &dyn Fn(&str) -> Option<String>)
         return Ok(None);
     }
     let trust = m.get("trust").and_then(|v| v.as_mapping()).cloned().unwrap_or_default();
-    let policy = get(&trust, "policy").unwrap_or_else(|| "deny_unknown".into());
-    if !matches!(policy.as_str(), "deny_unknown" | "allowlist" | "tofu") {
-        return Err(format!("{path}: trust.policy {policy:?} is not deny_unknown, allowlist or tofu"));
-    }
+    let policy = match get(&trust, "policy") {
+        None => MeshPolicy::DenyUnknown,
+        Some(p) => MeshPolicy::parse(&p)
+            .ok_or_else(|| format!("{path}: trust.policy {p:?} is not deny_unknown, allowlist or tofu"))?,
+    };
     let keys = |k: &str| get_list(&trust, k).iter().filter_map(|s| normalise(s.trim())).collect::<Vec<_>>();
     let repository = m
         .get("cooperation")
@@ -91,7 +90,7 @@ pub fn trust_of(key: &str, own: Option<&str>, mesh: Option<&Mesh>) -> Trust {
     }
     match mesh {
         None => Trust::Undeclared,
-        Some(m) if m.allow.iter().any(|k| k == key) || m.policy == "tofu" => Trust::Trusted,
+        Some(m) if m.allow.iter().any(|k| k == key) || m.policy == MeshPolicy::Tofu => Trust::Trusted,
         Some(_) => Trust::Untrusted,
     }
 }

@@ -29,41 +29,27 @@ pub const SYNC_ACTION: &str = "git majordomus continuity sync";
 /// An open episode younger than this many minutes may still be active at the origin.
 pub const ACTIVE_MINUTES: i64 = 60;
 
-/// The plan's answer.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
-#[cfg_attr(feature = "mcp", derive(schemars::JsonSchema))]
-pub enum PlanStatus {
-    /// Resumable, nothing to say.
-    Ready,
-    /// Resumable, with warnings.
-    ReadyWithWarnings,
-    /// The source must be updated with git first.
-    RequiresSourceUpdate,
-    /// Resuming would pick between diverged work or reconcile diverged source.
-    Conflict,
-    /// Several records qualify; name one with `--record`.
-    ChooseRecord,
-    /// There is nothing to resume.
-    NothingToResume,
-    /// The record must not be resumed here (untrusted signer).
-    Refused,
+vocabulary! {
+    /// The plan's answer.
+    pub enum PlanStatus {
+        /// Resumable, nothing to say.
+        Ready = "ready",
+        /// Resumable, with warnings.
+        ReadyWithWarnings = "ready_with_warnings",
+        /// The source must be updated with git first.
+        RequiresSourceUpdate = "requires_source_update",
+        /// Resuming would pick between diverged work or reconcile diverged source.
+        Conflict = "conflict",
+        /// Several records qualify; name one with `--record`.
+        ChooseRecord = "choose_record",
+        /// There is nothing to resume.
+        NothingToResume = "nothing_to_resume",
+        /// The record must not be resumed here (untrusted signer).
+        Refused = "refused",
+    }
 }
 
 impl PlanStatus {
-    /// The word as printed.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            PlanStatus::Ready => "ready",
-            PlanStatus::ReadyWithWarnings => "ready_with_warnings",
-            PlanStatus::RequiresSourceUpdate => "requires_source_update",
-            PlanStatus::Conflict => "conflict",
-            PlanStatus::ChooseRecord => "choose_record",
-            PlanStatus::NothingToResume => "nothing_to_resume",
-            PlanStatus::Refused => "refused",
-        }
-    }
-
     /// Whether `resume` may proceed (`ready` or `ready_with_warnings`).
     pub fn is_resumable(self) -> bool {
         matches!(self, PlanStatus::Ready | PlanStatus::ReadyWithWarnings)
@@ -75,40 +61,25 @@ impl PlanStatus {
     }
 }
 
-/// How the record's head stands to local HEAD (docs/REFERENCE.md#plans), computed by the caller with git.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
-#[cfg_attr(feature = "mcp", derive(schemars::JsonSchema))]
-pub enum SourceRelation {
-    /// The record's or the local head is missing.
-    #[default]
-    Unknown,
-    /// The record's head is not a commit here.
-    HeadMissing,
-    /// The record names a branch other than the local one.
-    BranchDiffers,
-    /// Same commit.
-    Exact,
-    /// The record's head is an ancestor of local HEAD.
-    LocalAhead,
-    /// Local HEAD is an ancestor of the record's head.
-    LocalBehind,
-    /// Neither is an ancestor of the other.
-    Diverged,
-}
-
-impl SourceRelation {
-    /// The word as printed.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            SourceRelation::Unknown => "unknown",
-            SourceRelation::HeadMissing => "head_missing",
-            SourceRelation::BranchDiffers => "branch_differs",
-            SourceRelation::Exact => "exact",
-            SourceRelation::LocalAhead => "local_ahead",
-            SourceRelation::LocalBehind => "local_behind",
-            SourceRelation::Diverged => "diverged",
-        }
+vocabulary! {
+    /// How the record's head stands to local HEAD (docs/REFERENCE.md#plans), computed by the caller with git.
+    #[derive(Default)]
+    pub enum SourceRelation {
+        /// The record's or the local head is missing.
+        #[default]
+        Unknown = "unknown",
+        /// The record's head is not a commit here.
+        HeadMissing = "head_missing",
+        /// The record names a branch other than the local one.
+        BranchDiffers = "branch_differs",
+        /// Same commit.
+        Exact = "exact",
+        /// The record's head is an ancestor of local HEAD.
+        LocalAhead = "local_ahead",
+        /// Local HEAD is an ancestor of the record's head.
+        LocalBehind = "local_behind",
+        /// Neither is an ancestor of the other.
+        Diverged = "diverged",
     }
 }
 
@@ -1302,7 +1273,7 @@ mod tests {
         w.last_sync = Some(LastSync {
             remote: "lab".into(),
             at: "2026-09-03T21:00:00Z".into(),
-            outcome: "ok".into(),
+            outcome: crate::local::SyncOutcome::Ok,
             detail: None,
         });
         assert_eq!(w.run(facts(SourceRelation::LocalBehind)).actions[0], "git pull --ff-only lab main");
@@ -1511,7 +1482,7 @@ mod tests {
         w.last_sync = Some(LastSync {
             remote: "origin".into(),
             at: "2026-09-03T21:00:00Z".into(),
-            outcome: "unreachable".into(),
+            outcome: crate::local::SyncOutcome::Unreachable,
             detail: None,
         });
         let p = w.run(facts(SourceRelation::Exact));

@@ -20,7 +20,7 @@ use majordomus::continuity::record::{check_bounds, id_of_value, store_path, Reco
 use majordomus::continuity::{local, mesh, portability, readmodel, signing};
 use majordomus::ctx::Env;
 use majordomus::model::policy::{Policy, Profile};
-use majordomus::model::{knowledge::Knowledge, session, task::Task};
+use majordomus::model::{knowledge::Knowledge, labels::WorkingTree, session, task::Task};
 use majordomus::ops::{hook, queries::lifecycle::GitState};
 use majordomus::store::{decisions, format, ledger, questions};
 
@@ -182,7 +182,7 @@ pub fn http_request(data: &[u8]) {
     let first = lines.next().unwrap_or("");
     let (method, url) = first.split_once(' ').unwrap_or((first, "/"));
     let host = lines.find_map(|l| l.strip_prefix("Host:"));
-    let served = GitState { head: "0".repeat(40), branch: "main".into(), working_tree: "clean".into() };
+    let served = GitState { head: "0".repeat(40), branch: "main".into(), working_tree: WorkingTree::Clean };
     let addr = SocketAddr::from((Ipv4Addr::LOCALHOST, 8765));
     for allow_remote in [false, true] {
         let shared =

@@ -59,7 +59,7 @@ mod tests {
             working_tree: "dirty".into(),
         };
         assert_eq!(Task::parse(&t.to_yaml()).unwrap(), t);
-        for o in Outcome::ALL {
+        for &o in Outcome::ALL {
             let again = Task { outcome: o, ..t.clone() };
             assert_eq!(Task::parse(&again.to_yaml()).unwrap().outcome, o);
             assert_eq!(Outcome::parse(o.as_str()), Some(o));

@@ -1,82 +1,30 @@
 //! The closed registry of ledger event names (docs/REFERENCE.md#ledger): writers name an [`Event`], so an
 //! unregistered event cannot be written (it does not compile); readers check names against it.
 
-use std::fmt;
+use crate::model::vocabulary::vocabulary;
 
-/// Every event a ledger line may record.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-#[allow(missing_docs)]
-pub enum Event {
-    TaskStarted,
-    TaskCheckpoint,
-    TaskHandedOver,
-    TaskFinished,
-    TaskResumed,
-    DecisionRecorded,
-    QuestionOpened,
-    QuestionResolved,
-    SessionStarted,
-    SessionClosed,
-    LedgerRotated,
-    ProviderEventReceived,
-    ProviderEventFailed,
-    KnowledgeDerived,
-    KnowledgePromoted,
-    KnowledgeRejected,
-}
-
-impl Event {
-    /// Every event, in the documented order (docs/REFERENCE.md#ledger; `task.resumed`, docs/REFERENCE.md#task, beside the other task events).
-    pub const ALL: [Event; 16] = [
-        Event::TaskStarted,
-        Event::TaskCheckpoint,
-        Event::TaskHandedOver,
-        Event::TaskFinished,
-        Event::TaskResumed,
-        Event::DecisionRecorded,
-        Event::QuestionOpened,
-        Event::QuestionResolved,
-        Event::SessionStarted,
-        Event::SessionClosed,
-        Event::LedgerRotated,
-        Event::ProviderEventReceived,
-        Event::ProviderEventFailed,
-        Event::KnowledgeDerived,
-        Event::KnowledgePromoted,
-        Event::KnowledgeRejected,
-    ];
-
-    /// The name the ledger writes.
-    pub const fn as_str(self) -> &'static str {
-        match self {
-            Event::TaskStarted => "task.started",
-            Event::TaskCheckpoint => "task.checkpoint",
-            Event::TaskHandedOver => "task.handed_over",
-            Event::TaskFinished => "task.finished",
-            Event::TaskResumed => "task.resumed",
-            Event::DecisionRecorded => "decision.recorded",
-            Event::QuestionOpened => "question.opened",
-            Event::QuestionResolved => "question.resolved",
-            Event::SessionStarted => "session.started",
-            Event::SessionClosed => "session.closed",
-            Event::LedgerRotated => "ledger.rotated",
-            Event::ProviderEventReceived => "provider.event.received",
-            Event::ProviderEventFailed => "provider.event.failed",
-            Event::KnowledgeDerived => "knowledge.derived",
-            Event::KnowledgePromoted => "knowledge.promoted",
-            Event::KnowledgeRejected => "knowledge.rejected",
-        }
-    }
-
-    /// The event called `name`, if it is registered.
-    pub fn parse(name: &str) -> Option<Event> {
-        Event::ALL.into_iter().find(|e| e.as_str() == name)
-    }
-}
-
-impl fmt::Display for Event {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
+vocabulary! {
+    /// Every event a ledger line may record, with the name the ledger writes; `ALL` in the
+    /// documented order (docs/REFERENCE.md#ledger; `task.resumed`, docs/REFERENCE.md#task, beside the
+    /// other task events).
+    #[allow(missing_docs)]
+    pub enum Event {
+        TaskStarted = "task.started",
+        TaskCheckpoint = "task.checkpoint",
+        TaskHandedOver = "task.handed_over",
+        TaskFinished = "task.finished",
+        TaskResumed = "task.resumed",
+        DecisionRecorded = "decision.recorded",
+        QuestionOpened = "question.opened",
+        QuestionResolved = "question.resolved",
+        SessionStarted = "session.started",
+        SessionClosed = "session.closed",
+        LedgerRotated = "ledger.rotated",
+        ProviderEventReceived = "provider.event.received",
+        ProviderEventFailed = "provider.event.failed",
+        KnowledgeDerived = "knowledge.derived",
+        KnowledgePromoted = "knowledge.promoted",
+        KnowledgeRejected = "knowledge.rejected",
     }
 }
 
@@ -102,7 +50,7 @@ mod tests {
 
     #[test]
     fn names_round_trip() {
-        for e in Event::ALL {
+        for &e in Event::ALL {
             assert_eq!(Event::parse(e.as_str()), Some(e));
         }
         assert_eq!(EVENTS[3], "task.finished");

@@ -2,112 +2,67 @@
 
 use serde::Serialize;
 
-/// How much a finding matters; only FAIL and DRIFT affect exit codes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
-#[serde(rename_all = "UPPERCASE")]
-pub enum Level {
-    /// Healthy.
-    Ok,
-    /// For information.
-    Info,
-    /// Worth attention.
-    Warn,
-    /// Broken: exit 10.
-    Fail,
-    /// Drift (`watch`): exit 11.
-    Drift,
-    /// A refusal.
-    Refuse,
-}
+use crate::model::vocabulary::vocabulary;
 
-impl Level {
-    /// The level as printed.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Level::Ok => "OK",
-            Level::Info => "INFO",
-            Level::Warn => "WARN",
-            Level::Fail => "FAIL",
-            Level::Drift => "DRIFT",
-            Level::Refuse => "REFUSE",
-        }
+vocabulary! {
+    /// How much a finding matters; only FAIL and DRIFT affect exit codes. Ranked as declared.
+    pub enum Level in declaration order {
+        /// Healthy.
+        Ok = "OK",
+        /// For information.
+        Info = "INFO",
+        /// Worth attention.
+        Warn = "WARN",
+        /// Broken: exit 10.
+        Fail = "FAIL",
+        /// Drift (`watch`): exit 11.
+        Drift = "DRIFT",
+        /// A refusal.
+        Refuse = "REFUSE",
     }
 }
 
-/// What part of the state a finding is about: the one place the category names live.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum Category {
-    /// Unresolved blocking questions.
-    Blockers,
-    /// A command over its time budget.
-    Budget,
-    /// The task's checkpoint and its age.
-    Checkpoint,
-    /// The outcome contract of `finish`.
-    Contract,
-    /// The decision log.
-    Decisions,
-    /// Handover records and handover drift.
-    Handover,
-    /// Knowledge derivation.
-    Knowledge,
-    /// The knowledge store's integrity.
-    KnowledgeIntegrity,
-    /// The ledger.
-    Ledger,
-    /// The checkout's policy.
-    Policy,
-    /// The task's profile.
-    Profile,
-    /// The open-questions store.
-    Questions,
-    /// Checkpoint and handover files the resolver would skip.
-    Records,
-    /// Retention caps.
-    Retention,
-    /// Touched files against the task's scope.
-    Scope,
-    /// The session store.
-    Sessions,
-    /// The task's outcome against the ledger and the record label.
-    State,
-    /// The task record.
-    Task,
-    /// Verification of a terminal outcome.
-    Verification,
-}
-
-impl Category {
-    /// The category as printed (the same text as its JSON).
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Category::Blockers => "blockers",
-            Category::Budget => "budget",
-            Category::Checkpoint => "checkpoint",
-            Category::Contract => "contract",
-            Category::Decisions => "decisions",
-            Category::Handover => "handover",
-            Category::Knowledge => "knowledge",
-            Category::KnowledgeIntegrity => "knowledge-integrity",
-            Category::Ledger => "ledger",
-            Category::Policy => "policy",
-            Category::Profile => "profile",
-            Category::Questions => "questions",
-            Category::Records => "records",
-            Category::Retention => "retention",
-            Category::Scope => "scope",
-            Category::Sessions => "sessions",
-            Category::State => "state",
-            Category::Task => "task",
-            Category::Verification => "verification",
-        }
-    }
-}
-
-impl std::fmt::Display for Category {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.as_str())
+vocabulary! {
+    /// What part of the state a finding is about: the one place the category names live.
+    pub enum Category {
+        /// Unresolved blocking questions.
+        Blockers = "blockers",
+        /// A command over its time budget.
+        Budget = "budget",
+        /// The task's checkpoint and its age.
+        Checkpoint = "checkpoint",
+        /// The outcome contract of `finish`.
+        Contract = "contract",
+        /// The decision log.
+        Decisions = "decisions",
+        /// Handover records and handover drift.
+        Handover = "handover",
+        /// Knowledge derivation.
+        Knowledge = "knowledge",
+        /// The knowledge store's integrity.
+        KnowledgeIntegrity = "knowledge-integrity",
+        /// The ledger.
+        Ledger = "ledger",
+        /// The checkout's policy.
+        Policy = "policy",
+        /// The task's profile.
+        Profile = "profile",
+        /// The open-questions store.
+        Questions = "questions",
+        /// Checkpoint and handover files the resolver would skip.
+        Records = "records",
+        /// Retention caps.
+        Retention = "retention",
+        /// Touched files against the task's scope.
+        Scope = "scope",
+        /// The session store.
+        Sessions = "sessions",
+        /// The task's outcome against the ledger and the record label.
+        State = "state",
+        /// The task record.
+        Task = "task",
+        /// Verification of a terminal outcome.
+        Verification = "verification",
     }
 }
 

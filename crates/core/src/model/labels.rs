@@ -58,29 +58,14 @@ impl<T: Anchor> Anchor for &T {
     }
 }
 
-/// Whether the working tree had changes when a fact was taken (docs/REFERENCE.md#identity).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, serde::Deserialize)]
-#[cfg_attr(feature = "mcp", derive(schemars::JsonSchema))]
-#[serde(rename_all = "snake_case")]
-pub enum WorkingTree {
-    /// No tracked change and no untracked file.
-    Clean,
-    /// Something changed.
-    Dirty,
-}
-
-impl WorkingTree {
-    /// The state as files and output write it.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            WorkingTree::Clean => "clean",
-            WorkingTree::Dirty => "dirty",
-        }
-    }
-
-    /// The state a file's text names, if it names one.
-    pub fn parse(text: &str) -> Option<WorkingTree> {
-        [WorkingTree::Clean, WorkingTree::Dirty].into_iter().find(|w| w.as_str() == text)
+vocabulary! {
+    /// Whether the working tree had changes when a fact was taken (docs/REFERENCE.md#identity), as
+    /// files and output write it.
+    pub enum WorkingTree {
+        /// No tracked change and no untracked file.
+        Clean = "clean",
+        /// Something changed.
+        Dirty = "dirty",
     }
 }
 
@@ -90,40 +75,23 @@ impl From<WorkingTree> for String {
     }
 }
 
-impl std::fmt::Display for WorkingTree {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.as_str())
+vocabulary! {
+    /// Where a record's commit sits relative to HEAD.
+    pub enum Divergence {
+        /// Written at this commit.
+        Exact = "exact",
+        /// Git has moved forward since.
+        Advanced = "advanced",
+        /// The recorded commit is not an ancestor.
+        Diverged = "diverged",
+        /// Another branch.
+        DifferentContext = "different_context",
+        /// The repository could not be read.
+        Unknown = "unknown",
     }
-}
-
-/// Where a record's commit sits relative to HEAD.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[cfg_attr(feature = "mcp", derive(schemars::JsonSchema))]
-#[serde(rename_all = "snake_case")]
-pub enum Divergence {
-    /// Written at this commit.
-    Exact,
-    /// Git has moved forward since.
-    Advanced,
-    /// The recorded commit is not an ancestor.
-    Diverged,
-    /// Another branch.
-    DifferentContext,
-    /// The repository could not be read.
-    Unknown,
 }
 
 impl Divergence {
-    /// The label as printed.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Divergence::Exact => "exact",
-            Divergence::Advanced => "advanced",
-            Divergence::Diverged => "diverged",
-            Divergence::DifferentContext => "different_context",
-            Divergence::Unknown => "unknown",
-        }
-    }
     /// `exact` and `advanced` are trustworthy; the others are warnings.
     pub fn trustworthy(self) -> bool {
         matches!(self, Divergence::Exact | Divergence::Advanced)
@@ -245,33 +213,19 @@ pub fn short(commit: &str) -> &str {
     commit.get(..7).unwrap_or(commit)
 }
 
-/// How old a record is against the policy's thresholds.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[cfg_attr(feature = "mcp", derive(schemars::JsonSchema))]
-#[serde(rename_all = "snake_case")]
-pub enum FreshnessLabel {
-    /// Younger than `fresh_minutes`.
-    Fresh,
-    /// Between the thresholds.
-    Aging,
-    /// At least `stale_minutes` old.
-    Stale,
-    /// No timestamp, or no thresholds.
-    Unknown,
-    /// Unparseable or in the future.
-    Invalid,
-}
-
-impl FreshnessLabel {
-    /// The label as printed.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            FreshnessLabel::Fresh => "fresh",
-            FreshnessLabel::Aging => "aging",
-            FreshnessLabel::Stale => "stale",
-            FreshnessLabel::Unknown => "unknown",
-            FreshnessLabel::Invalid => "invalid",
-        }
+vocabulary! {
+    /// How old a record is against the policy's thresholds.
+    pub enum FreshnessLabel {
+        /// Younger than `fresh_minutes`.
+        Fresh = "fresh",
+        /// Between the thresholds.
+        Aging = "aging",
+        /// At least `stale_minutes` old.
+        Stale = "stale",
+        /// No timestamp, or no thresholds.
+        Unknown = "unknown",
+        /// Unparseable or in the future.
+        Invalid = "invalid",
     }
 }
 

@@ -1,38 +1,17 @@
 //! The providers whose agent hooks drive episodes (docs/HOOKS.md): a small registry.
 
-/// An event a provider's agent hooks deliver (`hook <provider> <event>`, docs/HOOKS.md).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum HookEvent {
-    /// A session starts (or resumes): open an episode, print the briefing.
-    Start,
-    /// The provider compacts its context: a derived checkpoint, knowledge.
-    Compact,
-    /// The session ends: final checkpoint, derived handover, close the episode.
-    End,
-}
+use crate::model::vocabulary::vocabulary;
 
-impl HookEvent {
-    /// Every event, in the order help texts list them.
-    pub const ALL: [HookEvent; 3] = [HookEvent::Start, HookEvent::Compact, HookEvent::End];
-
-    /// The event as written on the command line and in the ledger.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            HookEvent::Start => "start",
-            HookEvent::Compact => "compact",
-            HookEvent::End => "end",
-        }
-    }
-
-    /// Reads an event name; `None` for anything else.
-    pub fn parse(name: &str) -> Option<HookEvent> {
-        HookEvent::ALL.into_iter().find(|e| e.as_str() == name)
-    }
-}
-
-impl std::fmt::Display for HookEvent {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.as_str())
+vocabulary! {
+    /// An event a provider's agent hooks deliver (`hook <provider> <event>`, docs/HOOKS.md), as
+    /// written on the command line and in the ledger; `ALL` in the order help texts list them.
+    pub enum HookEvent {
+        /// A session starts (or resumes): open an episode, print the briefing.
+        Start = "start",
+        /// The provider compacts its context: a derived checkpoint, knowledge.
+        Compact = "compact",
+        /// The session ends: final checkpoint, derived handover, close the episode.
+        End = "end",
     }
 }
 
@@ -304,7 +283,7 @@ mod tests {
     #[test]
     fn hook_events_read_back_their_names() {
         use super::HookEvent;
-        for e in HookEvent::ALL {
+        for &e in HookEvent::ALL {
             assert_eq!(HookEvent::parse(e.as_str()), Some(e));
         }
         assert_eq!(HookEvent::parse("Start"), None);

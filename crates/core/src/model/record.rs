@@ -2,6 +2,7 @@
 //! `store::format::record`), body sections, identity refusal (docs/REFERENCE.md#records).
 
 use super::markdown;
+use crate::model::vocabulary::vocabulary;
 
 /// Body lines that would author a computed field.
 pub const IDENTITY_KEYS: &[&str] = &[
@@ -38,37 +39,20 @@ pub fn bounded<'a>(items: impl IntoIterator<Item = &'a String>, max: usize) -> (
     (kept, total)
 }
 
-/// Who wrote a checkpoint or handover (docs/REFERENCE.md#origin): a person or an agent (`authored`), or the
-/// tool from its records and git (`derived`: `--derive`, the compact and end hooks).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize)]
-#[cfg_attr(feature = "mcp", derive(schemars::JsonSchema))]
-#[serde(rename_all = "lowercase")]
-pub enum Origin {
-    /// Written by a person or an agent.
-    #[default]
-    Authored,
-    /// Composed by the tool.
-    Derived,
+vocabulary! {
+    /// Who wrote a checkpoint or handover (docs/REFERENCE.md#origin): a person or an agent (`authored`), or the
+    /// tool from its records and git (`derived`: `--derive`, the compact and end hooks).
+    #[derive(Default)]
+    pub enum Origin {
+        /// Written by a person or an agent.
+        #[default]
+        Authored = "authored",
+        /// Composed by the tool.
+        Derived = "derived",
+    }
 }
 
 impl Origin {
-    /// The word as written in front matter and printed.
-    pub const fn as_str(self) -> &'static str {
-        match self {
-            Origin::Authored => "authored",
-            Origin::Derived => "derived",
-        }
-    }
-
-    /// Parses the front-matter word.
-    pub fn parse(s: &str) -> Option<Origin> {
-        match s {
-            "authored" => Some(Origin::Authored),
-            "derived" => Some(Origin::Derived),
-            _ => None,
-        }
-    }
-
     /// The origin of a record written before `origin` existed (docs/REFERENCE.md#origin): `derived` when its
     /// body ends with the provenance line, else `authored`.
     pub fn of_body(body: &str) -> Origin {
@@ -77,12 +61,6 @@ impl Origin {
         } else {
             Origin::Authored
         }
-    }
-}
-
-impl std::fmt::Display for Origin {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.as_str())
     }
 }
 
@@ -122,28 +100,18 @@ impl RecordMeta {
     }
 }
 
-/// Why a file that looks like a record was skipped (docs/REFERENCE.md#resolution step 1).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Skip {
-    /// First line is not `---`.
-    NoFrontMatter,
-    /// YAML did not parse (or front matter too large, or not a mapping).
-    Malformed,
-    /// `schema_version` is not 1.
-    UnknownSchema,
-    /// `head` or `created_at` missing.
-    MissingFields,
-}
-
-impl Skip {
-    /// The reason as the warning prints it.
-    pub fn as_str(&self) -> &'static str {
-        match self {
-            Skip::NoFrontMatter => "no front matter",
-            Skip::Malformed => "malformed front matter",
-            Skip::UnknownSchema => "unknown schema_version",
-            Skip::MissingFields => "missing required fields",
-        }
+vocabulary! {
+    /// Why a file that looks like a record was skipped (docs/REFERENCE.md#resolution step 1), as
+    /// the warning prints it.
+    pub enum Skip {
+        /// First line is not `---`.
+        NoFrontMatter = "no front matter",
+        /// YAML did not parse (or front matter too large, or not a mapping).
+        Malformed = "malformed front matter",
+        /// `schema_version` is not 1.
+        UnknownSchema = "unknown schema_version",
+        /// `head` or `created_at` missing.
+        MissingFields = "missing required fields",
     }
 }
 

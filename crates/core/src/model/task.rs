@@ -1,61 +1,31 @@
 //! The active task, `current.yaml` (docs/REFERENCE.md#task); its on-disk form is `store::format::task`.
 
-use std::fmt;
+use serde::Deserialize;
 
-use serde::{Deserialize, Serialize};
+use crate::model::vocabulary::vocabulary;
 
-/// The outcome a task record carries (docs/REFERENCE.md#task): `active` until `handover --close` or
-/// `finish` ends it. Serialised as the snake_case names the files and JSON use.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[cfg_attr(feature = "mcp", derive(schemars::JsonSchema))]
-#[serde(rename_all = "snake_case")]
-pub enum Outcome {
-    /// Work in progress.
-    Active,
-    /// Done; verified when the profile asks for it.
-    Completed,
-    /// Part of it done.
-    Partial,
-    /// Blocked.
-    Blocked,
-    /// Nothing to do.
-    NoMatch,
-    /// It failed.
-    Failed,
-    /// Closed by `handover --close`.
-    HandedOver,
+vocabulary! {
+    /// The outcome a task record carries (docs/REFERENCE.md#task): `active` until `handover --close` or
+    /// `finish` ends it. Serialised as the snake_case names the files and JSON use.
+    pub enum Outcome {
+        /// Work in progress.
+        Active = "active",
+        /// Done; verified when the profile asks for it.
+        Completed = "completed",
+        /// Part of it done.
+        Partial = "partial",
+        /// Blocked.
+        Blocked = "blocked",
+        /// Nothing to do.
+        NoMatch = "no_match",
+        /// It failed.
+        Failed = "failed",
+        /// Closed by `handover --close`.
+        HandedOver = "handed_over",
+    }
 }
 
 impl Outcome {
-    /// Every outcome, in the documented order (docs/REFERENCE.md#task).
-    pub const ALL: [Outcome; 7] = [
-        Outcome::Active,
-        Outcome::Completed,
-        Outcome::Partial,
-        Outcome::Blocked,
-        Outcome::NoMatch,
-        Outcome::Failed,
-        Outcome::HandedOver,
-    ];
-
-    /// The name files and JSON use.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Outcome::Active => "active",
-            Outcome::Completed => "completed",
-            Outcome::Partial => "partial",
-            Outcome::Blocked => "blocked",
-            Outcome::NoMatch => "no_match",
-            Outcome::Failed => "failed",
-            Outcome::HandedOver => "handed_over",
-        }
-    }
-
-    /// The outcome called `s`.
-    pub fn parse(s: &str) -> Option<Outcome> {
-        Outcome::ALL.into_iter().find(|o| o.as_str() == s)
-    }
-
     /// Whether `finish` ends a task with it (and so a `task.finished` line must back it).
     pub fn is_terminal(self) -> bool {
         !matches!(self, Outcome::Active | Outcome::HandedOver)
@@ -66,12 +36,6 @@ impl Outcome {
     /// Next Action. `completed`, `no_match` and `failed` ended the task with a verdict.
     pub fn is_resumable(self) -> bool {
         matches!(self, Outcome::HandedOver | Outcome::Partial | Outcome::Blocked)
-    }
-}
-
-impl fmt::Display for Outcome {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
     }
 }
 
@@ -194,7 +158,8 @@ mod tests {
         for bad in ["", "../x", "a/b", ".hidden", "t 1", &"x".repeat(101)] {
             assert!(!is_task_id(bad), "{bad:?}");
         }
-        let resumable: Vec<&str> = Outcome::ALL.into_iter().filter(|o| o.is_resumable()).map(Outcome::as_str).collect();
+        let resumable: Vec<&str> =
+            Outcome::ALL.iter().copied().filter(|o| o.is_resumable()).map(Outcome::as_str).collect();
         assert_eq!(resumable, ["partial", "blocked", "handed_over"]);
     }
 }

@@ -12,35 +12,15 @@ use crate::model::providers::{self, HookEvent, Provider, Shape};
 use crate::services::remotes::{fetch_refspec, valid_remote};
 use crate::store::atomic::{guard, read_opt};
 
-/// Which of a host's settings files (docs/HOOKS.md).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Scope {
-    /// The project's file, shared with the team.
-    Project,
-    /// This checkout's untracked file.
-    Local,
-    /// The user's file under `$HOME`.
-    User,
-}
-
-impl Scope {
-    /// The scope's name.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Scope::Project => "project",
-            Scope::Local => "local",
-            Scope::User => "user",
-        }
-    }
-
-    /// Reads a scope name.
-    pub fn parse(s: &str) -> Option<Scope> {
-        match s {
-            "project" => Some(Scope::Project),
-            "local" => Some(Scope::Local),
-            "user" => Some(Scope::User),
-            _ => None,
-        }
+majordomus_core::vocabulary! {
+    /// Which of a host's settings files (docs/HOOKS.md).
+    pub enum Scope {
+        /// The project's file, shared with the team.
+        Project = "project",
+        /// This checkout's untracked file.
+        Local = "local",
+        /// The user's file under `$HOME`.
+        User = "user",
     }
 }
 

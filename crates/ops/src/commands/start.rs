@@ -118,22 +118,13 @@ pub fn run(ctx: &Ctx, p: StartParams) -> Result<StartReport> {
     Ok(StartReport { task, archived, findings })
 }
 
-/// Where `start --resume` found the task.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ResumedFrom {
-    /// `current.yaml`: the task handed over (or finished) in place.
-    Current,
-    /// `archive/<id>.yaml`, where a later `start` had moved it.
-    Archive,
-}
-
-impl ResumedFrom {
-    /// The name the `task.resumed` line records.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            ResumedFrom::Current => "current",
-            ResumedFrom::Archive => "archive",
-        }
+majordomus_core::vocabulary! {
+    /// Where `start --resume` found the task, named as the `task.resumed` line records it.
+    pub enum ResumedFrom {
+        /// `current.yaml`: the task handed over (or finished) in place.
+        Current = "current",
+        /// `archive/<id>.yaml`, where a later `start` had moved it.
+        Archive = "archive",
     }
 }
 

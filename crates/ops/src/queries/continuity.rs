@@ -45,7 +45,9 @@ pub struct StatusReport {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub head: Option<String>,
     /// `clean|dirty`.
-    pub working_tree: String,
+    // The schema keeps `string`, as before the enum (the JSON is the same).
+    #[cfg_attr(feature = "mcp", schemars(with = "String"))]
+    pub working_tree: WorkingTree,
     /// This checkout's position on the branch.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub position: Option<Position>,
@@ -159,8 +161,7 @@ pub fn status(ctx: &Ctx, all: bool) -> Result<StatusReport> {
             WorkingTree::Dirty
         } else {
             WorkingTree::Clean
-        }
-        .into(),
+        },
         store: store_v,
         last_sync,
         other_syncs,

@@ -12,11 +12,25 @@ use serde::Serialize;
 
 use crate::ctx::Ctx;
 use crate::error::Result;
-use crate::model::labels::{freshness, Anchor, FreshnessLabel};
+use crate::model::labels::{freshness, Anchor, FreshnessLabel, WorkingTree};
 use crate::model::providers::PROVIDERS;
 use crate::queries::sessions::{self, ClosedView};
 use crate::store::ledger;
 use crate::store::sessions::{list_open, pointer_key};
+
+majordomus_core::vocabulary! {
+    /// Where an open episode file stands.
+    pub enum Standing {
+        /// The pointer resolves to it.
+        Current = "current",
+        /// This worktree's, not pointed at.
+        Open = "open",
+        /// Another worktree's.
+        Foreign = "foreign",
+        /// Its worktree is gone.
+        Stranded = "stranded",
+    }
+}
 
 /// One open episode file and where it stands.
 #[derive(Debug, Clone, Serialize, PartialEq)]
@@ -28,7 +42,9 @@ pub struct Episode {
     pub key: String,
     /// `current` (the pointer resolves to it), `open` (this worktree, not pointed at),
     /// `foreign` (another worktree) or `stranded` (its worktree is gone).
-    pub standing: String,
+    // The schema keeps `string`, as before the enum (the JSON is the same).
+    #[cfg_attr(feature = "mcp", schemars(with = "String"))]
+    pub standing: Standing,
     /// The worktree it opened in.
     pub worktree: String,
     /// The branch it opened on.
@@ -133,20 +149,20 @@ fn episodes_with(ctx: &Ctx, facts: &LedgerFacts) -> Result<Episodes> {
             }
         };
         let (standing, note) = if !Path::new(&s.worktree).is_dir() {
-            ("stranded", "its worktree is gone from disk; nothing can compose its closed record".to_string())
+            (Standing::Stranded, "its worktree is gone from disk; nothing can compose its closed record".to_string())
         } else if s.worktree != here {
-            ("foreign", format!("it belongs to another checkout ({}); close it from there", s.worktree))
+            (Standing::Foreign, format!("it belongs to another checkout ({}); close it from there", s.worktree))
         } else if pointed.as_deref() == Some(key.as_str()) {
-            ("current", "session-current.yaml resolves to it".to_string())
+            (Standing::Current, "session-current.yaml resolves to it".to_string())
         } else {
-            ("open", "open in this worktree but the pointer names another episode".to_string())
+            (Standing::Open, "open in this worktree but the pointer names another episode".to_string())
         };
         let (events, last_activity, last_event, tasks) = facts.activity.get(&s.session_id).cloned().unwrap_or_default();
         let open = freshness(&s.started_at, ctx.clock.now(), thresholds);
         out.episodes.push(Episode {
             open_minutes: open.age_minutes,
             long_open: matches!(open.label, FreshnessLabel::Aging | FreshnessLabel::Stale),
-            standing: standing.into(),
+            standing,
             note,
             events,
             last_activity,
@@ -269,7 +285,7 @@ pub fn recovery(ctx: &Ctx) -> Result<Recovery> {
     let stranded = eps
         .episodes
         .iter()
-        .filter(|e| e.standing == "stranded")
+        .filter(|e| e.standing == Standing::Stranded)
         .map(|e| Stranded {
             session_id: e.session_id.clone(),
             path: format!(".ai/local/state/sessions-open/{}.yaml", e.key),
@@ -324,7 +340,9 @@ pub struct GitState {
     /// The branch, or `DETACHED`.
     pub branch: String,
     /// `clean` or `dirty`.
-    pub working_tree: String,
+    // The schema keeps `string`, as before the enum (the JSON is the same).
+    #[cfg_attr(feature = "mcp", schemars(with = "String"))]
+    pub working_tree: WorkingTree,
 }
 
 /// `lifecycle.runtime`.
@@ -342,11 +360,7 @@ pub struct Runtime {
 /// The git state of the checkout now.
 pub fn git_state(ctx: &Ctx) -> Result<GitState> {
     let id = ctx.identity()?;
-    Ok(GitState {
-        head: id.head_text().into(),
-        branch: id.branch_text().into(),
-        working_tree: ctx.working_tree()?.into(),
-    })
+    Ok(GitState { head: id.head_text().into(), branch: id.branch_text().into(), working_tree: ctx.working_tree()? })
 }
 
 /// `lifecycle.runtime`: `served` is the state a long-running server recorded at its start (the

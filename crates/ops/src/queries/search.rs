@@ -22,45 +22,28 @@ use crate::store::questions::{self, Entry};
 /// How many hits per kind `search` reports without `--limit`.
 pub const DEFAULT_LIMIT: usize = 40;
 
-/// A kind of record, in authority order.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
-#[cfg_attr(feature = "mcp", derive(schemars::JsonSchema))]
-#[serde(rename_all = "lowercase")]
-pub enum Kind {
-    /// `.ai/local/state/handovers/*.md`.
-    Handover,
-    /// `.ai/local/state/checkpoints/*.md`.
-    Checkpoint,
-    /// `.ai/local/state/decisions.md`.
-    Decision,
-    /// `.ai/local/state/open-questions.md`.
-    Question,
-    /// `.ai/repo/prompts/*.md`.
-    Prompt,
-    /// `.ai/local/state/ledger.jsonl`.
-    History,
+majordomus_core::vocabulary! {
+    /// A kind of record, in authority order.
+    pub enum Kind in declaration order {
+        /// `.ai/local/state/handovers/*.md`.
+        Handover = "handover",
+        /// `.ai/local/state/checkpoints/*.md`.
+        Checkpoint = "checkpoint",
+        /// `.ai/local/state/decisions.md`.
+        Decision = "decision",
+        /// `.ai/local/state/open-questions.md`.
+        Question = "question",
+        /// `.ai/repo/prompts/*.md`.
+        Prompt = "prompt",
+        /// `.ai/local/state/ledger.jsonl`.
+        History = "history",
+    }
 }
 
 impl Kind {
-    /// Every kind, in authority order.
-    pub const ALL: [Kind; 6] =
-        [Kind::Handover, Kind::Checkpoint, Kind::Decision, Kind::Question, Kind::Prompt, Kind::History];
-
-    /// The kind as typed and printed.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Kind::Handover => "handover",
-            Kind::Checkpoint => "checkpoint",
-            Kind::Decision => "decision",
-            Kind::Question => "question",
-            Kind::Prompt => "prompt",
-            Kind::History => "history",
-        }
-    }
-
     /// Parses a kind name (exit 2 naming the known kinds otherwise).
-    pub fn parse(s: &str) -> Result<Kind> {
-        Kind::ALL.into_iter().find(|k| k.as_str() == s.trim()).ok_or_else(|| {
+    pub fn named(s: &str) -> Result<Kind> {
+        Kind::parse(s.trim()).ok_or_else(|| {
             let known: Vec<&str> = Kind::ALL.iter().map(|k| k.as_str()).collect();
             Error::usage(format!("search: unknown kind {s:?}; known kinds: {}", known.join(", ")))
         })
@@ -111,7 +94,7 @@ pub struct SearchReport {
 pub fn kinds(asked: &[String]) -> Result<Vec<Kind>> {
     let mut out: Vec<Kind> = Vec::new();
     for s in asked.iter().flat_map(|s| s.split(',')) {
-        out.push(Kind::parse(s)?);
+        out.push(Kind::named(s)?);
     }
     if out.is_empty() {
         return Ok(Kind::ALL.to_vec());

@@ -16,8 +16,9 @@ use serde::Serialize;
 use crate::ctx::Ctx;
 use crate::error::Result;
 use crate::model::labels::Anchor;
-use crate::model::labels::{Divergence, FreshnessLabel};
+use crate::model::labels::{Divergence, FreshnessLabel, WorkingTree};
 use crate::model::record::{section_text, section_texts};
+use crate::model::task::Outcome;
 use crate::services::labelled::{label_preferred, resolve_labelled, Labelled};
 use crate::services::resolve::shown_checkpoint;
 use crate::services::task;
@@ -41,7 +42,7 @@ pub struct Continuity {
     pub head: Option<String>,
     /// `clean` or `dirty`.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub working_tree: Option<String>,
+    pub working_tree: Option<WorkingTree>,
     /// The open episode the pointer resolves to, or null.
     pub session: Option<OpenSessionView>,
     /// The active task, or null.
@@ -99,7 +100,7 @@ pub struct ActiveTask {
     /// The execution profile.
     pub profile: String,
     /// Its outcome so far.
-    pub outcome: String,
+    pub outcome: Outcome,
     /// The paths it claims.
     pub scope: Vec<String>,
     /// The obligations it owes before `completed`.
@@ -203,7 +204,9 @@ pub struct ResolvedHandover {
     /// The working tree now, when it differs from the one the record was written with
     /// (`Divergence: working tree was <x>, now <y>`).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub working_tree_now: Option<String>,
+    // The schema keeps `string`, as before the enum (the JSON is the same).
+    #[cfg_attr(feature = "mcp", schemars(with = "Option<String>"))]
+    pub working_tree_now: Option<WorkingTree>,
     /// When the continuity record a resumed handover came from was written (`Created: <this>,
     /// resumed here <created_at>`).
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -225,7 +228,7 @@ pub fn resolved_handover(ctx: &Ctx, task: Option<&str>) -> Result<ResolvedHandov
         },
         Some(l) => ResolvedHandover {
             handover: Some(Record::of(ctx, &l)),
-            working_tree_now: l.working_tree_now.clone(),
+            working_tree_now: l.working_tree_now,
             continuity_created_at: l.record.meta.continuity_created_at.clone(),
             sections: section_texts(&l.shown_body()),
         },
@@ -299,7 +302,7 @@ pub fn state(ctx: &Ctx) -> Result<Continuity> {
         id: t.id,
         task: t.task,
         profile: t.profile,
-        outcome: t.outcome.to_string(),
+        outcome: t.outcome,
         scope: t.scope,
         requires: t.requires,
     });
@@ -357,7 +360,7 @@ pub fn state(ctx: &Ctx) -> Result<Continuity> {
         worktree: ctx.layout.root().display().to_string(),
         branch: id.branch_text().into(),
         head: id.head.clone(),
-        working_tree: Some(ctx.working_tree()?.to_string()),
+        working_tree: Some(ctx.working_tree()?),
         session,
         task,
         handover: handover.as_ref().map(|l| Record::of(ctx, l)),

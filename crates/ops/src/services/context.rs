@@ -23,7 +23,7 @@ use serde::Serialize;
 
 use crate::ctx::Ctx;
 use crate::error::{Error, Result};
-use crate::model::labels::{age, branch_of, head_of, Anchor, Divergence, Label};
+use crate::model::labels::{age, branch_of, head_of, Anchor, Divergence, Label, WorkingTree};
 use crate::model::policy::{Policy, Profile};
 use crate::model::providers;
 use crate::model::task::{in_scope, Outcome, Task};
@@ -144,9 +144,13 @@ pub struct GitView {
     /// Full SHA or `NONE`.
     pub head: String,
     /// `clean` or `dirty`.
-    pub working_tree: String,
+    // The schema keeps `string`, as before the enum (the JSON is the same).
+    #[cfg_attr(feature = "mcp", schemars(with = "String"))]
+    pub working_tree: WorkingTree,
     /// The divergence label of the active task's recorded head, when there is a task.
-    pub task_record: Option<String>,
+    // The schema keeps `string`, as before the enum (the JSON is the same).
+    #[cfg_attr(feature = "mcp", schemars(with = "Option<String>"))]
+    pub task_record: Option<Divergence>,
     /// The rewrite that earned `task_record`'s word, when one is proven (docs/REFERENCE.md#rewrites).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub task_record_rewrite: Option<crate::model::labels::Rewrite>,
@@ -681,8 +685,8 @@ impl Builder<'_> {
             repository: self.ctx.rel(Path::new(&id.repository_id)),
             branch: id.branch_text().into(),
             head: id.head_text().into(),
-            working_tree: wt.to_string(),
-            task_record: task.as_ref().map(|a| a.label.divergence.as_str().to_string()),
+            working_tree: wt,
+            task_record: task.as_ref().map(|a| a.label.divergence),
             task_record_rewrite: task.as_ref().and_then(|a| a.label.rewrite.clone()),
         };
         Ok(GitFacts { view, changed, task, briefing: self.briefing() })
@@ -960,7 +964,7 @@ mod tests {
             repository: ".git".into(),
             branch: "main".into(),
             head: "NONE".into(),
-            working_tree: "clean".into(),
+            working_tree: WorkingTree::Clean,
             task_record: None,
             task_record_rewrite: None,
         };

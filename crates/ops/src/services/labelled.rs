@@ -6,7 +6,7 @@
 
 use crate::ctx::Ctx;
 use crate::error::Result;
-use crate::model::labels::{freshness, Anchor, Divergence, Freshness, Label, Landed, Rewrite};
+use crate::model::labels::{freshness, Anchor, Divergence, Freshness, Label, Landed, Rewrite, WorkingTree};
 use crate::model::record::withhold_next_action;
 use crate::services::resolve::{resolve, Resolved};
 
@@ -22,7 +22,7 @@ pub struct Labelled {
     /// Freshness from age vs policy.
     pub freshness: Freshness,
     /// `Divergence: working tree was <x>, now <y>` when it differs.
-    pub working_tree_now: Option<String>,
+    pub working_tree_now: Option<WorkingTree>,
     /// The newest derived record this authored one was preferred to (docs/REFERENCE.md#origin), by file name.
     pub passed_over: Option<String>,
 }
@@ -67,7 +67,7 @@ pub fn label(ctx: &Ctx, record: Resolved) -> Result<Labelled> {
     let working_tree_now = (!record.meta.working_tree.is_empty()
         && record.meta.working_tree != now_wt.as_str()
         && record.meta.continuity_record.is_none())
-    .then(|| now_wt.to_string());
+    .then_some(now_wt);
     Ok(Labelled { record, divergence, rewrite, freshness, working_tree_now, passed_over: None })
 }
 

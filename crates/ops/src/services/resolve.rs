@@ -19,25 +19,13 @@ use crate::model::record::{branch_key, record_name_key, Origin, RecordMeta};
 use crate::store::name_index;
 use crate::store::records::{load, names, names_where, Loaded};
 
-/// Which tier matched.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
-#[cfg_attr(feature = "mcp", derive(schemars::JsonSchema))]
-pub enum Match {
-    /// Tier 0.
-    #[serde(rename = "same_worktree_same_branch")]
-    SameWorktreeSameBranch,
-    /// Tier 1.
-    #[serde(rename = "same_branch")]
-    SameBranch,
-}
-
-impl Match {
-    /// The match name as printed.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Match::SameWorktreeSameBranch => "same_worktree_same_branch",
-            Match::SameBranch => "same_branch",
-        }
+majordomus_core::vocabulary! {
+    /// Which tier matched.
+    pub enum Match in declaration order {
+        /// Tier 0.
+        SameWorktreeSameBranch = "same_worktree_same_branch",
+        /// Tier 1.
+        SameBranch = "same_branch",
     }
 }
 

@@ -5,7 +5,7 @@ use std::path::Path;
 
 use serde::Serialize;
 
-use crate::continuity::local::Position;
+use crate::continuity::local::{Position, Via};
 use crate::continuity::portability::{scan_publish, Leak};
 use crate::continuity::record::{
     self, CarriedDecision, CarriedQuestion, Device, HandoverPart, Record, Source, TaskIntent, MAX_CHANGED,
@@ -361,7 +361,7 @@ pub fn publish(ctx: &Ctx, p: PublishParams) -> Result<PublishReport> {
     local.offers.retain(|o| Some(&o.record) != rec.parent.as_ref());
     local
         .branches
-        .insert(branch, Position { line, record: envelope.id.clone(), via: "published".into(), at: ctx.clock.stamp() });
+        .insert(branch, Position { line, record: envelope.id.clone(), via: Via::Published, at: ctx.clock.stamp() });
     save_local(ctx, &local)?;
     let view = RecordView::new(&envelope.id, &rec, crate::continuity::mesh::Trust::ThisDevice, true, ctx.clock.now());
     warn_unpushed(ctx, commit.as_deref());

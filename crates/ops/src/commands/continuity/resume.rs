@@ -2,7 +2,7 @@
 
 use serde::Serialize;
 
-use crate::continuity::local::Position;
+use crate::continuity::local::{Position, Via};
 pub use crate::continuity::plan::ResumePlan;
 use crate::continuity::record::Record;
 use crate::ctx::Ctx;
@@ -60,7 +60,7 @@ pub fn resume(ctx: &Ctx, prefix: Option<&str>) -> Result<ResumeReport> {
     let carried = carry_decisions(ctx, &a)?;
     carry_questions(ctx, &a, &task_id)?;
     let line = a.record.line.clone().unwrap_or_else(|| a.id.clone());
-    let pos = Position { line, record: a.id.clone(), via: "resumed".into(), at: ctx.clock.stamp() };
+    let pos = Position { line, record: a.id.clone(), via: Via::Resumed, at: ctx.clock.stamp() };
     local.branches.insert(ctx.identity()?.branch_text().to_string(), pos.clone());
     crate::services::continuity::views::refresh_offers(&s, &store, &store.lineage(), &mut local);
     save_local(ctx, &local)?;

@@ -16,7 +16,7 @@ use serde::Serialize;
 
 use crate::continuity::admission::Diagnostic;
 use crate::continuity::lineage::{LineComparison, RawId};
-use crate::continuity::local::LastSync;
+use crate::continuity::local::{LastSync, SyncOutcome};
 use crate::continuity::portability::{scan_publish, SECRET};
 use crate::continuity::view::RecordView;
 use crate::ctx::Ctx;
@@ -33,58 +33,21 @@ use crate::services::remotes::valid_remote;
 /// How many pushes a sync makes in all when the remote keeps moving under it.
 pub const PUSH_ATTEMPTS: usize = 3;
 
-/// What a sync did: the `action` of its report.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum SyncAction {
-    /// Records went both ways.
-    Exchanged,
-    /// Records came from the remote only.
-    Fetched,
-    /// Records went to the remote only.
-    Published,
-    /// Both stores held the same records.
-    None,
-    /// No remote is configured.
-    NoRemote,
-    /// The remote could not be reached.
-    Unreachable,
-}
-
-/// How a sync ended: its `outcome`, and what `last_sync.outcome` records.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum SyncOutcome {
-    /// Done.
-    Ok,
-    /// Fetched, but not published: the push was refused, rejected or unreachable.
-    Partial,
-    /// The remote could not be reached.
-    Unreachable,
-}
-
-impl SyncAction {
-    /// The word as printed.
-    pub const fn as_str(self) -> &'static str {
-        match self {
-            SyncAction::Exchanged => "exchanged",
-            SyncAction::Fetched => "fetched",
-            SyncAction::Published => "published",
-            SyncAction::None => "none",
-            SyncAction::NoRemote => "no_remote",
-            SyncAction::Unreachable => "unreachable",
-        }
-    }
-}
-
-impl SyncOutcome {
-    /// The word as printed.
-    pub const fn as_str(self) -> &'static str {
-        match self {
-            SyncOutcome::Ok => "ok",
-            SyncOutcome::Partial => "partial",
-            SyncOutcome::Unreachable => "unreachable",
-        }
+majordomus_core::vocabulary! {
+    /// What a sync did: the `action` of its report.
+    pub enum SyncAction {
+        /// Records went both ways.
+        Exchanged = "exchanged",
+        /// Records came from the remote only.
+        Fetched = "fetched",
+        /// Records went to the remote only.
+        Published = "published",
+        /// Both stores held the same records.
+        None = "none",
+        /// No remote is configured.
+        NoRemote = "no_remote",
+        /// The remote could not be reached.
+        Unreachable = "unreachable",
     }
 }
 
@@ -446,7 +409,7 @@ fn run(ctx: &Ctx, remote: Option<&str>, mode: Mode) -> Result<SyncReport> {
                 LastSync {
                     remote: remote.clone(),
                     at: ctx.clock.stamp(),
-                    outcome: SyncOutcome::Unreachable.as_str().into(),
+                    outcome: SyncOutcome::Unreachable,
                     detail: Some(first_line(&detail)),
                 },
             );
@@ -562,10 +525,8 @@ fn run(ctx: &Ctx, remote: Option<&str>, mode: Mode) -> Result<SyncReport> {
         (false, true) => SyncAction::Published,
         (false, false) => SyncAction::None,
     };
-    local_state.record_sync(
-        chosen.as_deref(),
-        LastSync { remote: remote.clone(), at: ctx.clock.stamp(), outcome: outcome.as_str().into(), detail },
-    );
+    local_state
+        .record_sync(chosen.as_deref(), LastSync { remote: remote.clone(), at: ctx.clock.stamp(), outcome, detail });
     // The id sets are done with: the store after the merge is read without them.
     drop((local_ids, remote_ids));
     // The store after the merge, read once: incrementally from the state before it.
