@@ -9,7 +9,7 @@
 #![warn(missing_docs)]
 
 pub use majordomus_continuity as continuity;
-pub use majordomus_core::{assets, clock, error, hex, model};
+pub use majordomus_core::{assets, clock, error, hex, model, text};
 pub use majordomus_git as git;
 pub use majordomus_ops::{self as ops, ctx};
 pub use majordomus_store as store;

@@ -466,9 +466,9 @@ fn allowed_imports() -> BTreeMap<&'static str, &'static [&'static str]> {
         ("cli", &["ctx", "error", "model", "ops", "render", "store", "surface", "ui", "clock", "assets"][..]),
         // MCP and HTTP reach the store, git and continuity only through ops (STYLE.md); like
         // cli they pass the context document's layout (`render::context::Text`) to ops (D40).
-        ("surface", &["ctx", "error", "model", "ops", "render", "clock", "assets"][..]),
+        ("surface", &["ctx", "error", "model", "ops", "render", "clock", "assets", "text"][..]),
         // Renderers see only reports (and the plain entries they carry): never git or ctx.
-        ("render", &["continuity", "model", "ops", "store", "clock", "error"][..]),
+        ("render", &["continuity", "model", "ops", "store", "clock", "error", "text"][..]),
         ("ui", &["error", "model"][..]),
     ])
 }

@@ -9,7 +9,7 @@ use crate::ops::services::context::{
     Bounded, CheckpointFacts, Content, ContextReport, Event, HandoverFacts, Renderer, Why,
 };
 use crate::render::records;
-use crate::store::records::head7;
+use crate::text::short;
 
 /// The second header line: what the document is and is not.
 const DISCLAIMER: &str = "# a projection of durable state, not a source of truth: validate every line against git";
@@ -150,26 +150,26 @@ fn lines(content: &Content) -> Vec<String> {
             match &g.task {
                 None => lines.push("task_record: none (no active task)".into()),
                 Some(t) => {
-                    lines.push(format!("task_record: {} (recorded head {})", t.label.describe(), head7(&t.head)));
+                    lines.push(format!("task_record: {} (recorded head {})", t.label.describe(), short(&t.head)));
                     if matches!(t.label.divergence, Divergence::Diverged | Divergence::DifferentContext) {
                         lines.push(format!(
                             "WARNING: the task was recorded on {} at {}, which is {} from here — validate the task against git before acting on it",
                             t.branch,
-                            head7(&t.head),
+                            short(&t.head),
                             t.label.divergence.as_str()
                         ));
                     }
                 }
             }
             lines.extend(g.briefing.as_ref().map(|b| match b.label {
-                Divergence::Exact => format!("briefing exact at {}", head7(&b.head)),
+                Divergence::Exact => format!("briefing exact at {}", short(&b.head)),
                 Divergence::Advanced => {
-                    format!("briefing advanced — {} commit(s) since it was frozen at {}", b.since, head7(&b.head))
+                    format!("briefing advanced — {} commit(s) since it was frozen at {}", b.since, short(&b.head))
                 }
                 other => format!(
                     "WARNING: briefing {} at {} — it no longer describes this checkout",
                     other.as_str(),
-                    head7(&b.head)
+                    short(&b.head)
                 ),
             }));
             lines

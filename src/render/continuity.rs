@@ -3,19 +3,16 @@
 use crate::continuity::admission::Diagnostic;
 use crate::continuity::plan::ResumePlan;
 use crate::continuity::view::RecordView;
-use crate::model::labels::{self, RewriteBy};
+use crate::model::labels::RewriteBy;
 use crate::ops::commands::continuity::device::{DeviceReport, VerifyReport};
 use crate::ops::commands::continuity::publish::PublishReport;
 use crate::ops::commands::continuity::resume::ResumeReport;
 use crate::ops::commands::continuity::sync::SyncReport;
 use crate::ops::queries::continuity::StatusReport;
+use crate::text::{short, short_id};
 
 fn p(s: &mut String, key: &str, value: impl AsRef<str>) {
     s.push_str(&format!("{key:<12}{}\n", value.as_ref()));
-}
-
-fn short(id: &str) -> &str {
-    id.get(..12).unwrap_or(id)
 }
 
 /// `N min ago` / `N h ago` / `N d ago`.
@@ -30,7 +27,7 @@ pub fn age(minutes: Option<i64>) -> String {
 
 /// A record block.
 pub fn record_block(s: &mut String, v: &RecordView) {
-    p(s, "record", short(&v.id));
+    p(s, "record", short_id(&v.id));
     if v.this_device {
         p(s, "device", format!("{} (this device)", v.device.label));
     } else {
@@ -50,7 +47,7 @@ pub fn record_block(s: &mut String, v: &RecordView) {
         format!(
             "{} @ {}  {}{dirty}",
             v.branch.as_deref().unwrap_or("DETACHED"),
-            v.head.as_deref().map(short).unwrap_or("NONE"),
+            v.head.as_deref().map(short_id).unwrap_or("NONE"),
             v.working_tree
         ),
     );
@@ -90,18 +87,18 @@ fn resumable(s: &mut String, list: &[RecordView], total: usize) {
 /// `continuity status`.
 pub fn status(r: &StatusReport) -> String {
     let mut s = String::new();
-    p(&mut s, "repository", short(&r.repository));
+    p(&mut s, "repository", short_id(&r.repository));
     match &r.device {
-        Some(d) => p(&mut s, "device", format!("{} ({})", d.label, short(&d.node))),
+        Some(d) => p(&mut s, "device", format!("{} ({})", d.label, short_id(&d.node))),
         None => p(&mut s, "device", "none yet (git majordomus continuity device)"),
     }
     p(
         &mut s,
         "branch",
-        format!("{} @ {}  {}", r.branch, r.head.as_deref().map(short).unwrap_or("NONE"), r.working_tree),
+        format!("{} @ {}  {}", r.branch, r.head.as_deref().map(short_id).unwrap_or("NONE"), r.working_tree),
     );
     match &r.position {
-        Some(pos) => p(&mut s, "continues", format!("{} ({} here)", short(&pos.record), pos.via)),
+        Some(pos) => p(&mut s, "continues", format!("{} ({} here)", short_id(&pos.record), pos.via)),
         None => p(&mut s, "continues", "nothing yet on this branch"),
     }
     let remote = r.store.remote.clone().unwrap_or_else(|| "no remote".into());
@@ -117,7 +114,7 @@ pub fn status(r: &StatusReport) -> String {
         p(&mut s, "other remote", format!("{}: {} at {} (records go to {remote})", l.remote, l.outcome, l.at));
     }
     for l in r.lines.iter().filter(|l| l.state == crate::continuity::lineage::LineState::Diverged) {
-        p(&mut s, "line", format!("{} DIVERGED: {} heads", short(&l.line), l.heads.len()));
+        p(&mut s, "line", format!("{} DIVERGED: {} heads", short_id(&l.line), l.heads.len()));
     }
     resumable(&mut s, &r.resumable, r.resumable_total);
     diagnostics(&mut s, &r.diagnostics);
@@ -141,9 +138,9 @@ pub fn record_line(v: &RecordView) -> String {
     let landed = v.landed.as_ref().map(|l| format!("  {}", l.describe())).unwrap_or_default();
     format!(
         "{}  line {}  parent {}  {}  {}  {}{landed}\n",
-        short(&v.id),
-        short(&v.line),
-        v.parent.as_deref().map(short).unwrap_or("-"),
+        short_id(&v.id),
+        short_id(&v.line),
+        v.parent.as_deref().map(short_id).unwrap_or("-"),
         v.device.label,
         v.branch.as_deref().unwrap_or("DETACHED"),
         v.published_at
@@ -170,7 +167,7 @@ pub fn plan(r: &ResumePlan) -> String {
     if let Some(src) = &r.source {
         s.push_str("Source\n");
         let bh = |b: &Option<String>, h: &Option<String>| {
-            format!("{} @ {}", b.as_deref().unwrap_or("DETACHED"), h.as_deref().map(short).unwrap_or("NONE"))
+            format!("{} @ {}", b.as_deref().unwrap_or("DETACHED"), h.as_deref().map(short_id).unwrap_or("NONE"))
         };
         s.push_str(&format!("  {:<12}{}\n", "expected", bh(&src.expected_branch, &src.expected_head)));
         s.push_str(&format!(
@@ -188,8 +185,8 @@ pub fn plan(r: &ResumePlan) -> String {
             s.push_str(&format!(
                 "  {:<12}{} -> {}{by} ({}: {})\n",
                 "rewritten",
-                labels::short(&rw.from),
-                labels::short(&rw.to),
+                short(&rw.from),
+                short(&rw.to),
                 rw.proof.kind,
                 rw.proof.value
             ));
@@ -266,15 +263,15 @@ pub fn publish(r: &PublishReport) -> String {
     }
     let Some(v) = &r.record else { return s };
     if r.written {
-        p(&mut s, "Published", short(&v.id));
+        p(&mut s, "Published", short_id(&v.id));
     } else {
-        p(&mut s, "Unchanged", format!("{} already holds this handover", short(&v.id)));
+        p(&mut s, "Unchanged", format!("{} already holds this handover", short_id(&v.id)));
     }
     p(&mut s, "handover", &r.handover);
     record_block(&mut s, v);
     match &v.parent {
-        Some(par) => p(&mut s, "continues", short(par)),
-        None => p(&mut s, "line", format!("{} (new)", short(&v.line))),
+        Some(par) => p(&mut s, "continues", short_id(par)),
+        None => p(&mut s, "line", format!("{} (new)", short_id(&v.line))),
     }
     for n in &r.next {
         p(&mut s, "next", n);
@@ -289,7 +286,7 @@ pub fn sync(r: &SyncReport) -> String {
     p(&mut s, "moved", format!("{} fetched, {} published", r.fetched, r.published));
     p(&mut s, "store", &r.store.sync);
     for l in &r.lines {
-        p(&mut s, "line", format!("{}  {}", short(&l.line), l.relation.as_str()));
+        p(&mut s, "line", format!("{}  {}", short_id(&l.line), l.relation.as_str()));
     }
     if !r.resumable.is_empty() {
         resumable(&mut s, &r.resumable, r.resumable_total);

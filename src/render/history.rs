@@ -6,16 +6,16 @@ use serde_json::Value;
 
 use crate::ops::queries::history::Matched;
 use crate::store::ledger::{Line, Pairs};
-use crate::store::records::head7;
+use crate::text::short;
 
-/// One event: `<ts>  <event:19> <task or -:22> <head7:8> <detail>` (trailing spaces trimmed).
+/// One event: `<ts>  <event:19> <task or -:22> <short:8> <detail>` (trailing spaces trimmed).
 pub fn line(l: &Line) -> String {
     let empty = Pairs::default();
     let p = l.pairs.as_ref().unwrap_or(&empty);
     let ts = p.str("ts").unwrap_or("-");
     let event = p.str("event").unwrap_or("-");
     let task = p.get("task_id").map(text).unwrap_or_else(|| "-".into());
-    let head = p.str("head").map(head7).unwrap_or("-");
+    let head = p.str("head").map(short).unwrap_or("-");
     let s = format!("{}  {:<19} {:<22} {:<8} {}", ts, event, task, head, detail(p));
     s.trim_end().to_string()
 }

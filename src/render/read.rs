@@ -4,12 +4,10 @@
 
 use serde_json::Value;
 
+use crate::text::short;
+
 fn s<'a>(v: &'a Value, k: &str) -> &'a str {
     v.get(k).and_then(Value::as_str).unwrap_or("")
-}
-
-fn short(h: &str) -> &str {
-    h.get(..7).unwrap_or(h)
 }
 
 /// One resolved record of `state` (a handover or checkpoint), or "none".

@@ -4,7 +4,7 @@
 use crate::model::labels::Divergence;
 use crate::model::session::OpenSession;
 use crate::ops::queries::sessions::{ClosedView, StatusReport};
-use crate::store::records::head7;
+use crate::text::short;
 
 /// The warning under a record whose commit git no longer vouches for.
 fn warning_for(label: Divergence) -> Option<String> {
@@ -18,7 +18,7 @@ pub fn opened(session: &OpenSession, context: Option<&str>) -> String {
         "session {} opened at {} (head {})\n",
         session.session_id,
         session.started_at,
-        head7(&session.start_head)
+        short(&session.start_head)
     );
     if let Some(p) = context {
         s.push_str(&format!("working context: {p}\n"));
@@ -41,7 +41,7 @@ pub fn status(r: &StatusReport, opened_age: &str) -> String {
         lines.push(format!("Provider: {p} (session {})", o.provider_session.as_deref().unwrap_or("-")));
     }
     lines.push(format!("Branch: {}", o.branch));
-    lines.push(format!("Start head: {} ({})", head7(&o.start_head), v.label.as_str()));
+    lines.push(format!("Start head: {} ({})", short(&o.start_head), v.label.as_str()));
     lines.extend(warning_for(v.label));
     lines.into_iter().map(|l| l + "\n").collect()
 }

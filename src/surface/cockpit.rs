@@ -15,6 +15,7 @@ use crate::ctx::Ctx;
 use crate::ops::queries::lifecycle::GitState;
 use crate::ops::queries::read::{self, Model};
 use crate::render::context::Text;
+use crate::text::short;
 
 /// The stylesheet, served at `/cockpit.css`.
 pub const CSS: &str = include_str!("../../assets/cockpit/cockpit.css");
@@ -40,10 +41,6 @@ pub fn esc(s: &str) -> String {
 
 fn s<'a>(v: &'a Value, k: &str) -> &'a str {
     v.get(k).and_then(Value::as_str).unwrap_or("")
-}
-
-fn short(h: &str) -> &str {
-    h.get(..7).unwrap_or(h)
 }
 
 fn label(word: &str) -> String {

@@ -11,7 +11,7 @@ use serde::Serialize;
 
 use crate::admission::Diagnostic;
 use crate::record::{is_id, store_path, Record};
-use crate::view::short;
+use crate::text::short_id;
 
 /// Parent chains are followed at most this many steps; a longer chain (or a loop) answers "no".
 pub const MAX_STEPS: usize = 100_000;
@@ -449,8 +449,8 @@ impl Lineage {
                     Some(&path_of(&id)),
                     format!(
                         "record {} continues {}, which this store does not hold (a sync may fetch it)",
-                        short(&id),
-                        short(&parent)
+                        short_id(&id),
+                        short_id(&parent)
                     ),
                 ));
                 continue;
@@ -465,22 +465,22 @@ impl Lineage {
                     Some(&path_of(&id)),
                     format!(
                         "record {} declares line {} but its parent {} is on line {}",
-                        short(&id),
-                        short(declared),
-                        short(&parent),
-                        short(parents)
+                        short_id(&id),
+                        short_id(declared),
+                        short_id(&parent),
+                        short_id(parents)
                     ),
                 ));
             }
         }
         for s in self.lines() {
             if s.state == LineState::Diverged {
-                let heads: Vec<&str> = s.heads.iter().map(|h| short(h)).collect();
+                let heads: Vec<&str> = s.heads.iter().map(|h| short_id(h)).collect();
                 out.push(Diagnostic::new(
                     Severity::Warning,
                     Code::Diverged,
                     None,
-                    format!("line {} has diverged: {} heads {}", short(&s.line), s.heads.len(), heads.join(", ")),
+                    format!("line {} has diverged: {} heads {}", short_id(&s.line), s.heads.len(), heads.join(", ")),
                 ));
             }
         }
@@ -779,13 +779,13 @@ mod tests {
         assert_eq!(dangling.path.as_deref(), Some(store_path(&rid("orphan")).as_str()));
         let broken = f.iter().find(|f| f.code == Code::BrokenLineage).unwrap();
         assert_eq!(broken.severity, Severity::Error);
-        assert!(broken.message.contains(short(&rid("bad"))));
+        assert!(broken.message.contains(short_id(&rid("bad"))));
         // Line a has heads b, c and "bad" (it declares line a): diverged, listing the heads.
         let div: Vec<&Diagnostic> = f.iter().filter(|f| f.code == Code::Diverged).collect();
         assert_eq!(div.len(), 1);
         assert_eq!(div[0].severity, Severity::Warning);
         assert!(
-            div[0].message.contains(short(&rid("b"))) && div[0].message.contains(short(&rid("c"))),
+            div[0].message.contains(short_id(&rid("b"))) && div[0].message.contains(short_id(&rid("c"))),
             "{}",
             div[0].message
         );

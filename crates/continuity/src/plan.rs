@@ -18,7 +18,8 @@ use crate::mesh::Trust;
 use crate::model::labels::{branch_text, Landed, Rewrite};
 use crate::readmodel::Summary;
 use crate::record::Record;
-use crate::view::{age_minutes, published_at, section, short, RecordView};
+use crate::text::short_id;
+use crate::view::{age_minutes, published_at, section, RecordView};
 
 /// What a resume restores (docs/REFERENCE.md#plans).
 pub const RESTORES: &[&str] = &["handover", "intent", "issue", "decisions", "next_action", "lineage", "provenance"];
@@ -484,7 +485,7 @@ pub fn judge(input: &PlanInput<'_>, chosen: &Chosen, facts: &SourceFacts) -> Res
         return plan;
     };
     let r = p.record;
-    let id12 = short(p.id);
+    let id12 = short_id(p.id);
     let label = r.device.label.as_str();
     let remote = input.remote();
     let mut plan = ResumePlan::empty(PlanStatus::Ready);
@@ -527,10 +528,10 @@ pub fn judge(input: &PlanInput<'_>, chosen: &Chosen, facts: &SourceFacts) -> Res
     // Lineage.
     let line = input.lineage.line_of(p.id).unwrap_or(p.id).to_string();
     if let Some(summary) = input.lineage.line(&line).filter(|s| s.state == LineState::Diverged) {
-        let heads: Vec<&str> = summary.heads.iter().map(|h| short(h)).collect();
+        let heads: Vec<&str> = summary.heads.iter().map(|h| short_id(h)).collect();
         let what = format!(
             "line {} has {} heads ({}): the same work was continued on more than one device",
-            short(&line),
+            short_id(&line),
             heads.len(),
             heads.join(", ")
         );
@@ -552,7 +553,7 @@ pub fn judge(input: &PlanInput<'_>, chosen: &Chosen, facts: &SourceFacts) -> Res
     if let Some(parent) = r.parent.as_deref().filter(|pa| !input.lineage.contains(pa)) {
         warnings.push(Notice::new(
             PlanCode::LineageIncomplete,
-            format!("{id12} continues {}, which this store does not hold; a sync may fetch it", short(parent)),
+            format!("{id12} continues {}, which this store does not hold; a sync may fetch it", short_id(parent)),
         ));
     }
     if let Some(pos) = input.position.filter(|pos| input.lineage.contains(pos)) {
@@ -564,10 +565,10 @@ pub fn judge(input: &PlanInput<'_>, chosen: &Chosen, facts: &SourceFacts) -> Res
             }
             Relation::Older => warnings.push(Notice::new(
                 PlanCode::AlreadyResumed,
-                format!("this checkout's position {} already continues {id12}", short(pos)),
+                format!("this checkout's position {} already continues {id12}", short_id(pos)),
             )),
             Relation::Diverged => {
-                let n = Notice::new(PlanCode::WouldDiverge, format!("this checkout continued line {} at {}, which {id12} does not continue: resuming it forks the line", short(&line), short(pos)));
+                let n = Notice::new(PlanCode::WouldDiverge, format!("this checkout continued line {} at {}, which {id12} does not continue: resuming it forks the line", short_id(&line), short_id(pos)));
                 if chosen.explicit {
                     warnings.push(n);
                 } else {
@@ -597,7 +598,7 @@ pub fn judge(input: &PlanInput<'_>, chosen: &Chosen, facts: &SourceFacts) -> Res
     let expected_head = r.source.head.clone();
     let relation =
         if expected_head.is_none() || facts.local_head.is_none() { SourceRelation::Unknown } else { facts.relation };
-    let h12 = |h: &Option<String>| h.as_deref().map_or("-", short).to_string();
+    let h12 = |h: &Option<String>| h.as_deref().map_or("-", short_id).to_string();
     let (eh, lh) = (h12(&expected_head), h12(&facts.local_head));
     let branch_for_pull = expected_branch.as_deref().or(facts.local_branch.as_deref());
     match relation {
@@ -608,7 +609,7 @@ pub fn judge(input: &PlanInput<'_>, chosen: &Chosen, facts: &SourceFacts) -> Res
                 None => format!("this checkout's head {lh} has commits after the record's head {eh}"),
                 Some(rw) => format!(
                     "this checkout's head {lh} has commits after {}, which holds the record's head {eh} rewritten ({})",
-                    crate::model::labels::short(&rw.to),
+                    crate::text::short(&rw.to),
                     rw.proof.kind
                 ),
             },
@@ -1156,7 +1157,10 @@ mod tests {
         assert!(p.warnings.is_empty(), "{:?}", p.warnings);
         assert_eq!(p.lineage, Some(Relation::Diverged));
         assert!(!p.actions.iter().any(|a| a.contains("continuity resume")));
-        assert!(p.blockers[0].message.contains(short(&rid("r2"))) && p.blockers[0].message.contains(short(&rid("r3"))));
+        assert!(
+            p.blockers[0].message.contains(short_id(&rid("r2")))
+                && p.blockers[0].message.contains(short_id(&rid("r3")))
+        );
     }
 
     #[test]

@@ -22,7 +22,8 @@ use chrono::DateTime;
 use super::admission::{Diagnostic, Intrinsic};
 use super::lineage::{hex, Fan, Lineage, Link, RawId, Ref};
 use super::record::{Device, Record};
-use super::view::{first_line, published_at, section};
+use super::view::{published_at, section};
+use crate::text::first_line;
 
 /// The format line every read-model file starts with; another format is ignored.
 pub const FORMAT: &str = "majordomus-readmodel/4";
@@ -47,6 +48,7 @@ const RULE_SOURCES: &[(&str, &str)] = &[
     ("crates/core/src/model/record.rs", include_str!("../../core/src/model/record.rs")),
     ("crates/core/src/model/markdown.rs", include_str!("../../core/src/model/markdown.rs")),
     ("crates/core/src/clock.rs", include_str!("../../core/src/clock.rs")),
+    ("crates/core/src/text.rs", include_str!("../../core/src/text.rs")),
     ("Cargo.lock", include_str!("../../../Cargo.lock")),
 ];
 
@@ -114,7 +116,7 @@ impl Summary {
     /// build summarises every record of the store).
     pub fn of_owned(id: String, blob: &str, key: String, r: Record) -> Summary {
         let published = published_at(&r).map(|t| t.timestamp());
-        let objective = first_line(&section(&r.handover.body, "Objective"));
+        let objective = first_line(&section(&r.handover.body, "Objective")).to_string();
         Summary {
             id,
             blob: blob.to_string(),

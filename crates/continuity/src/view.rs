@@ -112,16 +112,6 @@ pub fn section(body: &str, name: &str) -> String {
     section_text(body, name).unwrap_or_default()
 }
 
-/// The first non-blank line of a text, trimmed.
-pub fn first_line(text: &str) -> String {
-    text.lines().map(str::trim).find(|l| !l.is_empty()).unwrap_or("").to_string()
-}
-
-/// An id shortened for display: its first 12 characters.
-pub fn short(id: &str) -> &str {
-    id.get(..12).unwrap_or(id)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -217,8 +207,6 @@ mod tests {
         assert_eq!(age_minutes(&r, now), None);
         r.published_at = "2026-09-03T18:00:00+00:00".into();
         assert_eq!(age_minutes(&r, now), Some(60));
-        assert_eq!(short(&"ab".repeat(32)), "abababababab");
-        assert_eq!(short("abc"), "abc");
         r.handover.body = "# Current State\nx\n".into();
         assert_eq!(RecordView::new("x", &r, Trust::Undeclared, true, now).objective, "");
     }

@@ -14,3 +14,4 @@ pub mod error;
 pub mod format;
 pub mod hex;
 pub mod model;
+pub mod text;

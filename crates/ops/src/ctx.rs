@@ -19,6 +19,7 @@ use crate::model::policy::{Policy, Profile};
 use crate::model::record::bounded;
 use crate::store::atomic::{guard, read_opt};
 use crate::store::{ledger, sessions, Layout};
+use crate::text::first_line;
 
 /// What the process environment says, read once.
 #[derive(Debug, Clone, Default)]
@@ -360,10 +361,6 @@ pub struct RewriteCache {
 
 /// A record's (head, branch), `None` for unborn and detached.
 type AnchorKey = (Option<String>, Option<String>);
-
-fn first_line(s: &str) -> &str {
-    s.lines().next().unwrap_or(s)
-}
 
 /// The warnings a command collects (printed by the CLI when it ends), shared by the handles
 /// [`Ctx::warnings`] gives out.

@@ -9,7 +9,7 @@
 // The crates below, under the module names the code uses (`crate::model::…`).
 #[cfg(test)]
 use majordomus_core::assets;
-use majordomus_core::{clock, error, model};
+use majordomus_core::{clock, error, model, text};
 
 pub mod atomic;
 pub mod decisions;

@@ -8,6 +8,7 @@ use super::format::record::parse;
 use super::Error as StoreError;
 use crate::error::Result;
 use crate::model::record::{branch_key, is_record_name, RecordMeta, Skip};
+use crate::text::short;
 
 /// `n` random lowercase hex characters.
 pub fn random_hex(n: usize) -> String {
@@ -25,18 +26,13 @@ pub fn random_hex(n: usize) -> String {
     s
 }
 
-/// The first 7 characters of a head (`NONE` stays `NONE`).
-pub fn head7(head: &str) -> &str {
-    head.get(..7).unwrap_or(head)
-}
-
 /// The one record-name shape: `<compact>--<middle...>--<branchkey>--<head7>--<16 hex>.md`,
 /// a fresh random suffix on every call (so a collision retries with another name).
 pub fn record_name(compact: &str, middle: &[&str], branch: &str, head: &str) -> impl FnMut() -> String {
     let mut parts = vec![compact.to_string()];
     parts.extend(middle.iter().map(|m| m.to_string()));
     parts.push(branch_key(branch));
-    parts.push(head7(head).to_string());
+    parts.push(short(head).to_string());
     let prefix = parts.join("--");
     move || format!("{prefix}--{}.md", random_hex(16))
 }
@@ -87,7 +83,7 @@ pub fn file_names_where(dir: &Path, mut keep: impl FnMut(&str) -> bool) -> Resul
 
 /// A record file, loaded or skipped with its reason.
 #[derive(Debug, Clone)]
-pub struct Loaded {
+pub struct RecordFile {
     /// File name.
     pub name: String,
     /// Absolute path.
@@ -97,12 +93,12 @@ pub struct Loaded {
 }
 
 /// Loads one record file; never fails: unreadable files carry their reason.
-pub fn load(root: &Path, dir: &Path, name: &str) -> Loaded {
+pub fn load(root: &Path, dir: &Path, name: &str) -> RecordFile {
     let path = dir.join(name);
     let parsed = (|| {
         guard(root, &path).map_err(|e| e.message)?;
         let text = read_opt(&path).map_err(|e| e.message)?.ok_or_else(|| "vanished while reading".to_string())?;
         parse(&text).map(|(m, b)| (m, b.to_string())).map_err(|s: Skip| s.as_str().to_string())
     })();
-    Loaded { name: name.to_string(), path, parsed }
+    RecordFile { name: name.to_string(), path, parsed }
 }

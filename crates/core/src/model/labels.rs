@@ -5,6 +5,7 @@ use serde::Serialize;
 
 use crate::clock::parse_stamp;
 use crate::model::vocabulary::vocabulary;
+use crate::text::short;
 
 /// What files and output write for an unborn HEAD (docs/REFERENCE.md#identity). Inside the code an unborn HEAD is
 /// `None`; this text exists only at the edges, through [`head_text`] and [`head_of`].
@@ -206,11 +207,6 @@ impl Landed {
         };
         format!("landed in {} as {} ({by}{})", self.branch, short(&self.commit), self.proof.kind)
     }
-}
-
-/// The first seven characters of a commit id, as people quote them.
-pub fn short(commit: &str) -> &str {
-    commit.get(..7).unwrap_or(commit)
 }
 
 vocabulary! {

@@ -15,9 +15,10 @@ use crate::services::identity::{path_free_repository_id, worktree_id};
 use crate::services::records::refuse_identity;
 use crate::services::task;
 use crate::store::atomic::{create_new, ensure_dir, read_opt, Lock};
-use crate::store::records::{head7, random_hex, record_name};
+use crate::store::records::{random_hex, record_name};
 use crate::store::sessions::{self, key_of, open_path, read_open};
 use crate::store::{ledger, session_context};
+use crate::text::short;
 
 /// The key of hand-opened episodes.
 pub const HAND: &str = "hand";
@@ -390,7 +391,7 @@ fn composed_body(ctx: &Ctx, c: &ClosedSession, sections: &[String]) -> String {
         let lines: Vec<String> = match name.as_str() {
             "What Happened" => {
                 if c.commits.is_empty() {
-                    vec![format!("No commits between {} and {}.", head7(&c.start_head), head7(&c.head))]
+                    vec![format!("No commits between {} and {}.", short(&c.start_head), short(&c.head))]
                 } else {
                     c.commits.iter().map(|h| format!("- commit {h}")).collect()
                 }
@@ -413,7 +414,7 @@ fn composed_body(ctx: &Ctx, c: &ClosedSession, sections: &[String]) -> String {
             "Outcome" => vec![format!(
                 "{} at {}; tasks: {}.",
                 c.outcome,
-                head7(&c.head),
+                short(&c.head),
                 if c.tasks.is_empty() { "none".to_string() } else { c.tasks.join(", ") }
             )],
             _ => Vec::new(),

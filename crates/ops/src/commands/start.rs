@@ -12,7 +12,8 @@ use crate::services::derive::unresolved;
 use crate::services::resolve::resolve;
 use crate::services::task::{self, LOCK};
 use crate::store::atomic::{read_opt, rename, replace, Lock};
-use crate::store::records::{head7, random_hex};
+use crate::store::records::random_hex;
+use crate::text::short;
 
 /// Parameters of `start`.
 #[derive(Debug, Clone)]
@@ -227,7 +228,7 @@ pub fn resume(ctx: &Ctx, id: &str) -> Result<ResumeReport> {
             task.id.clone(),
             format!(
                 "the task started at {} on {}, and that is {} here: its scope and touched files are judged from there",
-                head7(&task.head),
+                short(&task.head),
                 task.branch,
                 label.describe()
             ),

@@ -14,7 +14,7 @@ use crate::model::task::{in_scope, Task};
 use crate::services::derive::touched_since;
 use crate::services::resolve::list;
 use crate::services::task::{self, TaskRecord};
-use crate::store::records::head7;
+use crate::text::short;
 use serde_json::Value;
 
 /// Moves the active task's `checkpoint_at` to now and appends `task.checkpoint`.
@@ -119,7 +119,7 @@ pub(super) fn task_label(ctx: &Ctx, t: &Task, bad: Level, category: Category) ->
         level,
         category,
         t.id.clone(),
-        format!("task record {} (recorded head {} on {}){what}", label.describe(), head7(&t.head), t.branch),
+        format!("task record {} (recorded head {} on {}){what}", label.describe(), short(&t.head), t.branch),
         "git majordomus context",
     )
 }
@@ -131,7 +131,7 @@ pub(super) fn scope(ctx: &Ctx, t: &Task) -> Result<Vec<Finding>> {
     let reproduce = if t.anchor_head().is_none() {
         "git status --porcelain".to_string()
     } else {
-        format!("git diff --name-only {}; git status --porcelain", head7(&t.head))
+        format!("git diff --name-only {}; git status --porcelain", short(&t.head))
     };
     let outside: Vec<&String> = touched.iter().filter(|p| !t.scope.iter().any(|s| in_scope(p, s))).collect();
     if outside.is_empty() {

@@ -11,7 +11,7 @@ use crate::services::derive::unresolved;
 use crate::services::labelled::resolve_labelled;
 use crate::services::resolve::{newest_authored, resolve};
 use crate::services::task;
-use crate::store::records::head7;
+use crate::text::short;
 
 /// Lines of `Its Next Action:` quoted at most.
 const NEXT_ACTION_LINES: usize = 12;
@@ -48,7 +48,7 @@ pub fn lines(ctx: &Ctx, server_line: Option<&str>) -> Result<Vec<Line>> {
     out.push(kept(format!(
         "Episode {episode}, on {} at {}, working tree {}.",
         id.branch_text(),
-        head7(id.head_text()),
+        short(id.head_text()),
         ctx.working_tree()?
     )));
     let mut task_id = None;

@@ -10,8 +10,8 @@ use crate::model::record::{section_text, PROVENANCE};
 use crate::model::task::Task;
 use crate::services::resolve::{newest_authored, Resolved};
 use crate::store::atomic::read_opt;
-use crate::store::records::head7;
 use crate::store::{decisions, ledger, questions};
+use crate::text::short;
 
 /// Unresolved questions of this checkout, as `(task, question)`.
 pub fn unresolved(ctx: &Ctx) -> Result<Vec<(String, String)>> {
@@ -121,20 +121,20 @@ pub fn checkpoint_body(ctx: &Ctx, task: Option<&Task>) -> Result<String> {
     match task.filter(|t| t.is_active()) {
         None => rest.push_str(&format!(
             "At {} on {}, working tree {wt}; no active task.\n",
-            head7(id.head_text()),
+            short(id.head_text()),
             id.branch_text()
         )),
         Some(t) => {
             let n = touched_since(ctx, t)?.len();
             rest.push_str(&format!(
                 "At {} on {}, working tree {wt}; {n} file(s) changed since the task started.\n",
-                head7(id.head_text()),
+                short(id.head_text()),
                 id.branch_text()
             ));
             let commits = commits_since(ctx, t)?;
             let shown = commits.len().min(8);
             for (sha, subject) in &commits[commits.len() - shown..] {
-                rest.push_str(&format!("- {} {subject}\n", head7(sha)));
+                rest.push_str(&format!("- {} {subject}\n", short(sha)));
             }
         }
     }
@@ -246,7 +246,7 @@ pub fn handover_body(ctx: &Ctx, task: Option<&Task>, required: &[String]) -> Res
     if ho.is_some() || cp.is_some() {
         s.push_str("What git and the records say now:\n");
     }
-    s.push_str(&format!("On {} at {}, working tree {wt}.\n", id.branch_text(), head7(id.head_text())));
+    s.push_str(&format!("On {} at {}, working tree {wt}.\n", id.branch_text(), short(id.head_text())));
     if let Some(h) = &ho {
         if let (Some(Some(base)), Some(now)) = (ctx.git.base_of(h.meta.anchor_head()), ctx.git.head()?) {
             let n = ctx.git.commits_between(Some(base), now)?.len();
@@ -259,7 +259,7 @@ pub fn handover_body(ctx: &Ctx, task: Option<&Task>, required: &[String]) -> Res
     if let Some(t) = task {
         let label = crate::services::rewrite::label_of(ctx, &t).describe();
         let commits = commits_since(ctx, t)?;
-        s.push_str(&format!("Since the task started at {}: {} commit(s), {}.\n", head7(&t.head), commits.len(), label));
+        s.push_str(&format!("Since the task started at {}: {} commit(s), {}.\n", short(&t.head), commits.len(), label));
         let touched = touched_listing(ctx, t)?;
         list_bounded(&mut s, &format!("Changed files ({}):", touched.len()), &touched, max);
     } else {

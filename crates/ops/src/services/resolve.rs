@@ -17,7 +17,7 @@ use crate::model::labels::branch_of;
 use crate::model::labels::Anchor;
 use crate::model::record::{branch_key, record_name_key, Origin, RecordMeta};
 use crate::store::name_index;
-use crate::store::records::{load, names, names_where, Loaded};
+use crate::store::records::{load, names, names_where, RecordFile};
 
 majordomus_core::vocabulary! {
     /// Which tier matched.
@@ -91,7 +91,7 @@ fn order_key(created_at: &str, rank: usize, name: &str) -> (bool, i64, usize, St
 }
 
 /// Warns about (and counts) a skipped file.
-pub fn warn_skip(ctx: &Ctx, l: &Loaded, reason: &str) {
+pub fn warn_skip(ctx: &Ctx, l: &RecordFile, reason: &str) {
     ctx.warn(format!("skipped {}: {reason}", ctx.rel(&l.path)));
 }
 

@@ -208,7 +208,7 @@ fn warn_unpushed(ctx: &Ctx, commit: Option<&str>) {
     if ctx.git.on_remote_branch(id) == Some(false) {
         ctx.warn(format!(
             "the handover's commit {} is on no remote branch: push it, or the other machine cannot resume",
-            crate::model::labels::short(c)
+            crate::text::short(c)
         ));
     }
 }

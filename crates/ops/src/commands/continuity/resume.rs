@@ -14,8 +14,8 @@ use crate::services::continuity::plan::plan_over;
 use crate::services::continuity::{load_local, save_local, REF};
 use crate::services::logs::seed;
 use crate::store::atomic::{append, create_new, read_opt, Lock};
-use crate::store::records::head7;
 use crate::store::{decisions, questions};
+use crate::text::short;
 
 /// `continuity resume`.
 #[derive(Debug, Clone, Serialize)]
@@ -119,7 +119,7 @@ fn write_handover(ctx: &Ctx, a: &Whole) -> Result<(String, String)> {
         "{}--continuity--{}--{}--{}.md",
         ctx.clock.compact(),
         branch_key(&meta.branch),
-        head7(&meta.head),
+        short(&meta.head),
         &a.id[..16]
     );
     let text = meta.render(&h.body).map_err(|o| o.refusal("continuity resume: the handover"))?;

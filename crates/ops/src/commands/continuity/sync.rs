@@ -29,6 +29,7 @@ use crate::services::continuity::loaded::{self, Loaded, Setup};
 use crate::services::continuity::views::{refresh_offers, resumable_ids, store_view, views, StoreView, SHOWN};
 use crate::services::continuity::{load_local, remote_ref, save_local, REF};
 use crate::services::remotes::valid_remote;
+use crate::text::first_line;
 
 /// How many pushes a sync makes in all when the remote keeps moving under it.
 pub const PUSH_ATTEMPTS: usize = 3;
@@ -410,7 +411,7 @@ fn run(ctx: &Ctx, remote: Option<&str>, mode: Mode) -> Result<SyncReport> {
                     remote: remote.clone(),
                     at: ctx.clock.stamp(),
                     outcome: SyncOutcome::Unreachable,
-                    detail: Some(first_line(&detail)),
+                    detail: Some(first_line(&detail).to_string()),
                 },
             );
             save_local(ctx, &local_state)?;
@@ -508,7 +509,7 @@ fn run(ctx: &Ctx, remote: Option<&str>, mode: Mode) -> Result<SyncReport> {
                         first_line(&why)
                     ),
                 ));
-                detail = Some(first_line(&why));
+                detail = Some(first_line(&why).to_string());
                 (outcome, published) = (SyncOutcome::Partial, 0);
             }
             Err(e) => {
@@ -588,10 +589,6 @@ fn screen(ctx: &Ctx, lines: &[String]) -> Vec<String> {
             }
         })
         .collect()
-}
-
-fn first_line(s: &str) -> String {
-    s.lines().find(|l| !l.trim().is_empty()).unwrap_or("").trim().to_string()
 }
 
 #[cfg(test)]
