@@ -475,7 +475,10 @@ enum Weight {
     Refused,
 }
 
-/// Judges the chosen record (docs/REFERENCE.md#plans "Judgement").
+/// Judges the chosen record (docs/REFERENCE.md#plans "Judgement"), in steps: what the record
+/// restores, then [`Judgement::trust`], [`Judgement::lineage`], [`Judgement::activity`],
+/// [`Judgement::source`] and the task's intent, each adding blockers, warnings and actions; the
+/// heaviest blocker sets the status ([`Judgement::into_plan`]).
 pub fn judge(input: &PlanInput<'_>, chosen: &Chosen, facts: &SourceFacts) -> ResumePlan {
     let Some(p) = input.find(&chosen.id) else {
         let mut plan = ResumePlan::empty(PlanStatus::NothingToResume);
@@ -485,14 +488,7 @@ pub fn judge(input: &PlanInput<'_>, chosen: &Chosen, facts: &SourceFacts) -> Res
         return plan;
     };
     let r = p.record;
-    let id12 = short_id(p.id);
-    let label = r.device.label.as_str();
-    let remote = input.remote();
     let mut plan = ResumePlan::empty(PlanStatus::Ready);
-    let mut blockers: Vec<(Weight, Notice)> = Vec::new();
-    let mut warnings: Vec<Notice> = Vec::new();
-    let mut actions: Vec<String> = Vec::new();
-
     plan.record = Some(input.view(p));
     let landed = facts.landed.as_ref().filter(|_| facts.relation == SourceRelation::BranchDiffers);
     if let Some(v) = plan.record.as_mut() {
@@ -512,221 +508,283 @@ pub fn judge(input: &PlanInput<'_>, chosen: &Chosen, facts: &SourceFacts) -> Res
     plan.restores = RESTORES.iter().map(|s| s.to_string()).collect();
     plan.recomputes = RECOMPUTES.iter().map(|s| s.to_string()).collect();
 
-    // Trust.
-    match p.trust {
-        Trust::Untrusted => blockers.push((
-            Weight::Refused,
-            Notice::new(PlanCode::OriginUntrusted, format!("{label}'s key is not trusted here; add its public key to `trust.allow` of the mesh declaration under .ai/repo/mesh/ to resume its records")),
-        )),
-        Trust::Undeclared => warnings.push(Notice::new(
-            PlanCode::OriginUndeclared,
-            format!("no mesh declaration under .ai/repo/mesh/ says which devices to trust; {label}'s signature is valid but its key is not checked against a trust list"),
-        )),
-        Trust::ThisDevice | Trust::Trusted | Trust::Revoked => {}
+    let mut j = Judgement { id12: short_id(p.id), label: r.device.label.as_str(), ..Judgement::default() };
+    j.trust(p.trust);
+    plan.lineage = j.lineage(input, chosen, p);
+    j.activity(input, p);
+    plan.source = Some(j.source(input.remote(), r, facts, landed));
+    // Intent (not for work that already landed here).
+    if let Some(t) = r.task.as_ref().filter(|_| landed.is_none()) {
+        j.actions.push(start_command(&t.title, &t.scope, t.profile.as_deref()));
+    }
+    j.into_plan(plan)
+}
+
+/// What the steps of [`judge`] found so far about the chosen record.
+#[derive(Debug, Default)]
+struct Judgement<'a> {
+    /// The record's id as shown.
+    id12: &'a str,
+    /// Its device's label.
+    label: &'a str,
+    blockers: Vec<(Weight, Notice)>,
+    warnings: Vec<Notice>,
+    actions: Vec<String>,
+}
+
+impl<'a> Judgement<'a> {
+    fn block(&mut self, weight: Weight, notice: Notice) {
+        self.blockers.push((weight, notice));
     }
 
-    // Lineage.
-    let line = input.lineage.line_of(p.id).unwrap_or(p.id).to_string();
-    if let Some(summary) = input.lineage.line(&line).filter(|s| s.state == LineState::Diverged) {
-        let heads: Vec<&str> = summary.heads.iter().map(|h| short_id(h)).collect();
-        let what = format!(
-            "line {} has {} heads ({}): the same work was continued on more than one device",
-            short_id(&line),
-            heads.len(),
-            heads.join(", ")
-        );
+    fn warn(&mut self, notice: Notice) {
+        self.warnings.push(notice);
+    }
+
+    /// A blocker when the plan picked the record itself, a warning when the user named it.
+    fn block_unless_named(&mut self, chosen: &Chosen, weight: Weight, notice: Notice) {
         if chosen.explicit {
-            warnings.push(Notice::new(
-                PlanCode::LineDiverged,
-                format!("{what}; resuming {id12} leaves the others as they are"),
-            ));
+            self.warn(notice);
         } else {
-            blockers.push((
-                Weight::Conflict,
+            self.block(weight, notice);
+        }
+    }
+
+    /// Trust: an untrusted device refuses the plan; no mesh declaration is a warning.
+    fn trust(&mut self, trust: Trust) {
+        let label = self.label;
+        match trust {
+            Trust::Untrusted => self.block(
+                Weight::Refused,
+                Notice::new(PlanCode::OriginUntrusted, format!("{label}'s key is not trusted here; add its public key to `trust.allow` of the mesh declaration under .ai/repo/mesh/ to resume its records")),
+            ),
+            Trust::Undeclared => self.warn(Notice::new(
+                PlanCode::OriginUndeclared,
+                format!("no mesh declaration under .ai/repo/mesh/ says which devices to trust; {label}'s signature is valid but its key is not checked against a trust list"),
+            )),
+            Trust::ThisDevice | Trust::Trusted | Trust::Revoked => {}
+        }
+    }
+
+    /// Lineage: a diverged line, a parent this store lacks, and the record against this
+    /// checkout's position (its relation, when the position is in the store).
+    fn lineage(&mut self, input: &PlanInput<'_>, chosen: &Chosen, p: &PlanRecord<'_>) -> Option<Relation> {
+        let id12 = self.id12;
+        let line = input.lineage.line_of(p.id).unwrap_or(p.id).to_string();
+        if let Some(summary) = input.lineage.line(&line).filter(|s| s.state == LineState::Diverged) {
+            let heads: Vec<&str> = summary.heads.iter().map(|h| short_id(h)).collect();
+            let what = format!(
+                "line {} has {} heads ({}): the same work was continued on more than one device",
+                short_id(&line),
+                heads.len(),
+                heads.join(", ")
+            );
+            let notice = if chosen.explicit {
+                Notice::new(PlanCode::LineDiverged, format!("{what}; resuming {id12} leaves the others as they are"))
+            } else {
                 Notice::new(
                     PlanCode::LineDiverged,
                     format!("{what}; a plan never picks one by time: name it with `--record <id>`"),
-                ),
+                )
+            };
+            self.block_unless_named(chosen, Weight::Conflict, notice);
+        }
+        if let Some(parent) = p.record.parent.as_deref().filter(|pa| !input.lineage.contains(pa)) {
+            self.warn(Notice::new(
+                PlanCode::LineageIncomplete,
+                format!("{id12} continues {}, which this store does not hold; a sync may fetch it", short_id(parent)),
             ));
         }
-    }
-    if let Some(parent) = r.parent.as_deref().filter(|pa| !input.lineage.contains(pa)) {
-        warnings.push(Notice::new(
-            PlanCode::LineageIncomplete,
-            format!("{id12} continues {}, which this store does not hold; a sync may fetch it", short_id(parent)),
-        ));
-    }
-    if let Some(pos) = input.position.filter(|pos| input.lineage.contains(pos)) {
+        let pos = input.position.filter(|pos| input.lineage.contains(pos))?;
         let rel = input.lineage.relation(pos, p.id);
-        plan.lineage = Some(rel);
         match rel {
             Relation::Equal => {
-                warnings.push(Notice::new(PlanCode::AlreadyResumed, format!("this checkout already continues {id12}")))
+                self.warn(Notice::new(PlanCode::AlreadyResumed, format!("this checkout already continues {id12}")))
             }
-            Relation::Older => warnings.push(Notice::new(
+            Relation::Older => self.warn(Notice::new(
                 PlanCode::AlreadyResumed,
                 format!("this checkout's position {} already continues {id12}", short_id(pos)),
             )),
             Relation::Diverged => {
                 let n = Notice::new(PlanCode::WouldDiverge, format!("this checkout continued line {} at {}, which {id12} does not continue: resuming it forks the line", short_id(&line), short_id(pos)));
-                if chosen.explicit {
-                    warnings.push(n);
-                } else {
-                    blockers.push((Weight::Conflict, n));
-                }
+                self.block_unless_named(chosen, Weight::Conflict, n);
             }
             Relation::Newer | Relation::Independent => {}
         }
+        Some(rel)
     }
 
-    // Activity (advisory).
-    if r.episode == "open" && !p.this_device {
-        if let Some(at) = published_at(r) {
-            let minutes = (input.now - at).num_minutes();
-            if minutes < ACTIVE_MINUTES {
-                let age = age_minutes(r, input.now).map_or_else(|| "moments".to_string(), |m| format!("{m} minute(s)"));
-                warnings.push(Notice::new(
-                    PlanCode::OriginMayBeActive,
-                    format!("{label}'s episode was still open when {id12} was published {age} ago; the work may still be going on there (advisory: nothing is locked)"),
-                ));
+    /// Activity (advisory): another device's episode was still open when it published, recently.
+    fn activity(&mut self, input: &PlanInput<'_>, p: &PlanRecord<'_>) {
+        let r = p.record;
+        if r.episode != "open" || p.this_device {
+            return;
+        }
+        let Some(at) = published_at(r) else { return };
+        if (input.now - at).num_minutes() < ACTIVE_MINUTES {
+            let age = age_minutes(r, input.now).map_or_else(|| "moments".to_string(), |m| format!("{m} minute(s)"));
+            let (label, id12) = (self.label, self.id12);
+            self.warn(Notice::new(
+                PlanCode::OriginMayBeActive,
+                format!("{label}'s episode was still open when {id12} was published {age} ago; the work may still be going on there (advisory: nothing is locked)"),
+            ));
+        }
+    }
+
+    /// Source: the record's head and branch against this checkout's (pull, fetch or switch
+    /// first; a diverged head is a conflict; landed work is nothing to resume), then
+    /// [`Judgement::uncommitted`].
+    fn source(
+        &mut self,
+        remote: &str,
+        r: &Record,
+        facts: &SourceFacts,
+        landed: Option<&crate::model::labels::Landed>,
+    ) -> SourceView {
+        let expected_branch = r.source.branch.clone();
+        let expected_head = r.source.head.clone();
+        let relation = if expected_head.is_none() || facts.local_head.is_none() {
+            SourceRelation::Unknown
+        } else {
+            facts.relation
+        };
+        let h12 = |h: &Option<String>| h.as_deref().map_or("-", short_id).to_string();
+        let (eh, lh) = (h12(&expected_head), h12(&facts.local_head));
+        let branch_for_pull = expected_branch.as_deref().or(facts.local_branch.as_deref());
+        match relation {
+            SourceRelation::Exact => {}
+            SourceRelation::LocalAhead => self.warnings.push(Notice::new(
+                PlanCode::LocalAhead,
+                match &facts.rewrite {
+                    None => format!("this checkout's head {lh} has commits after the record's head {eh}"),
+                    Some(rw) => format!(
+                        "this checkout's head {lh} has commits after {}, which holds the record's head {eh} rewritten ({})",
+                        crate::text::short(&rw.to),
+                        rw.proof.kind
+                    ),
+                },
+            )),
+            SourceRelation::LocalBehind => {
+                self.blockers.push((Weight::SourceUpdate, Notice::new(PlanCode::LocalBehind, format!("the record's head {eh} is ahead of this checkout's head {lh}; bring the branch up to date first"))));
+                self.actions.push(match branch_for_pull {
+                    Some(b) => format!("git pull --ff-only {} {}", shell_word(remote), shell_word(b)),
+                    None => format!("git pull --ff-only {}", shell_word(remote)),
+                });
             }
+            SourceRelation::Diverged => self.blockers.push((
+                Weight::Conflict,
+                Notice::new(
+                    PlanCode::SourceDiverged,
+                    format!(
+                        "the record's head {eh} and this checkout's head {lh} have diverged; reconcile them with git first"
+                    ),
+                ),
+            )),
+            SourceRelation::HeadMissing => {
+                self.blockers.push((
+                    Weight::SourceUpdate,
+                    Notice::new(
+                        PlanCode::HeadMissing,
+                        format!("the record's head {eh} is not a commit in this clone: it was not pushed, or not fetched"),
+                    ),
+                ));
+                self.actions.push(format!("git fetch {}", shell_word(remote)));
+            }
+            // The work landed here (a squash or rebase merge): nothing to resume, and no `git switch`
+            // to go and resume it.
+            SourceRelation::BranchDiffers if landed.is_some() => {
+                if let Some(l) = landed {
+                    self.blockers.push((
+                        Weight::Landed,
+                        Notice::new(PlanCode::Landed, format!("this record's work {}: nothing to resume", l.describe())),
+                    ));
+                }
+            }
+            SourceRelation::BranchDiffers => {
+                let theirs = branch_text(expected_branch.as_deref());
+                let ours = branch_text(facts.local_branch.as_deref());
+                self.blockers.push((
+                    Weight::SourceUpdate,
+                    Notice::new(
+                        PlanCode::BranchDiffers,
+                        format!("the record was published on {theirs}; this checkout is on {ours}"),
+                    ),
+                ));
+                if let Some(b) = expected_branch.as_deref() {
+                    self.actions.push(format!("git switch {}", shell_word(b)));
+                }
+            }
+            SourceRelation::Unknown => self.warnings.push(Notice::new(
+                PlanCode::SourceUnknown,
+                "the record's head or this checkout's head is unknown, so the source cannot be compared".into(),
+            )),
+        }
+        let (origin_dirty, same_uncommitted_work) = self.uncommitted(r, facts);
+        SourceView {
+            expected_branch,
+            expected_head,
+            local_branch: facts.local_branch.clone(),
+            local_head: facts.local_head.clone(),
+            relation,
+            rewrite: facts
+                .rewrite
+                .clone()
+                .filter(|_| matches!(relation, SourceRelation::Exact | SourceRelation::LocalAhead)),
+            origin_dirty,
+            origin_changed: r.source.changed.clone(),
+            origin_changed_total: r.source.changed_total,
+            local_dirty: facts.local_dirty,
+            same_uncommitted_work,
         }
     }
 
-    // Source.
-    let expected_branch = r.source.branch.clone();
-    let expected_head = r.source.head.clone();
-    let relation =
-        if expected_head.is_none() || facts.local_head.is_none() { SourceRelation::Unknown } else { facts.relation };
-    let h12 = |h: &Option<String>| h.as_deref().map_or("-", short_id).to_string();
-    let (eh, lh) = (h12(&expected_head), h12(&facts.local_head));
-    let branch_for_pull = expected_branch.as_deref().or(facts.local_branch.as_deref());
-    match relation {
-        SourceRelation::Exact => {}
-        SourceRelation::LocalAhead => warnings.push(Notice::new(
-            PlanCode::LocalAhead,
-            match &facts.rewrite {
-                None => format!("this checkout's head {lh} has commits after the record's head {eh}"),
-                Some(rw) => format!(
-                    "this checkout's head {lh} has commits after {}, which holds the record's head {eh} rewritten ({})",
-                    crate::text::short(&rw.to),
-                    rw.proof.kind
-                ),
-            },
-        )),
-        SourceRelation::LocalBehind => {
-            blockers.push((Weight::SourceUpdate, Notice::new(PlanCode::LocalBehind, format!("the record's head {eh} is ahead of this checkout's head {lh}; bring the branch up to date first"))));
-            actions.push(match branch_for_pull {
-                Some(b) => format!("git pull --ff-only {} {}", shell_word(remote), shell_word(b)),
-                None => format!("git pull --ff-only {}", shell_word(remote)),
-            });
-        }
-        SourceRelation::Diverged => blockers.push((
-            Weight::Conflict,
-            Notice::new(
-                PlanCode::SourceDiverged,
+    /// Uncommitted work, which does not travel: the origin's (unless this checkout holds the same,
+    /// by fingerprint) and this checkout's. Whether the origin was dirty, and whether both hold
+    /// the same uncommitted work (when both are dirty).
+    fn uncommitted(&mut self, r: &Record, facts: &SourceFacts) -> (bool, Option<bool>) {
+        let origin_dirty = r.source.working_tree == "dirty";
+        let same = (origin_dirty && facts.local_dirty)
+            .then(|| r.source.fingerprint.is_some() && r.source.fingerprint == facts.local_fingerprint);
+        if origin_dirty && same != Some(true) {
+            self.warn(Notice::new(
+                PlanCode::SourceIncomplete,
                 format!(
-                    "the record's head {eh} and this checkout's head {lh} have diverged; reconcile them with git first"
-                ),
-            ),
-        )),
-        SourceRelation::HeadMissing => {
-            blockers.push((
-                Weight::SourceUpdate,
-                Notice::new(
-                    PlanCode::HeadMissing,
-                    format!("the record's head {eh} is not a commit in this clone: it was not pushed, or not fetched"),
+                    "the origin had {} uncommitted file(s) that are not in its commit; they do not travel",
+                    r.source.changed_total
                 ),
             ));
-            actions.push(format!("git fetch {}", shell_word(remote)));
         }
-        // The work landed here (a squash or rebase merge): nothing to resume, and no `git switch`
-        // to go and resume it.
-        SourceRelation::BranchDiffers if landed.is_some() => {
-            if let Some(l) = landed {
-                blockers.push((
-                    Weight::Landed,
-                    Notice::new(PlanCode::Landed, format!("this record's work {}: nothing to resume", l.describe())),
-                ));
-            }
-        }
-        SourceRelation::BranchDiffers => {
-            let theirs = branch_text(expected_branch.as_deref());
-            let ours = branch_text(facts.local_branch.as_deref());
-            blockers.push((
-                Weight::SourceUpdate,
-                Notice::new(
-                    PlanCode::BranchDiffers,
-                    format!("the record was published on {theirs}; this checkout is on {ours}"),
-                ),
+        if facts.local_dirty && same != Some(true) {
+            self.warn(Notice::new(
+                PlanCode::LocalDirty,
+                "this checkout has uncommitted changes that are not the origin's".into(),
             ));
-            if let Some(b) = expected_branch.as_deref() {
-                actions.push(format!("git switch {}", shell_word(b)));
-            }
         }
-        SourceRelation::Unknown => warnings.push(Notice::new(
-            PlanCode::SourceUnknown,
-            "the record's head or this checkout's head is unknown, so the source cannot be compared".into(),
-        )),
-    }
-    let origin_dirty = r.source.working_tree == "dirty";
-    let same_uncommitted_work = (origin_dirty && facts.local_dirty)
-        .then(|| r.source.fingerprint.is_some() && r.source.fingerprint == facts.local_fingerprint);
-    if origin_dirty && same_uncommitted_work != Some(true) {
-        warnings.push(Notice::new(
-            PlanCode::SourceIncomplete,
-            format!(
-                "the origin had {} uncommitted file(s) that are not in its commit; they do not travel",
-                r.source.changed_total
-            ),
-        ));
-    }
-    if facts.local_dirty && same_uncommitted_work != Some(true) {
-        warnings.push(Notice::new(
-            PlanCode::LocalDirty,
-            "this checkout has uncommitted changes that are not the origin's".into(),
-        ));
-    }
-    plan.source = Some(SourceView {
-        expected_branch,
-        expected_head,
-        local_branch: facts.local_branch.clone(),
-        local_head: facts.local_head.clone(),
-        relation,
-        rewrite: facts
-            .rewrite
-            .clone()
-            .filter(|_| matches!(relation, SourceRelation::Exact | SourceRelation::LocalAhead)),
-        origin_dirty,
-        origin_changed: r.source.changed.clone(),
-        origin_changed_total: r.source.changed_total,
-        local_dirty: facts.local_dirty,
-        same_uncommitted_work,
-    });
-
-    // Intent (not for work that already landed here).
-    if let Some(t) = r.task.as_ref().filter(|_| landed.is_none()) {
-        actions.push(start_command(&t.title, &t.scope, t.profile.as_deref()));
+        (origin_dirty, same)
     }
 
-    // Status.
-    plan.status = match blockers.iter().map(|(w, _)| *w).max() {
-        Some(Weight::Refused) => PlanStatus::Refused,
-        Some(Weight::Conflict) => PlanStatus::Conflict,
-        Some(Weight::Landed) => PlanStatus::NothingToResume,
-        Some(Weight::SourceUpdate) => PlanStatus::RequiresSourceUpdate,
-        None if warnings.is_empty() => PlanStatus::Ready,
-        None => PlanStatus::ReadyWithWarnings,
-    };
-    if plan.status.is_resumable() {
-        actions.insert(0, format!("git majordomus continuity resume --record {id12}"));
+    /// The plan: the heaviest blocker sets the status; a resumable plan's first action is the
+    /// resume itself; actions are listed once.
+    fn into_plan(self, mut plan: ResumePlan) -> ResumePlan {
+        let Judgement { id12, blockers, warnings, mut actions, .. } = self;
+        plan.status = match blockers.iter().map(|(w, _)| *w).max() {
+            Some(Weight::Refused) => PlanStatus::Refused,
+            Some(Weight::Conflict) => PlanStatus::Conflict,
+            Some(Weight::Landed) => PlanStatus::NothingToResume,
+            Some(Weight::SourceUpdate) => PlanStatus::RequiresSourceUpdate,
+            None if warnings.is_empty() => PlanStatus::Ready,
+            None => PlanStatus::ReadyWithWarnings,
+        };
+        if plan.status.is_resumable() {
+            actions.insert(0, format!("git majordomus continuity resume --record {id12}"));
+        }
+        let mut seen = std::collections::BTreeSet::new();
+        actions.retain(|a| seen.insert(a.clone()));
+        plan.blockers = blockers.into_iter().map(|(_, n)| n).collect();
+        plan.warnings = warnings;
+        plan.actions = actions;
+        plan
     }
-    let mut seen = std::collections::BTreeSet::new();
-    actions.retain(|a| seen.insert(a.clone()));
-    plan.blockers = blockers.into_iter().map(|(_, n)| n).collect();
-    plan.warnings = warnings;
-    plan.actions = actions;
-    plan
 }
 
 /// The whole plan: [`choose`], then ask `source` about the chosen record, then [`judge`].

@@ -140,27 +140,59 @@ pub fn run(ctx: &Ctx, p: FinishParams) -> Result<FinishReport> {
         _ => return Ok(FinishReport { task: None, contract: Vec::new(), verify: None, unmet: 0, written: false }),
     };
     let completed = p.outcome == Outcome::Completed;
-    let profile = ctx.profile(&t.profile).ok();
-    let mut contract = Vec::new();
-
-    let mut touched: Vec<String> = touched_since(ctx, &t)?.into_iter().filter(|f| !f.starts_with(".ai/")).collect();
-    if touched.iter().any(|f| f == ".gitignore") && only_the_layers_ignore_line(ctx, &t)? {
-        touched.retain(|f| f != ".gitignore");
-    }
-    let outside: Vec<&String> = touched.iter().filter(|f| !t.scope.iter().any(|s| in_scope(f, s))).collect();
-    contract.push(if outside.is_empty() {
-        line("scope_respected", "pass", format!("{} touched file(s), all inside {}", touched.len(), t.scope.join(", ")))
-    } else {
-        let shown: Vec<&str> = outside.iter().take(5).map(|s| s.as_str()).collect();
-        line("scope_respected", "fail", format!("{} file(s) outside scope: {}", outside.len(), shown.join(", ")))
-    });
-
+    let (scope, touched) = scope_line(ctx, &t)?;
     let verify = match &p.verify_command {
         Some(c) if !c.trim().is_empty() => Some(run_verify(ctx.layout.root(), c)?),
         _ => None,
     };
-    contract.push(match (&verify, completed) {
-        (_, false) => line("verification_ran", "skipped", format!("outcome {} skips verification", p.outcome)),
+    let mut contract = vec![
+        scope,
+        verification_line(ctx, &t, p.outcome, verify.as_ref(), &touched),
+        state_line(ctx, &t),
+        blockers_line(ctx, completed)?,
+        note_line(ctx, &t, &p, &policy.handover.required_sections)?,
+    ];
+    for c in &mut contract {
+        c.required = policy.verification.finish_requires.iter().any(|r| r == c.name);
+    }
+    let unmet = contract.iter().filter(|c| c.required && c.verdict == "fail").count();
+    let mut report = FinishReport { task: Some(t.clone()), contract, verify, unmet, written: false };
+    if p.check || unmet > 0 {
+        return Ok(report);
+    }
+    write(ctx, &t, &p, &report)?;
+    report.written = true;
+    Ok(report)
+}
+
+/// `scope_respected`: every file touched since the task started (the layer's own files, and the
+/// layer's ignore line in `.gitignore`, left out) is inside the task's scope; with the files.
+fn scope_line(ctx: &Ctx, t: &Task) -> Result<(ContractLine, Vec<String>)> {
+    let mut touched: Vec<String> = touched_since(ctx, t)?.into_iter().filter(|f| !f.starts_with(".ai/")).collect();
+    if touched.iter().any(|f| f == ".gitignore") && only_the_layers_ignore_line(ctx, t)? {
+        touched.retain(|f| f != ".gitignore");
+    }
+    let outside: Vec<&String> = touched.iter().filter(|f| !t.scope.iter().any(|s| in_scope(f, s))).collect();
+    let verdict = if outside.is_empty() {
+        line("scope_respected", "pass", format!("{} touched file(s), all inside {}", touched.len(), t.scope.join(", ")))
+    } else {
+        let shown: Vec<&str> = outside.iter().take(5).map(|s| s.as_str()).collect();
+        line("scope_respected", "fail", format!("{} file(s) outside scope: {}", outside.len(), shown.join(", ")))
+    };
+    Ok((verdict, touched))
+}
+
+/// `verification_ran`: only `completed` is verified; without `--verify-command` the task's
+/// profile says whether one was required.
+fn verification_line(
+    ctx: &Ctx,
+    t: &Task,
+    outcome: Outcome,
+    verify: Option<&Verify>,
+    touched: &[String],
+) -> ContractLine {
+    match (verify, outcome == Outcome::Completed) {
+        (_, false) => line("verification_ran", "skipped", format!("outcome {outcome} skips verification")),
         (Some(v), true) if v.exit == 0 => {
             line("verification_ran", "pass", format!("`{}` exited 0 in {} s", v.command, v.seconds))
         }
@@ -168,8 +200,9 @@ pub fn run(ctx: &Ctx, p: FinishParams) -> Result<FinishReport> {
             line("verification_ran", "fail", format!("`{}` exited {} in {} s", v.command, v.exit, v.seconds))
         }
         (None, true) => {
-            let req = profile
-                .as_ref()
+            let req = ctx
+                .profile(&t.profile)
+                .ok()
                 .map(|p| p.verification.verify_command_required.clone())
                 .unwrap_or(Requirement::Flag(true));
             match req {
@@ -188,10 +221,13 @@ pub fn run(ctx: &Ctx, p: FinishParams) -> Result<FinishReport> {
                 ),
             }
         }
-    });
+    }
+}
 
-    let label = crate::services::rewrite::label_of(ctx, &t);
-    contract.push(if label.divergence.trustworthy() {
+/// `state_updated`: the task record's label still describes this checkout.
+fn state_line(ctx: &Ctx, t: &Task) -> ContractLine {
+    let label = crate::services::rewrite::label_of(ctx, t);
+    if label.divergence.trustworthy() {
         line("state_updated", "pass", format!("task record is {}", label.describe()))
     } else {
         line(
@@ -199,40 +235,34 @@ pub fn run(ctx: &Ctx, p: FinishParams) -> Result<FinishReport> {
             "fail",
             format!("task record is {}; its head no longer describes this checkout", label.describe()),
         )
-    });
+    }
+}
 
+/// `no_open_blockers`: no unresolved question (only `completed` is gated by them).
+fn blockers_line(ctx: &Ctx, completed: bool) -> Result<ContractLine> {
     let open = unresolved(ctx)?;
-    contract.push(if completed {
-        if open.is_empty() {
-            line("no_open_blockers", "pass", "no unresolved question")
-        } else {
-            let qs: Vec<&str> = open.iter().take(3).map(|(_, q)| q.as_str()).collect();
-            line(
-                "no_open_blockers",
-                "fail",
-                format!("{} unresolved question(s) refuse completion: {}", open.len(), qs.join(" | ")),
-            )
-        }
-    } else {
+    Ok(if !completed {
         line(
             "no_open_blockers",
             "skipped",
             format!("only completed is gated by open questions ({} unresolved)", open.len()),
         )
-    });
+    } else if open.is_empty() {
+        line("no_open_blockers", "pass", "no unresolved question")
+    } else {
+        let qs: Vec<&str> = open.iter().take(3).map(|(_, q)| q.as_str()).collect();
+        line(
+            "no_open_blockers",
+            "fail",
+            format!("{} unresolved question(s) refuse completion: {}", open.len(), qs.join(" | ")),
+        )
+    })
+}
 
-    contract.push(note_line(ctx, &t, &p, &policy.handover.required_sections)?);
-
-    for c in &mut contract {
-        c.required = policy.verification.finish_requires.iter().any(|r| r == c.name);
-    }
-    let unmet = contract.iter().filter(|c| c.required && c.verdict == "fail").count();
-    let mut report = FinishReport { task: Some(t.clone()), contract, verify, unmet, written: false };
-    if p.check || unmet > 0 {
-        return Ok(report);
-    }
-
-    // From the re-read to the ledger line under one lock: two finishes at once write one line.
+/// Ends the task: from the re-read of the task record to the `task.finished` line under one lock,
+/// so two finishes at once write one line; the outcome, the note, and the line with the
+/// contract's verdicts.
+fn write(ctx: &Ctx, t: &Task, p: &FinishParams, report: &FinishReport) -> Result<()> {
     let _lock = Lock::acquire(&ctx.layout.locks(), LOCK)?;
     match task::local(ctx)? {
         Some(now) if now.id == t.id && finishable(ctx, &now, p.outcome)? => {
@@ -257,14 +287,6 @@ pub fn run(ctx: &Ctx, p: FinishParams) -> Result<FinishReport> {
         replace(&ctx.layout.completed().join(format!("{}.md", t.id)), note.as_bytes())?;
     }
     let verdicts: BTreeMap<&str, &str> = report.contract.iter().map(|c| (c.name, c.verdict)).collect();
-    let mut checkpoints = 0;
-    for l in ledger::forward(&ctx.layout.ledger())?.into_iter().flatten() {
-        let l = l?;
-        let counted = l.event() == Some("task.checkpoint")
-            && l.str("task_id") == Some(t.id.as_str())
-            && l.pairs.as_ref().is_some_and(|p| p.has("checkpoint_path"));
-        checkpoints += usize::from(counted);
-    }
     let verify_json = report
         .verify
         .as_ref()
@@ -277,11 +299,23 @@ pub fn run(ctx: &Ctx, p: FinishParams) -> Result<FinishReport> {
             ("outcome", Value::from(p.outcome.as_str())),
             ("contract", json!(verdicts)),
             ("verify", verify_json),
-            ("checkpoints", Value::from(checkpoints)),
+            ("checkpoints", Value::from(checkpoints_of(ctx, &t.id)?)),
         ],
     )?;
-    report.written = true;
-    Ok(report)
+    Ok(())
+}
+
+/// How many checkpoints the ledger records for a task.
+fn checkpoints_of(ctx: &Ctx, task_id: &str) -> Result<usize> {
+    let mut checkpoints = 0;
+    for l in ledger::forward(&ctx.layout.ledger())?.into_iter().flatten() {
+        let l = l?;
+        let counted = l.event() == Some("task.checkpoint")
+            && l.str("task_id") == Some(task_id)
+            && l.pairs.as_ref().is_some_and(|p| p.has("checkpoint_path"));
+        checkpoints += usize::from(counted);
+    }
+    Ok(checkpoints)
 }
 
 /// The lock a finish holds from re-reading the task to its `task.finished` line.

@@ -6,6 +6,7 @@ use std::path::Path;
 use serde::Serialize;
 
 use crate::continuity::local::{Position, Via};
+use crate::continuity::mesh::Trust;
 use crate::continuity::portability::{scan_publish, Leak};
 use crate::continuity::record::{
     self, CarriedDecision, CarriedQuestion, Device, HandoverPart, Record, Source, TaskIntent, MAX_CHANGED,
@@ -231,10 +232,68 @@ pub fn publish(ctx: &Ctx, p: PublishParams) -> Result<PublishReport> {
     };
     let parent = parent_record.as_ref();
     let tip = ctx.git.ref_tip(REF).map_err(|e| Error::io(e.to_string()))?;
+    let report = |record: RecordView, written: bool, tip: Option<String>| PublishReport {
+        record: Some(record),
+        written,
+        tip,
+        handover: rel.clone(),
+        refused: vec![],
+        receipt: vec![],
+        dry_run: false,
+        next: vec!["git majordomus continuity sync".into()],
+    };
     let issue = p.issue.or_else(|| parent.and_then(|a| a.record.handover.issue.clone()));
     let milestone = p.milestone.or_else(|| parent.and_then(|a| a.record.handover.milestone.clone()));
     let source = source_now(ctx)?;
-    let handover = HandoverPart {
+    let handover = handover_part(&name, &meta, body, issue, milestone);
+    let commit = handover.head.clone().or_else(|| source.head.clone());
+    let device = signer(ctx, &s, p.dry_run)?;
+    if let (Some(par), false) = (parent, p.dry_run) {
+        if par.record.device.node == device.node && par.record.handover.id == handover.id && par.record.source == source
+        {
+            // The same handover from the same source and device: the parent is the record.
+            warn_unpushed(ctx, commit.as_deref());
+            return Ok(report(RecordView::new(&par.id, &par.record, par.trust, true, ctx.clock.now()), false, tip));
+        }
+    }
+    let task = present(&meta.task_id).and_then(|t| intent(ctx, &t));
+    let rec = compose(ctx, &s, parent, device, source, task, handover)?;
+    if !p.dry_run {
+        record::check_bounds(&rec)
+            .map_err(|e| Error::refused(format!("publish: the record would be malformed: {e}")))?;
+    }
+    let value = serde_json::to_value(&rec).map_err(|e| Error::io(e.to_string()))?;
+    let leaks = scan_publish(&value, &ctx.env.vars, &ctx.layout.root().display().to_string());
+    let this_device = |id: &str| RecordView::new(id, &rec, Trust::ThisDevice, true, ctx.clock.now());
+    if p.dry_run || !leaks.is_empty() {
+        // A refused receipt would repeat the leaked values: the refusal alone is printed.
+        let receipt = if p.dry_run && leaks.is_empty() { receipt(&value, "") } else { Vec::new() };
+        if leaks.is_empty() {
+            warn_unpushed(ctx, commit.as_deref());
+        }
+        let unwritten = report(this_device(&record::id_of(&rec)), false, tip);
+        return Ok(PublishReport { refused: leaks, receipt, dry_run: p.dry_run, ..unwritten });
+    }
+    let (id, tip) = store(ctx, &rec)?;
+    let line = rec.line.clone().unwrap_or_else(|| id.clone());
+    // The new record continues the parent: an offer of the parent is no longer resumable here.
+    local.offers.retain(|o| Some(&o.record) != rec.parent.as_ref());
+    local.branches.insert(branch, Position { line, record: id.clone(), via: Via::Published, at: ctx.clock.stamp() });
+    save_local(ctx, &local)?;
+    warn_unpushed(ctx, commit.as_deref());
+    Ok(report(this_device(&id), true, Some(tip)))
+}
+
+/// The handover as a record carries it: its body, an id of the body, and the anchors of its
+/// front matter.
+fn handover_part(
+    name: &str,
+    meta: &crate::model::record::RecordMeta,
+    body: &str,
+    issue: Option<String>,
+    milestone: Option<String>,
+) -> HandoverPart {
+    HandoverPart {
         id: record::blake3_hex(body.as_bytes())[..32].to_string(),
         task: present(&meta.task_id),
         issue,
@@ -242,64 +301,24 @@ pub fn publish(ctx: &Ctx, p: PublishParams) -> Result<PublishReport> {
         branch: meta.anchor_branch().and_then(present),
         head: meta.anchor_head().and_then(present),
         created_at: present(&meta.created_at),
-        name: Some(name.clone()),
+        name: Some(name.to_string()),
         body: body.to_string(),
-    };
-    let commit = handover.head.clone().or_else(|| source.head.clone());
-    let device = match (&s.device, p.dry_run) {
-        (Some(d), _) => d.device(),
-        (None, true) => Device { node: "(created on publish)".into(), label: "(created on publish)".into() },
-        (None, false) => {
-            signing::load_or_create(&crate::services::continuity::device_path(ctx)?, &ctx.clock.stamp())?.device()
-        }
-    };
-    if let (Some(par), false) = (parent, p.dry_run) {
-        if par.record.device.node == device.node && par.record.handover.id == handover.id && par.record.source == source
-        {
-            let view = RecordView::new(&par.id, &par.record, par.trust, true, ctx.clock.now());
-            warn_unpushed(ctx, commit.as_deref());
-            return Ok(PublishReport {
-                record: Some(view),
-                written: false,
-                tip,
-                handover: rel,
-                refused: vec![],
-                receipt: vec![],
-                dry_run: false,
-                next: vec!["git majordomus continuity sync".into()],
-            });
-        }
     }
-    let task = present(&meta.task_id).and_then(|t| intent(ctx, &t));
-    let log = decisions::parse(&read_opt(&ctx.layout.decisions())?.unwrap_or_default());
-    let carried: Vec<CarriedDecision> = match &task {
-        Some(t) => {
-            let mut v: Vec<CarriedDecision> = log
-                .iter()
-                .filter(|d| d.task.as_deref() == Some(t.id.as_str()))
-                .map(|d| CarriedDecision {
-                    title: d.title.clone(),
-                    text: truncate(&d.text.join("\n"), MAX_DECISION_TEXT),
-                })
-                .collect();
-            let skip = v.len().saturating_sub(MAX_DECISIONS);
-            v.drain(..skip);
-            v
-        }
-        None => Vec::new(),
-    };
-    let open_questions: Vec<CarriedQuestion> =
-        questions::parse(&read_opt(&ctx.layout.questions())?.unwrap_or_default())
-            .into_iter()
-            .filter_map(|e| match e {
-                questions::Entry::Unresolved { question, opened, .. } => {
-                    Some(CarriedQuestion { text: question, opened })
-                }
-                _ => None,
-            })
-            .collect();
+}
+
+/// The record a publish writes: the handover and this checkout's source, the task's decisions
+/// and the open questions, continuing `parent`'s line (a new line without one).
+fn compose(
+    ctx: &Ctx,
+    s: &loaded::Setup,
+    parent: Option<&crate::continuity::admission::Admitted>,
+    device: Device,
+    source: Source,
+    task: Option<TaskIntent>,
+    handover: HandoverPart,
+) -> Result<Record> {
     let session = crate::store::sessions::own_episode(&ctx.layout, None, &[]).map(|(_, o, _)| o.session_id);
-    let rec = Record {
+    Ok(Record {
         schema: record::SCHEMA.into(),
         repository: s.repository.clone(),
         device,
@@ -310,44 +329,56 @@ pub fn publish(ctx: &Ctx, p: PublishParams) -> Result<PublishReport> {
         published_at: ctx.clock.stamp(),
         producer: format!("git-majordomus/{}", env!("CARGO_PKG_VERSION")),
         source,
+        decisions: carried_decisions(ctx, task.as_ref())?,
+        questions: open_questions(ctx)?,
         task,
-        decisions: carried,
-        questions: open_questions,
         handover,
-    };
-    if !p.dry_run {
-        record::check_bounds(&rec)
-            .map_err(|e| Error::refused(format!("publish: the record would be malformed: {e}")))?;
-    }
-    let value = serde_json::to_value(&rec).map_err(|e| Error::io(e.to_string()))?;
-    let leaks = scan_publish(&value, &ctx.env.vars, &ctx.layout.root().display().to_string());
-    let next = vec!["git majordomus continuity sync".to_string()];
-    if p.dry_run || !leaks.is_empty() {
-        // A refused receipt would repeat the leaked values: the refusal alone is printed.
-        let receipt = if p.dry_run && leaks.is_empty() { receipt(&value, "") } else { Vec::new() };
-        if leaks.is_empty() {
-            warn_unpushed(ctx, commit.as_deref());
+    })
+}
+
+/// The device that signs: this machine's key (created on the first publish; a dry run only
+/// names it).
+fn signer(ctx: &Ctx, s: &loaded::Setup, dry_run: bool) -> Result<Device> {
+    Ok(match (&s.device, dry_run) {
+        (Some(d), _) => d.device(),
+        (None, true) => Device { node: "(created on publish)".into(), label: "(created on publish)".into() },
+        (None, false) => {
+            signing::load_or_create(&crate::services::continuity::device_path(ctx)?, &ctx.clock.stamp())?.device()
         }
-        let view = RecordView::new(
-            &record::id_of(&rec),
-            &rec,
-            crate::continuity::mesh::Trust::ThisDevice,
-            true,
-            ctx.clock.now(),
-        );
-        return Ok(PublishReport {
-            record: Some(view),
-            written: false,
-            tip,
-            handover: rel,
-            refused: leaks,
-            receipt,
-            dry_run: p.dry_run,
-            next,
-        });
-    }
+    })
+}
+
+/// The task's decisions a record carries: the newest [`MAX_DECISIONS`], each text cut to
+/// [`MAX_DECISION_TEXT`]; none without a task.
+fn carried_decisions(ctx: &Ctx, task: Option<&TaskIntent>) -> Result<Vec<CarriedDecision>> {
+    let log = decisions::parse(&read_opt(&ctx.layout.decisions())?.unwrap_or_default());
+    let Some(t) = task else { return Ok(Vec::new()) };
+    let mut v: Vec<CarriedDecision> = log
+        .iter()
+        .filter(|d| d.task.as_deref() == Some(t.id.as_str()))
+        .map(|d| CarriedDecision { title: d.title.clone(), text: truncate(&d.text.join("\n"), MAX_DECISION_TEXT) })
+        .collect();
+    let skip = v.len().saturating_sub(MAX_DECISIONS);
+    v.drain(..skip);
+    Ok(v)
+}
+
+/// Every unresolved question, as a record carries it.
+fn open_questions(ctx: &Ctx) -> Result<Vec<CarriedQuestion>> {
+    Ok(questions::parse(&read_opt(&ctx.layout.questions())?.unwrap_or_default())
+        .into_iter()
+        .filter_map(|e| match e {
+            questions::Entry::Unresolved { question, opened, .. } => Some(CarriedQuestion { text: question, opened }),
+            _ => None,
+        })
+        .collect())
+}
+
+/// Signs the record with this machine's key and adds it to the local store: its id and the
+/// store's new tip.
+fn store(ctx: &Ctx, rec: &Record) -> Result<(String, String)> {
     let key = signing::load_or_create(&crate::services::continuity::device_path(ctx)?, &ctx.clock.stamp())?;
-    let envelope = key.sign(&rec);
+    let envelope = key.sign(rec);
     let (name_c, email) = ctx.git.store_identity();
     let who = crate::git::store::Committer::new(name_c, email, ctx.clock.now().timestamp());
     let msg = format!("majordomus continuity: {} from {}", &envelope.id[..12], rec.device.label);
@@ -356,25 +387,7 @@ pub fn publish(ctx: &Ctx, p: PublishParams) -> Result<PublishReport> {
         .store_add(&[(record::store_path(&envelope.id), record::stored_bytes(&envelope))], &msg, &who)
         .map_err(|e| Error::io(format!("continuity store: {e}")))?;
     ctx.git.gc_auto();
-    let line = rec.line.clone().unwrap_or_else(|| envelope.id.clone());
-    // The new record continues the parent: an offer of the parent is no longer resumable here.
-    local.offers.retain(|o| Some(&o.record) != rec.parent.as_ref());
-    local
-        .branches
-        .insert(branch, Position { line, record: envelope.id.clone(), via: Via::Published, at: ctx.clock.stamp() });
-    save_local(ctx, &local)?;
-    let view = RecordView::new(&envelope.id, &rec, crate::continuity::mesh::Trust::ThisDevice, true, ctx.clock.now());
-    warn_unpushed(ctx, commit.as_deref());
-    Ok(PublishReport {
-        record: Some(view),
-        written: true,
-        tip: Some(out.tip),
-        handover: rel,
-        refused: vec![],
-        receipt: vec![],
-        dry_run: false,
-        next,
-    })
+    Ok((envelope.id, out.tip))
 }
 
 /// Every string and number of a value, with its JSON pointer and size (the dry-run receipt).

@@ -334,8 +334,90 @@ pub fn fresh_clone_hint(ctx: &Ctx) -> Result<Option<String>> {
     ))
 }
 
+/// One sync, in its steps: [`target`] (which remote), the writers' lock and the store before,
+/// [`fetch`] (or the tracked ref for the pre-push hook), [`Exchange::merge`], [`push`], and
+/// [`report`] on the store after.
 fn run(ctx: &Ctx, remote: Option<&str>, mode: Mode) -> Result<SyncReport> {
     let s = loaded::setup(ctx)?;
+    let (remote, chosen) = target(ctx, remote)?;
+    // The pre-push hook took the writers' lock already (without waiting, see `pre_push`).
+    let _lock = match mode {
+        Mode::Full => Some(crate::services::continuity::writer_lock(ctx)?),
+        Mode::PushFirst => None,
+    };
+    let mut local_state = load_local(ctx)?;
+    let before = loaded::load(ctx, &s, REF)?;
+    let mut diags = Vec::new();
+    let Some(remote) = remote else {
+        diags.push(Diagnostic::new(
+            Severity::Info,
+            Code::NoRemote,
+            None,
+            "no remote is configured; nothing was synced",
+        ));
+        return report(ctx, &s, &before, &local_state, None, SyncAction::NoRemote, Tally::default(), Vec::new(), diags);
+    };
+    if !ctx.git.remote_names().contains(&remote) {
+        return Err(Error::not_found(format!("no remote named {remote}")).hint("git remote -v lists them"));
+    }
+    // The hook must not delay the user's push by more than a bounded time (docs/SYNC.md#the-pre-push-hook), nor a
+    // sync wait on a remote that never answers (docs/SYNC.md#explicit-sync).
+    let np = no_prompt(ctx)?;
+    let fetched_now = match mode {
+        Mode::Full => fetch(ctx, &s, &remote, &np)?,
+        Mode::PushFirst => Ok(tracked(ctx, &s, &remote)?),
+    };
+    let theirs = match fetched_now {
+        Ok(t) => t.unwrap_or_default(),
+        Err(detail) => {
+            let detail = first_line(&detail);
+            diags.push(Diagnostic::new(
+                Severity::Warning,
+                REMOTE_UNREACHABLE,
+                None,
+                format!("{remote} could not be reached ({detail}); the local store is unchanged and its records stay pending"),
+            ));
+            let last = LastSync {
+                remote: remote.clone(),
+                at: ctx.clock.stamp(),
+                outcome: SyncOutcome::Unreachable,
+                detail: Some(detail.to_string()),
+            };
+            local_state.record_sync(chosen.as_deref(), last);
+            save_local(ctx, &local_state)?;
+            let tally = Tally { outcome: SyncOutcome::Unreachable, ..Tally::default() };
+            let action = SyncAction::Unreachable;
+            return report(ctx, &s, &before, &local_state, Some(remote), action, tally, Vec::new(), diags);
+        }
+    };
+    let mut ex = Exchange::merge(ctx, before, theirs, &mut diags)?;
+    let tally = if ex.published > 0 { push(ctx, &s, &remote, &np, &mut ex, &mut diags)? } else { Tally::default() };
+    let tally = Tally { fetched: ex.fetched, published: if tally.pushed { ex.published } else { 0 }, ..tally };
+    ctx.git.gc_auto();
+    let action = match (tally.fetched > 0, tally.published > 0) {
+        (true, true) => SyncAction::Exchanged,
+        (true, false) => SyncAction::Fetched,
+        (false, true) => SyncAction::Published,
+        (false, false) => SyncAction::None,
+    };
+    let last = LastSync {
+        remote: remote.clone(),
+        at: ctx.clock.stamp(),
+        outcome: tally.outcome,
+        detail: tally.detail.clone(),
+    };
+    local_state.record_sync(chosen.as_deref(), last);
+    let lines = ex.into_lines();
+    // The store after the merge, read once: incrementally from the state before it.
+    let after = loaded::load(ctx, &s, REF)?;
+    refresh_offers(&s, &after, &after.lineage(), &mut local_state);
+    save_local(ctx, &local_state)?;
+    report(ctx, &s, &after, &local_state, Some(remote), action, tally, lines, diags)
+}
+
+/// The remote a sync talks to (`--remote`, else the chosen one) and the chosen one (whose sync is
+/// `last_sync`); `None` when there is no remote. Several remotes and none chosen is a usage error.
+fn target(ctx: &Ctx, remote: Option<&str>) -> Result<(Option<String>, Option<String>)> {
     if let Some(r) = remote {
         if !valid_remote(r) {
             return Err(Error::refused(format!("{r:?} is not a remote name")).hint("git remote -v lists them"));
@@ -354,193 +436,155 @@ fn run(ctx: &Ctx, remote: Option<&str>, mode: Mode) -> Result<SyncReport> {
         }
         None => chosen.clone(),
     };
-    // The pre-push hook took the writers' lock already (without waiting, see `pre_push`).
-    let _lock = match mode {
-        Mode::Full => Some(crate::services::continuity::writer_lock(ctx)?),
-        Mode::PushFirst => None,
-    };
-    let mut local_state = load_local(ctx)?;
-    let before = loaded::load(ctx, &s, REF)?;
-    let mut diags = Vec::new();
-    let Some(remote) = remote else {
-        diags.push(Diagnostic::new(
-            Severity::Info,
-            Code::NoRemote,
-            None,
-            "no remote is configured; nothing was synced",
-        ));
-        return report(
-            ctx,
-            &s,
-            &before,
-            &local_state,
-            None,
-            SyncAction::NoRemote,
-            (0, 0),
-            SyncOutcome::Ok,
-            0,
-            Vec::new(),
-            diags,
-        );
-    };
-    if !ctx.git.remote_names().contains(&remote) {
-        return Err(Error::not_found(format!("no remote named {remote}")).hint("git remote -v lists them"));
+    Ok((remote, chosen))
+}
+
+/// What a sync counted and how it ended.
+#[derive(Debug)]
+struct Tally {
+    /// Records fetched.
+    fetched: usize,
+    /// Records published (0 unless the push went through).
+    published: usize,
+    /// Whether the push went through.
+    pushed: bool,
+    /// Pushes made.
+    attempts: usize,
+    /// `ok` unless the push failed (`partial`) or the remote was unreachable.
+    outcome: SyncOutcome,
+    /// Why, in one line, when not `ok`.
+    detail: Option<String>,
+}
+
+impl Default for Tally {
+    fn default() -> Tally {
+        Tally { fetched: 0, published: 0, pushed: false, attempts: 0, outcome: SyncOutcome::Ok, detail: None }
     }
-    // The hook must not delay the user's push by more than a bounded time (docs/SYNC.md#the-pre-push-hook), nor a
-    // sync wait on a remote that never answers (docs/SYNC.md#explicit-sync).
-    let np = no_prompt(ctx)?;
-    let fetched_now = match mode {
-        Mode::Full => fetch(ctx, &s, &remote, &np)?,
-        Mode::PushFirst => Ok(tracked(ctx, &s, &remote)?),
+}
+
+/// The two stores' ids after the merge: what each lacked, and the per-line comparison of the
+/// local store before the merge with the remote one.
+struct Exchange {
+    local_ids: BTreeSet<RawId>,
+    remote_ids: BTreeSet<RawId>,
+    fetched: usize,
+    published: usize,
+    lines: Vec<LineComparison>,
+}
+
+impl Exchange {
+    /// Compares the stores, then merges the remote's admitted records into the local ref.
+    fn merge(ctx: &Ctx, before: Loaded, theirs: Loaded, diags: &mut Vec<Diagnostic>) -> Result<Exchange> {
+        diags.extend(theirs.diagnostics.iter().cloned());
+        let local_ids = before.ids();
+        let remote_ids = theirs.ids();
+        let fetched = remote_ids.difference(&local_ids).count();
+        let published = local_ids.difference(&remote_ids).count();
+        let lines = compare(&before, &theirs, &local_ids, &remote_ids);
+        // One read model at a time: the store after the merge is read (by the caller) without these two.
+        drop(before);
+        merge(ctx, &theirs, diags)?;
+        drop(theirs);
+        Ok(Exchange { local_ids, remote_ids, fetched, published, lines })
+    }
+
+    /// The per-line comparison; the id sets are done with (the store after the merge is read
+    /// without them).
+    fn into_lines(self) -> Vec<LineComparison> {
+        self.lines
+    }
+}
+
+/// Pushes the local store (never forced): a race is fetched, merged and pushed again, up to
+/// [`PUSH_ATTEMPTS`] in all; a refusal, a rejection or an unreachable remote leaves the records
+/// pending (`partial`); a failure on this side is an error (13).
+fn push(
+    ctx: &Ctx,
+    s: &Setup,
+    remote: &str,
+    np: &NoPrompt,
+    ex: &mut Exchange,
+    diags: &mut Vec<Diagnostic>,
+) -> Result<Tally> {
+    let mut known = &ex.local_ids | &ex.remote_ids;
+    let mut attempts = 0;
+    let pushed = loop {
+        attempts += 1;
+        match ctx.git.push_continuity(remote, np) {
+            Ok(Pushed::Race(_)) if attempts < PUSH_ATTEMPTS => match fetch(ctx, s, remote, np)? {
+                // Another machine pushed first: take its records in, push from the fresh tip.
+                Ok(Some(again)) => {
+                    let ids = again.ids();
+                    ex.fetched += ids.difference(&known).count();
+                    ex.published = ex.local_ids.difference(&ids).count();
+                    known.extend(ids);
+                    diags.extend(again.diagnostics.iter().cloned());
+                    merge(ctx, &again, diags)?;
+                }
+                Ok(None) => {}
+                Err(e) => break Err(NetError::Unreachable(e)),
+            },
+            other => break other,
+        }
     };
-    let theirs = match fetched_now {
-        Ok(t) => t,
-        Err(detail) => {
+    let partial =
+        |detail: String| Tally { attempts, outcome: SyncOutcome::Partial, detail: Some(detail), ..Tally::default() };
+    Ok(match pushed {
+        Ok(Pushed::Done) => {
+            if let Ok(Some(tip)) = ctx.git.ref_tip(REF) {
+                // Best effort: status reads the remote as in sync without network; a failure
+                // here only makes the next status say `pending` until the next sync.
+                let _ = ctx.git.set_ref(&remote_ref(remote), &tip, None, &committer(ctx));
+            }
+            Tally { pushed: true, attempts, ..Tally::default() }
+        }
+        Ok(Pushed::Race(why)) => {
+            diags.push(Diagnostic::new(
+                Severity::Warning,
+                PUSH_REFUSED,
+                None,
+                format!("{remote} moved under each of {attempts} pushes ({why}); the records stay pending: run continuity sync again"),
+            ));
+            partial(format!("push refused: {why}"))
+        }
+        Err(NetError::Rejected { summary, remote: said }) => {
+            let said = screen(ctx, &said);
+            let quoted = if said.is_empty() {
+                "it gave no message".to_string()
+            } else {
+                format!("it said: {}", said.iter().map(|l| format!("\"{l}\"")).collect::<Vec<_>>().join(" / "))
+            };
+            diags.push(Diagnostic::new(
+                Severity::Error,
+                PUSH_REJECTED,
+                None,
+                format!("{remote} rejected the push of {REF} ({summary}); {quoted}. Its hook or policy does not accept this ref: nothing is retried and the records stay pending (docs/SYNC.md)"),
+            ));
+            partial(format!("push rejected: {summary}"))
+        }
+        Err(NetError::Unreachable(why)) => {
+            let why = first_line(&why);
             diags.push(Diagnostic::new(
                 Severity::Warning,
                 REMOTE_UNREACHABLE,
                 None,
-                format!(
-                    "{remote} could not be reached ({}); the local store is unchanged and its records stay pending",
-                    first_line(&detail)
-                ),
+                format!("{remote} could not be reached for the push ({why}); the records stay pending"),
             ));
-            local_state.record_sync(
-                chosen.as_deref(),
-                LastSync {
-                    remote: remote.clone(),
-                    at: ctx.clock.stamp(),
-                    outcome: SyncOutcome::Unreachable,
-                    detail: Some(first_line(&detail).to_string()),
-                },
-            );
-            save_local(ctx, &local_state)?;
-            return report(
-                ctx,
-                &s,
-                &before,
-                &local_state,
-                Some(remote),
-                SyncAction::Unreachable,
-                (0, 0),
-                SyncOutcome::Unreachable,
-                0,
-                Vec::new(),
-                diags,
-            );
+            partial(why.to_string())
         }
-    };
-    let theirs = theirs.unwrap_or_default();
-    diags.extend(theirs.diagnostics.iter().cloned());
-    let local_ids = before.ids();
-    let remote_ids = theirs.ids();
-    let mut fetched = remote_ids.difference(&local_ids).count();
-    let mut published = local_ids.difference(&remote_ids).count();
-    let lines = compare(&before, &theirs, &local_ids, &remote_ids);
-    // One read model at a time: the store after the merge is read (below) without these two.
-    drop(before);
-    merge(ctx, &theirs, &mut diags)?;
-    drop(theirs);
-    let mut outcome = SyncOutcome::Ok;
-    let mut detail = None;
-    let mut attempts = 0;
-    if published > 0 {
-        let mut known = &local_ids | &remote_ids;
-        let push = loop {
-            attempts += 1;
-            match ctx.git.push_continuity(&remote, &np) {
-                Ok(Pushed::Race(_)) if attempts < PUSH_ATTEMPTS => match fetch(ctx, &s, &remote, &np)? {
-                    // Another machine pushed first: take its records in, push from the fresh tip.
-                    Ok(Some(again)) => {
-                        let ids = again.ids();
-                        fetched += ids.difference(&known).count();
-                        published = local_ids.difference(&ids).count();
-                        known.extend(ids);
-                        diags.extend(again.diagnostics.iter().cloned());
-                        merge(ctx, &again, &mut diags)?;
-                    }
-                    Ok(None) => {}
-                    Err(e) => break Err(NetError::Unreachable(e)),
-                },
-                other => break other,
-            }
-        };
-        match push {
-            Ok(Pushed::Done) => {
-                if let Ok(Some(tip)) = ctx.git.ref_tip(REF) {
-                    // Best effort: status reads the remote as in sync without network; a failure
-                    // here only makes the next status say `pending` until the next sync.
-                    let _ = ctx.git.set_ref(&remote_ref(&remote), &tip, None, &committer(ctx));
-                }
-            }
-            Ok(Pushed::Race(why)) => {
-                diags.push(Diagnostic::new(
-                    Severity::Warning,
-                    PUSH_REFUSED,
-                    None,
-                    format!("{remote} moved under each of {attempts} pushes ({why}); the records stay pending: run continuity sync again"),
-                ));
-                detail = Some(format!("push refused: {why}"));
-                (outcome, published) = (SyncOutcome::Partial, 0);
-            }
-            Err(NetError::Rejected { summary, remote: said }) => {
-                let said = screen(ctx, &said);
-                let quoted = if said.is_empty() {
-                    "it gave no message".to_string()
-                } else {
-                    format!("it said: {}", said.iter().map(|l| format!("\"{l}\"")).collect::<Vec<_>>().join(" / "))
-                };
-                diags.push(Diagnostic::new(
-                    Severity::Error,
-                    PUSH_REJECTED,
-                    None,
-                    format!("{remote} rejected the push of {REF} ({summary}); {quoted}. Its hook or policy does not accept this ref: nothing is retried and the records stay pending (docs/SYNC.md)"),
-                ));
-                detail = Some(format!("push rejected: {summary}"));
-                (outcome, published) = (SyncOutcome::Partial, 0);
-            }
-            Err(NetError::Unreachable(why)) => {
-                diags.push(Diagnostic::new(
-                    Severity::Warning,
-                    REMOTE_UNREACHABLE,
-                    None,
-                    format!(
-                        "{remote} could not be reached for the push ({}); the records stay pending",
-                        first_line(&why)
-                    ),
-                ));
-                detail = Some(first_line(&why).to_string());
-                (outcome, published) = (SyncOutcome::Partial, 0);
-            }
-            Err(e) => {
-                return Err(Error::io(format!("continuity sync: the push to {remote} failed on this side"))
-                    .hint("git fsck --strict shows what is damaged; the remote was not changed")
-                    .caused_by(e));
-            }
+        Err(e) => {
+            return Err(Error::io(format!("continuity sync: the push to {remote} failed on this side"))
+                .hint("git fsck --strict shows what is damaged; the remote was not changed")
+                .caused_by(e));
         }
-    }
-    ctx.git.gc_auto();
-    let action = match (fetched > 0, published > 0) {
-        (true, true) => SyncAction::Exchanged,
-        (true, false) => SyncAction::Fetched,
-        (false, true) => SyncAction::Published,
-        (false, false) => SyncAction::None,
-    };
-    local_state
-        .record_sync(chosen.as_deref(), LastSync { remote: remote.clone(), at: ctx.clock.stamp(), outcome, detail });
-    // The id sets are done with: the store after the merge is read without them.
-    drop((local_ids, remote_ids));
-    // The store after the merge, read once: incrementally from the state before it.
-    let after = loaded::load(ctx, &s, REF)?;
-    refresh_offers(&s, &after, &after.lineage(), &mut local_state);
-    save_local(ctx, &local_state)?;
-    report(ctx, &s, &after, &local_state, Some(remote), action, (fetched, published), outcome, attempts, lines, diags)
+    })
 }
 
 fn compare(before: &Loaded, theirs: &Loaded, local: &BTreeSet<RawId>, remote: &BTreeSet<RawId>) -> Vec<LineComparison> {
     before.lineage_with(theirs).compare_stores(local, remote)
 }
 
+/// The report on `store` (the store after the sync): its lineage findings join the diagnostics.
 #[allow(clippy::too_many_arguments)]
 fn report(
     ctx: &Ctx,
@@ -549,9 +593,7 @@ fn report(
     local: &crate::continuity::local::LocalState,
     remote: Option<String>,
     action: SyncAction,
-    (fetched, published): (usize, usize),
-    outcome: SyncOutcome,
-    push_attempts: usize,
+    tally: Tally,
     lines: Vec<LineComparison>,
     mut diagnostics: Vec<Diagnostic>,
 ) -> Result<SyncReport> {
@@ -564,10 +606,10 @@ fn report(
         store: store_view(ctx, store, remote.as_deref())?,
         remote,
         action,
-        fetched,
-        published,
-        outcome,
-        push_attempts,
+        fetched: tally.fetched,
+        published: tally.published,
+        outcome: tally.outcome,
+        push_attempts: tally.attempts,
         lines,
         resumable,
         resumable_total: ids.len(),
