@@ -1,5 +1,5 @@
 //! Typed `--json` documents: the tests read what the binary prints into these structs instead of
-//! probing untyped values by string keys. `deny_unknown_fields` where the SPEC fixes the shape, so
+//! probing untyped values by string keys. `deny_unknown_fields` where docs/REFERENCE.md fixes the shape, so
 //! an added, renamed or missing key fails the test that reads it.
 
 use serde::de::DeserializeOwned;
