@@ -49,6 +49,8 @@ const RULE_SOURCES: &[(&str, &str)] = &[
     ("crates/core/src/model/markdown.rs", include_str!("../../core/src/model/markdown.rs")),
     ("crates/core/src/clock.rs", include_str!("../../core/src/clock.rs")),
     ("crates/core/src/text.rs", include_str!("../../core/src/text.rs")),
+    ("crates/core/src/hex.rs", include_str!("../../core/src/hex.rs")),
+    ("crates/core/src/oid.rs", include_str!("../../core/src/oid.rs")),
     ("Cargo.lock", include_str!("../../../Cargo.lock")),
 ];
 

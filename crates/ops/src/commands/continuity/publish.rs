@@ -17,6 +17,7 @@ use crate::ctx::Ctx;
 use crate::error::{Error, Result};
 use crate::model::labels::Anchor;
 use crate::model::task::Task;
+use crate::oid::Oid;
 use crate::services::continuity::loaded;
 use crate::services::continuity::{load_local, save_local, REF};
 use crate::store::atomic::read_opt;
@@ -57,7 +58,7 @@ pub struct PublishReport {
     pub written: bool,
     /// The store tip afterwards.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub tip: Option<String>,
+    pub tip: Option<Oid>,
     /// The handover file, repository-relative.
     pub handover: String,
     /// The leaks that refuse the publication (never their values).
@@ -187,7 +188,7 @@ pub fn source_now(ctx: &Ctx) -> Result<Source> {
     changed.truncate(MAX_CHANGED);
     Ok(Source {
         branch: id.branch.clone(),
-        head: id.head.clone(),
+        head: id.head.as_ref().map(Oid::to_string),
         working_tree: ctx.working_tree()?.into(),
         changed,
         changed_total: total,

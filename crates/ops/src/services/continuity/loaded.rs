@@ -24,6 +24,7 @@ use crate::continuity::signing::{self, DeviceKey};
 use crate::ctx::Ctx;
 use crate::error::{Error, Result};
 use crate::git::store::{Blob, StoreEntry};
+use crate::oid::Oid;
 use crate::store::atomic::{replace_with, replace_with_file};
 
 /// What every continuity command reads first.
@@ -80,7 +81,7 @@ pub struct Loaded {
     /// The ref read.
     pub reference: String,
     /// Its tip.
-    pub tip: Option<String>,
+    pub tip: Option<Oid>,
     view: Option<View>,
     /// Admitted records, in id order.
     admitted: Vec<Row>,

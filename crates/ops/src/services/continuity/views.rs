@@ -12,6 +12,7 @@ use crate::continuity::plan::{offer_of_summary, resumable_of};
 use crate::continuity::view::RecordView;
 use crate::ctx::Ctx;
 use crate::error::Result;
+use crate::oid::Oid;
 use crate::services::continuity::loaded::{self, Loaded, Setup};
 use crate::services::continuity::{remote_ref, REF};
 /// How many resumable records `status` shows without `--all` (docs/REFERENCE.md#local-state); also the cap on the
@@ -26,13 +27,13 @@ pub struct StoreView {
     pub reference: String,
     /// Local tip.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub tip: Option<String>,
+    pub tip: Option<Oid>,
     /// The remote compared against.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub remote: Option<String>,
     /// Its remote-tracking tip.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub remote_tip: Option<String>,
+    pub remote_tip: Option<Oid>,
     /// `no_remote|empty|never_synced|behind|in_sync|pending|diverged`.
     pub sync: String,
     /// Admitted records.
