@@ -24,7 +24,7 @@ use crate::continuity::signing::{self, DeviceKey};
 use crate::ctx::Ctx;
 use crate::error::{Error, Result};
 use crate::git::store::{Blob, StoreEntry};
-use crate::oid::Oid;
+use crate::oid::{Oid, RecordId};
 use crate::store::atomic::{replace_with, replace_with_file};
 
 /// What every continuity command reads first.
@@ -120,7 +120,7 @@ impl Loaded {
         self.admitted.binary_search_by(|a| a.row.cmp(&row)).ok().map(|i| self.admitted[i])
     }
     /// A record's id.
-    pub fn id(&self, r: Row) -> String {
+    pub fn id(&self, r: Row) -> RecordId {
         self.view().id(r.row as usize)
     }
     /// A record's device node.

@@ -72,10 +72,10 @@ pub fn store_view(ctx: &Ctx, store: &Loaded, remote: Option<&str>) -> Result<Sto
 }
 
 /// The views of a set of ids, in display order.
-pub fn views(ctx: &Ctx, s: &Setup, store: &Loaded, ids: &[String]) -> Vec<RecordView> {
+pub fn views(ctx: &Ctx, s: &Setup, store: &Loaded, ids: &[impl AsRef<str>]) -> Vec<RecordView> {
     let own = s.own_node();
     let now = ctx.clock.now();
-    ids.iter().filter_map(|id| store.get(id)).map(|r| view(store, r, own.as_deref(), now)).collect()
+    ids.iter().filter_map(|id| store.get(id.as_ref())).map(|r| view(store, r, own.as_deref(), now)).collect()
 }
 
 /// How admitted record `r` is shown, `own` being this machine's node.
