@@ -66,7 +66,7 @@ fn history(commits: usize, branches: usize) -> Result<()> {
 fn store(repo: PathBuf, n: usize, lines: usize, devices: usize, salt: &str, parent: Option<String>) -> Result<()> {
     let ctx = Ctx::open(Some(&repo), Env::from_process()).map_err(|e| anyhow!(e.message))?;
     let repository = majordomus::ops::services::continuity::repository(&ctx, None).map_err(|e| anyhow!(e.message))?;
-    let head = ctx.identity().map_err(|e| anyhow!(e.message))?.head.clone();
+    let head = ctx.identity().map_err(|e| anyhow!(e.message))?.head.as_ref().map(|h| h.to_string());
     let keys: Vec<DeviceKey> = (0..devices.max(1))
         .map(|d| {
             let mut seed = [7u8; 32];

@@ -249,7 +249,7 @@ proptest! {
         let g = Lineage::from_links(links.clone());
         let parents: BTreeSet<&str> = links.iter().filter_map(|l| l.2.as_deref()).collect();
         let want: BTreeSet<String> = links.iter().map(|l| l.0.clone()).filter(|id| !parents.contains(id.as_str())).collect();
-        prop_assert_eq!(g.heads().into_iter().collect::<BTreeSet<String>>(), want);
+        prop_assert_eq!(g.heads().into_iter().map(String::from).collect::<BTreeSet<String>>(), want);
         for (id, line, parent) in &links {
             prop_assert_eq!(g.line_of(id), Some(line.as_deref().unwrap_or(id)));
             prop_assert_eq!(g.parent_of(id), parent.clone());
@@ -266,7 +266,8 @@ proptest! {
         for l in &lines {
             let members = g.ids().filter(|id| g.line_of(id) == Some(l.line.as_str())).count();
             prop_assert_eq!(l.records, members);
-            let heads: Vec<String> = g.heads().into_iter().filter(|h| g.line_of(h) == Some(l.line.as_str())).collect();
+            let heads: Vec<String> =
+                g.heads().into_iter().filter(|h| g.line_of(h) == Some(l.line.as_str())).map(String::from).collect();
             prop_assert_eq!(&l.heads, &heads);
             prop_assert_eq!(l.state == LineState::Diverged, heads.len() > 1);
         }

@@ -6,12 +6,13 @@ use serde_json::Value;
 
 use super::mesh::{trust_of, Mesh, Trust};
 use super::record::{
-    blake3_hex, canonical_text, canonical_value, store_path, Envelope, Record, MAX_STORED_BYTES, SCHEMA,
+    canonical_text, canonical_value, id_of_canonical, store_path, Envelope, Record, MAX_STORED_BYTES, SCHEMA,
 };
 use super::{portability, signing};
 use crate::git::store::{Blob, FileMode, StoreEntry};
 
 use crate::model::vocabulary::vocabulary;
+use crate::oid::RecordId;
 
 vocabulary! {
     /// How grave a diagnostic is (`error`, `warning`, `info` in JSON and text).
@@ -87,7 +88,7 @@ impl Diagnostic {
 #[derive(Debug, Clone)]
 pub struct Admitted {
     /// Its id.
-    pub id: String,
+    pub id: RecordId,
     /// Its path in the store.
     pub path: String,
     /// The blob it was read from (read it again for the signature: it is not kept in memory).
@@ -137,8 +138,8 @@ pub fn is_record_path(path: &str) -> bool {
 pub enum Intrinsic {
     /// A well-formed, correctly signed, portable v1 record.
     Record {
-        /// Its id.
-        id: String,
+        /// Its id (the digest of its canonical form, which the stored id equals).
+        id: RecordId,
         /// The signer's minisign public key.
         public_key: String,
         /// The record.
@@ -234,7 +235,7 @@ fn admitted_in_one_pass(path: &str, bytes: &[u8]) -> Option<Intrinsic> {
     let canonical = canonical_text(stored.record.get(), &mut |pointer, text| {
         leaks |= portability::refused_at_admission(pointer, text)
     })?;
-    let digest = blake3_hex(canonical.as_bytes());
+    let digest = id_of_canonical(&canonical);
     if leaks || digest != stored.id || store_path(&digest) != path {
         return None;
     }
@@ -244,7 +245,7 @@ fn admitted_in_one_pass(path: &str, bytes: &[u8]) -> Option<Intrinsic> {
     }
     signing::verify_parts(&stored.public_key, &stored.signature, &stored.id, Some(&record.device.node), &canonical)
         .ok()?;
-    Some(Intrinsic::Record { id: stored.id, public_key: stored.public_key, record: Box::new(record) })
+    Some(Intrinsic::Record { id: digest, public_key: stored.public_key, record: Box::new(record) })
 }
 
 /// For hostile-input testing (`crate::fuzzing`): panics when [`admitted_in_one_pass`] accepts
@@ -269,7 +270,7 @@ fn judged(path: &str, bytes: &[u8]) -> Intrinsic {
     };
     // The canonical form, computed once: the id and the signed message are both over it.
     let canonical = canonical_value(record_value);
-    let digest = blake3_hex(canonical.as_bytes());
+    let digest = id_of_canonical(&canonical);
     if digest != id || store_path(&digest) != path {
         return refuse(Code::IdMismatch, "its content does not match its id and path; it was altered".into());
     }
@@ -308,14 +309,14 @@ fn judged(path: &str, bytes: &[u8]) -> Intrinsic {
     if let Some(leak) = portability::scan_admission(&envelope.record).into_iter().next() {
         return refuse(leak.code, format!("{}: {}", leak.pointer, leak.reason));
     }
-    Intrinsic::Record { id: envelope.id, public_key: envelope.public_key, record: Box::new(record) }
+    Intrinsic::Record { id: digest, public_key: envelope.public_key, record: Box::new(record) }
 }
 
 /// The checks that depend on this machine's view — the signer's key, revocation, trust and the
 /// repository — applied to a file's [`Intrinsic`] verdict.
 pub fn standing(path: &str, blob: &str, i: Intrinsic, j: &Judge<'_>) -> (Verdict, Option<Diagnostic>) {
     match i {
-        Intrinsic::Record { id, public_key, record } => judge_standing(path, blob, &id, &public_key, *record, j),
+        Intrinsic::Record { id, public_key, record } => judge_standing(path, blob, id, &public_key, *record, j),
         Intrinsic::TooNew(d) => (Verdict::TooNew, Some(d)),
         Intrinsic::Refused(d) => (Verdict::Refused, Some(d)),
         Intrinsic::Stray(d) => (Verdict::Stray, Some(d)),
@@ -325,7 +326,7 @@ pub fn standing(path: &str, blob: &str, i: Intrinsic, j: &Judge<'_>) -> (Verdict
 fn judge_standing(
     path: &str,
     blob: &str,
-    id: &str,
+    id: RecordId,
     public_key: &str,
     record: Record,
     j: &Judge<'_>,
@@ -336,7 +337,7 @@ fn judge_standing(
     };
     match standing_of(path, &key, &record.repository, &record.device.label, j) {
         Ok(trust) => {
-            let a = Admitted { id: id.to_string(), path: path.to_string(), blob: blob.to_string(), record, key, trust };
+            let a = Admitted { id, path: path.to_string(), blob: blob.to_string(), record, key, trust };
             (Verdict::Admitted(Box::new(a)), None)
         }
         Err(d) => (Verdict::Refused, Some(d)),

@@ -10,6 +10,7 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 use serde::Serialize;
 
 use crate::admission::Diagnostic;
+use crate::oid::RecordId;
 use crate::record::{is_id, store_path, Record};
 use crate::text::short_id;
 
@@ -53,7 +54,7 @@ pub struct LineSummary {
     /// How many admitted records it holds.
     pub records: usize,
     /// Its heads, sorted.
-    pub heads: Vec<String>,
+    pub heads: Vec<RecordId>,
 }
 
 vocabulary! {
@@ -82,7 +83,7 @@ pub struct LineComparison {
     /// How the two stores hold it.
     pub relation: StoreRelation,
     /// The heads of the line over both stores together (what a merge holds), sorted.
-    pub heads: Vec<String>,
+    pub heads: Vec<RecordId>,
 }
 
 /// No parent (a row number that cannot occur).
@@ -305,9 +306,9 @@ impl Lineage {
         self.fan.find(&self.ids, &raw(id)?).map(|r| r as u32)
     }
 
-    /// Record `row`'s id, 64 hex.
-    fn id(&self, row: u32) -> String {
-        hex(&self.ids[row as usize])
+    /// Record `row`'s id.
+    fn id(&self, row: u32) -> RecordId {
+        RecordId::from_raw(&self.ids[row as usize])
     }
 
     /// How many records the graph holds.
@@ -327,20 +328,23 @@ impl Lineage {
 
     /// Every record id, sorted.
     pub fn ids(&self) -> impl Iterator<Item = String> + '_ {
-        (0..self.ids.len() as u32).map(|r| self.id(r))
+        (0..self.ids.len() as u32).map(|r| self.id(r).into())
     }
 
     /// The ids starting with `prefix` (hex), sorted: found by binary search, not by a scan.
     pub fn ids_with_prefix(&self, prefix: &str) -> Vec<String> {
         let Some(lo) = prefix_bound(prefix) else { return Vec::new() };
         let start = self.ids.partition_point(|id| *id < lo);
-        (start..self.ids.len()).map(|r| self.id(r as u32)).take_while(|id| id.starts_with(prefix)).collect()
+        (start..self.ids.len())
+            .map(|r| self.id(r as u32).into())
+            .take_while(|id: &String| id.starts_with(prefix))
+            .collect()
     }
 
     fn parent_of_row(&self, row: u32) -> Option<String> {
         match self.parent[row as usize] {
             NONE => self.outside.binary_search_by(|(r, _)| r.cmp(&row)).ok().map(|i| self.outside[i].1.clone()),
-            p => Some(self.id(p)),
+            p => Some(self.id(p).into()),
         }
     }
 
@@ -402,13 +406,13 @@ impl Lineage {
     }
 
     /// The heads: records no admitted record continues, sorted.
-    pub fn heads(&self) -> Vec<String> {
+    pub fn heads(&self) -> Vec<RecordId> {
         (0..self.ids.len() as u32).filter(|r| !self.continued[*r as usize]).map(|r| self.id(r)).collect()
     }
 
     /// Every record id, line by line (lines sorted by id, records by id within a line).
     pub fn ids_by_line(&self) -> impl Iterator<Item = String> + '_ {
-        self.members.iter().flat_map(|rows| rows.iter().map(|r| self.id(*r)))
+        self.members.iter().flat_map(|rows| rows.iter().map(|r| self.id(*r).into()))
     }
 
     /// The summary of one line, if the graph holds any of its records.
@@ -424,7 +428,7 @@ impl Lineage {
 
     fn summary(&self, li: usize) -> LineSummary {
         let rows = &self.members[li];
-        let heads: Vec<String> = rows.iter().filter(|r| !self.continued[**r as usize]).map(|r| self.id(*r)).collect();
+        let heads: Vec<RecordId> = rows.iter().filter(|r| !self.continued[**r as usize]).map(|r| self.id(*r)).collect();
         let state = if heads.len() > 1 { LineState::Diverged } else { LineState::Linear };
         LineSummary { line: self.line_ids[li].clone(), state, records: rows.len(), heads }
     }
@@ -751,7 +755,8 @@ mod tests {
         assert_eq!(a.records, 4);
         assert_eq!(a.heads.len(), 2);
         let y = g.line(&rid("y")).unwrap();
-        assert_eq!((y.state, y.records, y.heads.clone()), (LineState::Linear, 2, vec![rid("z")]));
+        assert_eq!((y.state, y.records), (LineState::Linear, 2));
+        assert_eq!(y.heads, vec![rid("z")]);
         assert_eq!(g.line_state_of(&rid("b")), LineState::Diverged);
         assert_eq!(g.line_state_of(&rid("x")), LineState::Linear);
         let j = serde_json::to_value(&y).unwrap();

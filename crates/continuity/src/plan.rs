@@ -1376,7 +1376,7 @@ mod tests {
         let w = World::new().with("a1", theirs, Trust::Trusted);
         let landed = Landed {
             branch: "main".into(),
-            commit: LOCAL_HEAD.into(),
+            commit: majordomus_core::oid::Oid::parse(LOCAL_HEAD).unwrap(),
             by: RewriteBy::SquashMerge,
             proof: proof(ProofKind::RangePatchId),
         };
@@ -1409,7 +1409,7 @@ mod tests {
         let w = World::new().with("a1", rec(), Trust::Trusted);
         let rw = Rewrite {
             from: HEAD.into(),
-            to: LOCAL_HEAD.into(),
+            to: majordomus_core::oid::Oid::parse(LOCAL_HEAD).unwrap(),
             by: RewriteBy::Unknown,
             proof: proof(ProofKind::PatchId),
         };

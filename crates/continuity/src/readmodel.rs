@@ -23,6 +23,7 @@ use super::admission::{Diagnostic, Intrinsic};
 use super::lineage::{hex, Fan, Lineage, Link, RawId, Ref};
 use super::record::{Device, Record};
 use super::view::{published_at, section};
+use crate::oid::RecordId;
 use crate::text::first_line;
 
 /// The format line every read-model file starts with; another format is ignored.
@@ -49,6 +50,8 @@ const RULE_SOURCES: &[(&str, &str)] = &[
     ("crates/core/src/model/markdown.rs", include_str!("../../core/src/model/markdown.rs")),
     ("crates/core/src/clock.rs", include_str!("../../core/src/clock.rs")),
     ("crates/core/src/text.rs", include_str!("../../core/src/text.rs")),
+    ("crates/core/src/hex.rs", include_str!("../../core/src/hex.rs")),
+    ("crates/core/src/oid.rs", include_str!("../../core/src/oid.rs")),
     ("Cargo.lock", include_str!("../../../Cargo.lock")),
 ];
 
@@ -245,7 +248,7 @@ impl Entry {
         let other = |kind, diagnostic| Entry::Other(Other { path: path.into(), blob: blob.into(), kind, diagnostic });
         match i {
             Intrinsic::Record { id, public_key, record } => match super::signing::raw_public_key(&public_key) {
-                Some(k) => Entry::record(&Summary::of_owned(id, blob, hex(&k), *record)),
+                Some(k) => Entry::record(&Summary::of_owned(id.into(), blob, hex(&k), *record)),
                 None => other(
                     OtherKind::Refused,
                     Diagnostic::new(Severity::Error, Code::BadSignature, Some(path), "the public key does not decode"),
@@ -681,9 +684,9 @@ impl View {
         Var::of(self.heap().get(off..off + row.var_len())?)
     }
 
-    /// Record `i`'s id, 64 hex.
-    pub fn id(&self, i: usize) -> String {
-        hex(self.row(i).id())
+    /// Record `i`'s id.
+    pub fn id(&self, i: usize) -> RecordId {
+        RecordId::from_raw(self.row(i).id())
     }
 
     /// The row of record `id` (64 hex).
@@ -734,7 +737,7 @@ impl View {
         let mut r = Reader { buf: &var, pos: 0 };
         let line = r.hex().unwrap_or(None);
         let parent = r.hex().unwrap_or(None);
-        (self.id(i), line, parent)
+        (self.id(i).into(), line, parent)
     }
 
     /// Record `i`'s raw id.
@@ -798,7 +801,7 @@ impl View {
         let (node, label) = self.device(i);
         let (k, repo) = self.standing_key(i);
         Summary {
-            id: self.id(i),
+            id: self.id(i).into(),
             key: self.head.tables[0][k].clone(),
             repository: self.head.tables[1][repo].clone(),
             device: Device { node: node.into(), label: label.into() },

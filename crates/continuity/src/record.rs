@@ -3,6 +3,8 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use crate::oid::RecordId;
+
 /// The schema string of this version.
 pub const SCHEMA: &str = "majordomus-continuity/v1";
 /// A stored record (the whole envelope file) is at most this large.
@@ -411,6 +413,11 @@ pub fn canonical(r: &Record) -> String {
 /// 64 lowercase hex BLAKE3.
 pub fn blake3_hex(bytes: &[u8]) -> String {
     blake3::hash(bytes).to_hex().to_string()
+}
+
+/// The record id of a canonical form: BLAKE3 over it (the text [`blake3_hex`] gives).
+pub fn id_of_canonical(canonical: &str) -> RecordId {
+    RecordId::from_raw(blake3::hash(canonical.as_bytes()).as_bytes())
 }
 
 /// The record id: BLAKE3 over canonical(record).

@@ -12,6 +12,7 @@ mod status;
 pub mod store;
 
 pub use gix::ObjectId;
+use majordomus_core::oid::Oid;
 pub use status::{in_layer, Changes};
 
 use std::collections::BTreeSet;
@@ -53,6 +54,11 @@ pub enum Error {
     Gix(String),
 }
 
+/// A gix object id as the full id the other crates take.
+pub fn full(id: ObjectId) -> Oid {
+    Oid::from_hash(id.as_bytes()).expect("a gix object id is 20 or 32 bytes, because git hashes with SHA-1 or SHA-256")
+}
+
 fn head_err(e: impl std::error::Error + Send + Sync + 'static) -> Error {
     Error::Head(Box::new(e))
 }
@@ -84,7 +90,7 @@ pub struct Identity {
     /// Short branch name; `None` when HEAD is detached.
     pub branch: Option<String>,
     /// Full SHA of HEAD; `None` when HEAD is unborn.
-    pub head: Option<String>,
+    pub head: Option<Oid>,
 }
 
 /// The `.git` (a directory holding `HEAD`, or a gitfile) at or above `start` when discovery
@@ -189,7 +195,7 @@ impl Git {
             repository_id: self.common_dir.display().to_string(),
             worktree: self.root.display().to_string(),
             branch: self.branch()?,
-            head: self.head()?.map(|h| h.to_string()),
+            head: self.head()?.map(full),
         })
     }
 

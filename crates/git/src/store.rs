@@ -20,7 +20,8 @@ use gix::refs::transaction::{PreviousValue, RefEdit};
 use gix::refs::{FullName, Target};
 use gix::ObjectId;
 
-use super::{Error, Git};
+use super::{full, Error, Git};
+use majordomus_core::oid::Oid;
 
 /// The local store reference.
 pub const CONTINUITY_REF: &str = "refs/majordomus/continuity";
@@ -184,7 +185,7 @@ impl Committer {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct AddOutcome {
     /// The store tip after the call (the new commit, or the unchanged tip when nothing was written).
-    pub tip: String,
+    pub tip: Oid,
     /// Whether a commit was written; `false` when every path already held identical bytes.
     pub written: bool,
 }
@@ -217,7 +218,7 @@ pub struct MergeOutcome {
     /// What happened to the local reference.
     pub action: MergeAction,
     /// The local tip after the call.
-    pub tip: String,
+    pub tip: Oid,
     /// Paths present on both sides with different contents (the local one was kept), sorted.
     pub collisions: Vec<String>,
 }
@@ -311,8 +312,8 @@ struct Union {
 impl Git {
     /// The commit reference `name` (a full name such as [`CONTINUITY_REF`]) points to, or `None`
     /// when it does not exist.
-    pub fn ref_tip(&self, name: &str) -> Result<Option<String>, Error> {
-        Ok(self.tip_id(name)?.map(|id| id.to_string()))
+    pub fn ref_tip(&self, name: &str) -> Result<Option<Oid>, Error> {
+        Ok(self.tip_id(name)?.map(full))
     }
 
     fn tip_id(&self, name: &str) -> Result<Option<ObjectId>, Error> {
@@ -1219,7 +1220,7 @@ impl Git {
             };
             if let Some(tip) = old {
                 if self.all_present(base, &blobs)? {
-                    return Ok(AddOutcome { tip: tip.to_string(), written: false });
+                    return Ok(AddOutcome { tip: full(tip), written: false });
                 }
             }
             let tree = write_tree(
@@ -1229,7 +1230,7 @@ impl Git {
             )?;
             let commit = self.write_commit(tree, old.into_iter().collect(), message, who)?;
             match self.cas(refname, commit, expect(old), message, who)? {
-                Cas::Done => return Ok(AddOutcome { tip: commit.to_string(), written: true }),
+                Cas::Done => return Ok(AddOutcome { tip: full(commit), written: true }),
                 Cas::Conflict(e) => last = e,
                 Cas::Busy(e) => {
                     if let Some(lock) = lock {
@@ -1409,7 +1410,7 @@ impl Git {
             let local = self.tip_id(local_ref)?;
             if let Some(l) = local {
                 if self.is_ancestor(remote, l)? {
-                    return Ok(MergeOutcome { action: MergeAction::None, tip: l.to_string(), collisions: Vec::new() });
+                    return Ok(MergeOutcome { action: MergeAction::None, tip: full(l), collisions: Vec::new() });
                 }
             }
             let local_tree = match local {
@@ -1437,7 +1438,7 @@ impl Git {
                 (self.write_commit(tree, parents, message, who)?, MergeAction::Merged)
             };
             match self.cas(local_ref, new, expect(local), message, who)? {
-                Cas::Done => return Ok(MergeOutcome { action, tip: new.to_string(), collisions: u.collisions }),
+                Cas::Done => return Ok(MergeOutcome { action, tip: full(new), collisions: u.collisions }),
                 Cas::Conflict(e) => last = e,
                 Cas::Busy(e) => {
                     self.clear_stale_lock(local_ref, &lock);
@@ -2215,8 +2216,8 @@ mod tests {
         // A publishes.
         let ta = a.store_add(&[rec(1)], "m", &who()).unwrap().tip;
         assert!(matches!(a.push_continuity("origin", &np), Ok(Pushed::Done)));
-        assert_eq!(a.ls_remote("origin", CONTINUITY_REF, &np).unwrap(), RemoteRef::Present(ta.clone()));
-        assert_eq!(a.ls_remote(&url, CONTINUITY_REF, &np).unwrap(), RemoteRef::Present(ta.clone()));
+        assert_eq!(a.ls_remote("origin", CONTINUITY_REF, &np).unwrap(), RemoteRef::Present(ta.to_string()));
+        assert_eq!(a.ls_remote(&url, CONTINUITY_REF, &np).unwrap(), RemoteRef::Present(ta.to_string()));
         assert!(matches!(a.push_continuity("origin", &np), Ok(Pushed::Done)));
         assert!(matches!(a.push_continuity("gone", &np), Err(NetError::Unreachable(_))));
         assert!(a.fetch_continuity("gone", &np).is_err());

@@ -15,7 +15,7 @@
 
 // The crates below, under the module names the code uses (`crate::store::…`).
 use majordomus_continuity as continuity;
-use majordomus_core::{assets, clock, error, hex, model, text};
+use majordomus_core::{assets, clock, error, hex, model, oid, text};
 use majordomus_git as git;
 use majordomus_store as store;
 

@@ -5,6 +5,7 @@ use serde::Serialize;
 
 use crate::clock::parse_stamp;
 use crate::model::vocabulary::vocabulary;
+use crate::oid::Oid;
 use crate::text::short;
 
 /// What files and output write for an unborn HEAD (docs/REFERENCE.md#identity). Inside the code an unborn HEAD is
@@ -141,7 +142,7 @@ pub struct Rewrite {
     /// The recorded commit.
     pub from: String,
     /// The commit it became: HEAD or an ancestor of HEAD.
-    pub to: String,
+    pub to: Oid,
     /// What rewrote it (`unknown` when content is the only proof).
     pub by: RewriteBy,
     /// Why this is believed.
@@ -191,7 +192,7 @@ pub struct Landed {
     /// The branch it landed in (HEAD's).
     pub branch: String,
     /// The commit that carries it.
-    pub commit: String,
+    pub commit: Oid,
     /// How it got there.
     pub by: RewriteBy,
     /// Why this is believed.

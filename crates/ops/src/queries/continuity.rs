@@ -11,6 +11,7 @@ use crate::continuity::view::RecordView;
 use crate::ctx::Ctx;
 use crate::error::Result;
 use crate::model::labels::{Anchor, WorkingTree};
+use crate::oid::Oid;
 use crate::services::continuity::loaded::{self, Loaded, Setup};
 use crate::services::continuity::views::{resumable_ids, store_view, view, views, StoreView, SHOWN};
 use crate::services::continuity::{load_local, REF};
@@ -43,7 +44,7 @@ pub struct StatusReport {
     pub branch: String,
     /// HEAD.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub head: Option<String>,
+    pub head: Option<Oid>,
     /// `clean|dirty`.
     // The schema keeps `string`, as before the enum (the JSON is the same).
     #[cfg_attr(feature = "mcp", schemars(with = "String"))]

@@ -19,6 +19,7 @@ use crate::model::labels::Anchor;
 use crate::model::labels::{Divergence, FreshnessLabel, WorkingTree};
 use crate::model::record::{section_text, section_texts};
 use crate::model::task::Outcome;
+use crate::oid::Oid;
 use crate::services::labelled::{label_preferred, resolve_labelled, Labelled};
 use crate::services::resolve::shown_checkpoint;
 use crate::services::task;
@@ -39,7 +40,7 @@ pub struct Continuity {
     pub branch: String,
     /// The commit this checkout is on (omitted on an unborn branch).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub head: Option<String>,
+    pub head: Option<Oid>,
     /// `clean` or `dirty`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub working_tree: Option<WorkingTree>,

@@ -14,6 +14,7 @@
 use crate::git::ObjectId;
 
 use crate::ctx::Ctx;
+use crate::git::full;
 use crate::git::rewrite::{Entry, Op};
 use crate::model::labels::{Anchor, Divergence, Label, Landed, Proof, ProofKind, Rewrite, RewriteBy};
 use crate::store::rewrites::{self, PatchIds};
@@ -102,7 +103,7 @@ fn finish(x: &str, head: ObjectId, hops: Vec<Hop>) -> Label {
     let value = hops.iter().map(|h| h.value.as_str()).collect::<Vec<_>>().join("; ");
     Label {
         divergence: if to == head { Divergence::Exact } else { Divergence::Advanced },
-        rewrite: Some(Rewrite { from: x.to_string(), to: to.to_string(), by, proof: Proof { kind, value } }),
+        rewrite: Some(Rewrite { from: x.to_string(), to: full(to), by, proof: Proof { kind, value } }),
     }
 }
 
@@ -137,7 +138,7 @@ fn landed_uncached(ctx: &Ctx, x: &str) -> Option<Landed> {
     }
     let mut facts = Facts::new(ctx, None);
     let hop = facts.content(from, head).or_else(|| facts.range(from, head))?;
-    Some(Landed { branch, commit: hop.to.to_string(), by: hop.by, proof: Proof { kind: hop.kind, value: hop.value } })
+    Some(Landed { branch, commit: full(hop.to), by: hop.by, proof: Proof { kind: hop.kind, value: hop.value } })
 }
 
 /// How a listing shows a record's label: the word with its rewrite, or for a record of another

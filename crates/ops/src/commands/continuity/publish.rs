@@ -18,6 +18,7 @@ use crate::ctx::Ctx;
 use crate::error::{Error, Result};
 use crate::model::labels::Anchor;
 use crate::model::task::Task;
+use crate::oid::Oid;
 use crate::services::continuity::loaded;
 use crate::services::continuity::{load_local, save_local, REF};
 use crate::store::atomic::read_opt;
@@ -58,7 +59,7 @@ pub struct PublishReport {
     pub written: bool,
     /// The store tip afterwards.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub tip: Option<String>,
+    pub tip: Option<Oid>,
     /// The handover file, repository-relative.
     pub handover: String,
     /// The leaks that refuse the publication (never their values).
@@ -188,7 +189,7 @@ pub fn source_now(ctx: &Ctx) -> Result<Source> {
     changed.truncate(MAX_CHANGED);
     Ok(Source {
         branch: id.branch.clone(),
-        head: id.head.clone(),
+        head: id.head.as_ref().map(Oid::to_string),
         working_tree: ctx.working_tree()?.into(),
         changed,
         changed_total: total,
@@ -232,7 +233,7 @@ pub fn publish(ctx: &Ctx, p: PublishParams) -> Result<PublishReport> {
     };
     let parent = parent_record.as_ref();
     let tip = ctx.git.ref_tip(REF).map_err(|e| Error::io(e.to_string()))?;
-    let report = |record: RecordView, written: bool, tip: Option<String>| PublishReport {
+    let report = |record: RecordView, written: bool, tip: Option<Oid>| PublishReport {
         record: Some(record),
         written,
         tip,
@@ -324,8 +325,8 @@ fn compose(
         device,
         episode: if session.is_some() { "open" } else { "none" }.into(),
         session,
-        line: parent.map(|a| a.record.line.clone().unwrap_or_else(|| a.id.clone())),
-        parent: parent.map(|a| a.id.clone()),
+        line: parent.map(|a| a.record.line.clone().unwrap_or_else(|| a.id.to_string())),
+        parent: parent.map(|a| a.id.to_string()),
         published_at: ctx.clock.stamp(),
         producer: format!("git-majordomus/{}", env!("CARGO_PKG_VERSION")),
         source,
@@ -376,7 +377,7 @@ fn open_questions(ctx: &Ctx) -> Result<Vec<CarriedQuestion>> {
 
 /// Signs the record with this machine's key and adds it to the local store: its id and the
 /// store's new tip.
-fn store(ctx: &Ctx, rec: &Record) -> Result<(String, String)> {
+fn store(ctx: &Ctx, rec: &Record) -> Result<(String, Oid)> {
     let key = signing::load_or_create(&crate::services::continuity::device_path(ctx)?, &ctx.clock.stamp())?;
     let envelope = key.sign(rec);
     let (name_c, email) = ctx.git.store_identity();

@@ -9,6 +9,7 @@ use crate::ctx::Ctx;
 use crate::error::{Error, Result};
 use crate::model::labels::{branch_text, head_text, Anchor};
 use crate::model::record::{branch_key, RecordMeta};
+use crate::oid::RecordId;
 use crate::services::continuity::loaded::{self};
 use crate::services::continuity::plan::plan_over;
 use crate::services::continuity::{load_local, save_local, REF};
@@ -59,8 +60,8 @@ pub fn resume(ctx: &Ctx, prefix: Option<&str>) -> Result<ResumeReport> {
     let (handover, task_id) = write_handover(ctx, &a)?;
     let carried = carry_decisions(ctx, &a)?;
     carry_questions(ctx, &a, &task_id)?;
-    let line = a.record.line.clone().unwrap_or_else(|| a.id.clone());
-    let pos = Position { line, record: a.id.clone(), via: Via::Resumed, at: ctx.clock.stamp() };
+    let line = a.record.line.clone().unwrap_or_else(|| a.id.to_string());
+    let pos = Position { line, record: a.id.to_string(), via: Via::Resumed, at: ctx.clock.stamp() };
     local.branches.insert(ctx.identity()?.branch_text().to_string(), pos.clone());
     crate::services::continuity::views::refresh_offers(&s, &store, &store.lineage(), &mut local);
     save_local(ctx, &local)?;
@@ -70,7 +71,7 @@ pub fn resume(ctx: &Ctx, prefix: Option<&str>) -> Result<ResumeReport> {
 
 /// A record read whole from its blob, to be resumed.
 struct Whole {
-    id: String,
+    id: RecordId,
     record: Record,
 }
 
@@ -109,7 +110,7 @@ fn write_handover(ctx: &Ctx, a: &Whole) -> Result<(String, String)> {
         changed_total: Some(r.source.changed_total as usize),
         origin: crate::model::record::Origin::of_body(&h.body),
         session: "none".into(),
-        continuity_record: Some(a.id.clone()),
+        continuity_record: Some(a.id.to_string()),
         continuity_device: Some(r.device.node.clone()),
         continuity_created_at: Some(h.created_at.clone().unwrap_or_else(|| r.published_at.clone())),
         issue: h.issue.clone(),

@@ -25,6 +25,7 @@ use crate::git::binary::NoPrompt;
 use crate::git::net::{NetError, Pushed, RemoteRef};
 use crate::git::store::Committer;
 use crate::model::policy::NETWORK_TIMEOUT_SECONDS;
+use crate::oid::Oid;
 use crate::services::continuity::loaded::{self, Loaded, Setup};
 use crate::services::continuity::views::{refresh_offers, resumable_ids, store_view, views, StoreView, SHOWN};
 use crate::services::continuity::{load_local, remote_ref, save_local, REF};
@@ -202,7 +203,7 @@ fn merge(ctx: &Ctx, theirs: &Loaded, diags: &mut Vec<Diagnostic>) -> Result<()> 
 }
 
 /// The tip of `reference`, if it exists.
-fn tip(ctx: &Ctx, reference: &str) -> Result<Option<String>> {
+fn tip(ctx: &Ctx, reference: &str) -> Result<Option<Oid>> {
     ctx.git.ref_tip(reference).map_err(|e| Error::io(format!("continuity: {reference}: {e}")))
 }
 

@@ -24,6 +24,7 @@ use crate::continuity::signing::{self, DeviceKey};
 use crate::ctx::Ctx;
 use crate::error::{Error, Result};
 use crate::git::store::{Blob, StoreEntry};
+use crate::oid::{Oid, RecordId};
 use crate::store::atomic::{replace_with, replace_with_file};
 
 /// What every continuity command reads first.
@@ -80,7 +81,7 @@ pub struct Loaded {
     /// The ref read.
     pub reference: String,
     /// Its tip.
-    pub tip: Option<String>,
+    pub tip: Option<Oid>,
     view: Option<View>,
     /// Admitted records, in id order.
     admitted: Vec<Row>,
@@ -119,7 +120,7 @@ impl Loaded {
         self.admitted.binary_search_by(|a| a.row.cmp(&row)).ok().map(|i| self.admitted[i])
     }
     /// A record's id.
-    pub fn id(&self, r: Row) -> String {
+    pub fn id(&self, r: Row) -> RecordId {
         self.view().id(r.row as usize)
     }
     /// A record's device node.

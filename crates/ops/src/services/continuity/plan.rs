@@ -13,6 +13,7 @@ use crate::continuity::record::Record;
 use crate::ctx::Ctx;
 use crate::error::{Error, Result};
 use crate::model::labels::{branch_text, Divergence, WorkingTree};
+use crate::oid::Oid;
 use crate::services::continuity::loaded::{self, Loaded, Setup};
 use crate::services::continuity::views::resumable_ids;
 use crate::services::continuity::{load_local, REF};
@@ -22,7 +23,7 @@ use crate::services::rewrite;
 /// the working tree is an error, never an answer.
 struct Local {
     branch: Option<String>,
-    head: Option<String>,
+    head: Option<Oid>,
     dirty: bool,
     fingerprint: Option<String>,
 }
@@ -79,7 +80,7 @@ fn source_facts(ctx: &Ctx, local: &Local, r: &Record) -> Result<SourceFacts> {
         rewrite: rewritten,
         landed,
         local_branch: local.branch.clone(),
-        local_head: local.head.clone(),
+        local_head: local.head.as_ref().map(Oid::to_string),
         local_dirty: local.dirty,
         local_fingerprint: local.fingerprint.clone(),
     })

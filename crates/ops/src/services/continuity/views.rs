@@ -12,6 +12,7 @@ use crate::continuity::plan::{offer_of_summary, resumable_of};
 use crate::continuity::view::RecordView;
 use crate::ctx::Ctx;
 use crate::error::Result;
+use crate::oid::Oid;
 use crate::services::continuity::loaded::{self, Loaded, Setup};
 use crate::services::continuity::{remote_ref, REF};
 /// How many resumable records `status` shows without `--all` (docs/REFERENCE.md#local-state); also the cap on the
@@ -26,13 +27,13 @@ pub struct StoreView {
     pub reference: String,
     /// Local tip.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub tip: Option<String>,
+    pub tip: Option<Oid>,
     /// The remote compared against.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub remote: Option<String>,
     /// Its remote-tracking tip.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub remote_tip: Option<String>,
+    pub remote_tip: Option<Oid>,
     /// `no_remote|empty|never_synced|behind|in_sync|pending|diverged`.
     pub sync: String,
     /// Admitted records.
@@ -71,10 +72,10 @@ pub fn store_view(ctx: &Ctx, store: &Loaded, remote: Option<&str>) -> Result<Sto
 }
 
 /// The views of a set of ids, in display order.
-pub fn views(ctx: &Ctx, s: &Setup, store: &Loaded, ids: &[String]) -> Vec<RecordView> {
+pub fn views(ctx: &Ctx, s: &Setup, store: &Loaded, ids: &[impl AsRef<str>]) -> Vec<RecordView> {
     let own = s.own_node();
     let now = ctx.clock.now();
-    ids.iter().filter_map(|id| store.get(id)).map(|r| view(store, r, own.as_deref(), now)).collect()
+    ids.iter().filter_map(|id| store.get(id.as_ref())).map(|r| view(store, r, own.as_deref(), now)).collect()
 }
 
 /// How admitted record `r` is shown, `own` being this machine's node.
