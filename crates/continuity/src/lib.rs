@@ -9,7 +9,7 @@
 #![warn(missing_docs)]
 
 // The crates below, under the module names the code uses (`crate::git::…`).
-use majordomus_core::{clock, error, model, oid, text};
+use majordomus_core::{clock, error, hex, model, oid, text};
 use majordomus_git as git;
 use majordomus_store as store;
 

@@ -364,7 +364,7 @@ impl<'a> Canon<'a> {
                     b'"' | b'\\' | b'b' | b'f' | b'n' | b'r' | b't' => i += 2,
                     b'u' => {
                         let hex = b.get(i + 2..i + 6)?;
-                        let lower = hex.iter().all(|c| c.is_ascii_digit() || (b'a'..=b'f').contains(c));
+                        let lower = hex.iter().all(|&c| crate::hex::nibble(c).is_some());
                         let code = u8::from_str_radix(std::str::from_utf8(&hex[2..]).ok()?, 16).ok()?;
                         let short = matches!(code, 0x08 | 0x09 | 0x0a | 0x0c | 0x0d);
                         if &hex[..2] != b"00" || !lower || code >= 0x20 || short {
@@ -447,7 +447,7 @@ pub fn store_path(id: &str) -> String {
 
 /// Whether `s` is 64 lowercase hex.
 pub fn is_id(s: &str) -> bool {
-    s.len() == 64 && s.bytes().all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
+    s.len() == 64 && crate::hex::is_lowercase(s)
 }
 
 /// The stored bytes of an envelope: pretty JSON (two-space indent) and a trailing newline.
@@ -469,7 +469,7 @@ pub fn check_bounds(r: &Record) -> Result<(), String> {
         return Err(format!("schema: expected {SCHEMA}"));
     }
     let hex = |name: &str, v: &str, n: usize| {
-        if v.len() == n && v.bytes().all(|b| b.is_ascii_hexdigit() && !b.is_ascii_uppercase()) {
+        if v.len() == n && crate::hex::is_lowercase(v) {
             Ok(())
         } else {
             Err(format!("{name}: expected {n} lowercase hex"))

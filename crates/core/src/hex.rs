@@ -24,6 +24,11 @@ pub fn nibble(c: u8) -> Option<u8> {
     }
 }
 
+/// Whether every character of `s` is a lowercase hex digit (`0-9a-f`; true for "").
+pub fn is_lowercase(s: &str) -> bool {
+    s.bytes().all(|b| nibble(b).is_some())
+}
+
 /// The `N` bytes of exactly `2 * N` lowercase hex digits; anything else is `None`.
 pub fn decode_array<const N: usize>(s: &[u8]) -> Option<[u8; N]> {
     if s.len() != 2 * N {

@@ -15,7 +15,7 @@ use crate::hex;
 
 /// Whether `s` is exactly `len` lowercase hex digits.
 fn is_hex_of(s: &str, len: usize) -> bool {
-    s.len() == len && s.bytes().all(|b| hex::nibble(b).is_some())
+    s.len() == len && hex::is_lowercase(s)
 }
 
 /// Declares an id type over `String`: the shared traits, serde as a plain string (reading only

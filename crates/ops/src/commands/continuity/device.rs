@@ -152,7 +152,7 @@ pub fn verify(ctx: &Ctx, remote: Option<&str>) -> Result<VerifyReport> {
 
 /// `continuity export <id> --dir <d>`: the three files the stock `minisign` verifies.
 pub fn export(ctx: &Ctx, prefix: &str, dir: &Path) -> Result<Vec<String>> {
-    if prefix.len() < 4 || !prefix.bytes().all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b)) {
+    if prefix.len() < 4 || !crate::hex::is_lowercase(prefix) {
         return Err(Error::usage(format!(
             "continuity export: {prefix:?} is not a record id prefix of at least 4 lowercase hex"
         )));

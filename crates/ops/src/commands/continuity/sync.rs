@@ -393,7 +393,7 @@ fn run(ctx: &Ctx, remote: Option<&str>, mode: Mode) -> Result<SyncReport> {
     };
     let mut ex = Exchange::merge(ctx, before, theirs, &mut diags)?;
     let tally = if ex.published > 0 { push(ctx, &s, &remote, &np, &mut ex, &mut diags)? } else { Tally::default() };
-    let tally = Tally { fetched: ex.fetched, published: if tally.pushed { ex.published } else { 0 }, ..tally };
+    let tally = Tally { fetched: ex.fetched, ..tally };
     ctx.git.gc_auto();
     let action = match (tally.fetched > 0, tally.published > 0) {
         (true, true) => SyncAction::Exchanged,
@@ -447,8 +447,6 @@ struct Tally {
     fetched: usize,
     /// Records published (0 unless the push went through).
     published: usize,
-    /// Whether the push went through.
-    pushed: bool,
     /// Pushes made.
     attempts: usize,
     /// `ok` unless the push failed (`partial`) or the remote was unreachable.
@@ -459,7 +457,7 @@ struct Tally {
 
 impl Default for Tally {
     fn default() -> Tally {
-        Tally { fetched: 0, published: 0, pushed: false, attempts: 0, outcome: SyncOutcome::Ok, detail: None }
+        Tally { fetched: 0, published: 0, attempts: 0, outcome: SyncOutcome::Ok, detail: None }
     }
 }
 
@@ -537,7 +535,7 @@ fn push(
                 // here only makes the next status say `pending` until the next sync.
                 let _ = ctx.git.set_ref(&remote_ref(remote), &tip, None, &committer(ctx));
             }
-            Tally { pushed: true, attempts, ..Tally::default() }
+            Tally { published: ex.published, attempts, ..Tally::default() }
         }
         Ok(Pushed::Race(why)) => {
             diags.push(Diagnostic::new(
