@@ -2,7 +2,7 @@
 //! in `refs/majordomus/continuity`.
 //!
 //! Owns: the record format and canonical form (`record`), signing and device keys (`signing`,
-//! the only user of ed25519), the portability scan (`portability`), lineage and the pure plan
+//! the only user of ed25519), the text grammar of its fields (`record::grammar`), the portability scan (`portability`), lineage and the pure plan
 //! (`lineage`, `plan`), admission (`admission`), the read model and its on-disk form (`readmodel`).
 //! Must not touch: stdout, clap, gix (object and ref access goes through `crate::git`).
 

@@ -1,4 +1,6 @@
-//! The continuity record (docs/REFERENCE.md#continuity-record): its fields, canonical form, id and bounds.
+//! The continuity record (docs/REFERENCE.md#continuity-record): its fields, canonical form, id, the one
+//! strict reader of its stored bytes (`read_stored`), its bounds and the text grammar of its
+//! fields (`grammar`).
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -212,19 +214,93 @@ impl Serialize for Sorted<'_> {
     }
 }
 
-/// The canonical form of the JSON text `text` (a record as stored, pretty-printed), read in one
-/// pass without building a value, when `text` is canonical but for insignificant whitespace:
-/// every object's keys in strictly increasing byte order (so none twice) and without escapes,
-/// every string escaped as serde_json escapes it, every number a plain integer within 64 bits.
-/// It then equals [`canonical_value`] of the parsed text byte for byte. `None` for anything
-/// else: the caller takes the general path (parse, then canonicalise). `each_string` is called
-/// with every string value (unescaped) and its JSON pointer (RFC 6901), as they are met.
-pub fn canonical_text(text: &str, each_string: &mut dyn FnMut(&str, &str)) -> Option<String> {
-    let mut c = Canon { b: text.as_bytes(), at: 0, out: Vec::with_capacity(text.len()), pointer: String::new() };
+/// Why a stored file is not §6.11's stored form of what it holds (docs/REFERENCE.md#continuity-record):
+/// the byte where reading stopped and what was found there.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct NotStored {
+    /// Byte offset in the file.
+    pub at: usize,
+    /// What is wrong there.
+    pub why: &'static str,
+}
+
+impl std::fmt::Display for NotStored {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "not in the stored form of a record at byte {}: {}", self.at, self.why)
+    }
+}
+
+/// A store file read by [`read_stored`]: the envelope's three strings and the record's
+/// canonical form.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Stored {
+    /// The stored id (not yet compared with the digest).
+    pub id: String,
+    /// The minisign public key text.
+    pub public_key: String,
+    /// The minisign signature text.
+    pub signature: String,
+    /// canonical(record): the record's text without its whitespace.
+    pub canonical: String,
+    /// Where the record holds a value the stored form of a v1 record omits (`null`, `[]` or
+    /// `{}`), if anywhere: a v1 record holding one is not the stored form of what it holds.
+    pub omitted: Option<usize>,
+}
+
+/// The one strict reader of a store file (§6.11, §A.28 "Canonical bytes"): `bytes` must be, byte
+/// for byte, the stored form — `{`, the envelope keys `id`, `public_key`, `signature` (strings)
+/// and `record` in that order, the record's keys in strictly increasing byte order at every
+/// level (so none twice) and without escapes, every string escaped exactly as serde_json
+/// escapes it, every number a plain integer within 64 bits, two-space pretty printing as
+/// `serde_json::to_string_pretty` writes it, and one trailing newline. Anything else is
+/// [`NotStored`]. Read in one pass without building a value; `each_string` is called with every
+/// string of the record (unescaped) and its JSON pointer (RFC 6901), as they are met. Admission
+/// and every later read of a record go through it.
+pub fn read_stored(bytes: &[u8], each_string: &mut dyn FnMut(&str, &str)) -> Result<Stored, NotStored> {
+    let text = std::str::from_utf8(bytes).map_err(|e| NotStored { at: e.valid_up_to(), why: "not UTF-8" })?;
+    let mut c = Canon::new(text);
+    const ORDER: &str = "not an envelope of id, public_key, signature and record in that order";
+    c.lit(b"{\n  \"id\": ", ORDER)?;
+    let id = c.plain_string()?;
+    c.lit(b",\n  \"public_key\": ", ORDER)?;
+    let public_key = c.plain_string()?;
+    c.lit(b",\n  \"signature\": ", ORDER)?;
+    let signature = c.plain_string()?;
+    c.lit(b",\n  \"record\": ", ORDER)?;
+    c.value(each_string, 1)?;
+    c.lit(b"\n}\n", "not the end of the envelope (another key, or other whitespace)")?;
+    if c.at != c.b.len() {
+        return Err(c.fail("bytes after the envelope"));
+    }
+    let canonical = String::from_utf8(c.out).map_err(|_| NotStored { at: 0, why: "not UTF-8" })?;
+    Ok(Stored { id, public_key, signature, canonical, omitted: c.omitted })
+}
+
+/// [`read_stored`] of a v1 record as every read after admission takes it: the envelope's
+/// parts and the record, or why the file is not one (the stored form, an omitted value, the
+/// record's shape).
+pub fn read_record(bytes: &[u8]) -> Result<(Stored, Record), String> {
+    let stored = read_stored(bytes, &mut |_, _| {}).map_err(|e| e.to_string())?;
+    if let Some(at) = stored.omitted {
+        return Err(NotStored { at, why: OMITTED }.to_string());
+    }
+    let record: Record = serde_json::from_str(&stored.canonical).map_err(|e| e.to_string())?;
+    Ok((stored, record))
+}
+
+/// What [`Stored::omitted`] reports.
+pub const OMITTED: &str = "a null, an empty list or an empty object, which the stored form omits";
+
+/// The canonical form of the JSON text `text` when it is exactly as `serde_json::to_string_pretty`
+/// writes a value whose keys are sorted ([`read_stored`]'s rules, for a value alone): it then
+/// equals [`canonical_value`] of the parsed text byte for byte. `each_string` as there.
+pub fn canonical_text(text: &str, each_string: &mut dyn FnMut(&str, &str)) -> Result<String, NotStored> {
+    let mut c = Canon::new(text);
     c.value(each_string, 0)?;
-    c.blank();
-    (c.at == c.b.len()).then_some(())?;
-    String::from_utf8(c.out).ok()
+    if c.at != c.b.len() {
+        return Err(c.fail("bytes after the value"));
+    }
+    String::from_utf8(c.out).map_err(|_| NotStored { at: 0, why: "not UTF-8" })
 }
 
 /// Appends `/key` to the JSON pointer `pointer`, `~` and `/` escaped as RFC 6901 says.
@@ -239,111 +315,149 @@ pub(crate) fn push_pointer_key(pointer: &mut String, key: &str) {
     }
 }
 
-/// How deep [`canonical_text`] follows nested values (a record is four levels deep).
+/// How deep [`read_stored`] follows nested values (a record is four levels deep).
 const CANON_DEPTH: usize = 32;
 
-/// The reader behind [`canonical_text`]: `b` read from `at`, the canonical bytes in `out`, the
+/// What the reader says of a byte where the pretty printer would have written another.
+const LAYOUT: &str = "not the stored form's layout (two-space pretty printing)";
+
+/// The reader behind [`read_stored`]: `b` read from `at`, the canonical bytes in `out`, the
 /// pointer of the value being read in `pointer`.
 struct Canon<'a> {
+    t: &'a str,
     b: &'a [u8],
     at: usize,
     out: Vec<u8>,
     pointer: String,
+    omitted: Option<usize>,
 }
 
+type Read<T = ()> = Result<T, NotStored>;
+
 impl<'a> Canon<'a> {
-    fn blank(&mut self) {
-        while self.b.get(self.at).is_some_and(|c| matches!(c, b' ' | b'\n' | b'\r' | b'\t')) {
-            self.at += 1;
+    fn new(t: &'a str) -> Canon<'a> {
+        Canon { t, b: t.as_bytes(), at: 0, out: Vec::with_capacity(t.len()), pointer: String::new(), omitted: None }
+    }
+
+    fn fail(&self, why: &'static str) -> NotStored {
+        NotStored { at: self.at, why }
+    }
+
+    /// The bytes `s` next (not copied).
+    fn lit(&mut self, s: &[u8], why: &'static str) -> Read {
+        if !self.b[self.at..].starts_with(s) {
+            return Err(self.fail(why));
+        }
+        self.at += s.len();
+        Ok(())
+    }
+
+    /// A newline and the indentation of `depth` (not copied).
+    fn newline(&mut self, depth: usize) -> Read {
+        self.lit(b"\n", LAYOUT)?;
+        let spaces = 2 * depth;
+        if self.b.len() - self.at < spaces || self.b[self.at..self.at + spaces].iter().any(|&c| c != b' ') {
+            return Err(self.fail(LAYOUT));
+        }
+        self.at += spaces;
+        Ok(())
+    }
+
+    fn next(&self) -> Option<u8> {
+        self.b.get(self.at).copied()
+    }
+
+    /// An envelope string: its unescaped text (nothing copied to `out`).
+    fn plain_string(&mut self) -> Read<String> {
+        let mark = self.out.len();
+        let (start, end) = self.string()?;
+        self.out.truncate(mark);
+        let raw = &self.t[start..end];
+        if raw.contains('\\') {
+            serde_json::from_str(&self.t[start - 1..=end]).map_err(|_| NotStored { at: start, why: "a bad escape" })
+        } else {
+            Ok(raw.to_string())
         }
     }
 
-    /// The next byte after blanks, if it is `c` (copied).
-    fn eat(&mut self, c: u8) -> Option<()> {
-        self.blank();
-        (self.b.get(self.at) == Some(&c)).then_some(())?;
-        self.at += 1;
-        self.out.push(c);
-        Some(())
-    }
-
-    /// Whether the next byte after blanks is `c` (not read).
-    fn next_is(&mut self, c: u8) -> bool {
-        self.blank();
-        self.b.get(self.at) == Some(&c)
-    }
-
-    fn value(&mut self, f: &mut dyn FnMut(&str, &str), depth: usize) -> Option<()> {
-        self.blank();
+    fn value(&mut self, f: &mut dyn FnMut(&str, &str), depth: usize) -> Read {
         if depth > CANON_DEPTH {
-            return None;
+            return Err(self.fail("nested too deep"));
         }
-        let b: &'a [u8] = self.b;
         let at = self.pointer.len();
-        match *b.get(self.at)? {
-            b'{' => {
-                self.eat(b'{')?;
-                if self.next_is(b'}') {
-                    return self.eat(b'}');
+        match self.next() {
+            Some(open @ (b'{' | b'[')) => {
+                let close = if open == b'{' { b'}' } else { b']' };
+                self.at += 1;
+                self.out.push(open);
+                if self.next() == Some(close) {
+                    self.omitted.get_or_insert(self.at - 1);
+                    self.at += 1;
+                    self.out.push(close);
+                    return Ok(());
                 }
-                let mut last: Option<&'a [u8]> = None;
-                loop {
-                    self.blank();
-                    let (start, end) = self.string()?;
-                    let key = &b[start..end];
-                    // A key with an escape would have to be compared unescaped: not taken here.
-                    if key.contains(&b'\\') || last.is_some_and(|l| l >= key) {
-                        return None;
-                    }
-                    last = Some(key);
-                    push_pointer_key(&mut self.pointer, std::str::from_utf8(key).ok()?);
-                    self.eat(b':')?;
-                    self.value(f, depth + 1)?;
-                    self.pointer.truncate(at);
-                    if !self.next_is(b',') {
-                        return self.eat(b'}');
-                    }
-                    self.eat(b',')?;
-                }
-            }
-            b'[' => {
-                self.eat(b'[')?;
-                if self.next_is(b']') {
-                    return self.eat(b']');
-                }
+                let mut last: Option<&'a str> = None;
                 for i in 0usize.. {
-                    use std::fmt::Write as _;
-                    let _ = write!(self.pointer, "/{i}");
+                    self.newline(depth + 1)?;
+                    if open == b'{' {
+                        let key_at = self.at;
+                        let (start, end) = self.string()?;
+                        let t: &'a str = self.t;
+                        let key: &'a str = &t[start..end];
+                        // A key with an escape would have to be compared unescaped: no key of
+                        // a record has one.
+                        if key.contains('\\') {
+                            return Err(NotStored { at: key_at, why: "a key with an escape" });
+                        }
+                        if last.is_some_and(|l| l >= key) {
+                            return Err(NotStored { at: key_at, why: "a key out of order or repeated" });
+                        }
+                        last = Some(key);
+                        push_pointer_key(&mut self.pointer, key);
+                        self.lit(b": ", LAYOUT)?;
+                        self.out.push(b':');
+                    } else {
+                        use std::fmt::Write as _;
+                        let _ = write!(self.pointer, "/{i}");
+                    }
                     self.value(f, depth + 1)?;
                     self.pointer.truncate(at);
-                    if !self.next_is(b',') {
+                    if self.next() == Some(b',') {
+                        self.at += 1;
+                        self.out.push(b',');
+                    } else {
                         break;
                     }
-                    self.eat(b',')?;
                 }
-                self.eat(b']')
+                self.newline(depth)?;
+                self.lit(&[close], LAYOUT)?;
+                self.out.push(close);
+                Ok(())
             }
-            b'"' => {
+            Some(b'"') => {
                 let (start, end) = self.string()?;
-                let raw = &b[start..end];
-                if raw.contains(&b'\\') {
-                    let text: String = serde_json::from_slice(&b[start - 1..=end]).ok()?;
+                let raw = &self.t[start..end];
+                if raw.contains('\\') {
+                    let text: String = serde_json::from_str(&self.t[start - 1..=end])
+                        .map_err(|_| NotStored { at: start, why: "a bad escape" })?;
                     f(&self.pointer, &text);
                 } else {
-                    f(&self.pointer, std::str::from_utf8(raw).ok()?);
+                    f(&self.pointer, raw);
                 }
-                Some(())
+                Ok(())
             }
-            c @ (b't' | b'f' | b'n') => {
+            Some(c @ (b't' | b'f' | b'n')) => {
                 let word: &[u8] = match c {
                     b't' => b"true",
                     b'f' => b"false",
                     _ => b"null",
                 };
-                b[self.at..].starts_with(word).then_some(())?;
-                self.at += word.len();
+                if c == b'n' {
+                    self.omitted.get_or_insert(self.at);
+                }
+                self.lit(word, "not JSON")?;
                 self.out.extend_from_slice(word);
-                Some(())
+                Ok(())
             }
             _ => self.integer(),
         }
@@ -352,56 +466,62 @@ impl<'a> Canon<'a> {
     /// A string at `at`, copied with its quotes; the range of its text between them (escapes
     /// as written). Only serde_json's own escapes are taken: `\"`, `\\`, `\b`, `\f`, `\n`, `\r`,
     /// `\t`, and `\u00xx` (lowercase hex) for the other control characters.
-    fn string(&mut self) -> Option<(usize, usize)> {
+    fn string(&mut self) -> Read<(usize, usize)> {
         let b = self.b;
-        (b.get(self.at) == Some(&b'"')).then_some(())?;
+        if self.next() != Some(b'"') {
+            return Err(self.fail("not a string where one belongs"));
+        }
         let start = self.at + 1;
         let mut i = start;
+        let bad = |i: usize, why| NotStored { at: i, why };
         loop {
-            match *b.get(i)? {
+            match *b.get(i).ok_or(bad(i, "an unterminated string"))? {
                 b'"' => break,
-                b'\\' => match *b.get(i + 1)? {
+                b'\\' => match *b.get(i + 1).ok_or(bad(i, "an unterminated string"))? {
                     b'"' | b'\\' | b'b' | b'f' | b'n' | b'r' | b't' => i += 2,
                     b'u' => {
-                        let hex = b.get(i + 2..i + 6)?;
+                        let hex = b.get(i + 2..i + 6).ok_or(bad(i, "an unterminated string"))?;
                         let lower = hex.iter().all(|&c| crate::hex::nibble(c).is_some());
-                        let code = u8::from_str_radix(std::str::from_utf8(&hex[2..]).ok()?, 16).ok()?;
-                        let short = matches!(code, 0x08 | 0x09 | 0x0a | 0x0c | 0x0d);
-                        if &hex[..2] != b"00" || !lower || code >= 0x20 || short {
-                            return None;
+                        let code = std::str::from_utf8(&hex[2..]).ok().and_then(|h| u8::from_str_radix(h, 16).ok());
+                        let short = matches!(code, Some(0x08 | 0x09 | 0x0a | 0x0c | 0x0d));
+                        if &hex[..2] != b"00" || !lower || code.is_none_or(|c| c >= 0x20) || short {
+                            return Err(bad(i, "an escape serde_json does not write"));
                         }
                         i += 6;
                     }
-                    _ => return None,
+                    _ => return Err(bad(i, "an escape serde_json does not write")),
                 },
-                c if c < 0x20 => return None,
+                c if c < 0x20 => return Err(bad(i, "a control character not escaped")),
                 _ => i += 1,
             }
         }
         self.out.extend_from_slice(&b[self.at..=i]);
         self.at = i + 1;
-        Some((start, i))
+        Ok((start, i))
     }
 
     /// A plain integer: `0`, or an optional `-` and digits without a leading zero, within 64
     /// bits (serde_json reads anything else as a float, written back otherwise).
-    fn integer(&mut self) -> Option<()> {
+    fn integer(&mut self) -> Read {
         let b = self.b;
         let start = self.at;
         let sign = usize::from(b.get(start) == Some(&b'-'));
         let digits = b[start + sign..].iter().take_while(|c| c.is_ascii_digit()).count();
         let end = start + sign + digits;
-        let text = std::str::from_utf8(&b[start..end]).ok()?;
+        let text = &self.t[start..end];
         let leading_zero = digits > 1 && b[start + sign] == b'0';
-        if digits == 0 || leading_zero || text == "-0" || matches!(b.get(end), Some(b'.' | b'e' | b'E')) {
-            return None;
+        if digits == 0 {
+            return Err(self.fail("not JSON"));
+        }
+        if leading_zero || text == "-0" || matches!(b.get(end), Some(b'.' | b'e' | b'E')) {
+            return Err(self.fail("a number that is not a plain integer"));
         }
         if text.parse::<u64>().is_err() && text.parse::<i64>().is_err() {
-            return None;
+            return Err(self.fail("an integer over 64 bits"));
         }
         self.out.extend_from_slice(text.as_bytes());
         self.at = end;
-        Some(())
+        Ok(())
     }
 }
 
@@ -457,11 +577,14 @@ pub fn stored_bytes(e: &Envelope) -> Vec<u8> {
     s.into_bytes()
 }
 
-/// Structural bounds a record must respect (docs/REFERENCE.md#continuity-record); the first violation, as text.
+/// Structural bounds a record must respect (docs/REFERENCE.md#continuity-record), then the text
+/// grammar of every field ([`crate::grammar::check`]); the first violation, as
+/// `<JSON pointer>: <why>`. Publish and admission both call it: a record over a bound is
+/// refused, never truncated.
 pub fn check_bounds(r: &Record) -> Result<(), String> {
     let ident = |name: &str, v: &str| -> Result<(), String> {
-        if v.chars().count() > MAX_IDENT_CHARS || v.chars().any(char::is_control) {
-            return Err(format!("{name}: longer than {MAX_IDENT_CHARS} characters or holds control characters"));
+        if v.chars().count() > MAX_IDENT_CHARS {
+            return Err(format!("{name}: longer than {MAX_IDENT_CHARS} characters"));
         }
         Ok(())
     };
@@ -516,10 +639,298 @@ pub fn check_bounds(r: &Record) -> Result<(), String> {
     if r.handover.body.len() > MAX_BODY_BYTES {
         return Err(format!("/handover/body: {} bytes, cap {MAX_BODY_BYTES}", r.handover.body.len()));
     }
-    if r.decisions.len() > MAX_DECISIONS || r.decisions.iter().any(|d| d.text.len() > MAX_DECISION_TEXT) {
-        return Err(format!("/decisions: more than {MAX_DECISIONS} or a text over {MAX_DECISION_TEXT} bytes"));
+    if r.decisions.len() > MAX_DECISIONS {
+        return Err(format!("/decisions: {} decisions, cap {MAX_DECISIONS}", r.decisions.len()));
     }
-    Ok(())
+    if let Some((i, d)) = r.decisions.iter().enumerate().find(|(_, d)| d.text.len() > MAX_DECISION_TEXT) {
+        return Err(format!("/decisions/{i}/text: {} bytes, cap {MAX_DECISION_TEXT}", d.text.len()));
+    }
+    grammar::check(r)
+}
+
+/// The text grammar of a continuity record (docs/REFERENCE.md#continuity-record, SPEC §A.28 "Text
+/// grammar"): what each text field of a record may hold, checked at publish and at admission
+/// (through [`check_bounds`]), the refusal naming the field by its JSON pointer.
+/// Bytes from a peer are data: a single-line field holds no control character (Unicode Cc and
+/// the bidirectional overrides U+202A–U+202E, U+2066–U+2069); a multi-line body holds none but
+/// `\n`, `\t` and `\r\n` line ends; a carried decision's text holds no line that the decision
+/// log's reader (`crate::store::decisions::parse`) reads as structure, and the fields a resume
+/// writes into `decisions.md` and `open-questions.md` read back as exactly one entry there.
+///
+/// Owns: the grammar. Must not touch: files, the record's other bounds, output.
+pub mod grammar {
+    use super::Record;
+
+    /// Whether `c` is a control character of the grammar: Unicode category Cc, or a bidirectional
+    /// embedding, override or isolate (U+202A–U+202E, U+2066–U+2069).
+    pub fn is_control(c: char) -> bool {
+        c.is_control() || matches!(c, '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}')
+    }
+
+    /// The first control character of `s`, where a body (`body`) may hold `\n`, `\t` and a `\r`
+    /// that ends a line. One pass over the bytes: only the lead bytes of the non-ASCII control
+    /// characters (`C2` for U+0080–U+009F, `E2` for the bidirectional ones) are decoded.
+    fn first_control(s: &str, body: bool) -> Option<char> {
+        let b = s.as_bytes();
+        for (i, &c) in b.iter().enumerate() {
+            match c {
+                0x20..=0x7e => {}
+                b'\n' | b'\t' if body => {}
+                b'\r' if body && b.get(i + 1) == Some(&b'\n') => {}
+                0x00..=0x1f | 0x7f => return Some(char::from(c)),
+                0xc2 | 0xe2 => {
+                    // `i` is a lead byte, so a character boundary of `s`.
+                    if let Some(ch) = s.get(i..).and_then(|rest| rest.chars().next()).filter(|&ch| is_control(ch)) {
+                        return Some(ch);
+                    }
+                }
+                _ => {}
+            }
+        }
+        None
+    }
+
+    fn named(c: char) -> String {
+        format!("U+{:04X}", u32::from(c))
+    }
+
+    /// A single-line field (a title, a label, an id, a question, a branch, a name, a date): no
+    /// control character at all.
+    pub fn single_line(s: &str) -> Result<(), String> {
+        match first_control(s, false) {
+            Some(c) => Err(format!("holds the control character {}; a single-line field holds none", named(c))),
+            None => Ok(()),
+        }
+    }
+
+    /// A multi-line body (a handover's body, a carried decision's text): no control character but
+    /// `\n`, `\t` and `\r\n` line ends.
+    pub fn multi_line(s: &str) -> Result<(), String> {
+        match first_control(s, true) {
+            Some(c) => Err(format!(
+                "holds the control character {}; a body holds none but line ends (\\n, \\r\\n) and tabs",
+                named(c)
+            )),
+            None => Ok(()),
+        }
+    }
+
+    /// What the decision log's reader would make of `line` as structure rather than text: a heading
+    /// (`## ` starts a new entry, `# ` is skipped) or the start of an HTML comment (which hides the
+    /// lines after it).
+    pub fn structural_line(line: &str) -> Option<&'static str> {
+        if line.starts_with("## ") {
+            Some("a line starting `## ` (the decision log reads a new entry)")
+        } else if line.starts_with("# ") {
+            Some("a line starting `# ` (a heading the decision log skips)")
+        } else if line.trim_start().starts_with("<!--") {
+            Some("a line starting `<!--` (a comment that hides the lines after it)")
+        } else {
+            None
+        }
+    }
+
+    /// A carried decision's text: a body, and no line of it structure in the decision log.
+    pub fn decision_text(s: &str) -> Result<(), String> {
+        multi_line(s)?;
+        for (n, line) in s.lines().enumerate() {
+            if let Some(what) = structural_line(line) {
+                return Err(format!("line {} is {what}", n + 1));
+            }
+        }
+        Ok(())
+    }
+
+    /// A task id: a single line without whitespace (`open-questions.md` reads an entry's task up to
+    /// the first space).
+    pub fn task_id(s: &str) -> Result<(), String> {
+        single_line(s)?;
+        if s.is_empty() || s.chars().any(char::is_whitespace) {
+            return Err("empty or holds whitespace; a task id holds none".into());
+        }
+        Ok(())
+    }
+
+    /// Whether `s` is a date `YYYY-MM-DD` (what `open-questions.md` reads as an entry's date).
+    pub fn is_date(s: &str) -> bool {
+        let b = s.as_bytes();
+        b.len() == 10
+            && b.iter().enumerate().all(|(i, c)| if i == 4 || i == 7 { *c == b'-' } else { c.is_ascii_digit() })
+    }
+
+    /// Every text field of `r` against the grammar: the first violation, as `<pointer>: <why>`.
+    pub fn check(r: &Record) -> Result<(), String> {
+        let at = |pointer: &str, verdict: Result<(), String>| verdict.map_err(|e| format!("{pointer}: {e}"));
+        let single = |pointer: &str, v: &str| at(pointer, single_line(v));
+        let opt = |pointer: &str, v: &Option<String>| v.as_deref().map_or(Ok(()), |v| single(pointer, v));
+        single("/device/label", &r.device.label)?;
+        opt("/session", &r.session)?;
+        single("/published_at", &r.published_at)?;
+        single("/producer", &r.producer)?;
+        opt("/source/branch", &r.source.branch)?;
+        opt("/source/head", &r.source.head)?;
+        opt("/source/fingerprint", &r.source.fingerprint)?;
+        for (i, p) in r.source.changed.iter().enumerate() {
+            single(&format!("/source/changed/{i}"), p)?;
+        }
+        if let Some(t) = &r.task {
+            at("/task/id", task_id(&t.id))?;
+            single("/task/title", &t.title)?;
+            opt("/task/profile", &t.profile)?;
+            opt("/task/outcome", &t.outcome)?;
+            for (i, s) in t.scope.iter().enumerate() {
+                single(&format!("/task/scope/{i}"), s)?;
+            }
+        }
+        for (i, d) in r.decisions.iter().enumerate() {
+            let pointer = format!("/decisions/{i}/title");
+            single(&pointer, &d.title)?;
+            if d.title.trim().is_empty() || d.title.trim() != d.title {
+                return Err(format!("{pointer}: empty, or with leading or trailing whitespace"));
+            }
+            at(&format!("/decisions/{i}/text"), decision_text(&d.text))?;
+        }
+        for (i, q) in r.questions.iter().enumerate() {
+            let pointer = format!("/questions/{i}/text");
+            single(&pointer, &q.text)?;
+            if q.text.trim().is_empty() {
+                return Err(format!("{pointer}: empty"));
+            }
+            if !is_date(&q.opened) {
+                return Err(format!("/questions/{i}/opened: expected a date YYYY-MM-DD"));
+            }
+        }
+        let h = &r.handover;
+        single("/handover/id", &h.id)?;
+        if let Some(t) = &h.task {
+            at("/handover/task", task_id(t))?;
+        }
+        opt("/handover/issue", &h.issue)?;
+        opt("/handover/milestone", &h.milestone)?;
+        opt("/handover/branch", &h.branch)?;
+        opt("/handover/head", &h.head)?;
+        opt("/handover/created_at", &h.created_at)?;
+        opt("/handover/name", &h.name)?;
+        at("/handover/body", multi_line(&h.body))
+    }
+
+    #[cfg(test)]
+    mod tests {
+        use super::*;
+        use crate::record::{CarriedDecision, CarriedQuestion, TaskIntent};
+
+        #[test]
+        fn control_characters_are_cc_and_the_bidirectional_overrides() {
+            for c in ['\u{0}', '\u{1b}', '\n', '\r', '\t', '\u{7f}', '\u{80}', '\u{9b}', '\u{9f}'] {
+                assert!(is_control(c), "{c:?}");
+                assert!(single_line(&format!("a{c}b")).is_err(), "{c:?}");
+            }
+            for c in ['\u{202a}', '\u{202e}', '\u{2066}', '\u{2069}'] {
+                assert!(is_control(c), "{c:?}");
+                assert!(single_line(&format!("a{c}b")).is_err(), "{c:?}");
+                assert!(multi_line(&format!("a{c}b")).is_err(), "{c:?}");
+            }
+            for c in ['é', '\u{a0}', '\u{2028}', '\u{2029}', '\u{200b}', '\u{2065}', '\u{206a}', '\u{2029}', '😀', '—']
+            {
+                assert!(!is_control(c), "{c:?}");
+                assert!(single_line(&format!("a{c}b")).is_ok(), "{c:?}");
+            }
+            assert_eq!(
+                single_line("Fix \u{1b}[2J").unwrap_err(),
+                "holds the control character U+001B; a single-line field holds none"
+            );
+        }
+
+        #[test]
+        fn a_body_holds_line_ends_and_tabs_only() {
+            assert!(multi_line("a\n\tb\r\nc\n").is_ok());
+            for bad in ["a\rb", "a\r", "\u{1b}]0;x\u{7}", "a\u{c}b", "a\u{85}b", "a\u{0}"] {
+                assert!(multi_line(bad).is_err(), "{bad:?}");
+            }
+        }
+
+        #[test]
+        fn a_decision_text_holds_no_line_the_log_reads_as_structure() {
+            assert!(decision_text("Task: t-1\nWhy: because ## not at the start\n #  indented heading").is_ok());
+            for bad in ["x\n## 2026-01-01 — FORGED", "# Heading", "ok\n  <!-- hide", "ok\r\n## x"] {
+                assert!(decision_text(bad).is_err(), "{bad:?}");
+            }
+        }
+
+        fn with(edit: impl FnOnce(&mut Record)) -> Result<(), String> {
+            let mut r = crate::record::tests::sample();
+            edit(&mut r);
+            check(&r)
+        }
+
+        #[test]
+        fn every_refusal_names_its_field() {
+            assert_eq!(with(|_| {}), Ok(()));
+            let decision = |title: &str, text: &str| CarriedDecision { title: title.into(), text: text.into() };
+            let cases: Vec<(&str, Box<dyn FnOnce(&mut Record)>)> = vec![
+                ("/device/label", Box::new(|r| r.device.label = "a\u{1b}[31m".into())),
+                ("/source/changed/1", Box::new(|r| r.source.changed = vec!["a".into(), "b\nc".into()])),
+                (
+                    "/decisions/0/title",
+                    Box::new(move |r| r.decisions = vec![decision("Legit\n\n## 2026-01-01 — FORGED", "Why: x")]),
+                ),
+                ("/decisions/0/title", Box::new(move |r| r.decisions = vec![decision(" padded", "Why: x")])),
+                (
+                    "/decisions/1/text",
+                    Box::new(move |r| r.decisions = vec![decision("a", ""), decision("b", "x\n## y")]),
+                ),
+                (
+                    "/questions/0/text",
+                    Box::new(|r| {
+                        r.questions = vec![CarriedQuestion {
+                            text: "q1\n- [unresolved] t-x — INJECTED (2026-01-01)".into(),
+                            opened: "2026-12-06".into(),
+                        }]
+                    }),
+                ),
+                (
+                    "/questions/0/opened",
+                    Box::new(|r| r.questions = vec![CarriedQuestion { text: "q".into(), opened: "soon".into() }]),
+                ),
+                (
+                    "/task/id",
+                    Box::new(|r| {
+                        r.task = Some(TaskIntent {
+                            id: "t 1".into(),
+                            title: "x".into(),
+                            profile: None,
+                            scope: vec![],
+                            outcome: None,
+                        })
+                    }),
+                ),
+                ("/handover/task", Box::new(|r| r.handover.task = Some("t-1 x".into()))),
+                ("/handover/body", Box::new(|r| r.handover.body = "# Objective\n\u{1b}[2J\n".into())),
+                ("/handover/body", Box::new(|r| r.handover.body = "# Objective\n\u{202e}txt.exe\n".into())),
+            ];
+            for (field, edit) in cases {
+                let e = with(edit).unwrap_err();
+                assert!(e.starts_with(&format!("{field}: ")), "{field}: {e}");
+            }
+        }
+
+        proptest::proptest! {
+            #![proptest_config(proptest::prelude::ProptestConfig::with_cases(512))]
+            /// What passes holds no control character, and no line of a decision text is structure.
+            #[test]
+            fn what_passes_is_data(s in "(\\PC|[\u{0}-\u{1f}\u{7f}-\u{9f}\u{202a}-\u{202e}\u{2066}-\u{2069}#<!\\- \n\r\t]){0,40}") {
+                if single_line(&s).is_ok() {
+                    proptest::prop_assert!(!s.chars().any(is_control));
+                }
+                if multi_line(&s).is_ok() {
+                    proptest::prop_assert!(!s.replace("\r\n", "\n").chars().any(|c| is_control(c) && c != '\n' && c != '\t'));
+                }
+                if decision_text(&s).is_ok() {
+                    proptest::prop_assert!(s.lines().all(|l| structural_line(l).is_none()));
+                }
+            }
+        }
+    }
 }
 
 #[cfg(test)]
@@ -652,7 +1063,7 @@ pub(crate) mod tests {
             let stored = serde_json::to_string_pretty(&sorted(&v)).unwrap();
             let mut seen = Vec::new();
             let got = canonical_text(&stored, &mut |p, t| seen.push((p.to_string(), t.to_string())));
-            proptest::prop_assert_eq!(got, Some(canonical_value(&v)));
+            proptest::prop_assert_eq!(got, Ok(canonical_value(&v)));
             let mut want = Vec::new();
             strings_of(&sorted(&v), "", &mut want);
             proptest::prop_assert_eq!(seen, want);
@@ -660,37 +1071,91 @@ pub(crate) mod tests {
     }
 
     #[test]
-    fn canonical_text_refuses_what_is_not_canonical_but_for_whitespace() {
-        let none = |t: &str| canonical_text(t, &mut |_, _| {});
-        assert_eq!(none("{ \"a\" : [1, true, null, \"x\"] }\n").as_deref(), Some(r#"{"a":[1,true,null,"x"]}"#));
+    fn canonical_text_refuses_what_is_not_the_stored_form() {
+        let read = |t: &str| canonical_text(t, &mut |_, _| {});
+        assert_eq!(
+            read("{\n  \"a\": [\n    1,\n    true,\n    null,\n    \"x\"\n  ],\n  \"b\": {}\n}").as_deref(),
+            Ok(r#"{"a":[1,true,null,"x"],"b":{}}"#)
+        );
+        // A member `"a": <value>` written as the pretty printer would, with `<value>` as given.
+        let member = |v: &str| format!("{{\n  \"a\": {v}\n}}");
+        for v in [
+            r#""\/""#,
+            r#""\u0041""#,
+            r#""\u001F""#,
+            r#""\u000a""#,
+            r#""\ud83d\ude00""#,
+            "1.0",
+            "1e3",
+            "-0",
+            "01",
+            "18446744073709551616",
+            "tru",
+            "\"\u{1}\"",
+            "[1,2]",
+            "[\n    1\n   ]",
+            "{\"b\":1}",
+        ] {
+            assert!(read(&member(v)).is_err(), "{v}");
+        }
         for t in [
-            r#"{"b":1,"a":2}"#,
-            r#"{"a":1,"a":2}"#,
-            r#"{"a\u0062":1}"#,
-            r#"{"a":"\/"}"#,
-            r#"{"a":"\u0041"}"#,
-            r#"{"a":"\u001F"}"#,
-            r#"{"a":"\u000a"}"#,
-            r#"{"a":"\ud83d\ude00"}"#,
-            r#"{"a":1.0}"#,
-            r#"{"a":1e3}"#,
-            r#"{"a":-0}"#,
-            r#"{"a":01}"#,
-            r#"{"a":18446744073709551616}"#,
-            r#"{"a":1} x"#,
-            r#"{"a":tru}"#,
-            "{\"a\":\"\u{1}\"}",
-            r#"{"a":1,}"#,
+            "{\n  \"b\": 1,\n  \"a\": 2\n}",
+            "{\n  \"a\": 1,\n  \"a\": 2\n}",
+            "{\n  \"a\\u0062\": 1\n}",
+            "{\n  \"a\":1\n}",
+            "{\n  \"a\" : 1\n}",
+            "{\n\t\"a\": 1\n}",
+            "{\r\n  \"a\": 1\r\n}",
+            "{\n  \"a\": 1\n} ",
+            "{\n  \"a\": 1,\n}",
+            "{ }",
+            "{\"a\":1}",
             "",
         ] {
-            assert_eq!(none(t), None, "{t}");
-        }
-        // Each of those the general path reads, where it is JSON at all, to another text.
-        for t in [r#"{"b":1,"a":2}"#, r#"{"a":"\/"}"#, r#"{"a":-0}"#] {
-            let v: Value = serde_json::from_str(t).unwrap();
-            assert_ne!(canonical_value(&v), t.replace(' ', ""), "{t}");
+            assert!(read(t).is_err(), "{t:?}");
         }
         let deep = format!("{}{}", "[".repeat(40), "]".repeat(40));
-        assert_eq!(none(&deep), None);
+        assert!(read(&deep).is_err());
+    }
+
+    fn sample_stored() -> Vec<u8> {
+        let key = crate::signing::DeviceKey::from_seed([7; 32], Some("laptop".into()), "2026-09-03T20:00:00Z");
+        let r = Record { device: key.device(), ..sample() };
+        stored_bytes(&key.sign(&r))
+    }
+
+    #[test]
+    fn read_stored_takes_the_stored_form_and_nothing_else() {
+        let bytes = sample_stored();
+        let (stored, record) = read_record(&bytes).unwrap();
+        assert_eq!(stored.canonical, canonical(&record));
+        assert_eq!(stored.id, id_of(&record));
+        assert_eq!(stored.omitted, None);
+        assert!(stored.signature.starts_with("untrusted comment: ") && stored.signature.ends_with('\n'));
+        let text = String::from_utf8(bytes).unwrap();
+        let record_at = text.find("\"record\"").unwrap();
+        for (what, bad) in [
+            ("compact", serde_json::to_string(&serde_json::from_str::<Value>(&text).unwrap()).unwrap()),
+            ("no final newline", text.trim_end().to_string()),
+            ("a second newline", format!("{text}\n")),
+            ("CRLF", text.replace('\n', "\r\n")),
+            ("an escaped slash", text.replacen("git-majordomus/", "git-majordomus\\/", 1)),
+            (
+                "a record key twice",
+                text.replacen("\"episode\": \"none\",", "\"episode\": \"none\",\n    \"episode\": \"none\",", 1),
+            ),
+            ("the record twice", format!("{}\"record\": {{}},\n  {}", &text[..record_at], &text[record_at..])),
+            ("an envelope key more", text.replacen("\n}\n", ",\n  \"x\": 1\n}\n", 1)),
+            ("envelope keys swapped", text.replacen("\"id\"", "\"tmp\"", 1).replacen("\"public_key\"", "\"id\"", 1)),
+        ] {
+            assert!(read_stored(bad.as_bytes(), &mut |_, _| {}).is_err(), "{what}");
+            assert!(read_record(bad.as_bytes()).is_err(), "{what}");
+        }
+        // A null where the stored form omits the field: read, but reported.
+        let with_null = text.replacen("\"device\": {", "\"decisions\": null,\n    \"device\": {", 1);
+        assert!(read_stored(with_null.as_bytes(), &mut |_, _| {}).unwrap().omitted.is_some());
+        assert!(read_record(with_null.as_bytes()).unwrap_err().contains(OMITTED));
+        let e = read_stored(b"{\n  \"id\": 1", &mut |_, _| {}).unwrap_err();
+        assert_eq!(e.to_string(), "not in the stored form of a record at byte 10: not a string where one belongs");
     }
 }

@@ -603,9 +603,21 @@ fn libsodium_verdict(pk: &[u8; 32], message: &[u8], sig: &[u8; 64]) -> bool {
 /// The three `continuity export` files (docs/REFERENCE.md#continuity-commands): `<id>.msg` bytes, `<id>.msg.minisig` text and
 /// `<id>.pub` text.
 pub fn export_files(envelope: &Envelope) -> std::result::Result<(Vec<u8>, String, String), VerifyError> {
-    let (key_id, _) = decode_minisign(&envelope.public_key).ok_or(VerifyError::BadPublicKey)?;
-    let message = signed_message(&canonical_value(&envelope.record));
-    Ok((message, envelope.signature.clone(), public_key_file_of(&key_id, &envelope.public_key)))
+    export_parts(&envelope.public_key, &envelope.signature, &canonical_value(&envelope.record))
+}
+
+/// [`export_files`] of a file read by [`record::read_stored`].
+pub fn export_stored(stored: &record::Stored) -> std::result::Result<(Vec<u8>, String, String), VerifyError> {
+    export_parts(&stored.public_key, &stored.signature, &stored.canonical)
+}
+
+fn export_parts(
+    public_key: &str,
+    signature: &str,
+    canonical: &str,
+) -> std::result::Result<(Vec<u8>, String, String), VerifyError> {
+    let (key_id, _) = decode_minisign(public_key).ok_or(VerifyError::BadPublicKey)?;
+    Ok((signed_message(canonical), signature.to_string(), public_key_file_of(&key_id, public_key)))
 }
 
 // The one rule for a missing test tool (skip locally, fail under CI=true), shared with the

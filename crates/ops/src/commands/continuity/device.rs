@@ -170,9 +170,9 @@ pub fn export(ctx: &Ctx, prefix: &str, dir: &Path) -> Result<Vec<String>> {
     };
     let a = store.summary(row);
     let bytes = ctx.git.read_blob(&a.blob, BLOB_CAP).map_err(|e| Error::io(format!("export: {e}")))?;
-    let envelope: crate::continuity::record::Envelope =
-        serde_json::from_slice(&bytes).map_err(|e| Error::io(format!("export: {e}")))?;
-    let (msg, sig, pubf) = signing::export_files(&envelope).map_err(|e| Error::io(format!("export: {e}")))?;
+    // The one strict reader admission used.
+    let (stored, _) = crate::continuity::record::read_record(&bytes).map_err(|e| Error::io(format!("export: {e}")))?;
+    let (msg, sig, pubf) = signing::export_stored(&stored).map_err(|e| Error::io(format!("export: {e}")))?;
     crate::store::atomic::ensure_dir(dir)?;
     let mut written = Vec::new();
     for (ext, bytes) in [(".msg", msg), (".msg.minisig", sig.into_bytes()), (".pub", pubf.into_bytes())] {

@@ -10,7 +10,7 @@ use crate::continuity::mesh::Trust;
 use crate::continuity::portability::{scan_publish, Leak};
 use crate::continuity::record::{
     self, CarriedDecision, CarriedQuestion, Device, HandoverPart, Record, Source, TaskIntent, MAX_CHANGED,
-    MAX_DECISIONS, MAX_DECISION_TEXT,
+    MAX_DECISIONS, MAX_STORED_BYTES,
 };
 use crate::continuity::signing;
 use crate::continuity::view::RecordView;
@@ -169,14 +169,6 @@ fn intent(ctx: &Ctx, task_id: &str) -> Option<TaskIntent> {
     })
 }
 
-fn truncate(s: &str, max: usize) -> String {
-    let mut end = s.len().min(max);
-    while !s.is_char_boundary(end) {
-        end -= 1;
-    }
-    s[..end].to_string()
-}
-
 /// The source part: this checkout's branch, head and uncommitted change. `changed` is the
 /// change list as the records' front matter carries it (untracked directories collapsed, `.ai/`
 /// left out, docs/REFERENCE.md#front-matter), at most [`MAX_CHANGED`] of it, and `changed_total` its length; the
@@ -259,10 +251,7 @@ pub fn publish(ctx: &Ctx, p: PublishParams) -> Result<PublishReport> {
     }
     let task = present(&meta.task_id).and_then(|t| intent(ctx, &t));
     let rec = compose(ctx, &s, parent, device, source, task, handover)?;
-    if !p.dry_run {
-        record::check_bounds(&rec)
-            .map_err(|e| Error::refused(format!("publish: the record would be malformed: {e}")))?;
-    }
+    refuse_unbounded(ctx, &rec)?;
     let value = serde_json::to_value(&rec).map_err(|e| Error::io(e.to_string()))?;
     let leaks = scan_publish(&value, &ctx.env.vars, &ctx.layout.root().display().to_string());
     let this_device = |id: &str| RecordView::new(id, &rec, Trust::ThisDevice, true, ctx.clock.now());
@@ -349,15 +338,16 @@ fn signer(ctx: &Ctx, s: &loaded::Setup, dry_run: bool) -> Result<Device> {
     })
 }
 
-/// The task's decisions a record carries: the newest [`MAX_DECISIONS`], each text cut to
-/// [`MAX_DECISION_TEXT`]; none without a task.
+/// The task's decisions a record carries: the newest [`MAX_DECISIONS`], each text whole (one
+/// over [`record::MAX_DECISION_TEXT`] refuses the publish, [`refuse_unbounded`]); none without
+/// a task.
 fn carried_decisions(ctx: &Ctx, task: Option<&TaskIntent>) -> Result<Vec<CarriedDecision>> {
     let log = decisions::parse(&read_opt(&ctx.layout.decisions())?.unwrap_or_default());
     let Some(t) = task else { return Ok(Vec::new()) };
     let mut v: Vec<CarriedDecision> = log
         .iter()
         .filter(|d| d.task.as_deref() == Some(t.id.as_str()))
-        .map(|d| CarriedDecision { title: d.title.clone(), text: truncate(&d.text.join("\n"), MAX_DECISION_TEXT) })
+        .map(|d| CarriedDecision { title: d.title.clone(), text: d.text.join("\n") })
         .collect();
     let skip = v.len().saturating_sub(MAX_DECISIONS);
     v.drain(..skip);
@@ -373,6 +363,49 @@ fn open_questions(ctx: &Ctx) -> Result<Vec<CarriedQuestion>> {
             _ => None,
         })
         .collect())
+}
+
+/// Refuses (exit 10) a record that admission would refuse for its bounds or the text grammar
+/// of a field, or whose stored file would be over the store's cap: nothing is truncated, so
+/// every unresolved question travels or the publish is refused (SPEC §A.7, §A.28). A dry run
+/// is judged the same, its device not yet created taken as a well-formed one.
+fn refuse_unbounded(ctx: &Ctx, rec: &Record) -> Result<()> {
+    let placeholder = Device { node: "0".repeat(32), label: rec.device.label.clone() };
+    let device_ok = rec.device.node.len() == 32 && crate::hex::is_lowercase(&rec.device.node);
+    let judged = if device_ok { None } else { Some(Record { device: placeholder, ..rec.clone() }) };
+    let judged = judged.as_ref().unwrap_or(rec);
+    if let Err(e) = record::check_bounds(judged) {
+        let fix = match e.split('/').nth(1).unwrap_or("") {
+            "decisions" => format!(
+                "the task's entries of {} travel verbatim: shorten or correct the one named (a text over {} bytes, a control character, or a line starting `#` or `<!--`)",
+                ctx.rel(&ctx.layout.decisions()),
+                record::MAX_DECISION_TEXT
+            ),
+            "questions" => format!(
+                "every unresolved question of {} travels: correct the one named (one line, no control character)",
+                ctx.rel(&ctx.layout.questions())
+            ),
+            "handover" => "write the handover again without control characters (tabs and line ends only)".into(),
+            "task" => "the task's record travels: correct the field named (`git majordomus start` writes a new one)".into(),
+            _ => "correct the field named; nothing was published".into(),
+        };
+        return Err(Error::refused(format!("publish: the record would be refused by admission: {e}")).hint(fix));
+    }
+    let key = signing::DeviceKey::from_seed([0; 32], None, &ctx.clock.stamp());
+    let size = record::stored_bytes(&key.sign(judged)).len();
+    if size > MAX_STORED_BYTES {
+        return Err(Error::refused(format!(
+            "publish: the record would be {size} bytes, over the store's cap of {MAX_STORED_BYTES} ({} unresolved questions, {} decisions, a body of {} bytes); nothing is cut, nothing was published",
+            rec.questions.len(),
+            rec.decisions.len(),
+            rec.handover.body.len()
+        ))
+        .hint(format!(
+            "resolve answered questions in {} (`git majordomus question resolve`) or shorten the handover, then publish again",
+            ctx.rel(&ctx.layout.questions())
+        )));
+    }
+    Ok(())
 }
 
 /// Signs the record with this machine's key and adds it to the local store: its id and the

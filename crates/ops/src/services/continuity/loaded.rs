@@ -13,13 +13,13 @@ use std::collections::BTreeSet;
 use std::collections::HashMap;
 
 use crate::continuity::admission::{
-    admit, intrinsic_entry, standing_of, Admitted, Diagnostic, Judge, Verdict, BLOB_CAP,
+    admit, intrinsic_entry, standing_of, too_new_standing, Admitted, Diagnostic, Judge, Verdict, BLOB_CAP,
 };
 use crate::continuity::lineage::{Lineage, RawId};
 use crate::continuity::mesh::{Mesh, Trust};
 use crate::continuity::plan::{Candidate, RefusedFile};
 use crate::continuity::readmodel::{lineage_over, rules_hash, Entry, Fresh, OtherKind, Summary, View};
-use crate::continuity::record::{store_path, Envelope, Record};
+use crate::continuity::record::{read_record, store_path, Record};
 use crate::continuity::signing::{self, DeviceKey};
 use crate::ctx::Ctx;
 use crate::error::{Error, Result};
@@ -216,8 +216,8 @@ pub fn full(ctx: &Ctx, store: &Loaded, row: Row) -> Result<Record> {
     let s = store.summary(row);
     let fail = |e: String| Error::io(format!("continuity record {}: {e}", s.id));
     let bytes = ctx.git.read_blob(&s.blob, BLOB_CAP).map_err(|e| fail(e.to_string()))?;
-    let envelope: Envelope = serde_json::from_slice(&bytes).map_err(|e| fail(e.to_string()))?;
-    serde_json::from_value(envelope.record).map_err(|e| fail(e.to_string()))
+    // The one strict reader admission used: what was admitted reads here.
+    read_record(&bytes).map(|(_, record)| record).map_err(fail)
 }
 
 /// Reads one record of the store at `reference` through admission (`None` when it is absent or
@@ -405,6 +405,15 @@ pub fn load(ctx: &Ctx, s: &Setup, reference: &str) -> Result<Loaded> {
         }
     }
     for o in view.others() {
+        // A newer schema's file is kept only while its signer is not refused here (judged on
+        // every read, like a record's standing): else it is stray, never merged.
+        if o.kind == OtherKind::TooNew {
+            let bytes = ctx.git.read_blob(&o.blob, BLOB_CAP).map_err(git_err)?;
+            if let Err(d) = too_new_standing(&o.path, &bytes, &judge) {
+                diags.push(d);
+                continue;
+            }
+        }
         if o.kind != OtherKind::Stray {
             out.refused.push(RefusedFile {
                 path: o.path.clone(),
