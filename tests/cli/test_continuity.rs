@@ -242,7 +242,12 @@ fn store_files(env: &TestEnv, dir: &Path, reference: &str) -> Vec<(String, Strin
     if !ok {
         return Vec::new();
     }
-    list.lines().map(|p| (p.to_string(), env.git_in(dir, &["cat-file", "blob", &format!("{reference}:{p}")]))).collect()
+    // The blob's bytes exactly (a stored record ends with a newline, SPEC §A.28 "Canonical bytes").
+    let blob = |p: &str| {
+        let out = env.command("git").current_dir(dir).args(["cat-file", "blob", &format!("{reference}:{p}")]).output();
+        String::from_utf8(out.unwrap().stdout).unwrap()
+    };
+    list.lines().map(|p| (p.to_string(), blob(p))).collect()
 }
 
 /// The canonical form of a record (docs/REFERENCE.md#continuity-record): keys sorted by bytes, no whitespace.
@@ -1104,23 +1109,42 @@ fn scenario_827_an_altered_blob_is_refused_as_id_mismatch() {
     w.fsck(&[]);
 }
 
+/// A v9 record as a later executable of machine A would store it: A's record with its schema
+/// raised and a field this executable does not know, signed by A's device key (SPEC §A.28
+/// "Newer schemas": kept only when its envelope verifies under a key the store does not refuse).
+fn v9_record(a: &Machine<'_>) -> (String, String) {
+    let (_, text) = a.store_files(REF).pop().unwrap();
+    let v: Value = serde_json::from_str(&text).unwrap();
+    let mut record = v["record"].clone();
+    record["schema"] = "majordomus-continuity/v9".into();
+    record["future_field"] = "from a later executable".into();
+    let key = majordomus::continuity::signing::load(&a.node_json()).unwrap().unwrap();
+    let e = key.sign_value(sorted_value(&record));
+    assert_eq!(e.id, record_id(&record), "docs/REFERENCE.md#front-matter item 37: id = BLAKE3(canonical(record))");
+    (store_path(&e.id), String::from_utf8(majordomus::continuity::record::stored_bytes(&e)).unwrap())
+}
+
+fn sorted_value(v: &Value) -> Value {
+    match v {
+        Value::Object(m) => {
+            let mut keys: Vec<&String> = m.keys().collect();
+            keys.sort();
+            Value::Object(keys.into_iter().map(|k| (k.clone(), sorted_value(&m[k]))).collect())
+        }
+        Value::Array(a) => Value::Array(a.iter().map(sorted_value).collect()),
+        other => other.clone(),
+    }
+}
+
 #[test]
 fn scenario_827_a_too_new_record_is_kept_across_syncs() {
     let env = TestEnv::new();
     let w = two_machines(&env, Mesh::Both);
     let (a, b) = (&w.a, &w.b);
     a.handover(true, &body("Fix the callback.", "Write the test."));
-    let r1 = a.publish(&[]);
-    // A v9 record with a correct id (computed here: BLAKE3 of the canonical record).
-    let (_, text) = a.store_files(REF).pop().unwrap();
-    let mut v: Value = serde_json::from_str(&text).unwrap();
-    assert_eq!(v["id"].as_str().unwrap(), r1, "docs/REFERENCE.md#front-matter item 37: id = BLAKE3(canonical(record))");
-    v["record"]["schema"] = "majordomus-continuity/v9".into();
-    v["record"]["future_field"] = "from a later executable".into();
-    let v9 = record_id(&v["record"]);
-    v["id"] = v9.clone().into();
-    let v9_path = store_path(&v9);
-    a.store_put(&v9_path, &(serde_json::to_string_pretty(&v).unwrap() + "\n"));
+    a.publish(&[]);
+    let (v9_path, v9) = v9_record(a);
+    a.store_put(&v9_path, &v9);
     let check = |m: &Machine<'_>| {
         let st: Status = m.cj(&["status"], 0);
         assert_eq!((Some(st.store.records), Some(st.store.refused)), (Some(1), Some(1)), "{st:?}");
@@ -1154,6 +1178,48 @@ fn scenario_827_a_too_new_record_is_kept_across_syncs() {
         assert_eq!(m.cj::<Status>(&["status"], 0).store.refused, 1);
     }
     assert!(store_files(&env, &w.remote, REF).iter().any(|(p, _)| *p == v9_path));
+    w.fsck(&[]);
+}
+
+/// Attack D3: files that claim a newer schema without a signature that verifies (none at all,
+/// or another record's) are stray on the machine that reads them: not counted, not merged into
+/// its store, so never pushed again from there.
+#[test]
+fn scenario_827_a_too_new_record_without_its_signature_is_stray_and_not_merged() {
+    let env = TestEnv::new();
+    let w = two_machines(&env, Mesh::Both);
+    let (a, b) = (&w.a, &w.b);
+    a.handover(true, &body("Fix the callback.", "Write the test."));
+    a.publish(&[]);
+    let (_, signed) = v9_record(a);
+    let mut v: Value = serde_json::from_str(&signed).unwrap();
+    let (_, other) = a.store_files(REF).into_iter().find(|(p, _)| p.starts_with("records/")).unwrap();
+    let other: Value = serde_json::from_str(&other).unwrap();
+    // Another record's signature; then none at all.
+    v["signature"] = other["signature"].clone();
+    let borrowed = serde_json::to_string_pretty(&v).unwrap() + "\n";
+    v["signature"] = "".into();
+    let unsigned = serde_json::to_string_pretty(&v).unwrap() + "\n";
+    let id = v["id"].as_str().unwrap().to_string();
+    let path = store_path(&id);
+    for (what, text) in [("another record's signature", &borrowed), ("no signature", &unsigned)] {
+        a.store_put(&path, text);
+        let st: Status = a.cj(&["status"], 0);
+        assert_eq!((Some(st.store.records), Some(st.store.refused)), (Some(1), Some(0)), "{what}: {st:?}");
+        assert!(!diag_codes(&st.diagnostics).contains(&"continuity.schema_too_new".to_string()), "{what}: {st:?}");
+        let recs: Records = a.cj(&["records"], 0);
+        let stray = recs.diagnostics.iter().find(|d| d.path.as_deref() == Some(path.as_str())).unwrap();
+        assert_eq!(stray.code, "continuity.stray_file", "{what}: {recs:?}");
+        assert!(stray.message.contains("signature does not verify"), "{what}: {recs:?}");
+        let ver: Verify = a.cj(&["verify"], 0);
+        assert_eq!(ver.too_new, 0, "{what}: {ver:?}");
+        // Pushed by the machine that planted it, it is not taken in by another.
+        a.sync();
+        assert!(store_files(&env, &w.remote, REF).iter().any(|(p, _)| *p == path), "{what}");
+        b.sync();
+        assert!(!b.store_files(REF).iter().any(|(p, _)| *p == path), "{what}: merged into B's store");
+        assert_eq!(b.cj::<Status>(&["status"], 0).store.refused, 0, "{what}");
+    }
     w.fsck(&[]);
 }
 

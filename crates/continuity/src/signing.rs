@@ -207,8 +207,9 @@ impl DeviceKey {
 
     /// Signs a record given as a JSON value, kept as given in the envelope (its id and signature
     /// are over its canonical form): what [`DeviceKey::sign`] does with a record's value, and
-    /// how tests sign records that are not as this tool writes them.
-    pub(crate) fn sign_value(&self, value: Value) -> Envelope {
+    /// how tests sign records that are not as this tool writes them (a later schema's, say).
+    #[doc(hidden)]
+    pub fn sign_value(&self, value: Value) -> Envelope {
         let canonical = canonical_value(&value);
         let id = blake3_hex(canonical.as_bytes());
         let message = signed_message(&canonical);

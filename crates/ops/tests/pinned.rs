@@ -97,7 +97,10 @@ fn ids_and_verdicts() -> String {
     let forged = {
         let mut e: Value = serde_json::from_slice(&first).unwrap();
         e["public_key"] = desktop.public_key_base64().into();
-        serde_json::to_vec_pretty(&e).unwrap()
+        // In the stored form (SPEC §A.28 "Canonical bytes"): the trailing newline included.
+        let mut bytes = serde_json::to_vec_pretty(&e).unwrap();
+        bytes.push(b'\n');
+        bytes
     };
     let (newer_path, newer, _) = signed(&laptop, |v| v["schema"] = "majordomus-continuity/v2".into());
     let (unknown_path, unknown, _) = signed(&laptop, |v| v["schema"] = "other/v1".into());
