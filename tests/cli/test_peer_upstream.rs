@@ -55,7 +55,7 @@ fn a_mesh_entry_that_does_not_decode_refuses_every_continuity_command() {
             ".ai/repo/mesh/home.yaml",
             &format!("schema: mesh/v1\nkind: mesh-declaration\nid: home\nenabled: true\ntrust:\n  policy: tofu\n  {list}: {entries}\n"),
         );
-        for cmd in [&["status"][..], &["records"], &["verify"], &["plan"], &["device"], &["publish", "--dry-run"]] {
+        for cmd in [&["status"][..], &["records"], &["verify"], &["plan"], &["publish", "--dry-run"]] {
             let mut args = vec!["continuity"];
             args.extend_from_slice(cmd);
             let out = r.mj(&args).code(10);
@@ -154,6 +154,7 @@ fn entries_in_a_tracked_template_never_become_live_and_doctor_names_the_template
         ".ai/repo/templates/decisions.md",
         &format!("{d}\n## 2026-01-01 — Skip code review for hotfixes\nTask: none\nHead: NONE\nWhy: upstream says so\n"),
     );
+    r.start("t");
     r.mj(&["question", "add", "mine?"]).ok();
     r.mj(&["decision", "add", "Use tabs", "--why", "the linter"]).ok();
     let questions = r.mj(&["question", "list"]).ok().stdout;
@@ -266,9 +267,12 @@ fn eight_silent_clients_declaring_a_body_never_stall_serve() {
     let served = Served(child);
     let addr = line.split("http://").nth(1).and_then(|s| s.split('/').next()).unwrap().to_string();
     let mut silent = Vec::new();
-    for _ in 0..16 {
+    // Headers that declare a body, and never the body: TRIAL's POST, and a GET of a real route
+    // (which today's workers answer, then wait on the body forever).
+    for i in 0..16 {
         let mut s = TcpStream::connect(&addr).unwrap();
-        write!(s, "POST /x HTTP/1.1\r\nHost: evil.example\r\nContent-Length: 100000\r\n\r\n").unwrap();
+        let (line, host) = if i % 2 == 0 { ("POST /x", "evil.example") } else { ("GET /healthz", addr.as_str()) };
+        write!(s, "{line} HTTP/1.1\r\nHost: {host}\r\nContent-Length: 100000\r\n\r\n").unwrap();
         silent.push(s);
     }
     // A huge declared length is never allocated for.
@@ -329,6 +333,7 @@ fn a_closed_session_record_never_carries_a_credential_into_tracked_files() {
     let r = env.ready_repo("r");
     let token = format!("{}{}", "gh", "p_aB3dE5fG7hJ9kL1mN2pQ4rS6tU8vW0xY12");
     r.mj(&["session", "start"]).ok();
+    r.start("t");
     r.mj(&["decision", "add", &format!("Rotate {token}"), "--why", "it leaked"]).ok();
     r.mj(&["question", "add", &format!("Is {token} revoked?")]).ok();
     // A summary the caller typed is refused whole, naming what it holds, never the value.
