@@ -163,8 +163,10 @@ mod tests {
     fn an_entry_that_does_not_decode_refuses_the_declaration() {
         let a = "a".repeat(64);
         let cut = "b".repeat(63);
-        for (list, entry) in [("revoked", cut.as_str()), ("allow", cut.as_str()), ("revoked", "{x: 1}"), ("allow", "~")] {
-            let text = format!("schema: mesh/v1\nid: m\nenabled: true\ntrust:\n  policy: tofu\n  {list}: [{a}, {entry}]\n");
+        for (list, entry) in [("revoked", cut.as_str()), ("allow", cut.as_str()), ("revoked", "{x: 1}"), ("allow", "~")]
+        {
+            let text =
+                format!("schema: mesh/v1\nid: m\nenabled: true\ntrust:\n  policy: tofu\n  {list}: [{a}, {entry}]\n");
             let e = parse("mesh/m.yaml", &text, &id).unwrap_err();
             assert!(e.starts_with(&format!("mesh/m.yaml: trust.{list} entry 2 ")), "{e}");
         }

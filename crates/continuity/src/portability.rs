@@ -549,13 +549,27 @@ fn url_credentials(text: &str) -> bool {
 /// `%PASS%`, `<password>`), a prompt (`mysql -p` alone).
 fn command_line_password(text: &str) -> bool {
     let b = text.as_bytes();
+    // Where the line of the current option starts, moved forward as the scan goes (one pass).
+    let (mut line_start, mut seen) = (0, 0);
     text.match_indices('-').any(|(i, _)| {
-        if i > 0 && !matches!(b[i - 1], b' ' | b'\t' | b'\n' | b'"' | b'\'' | b'(' | b'`') {
+        if !matches!(b.get(i + 1), Some(b'p' | b'u' | b'-'))
+            || (i > 0 && !matches!(b[i - 1], b' ' | b'\t' | b'\n' | b'"' | b'\'' | b'(' | b'`'))
+        {
             return false;
         }
-        let line = &text[text[..i].rfind('\n').map_or(0, |n| n + 1)..i];
-        let before: Vec<&str> = line.split_whitespace().map(|w| w.trim_matches(['"', '\'', '`', '('])).collect();
-        let command = |names: &[&str]| before.iter().any(|w| names.contains(&w.rsplit('/').next().unwrap_or(w)));
+        if let Some(n) = b[seen..i].iter().rposition(|&c| c == b'\n') {
+            line_start = seen + n + 1;
+        }
+        seen = i;
+        // The words before the option on its line, at most [`CLI_CONTEXT`] bytes back (a command
+        // line is short; the bound keeps the scan linear on `-pX -pX …`).
+        let mut from = line_start.max(i.saturating_sub(CLI_CONTEXT));
+        while !text.is_char_boundary(from) {
+            from += 1;
+        }
+        let line = &text[from..i];
+        let before = || line.split_whitespace().map(|w| w.trim_matches(['"', '\'', '`', '(']));
+        let command = |names: &[&str]| before().any(|w| names.contains(&w.rsplit('/').next().unwrap_or(w)));
         let attached = &b[i + 2.min(b.len() - i)..];
         let attached = &attached[..run(attached, 0, is_cli_value_byte)];
         let next_word = || {
@@ -566,32 +580,31 @@ fn command_line_password(text: &str) -> bool {
         };
         match b.get(i + 1) {
             Some(b'p') if attached.is_empty() => {
-                command(&["login"]) && b.get(i + 2).is_some_and(|&c| is_blank(c)) && literal(next_word())
+                b.get(i + 2).is_some_and(|&c| is_blank(c)) && literal(next_word()) && command(&["login"])
             }
             Some(b'p') => {
                 !attached.contains(&b'=')
-                    && if command(MYSQL) {
-                        literal(attached)
-                    } else if before.iter().any(|w| w.starts_with("-u") || *w == "--user") {
-                        literal(attached) && attached.len() >= 4 && !attached.iter().all(u8::is_ascii_digit)
-                    } else {
-                        opaque(attached, 8)
-                    }
+                    && (opaque(attached, 8)
+                        || (literal(attached)
+                            && (command(MYSQL)
+                                || (attached.len() >= 4
+                                    && !attached.iter().all(u8::is_ascii_digit)
+                                    && before().any(|w| w.starts_with("-u") || w == "--user")))))
             }
-            Some(b'u') if command(&["curl"]) => {
+            Some(b'u') => {
                 let v = if attached.is_empty() && b.get(i + 2).is_some_and(|&c| is_blank(c)) {
                     next_word()
                 } else {
                     attached
                 };
-                user_password(v)
+                user_password(v) && command(&["curl"])
             }
             Some(b'-') => {
                 let name_at = i + 2;
                 let name = &text[name_at..name_at + run(b, name_at, |c| c.is_ascii_alphanumeric() || c == b'-')];
                 let end = name_at + name.len();
                 let last = name.rsplit('-').next().unwrap_or("").to_ascii_lowercase();
-                let user = name == "user" && command(&["curl", "wget"]);
+                let user = name == "user";
                 if !user && !matches!(last.as_str(), "password" | "passwd" | "pass") {
                     return false;
                 }
@@ -613,16 +626,34 @@ fn command_line_password(text: &str) -> bool {
                     }
                     _ => None,
                 };
-                value.is_some_and(|v| if user { user_password(v) } else { literal(v) && v.len() >= 4 })
+                value.is_some_and(|v| {
+                    if user {
+                        user_password(v) && command(&["curl", "wget"])
+                    } else {
+                        literal(v) && v.len() >= 4
+                    }
+                })
             }
             _ => false,
         }
     })
 }
 
+/// How far back on its line [`command_line_password`] looks for the command an option belongs to.
+const CLI_CONTEXT: usize = 128;
+
 /// The MySQL and MariaDB clients, whose `-p` takes its password attached.
-const MYSQL: &[&str] =
-    &["mysql", "mysqldump", "mysqladmin", "mysqlimport", "mysqlshow", "mysqlcheck", "mysqlsh", "mariadb", "mariadb-dump"];
+const MYSQL: &[&str] = &[
+    "mysql",
+    "mysqldump",
+    "mysqladmin",
+    "mysqlimport",
+    "mysqlshow",
+    "mysqlcheck",
+    "mysqlsh",
+    "mariadb",
+    "mariadb-dump",
+];
 
 /// Bytes of a value written on a command line (up to a blank, a quote or a shell operator).
 fn is_cli_value_byte(c: u8) -> bool {
@@ -632,9 +663,7 @@ fn is_cli_value_byte(c: u8) -> bool {
 /// A value written out, not a reference (`$X`, `${X}`, `%X%`), a placeholder (`<…>`, `***`,
 /// `xxx`, `...`) or another option.
 fn literal(v: &[u8]) -> bool {
-    !v.is_empty()
-        && !matches!(v[0], b'$' | b'%' | b'<' | b'{' | b'-')
-        && !v.iter().all(|c| b"*xX.".contains(c))
+    !v.is_empty() && !matches!(v[0], b'$' | b'%' | b'<' | b'{' | b'-') && !v.iter().all(|c| b"*xX.".contains(c))
 }
 
 /// `user:password` with both parts present and the password written out.
@@ -1153,6 +1182,16 @@ mod tests {
         }
         // The shapes alone, for tracked files.
         assert_eq!(credential_shapes_in(&format!("x {t} and /home/u/x")), vec![GITHUB]);
+    }
+
+    #[test]
+    fn command_lines_scan_in_linear_time() {
+        for unit in [" -p", " -u", " --pass", " -pS3", "mysql -p\u{e9}", " -uX -pXyZw", " --user a:b", "\n-p x"] {
+            let text = unit.repeat(200_000 / unit.len());
+            let started = std::time::Instant::now();
+            let _ = credential_shapes_in(&text);
+            assert!(started.elapsed() < std::time::Duration::from_secs(5), "{unit:?}: {:?}", started.elapsed());
+        }
         assert!(credential_shapes_in("/home/u/x and /tmp/y").is_empty());
     }
 

@@ -290,7 +290,10 @@ mod tests {
         std::os::unix::fs::symlink("../../../outside", root.join(".ai/local/state")).unwrap();
         let locks = root.join(".ai/local/state/locks");
         let e = ensure_dir(&locks).unwrap_err();
-        assert_eq!(e.message, ".ai/local/state is a symlink pointing outside the checkout; refusing to write through it");
+        assert_eq!(
+            e.message,
+            ".ai/local/state is a symlink pointing outside the checkout; refusing to write through it"
+        );
         assert!(replace(&root.join(".ai/local/state/current.yaml"), b"x").is_err());
         assert!(append(&root.join(".ai/local/state/ledger.jsonl"), b"x").is_err());
         assert!(Lock::acquire(&locks, "x").is_err());

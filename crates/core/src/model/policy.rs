@@ -232,8 +232,14 @@ impl Policy {
         let optional = [
             ("session.briefing_budget_lines", self.session.briefing_budget_lines.map(n)),
             ("session.briefing_budget_chars", self.session.briefing_budget_chars.map(n)),
-            ("session.freshness.fresh_minutes", self.session.freshness.as_ref().and_then(|f| f.fresh_minutes).map(i128::from)),
-            ("session.freshness.stale_minutes", self.session.freshness.as_ref().and_then(|f| f.stale_minutes).map(i128::from)),
+            (
+                "session.freshness.fresh_minutes",
+                self.session.freshness.as_ref().and_then(|f| f.fresh_minutes).map(i128::from),
+            ),
+            (
+                "session.freshness.stale_minutes",
+                self.session.freshness.as_ref().and_then(|f| f.stale_minutes).map(i128::from),
+            ),
             ("continuity.network_timeout", self.continuity.as_ref().and_then(|c| c.network_timeout).map(i128::from)),
         ];
         v.extend(optional.into_iter().filter_map(|(k, x)| x.map(|x| (k, x))));
@@ -364,11 +370,26 @@ mod tests {
     fn numeric_keys_outside_their_range_are_refused_naming_key_and_range() {
         let base = include_str!("../../assets/policy.yaml");
         let cases = [
-            (format!("{base}continuity:\n  network_timeout: 18446744073709551615\n"), "continuity.network_timeout is 18446744073709551615, outside its range 1–600 s"),
-            (format!("{base}continuity:\n  network_timeout: 0\n"), "continuity.network_timeout is 0, outside its range 1–600 s"),
-            (format!("{base}continuity:\n  network_timeout: 601\n"), "continuity.network_timeout is 601, outside its range 1–600 s"),
-            (base.replace("stale_minutes: 5760", "stale_minutes: -1"), "session.freshness.stale_minutes is -1, outside its range 0–5256000 minutes"),
-            (base.replace("doctor_ms: 300", "doctor_ms: 0"), "benchmark.budget.doctor_ms is 0, outside its range 1–3600000 ms"),
+            (
+                format!("{base}continuity:\n  network_timeout: 18446744073709551615\n"),
+                "continuity.network_timeout is 18446744073709551615, outside its range 1–600 s",
+            ),
+            (
+                format!("{base}continuity:\n  network_timeout: 0\n"),
+                "continuity.network_timeout is 0, outside its range 1–600 s",
+            ),
+            (
+                format!("{base}continuity:\n  network_timeout: 601\n"),
+                "continuity.network_timeout is 601, outside its range 1–600 s",
+            ),
+            (
+                base.replace("stale_minutes: 5760", "stale_minutes: -1"),
+                "session.freshness.stale_minutes is -1, outside its range 0–5256000 minutes",
+            ),
+            (
+                base.replace("doctor_ms: 300", "doctor_ms: 0"),
+                "benchmark.budget.doctor_ms is 0, outside its range 1–3600000 ms",
+            ),
             (base.replace("version: 1", "version: 2"), "version is 2, outside its range 1–1"),
         ];
         for (text, want) in cases {
@@ -383,11 +404,9 @@ mod tests {
 
     #[test]
     fn every_numeric_key_has_one_bound_and_every_bound_a_key() {
-        let p = Policy::parse(&format!(
-            "{}continuity:\n  network_timeout: 30\n",
-            include_str!("../../assets/policy.yaml")
-        ))
-        .unwrap();
+        let p =
+            Policy::parse(&format!("{}continuity:\n  network_timeout: 30\n", include_str!("../../assets/policy.yaml")))
+                .unwrap();
         let keys: Vec<&str> = p.numbers().iter().map(|(k, _)| *k).collect();
         let bounds: Vec<&str> = BOUNDS.iter().map(|b| b.0).collect();
         assert_eq!(keys.len(), bounds.len());

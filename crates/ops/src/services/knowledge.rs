@@ -320,10 +320,7 @@ pub fn derive(ctx: &Ctx, episode: Option<&str>, dry_run: bool) -> Result<DeriveR
         // receipt (a warning the hooks print) names the decision that holds it, never the value.
         if let Some(why) = secret_in(&k, &text) {
             r.skipped += 1;
-            ctx.warn(format!(
-                "knowledge derive: candidate {} not written to .ai/repo/: {why}",
-                k.id
-            ));
+            ctx.warn(format!("knowledge derive: candidate {} not written to .ai/repo/: {why}", k.id));
             r.lines.push(("skipped (credential)".into(), rel));
             continue;
         }

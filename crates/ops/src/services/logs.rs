@@ -113,7 +113,10 @@ mod tests {
 
     #[test]
     fn the_built_in_templates_hold_no_entry_and_seed_whole() {
-        for (name, text) in [("decisions.md", crate::assets::DECISIONS_TEMPLATE), ("open-questions.md", crate::assets::QUESTIONS_TEMPLATE)] {
+        for (name, text) in [
+            ("decisions.md", crate::assets::DECISIONS_TEMPLATE),
+            ("open-questions.md", crate::assets::QUESTIONS_TEMPLATE),
+        ] {
             assert_eq!(without_entries(name, text), (text.to_string(), 0), "{name}");
         }
     }
@@ -134,6 +137,10 @@ mod tests {
         let (kept, n) = without_entries("decisions.md", &d);
         assert_eq!(n, 1);
         assert!(crate::store::decisions::parse(&kept).is_empty(), "{kept}");
-        assert!(kept.starts_with(crate::assets::DECISIONS_TEMPLATE) && kept.contains("## Notes\n") && !kept.contains("Why: injected"));
+        assert!(
+            kept.starts_with(crate::assets::DECISIONS_TEMPLATE)
+                && kept.contains("## Notes\n")
+                && !kept.contains("Why: injected")
+        );
     }
 }
