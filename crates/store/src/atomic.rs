@@ -78,7 +78,13 @@ pub fn ensure_dir(dir: &Path) -> Result<()> {
 /// inside the checkout is followed, as [`guard`] follows one for a file.
 pub fn confined(path: &Path) -> Result<()> {
     let parts: Vec<_> = path.components().collect();
-    let Some(ai) = parts.iter().rposition(|c| c.as_os_str() == ".ai") else { return Ok(()) };
+    // The layer's `.ai` is the last one, and only `.ai`, `.ai/local/…` and `.ai/repo/…` are the
+    // layer's (a checkout that itself lies under some `.ai/` directory is not judged by it).
+    let layer = |at: usize| {
+        parts[at].as_os_str() == ".ai"
+            && parts.get(at + 1).is_none_or(|c| c.as_os_str() == "local" || c.as_os_str() == "repo")
+    };
+    let Some(ai) = (0..parts.len()).rev().find(|&at| layer(at)) else { return Ok(()) };
     let root: PathBuf = parts[..ai].iter().collect();
     let mut at = root.clone();
     for part in &parts[ai..] {
@@ -303,6 +309,11 @@ mod tests {
         std::os::unix::fs::symlink("nowhere", root.join(".ai/local/state")).unwrap();
         assert!(ensure_dir(&locks).is_err());
         assert!(confined(&outside.join("x")).is_ok());
+        // A directory named .ai above the checkout is not the layer's.
+        let above = t.path().join("home/.ai");
+        fs::create_dir_all(&above).unwrap();
+        std::os::unix::fs::symlink(&outside, above.join("link")).unwrap();
+        assert!(confined(&above.join("link/proj/.git/majordomus")).is_ok());
         // A symlink that stays inside the checkout is followed.
         fs::remove_file(root.join(".ai/local/state")).unwrap();
         fs::create_dir_all(root.join("elsewhere")).unwrap();

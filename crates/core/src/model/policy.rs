@@ -383,8 +383,8 @@ mod tests {
                 "continuity.network_timeout is 601, outside its range 1–600 s",
             ),
             (
-                base.replace("stale_minutes: 5760", "stale_minutes: -1"),
-                "session.freshness.stale_minutes is -1, outside its range 0–5256000 minutes",
+                base.replace("candidate_max_age_minutes: 20160", "candidate_max_age_minutes: -1"),
+                "knowledge.candidate_max_age_minutes is -1, outside its range 0–5256000 minutes",
             ),
             (
                 base.replace("doctor_ms: 300", "doctor_ms: 0"),
