@@ -25,6 +25,9 @@ use crate::render::context::Text;
 
 /// Workers answering requests: a slow client holds one of them, never all.
 const WORKERS: usize = 8;
+/// Requests with a body being drained at once, each on a thread of its own; more are dropped
+/// unanswered (never read, never allocated for).
+const DRAINS: usize = 64;
 /// How long a computed response may be served again.
 const CACHE_TTL: Duration = Duration::from_secs(2);
 
@@ -233,6 +236,43 @@ impl Shared {
     }
 }
 
+/// Whether a request carries a body tiny_http reads from the socket only when it is consumed —
+/// and, dropping the request, reads to its declared end (allocating that many bytes) without a
+/// deadline. A client that declares one and never sends it (docs/SECURITY.md, TRIAL A9) would
+/// hold the worker forever: every one of them, with as many connections.
+fn has_body(req: &Request) -> bool {
+    match req.body_length() {
+        Some(n) => n > 0,
+        None => req.headers().iter().any(|h| h.field.equiv("Transfer-Encoding")),
+    }
+}
+
+/// Hands a request with a body off the worker: a thread of its own reads the body in small
+/// blocks (no allocation the client sizes), then answers; a silent client holds only that
+/// thread. Past [`DRAINS`] of them the request is forgotten unanswered: its connection is
+/// never read again, and no worker waits for it.
+fn drain_elsewhere(shared: &Arc<Shared>, drains: &Arc<std::sync::atomic::AtomicUsize>, mut req: Request) {
+    use std::sync::atomic::Ordering;
+    if drains.fetch_add(1, Ordering::SeqCst) >= DRAINS {
+        drains.fetch_sub(1, Ordering::SeqCst);
+        std::mem::forget(req);
+        return;
+    }
+    let (shared, mine) = (shared.clone(), drains.clone());
+    let spawned = std::thread::Builder::new().name("serve-drain".into()).spawn(move || {
+        let mut buf = [0u8; 8192];
+        let reader = req.as_reader();
+        while matches!(reader.read(&mut buf), Ok(n) if n > 0) {}
+        respond(&shared, req);
+        mine.fetch_sub(1, Ordering::SeqCst);
+    });
+    if spawned.is_err() {
+        // No thread to spare: the closure (and the request in it) is dropped here, which reads
+        // the rest of its body on this worker; rare enough to leave to the operating system.
+        drains.fetch_sub(1, Ordering::SeqCst);
+    }
+}
+
 fn respond(shared: &Shared, req: Request) {
     let method = req.method().as_str().to_string();
     let host = req.headers().iter().find(|h| h.field.equiv("Host")).map(|h| h.value.as_str().to_string());
@@ -304,11 +344,16 @@ pub fn serve(opts: Options, ready: impl FnOnce(&str)) -> Result<()> {
     drop(ctx);
     ready(&url);
     let mut workers = Vec::new();
+    let drains = Arc::new(std::sync::atomic::AtomicUsize::new(0));
     for _ in 0..WORKERS {
-        let (server, shared) = (server.clone(), shared.clone());
+        let (server, shared, drains) = (server.clone(), shared.clone(), drains.clone());
         workers.push(std::thread::spawn(move || {
             while let Ok(req) = server.recv() {
-                respond(&shared, req);
+                if has_body(&req) {
+                    drain_elsewhere(&shared, &drains, req);
+                } else {
+                    respond(&shared, req);
+                }
             }
         }));
     }

@@ -59,7 +59,7 @@ fn bare(label: &'static str, value: String, code: Code) -> Shape {
 const ENV_NAME: &str = "MY_DEPLOY_TOKEN";
 const ENV_VALUE: &str = "s3cr3t-deploy-value-42";
 
-/// The table: 40 shapes that are refused at publish and at admission, and 2 that only the
+/// The table: 48 shapes that are refused at publish and at admission, and 2 that only the
 /// publishing machine can know.
 fn shapes(checkout: &str) -> Vec<Shape> {
     let a36 = fill("aB3dE5fG7hJ9kL1mN2pQ4rS6tU8vW0xY", 36);
@@ -139,6 +139,15 @@ fn shapes(checkout: &str) -> Vec<Shape> {
         row("env-style *_TOKEN=", "export GITHUB_TOKEN=q8Zr3vN1xK7mP2sT9wY4".into(), "q8Zr3vN1xK7mP2sT9wY4", SECRET),
         row("env-style *_SECRET=", "CLIENT_SECRET=9f8e7d6c5b4a39281706".into(), "9f8e7d6c5b4a39281706", SECRET),
         row("env-style *_PASSWORD=", "DB_PASSWORD=correcthorsebattery".into(), "correcthorsebattery", SECRET),
+        // Command lines (issue 39, TRIAL D5).
+        row("curl -u user:password", "curl -u admin:S3cr3tPass123 https://api.example.com".into(), "S3cr3tPass123", SECRET),
+        row("mysql -pPASSWORD", "mysql -h db.internal -pWr0ngH0rseBattery app".into(), "Wr0ngH0rseBattery", SECRET),
+        row("-uroot -pPASSWORD", "mysqldump -uroot -pS3cr3t app > dump.sql".into(), "S3cr3t", SECRET),
+        row("docker login -p", "docker login -u ci -p dckr9Xq2LmZ7 registry.example.com".into(), "dckr9Xq2LmZ7", SECRET),
+        row("--password=", "psql --password=Tr0ub4dor3 -h db".into(), "Tr0ub4dor3", SECRET),
+        row("env-style *_PASS=", "DB_PASS=S3cr3tP4ssw0rdValue".into(), "S3cr3tP4ssw0rdValue", SECRET),
+        row("a token split by a zero-width space", cat(&["gh", "p_", &a36[..10], "\u{200B}", &a36[10..]]), &a36[10..], SECRET),
+        row("a token wrapped across a line", cat(&["gh", "p_", &a36[..20], "\n", &a36[20..]]), &a36[20..], SECRET),
         bare("a /home/ path", "/home/alice/work/app/notes.txt".into(), NONPORTABLE),
         bare("a /Users/ path", "/Users/alice/src/app/build.log".into(), NONPORTABLE),
         bare("a C:\\Users\\ path", "C:\\Users\\carol\\repo\\out.txt".into(), NONPORTABLE),
@@ -186,6 +195,14 @@ fn near_misses() -> Vec<(&'static str, String)> {
         ("relative paths", "src/home/page.rs docs/tmp/notes.md ~/notes.md $HOME/x".into()),
         ("a bare /home", "/home and /tmp are directories".into()),
         ("Authorization placeholder", "Authorization: Bearer <token>".into()),
+        ("gcc -pthread", "gcc -pthread -O2 -o app main.c".into()),
+        ("ssh -p2222", "ssh -p2222 deploy@host and scp -P 2222 a b".into()),
+        ("cp -pr", "cp -pr src dst && mkdir -p build".into()),
+        ("docker ports and users", "docker run -p 8080:80 -u 1000:1000 image".into()),
+        ("a password from stdin", "docker login -u ci --password-stdin registry.example.com".into()),
+        ("curl with references", "curl -u $USER:$TOKEN https://x and curl -u admin https://x".into()),
+        ("a MySQL prompt", "mysql -uroot -p app".into()),
+        ("an option named, not given", "pass --password to log in, or set DB_PASS=$DB_PASS".into()),
     ]
 }
 

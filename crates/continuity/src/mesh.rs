@@ -2,8 +2,11 @@
 
 use serde_yaml::Mapping;
 
+use serde_yaml::Value;
+
 use crate::model::vocabulary::vocabulary;
-use crate::store::format::{get, get_list};
+use crate::store::format::get;
+use crate::store::format::yaml::text;
 
 vocabulary! {
     /// A signer's standing.
@@ -42,7 +45,8 @@ pub struct Mesh {
     pub id: String,
     /// `trust.policy`.
     pub policy: MeshPolicy,
-    /// Allowed keys, normalised to 64 hex raw keys (entries that do not decode are dropped).
+    /// Allowed keys, normalised to 64 hex raw keys (an entry that does not decode refuses the
+    /// whole declaration: nothing is dropped).
     pub allow: Vec<String>,
     /// Revoked keys, normalised likewise.
     pub revoked: Vec<String>,
@@ -52,6 +56,11 @@ pub struct Mesh {
 
 /// Parses one declaration; `None` unless it is an enabled `mesh/v1` declaration.
 /// `normalise` turns a key as written (`RW...` minisign key or 64 hex) into 64 hex.
+///
+/// Fails closed (docs/REFERENCE.md#mesh, SPEC §A.28 "Revocation"): an entry of `trust.allow` or
+/// `trust.revoked` that does not decode — a key cut by one character, a mapping, a `null` — is
+/// an error naming the file and the entry, never dropped (a dropped revocation would trust the
+/// revoked signer under `tofu`).
 pub fn parse(path: &str, text: &str, normalise: &dyn Fn(&str) -> Option<String>) -> Result<Option<Mesh>, String> {
     let m: Mapping = serde_yaml::from_str(text)
         .map_err(|e| format!("{path}: does not parse: {}", e.to_string().lines().next().unwrap_or("")))?;
@@ -64,7 +73,7 @@ pub fn parse(path: &str, text: &str, normalise: &dyn Fn(&str) -> Option<String>)
         Some(p) => MeshPolicy::parse(&p)
             .ok_or_else(|| format!("{path}: trust.policy {p:?} is not deny_unknown, allowlist or tofu"))?,
     };
-    let keys = |k: &str| get_list(&trust, k).iter().filter_map(|s| normalise(s.trim())).collect::<Vec<_>>();
+    let keys = |k: &str| keys(path, &trust, k, normalise);
     let repository = m
         .get("cooperation")
         .and_then(|v| v.as_mapping())
@@ -74,10 +83,41 @@ pub fn parse(path: &str, text: &str, normalise: &dyn Fn(&str) -> Option<String>)
         path: path.into(),
         id: get(&m, "id").unwrap_or_default(),
         policy,
-        allow: keys("allow"),
-        revoked: keys("revoked"),
+        allow: keys("allow")?,
+        revoked: keys("revoked")?,
         repository,
     }))
+}
+
+/// The keys listed under `trust.<key>` (a list, or one scalar), each normalised; the first entry
+/// that does not decode is an error naming the file, the list and the entry's position.
+fn keys(
+    path: &str,
+    trust: &Mapping,
+    key: &str,
+    normalise: &dyn Fn(&str) -> Option<String>,
+) -> Result<Vec<String>, String> {
+    let items: Vec<&Value> = match trust.get(key) {
+        None | Some(Value::Null) => return Ok(Vec::new()),
+        Some(Value::Sequence(s)) => s.iter().collect(),
+        Some(v) => vec![v],
+    };
+    items
+        .into_iter()
+        .enumerate()
+        .map(|(i, v)| {
+            text(v).and_then(|s| normalise(s.trim())).ok_or_else(|| {
+                let shown = text(v).map_or_else(|| "an entry that is not a key".to_string(), |s| {
+                    let s: String = s.chars().take(80).map(|c| if c.is_control() { '?' } else { c }).collect();
+                    format!("{s:?}")
+                });
+                format!(
+                    "{path}: trust.{key} entry {} ({shown}) is not a device key (a minisign public key RW… or 64 hex); refusing the declaration rather than dropping it",
+                    i + 1
+                )
+            })
+        })
+        .collect()
 }
 
 /// The trust of a signer (its raw key, 64 hex) given the declaration and this device's key.
@@ -117,5 +157,26 @@ mod tests {
         assert!(parse("m.yaml", &text.replace("enabled: true", "enabled: false"), &id).unwrap().is_none());
         let tofu = parse("m.yaml", &text.replace("deny_unknown", "tofu"), &id).unwrap().unwrap();
         assert_eq!(trust_of(&"c".repeat(64), None, Some(&tofu)), Trust::Trusted);
+    }
+
+    #[test]
+    fn an_entry_that_does_not_decode_refuses_the_declaration() {
+        let a = "a".repeat(64);
+        let cut = "b".repeat(63);
+        for (list, entry) in [("revoked", cut.as_str()), ("allow", cut.as_str()), ("revoked", "{x: 1}"), ("allow", "~")]
+        {
+            let text =
+                format!("schema: mesh/v1\nid: m\nenabled: true\ntrust:\n  policy: tofu\n  {list}: [{a}, {entry}]\n");
+            let e = parse("mesh/m.yaml", &text, &id).unwrap_err();
+            assert!(e.starts_with(&format!("mesh/m.yaml: trust.{list} entry 2 ")), "{e}");
+        }
+        // A lone scalar is a one-entry list, and it must decode too.
+        let text = format!("schema: mesh/v1\nid: m\nenabled: true\ntrust:\n  revoked: {cut}\n");
+        assert!(parse("m.yaml", &text, &id).unwrap_err().contains("trust.revoked entry 1"));
+        // A disabled declaration is not read.
+        assert!(parse("m.yaml", &text.replace("enabled: true", "enabled: false"), &id).unwrap().is_none());
+        // Empty lists and absent lists are fine.
+        let text = "schema: mesh/v1\nid: m\nenabled: true\ntrust:\n  allow: []\n  revoked:\n";
+        assert!(parse("m.yaml", text, &id).unwrap().unwrap().revoked.is_empty());
     }
 }

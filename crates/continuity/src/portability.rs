@@ -99,6 +99,16 @@ pub fn refused_at_admission(pointer: &str, text: &str) -> bool {
     !found_in(pointer, text, None).is_empty()
 }
 
+/// The credential shapes alone (no machine paths, no environment): the reasons of every one
+/// found in `text`, for what is written into tracked files (`.ai/repo/`) rather than published.
+/// A reason never holds the value.
+pub fn credential_shapes_in(text: &str) -> Vec<&'static str> {
+    let mut found = credential_shapes(text, &Present::of(text));
+    found.sort_unstable();
+    found.dedup();
+    found
+}
+
 /// What `text`, the string at `pointer`, leaks: code and reason.
 fn found_in(pointer: &str, text: &str, machine: Option<&Machine>) -> Vec<(Code, String)> {
     let mut found: Vec<(Code, String)> = Vec::new();
@@ -327,10 +337,41 @@ impl Shape {
             let word_start = i == 0 || !b[i - 1].is_ascii_alphanumeric();
             let word_end = !b.get(end).is_some_and(u8::is_ascii_alphanumeric);
             word_start
-                && word_end
-                && (self.min..=self.max).contains(&n)
-                && (!self.needs_digit || last_digit.is_some_and(|d| d >= start))
+                && ((word_end
+                    && (self.min..=self.max).contains(&n)
+                    && (!self.needs_digit || last_digit.is_some_and(|d| d >= start)))
+                    || self.wrapped(b, start, end))
         })
+    }
+
+    /// Whether the tail that starts at `start` and stops at a line end at `end` continues on the
+    /// next lines into a token of the shape (a token wrapped across lines: `ghp_abc⏎def…`). The
+    /// continuation starts right at the next line's beginning; its length counts only the
+    /// token's bytes.
+    fn wrapped(&self, b: &[u8], start: usize, end: usize) -> bool {
+        let (mut at, mut n) = (end, end - start);
+        let mut digit = b[start..end].iter().any(u8::is_ascii_digit);
+        while n < self.max {
+            let nl = match b.get(at..) {
+                Some([b'\n', ..]) => 1,
+                Some([b'\r', b'\n', ..]) => 2,
+                _ => return false,
+            };
+            let k = run(b, at + nl, |c| self.charset.allows(c));
+            if k == 0 {
+                return false;
+            }
+            digit |= b[at + nl..at + nl + k].iter().any(u8::is_ascii_digit);
+            n += k;
+            at += nl + k;
+            if !b.get(at).is_some_and(u8::is_ascii_alphanumeric)
+                && (self.min..=self.max).contains(&n)
+                && (!self.needs_digit || digit)
+            {
+                return true;
+            }
+        }
+        false
     }
 }
 
@@ -346,6 +387,7 @@ const MATCHERS: &[(Matcher, &str, &str, &str)] = &[
     (netrc_password, "a .netrc password", "", "password"),
     (url_credentials, "a URL with embedded credentials", "", "://"),
     (secret_assignment, "a long opaque value assigned to a key, token, password or secret name", ":=", ""),
+    (command_line_password, "a password on a command line", "", "-"),
 ];
 
 /// Which byte values a text holds: a matcher whose literal needs a byte the text lacks is not
@@ -371,13 +413,29 @@ impl Present {
     }
 }
 
-/// The reasons of every credential shape found in `text`.
+/// The reasons of every credential shape found in `text`, and in `text` without its invisible
+/// characters when it holds any (a token split by a zero-width space is still the token).
 fn credential_shapes(text: &str, present: &Present) -> Vec<&'static str> {
     let shapes = SHAPES.iter().filter(|s| present.may_hold("", s.prefix) && s.occurs_in(text)).map(|s| s.what);
     let matched =
         MATCHERS.iter().filter(|(m, _, any, all)| present.may_hold(any, all) && m(text)).map(|(_, what, _, _)| *what);
-    shapes.chain(matched).collect()
+    let mut found: Vec<&'static str> = shapes.chain(matched).collect();
+    // Every invisible character is encoded with a lead byte 0xC2, 0xE1, 0xE2 or 0xEF: most texts
+    // hold none of them and cost no search.
+    if [0xC2, 0xE1, 0xE2, 0xEF].iter().any(|&c| present.has(c)) && text.contains(INVISIBLE) {
+        let visible: String = text.chars().filter(|c| !INVISIBLE.contains(c)).collect();
+        for what in credential_shapes(&visible, &Present::of(&visible)) {
+            if !found.contains(&what) {
+                found.push(what);
+            }
+        }
+    }
+    found
 }
+
+/// Characters that show as nothing: zero-width space, non-joiner, joiner, word joiner, byte
+/// order mark, soft hyphen, Mongolian vowel separator.
+const INVISIBLE: &[char] = &['\u{200B}', '\u{200C}', '\u{200D}', '\u{2060}', '\u{FEFF}', '\u{AD}', '\u{180E}'];
 
 /// Three base64url segments joined by `.`, the first starting `eyJ`.
 fn jwt(text: &str) -> bool {
@@ -483,6 +541,136 @@ fn url_credentials(text: &str) -> bool {
     })
 }
 
+/// A password given to a command: `curl -u user:password` (or `--user`), `mysql -pPASSWORD`
+/// (attached, under a MySQL or MariaDB client, or after a `-u…` option), an attached `-p` value
+/// that is opaque anywhere, `docker login -p PASSWORD`, `--password=PASSWORD` and
+/// `--password PASSWORD`. Near-misses stay allowed: `gcc -pthread`, `ssh -p2222`, `cp -pr`,
+/// `mkdir -p`, `docker run -p 8080:80 -u 1000:1000`, `--password-stdin`, a reference (`$PASS`,
+/// `%PASS%`, `<password>`), a prompt (`mysql -p` alone).
+fn command_line_password(text: &str) -> bool {
+    let b = text.as_bytes();
+    // Where the line of the current option starts, moved forward as the scan goes (one pass).
+    let (mut line_start, mut seen) = (0, 0);
+    text.match_indices('-').any(|(i, _)| {
+        if !matches!(b.get(i + 1), Some(b'p' | b'u' | b'-'))
+            || (i > 0 && !matches!(b[i - 1], b' ' | b'\t' | b'\n' | b'"' | b'\'' | b'(' | b'`'))
+        {
+            return false;
+        }
+        if let Some(n) = b[seen..i].iter().rposition(|&c| c == b'\n') {
+            line_start = seen + n + 1;
+        }
+        seen = i;
+        // The words before the option on its line, at most [`CLI_CONTEXT`] bytes back (a command
+        // line is short; the bound keeps the scan linear on `-pX -pX …`).
+        let mut from = line_start.max(i.saturating_sub(CLI_CONTEXT));
+        while !text.is_char_boundary(from) {
+            from += 1;
+        }
+        let line = &text[from..i];
+        let before = || line.split_whitespace().map(|w| w.trim_matches(['"', '\'', '`', '(']));
+        let command = |names: &[&str]| before().any(|w| names.contains(&w.rsplit('/').next().unwrap_or(w)));
+        let attached = &b[i + 2.min(b.len() - i)..];
+        let attached = &attached[..run(attached, 0, is_cli_value_byte)];
+        let next_word = || {
+            let at = i + 2 + run(b, i + 2, is_blank);
+            let v = b.get(at..).unwrap_or_default();
+            let v = v.strip_prefix(b"\"").or_else(|| v.strip_prefix(b"'")).unwrap_or(v);
+            &v[..run(v, 0, is_cli_value_byte)]
+        };
+        match b.get(i + 1) {
+            Some(b'p') if attached.is_empty() => {
+                b.get(i + 2).is_some_and(|&c| is_blank(c)) && literal(next_word()) && command(&["login"])
+            }
+            Some(b'p') => {
+                !attached.contains(&b'=')
+                    && (opaque(attached, 8)
+                        || (literal(attached)
+                            && (command(MYSQL)
+                                || (attached.len() >= 4
+                                    && !attached.iter().all(u8::is_ascii_digit)
+                                    && before().any(|w| w.starts_with("-u") || w == "--user")))))
+            }
+            Some(b'u') => {
+                let v = if attached.is_empty() && b.get(i + 2).is_some_and(|&c| is_blank(c)) {
+                    next_word()
+                } else {
+                    attached
+                };
+                user_password(v) && command(&["curl"])
+            }
+            Some(b'-') => {
+                let name_at = i + 2;
+                let name = &text[name_at..name_at + run(b, name_at, |c| c.is_ascii_alphanumeric() || c == b'-')];
+                let end = name_at + name.len();
+                let last = name.rsplit('-').next().unwrap_or("").to_ascii_lowercase();
+                let user = name == "user";
+                if !user && !matches!(last.as_str(), "password" | "passwd" | "pass") {
+                    return false;
+                }
+                let value = match b.get(end) {
+                    Some(b'=') => {
+                        let v = &b[end + 1..];
+                        let v = v.strip_prefix(b"\"").or_else(|| v.strip_prefix(b"'")).unwrap_or(v);
+                        Some(&v[..run(v, 0, is_cli_value_byte)])
+                    }
+                    Some(&c) if is_blank(c) => {
+                        let at = end + run(b, end, is_blank);
+                        let v = &b[at..];
+                        let v = v.strip_prefix(b"\"").or_else(|| v.strip_prefix(b"'")).unwrap_or(v);
+                        let v = &v[..run(v, 0, is_cli_value_byte)];
+                        // Prose names an option before a word ("pass --password to log in"): a
+                        // value after a blank counts when it is not a plain word.
+                        let word = v.iter().all(u8::is_ascii_alphabetic);
+                        Some(v).filter(|v| v.len() >= 6 && !word)
+                    }
+                    _ => None,
+                };
+                value.is_some_and(|v| {
+                    if user {
+                        user_password(v) && command(&["curl", "wget"])
+                    } else {
+                        literal(v) && v.len() >= 4
+                    }
+                })
+            }
+            _ => false,
+        }
+    })
+}
+
+/// How far back on its line [`command_line_password`] looks for the command an option belongs to.
+const CLI_CONTEXT: usize = 128;
+
+/// The MySQL and MariaDB clients, whose `-p` takes its password attached.
+const MYSQL: &[&str] = &[
+    "mysql",
+    "mysqldump",
+    "mysqladmin",
+    "mysqlimport",
+    "mysqlshow",
+    "mysqlcheck",
+    "mysqlsh",
+    "mariadb",
+    "mariadb-dump",
+];
+
+/// Bytes of a value written on a command line (up to a blank, a quote or a shell operator).
+fn is_cli_value_byte(c: u8) -> bool {
+    c.is_ascii_graphic() && !b"\"'`;|&()<>".contains(&c)
+}
+
+/// A value written out, not a reference (`$X`, `${X}`, `%X%`), a placeholder (`<…>`, `***`,
+/// `xxx`, `...`) or another option.
+fn literal(v: &[u8]) -> bool {
+    !v.is_empty() && !matches!(v[0], b'$' | b'%' | b'<' | b'{' | b'-') && !v.iter().all(|c| b"*xX.".contains(c))
+}
+
+/// `user:password` with both parts present and the password written out.
+fn user_password(v: &[u8]) -> bool {
+    v.iter().position(|&c| c == b':').is_some_and(|at| at > 0 && literal(&v[at + 1..]))
+}
+
 /// The longest value [`secret_assignment`] reads after one separator: a credential is shorter,
 /// and the bound keeps the scan linear on `token=token=token=…`.
 const MAX_ASSIGNED: usize = 128;
@@ -524,11 +712,13 @@ fn env_style_value(v: &[u8]) -> bool {
 /// Whether an assigned-to name is a secret name: its last word (split at `_`, `-`, `.` and
 /// camelCase) is a secret word, or its last two words are a `<qualifier> key` pair.
 fn is_secret_name(name: &str) -> bool {
-    const WORDS: [&str; 10] = [
+    const WORDS: [&str; 12] = [
         "token",
         "secret",
         "password",
         "passwd",
+        "pass",
+        "pwd",
         "passphrase",
         "apikey",
         "credential",
@@ -919,6 +1109,90 @@ mod tests {
         // Too short, or the name's last word is not a secret word.
         assert_eq!(body_reasons("token: a1b2c3d4e5", "\u{0}"), vec![]);
         assert_eq!(body_reasons(&format!("token_file: {v}"), "\u{0}"), vec![]);
+    }
+
+    #[test]
+    fn command_line_passwords() {
+        const CLI: &str = "a password on a command line";
+        for (body, secret) in [
+            ("curl -u admin:S3cr3tPass123 https://api.example.com", "S3cr3tPass123"),
+            ("curl --user 'admin:hunter2' https://x", "hunter2"),
+            ("curl -uadmin:hunter2 https://x", "hunter2"),
+            ("mysql -h db -pWr0ngH0rse app", "Wr0ngH0rse"),
+            ("/usr/bin/mysql -pshort app", "short"),
+            ("mysqldump -uroot -pS3cr3t app", "S3cr3t"),
+            ("run `-uroot -pS3cr3t` against it", "S3cr3t"),
+            ("tool -pQ8zr3vN1xK7m", "Q8zr3vN1xK7m"),
+            ("docker login -u ci -p dckr9Xq2LmZ7 registry", "dckr9Xq2LmZ7"),
+            ("docker login -p \"hunter2\" registry", "hunter2"),
+            ("psql --password=Tr0ub4dor3", "Tr0ub4dor3"),
+            ("wget --http-password=hunter22 https://x", "hunter22"),
+            ("app --db-pass hunter2! start", "hunter2!"),
+        ] {
+            assert_secret(body, secret, CLI);
+        }
+        for body in [
+            "gcc -pthread -O2 -o app main.c",
+            "ssh -p2222 deploy@host and ssh -p 2222 host",
+            "cp -pr src dst && mkdir -p build && git log -p",
+            "docker run -p 8080:80 -u 1000:1000 image",
+            "docker login -u ci --password-stdin registry",
+            "curl -u $USER:$TOKEN https://x and curl -u admin https://x",
+            "mysql -uroot -p app and mysql -p",
+            "pass --password to log in; --password=<secret>; --password=$PW",
+            "gcc -print-file-name=libc.so -platform_version macos 11.0",
+            "- [unresolved] t-1 — a question (2026-01-01)",
+            "docker login -p $TOKEN registry",
+        ] {
+            assert_eq!(body_reasons(body, "\u{0}"), vec![], "{body}");
+        }
+    }
+
+    #[test]
+    fn env_style_pass_and_pwd_names() {
+        const WHAT: &str = "a long opaque value assigned to a key, token, password or secret name";
+        assert_secret("DB_PASS=S3cr3tP4ssw0rdValue", "S3cr3tP4ssw0rdValue", WHAT);
+        assert_secret("export SMTP_PWD=q8Zr3vN1xK", "q8Zr3vN1xK", WHAT);
+        for body in ["PWD=/srv/app", "DB_PASS=$DB_PASS", "bypass: q8Zr3vN1xK7mP2sT9wY4", "ALL_TESTS_PASS=yes"] {
+            assert_eq!(body_reasons(body, "\u{0}"), vec![], "{body}");
+        }
+    }
+
+    #[test]
+    fn invisible_characters_and_line_wraps_do_not_hide_a_token() {
+        let t = tok("ghp_", "aB3dE5fG7hJ9kL1mN2pQ4rS6tU8vW0xYz12", 36);
+        for zw in ['\u{200B}', '\u{200C}', '\u{200D}', '\u{2060}', '\u{FEFF}', '\u{AD}'] {
+            let split = format!("use {}{zw}{} now", &t[..12], &t[12..]);
+            assert_secret(&split, &t[12..], GITHUB);
+            let prefix = format!("use g{zw}hp_{} now", &t[4..]);
+            assert_secret(&prefix, &t[4..], GITHUB);
+        }
+        for nl in ["\n", "\r\n"] {
+            let wrapped = format!("token {}{nl}{}\nnext line", &t[..20], &t[20..]);
+            assert_secret(&wrapped, &t[20..], GITHUB);
+            let thrice = format!("{}{nl}{}{nl}{}", &t[..10], &t[10..20], &t[20..]);
+            assert_secret(&thrice, &t[20..], GITHUB);
+        }
+        // A fixed-length key followed by a word on the next line is still the key; a short
+        // prefix-named word followed by text is no token.
+        let aws = tok("AKIA", "IOSFODNN7EXAMPLE", 16);
+        assert_secret(&format!("{aws}\nNext"), &aws, AWS);
+        for body in ["tokens start with ghp_\nand gho_", "ghp_abc\ndef", "sk-learn\nmodel"] {
+            assert_eq!(body_reasons(body, "\u{0}"), vec![], "{body:?}");
+        }
+        // The shapes alone, for tracked files.
+        assert_eq!(credential_shapes_in(&format!("x {t} and /home/u/x")), vec![GITHUB]);
+    }
+
+    #[test]
+    fn command_lines_scan_in_linear_time() {
+        for unit in [" -p", " -u", " --pass", " -pS3", "mysql -p\u{e9}", " -uX -pXyZw", " --user a:b", "\n-p x"] {
+            let text = unit.repeat(200_000 / unit.len());
+            let started = std::time::Instant::now();
+            let _ = credential_shapes_in(&text);
+            assert!(started.elapsed() < std::time::Duration::from_secs(5), "{unit:?}: {:?}", started.elapsed());
+        }
+        assert!(credential_shapes_in("/home/u/x and /tmp/y").is_empty());
     }
 
     #[test]

@@ -65,7 +65,47 @@ pub fn staging_files(dir: &Path) -> Result<Vec<PathBuf>> {
 
 /// Creates the directory and its parents.
 pub fn ensure_dir(dir: &Path) -> Result<()> {
+    confined(dir)?;
     fs::create_dir_all(dir).map_err(|e| io_error(dir, e))
+}
+
+/// Refuses to write in the directory `path` of the `.ai/` layer when it or a directory on the way — `.ai`,
+/// `.ai/local`, `.ai/local/state`, `.ai/repo` or any below — is a symlink that leads outside
+/// the checkout or nowhere (SPEC §A.28, docs/SECURITY.md): the checkout is the directory holding
+/// the path's last `.ai` component. An upstream commit can carry such a symlink (`git add -f`);
+/// following it would put the ledger, the task record and the locks anywhere. A path outside a
+/// layer (the git directory's caches, the device key) is not checked here. A symlink that stays
+/// inside the checkout is followed, as [`guard`] follows one for a file.
+pub fn confined(path: &Path) -> Result<()> {
+    let parts: Vec<_> = path.components().collect();
+    // The layer's `.ai` is the last one, and only `.ai`, `.ai/local/…` and `.ai/repo/…` are the
+    // layer's (a checkout that itself lies under some `.ai/` directory is not judged by it).
+    let layer = |at: usize| {
+        parts[at].as_os_str() == ".ai"
+            && parts.get(at + 1).is_none_or(|c| c.as_os_str() == "local" || c.as_os_str() == "repo")
+    };
+    let Some(ai) = (0..parts.len()).rev().find(|&at| layer(at)) else { return Ok(()) };
+    let root: PathBuf = parts[..ai].iter().collect();
+    let mut at = root.clone();
+    for part in &parts[ai..] {
+        at.push(part);
+        let Ok(meta) = fs::symlink_metadata(&at) else { return Ok(()) };
+        if !meta.file_type().is_symlink() {
+            continue;
+        }
+        let inside = match (fs::canonicalize(&at), fs::canonicalize(&root)) {
+            (Ok(target), Ok(root)) => target.starts_with(&root),
+            _ => false,
+        };
+        if !inside {
+            return Err(Error::io(format!(
+                "{} is a symlink pointing outside the checkout; refusing to write through it",
+                at.strip_prefix(&root).unwrap_or(&at).display()
+            ))
+            .hint("replace the symlink with a directory of the checkout (git rm it if a commit brought it)"));
+        }
+    }
+    Ok(())
 }
 
 /// Refuses a path that is a symlink leading outside `root` (or dangling).
@@ -189,6 +229,8 @@ fn create_if_absent_in(path: &Path, new: u32, fill: impl FnOnce(&mut dyn Write) 
 /// Moves `from` to `to` in one step (`rename(2)`, replacing `to`); both in the same directory
 /// tree of the checkout, so on one file system.
 pub fn rename(from: &Path, to: &Path) -> Result<()> {
+    confined(parent(from)?)?;
+    confined(parent(to)?)?;
     fs::rename(from, to).map_err(|e| io_error(from, e))
 }
 
@@ -224,6 +266,7 @@ impl Drop for Lock {
 /// Appends `bytes` to `path` (created 0600 when absent) with one `write` call.
 pub fn append(path: &Path, bytes: &[u8]) -> Result<()> {
     use std::os::unix::fs::OpenOptionsExt;
+    confined(parent(path)?)?;
     let mut f = OpenOptions::new().create(true).append(true).mode(0o600).open(path).map_err(|e| io_error(path, e))?;
     f.write_all(bytes).map_err(|e| io_error(path, e))
 }
@@ -236,5 +279,46 @@ pub fn read_opt(path: &Path) -> Result<Option<String>> {
         }
         Err(e) if e.kind() == ErrorKind::NotFound => Ok(None),
         Err(e) => Err(io_error(path, e)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_layer_directory_symlinked_outside_is_refused_inside_is_followed() {
+        let t = tempfile::tempdir().unwrap();
+        let root = fs::canonicalize(t.path()).unwrap().join("r");
+        let outside = t.path().join("outside");
+        fs::create_dir_all(root.join(".ai/local")).unwrap();
+        fs::create_dir_all(&outside).unwrap();
+        std::os::unix::fs::symlink("../../../outside", root.join(".ai/local/state")).unwrap();
+        let locks = root.join(".ai/local/state/locks");
+        let e = ensure_dir(&locks).unwrap_err();
+        assert_eq!(
+            e.message,
+            ".ai/local/state is a symlink pointing outside the checkout; refusing to write through it"
+        );
+        assert!(replace(&root.join(".ai/local/state/current.yaml"), b"x").is_err());
+        assert!(append(&root.join(".ai/local/state/ledger.jsonl"), b"x").is_err());
+        assert!(Lock::acquire(&locks, "x").is_err());
+        assert_eq!(fs::read_dir(&outside).unwrap().count(), 0);
+        // Dangling is refused too; a path outside any layer is not this guard's.
+        fs::remove_file(root.join(".ai/local/state")).unwrap();
+        std::os::unix::fs::symlink("nowhere", root.join(".ai/local/state")).unwrap();
+        assert!(ensure_dir(&locks).is_err());
+        assert!(confined(&outside.join("x")).is_ok());
+        // A directory named .ai above the checkout is not the layer's.
+        let above = t.path().join("home/.ai");
+        fs::create_dir_all(&above).unwrap();
+        std::os::unix::fs::symlink(&outside, above.join("link")).unwrap();
+        assert!(confined(&above.join("link/proj/.git/majordomus")).is_ok());
+        // A symlink that stays inside the checkout is followed.
+        fs::remove_file(root.join(".ai/local/state")).unwrap();
+        fs::create_dir_all(root.join("elsewhere")).unwrap();
+        std::os::unix::fs::symlink("../../elsewhere", root.join(".ai/local/state")).unwrap();
+        ensure_dir(&locks).unwrap();
+        assert!(root.join("elsewhere/locks").is_dir());
     }
 }

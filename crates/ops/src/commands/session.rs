@@ -350,6 +350,18 @@ fn write_closed(ctx: &Ctx, s: &OpenSession, p: &CloseParams) -> Result<PathBuf> 
     } else {
         p.summary.clone()
     };
+    // The record goes into tracked `.ai/repo/`: no credential reaches it (SPEC §A.28). What
+    // the ledger carried is withheld line by line; a summary the caller typed is refused.
+    if let Some(what) = crate::services::knowledge::credential_in(&p.summary) {
+        return Err(Error::refused(format!("session close: the summary holds {what}; nothing written"))
+            .hint("remove it: the closed record is written into tracked .ai/repo/sessions/"));
+    }
+    let body = crate::services::knowledge::withhold_credentials(&body);
+    for item in std::iter::once(&mut c.title).chain(c.decisions.iter_mut()).chain(c.questions.iter_mut()) {
+        if let Some(what) = crate::services::knowledge::credential_in(item) {
+            *item = format!("(withheld: it holds {what})");
+        }
+    }
     let dir = ctx.layout.sessions();
     ensure_dir(&dir)?;
     let name = record_name(&ctx.clock.compact(), &[&s.session_id], id.branch_text(), id.head_text());

@@ -81,6 +81,24 @@ pub(super) fn profile_rules(ctx: &Ctx, policy: Option<&Policy>) -> Vec<Finding> 
     out
 }
 
+/// WARN for each tracked template under `.ai/repo/templates/` that holds entries: they are never
+/// seeded (only headings, prose and comment blocks are), so they are dropped — and whoever
+/// committed them may have meant them to appear as live decisions or questions here.
+pub(super) fn template_rules(ctx: &Ctx) -> Result<Vec<Finding>> {
+    Ok(crate::services::logs::template_entries(ctx)?
+        .into_iter()
+        .map(|(rel, n)| {
+            Finding::new(
+                Level::Warn,
+                Category::Records,
+                &rel,
+                format!("the template holds {n} entr{}; templates seed only their headings and comment blocks, so they are dropped — remove them from the template", if n == 1 { "y" } else { "ies" }),
+                &format!("git log -p -- {rel}"),
+            )
+        })
+        .collect())
+}
+
 /// Every record file under `dir` the resolver would skip is a FAIL naming the file.
 pub(super) fn record_rules(ctx: &Ctx, dir: &Path, kind: &str) -> Result<Vec<Finding>> {
     let reproduce = format!("git majordomus {kind} --list");

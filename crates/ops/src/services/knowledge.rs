@@ -39,8 +39,59 @@ pub(crate) fn curated_dir(ctx: &Ctx) -> PathBuf {
     ctx.layout.repo().join("knowledge/curated")
 }
 
+/// The longest knowledge id (SPEC §A.28): a candidate's id is printed in every briefing.
+pub const MAX_ID: usize = 64;
+
 pub(crate) fn valid_id(id: &str) -> bool {
-    !id.is_empty() && id.chars().all(|c| c.is_ascii_alphanumeric() || c == '-') && !id.starts_with('-')
+    !id.is_empty()
+        && id.len() <= MAX_ID
+        && id.chars().all(|c| c.is_ascii_alphanumeric() || c == '-')
+        && !id.starts_with('-')
+}
+
+/// The first credential shape (the publish scan's, without machine paths) in `text`: what
+/// tracked `.ai/repo/` must never receive (SPEC §A.28).
+pub fn credential_in(text: &str) -> Option<&'static str> {
+    crate::continuity::portability::credential_shapes_in(text).first().copied()
+}
+
+/// `text` with each line that holds a credential shape replaced by `(withheld: it holds …)`
+/// (the value is never kept); the whole text withheld when a shape spans lines.
+pub fn withhold_credentials(text: &str) -> String {
+    if credential_in(text).is_none() {
+        return text.to_string();
+    }
+    let out: String = text
+        .split_inclusive('\n')
+        .map(|line| match credential_in(line) {
+            Some(what) => {
+                let end = if line.ends_with('\n') { "\n" } else { "" };
+                format!("(withheld: it holds {what}){end}")
+            }
+            None => line.to_string(),
+        })
+        .collect();
+    match credential_in(&out) {
+        None => out,
+        Some(what) => format!("(withheld: it holds {what})\n"),
+    }
+}
+
+/// The credential shapes (the publish scan's, docs/SECURITY.md) a derived candidate carries, and
+/// how the receipt names its source without quoting a value: `decision "<title>"` when the
+/// title itself holds none.
+fn secret_in(k: &Knowledge, text: &str) -> Option<String> {
+    let found = crate::continuity::portability::credential_shapes_in(text);
+    let what = found.first()?;
+    let kind = k.tags.iter().find(|t| *t != "derived").map_or("entry", String::as_str);
+    let source = if crate::continuity::portability::credential_shapes_in(&k.title).is_empty()
+        && !k.title.chars().any(char::is_control)
+    {
+        format!("{kind} \"{}\"", crate::text::first_line(&k.title))
+    } else {
+        format!("the {kind} recorded on {}", k.date)
+    };
+    Some(format!("{source} holds {what}"))
 }
 
 /// What `knowledge derive` did.
@@ -265,6 +316,14 @@ pub fn derive(ctx: &Ctx, episode: Option<&str>, dry_run: bool) -> Result<DeriveR
             r.lines.push(("skipped (promoted)".into(), rel));
             continue;
         }
+        // Tracked `.ai/repo/` never receives a credential: the candidate is not written and the
+        // receipt (a warning the hooks print) names the decision that holds it, never the value.
+        if let Some(why) = secret_in(&k, &text) {
+            r.skipped += 1;
+            ctx.warn(format!("knowledge derive: candidate {} not written to .ai/repo/: {why}", k.id));
+            r.lines.push(("skipped (credential)".into(), rel));
+            continue;
+        }
         guard(ctx.layout.root(), &path)?;
         let existing = read_opt(&path)?;
         if existing.as_deref().and_then(Knowledge::parse).is_some_and(|e| e.status == "superseded") {
@@ -320,9 +379,11 @@ fn read_dir(dir: &std::path::Path) -> Result<Vec<(String, Option<Knowledge>, Str
 }
 
 /// `knowledge candidates`: every record under `candidates/` (parsed ones).
+/// A record whose id is not a knowledge id (over [`MAX_ID`] characters, or other than letters,
+/// digits and `-`) is left out: `doctor` names its file.
 pub fn candidates(ctx: &Ctx) -> Result<Vec<Knowledge>> {
     ctx.require_layer()?;
-    Ok(read_dir(&candidates_dir(ctx))?.into_iter().filter_map(|(_, k, _)| k).collect())
+    Ok(read_dir(&candidates_dir(ctx))?.into_iter().filter_map(|(_, k, _)| k).filter(|k| valid_id(&k.id)).collect())
 }
 
 /// The knowledge store's findings: every record parses, carries the id of its file name and a
@@ -340,6 +401,10 @@ pub fn store_findings(ctx: &Ctx, policy: &crate::model::policy::Policy) -> Resul
             let rel = format!("{}/{name}", ctx.rel(&dir));
             let problem = match &k {
                 None => Some("does not parse as a knowledge/v1 record".to_string()),
+                Some(k) if !valid_id(&k.id) => Some(format!(
+                    "its id ({} characters) is not a knowledge id: at most {MAX_ID} letters, digits and -; never shown in the briefing",
+                    k.id.chars().count()
+                )),
                 Some(k) if format!("{}.md", k.id) != name => {
                     Some(format!("id does not match the file name {}", name.trim_end_matches(".md")))
                 }
