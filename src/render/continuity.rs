@@ -145,18 +145,13 @@ pub fn records_head(shown: usize, total: usize) -> String {
     }
 }
 
-/// One record of `continuity records` (another device's with its key id; a withheld one with
-/// `withheld: <trust>` where its branch would be).
+/// One record of `continuity records` (a withheld one with its trust and key id after the
+/// label, and `withheld: <trust>` where its branch would be).
 pub fn record_line(v: &RecordView) -> String {
     let landed = v.landed.as_ref().map(|l| format!("  {}", l.describe())).unwrap_or_default();
-    let device = if v.this_device {
-        v.device.label.clone()
-    } else {
-        format!("{} [{}] key {}", v.device.label, v.trust, v.key_id)
-    };
-    let branch = match v.withheld {
-        Some(t) => format!("withheld: {t}"),
-        None => v.branch.as_deref().unwrap_or("DETACHED").to_string(),
+    let (device, branch) = match v.withheld {
+        Some(t) => (format!("{} [{}] key {}", v.device.label, v.trust, v.key_id), format!("withheld: {t}")),
+        None => (v.device.label.clone(), v.branch.as_deref().unwrap_or("DETACHED").to_string()),
     };
     format!(
         "{}  line {}  parent {}  {device}  {branch}  {}{landed}\n",
