@@ -25,15 +25,22 @@ pub fn age(minutes: Option<i64>) -> String {
     }
 }
 
-/// A record block.
+/// A record block. Another device's record names its signer's key id under the label (a
+/// label is what a device calls itself); a withheld record (`untrusted`, `revoked`) shows
+/// only its id, device, key id, age and verdict (issue 39).
 pub fn record_block(s: &mut String, v: &RecordView) {
     p(s, "record", short_id(&v.id));
     if v.this_device {
         p(s, "device", format!("{} (this device)", v.device.label));
     } else {
         p(s, "device", format!("{} [{}]", v.device.label, v.trust.as_str()));
+        p(s, "key", &v.key_id);
     }
     p(s, "published", age(v.age_minutes));
+    if let Some(trust) = v.withheld {
+        s.push_str(&withheld_line(trust));
+        return;
+    }
     if let Some(t) = &v.task {
         p(s, "intent", t);
     }
@@ -54,9 +61,14 @@ pub fn record_block(s: &mut String, v: &RecordView) {
     if let Some(l) = &v.landed {
         p(s, "work", l.describe());
     }
-    if !v.objective.is_empty() {
-        p(s, "objective", &v.objective);
+    if let Some(o) = v.objective.as_deref().filter(|o| !o.is_empty()) {
+        p(s, "objective", o);
     }
+}
+
+/// `withheld: <trust> — ...`: what a withheld record or plan says instead of its content.
+fn withheld_line(trust: crate::continuity::mesh::Trust) -> String {
+    format!("withheld: {trust} — its task, objective and next action are not quoted: the key that signed it is not trusted here\n")
 }
 
 /// Diagnostic lines: `<SEVERITY padded 7> <code> <path>: <message>`.
@@ -133,16 +145,19 @@ pub fn records_head(shown: usize, total: usize) -> String {
     }
 }
 
-/// One record of `continuity records`.
+/// One record of `continuity records` (a withheld one with its trust and key id after the
+/// label, and `withheld: <trust>` where its branch would be).
 pub fn record_line(v: &RecordView) -> String {
     let landed = v.landed.as_ref().map(|l| format!("  {}", l.describe())).unwrap_or_default();
+    let (device, branch) = match v.withheld {
+        Some(t) => (format!("{} [{}] key {}", v.device.label, v.trust, v.key_id), format!("withheld: {t}")),
+        None => (v.device.label.clone(), v.branch.as_deref().unwrap_or("DETACHED").to_string()),
+    };
     format!(
-        "{}  line {}  parent {}  {}  {}  {}{landed}\n",
+        "{}  line {}  parent {}  {device}  {branch}  {}{landed}\n",
         short_id(&v.id),
         short_id(&v.line),
         v.parent.as_deref().map(short_id).unwrap_or("-"),
-        v.device.label,
-        v.branch.as_deref().unwrap_or("DETACHED"),
         v.published_at
     )
 }
@@ -163,6 +178,11 @@ pub fn plan(r: &ResumePlan) -> String {
     }
     for v in &r.candidates {
         record_block(&mut s, v);
+    }
+    if r.record.is_none() {
+        if let Some(trust) = r.withheld {
+            s.push_str(&withheld_line(trust));
+        }
     }
     if let Some(src) = &r.source {
         s.push_str("Source\n");
@@ -198,9 +218,9 @@ pub fn plan(r: &ResumePlan) -> String {
             ));
         }
     }
-    if !r.next_action.is_empty() {
+    if let Some(na) = r.next_action.as_deref().filter(|na| !na.is_empty()) {
         s.push_str("Next action\n");
-        for l in r.next_action.lines() {
+        for l in na.lines() {
             s.push_str(&format!("  {l}\n"));
         }
     }
@@ -227,8 +247,9 @@ pub fn resume(r: &ResumeReport) -> String {
         s.push_str("Session resumed\n");
         p(&mut s, "handover", r.handover.as_deref().unwrap_or(""));
         p(&mut s, "decisions", format!("{} carried", r.decisions_carried));
+        p(&mut s, "questions", format!("{} carried", r.questions_carried));
         if let Some(v) = &r.plan.record {
-            p(&mut s, "from", format!("{} -> this device", v.device.label));
+            p(&mut s, "from", format!("{} (key {}) -> this device", v.device.label, v.key_id));
         }
     } else {
         s.push_str(&format!("Resume blocked  {}\n", r.plan.status.as_str()));
@@ -301,6 +322,7 @@ pub fn device(r: &DeviceReport) -> String {
     let mut s = String::new();
     p(&mut s, "device", &r.device.label);
     p(&mut s, "node", &r.device.node);
+    p(&mut s, "key id", crate::continuity::view::key_id(&r.device.node));
     p(&mut s, "public key", &r.public_key);
     s
 }

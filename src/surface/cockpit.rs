@@ -97,6 +97,16 @@ fn record(kind: &str, r: &Value, active_task: Option<&str>) -> String {
     ));
     b.push_str(&format!("<p>{}</p>\n", esc(s(r, "freshness_reason"))));
     b.push_str(&format!("<p>written by: {}</p>\n", esc(origin_words(s(r, "origin")))));
+    // A resumed handover names the device and key it came from (issue 39).
+    if let Some(a) = r.get("arrived").filter(|a| a.is_object()) {
+        let device = a.get("device").and_then(Value::as_str).unwrap_or("a device");
+        b.push_str(&format!(
+            "<p>arrived from {} (key <code>{}</code>), continuity record <code>{}</code></p>\n",
+            esc(device),
+            esc(s(a, "key_id")),
+            esc(s(a, "record").get(..12).unwrap_or(s(a, "record")))
+        ));
+    }
     if let Some(p) = r.get("passed_over").and_then(Value::as_str) {
         b.push_str(&format!(
             "<p>preferred to the newer derived <code>{}</code>: an authored record wins</p>\n",
@@ -275,13 +285,21 @@ fn lines(status: &Result<Value, String>) -> String {
             .map(|a| {
                 a.iter()
                     .map(|h| {
-                        format!(
-                            "<code>{}</code> {} on {} at <code>{}</code>",
-                            esc(s(h, "id").get(..12).unwrap_or(s(h, "id"))),
-                            esc(h.get("device").map(|d| s(d, "label")).unwrap_or("")),
-                            esc(h.get("branch").and_then(Value::as_str).unwrap_or("?")),
-                            esc(short(h.get("head").and_then(Value::as_str).unwrap_or("")))
-                        )
+                        let id = esc(s(h, "id").get(..12).unwrap_or(s(h, "id")));
+                        let device = esc(h.get("device").map(|d| s(d, "label")).unwrap_or(""));
+                        // A withheld head (untrusted, revoked) is named, never quoted (issue 39).
+                        match h.get("withheld").and_then(Value::as_str) {
+                            Some(w) => format!(
+                                "<code>{id}</code> {device} (key <code>{}</code>) — withheld: {}",
+                                esc(s(h, "key_id")),
+                                esc(w)
+                            ),
+                            None => format!(
+                                "<code>{id}</code> {device} on {} at <code>{}</code>",
+                                esc(h.get("branch").and_then(Value::as_str).unwrap_or("?")),
+                                esc(short(h.get("head").and_then(Value::as_str).unwrap_or("")))
+                            ),
+                        }
                     })
                     .collect()
             })
@@ -337,7 +355,17 @@ fn resume(plan: &Result<Value, String>) -> String {
     };
     let status = s(p, "status");
     let mut b = format!("<p>Plan {} <span class=\"note\">(git majordomus continuity plan)</span></p>\n", label(status));
-    if let Some(r) = p.get("record").filter(|r| r.is_object()) {
+    if let Some(r) = p.get("record").filter(|r| r.is_object() && r.get("withheld").is_some()) {
+        // Untrusted or revoked: named by id, device label, key id and verdict, never quoted
+        // (issue 39).
+        b.push_str(&format!(
+            "<p>Record <code>{}</code> from {} (key <code>{}</code>) — withheld: {}; its content is not shown</p>\n",
+            esc(s(r, "id").get(..12).unwrap_or(s(r, "id"))),
+            esc(r.get("device").map(|d| s(d, "label")).unwrap_or("a device")),
+            esc(s(r, "key_id")),
+            esc(s(r, "withheld"))
+        ));
+    } else if let Some(r) = p.get("record").filter(|r| r.is_object()) {
         let device = r.get("device").map(|d| s(d, "label")).unwrap_or("");
         let on = r.get("branch").and_then(Value::as_str).unwrap_or("?");
         b.push_str(&format!(
@@ -471,6 +499,21 @@ mod tests {
         let html = resume(&plan("requires_source_update", &["git pull --ff-only"]));
         assert!(!html.contains("class=\"command\"") && html.contains("Recommended:"), "{html}");
         assert!(resume(&Err("no store".into())).contains("Unavailable: no store"));
+    }
+
+    /// An untrusted record's plan is named by id, device, key id and verdict (issue 39).
+    #[test]
+    fn a_withheld_plan_quotes_nothing_of_its_record() {
+        let p = Ok(serde_json::json!({
+            "status": "refused", "withheld": "untrusted",
+            "record": {"id": "0123456789abcdef", "device": {"label": "alice-laptop"}, "key_id": "0A1B2C3D4E5F6071",
+                       "withheld": "untrusted", "age_minutes": 5},
+            "blockers": [{"code": "origin_untrusted", "message": "record 0123456789ab is signed by key 0A1B2C3D4E5F6071"}],
+            "warnings": [], "actions": [],
+        }));
+        let html = resume(&p);
+        assert!(html.contains("<code>0123456789ab</code> from alice-laptop (key <code>0A1B2C3D4E5F6071</code>) — withheld: untrusted"), "{html}");
+        assert!(!html.contains("on <code>"), "{html}");
     }
 
     #[test]

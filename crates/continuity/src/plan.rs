@@ -238,12 +238,21 @@ pub struct ResumePlan {
     pub milestone: Option<String>,
     /// Titles of the carried decisions.
     pub decisions: Vec<String>,
-    /// The handover's `# Objective` (`""` when absent).
-    pub objective: String,
-    /// The handover's `# Current State` (`""` when absent).
-    pub current_state: String,
-    /// The handover's `# Next Action` (`""` when absent).
-    pub next_action: String,
+    /// Set (to the record's trust) when the chosen record is `untrusted` or `revoked`: it is
+    /// named by id, device label, key id and verdict only — `task`, `milestone`, `decisions`,
+    /// `source`, `objective`, `current_state` and `next_action` are not given and no command is
+    /// built from it (issue 39, docs/SECURITY.md).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub withheld: Option<Trust>,
+    /// The handover's `# Objective` (`""` when absent; absent when `withheld`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub objective: Option<String>,
+    /// The handover's `# Current State` (`""` when absent; absent when `withheld`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub current_state: Option<String>,
+    /// The handover's `# Next Action` (`""` when absent; absent when `withheld`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub next_action: Option<String>,
     /// What stops a resume.
     pub blockers: Vec<Notice>,
     /// What a resume should know.
@@ -267,9 +276,10 @@ impl ResumePlan {
             task: None,
             milestone: None,
             decisions: Vec::new(),
-            objective: String::new(),
-            current_state: String::new(),
-            next_action: String::new(),
+            withheld: None,
+            objective: Some(String::new()),
+            current_state: Some(String::new()),
+            next_action: Some(String::new()),
             blockers: Vec::new(),
             warnings: Vec::new(),
             actions: Vec::new(),
@@ -490,6 +500,9 @@ pub fn judge(input: &PlanInput<'_>, chosen: &Chosen, facts: &SourceFacts) -> Res
     let r = p.record;
     let mut plan = ResumePlan::empty(PlanStatus::Ready);
     plan.record = Some(input.view(p));
+    if let Some(trust) = crate::view::withheld(p.trust) {
+        return withheld_plan(plan, trust);
+    }
     let landed = facts.landed.as_ref().filter(|_| facts.relation == SourceRelation::BranchDiffers);
     if let Some(v) = plan.record.as_mut() {
         v.landed = landed.cloned();
@@ -502,9 +515,9 @@ pub fn judge(input: &PlanInput<'_>, chosen: &Chosen, facts: &SourceFacts) -> Res
     });
     plan.milestone = r.handover.milestone.clone();
     plan.decisions = r.decisions.iter().map(|d| d.title.clone()).collect();
-    plan.objective = section(&r.handover.body, "Objective");
-    plan.current_state = section(&r.handover.body, "Current State");
-    plan.next_action = section(&r.handover.body, "Next Action");
+    plan.objective = Some(section(&r.handover.body, "Objective"));
+    plan.current_state = Some(section(&r.handover.body, "Current State"));
+    plan.next_action = Some(section(&r.handover.body, "Next Action"));
     plan.restores = RESTORES.iter().map(|s| s.to_string()).collect();
     plan.recomputes = RECOMPUTES.iter().map(|s| s.to_string()).collect();
 
@@ -518,6 +531,27 @@ pub fn judge(input: &PlanInput<'_>, chosen: &Chosen, facts: &SourceFacts) -> Res
         j.actions.push(start_command(&t.title, &t.scope, t.profile.as_deref()));
     }
     j.into_plan(plan)
+}
+
+/// The plan of a record signed by an `untrusted` or `revoked` key (issue 39, §A.28): refused,
+/// naming the record by id, device label, key id and verdict; nothing of its text (task,
+/// decisions, sections, source) and no command built from it. The one action says how to
+/// trust the key, which names nothing the record holds.
+fn withheld_plan(mut plan: ResumePlan, trust: Trust) -> ResumePlan {
+    let Some(v) = plan.record.as_ref() else { return plan };
+    let (label, key, id12) = (v.device.label.clone(), v.key_id.clone(), short_id(&v.id).to_string());
+    plan.status = PlanStatus::Refused;
+    plan.withheld = Some(trust);
+    plan.objective = None;
+    plan.current_state = None;
+    plan.next_action = None;
+    plan.blockers.push(Notice::new(
+        PlanCode::OriginUntrusted,
+        format!(
+            "record {id12} is signed by key {key} (device label {label}), which is {trust} here: its content is withheld, not quoted; add its public key to `trust.allow` of the mesh declaration under .ai/repo/mesh/ to resume its records"
+        ),
+    ));
+    plan
 }
 
 /// What the steps of [`judge`] found so far about the chosen record.
@@ -1073,7 +1107,7 @@ mod tests {
         assert_eq!(p.restores, ["handover", "intent", "issue", "decisions", "next_action", "lineage", "provenance"]);
         assert_eq!(p.recomputes, ["worktree", "repository_id", "episode", "working_context", "local_source_state"]);
         assert_eq!(
-            (p.objective.as_str(), p.current_state.as_str(), p.next_action.as_str()),
+            (p.objective.as_deref().unwrap(), p.current_state.as_deref().unwrap(), p.next_action.as_deref().unwrap()),
             ("Move the parser.", "Half done.", "Finish lib/a.")
         );
         assert_eq!(p.decisions, ["Use a lexer"]);
@@ -1180,6 +1214,17 @@ mod tests {
         assert_eq!(p.record.as_ref().unwrap().trust, Trust::Untrusted);
         assert!(!p.actions.iter().any(|a| a.contains("resume")));
         assert_eq!(serde_json::to_value(&p).unwrap()["record"]["trust"], "untrusted");
+        // Withheld (issue 39): nothing of its text, no command built from it.
+        assert_eq!(p.withheld, Some(Trust::Untrusted));
+        assert_eq!((p.objective.as_ref(), p.current_state.as_ref(), p.next_action.as_ref()), (None, None, None));
+        assert!(p.task.is_none() && p.decisions.is_empty() && p.source.is_none() && p.milestone.is_none());
+        assert!(p.actions.is_empty(), "{:?}", p.actions);
+        let j = serde_json::to_value(&p).unwrap();
+        assert_eq!(j["withheld"], "untrusted");
+        assert!(j.get("next_action").is_none() && j.get("objective").is_none());
+        for text in ["Move the parser", "Half done", "Finish lib/a", "start '"] {
+            assert!(!j.to_string().contains(text), "{text} quoted: {j}");
+        }
 
         let p = World::new().with("r1", rec(), Trust::Undeclared).run(facts(SourceRelation::Exact));
         assert_eq!(p.status, PlanStatus::ReadyWithWarnings);

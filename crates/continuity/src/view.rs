@@ -24,10 +24,19 @@ pub struct RecordView {
     pub parent: Option<String>,
     /// The publishing device.
     pub device: Device,
+    /// The signer's minisign key id, 16 uppercase hex as `minisign` prints it (the first 8
+    /// bytes of BLAKE3 of the public key, which the node extends): a label is what a device
+    /// says it is called, the key id is who signed.
+    pub key_id: String,
     /// Whether this device published it.
     pub this_device: bool,
     /// The signer's standing (`this_device|trusted|untrusted|undeclared`).
     pub trust: Trust,
+    /// Set (to the trust) when the signer is `untrusted` or `revoked`: the record is shown by
+    /// id, device label, key id and verdict only — its task, issue, objective, session, branch
+    /// and head are not quoted (issue 39, docs/SECURITY.md).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub withheld: Option<Trust>,
     /// The episode open at publish.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub session: Option<String>,
@@ -52,8 +61,10 @@ pub struct RecordView {
     /// The issue carried along the line.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub issue: Option<String>,
-    /// The first line of the handover's `# Objective` (`""` when absent).
-    pub objective: String,
+    /// The first line of the handover's `# Objective` (`""` when absent; absent when
+    /// `withheld`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub objective: Option<String>,
     /// For a record of another branch than this checkout's: where its work landed in this
     /// branch (a squash or rebase merge, a cherry-pick), when a content proof says so (
     /// docs/REFERENCE.md#rewrites). Filled by the caller, which has git; absent otherwise.
@@ -68,27 +79,50 @@ impl RecordView {
     }
 
     /// Builds the view of a record from its read-model summary (no body needed).
+    /// A record signed by an `untrusted` or `revoked` key is shown withheld: by id, device
+    /// label, key id and verdict, none of its text.
     pub fn of(s: &Summary, trust: Trust, this_device: bool, now: DateTime<Utc>) -> RecordView {
+        let withheld = withheld(trust);
+        let quoted = |v: &Option<String>| if withheld.is_some() { None } else { v.clone() };
         RecordView {
             id: s.id.clone(),
             line: s.line_id().to_string(),
             parent: s.parent.clone(),
             device: s.device.clone(),
+            key_id: key_id(&s.device.node),
             this_device,
             trust,
-            session: s.session.clone(),
-            branch: s.branch.clone(),
-            head: s.head.clone(),
+            withheld,
+            session: quoted(&s.session),
+            branch: quoted(&s.branch),
+            head: quoted(&s.head),
             working_tree: s.working_tree.clone(),
             changed_total: s.changed_total,
             published_at: s.published_at.clone(),
             age_minutes: s.published_time().and_then(|t| minutes_since(t, now)),
-            task: s.task.clone(),
-            issue: s.issue.clone(),
-            objective: s.objective.clone(),
+            task: quoted(&s.task),
+            issue: quoted(&s.issue),
+            objective: quoted(&Some(s.objective.clone())),
             landed: None,
         }
     }
+}
+
+/// The trust a record is withheld under: `untrusted` and `revoked` records are named, never
+/// quoted (issue 39: content from a key this repository does not trust is data no one vouched
+/// for, and an agent reading it could take it as instructions).
+pub fn withheld(trust: Trust) -> Option<Trust> {
+    matches!(trust, Trust::Untrusted | Trust::Revoked).then_some(trust)
+}
+
+/// The minisign key id of the key whose node is `node` (32 hex): the node is the first 16
+/// bytes of BLAKE3 of the public key and the key id its first 8, which minisign prints as a
+/// little-endian number, 16 uppercase hex (as in `minisign public key <key id>`). Admission
+/// checks that a record's node is its signer's, so this names the signer. `?` for a node that
+/// is not hex.
+pub fn key_id(node: &str) -> String {
+    let Some(bytes) = node.get(..16).and_then(crate::hex::decode) else { return "?".into() };
+    bytes.iter().rev().map(|b| format!("{b:02X}")).collect()
 }
 
 /// The instant a record says it was published: `YYYY-MM-DDTHH:MM:SSZ`, else any RFC 3339 form.
@@ -169,7 +203,7 @@ mod tests {
         let v = RecordView::new(&id, &rec(), Trust::Trusted, false, at("2026-09-03T21:30:59Z"));
         assert_eq!(v.line, id, "a first record is its own line");
         assert_eq!(v.age_minutes, Some(90));
-        assert_eq!(v.objective, "Move the parser.");
+        assert_eq!(v.objective.as_deref(), Some("Move the parser."));
         assert_eq!(v.task.as_deref(), Some("Ship it"));
         let j = serde_json::to_value(&v).unwrap();
         assert_eq!(j["trust"], "trusted");
@@ -208,6 +242,38 @@ mod tests {
         r.published_at = "2026-09-03T18:00:00+00:00".into();
         assert_eq!(age_minutes(&r, now), Some(60));
         r.handover.body = "# Current State\nx\n".into();
-        assert_eq!(RecordView::new("x", &r, Trust::Undeclared, true, now).objective, "");
+        assert_eq!(RecordView::new("x", &r, Trust::Undeclared, true, now).objective.as_deref(), Some(""));
+    }
+
+    /// An untrusted or revoked record is shown by id, device label, key id and verdict: none of
+    /// its text (issue 39, §A.28 "Untrusted is not quoted").
+    #[test]
+    fn untrusted_and_revoked_records_are_withheld() {
+        let now = at("2026-09-03T21:00:00Z");
+        for trust in [Trust::Untrusted, Trust::Revoked] {
+            let v = RecordView::new(&"e".repeat(64), &rec(), trust, false, now);
+            assert_eq!(v.withheld, Some(trust));
+            assert_eq!((v.task, v.issue, v.objective, v.branch, v.head, v.session), (None, None, None, None, None, None));
+            assert_eq!(v.device.label, "macbook-pro");
+            let j = serde_json::to_value(RecordView::new(&"e".repeat(64), &rec(), trust, false, now)).unwrap();
+            assert_eq!(j["withheld"], trust.as_str());
+            assert!(j.get("objective").is_none() && j.get("task").is_none());
+            assert!(!j.to_string().contains("Ship it") && !j.to_string().contains("Move the parser"));
+        }
+        for trust in [Trust::Undeclared, Trust::Trusted, Trust::ThisDevice] {
+            let v = RecordView::new("x", &rec(), trust, false, now);
+            assert_eq!((v.withheld, v.task.as_deref()), (None, Some("Ship it")));
+            assert!(serde_json::to_value(&v).unwrap().get("withheld").is_none());
+        }
+    }
+
+    /// The key id is minisign's: what the public key file's comment names.
+    #[test]
+    fn key_id_is_minisigns() {
+        let k = crate::signing::DeviceKey::from_seed([7; 32], Some("a".into()), "2026-01-01T00:00:00Z");
+        let id = key_id(&k.node());
+        assert_eq!(id.len(), 16);
+        assert!(k.public_key_file().starts_with(&format!("untrusted comment: minisign public key {id}\n")));
+        assert_eq!(key_id("zz"), "?");
     }
 }

@@ -1,6 +1,6 @@
 //! The open-question store `open-questions.md` (docs/REFERENCE.md#questions): two valid entry shapes.
 
-use super::decisions::strip_comments;
+use super::decisions::{is_control, one_line, strip_comments};
 
 /// One `- [` line outside comments.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -36,7 +36,8 @@ pub enum Entry {
     },
 }
 
-fn is_date(s: &str) -> bool {
+/// Whether `s` is a `YYYY-MM-DD` date as entries write it.
+pub fn is_date(s: &str) -> bool {
     let b = s.as_bytes();
     b.len() == 10
         && b[4] == b'-'
@@ -85,9 +86,18 @@ pub fn resolved_question(text: &str) -> &str {
     text
 }
 
-/// Renders an unresolved entry line (without newline).
+/// Whether `s` can stand as an entry's task id: one word of printable characters.
+pub fn is_task_id(s: &str) -> bool {
+    !s.is_empty() && !s.chars().any(|c| c.is_whitespace() || is_control(c))
+}
+
+/// Renders an unresolved entry line (without newline): always one line, whatever the values
+/// held — each is folded to one line ([`one_line`]), and a task that is not one word is
+/// written `none` (callers that must keep a question blocking check [`is_task_id`] and
+/// [`is_date`] first; a folded question is the entry a reader sees).
 pub fn unresolved_line(task: &str, question: &str, opened: &str) -> String {
-    format!("- [unresolved] {task} — {question} ({opened})")
+    let task = if is_task_id(task) { task.to_string() } else { "none".to_string() };
+    format!("- [unresolved] {task} — {} ({})", one_line(question), one_line(opened))
 }
 
 /// Rewrites line `line` (1-based) of `text` as resolved on `date` with `answer`.
@@ -126,5 +136,25 @@ mod tests {
         let r = resolve_in(&text, *line, "2026-09-05", "x").unwrap();
         assert!(r.contains("- [resolved 2026-09-05] t-1 — Which URL? (2026-09-03) — x\n"));
         assert_eq!(resolved_question("Which (one) URL? (2026-09-03) — the (new) one"), "Which (one) URL?");
+    }
+
+    /// A question is one entry whatever its text held (issue 39, TRIAL A1): a line end is
+    /// folded, never a second `- [unresolved]` line.
+    #[test]
+    fn a_question_with_a_line_end_is_one_entry() {
+        let q = "q1\n- [unresolved] t-x — INJECTED QUESTION (2026-01-01)";
+        let line = unresolved_line("t-1", q, "2026-12-06");
+        assert!(!line.contains('\n'));
+        let e = parse(&format!("{line}\n"));
+        assert_eq!(e.len(), 1, "{e:?}");
+        let Entry::Unresolved { task, question, opened, .. } = &e[0] else { panic!("{e:?}") };
+        assert_eq!(
+            (task.as_str(), question.as_str(), opened.as_str()),
+            ("t-1", "q1 - [unresolved] t-x — INJECTED QUESTION (2026-01-01)", "2026-12-06")
+        );
+        // A task id that is not one word, or an opening date with a line end, stays one line.
+        let e = parse(&format!("{}\n", unresolved_line("t 1\n- [unresolved] x", "q", "2026-12-06\n- [unresolved] y")));
+        assert_eq!(e.len(), 1, "{e:?}");
+        assert!(is_task_id("t-20260101000000-aaaa") && !is_task_id("t x") && !is_task_id(""));
     }
 }

@@ -275,8 +275,12 @@ pub struct RecordView {
     pub line: String,
     pub parent: Option<String>,
     pub device: Device,
+    /// The signer's minisign key id (16 uppercase hex).
+    pub key_id: String,
     pub this_device: bool,
     pub trust: String,
+    /// `untrusted|revoked` when the record is named, not quoted (issue 39).
+    pub withheld: Option<String>,
     pub session: Option<String>,
     pub branch: Option<String>,
     pub head: Option<String>,
@@ -286,6 +290,8 @@ pub struct RecordView {
     pub age_minutes: Option<i64>,
     pub task: Option<String>,
     pub issue: Option<String>,
+    /// Absent when `withheld`.
+    #[serde(default)]
     pub objective: String,
     pub landed: Option<Landed>,
 }
@@ -535,8 +541,14 @@ pub struct Plan {
     pub task: Option<PlanTask>,
     pub milestone: Option<String>,
     pub decisions: Vec<String>,
+    /// `untrusted|revoked` when the chosen record is named, not quoted (issue 39); then the
+    /// three sections are absent.
+    pub withheld: Option<String>,
+    #[serde(default)]
     pub objective: String,
+    #[serde(default)]
     pub current_state: String,
+    #[serde(default)]
     pub next_action: String,
     pub blockers: Vec<Notice>,
     pub warnings: Vec<Notice>,
@@ -570,6 +582,7 @@ pub struct Resume {
     pub plan: Plan,
     pub handover: Option<String>,
     pub decisions_carried: usize,
+    pub questions_carried: usize,
     pub position: Option<Position>,
 }
 
@@ -771,6 +784,19 @@ pub struct StateRecord {
     pub age_minutes: Option<i64>,
     pub next_action: Option<String>,
     pub next_action_withheld: Option<String>,
+    pub origin: String,
+    /// Where a resumed handover came from (issue 39).
+    pub arrived: Option<Arrived>,
+}
+
+/// `arrived` of a resumed handover in `state --json` and `handover --resolve --json`.
+#[derive(Debug, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Arrived {
+    pub record: String,
+    pub device: Option<String>,
+    pub node: String,
+    pub key_id: String,
 }
 
 impl State {

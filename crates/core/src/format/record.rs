@@ -35,6 +35,12 @@ impl RecordMeta {
         if let Some(d) = &self.continuity_device {
             w.text("continuity_device", d);
         }
+        if let Some(l) = &self.continuity_label {
+            w.quoted("continuity_label", l);
+        }
+        if let Some(k) = &self.continuity_key_id {
+            w.text("continuity_key_id", k);
+        }
         if let Some(c) = &self.continuity_created_at {
             w.fixed("continuity_created_at", c);
         }
@@ -69,6 +75,8 @@ struct Front {
     session: Option<String>,
     continuity_record: Option<String>,
     continuity_device: Option<String>,
+    continuity_label: Option<String>,
+    continuity_key_id: Option<String>,
     continuity_created_at: Option<String>,
     issue: Option<String>,
     milestone: Option<String>,
@@ -100,6 +108,8 @@ pub fn parse(text: &str) -> Result<(RecordMeta, &str), Skip> {
         session: front.session.unwrap_or_else(|| "none".into()),
         continuity_record: front.continuity_record,
         continuity_device: front.continuity_device,
+        continuity_label: front.continuity_label,
+        continuity_key_id: front.continuity_key_id,
         continuity_created_at: front.continuity_created_at,
         issue: front.issue,
         milestone: front.milestone,
@@ -142,7 +152,7 @@ mod tests {
         /// Every authored or computed string field reads back equal (docs/REFERENCE.md#records front matter).
         #[test]
         fn any_field_round_trips(
-            fields in proptest::collection::vec("\\PC{0,12}|(null|true|1e3|~|: x|#c| lead|-x)", 9),
+            fields in proptest::collection::vec("\\PC{0,12}|(null|true|1e3|~|: x|#c| lead|-x)", 11),
             changed in proptest::collection::vec("\\PC{0,10}|(null|1e3)", 0..3),
         ) {
             let m = RecordMeta {
@@ -155,6 +165,8 @@ mod tests {
                 continuity_device: Some(fields[6].clone()),
                 issue: Some(fields[7].clone()),
                 milestone: Some(fields[8].clone()),
+                continuity_label: Some(fields[9].clone()),
+                continuity_key_id: Some(fields[10].clone()),
                 changed_files: changed,
                 ..meta()
             };

@@ -18,6 +18,8 @@ pub const IDENTITY_KEYS: &[&str] = &[
     "changed_total:",
     "origin:",
     "session:",
+    "continuity_label:",
+    "continuity_key_id:",
 ];
 
 /// The provenance line that ends every body the tool composes (docs/REFERENCE.md#origin). In a handover it
@@ -88,6 +90,12 @@ pub struct RecordMeta {
     /// Set on handovers that arrived from another machine.
     pub continuity_record: Option<String>,
     pub continuity_device: Option<String>,
+    /// The label of the device whose record a resumed handover came from, as that record
+    /// carried it (computed at resume; refused when authored).
+    pub continuity_label: Option<String>,
+    /// The minisign key id (16 uppercase hex) of the key that signed that record (computed at
+    /// resume; refused when authored).
+    pub continuity_key_id: Option<String>,
     pub continuity_created_at: Option<String>,
     pub issue: Option<String>,
     pub milestone: Option<String>,
@@ -317,5 +325,7 @@ mod tests {
         assert_eq!(branch_key("feat/x"), "feat-x");
         assert!(identity_violation("hello\nhead: abc\n").is_some());
         assert!(identity_violation("ahead: abc\n").is_none());
+        assert!(identity_violation("x\ncontinuity_label: alice-laptop\n").is_some());
+        assert!(identity_violation("continuity_key_id: 0123456789ABCDEF\n").is_some());
     }
 }

@@ -116,7 +116,46 @@ fn all_diagnostics(s: &Setup, store: &Loaded, lineage: &Lineage) -> Vec<Diagnost
             "this machine has no device key yet; git majordomus continuity device creates one",
         ));
     }
+    d.extend(label_collisions(s, store));
     d
+}
+
+/// A device label claimed by two different keys in the store (this device's own key
+/// included) is a finding naming every key id that claims it (issue 39, TRIAL D2: anyone may
+/// call a key `alice-laptop`; the key id says who signed). Reported as `continuity.collision`
+/// (a name held by two different things), a warning: the records stay admitted, each shown
+/// with its key id.
+fn label_collisions(s: &Setup, store: &Loaded) -> Vec<Diagnostic> {
+    use std::collections::{BTreeMap, BTreeSet};
+    let mut by_label: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    let mut seen: BTreeSet<(String, String)> = BTreeSet::new();
+    for r in store.rows() {
+        let node = store.node(r).to_string();
+        let label = store.summary(r).device.label;
+        if seen.insert((node.clone(), label.clone())) {
+            by_label.entry(label).or_default().insert(node);
+        }
+    }
+    if let Some(own) = s.device.as_ref().map(|k| k.device()) {
+        by_label.entry(own.label).or_default().insert(own.node);
+    }
+    by_label
+        .into_iter()
+        .filter(|(_, nodes)| nodes.len() > 1)
+        .map(|(label, nodes)| {
+            let keys: Vec<String> = nodes.iter().map(|n| crate::continuity::view::key_id(n)).collect();
+            Diagnostic::new(
+                Severity::Warning,
+                Code::Collision,
+                None,
+                format!(
+                    "device label {label:?} is claimed by {} different keys: {}; a label is what a device calls itself, the key id says who signed",
+                    keys.len(),
+                    keys.join(", ")
+                ),
+            )
+        })
+        .collect()
 }
 
 /// `continuity status`; `all` lists every line and every resumable record.

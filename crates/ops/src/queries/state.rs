@@ -158,6 +158,10 @@ pub struct Record {
     /// The newer derived record of the same task or episode this authored one was preferred to.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub passed_over: Option<String>,
+    /// For a handover resumed from another machine: the continuity record, the device label
+    /// and the key id it came from (issue 39).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub arrived: Option<crate::services::labelled::Arrived>,
 }
 
 impl Record {
@@ -188,6 +192,7 @@ impl Record {
             next_action_withheld,
             origin: m.origin,
             passed_over: l.passed_over_path(ctx),
+            arrived: l.arrived(),
         }
     }
 }

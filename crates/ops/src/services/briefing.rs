@@ -69,6 +69,8 @@ pub fn lines(ctx: &Ctx, server_line: Option<&str>) -> Result<Vec<Line>> {
     }
     let offers =
         crate::services::continuity::load_local(ctx).map(|l| l.offers_total.unwrap_or(l.offers.len())).unwrap_or(0);
+    // `continuity.json` offers only what `plan` would let this checkout resume: records of an
+    // untrusted or revoked key are never counted (issue 39; `views::refresh_offers`).
     if offers > 0 {
         out.push(optional(format!(
             "Mesh: {offers} resumable handover(s) from other devices — run git majordomus continuity plan"
@@ -91,13 +93,17 @@ pub fn lines(ctx: &Ctx, server_line: Option<&str>) -> Result<Vec<Line>> {
         }),
         Some(l) => {
             let m = &l.record.meta;
+            // A resumed handover names the device and key it came from (issue 39).
+            let origin = match l.arrived() {
+                Some(a) => format!("{}, arrived from {}", m.origin, a.describe()),
+                None => m.origin.to_string(),
+            };
             out.push(kept(format!(
-                "Handover {} ({}, {}, {}, {}).",
+                "Handover {} ({}, {}, {}, {origin}).",
                 ctx.rel(&l.record.path),
                 l.record.matched.as_str(),
                 l.git_state(),
                 age(m.judged_at(), now),
-                m.origin
             )));
             if let Some(name) = &l.passed_over {
                 out.push(optional(format!(
@@ -118,7 +124,10 @@ pub fn lines(ctx: &Ctx, server_line: Option<&str>) -> Result<Vec<Line>> {
                     l.freshness.reason
                 )));
             } else if let Some(na) = section_text(&l.record.body, "Next Action").filter(|t| !t.trim().is_empty()) {
-                out.push(kept("Its Next Action:"));
+                out.push(kept(match l.arrived() {
+                    Some(a) => format!("Its Next Action (written on {}):", a.describe()),
+                    None => "Its Next Action:".to_string(),
+                }));
                 let lines: Vec<&str> = na.lines().collect();
                 for line in lines.iter().take(NEXT_ACTION_LINES) {
                     out.push(kept(format!("  {line}")));

@@ -46,7 +46,45 @@ impl Labelled {
     }
 }
 
+/// Where a resumed handover came from (issue 39): the continuity record, the label of the
+/// device that published it and the key id of the key that signed it. Shown wherever the
+/// handover is (`handover --resolve`, the briefing, `state`, MCP, the cockpit), so that a
+/// Next Action from another machine is never just `authored`.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[cfg_attr(feature = "mcp", derive(schemars::JsonSchema))]
+pub struct Arrived {
+    /// The continuity record's id (64 hex).
+    pub record: String,
+    /// The publishing device's label, as the record carried it (absent in handovers resumed
+    /// before the label was kept).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub device: Option<String>,
+    /// The publishing device's node (32 hex).
+    pub node: String,
+    /// The minisign key id of the key that signed the record (16 uppercase hex).
+    pub key_id: String,
+}
+
+impl Arrived {
+    /// `<label> (key <key id>)`, `device <node12> (key <key id>)` without a label.
+    pub fn describe(&self) -> String {
+        match &self.device {
+            Some(l) => format!("{l} (key {})", self.key_id),
+            None => format!("device {} (key {})", crate::text::short_id(&self.node), self.key_id),
+        }
+    }
+}
+
 impl Labelled {
+    /// Where the record came from, when it is a resumed handover.
+    pub fn arrived(&self) -> Option<Arrived> {
+        let m = &self.record.meta;
+        let record = m.continuity_record.clone()?;
+        let node = m.continuity_device.clone().unwrap_or_default();
+        let key_id = m.continuity_key_id.clone().unwrap_or_else(|| crate::continuity::view::key_id(&node));
+        Some(Arrived { record, device: m.continuity_label.clone(), node, key_id })
+    }
+
     /// The repository-relative path of the derived record this one was preferred to.
     pub fn passed_over_path(&self, ctx: &Ctx) -> Option<String> {
         self.passed_over.as_ref().map(|name| ctx.rel(&self.record.path.with_file_name(name)))

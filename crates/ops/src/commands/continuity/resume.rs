@@ -30,6 +30,8 @@ pub struct ResumeReport {
     pub handover: Option<String>,
     /// Decisions appended to the log.
     pub decisions_carried: usize,
+    /// Questions re-opened in the question store (they block here as at the origin).
+    pub questions_carried: usize,
     /// This checkout's new position.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub position: Option<Position>,
@@ -44,7 +46,14 @@ pub fn resume(ctx: &Ctx, prefix: Option<&str>) -> Result<ResumeReport> {
     let mut plan = plan_over(ctx, &s, &store, &local, prefix)?;
     let chosen = plan.record.as_ref().and_then(|v| store.get(&v.id));
     let (true, Some(row)) = (plan.status.is_resumable(), chosen) else {
-        return Ok(ResumeReport { resumed: false, plan, handover: None, decisions_carried: 0, position: None });
+        return Ok(ResumeReport {
+            resumed: false,
+            plan,
+            handover: None,
+            decisions_carried: 0,
+            questions_carried: 0,
+            position: None,
+        });
     };
     // What is written comes from the record admitted again from its blob, every rule applied
     // now: the plan's choice rests on the read model's cached verdict.
@@ -59,14 +68,21 @@ pub fn resume(ctx: &Ctx, prefix: Option<&str>) -> Result<ResumeReport> {
     let a = Whole { id, record: admitted.record };
     let (handover, task_id) = write_handover(ctx, &a)?;
     let carried = carry_decisions(ctx, &a)?;
-    carry_questions(ctx, &a, &task_id)?;
+    let questions_carried = carry_questions(ctx, &a, &task_id)?;
     let line = a.record.line.clone().unwrap_or_else(|| a.id.to_string());
     let pos = Position { line, record: a.id.to_string(), via: Via::Resumed, at: ctx.clock.stamp() };
     local.branches.insert(ctx.identity()?.branch_text().to_string(), pos.clone());
     crate::services::continuity::views::refresh_offers(&s, &store, &store.lineage(), &mut local);
     save_local(ctx, &local)?;
     plan.actions.retain(|x| !x.starts_with("git majordomus continuity resume"));
-    Ok(ResumeReport { resumed: true, plan, handover: Some(handover), decisions_carried: carried, position: Some(pos) })
+    Ok(ResumeReport {
+        resumed: true,
+        plan,
+        handover: Some(handover),
+        decisions_carried: carried,
+        questions_carried,
+        position: Some(pos),
+    })
 }
 
 /// A record read whole from its blob, to be resumed.
@@ -112,6 +128,10 @@ fn write_handover(ctx: &Ctx, a: &Whole) -> Result<(String, String)> {
         session: "none".into(),
         continuity_record: Some(a.id.to_string()),
         continuity_device: Some(r.device.node.clone()),
+        // Its origin, wherever it is shown (issue 39): the label the record carried and the
+        // key id of the key that signed it (the node is that key's, admission checked).
+        continuity_label: Some(r.device.label.clone()),
+        continuity_key_id: Some(crate::continuity::view::key_id(&r.device.node)),
         continuity_created_at: Some(h.created_at.clone().unwrap_or_else(|| r.published_at.clone())),
         issue: h.issue.clone(),
         milestone: h.milestone.clone(),
@@ -140,15 +160,18 @@ fn carry_decisions(ctx: &Ctx, a: &Whole) -> Result<usize> {
         decisions::parse(&crate::services::logs::read_decisions(ctx)?).into_iter().map(|d| d.title).collect();
     let mut text = String::new();
     let mut n = 0;
-    for d in a.record.decisions.iter().filter(|d| !have.contains(&d.title)) {
-        text.push_str(&format!(
-            "\n## {} — {}\n{}\nCarried: continuity {} from {}\n",
-            ctx.clock.date(),
-            d.title,
-            d.text.trim_end(),
-            &a.id[..12],
-            a.record.device.label
-        ));
+    let mut written: Vec<String> = Vec::new();
+    // Through the log's typed writer: each carried decision is one entry whatever its title
+    // and text held (the title folded to one line, a text line that would start an entry or a
+    // comment escaped), compared with the log under the title it is written with.
+    for d in &a.record.decisions {
+        let title = decisions::carried_title(&d.title);
+        if have.contains(&title) || written.contains(&title) {
+            continue;
+        }
+        let carried = format!("continuity {} from {}", &a.id[..12], a.record.device.label);
+        text.push_str(&decisions::render_carried(&ctx.clock.date(), &title, &d.text, &carried));
+        written.push(title);
         n += 1;
     }
     if n > 0 {
@@ -157,10 +180,14 @@ fn carry_decisions(ctx: &Ctx, a: &Whole) -> Result<usize> {
     Ok(n)
 }
 
-/// Re-opens the carried questions whose text the store lacks (they block here too).
-fn carry_questions(ctx: &Ctx, a: &Whole, task_id: &str) -> Result<()> {
+/// Re-opens the carried questions whose text the store lacks (they block here too); returns
+/// how many. Each is written through the store's writer as one `- [unresolved]` entry whatever
+/// its text held (a line end is folded to a space); a task id that is not one word is written
+/// `none` and an opening date that is not `YYYY-MM-DD` as today's, so that the entry still
+/// parses as unresolved and blocks: a blocker is never laundered into a malformed line.
+fn carry_questions(ctx: &Ctx, a: &Whole, task_id: &str) -> Result<usize> {
     if a.record.questions.is_empty() {
-        return Ok(());
+        return Ok(0);
     }
     let path = ctx.layout.questions();
     let _lock = Lock::acquire(&ctx.layout.locks(), crate::services::logs::QUESTIONS_LOCK)?;
@@ -176,12 +203,20 @@ fn carry_questions(ctx: &Ctx, a: &Whole, task_id: &str) -> Result<()> {
         .collect();
     let mut text = if current.is_empty() || current.ends_with('\n') { String::new() } else { "\n".into() };
     let before = text.len();
-    for q in a.record.questions.iter().filter(|q| !have.contains(&q.text)) {
-        text.push_str(&questions::unresolved_line(task_id, &q.text, &q.opened));
+    let today = ctx.clock.date();
+    let mut written: Vec<String> = Vec::new();
+    for q in &a.record.questions {
+        let question = decisions::one_line(&q.text);
+        if question.is_empty() || have.contains(&question) || written.contains(&question) {
+            continue;
+        }
+        let opened = if questions::is_date(&q.opened) { q.opened.as_str() } else { today.as_str() };
+        text.push_str(&questions::unresolved_line(task_id, &question, opened));
         text.push('\n');
+        written.push(question);
     }
     if text.len() > before {
         append(&path, text.as_bytes())?;
     }
-    Ok(())
+    Ok(written.len())
 }

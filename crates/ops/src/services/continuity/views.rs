@@ -9,7 +9,7 @@ use serde::Serialize;
 use crate::continuity::lineage::Lineage;
 use crate::continuity::local::LocalState;
 use crate::continuity::plan::{offer_of_summary, resumable_of};
-use crate::continuity::view::RecordView;
+use crate::continuity::view::{withheld, RecordView};
 use crate::ctx::Ctx;
 use crate::error::Result;
 use crate::oid::Oid;
@@ -92,10 +92,15 @@ pub fn resumable_ids(s: &Setup, store: &Loaded, lineage: &Lineage, local: &Local
 }
 
 /// Recomputes `continuity.json` offers from a loaded local store: the newest [`SHOWN`], and
-/// `offers_total`.
+/// `offers_total`. Only what `plan` would let this checkout resume is offered: a record whose
+/// signer is `untrusted` (or `revoked`) is withheld (issue 39), so the briefing, which counts
+/// these offers, never counts it.
 pub fn refresh_offers(s: &Setup, store: &Loaded, lineage: &Lineage, local: &mut LocalState) {
-    let ids = resumable_ids(s, store, lineage, local);
-    local.offers_total = Some(ids.len());
-    local.offers =
-        ids.iter().take(SHOWN).filter_map(|id| store.get(id)).map(|r| offer_of_summary(&store.summary(r))).collect();
+    let rows: Vec<loaded::Row> = resumable_ids(s, store, lineage, local)
+        .iter()
+        .filter_map(|id| store.get(id))
+        .filter(|r| withheld(r.trust).is_none())
+        .collect();
+    local.offers_total = Some(rows.len());
+    local.offers = rows.iter().take(SHOWN).map(|r| offer_of_summary(&store.summary(*r))).collect();
 }
