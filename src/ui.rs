@@ -1,6 +1,11 @@
-//! Every byte written to stdout and stderr goes through here.
+//! Every byte written to stdout and stderr goes through here, and every text is escaped here:
+//! a control character (`text::is_control`: Unicode Cc and the bidirectional overrides) is shown
+//! as `\u{XX}` (§A.28), so that nothing a record, a commit, a tree entry or an error message
+//! quoting input holds can clear a screen, retitle a terminal, hide a value or reorder a line.
+//! Line feeds and tabs stay (output is line based); JSON keeps its own escaping.
 //!
-//! Owns: `--quiet`, `--json`, the `error:`/`hint:`/`warning:` conventions, broken pipes.
+//! Owns: `--quiet`, `--json`, the `error:`/`hint:`/`warning:` conventions, broken pipes, the
+//! escaping of text output.
 //! Must not touch: records, git, use cases.
 #![allow(clippy::disallowed_macros)]
 
@@ -10,19 +15,26 @@ use serde::Serialize;
 
 use crate::error::Error;
 use crate::model::finding::{Finding, Level};
+use crate::text::escape;
 
 /// The output handle of one process.
 pub struct Ui {
     quiet: bool,
     json: bool,
-    out: io::BufWriter<io::Stdout>,
+    out: io::BufWriter<Box<dyn Write>>,
+    err: Box<dyn Write>,
     broken: bool,
 }
 
 impl Ui {
     /// A handle honouring `--quiet` and `--json`.
     pub fn new(quiet: bool, json: bool) -> Ui {
-        Ui { quiet, json, out: io::BufWriter::new(io::stdout()), broken: false }
+        Ui::to(quiet, json, Box::new(io::stdout()), Box::new(io::stderr()))
+    }
+
+    /// A handle writing to `out` and `err` instead of stdout and stderr.
+    fn to(quiet: bool, json: bool, out: Box<dyn Write>, err: Box<dyn Write>) -> Ui {
+        Ui { quiet, json, out: io::BufWriter::new(out), err, broken: false }
     }
 
     /// Whether `--json` is on.
@@ -40,15 +52,26 @@ impl Ui {
         self.broken
     }
 
+    /// Writes to stdout: text escaped, except under `--json`, whose documents (and JSON Lines)
+    /// keep JSON's own escaping.
     fn write_out(&mut self, text: &str) {
         if self.broken {
             return;
         }
+        let text = if self.json { text.into() } else { escape(text) };
         if let Err(e) = self.out.write_all(text.as_bytes()) {
             if e.kind() == io::ErrorKind::BrokenPipe {
                 self.broken = true;
             }
         }
+    }
+
+    /// One line on stderr, escaped (stdout is flushed first, so that the two interleave as
+    /// written). A stderr that cannot be written to is not reported anywhere.
+    fn write_err(&mut self, text: &str) {
+        self.flush();
+        let _ = writeln!(self.err, "{}", escape(text));
+        let _ = self.err.flush();
     }
 
     /// A line of the result on stdout; always printed.
@@ -57,7 +80,7 @@ impl Ui {
         self.write_out("\n");
     }
 
-    /// Result text on stdout, printed as given.
+    /// Result text on stdout, printed as given (escaped).
     pub fn text(&mut self, text: &str) {
         self.write_out(text);
     }
@@ -78,15 +101,23 @@ impl Ui {
 
     /// A `warning: ...` line on stderr; never silenced.
     pub fn warn(&mut self, text: &str) {
-        self.flush();
-        eprintln!("warning: {text}");
+        self.write_err(&format!("warning: {text}"));
     }
 
     /// A free-form status line on stderr; silenced by `--quiet`.
     pub fn status(&mut self, text: &str) {
         if !self.quiet {
-            self.flush();
-            eprintln!("{text}");
+            self.write_err(text);
+        }
+    }
+
+    /// What the argument parser printed (help, version, or a usage error quoting the command
+    /// line): on stdout or stderr as it chose, escaped like every other text.
+    pub fn parser(&mut self, text: &str, stderr: bool) {
+        if stderr {
+            self.write_err(text.strip_suffix('\n').unwrap_or(text));
+        } else {
+            self.write_out(text);
         }
     }
 
@@ -110,31 +141,37 @@ impl Ui {
             return;
         }
         match serde_json::to_writer_pretty(&mut self.out, value) {
-            Ok(()) => self.write_out("\n"),
+            Ok(()) => {
+                if let Err(e) = self.out.write_all(b"\n") {
+                    self.broken = e.kind() == io::ErrorKind::BrokenPipe;
+                }
+            }
             Err(e) if e.io_error_kind() == Some(io::ErrorKind::BrokenPipe) => self.broken = true,
             Err(e) if e.is_io() => {}
-            Err(e) => eprintln!("error: internal: cannot serialise the result: {e}"),
+            Err(e) => self.write_err(&format!("error: internal: cannot serialise the result: {e}")),
         }
     }
 
     /// Prints an error: `error:`, `caused by:` and `hint:` lines, or one JSON object on stderr under
     /// `--json` (`caused_by` only when there is a cause).
     pub fn error(&mut self, e: &Error) {
-        self.flush();
         if self.json {
             let mut v = serde_json::json!({"exit": e.exit.code(), "message": e.message, "hint": e.hint});
             let causes = e.causes();
             if !causes.is_empty() {
                 v["caused_by"] = serde_json::json!(causes);
             }
-            eprintln!("{}", serde_json::json!({ "error": v }));
+            // JSON escapes its own control characters; the document is written as serialised.
+            self.flush();
+            let _ = writeln!(self.err, "{}", serde_json::json!({ "error": v }));
+            let _ = self.err.flush();
         } else {
-            eprintln!("error: {}", e.message);
+            self.write_err(&format!("error: {}", e.message));
             for c in e.causes() {
-                eprintln!("caused by: {c}");
+                self.write_err(&format!("caused by: {c}"));
             }
             if let Some(h) = &e.hint {
-                eprintln!("hint: {h}");
+                self.write_err(&format!("hint: {h}"));
             }
         }
     }
@@ -151,13 +188,95 @@ impl Ui {
     }
 }
 
-/// One diagnostic line on stderr from a long-running surface (MCP, HTTP) — never stdout.
+/// One diagnostic line on stderr from a long-running surface (MCP, HTTP) — never stdout —
+/// escaped like every other text.
 pub fn note(text: &str) {
-    eprintln!("{text}");
+    let _ = writeln!(io::stderr(), "{}", escape(text));
 }
 
 impl Drop for Ui {
     fn drop(&mut self) {
         self.flush();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::cell::RefCell;
+    use std::rc::Rc;
+
+    use super::*;
+    use crate::error::Exit;
+
+    /// A writer whose bytes a test reads back.
+    #[derive(Clone, Default)]
+    struct Sink(Rc<RefCell<Vec<u8>>>);
+
+    impl Write for Sink {
+        fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+            self.0.borrow_mut().extend_from_slice(buf);
+            Ok(buf.len())
+        }
+        fn flush(&mut self) -> io::Result<()> {
+            Ok(())
+        }
+    }
+
+    impl Sink {
+        fn text(&self) -> String {
+            String::from_utf8(self.0.borrow().clone()).unwrap()
+        }
+    }
+
+    fn ui(json: bool) -> (Ui, Sink, Sink) {
+        let (out, err) = (Sink::default(), Sink::default());
+        (Ui::to(false, json, Box::new(out.clone()), Box::new(err.clone())), out, err)
+    }
+
+    const HOSTILE: &str = "a\u{1b}[2J\u{1b}]0;PWNED\u{7}\r\u{9b}\u{202e}\u{2066}z\n\tnext";
+    const SHOWN: &str = "a\\u{1B}[2J\\u{1B}]0;PWNED\\u{07}\\u{0D}\\u{9B}\\u{202E}\\u{2066}z\n\tnext";
+
+    #[test]
+    fn every_text_channel_escapes_control_characters() {
+        let (mut u, out, err) = ui(false);
+        u.line(HOSTILE);
+        u.text(HOSTILE);
+        u.success(HOSTILE);
+        u.next(HOSTILE);
+        u.parser(HOSTILE, false);
+        let f = Finding {
+            level: Level::Fail,
+            category: crate::model::finding::Category::Task,
+            subject: HOSTILE.into(),
+            message: HOSTILE.into(),
+            reproduce: HOSTILE.into(),
+        };
+        u.finding(&f);
+        u.warn(HOSTILE);
+        u.status(HOSTILE);
+        u.parser(HOSTILE, true);
+        u.error(&Error::new(Exit::Refused, HOSTILE).hint(HOSTILE));
+        u.flush();
+        for (name, got) in [("stdout", out.text()), ("stderr", err.text())] {
+            assert!(!got.chars().any(|c| crate::text::is_control(c) && c != '\n' && c != '\t'), "{name}: {got:?}");
+            assert!(got.contains(SHOWN), "{name}: {got:?}");
+        }
+        assert!(err.text().contains(&format!("warning: {SHOWN}")) && err.text().contains(&format!("hint: {SHOWN}")));
+    }
+
+    #[test]
+    fn json_keeps_its_own_escaping() {
+        let (mut u, out, err) = ui(true);
+        u.json(&serde_json::json!({ "title": HOSTILE }));
+        u.line(&serde_json::json!({ "raw": "\u{202e}" }).to_string());
+        u.error(&Error::new(Exit::Refused, HOSTILE));
+        u.flush();
+        let out = out.text();
+        let mut docs = serde_json::Deserializer::from_str(&out).into_iter::<serde_json::Value>();
+        assert_eq!(docs.next().unwrap().unwrap()["title"], HOSTILE);
+        assert_eq!(docs.next().unwrap().unwrap()["raw"], "\u{202e}", "a JSON line is written as serialised");
+        let e: serde_json::Value = serde_json::from_str(&err.text()).unwrap();
+        assert_eq!(e["error"]["message"], HOSTILE);
+        assert!(!err.text().contains('\u{1b}'), "JSON escapes ESC itself");
     }
 }
