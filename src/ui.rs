@@ -15,7 +15,7 @@ use serde::Serialize;
 
 use crate::error::Error;
 use crate::model::finding::{Finding, Level};
-use crate::text::escape;
+use crate::text::{escape, escape_line};
 
 /// The output handle of one process.
 pub struct Ui {
@@ -122,7 +122,8 @@ impl Ui {
     }
 
     /// One finding line, `<LEVEL> <category> <subject> — <message>  [reproduce: <cmd>]`;
-    /// `--quiet` silences OK and INFO.
+    /// `--quiet` silences OK and INFO. One line whatever its fields hold: a line feed in one is
+    /// shown escaped, so that no file name or quoted text can add a finding of its own.
     pub fn finding(&mut self, f: &Finding) {
         if self.quiet && matches!(f.level, Level::Ok | Level::Info) {
             return;
@@ -131,7 +132,7 @@ impl Ui {
         if !f.reproduce.is_empty() {
             s.push_str(&format!("  [reproduce: {}]", f.reproduce));
         }
-        self.line(&s);
+        self.line(&escape_line(&s));
     }
 
     /// Exactly one JSON document on stdout, written as it is serialised (a value made as it is
@@ -262,6 +263,11 @@ mod tests {
             assert!(got.contains(SHOWN), "{name}: {got:?}");
         }
         assert!(err.text().contains(&format!("warning: {SHOWN}")) && err.text().contains(&format!("hint: {SHOWN}")));
+        let one = SHOWN.replace('\n', "\\u{0A}");
+        assert!(
+            out.text().lines().any(|l| l.contains(&format!("FAIL task {one} — {one}"))),
+            "a finding stays on one line"
+        );
     }
 
     #[test]

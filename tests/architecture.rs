@@ -312,9 +312,13 @@ fn stdout_and_stderr_only_through_ui() {
     // The exceptions stay what they are: MCP's handle is its protocol's, finish's is a child's.
     let srcs = sources();
     let lines = |rel: &str| srcs.iter().find(|s| s.rel == rel).map(Source::production_lines).unwrap_or_default();
-    let mcp: Vec<String> = lines("src/surface/mcp.rs").into_iter().filter(|l| has_token(code(l), "io::stdout", false)).collect();
+    let mcp: Vec<String> =
+        lines("src/surface/mcp.rs").into_iter().filter(|l| has_token(code(l), "io::stdout", false)).collect();
     assert!(mcp.iter().all(|l| l.contains(".serve((")), "mcp.rs uses stdout beyond its JSON-RPC transport: {mcp:?}");
-    assert!(lines("src/surface/mcp.rs").iter().all(|l| !has_token(code(l), "io::stderr", false)), "mcp.rs notes go through ui::note");
+    assert!(
+        lines("src/surface/mcp.rs").iter().all(|l| !has_token(code(l), "io::stderr", false)),
+        "mcp.rs notes go through ui::note"
+    );
     let finish: Vec<String> = lines("crates/ops/src/commands/finish.rs")
         .into_iter()
         .filter(|l| ["io::stdout", "io::stderr", "Stdio::inherit"].iter().any(|t| has_token(code(l), t, false)))
