@@ -4,6 +4,10 @@
 //! quoting input holds can clear a screen, retitle a terminal, hide a value or reorder a line.
 //! Line feeds and tabs stay (output is line based); JSON keeps its own escaping.
 //!
+//! Under `continuity verify --format github` (`workflow_commands`) no line but the workflow
+//! commands written through `workflow_command` can begin one: any other line that would is
+//! written inert, on stdout and stderr alike.
+//!
 //! Owns: `--quiet`, `--json`, the `error:`/`hint:`/`warning:` conventions, broken pipes, the
 //! escaping of text output.
 //! Must not touch: records, git, use cases.
@@ -24,6 +28,10 @@ pub struct Ui {
     out: io::BufWriter<Box<dyn Write>>,
     err: Box<dyn Write>,
     broken: bool,
+    /// Whether the output is read by a GitHub Actions runner (`workflow_commands`).
+    workflow: bool,
+    /// Whether stdout's current line holds nothing but white space so far.
+    out_line_blank: bool,
 }
 
 impl Ui {
@@ -34,7 +42,7 @@ impl Ui {
 
     /// A handle writing to `out` and `err` instead of stdout and stderr.
     fn to(quiet: bool, json: bool, out: Box<dyn Write>, err: Box<dyn Write>) -> Ui {
-        Ui { quiet, json, out: io::BufWriter::new(out), err, broken: false }
+        Ui { quiet, json, out: io::BufWriter::new(out), err, broken: false, workflow: false, out_line_blank: true }
     }
 
     /// Whether `--json` is on.
@@ -52,6 +60,23 @@ impl Ui {
         self.broken
     }
 
+    /// From now on the output is read by a GitHub Actions runner, which takes any line that
+    /// starts with `::` (or the older `##[`) after white space for a workflow command: only
+    /// `workflow_command` writes one, and every other such line is written inert.
+    pub fn workflow_commands(&mut self) {
+        self.workflow = true;
+    }
+
+    /// One workflow command (`::error title=…::…`), its property values and message already
+    /// escaped by the caller as GitHub's workflow command syntax asks (`%`, CR, LF, …).
+    pub fn workflow_command(&mut self, command: &str) {
+        let line = escape_line(command);
+        debug_assert!(line.starts_with("::"), "a workflow command starts with `::`: {line}");
+        let guard = std::mem::replace(&mut self.workflow, false);
+        self.line(&line);
+        self.workflow = guard;
+    }
+
     /// Writes to stdout: text escaped, except under `--json`, whose documents (and JSON Lines)
     /// keep JSON's own escaping.
     fn write_out(&mut self, text: &str) {
@@ -59,6 +84,7 @@ impl Ui {
             return;
         }
         let text = if self.json { text.into() } else { escape(text) };
+        let text = if self.workflow { self.inert_out(&text).into() } else { text };
         if let Err(e) = self.out.write_all(text.as_bytes()) {
             if e.kind() == io::ErrorKind::BrokenPipe {
                 self.broken = true;
@@ -66,11 +92,31 @@ impl Ui {
         }
     }
 
+    /// Stdout's text with every line that would begin a workflow command made inert, across
+    /// writes (a line may be written in pieces).
+    fn inert_out(&mut self, text: &str) -> String {
+        let mut out = String::with_capacity(text.len());
+        for piece in text.split_inclusive('\n') {
+            if self.out_line_blank {
+                out.push_str(&inert(piece));
+                self.out_line_blank = piece.trim().is_empty();
+            } else {
+                out.push_str(piece);
+            }
+            if piece.ends_with('\n') {
+                self.out_line_blank = true;
+            }
+        }
+        out
+    }
+
     /// One line on stderr, escaped (stdout is flushed first, so that the two interleave as
     /// written). A stderr that cannot be written to is not reported anywhere.
     fn write_err(&mut self, text: &str) {
         self.flush();
-        let _ = writeln!(self.err, "{}", escape(text));
+        let text = escape(text);
+        let text = if self.workflow { text.split('\n').map(inert).collect::<Vec<_>>().join("\n").into() } else { text };
+        let _ = writeln!(self.err, "{text}");
         let _ = self.err.flush();
     }
 
@@ -189,6 +235,22 @@ impl Ui {
     }
 }
 
+/// A line made inert for a GitHub Actions runner: when, after leading white space, it starts
+/// with `:` or `#` in a way that is or could become a workflow command (`::`, `##[`, or a lone
+/// `:`/`#`/`##` a later write could complete), that character is written as the runner's own
+/// data escape writes it (`%3A`, `%23`). Any other line is returned as it is.
+fn inert(line: &str) -> std::borrow::Cow<'_, str> {
+    let t = line.trim_start();
+    let body = t.trim_end_matches(['\n', '\r']);
+    let command = body.starts_with("::") || body.starts_with("##[") || matches!(body, ":" | "#" | "##");
+    if !command {
+        return line.into();
+    }
+    let lead = &line[..line.len() - t.len()];
+    let first = if t.starts_with(':') { "%3A" } else { "%23" };
+    format!("{lead}{first}{}", &t[1..]).into()
+}
+
 /// One diagnostic line on stderr from a long-running surface (MCP, HTTP) — never stdout —
 /// escaped like every other text.
 pub fn note(text: &str) {
@@ -268,6 +330,39 @@ mod tests {
             out.text().lines().any(|l| l.contains(&format!("FAIL task {one} — {one}"))),
             "a finding stays on one line"
         );
+    }
+
+    #[test]
+    fn under_workflow_commands_only_ours_begin_one() {
+        let (mut u, out, err) = ui(false);
+        u.workflow_commands();
+        u.workflow_command("::error title=majordomus x::a%0Ab");
+        u.text("ERROR x: unknown field `a\n::warning title=INJECTED::x`\n  ::notice::y\n##[error]z\n");
+        u.text(":");
+        u.text(":error::split\n");
+        u.line("  ");
+        u.line("# fine");
+        u.warn("w\n::warning::from a warning");
+        u.status("::set-output name=x::y");
+        u.error(&Error::new(Exit::Refused, "e\n  ##[warning]x").hint("::debug::h"));
+        u.flush();
+        let (out, err) = (out.text(), err.text());
+        let commands: Vec<&str> = out
+            .lines()
+            .chain(err.lines())
+            .filter(|l| {
+                let t = l.trim_start();
+                t.starts_with("::") || t.starts_with("##[")
+            })
+            .collect();
+        assert_eq!(commands, ["::error title=majordomus x::a%0Ab"], "{out}{err}");
+        assert!(
+            out.contains("\n%3A:warning title=INJECTED::x`\n  %3A:notice::y\n%23#[error]z\n%3A:error::split\n"),
+            "{out}"
+        );
+        assert!(out.contains("\n# fine\n"), "{out}");
+        assert!(err.contains("w\n%3A:warning::from a warning") && err.contains("hint: ::debug::h"), "{err}");
+        assert_eq!(inert("ERROR  x ::y"), "ERROR  x ::y");
     }
 
     #[test]

@@ -176,6 +176,9 @@ fn verify_format_github_cannot_be_made_to_start_a_workflow_command() {
             );
         }
         assert!(!out.all().contains("INJECTED::x\n"), "{}", out.all());
+        if format == "github" {
+            assert!(out.stdout.starts_with("::error title=majordomus continuity.record_malformed::"), "{}", out.stdout);
+        }
         clean(&format!("verify --format {format}"), &out);
     }
 }
