@@ -75,6 +75,7 @@ impl Ui {
         let guard = std::mem::replace(&mut self.workflow, false);
         self.line(&line);
         self.workflow = guard;
+        self.out_line_blank = true;
     }
 
     /// Writes to stdout: text escaped, except under `--json`, whose documents (and JSON Lines)

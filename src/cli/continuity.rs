@@ -118,13 +118,13 @@ fn exit_if(ok: bool) -> Exit {
 
 /// Runs `continuity`.
 pub fn run(cc: &CommandContext, a: Args, ui: &mut Ui) -> Result<Exit> {
-    // The readers that need no working tree also read a bare repository (a server-side hook,
-    // a CI mirror).
     if matches!(a, Args::Verify { format: Format::Github, .. }) {
         // A runner reads every line that follows, on stdout and stderr: only the annotations
         // may begin a workflow command.
         ui.workflow_commands();
     }
+    // The readers that need no working tree also read a bare repository (a server-side hook,
+    // a CI mirror).
     let ctx = if matches!(a, Args::Records { .. } | Args::Verify { .. }) { cc.open_bare_ok()? } else { cc.open()? };
     if !ctx.git.is_bare()
         && matches!(
