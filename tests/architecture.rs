@@ -294,6 +294,50 @@ fn print_macros_only_in_ui() {
     }]));
 }
 
+/// Text leaves the process only through `Ui`, which escapes it (§A.28): nothing else takes a
+/// handle on stdout or stderr, lets clap print for itself, or lets a child inherit them. Two
+/// streams are not text: MCP's JSON-RPC on stdout (JSON keeps its own escaping), and the output
+/// of `finish`'s verify command, the user's own command, which goes to stderr as it ran.
+#[test]
+fn stdout_and_stderr_only_through_ui() {
+    assert_clean(check(&[Rule {
+        what: "only src/ui.rs takes stdout/stderr; text output goes through Ui, which escapes it",
+        tokens: &["io::stdout", "io::stderr", "Stdio::inherit", ".print()", "print_help(", "print_long_help("],
+        whole: false,
+        allowed: &["src/ui.rs", "src/surface/mcp.rs", "crates/ops/src/commands/finish.rs"],
+        only: ANY,
+        comments: false,
+        production_only: true,
+    }]));
+    // The exceptions stay what they are: MCP's handle is its protocol's, finish's is a child's.
+    let srcs = sources();
+    let lines = |rel: &str| srcs.iter().find(|s| s.rel == rel).map(Source::production_lines).unwrap_or_default();
+    let mcp: Vec<String> =
+        lines("src/surface/mcp.rs").into_iter().filter(|l| has_token(code(l), "io::stdout", false)).collect();
+    assert!(mcp.iter().all(|l| l.contains(".serve((")), "mcp.rs uses stdout beyond its JSON-RPC transport: {mcp:?}");
+    assert!(
+        lines("src/surface/mcp.rs").iter().all(|l| !has_token(code(l), "io::stderr", false)),
+        "mcp.rs notes go through ui::note"
+    );
+    let finish: Vec<String> = lines("crates/ops/src/commands/finish.rs")
+        .into_iter()
+        .filter(|l| ["io::stdout", "io::stderr", "Stdio::inherit"].iter().any(|t| has_token(code(l), t, false)))
+        .collect();
+    assert!(
+        finish.iter().all(|l| l.trim_start().starts_with(".stdout(") || l.trim_start().starts_with(".stderr(")),
+        "finish.rs uses stdout/stderr beyond the verify command's child: {finish:?}"
+    );
+    // Inside ui.rs every text write is escaped: the handles are taken in `new` and `note`, and
+    // each writer of text calls `escape` (the JSON writers are the only ones that do not).
+    let ui = lines("src/ui.rs").join("\n");
+    for writer in ["fn write_out(", "fn write_err(", "pub fn note("] {
+        let body = ui.split(writer).nth(1).unwrap_or_else(|| panic!("ui.rs has no {writer}"));
+        let end = ["\n}", "\n    }"].iter().filter_map(|e| body.find(e)).min().unwrap_or(body.len());
+        let body = &body[..end];
+        assert!(body.contains("escape("), "ui.rs: {writer} writes text unescaped");
+    }
+}
+
 #[test]
 fn environment_read_only_in_ctx() {
     assert_clean(check(&[Rule {
@@ -469,7 +513,8 @@ fn allowed_imports() -> BTreeMap<&'static str, &'static [&'static str]> {
         ("surface", &["ctx", "error", "model", "ops", "render", "clock", "assets", "text"][..]),
         // Renderers see only reports (and the plain entries they carry): never git or ctx.
         ("render", &["continuity", "model", "ops", "store", "clock", "error", "text"][..]),
-        ("ui", &["error", "model"][..]),
+        // The one escape of text output (`text::escape`) is core's, beside the other text rules.
+        ("ui", &["error", "model", "text"][..]),
     ])
 }
 

@@ -118,6 +118,11 @@ fn exit_if(ok: bool) -> Exit {
 
 /// Runs `continuity`.
 pub fn run(cc: &CommandContext, a: Args, ui: &mut Ui) -> Result<Exit> {
+    if matches!(a, Args::Verify { format: Format::Github, .. }) {
+        // A runner reads every line that follows, on stdout and stderr: only the annotations
+        // may begin a workflow command.
+        ui.workflow_commands();
+    }
     // The readers that need no working tree also read a bare repository (a server-side hook,
     // a CI mirror).
     let ctx = if matches!(a, Args::Records { .. } | Args::Verify { .. }) { cc.open_bare_ok()? } else { cc.open()? };
@@ -195,7 +200,12 @@ pub fn run(cc: &CommandContext, a: Args, ui: &mut Ui) -> Result<Exit> {
                 let r = device::verify(&ctx, remote.as_deref())?;
                 match format {
                     Format::Text => emit(ui, &r, render::verify),
-                    Format::Github => ui.text(&crate::render::annotations::verify(&r)),
+                    Format::Github => {
+                        for command in crate::render::annotations::commands(&r) {
+                            ui.workflow_command(&command);
+                        }
+                        ui.text(&render::verify(&r));
+                    }
                 }
                 Ok(exit_if(r.ok()))
             }

@@ -268,7 +268,9 @@ pub fn main() -> ExitCode {
         Ok(c) => c,
         Err(e) => {
             let code = if e.use_stderr() { Exit::Usage.code() } else { 0 };
-            let _ = e.print();
+            // Help, the version or a usage error quoting the command line: through `Ui`, whose
+            // escaping holds for it too (clap's colours are dropped with the rest).
+            Ui::new(false, false).parser(&e.render().to_string(), e.use_stderr());
             return ExitCode::from(code);
         }
     };

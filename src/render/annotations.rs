@@ -15,6 +15,15 @@ fn property(s: &str) -> String {
     data(s).replace(':', "%3A").replace(',', "%2C")
 }
 
+/// One workflow command per refused, too-new or untrusted record (`::error title=…::…`, no line
+/// end): its property and message escaped as GitHub's syntax asks, so that it stays one line.
+/// The caller writes them with `Ui::workflow_command`, then the text rendering, under the `Ui`
+/// guard that keeps any other line from beginning a workflow command (docs/SYNC.md#the-ci-step,
+/// §A.28).
+pub fn commands(r: &VerifyReport) -> Vec<String> {
+    r.problems.iter().map(annotation).collect()
+}
+
 fn annotation(d: &Diagnostic) -> String {
     let level = match d.severity {
         Severity::Error => "error",
@@ -23,17 +32,10 @@ fn annotation(d: &Diagnostic) -> String {
     };
     let subject = d.path.as_deref().map(|p| format!("{p}: ")).unwrap_or_default();
     format!(
-        "::{level} title={}::{}\n",
+        "::{level} title={}::{}",
         property(&format!("majordomus {}", d.code)),
         data(&format!("{subject}{}", d.message))
     )
-}
-
-/// The annotations of a verify report, one line each, followed by the text rendering.
-pub fn verify(r: &VerifyReport) -> String {
-    let mut s: String = r.problems.iter().map(annotation).collect();
-    s.push_str(&super::continuity::verify(r));
-    s
 }
 
 #[cfg(test)]
@@ -64,8 +66,7 @@ mod tests {
                 ),
             ],
         };
-        let out = verify(&r);
-        let lines: Vec<&str> = out.lines().collect();
+        let lines = commands(&r);
         assert_eq!(
             lines[0],
             "::error title=majordomus continuity.id_mismatch::records/ab/cd/abcd.json: digest 100%25%0Awrong"
@@ -74,7 +75,19 @@ mod tests {
             lines[1],
             "::error title=majordomus continuity.untrusted::records/ef/01/ef01.json: signed by desktop (x)"
         );
-        assert!(lines.last().unwrap().starts_with("verified 3 record(s): 2 admitted, 1 refused, 1 untrusted"));
+        assert_eq!(lines.len(), 2);
         assert_eq!(property("a:b,c"), "a%3Ab%2Cc");
+    }
+
+    #[test]
+    fn a_message_quoting_line_feeds_stays_one_command() {
+        // A7: a serde message quoting a record's unknown key holding a line feed.
+        let message = "unknown field `x\n::warning title=INJECTED::x\r\n`";
+        let d = Diagnostic::new(Severity::Error, Code::RecordMalformed, Some("records/a\nb.json"), message);
+        let r = VerifyReport { verified: 1, admitted: 0, refused: 1, untrusted: 0, too_new: 0, problems: vec![d] };
+        assert_eq!(
+            commands(&r),
+            ["::error title=majordomus continuity.record_malformed::records/a%0Ab.json: unknown field `x%0A::warning title=INJECTED::x%0D%0A`"]
+        );
     }
 }

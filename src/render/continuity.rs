@@ -75,9 +75,11 @@ fn withheld_line(trust: crate::continuity::mesh::Trust) -> String {
 pub fn diagnostics(s: &mut String, d: &[Diagnostic]) {
     for x in d {
         let sev = x.severity.as_str().to_uppercase();
-        match &x.path {
-            Some(path) => s.push_str(&format!("{sev:<7} {} {path}: {}\n", x.code, x.message)),
-            None => s.push_str(&format!("{sev:<7} {}: {}\n", x.code, x.message)),
+        // One line each: a path or a message quoting a store file keeps its line feeds escaped.
+        let message = crate::text::escape_line(&x.message);
+        match x.path.as_deref().map(crate::text::escape_line) {
+            Some(path) => s.push_str(&format!("{sev:<7} {} {path}: {message}\n", x.code)),
+            None => s.push_str(&format!("{sev:<7} {}: {message}\n", x.code)),
         }
     }
 }

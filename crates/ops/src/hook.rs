@@ -14,6 +14,7 @@ use crate::services::context::Renderer;
 use crate::services::{briefing, gap, knowledge, task};
 use crate::store::atomic::{append, ensure_dir};
 use crate::store::sessions::{key_of, open_path};
+use crate::text::escape;
 
 /// What the hook printed: the briefing (stdout) and everything else (stderr).
 #[derive(Debug, Default)]
@@ -285,6 +286,9 @@ fn start(run: &mut Run<'_>, provider: &str, key: &str) {
         policy.map(|p| p.session.briefing_budget_lines.unwrap_or(p.context.always_loaded_budget_lines)).unwrap_or(60);
     let limits = limits(run.host, policy.and_then(|p| p.session.briefing_budget_chars));
     if let Some(lines) = run.step("briefing", briefing::lines(ctx, server.as_deref())) {
+        // Escaped before it is bounded (the cap counts what the host shows) and before a host's
+        // JSON shape wraps it: the host decodes the JSON and hands the raw text on (§A.28).
+        let lines = lines.into_iter().map(|l| briefing::Line { text: escape(&l.text).into_owned(), ..l }).collect();
         run.report.stdout = shaped(run.host, briefing::bounded(lines, max_lines, &limits));
     }
 }
