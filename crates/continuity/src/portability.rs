@@ -340,7 +340,7 @@ impl Shape {
                 && ((word_end
                     && (self.min..=self.max).contains(&n)
                     && (!self.needs_digit || last_digit.is_some_and(|d| d >= start)))
-                    || self.wrapped(b, start, end))
+                    || self.wrapped(b, start, end, last_digit.is_some_and(|d| d >= start)))
         })
     }
 
@@ -348,10 +348,11 @@ impl Shape {
     /// next lines into a token of the shape (a token wrapped across lines: `ghp_abc⏎def…`). The
     /// continuation starts right at the next line's beginning; its length counts only the
     /// token's bytes.
-    fn wrapped(&self, b: &[u8], start: usize, end: usize) -> bool {
-        let (mut at, mut n) = (end, end - start);
-        let mut digit = b[start..end].iter().any(u8::is_ascii_digit);
-        while n < self.max {
+    /// `digit`: whether the tail before the line end holds a digit (known to the caller: this
+    /// costs nothing unless a line end follows the tail).
+    fn wrapped(&self, b: &[u8], start: usize, end: usize, digit: bool) -> bool {
+        let (mut at, mut n, mut digit) = (end, end - start, digit);
+        while n < self.max.min(MAX_WRAPPED) {
             let nl = match b.get(at..) {
                 Some([b'\n', ..]) => 1,
                 Some([b'\r', b'\n', ..]) => 2,
@@ -374,6 +375,10 @@ impl Shape {
         false
     }
 }
+
+/// The longest token followed across line ends: a credential is shorter, and the bound keeps
+/// the scan linear on `sk-x⏎sk-x⏎…`.
+const MAX_WRAPPED: usize = 512;
 
 /// A structured credential matcher: whether a text holds the shape.
 type Matcher = fn(&str) -> bool;
@@ -1186,7 +1191,19 @@ mod tests {
 
     #[test]
     fn command_lines_scan_in_linear_time() {
-        for unit in [" -p", " -u", " --pass", " -pS3", "mysql -p\u{e9}", " -uX -pXyZw", " --user a:b", "\n-p x"] {
+        for unit in [
+            " -p",
+            " -u",
+            " --pass",
+            " -pS3",
+            "mysql -p\u{e9}",
+            " -uX -pXyZw",
+            " --user a:b",
+            "\n-p x",
+            "sk-x\n",
+            "ghp_a\r\n",
+            "AKIA\n",
+        ] {
             let text = unit.repeat(200_000 / unit.len());
             let started = std::time::Instant::now();
             let _ = credential_shapes_in(&text);
