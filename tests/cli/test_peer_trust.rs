@@ -380,7 +380,7 @@ fn carried_texts_with_line_ends_are_one_entry_each() {
     put(&b.repo, &[("100644", &object, &store_path(&id))]);
     b.sync();
     a.sync();
-    let _ = a.c(&["resume", "--record", &id[..12]]);
+    let resumed = a.c(&["resume", "--record", &id[..12]]).code == 0;
     let qs = a.repo.state("open-questions.md");
     let qtext = std::fs::read_to_string(&qs).unwrap_or_default();
     let open: Vec<questions::Entry> = questions::parse(&qtext)
@@ -393,6 +393,12 @@ fn carried_texts_with_line_ends_are_one_entry_each() {
     let ds = decisions::parse(&dtext);
     assert!(ds.len() <= 1, "one carried decision is at most one entry:\n{dtext}");
     assert!(!ds.iter().any(|d| d.title.starts_with("FORGED")), "{dtext}");
+    if resumed {
+        // Carried, each is exactly one entry: the question still blocks, the decision keeps
+        // its `Carried:` line.
+        assert_eq!((open.len(), ds.len()), (1, 1), "{qtext}\n{dtext}");
+        assert!(matches!(&open[0], questions::Entry::Unresolved { .. }), "{open:?}");
+    }
     if let Some(d) = ds.first() {
         assert!(d.carried.as_deref().is_some_and(|c| c.contains(&id[..12])), "{d:?}");
     }
