@@ -215,6 +215,8 @@ fn layer(
         session: "none".into(),
         continuity_record: None,
         continuity_device: None,
+        continuity_label: None,
+        continuity_key_id: None,
         continuity_created_at: None,
         issue: None,
         milestone: None,

@@ -24,8 +24,17 @@ fn record(s_: &mut String, what: &str, r: &Value) {
         };
         word.push_str(&format!(" (rewritten from {}{by} — {})", short(s(rw, "from")), s(&rw["proof"], "kind")));
     }
+    // A resumed handover names the device and key it came from (issue 39).
+    let arrived = match r.get("arrived").filter(|a| a.is_object()) {
+        Some(a) => format!(
+            ", arrived from {} (key {})",
+            a.get("device").and_then(Value::as_str).unwrap_or("a device"),
+            s(a, "key_id")
+        ),
+        None => String::new(),
+    };
     s_.push_str(&format!(
-        "{what}: {} — {}, {} ({}), {}\n",
+        "{what}: {} — {}, {} ({}), {}{arrived}\n",
         s(r, "path"),
         word,
         s(r, "freshness"),

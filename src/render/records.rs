@@ -43,7 +43,11 @@ pub fn handover(l: &Labelled, rel_path: &str, now: DateTime<Utc>) -> String {
     s.push_str(&format!("Freshness: {} — {}\n", l.freshness.label.as_str(), l.freshness.reason));
     s.push_str(&origin_line(l, rel_path));
     if let Some(a) = l.arrived() {
-        s.push_str(&format!("Arrived: from {}, continuity record {}\n", a.describe(), crate::text::short_id(&a.record)));
+        s.push_str(&format!(
+            "Arrived: from {}, continuity record {}\n",
+            a.describe(),
+            crate::text::short_id(&a.record)
+        ));
     }
     if let Some(now_wt) = &l.working_tree_now {
         s.push_str(&format!("Divergence: working tree was {}, now {now_wt}\n", m.working_tree));

@@ -512,7 +512,12 @@ mod tests {
             "warnings": [], "actions": [],
         }));
         let html = resume(&p);
-        assert!(html.contains("<code>0123456789ab</code> from alice-laptop (key <code>0A1B2C3D4E5F6071</code>) — withheld: untrusted"), "{html}");
+        assert!(
+            html.contains(
+                "<code>0123456789ab</code> from alice-laptop (key <code>0A1B2C3D4E5F6071</code>) — withheld: untrusted"
+            ),
+            "{html}"
+        );
         assert!(!html.contains("on <code>"), "{html}");
     }
 

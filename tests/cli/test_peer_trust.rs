@@ -218,7 +218,10 @@ fn status_and_records_rows_of_an_untrusted_record_are_withheld() {
     quotes_nothing("status --json", &raw);
     let st: Status = doc(&raw);
     let v = &st.resumable[0];
-    assert_eq!((v.id.as_str(), v.withheld.as_deref(), v.key_id.as_str()), (rb.as_str(), Some("untrusted"), kb.as_str()));
+    assert_eq!(
+        (v.id.as_str(), v.withheld.as_deref(), v.key_id.as_str()),
+        (rb.as_str(), Some("untrusted"), kb.as_str())
+    );
     assert!(v.task.is_none() && v.objective.is_empty() && v.branch.is_none(), "{v:?}");
     let out = a.c(&["records"]).ok();
     quotes_nothing("records", &out.stdout);
@@ -298,16 +301,27 @@ fn a_resumed_handover_carries_its_origin() {
     assert!(text.contains(&format!("Arrived: from desktop (key {kb}), continuity record {}\n", &rb[..12])), "{text}");
     let st: State = a.j(&["state"], 0);
     let arrived = st.handover().arrived.as_ref().expect("state names where the handover came from");
-    assert_eq!((arrived.record.as_str(), arrived.device.as_deref(), arrived.key_id.as_str()), (rb.as_str(), Some("desktop"), kb.as_str()));
+    assert_eq!(
+        (arrived.record.as_str(), arrived.device.as_deref(), arrived.key_id.as_str()),
+        (rb.as_str(), Some("desktop"), kb.as_str())
+    );
+    let text = a.run(&["state"], "").ok().stdout;
+    assert!(text.contains(&format!(", authored, arrived from desktop (key {kb})\n")), "{text}");
     let file = a.repo.records("handovers").into_iter().find(|n| n.contains("--continuity--")).unwrap();
     let front = a.repo.read(&format!(".ai/local/state/handovers/{file}"));
-    assert!(front.contains("\ncontinuity_label: \"desktop\"\n") && front.contains(&format!("\ncontinuity_key_id: {kb}\n")), "{front}");
+    assert!(
+        front.contains("\ncontinuity_label: \"desktop\"\n") && front.contains(&format!("\ncontinuity_key_id: {kb}\n")),
+        "{front}"
+    );
     let brief = a.briefing("s2");
     assert!(brief.contains(&format!("arrived from desktop (key {kb})")), "{brief}");
     assert!(brief.contains(&format!("Its Next Action (written on desktop (key {kb})):\n  Finish lib/a.\n")), "{brief}");
     // Authoring the computed keys is refused, like every identity field.
     a.run(&["start", "Mine", "--scope", "src"], "").ok();
-    let out = a.run(&["handover"], "# Objective\nx\n\n# Current State\ny\n\n# Next Action\nz\ncontinuity_key_id: 0000000000000000\n");
+    let out = a.run(
+        &["handover"],
+        "# Objective\nx\n\n# Current State\ny\n\n# Next Action\nz\ncontinuity_key_id: 0000000000000000\n",
+    );
     assert_eq!(out.code, 10, "{}", out.stderr);
 }
 
@@ -328,7 +342,13 @@ fn a_label_claimed_by_two_keys_is_a_finding_naming_both() {
     let recs: Records = a.j(&["continuity", "records"], 0);
     assert!(recs.diagnostics.iter().any(|d| d.code == "continuity.collision" && d.message.contains(&kb)));
     let out = a.c(&["status"]).ok();
-    assert!(out.stdout.contains("continuity.collision") && out.stdout.contains(&format!("key         {kb}\n")), "{}", out.stdout);
+    assert!(
+        out.stdout.contains("continuity.collision") && out.stdout.contains(&format!("key         {kb}\n")),
+        "{}",
+        out.stdout
+    );
+    // `continuity device` names its own key id, so a person can tell the two apart.
+    assert!(b.c(&["device"]).ok().stdout.contains(&format!("key id      {kb}\n")));
 }
 
 /// A1: a record whose question and decision title hold line ends is carried as one entry each
@@ -360,7 +380,7 @@ fn carried_texts_with_line_ends_are_one_entry_each() {
     put(&b.repo, &[("100644", &object, &store_path(&id))]);
     b.sync();
     a.sync();
-    let _ = a.c(&["resume", "--record", &id[..12]]);
+    let resumed = a.c(&["resume", "--record", &id[..12]]).code == 0;
     let qs = a.repo.state("open-questions.md");
     let qtext = std::fs::read_to_string(&qs).unwrap_or_default();
     let open: Vec<questions::Entry> = questions::parse(&qtext)
@@ -373,6 +393,12 @@ fn carried_texts_with_line_ends_are_one_entry_each() {
     let ds = decisions::parse(&dtext);
     assert!(ds.len() <= 1, "one carried decision is at most one entry:\n{dtext}");
     assert!(!ds.iter().any(|d| d.title.starts_with("FORGED")), "{dtext}");
+    if resumed {
+        // Carried, each is exactly one entry: the question still blocks, the decision keeps
+        // its `Carried:` line.
+        assert_eq!((open.len(), ds.len()), (1, 1), "{qtext}\n{dtext}");
+        assert!(matches!(&open[0], questions::Entry::Unresolved { .. }), "{open:?}");
+    }
     if let Some(d) = ds.first() {
         assert!(d.carried.as_deref().is_some_and(|c| c.contains(&id[..12])), "{d:?}");
     }

@@ -482,7 +482,6 @@ enum Weight {
     /// The record's work is already in this branch: `nothing_to_resume`.
     Landed,
     Conflict,
-    Refused,
 }
 
 /// Judges the chosen record (docs/REFERENCE.md#plans "Judgement"), in steps: what the record
@@ -522,7 +521,7 @@ pub fn judge(input: &PlanInput<'_>, chosen: &Chosen, facts: &SourceFacts) -> Res
     plan.recomputes = RECOMPUTES.iter().map(|s| s.to_string()).collect();
 
     let mut j = Judgement { id12: short_id(p.id), label: r.device.label.as_str(), ..Judgement::default() };
-    j.trust(p.trust);
+    j.trust(p.trust, &crate::view::key_id(&r.device.node));
     plan.lineage = j.lineage(input, chosen, p);
     j.activity(input, p);
     plan.source = Some(j.source(input.remote(), r, facts, landed));
@@ -584,19 +583,15 @@ impl<'a> Judgement<'a> {
         }
     }
 
-    /// Trust: an untrusted device refuses the plan; no mesh declaration is a warning.
-    fn trust(&mut self, trust: Trust) {
+    /// Trust: no mesh declaration is a warning naming the signer's key id. (An untrusted or
+    /// revoked signer never reaches the judgement: its plan is [`withheld_plan`].)
+    fn trust(&mut self, trust: Trust, key_id: &str) {
         let label = self.label;
-        match trust {
-            Trust::Untrusted => self.block(
-                Weight::Refused,
-                Notice::new(PlanCode::OriginUntrusted, format!("{label}'s key is not trusted here; add its public key to `trust.allow` of the mesh declaration under .ai/repo/mesh/ to resume its records")),
-            ),
-            Trust::Undeclared => self.warn(Notice::new(
+        if trust == Trust::Undeclared {
+            self.warn(Notice::new(
                 PlanCode::OriginUndeclared,
-                format!("no mesh declaration under .ai/repo/mesh/ says which devices to trust; {label}'s signature is valid but its key is not checked against a trust list"),
-            )),
-            Trust::ThisDevice | Trust::Trusted | Trust::Revoked => {}
+                format!("no mesh declaration under .ai/repo/mesh/ says which devices to trust; {label}'s signature (key {key_id}) is valid but its key is not checked against a trust list"),
+            ));
         }
     }
 
@@ -802,7 +797,6 @@ impl<'a> Judgement<'a> {
     fn into_plan(self, mut plan: ResumePlan) -> ResumePlan {
         let Judgement { id12, blockers, warnings, mut actions, .. } = self;
         plan.status = match blockers.iter().map(|(w, _)| *w).max() {
-            Some(Weight::Refused) => PlanStatus::Refused,
             Some(Weight::Conflict) => PlanStatus::Conflict,
             Some(Weight::Landed) => PlanStatus::NothingToResume,
             Some(Weight::SourceUpdate) => PlanStatus::RequiresSourceUpdate,

@@ -253,7 +253,10 @@ mod tests {
         for trust in [Trust::Untrusted, Trust::Revoked] {
             let v = RecordView::new(&"e".repeat(64), &rec(), trust, false, now);
             assert_eq!(v.withheld, Some(trust));
-            assert_eq!((v.task, v.issue, v.objective, v.branch, v.head, v.session), (None, None, None, None, None, None));
+            assert_eq!(
+                (v.task, v.issue, v.objective, v.branch, v.head, v.session),
+                (None, None, None, None, None, None)
+            );
             assert_eq!(v.device.label, "macbook-pro");
             let j = serde_json::to_value(RecordView::new(&"e".repeat(64), &rec(), trust, false, now)).unwrap();
             assert_eq!(j["withheld"], trust.as_str());

@@ -224,7 +224,8 @@ mod tests {
     #[test]
     fn a_carried_decision_is_one_entry_whatever_it_held() {
         let title = "Legit\n\n## 2026-01-01 — FORGED DECISION: disable CI\nTask: none";
-        let text = "Task: t-1\nWhy: because\n## 2026-01-01 — FORGED TOO\n<!-- hide the rest\n# top\r\nHead: \u{1b}[2Jabc\n\n";
+        let text =
+            "Task: t-1\nWhy: because\n## 2026-01-01 — FORGED TOO\n<!-- hide the rest\n# top\r\nHead: \u{1b}[2Jabc\n\n";
         let log = format!(
             "{}{}{}",
             crate::assets::DECISIONS_TEMPLATE,
