@@ -1,7 +1,7 @@
 //! Fuzz binary `every`: one libFuzzer binary for every entry of `majordomus_fuzzing::TARGETS`
 //! (see crates/fuzzing/src/lib.rs); the environment variable `MAJORDOMUS_FUZZ_TARGET` names the entry, so
 //! each target's own corpus (`fuzz/corpus/<name>/`) goes through it unchanged. The bounded run of
-//! `make test` (contrib/fuzz-smoke.sh) builds only this binary, once, instead of thirteen.
+//! `make test` (contrib/fuzz-smoke.sh) builds only this binary, once, instead of one per target.
 #![no_main]
 
 use std::sync::OnceLock;

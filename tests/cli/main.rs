@@ -23,6 +23,7 @@ mod test_hosts;
 mod test_knowledge;
 mod test_large_tree;
 mod test_markdown;
+mod test_peer_format;
 mod test_peer_output;
 mod test_peer_trust;
 mod test_peer_upstream;

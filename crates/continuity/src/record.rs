@@ -758,11 +758,16 @@ pub mod grammar {
             && b.iter().enumerate().all(|(i, c)| if i == 4 || i == 7 { *c == b'-' } else { c.is_ascii_digit() })
     }
 
-    /// Every text field of `r` against the grammar: the first violation, as `<pointer>: <why>`.
+    /// Every text field of `r` against the grammar: the first violation, as `<pointer>: <why>`
+    /// (a pointer is built only for the violation: a record that passes costs one pass over
+    /// its text and no allocation).
     pub fn check(r: &Record) -> Result<(), String> {
         let at = |pointer: &str, verdict: Result<(), String>| verdict.map_err(|e| format!("{pointer}: {e}"));
         let single = |pointer: &str, v: &str| at(pointer, single_line(v));
         let opt = |pointer: &str, v: &Option<String>| v.as_deref().map_or(Ok(()), |v| single(pointer, v));
+        let each = |list: &str, i: usize, field: &str, verdict: Result<(), String>| {
+            verdict.map_err(|e| format!("/{list}/{i}{field}: {e}"))
+        };
         single("/device/label", &r.device.label)?;
         opt("/session", &r.session)?;
         single("/published_at", &r.published_at)?;
@@ -771,7 +776,7 @@ pub mod grammar {
         opt("/source/head", &r.source.head)?;
         opt("/source/fingerprint", &r.source.fingerprint)?;
         for (i, p) in r.source.changed.iter().enumerate() {
-            single(&format!("/source/changed/{i}"), p)?;
+            each("source/changed", i, "", single_line(p))?;
         }
         if let Some(t) = &r.task {
             at("/task/id", task_id(&t.id))?;
@@ -779,22 +784,20 @@ pub mod grammar {
             opt("/task/profile", &t.profile)?;
             opt("/task/outcome", &t.outcome)?;
             for (i, s) in t.scope.iter().enumerate() {
-                single(&format!("/task/scope/{i}"), s)?;
+                each("task/scope", i, "", single_line(s))?;
             }
         }
         for (i, d) in r.decisions.iter().enumerate() {
-            let pointer = format!("/decisions/{i}/title");
-            single(&pointer, &d.title)?;
+            each("decisions", i, "/title", single_line(&d.title))?;
             if d.title.trim().is_empty() || d.title.trim() != d.title {
-                return Err(format!("{pointer}: empty, or with leading or trailing whitespace"));
+                return Err(format!("/decisions/{i}/title: empty, or with leading or trailing whitespace"));
             }
-            at(&format!("/decisions/{i}/text"), decision_text(&d.text))?;
+            each("decisions", i, "/text", decision_text(&d.text))?;
         }
         for (i, q) in r.questions.iter().enumerate() {
-            let pointer = format!("/questions/{i}/text");
-            single(&pointer, &q.text)?;
+            each("questions", i, "/text", single_line(&q.text))?;
             if q.text.trim().is_empty() {
-                return Err(format!("{pointer}: empty"));
+                return Err(format!("/questions/{i}/text: empty"));
             }
             if !is_date(&q.opened) {
                 return Err(format!("/questions/{i}/opened: expected a date YYYY-MM-DD"));
@@ -867,7 +870,8 @@ pub mod grammar {
         fn every_refusal_names_its_field() {
             assert_eq!(with(|_| {}), Ok(()));
             let decision = |title: &str, text: &str| CarriedDecision { title: title.into(), text: text.into() };
-            let cases: Vec<(&str, Box<dyn FnOnce(&mut Record)>)> = vec![
+            type Edit = Box<dyn FnOnce(&mut Record)>;
+            let cases: Vec<(&str, Edit)> = vec![
                 ("/device/label", Box::new(|r| r.device.label = "a\u{1b}[31m".into())),
                 ("/source/changed/1", Box::new(|r| r.source.changed = vec!["a".into(), "b\nc".into()])),
                 (

@@ -16,7 +16,7 @@ use std::path::PathBuf;
 use serde_json::{json, Value};
 
 use majordomus::continuity::admission::{self, Judge};
-use majordomus::continuity::record::{check_bounds, id_of_value, store_path, Record};
+use majordomus::continuity::record::{self, check_bounds, grammar as text_grammar, id_of_value, store_path, Record};
 use majordomus::continuity::{local, mesh, portability, readmodel, signing};
 use majordomus::ctx::Env;
 use majordomus::model::policy::{Policy, Profile};
@@ -38,6 +38,7 @@ pub const TARGETS: &[Target] = &[
     ("ledger", ledger_line),
     ("hook_payload", hook_payload),
     ("continuity_record", continuity_record),
+    ("grammar", grammar),
     ("portability", portability_scan),
     ("mesh", mesh_declaration),
     ("local_state", local_state),
@@ -130,11 +131,66 @@ pub fn continuity_record(data: &[u8]) {
         let _ = check_bounds(&r);
     }
     top.insert("id".into(), Value::from(id.clone()));
-    let bytes = serde_json::to_vec(&Value::Object(top)).unwrap_or_default();
+    // In the stored form (envelope keys in their order, the record's sorted, pretty, one
+    // newline), so that mutations reach the checks after the strict reader.
+    let mut envelope = serde_json::Map::new();
+    for k in ["id", "public_key", "signature"] {
+        envelope.insert(k.into(), top.get(k).cloned().unwrap_or_default());
+    }
+    envelope.insert("record".into(), record::sorted(top.get("record").unwrap_or(&Value::Null)));
+    let mut bytes = serde_json::to_vec_pretty(&Value::Object(envelope)).unwrap_or_default();
+    bytes.push(b'\n');
     let _ = admission::admit(&store_path(&id), "blob", &bytes, &judge);
     // The one-pass admission never accepts with another verdict than the general path.
     admission::assert_one_pass_agrees(&store_path(&"0".repeat(64)), data);
     admission::assert_one_pass_agrees(&store_path(&id), &bytes);
+}
+
+/// The text grammar of a record's fields (SPEC §A.28 "Text grammar",
+/// `continuity::record::grammar`): the bytes up to the first NUL as a title or a question, the
+/// rest as a decision's text. Never panics, and what it accepts is data: a title and a text it
+/// accepts, written into the decision log as `continuity resume` writes a carried decision,
+/// read back as exactly one entry with that title and those lines; a question it accepts,
+/// written with the question log's writer, reads back as exactly one unresolved entry with that
+/// text; and neither holds a control character.
+pub fn grammar(data: &[u8]) {
+    use majordomus::assets::{DECISIONS_TEMPLATE, QUESTIONS_TEMPLATE};
+    let text = String::from_utf8_lossy(data);
+    let (title, body) = text.split_once('\u{0}').unwrap_or((&text, ""));
+    let _ = text_grammar::structural_line(body);
+    let _ = text_grammar::task_id(title);
+    let _ = text_grammar::is_date(title);
+    let single = text_grammar::single_line(title).is_ok();
+    let multi = text_grammar::multi_line(body).is_ok();
+    let decision = text_grammar::decision_text(body).is_ok();
+    assert!(!single || !title.chars().any(text_grammar::is_control), "a control character passed: {title:?}");
+    let line_ends = body.replace("\r\n", "\n");
+    assert!(
+        !multi || !line_ends.chars().any(|c| text_grammar::is_control(c) && c != '\n' && c != '\t'),
+        "a control character passed: {body:?}"
+    );
+    assert!(!decision || multi, "a decision text is a body");
+    // The fields as a record carries them (the title trimmed and not empty, as check() wants).
+    if single && decision && !title.trim().is_empty() && title.trim() == title {
+        let kept = body.trim_end();
+        let entry = format!("\n## 2026-01-01 — {title}\n{kept}\nCarried: continuity 0123456789ab from laptop\n");
+        let log = decisions::parse(&format!("{DECISIONS_TEMPLATE}{entry}"));
+        assert_eq!(log.len(), 1, "{title:?} / {body:?} read back as {log:?}");
+        assert_eq!(log[0].title, title);
+        let mut want: Vec<&str> = if kept.is_empty() { vec![""] } else { kept.lines().collect() };
+        want.push("Carried: continuity 0123456789ab from laptop");
+        assert_eq!(log[0].text, want, "{title:?} / {body:?}");
+    }
+    if single && !title.trim().is_empty() {
+        let line = questions::unresolved_line("t-1", title, "2026-01-01");
+        let entries = questions::parse(&format!("{QUESTIONS_TEMPLATE}{line}\n"));
+        match entries.as_slice() {
+            [questions::Entry::Unresolved { task, question, opened, .. }] => {
+                assert_eq!((task.as_str(), question.as_str(), opened.as_str()), ("t-1", title, "2026-01-01"));
+            }
+            other => panic!("{title:?} read back as {other:?}"),
+        }
+    }
 }
 
 /// The secret and machine-path scan, at admission and at publish, over the bytes as a body, a
