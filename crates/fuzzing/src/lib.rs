@@ -117,7 +117,8 @@ pub fn ed25519(data: &[u8]) {
 /// A store file as a remote could write it (docs/REFERENCE.md#admission): admitted as found, at a stray path, and
 /// with its id and path made to match its content so that mutations reach the shape, bounds,
 /// signature and portability checks; where the one-pass admission accepts a file, its verdict
-/// is compared with the general path's.
+/// is compared with the general path's, and an admitted file reads back through the strict
+/// reader every later read uses as the record admitted.
 pub fn continuity_record(data: &[u8]) {
     let repository = "0".repeat(40);
     let judge = Judge { repository: &repository, mesh: None, own_key: None };
@@ -140,7 +141,13 @@ pub fn continuity_record(data: &[u8]) {
     envelope.insert("record".into(), record::sorted(top.get("record").unwrap_or(&Value::Null)));
     let mut bytes = serde_json::to_vec_pretty(&Value::Object(envelope)).unwrap_or_default();
     bytes.push(b'\n');
-    let _ = admission::admit(&store_path(&id), "blob", &bytes, &judge);
+    // What admission admits, every later read (plan, resume, export) reads: one strict reader.
+    for (path, bytes) in [(store_path(&"0".repeat(64)), data), (store_path(&id), &bytes[..])] {
+        if let admission::Intrinsic::Record { record: admitted, .. } = admission::intrinsic(&path, bytes) {
+            let read = record::read_record(bytes).map(|(_, r)| r);
+            assert_eq!(read.as_ref().ok(), Some(&*admitted), "admitted, then not read: {read:?}");
+        }
+    }
     // The one-pass admission never accepts with another verdict than the general path.
     admission::assert_one_pass_agrees(&store_path(&"0".repeat(64)), data);
     admission::assert_one_pass_agrees(&store_path(&id), &bytes);

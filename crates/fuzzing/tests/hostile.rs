@@ -343,3 +343,18 @@ fn seed_files_are_small() {
     walk(&root().join("fuzz/corpus"), &mut total);
     assert!(total < 64 * 1024, "fuzz/corpus holds {total} bytes; keep seeds small");
 }
+
+/// The seed of `continuity_record` is a record in its stored form that admission takes (so
+/// that mutations start from a file that reaches every check), and it reads back through the
+/// strict reader every later read uses.
+#[test]
+fn the_continuity_record_seed_is_admitted_and_read_back() {
+    use majordomus::continuity::{admission, record};
+    let (_, bytes) = corpus("continuity_record").into_iter().find(|(f, _)| f == "signed.json").unwrap();
+    let text: serde_json::Value = serde_json::from_slice(&bytes).unwrap();
+    let path = record::store_path(text["id"].as_str().unwrap());
+    let admission::Intrinsic::Record { record: admitted, .. } = admission::intrinsic(&path, &bytes) else {
+        panic!("the seed is not admitted: {:?}", admission::intrinsic(&path, &bytes));
+    };
+    assert_eq!(record::read_record(&bytes).unwrap().1, *admitted);
+}
