@@ -662,10 +662,9 @@ pub mod grammar {
     use super::Record;
 
     /// Whether `c` is a control character of the grammar: Unicode category Cc, or a bidirectional
-    /// embedding, override or isolate (U+202A–U+202E, U+2066–U+2069).
-    pub fn is_control(c: char) -> bool {
-        c.is_control() || matches!(c, '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}')
-    }
+    /// embedding, override or isolate (U+202A–U+202E, U+2066–U+2069) — the one definition, which
+    /// output escapes by too.
+    pub use crate::text::is_control;
 
     /// The first control character of `s`, where a body (`body`) may hold `\n`, `\t` and a `\r`
     /// that ends a line. One pass over the bytes: only the lead bytes of the non-ASCII control

@@ -111,12 +111,11 @@ pub fn superseded_by<'a>(all: &'a [Decision], title: &str) -> Option<&'a str> {
     all.iter().find(|d| d.supersedes.as_deref() == Some(title)).map(|d| d.title.as_str())
 }
 
-/// Whether `c` is a control character as the text grammar counts them (docs/SECURITY.md):
-/// Unicode category Cc, the bidirectional overrides and isolates (U+202A–U+202E,
-/// U+2066–U+2069), and the Unicode line and paragraph separators (U+2028, U+2029), which some
-/// readers take as line ends.
+/// Whether a writer of a line-based log folds `c`: a control character of the text grammar
+/// ([`crate::text::is_control`]: Unicode Cc and the bidirectional overrides and isolates) or a
+/// Unicode line or paragraph separator (U+2028, U+2029), which some readers take as a line end.
 pub fn is_control(c: char) -> bool {
-    c.is_control() || matches!(c, '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}' | '\u{2028}' | '\u{2029}')
+    crate::text::is_control(c) || matches!(c, '\u{2028}' | '\u{2029}')
 }
 
 /// A value as it can stand on one line of a log: every run of control characters (line ends
