@@ -84,7 +84,8 @@ fn the_ci_script_passes_a_clean_store_and_fails_a_tampered_record_and_an_untrust
     let t = clone(&env, &remote, "tamper");
     t.git(&["fetch", "-q", "origin", &format!("{REF}:{REF}")]);
     let text = t.git(&["show", &format!("{REF}:{path}")]).replace("Fix the callback.", "Fix the callbacks.");
-    t.write("tampered.json", &text);
+    // `git` output comes back trimmed: the stored form ends with one newline.
+    t.write("tampered.json", &format!("{text}\n"));
     let blob = t.git(&["hash-object", "-w", "tampered.json"]);
     let index = env.path().join("tamper.index");
     let idx = [("GIT_INDEX_FILE", index.to_str().unwrap())];
