@@ -4,14 +4,15 @@
 //! live entry (A5), tracked `.ai/repo/` receives no credential (A6), numeric policy keys are
 //! bounded (A8), silent clients never stall `serve` (A9), and a knowledge id is bounded (A10).
 
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{Read, Write};
 use std::net::TcpStream;
 use std::path::Path;
-use std::process::{Child, Stdio};
+
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
+use crate::common::serve::serve;
 use crate::common::{Repo, TestEnv};
 
 fn payload(sid: &str) -> String {
@@ -253,32 +254,12 @@ fn a_numeric_policy_key_outside_its_range_is_a_policy_error_naming_key_and_range
 // ---------------------------------------------------------------------------------------------
 // A9: silent clients never stall `serve`
 
-struct Served(Child);
-
-impl Drop for Served {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
 #[test]
 fn eight_silent_clients_declaring_a_body_never_stall_serve() {
     let env = TestEnv::new();
     let r = env.ready_repo("r");
-    let mut child = env
-        .command(env!("CARGO_BIN_EXE_git-majordomus"))
-        .args(["serve", "--listen", "127.0.0.1:0"])
-        .current_dir(&r.root)
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut line = String::new();
-    BufReader::new(child.stderr.take().unwrap()).read_line(&mut line).unwrap();
-    let served = Served(child);
-    let addr = line.split("http://").nth(1).and_then(|s| s.split('/').next()).unwrap().to_string();
+    let served = serve(&env, &r.root);
+    let addr = served.addr.clone();
     let mut silent = Vec::new();
     // Headers that declare a body, and never the body: TRIAL's POST, and a GET of a real route
     // (which today's workers answer, then wait on the body forever).

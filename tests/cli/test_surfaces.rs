@@ -3,15 +3,16 @@
 //! the Python `jsonschema` validator, the official MCP Python SDK, schemathesis and headless
 //! Chromium, all from the virtual environment `contrib/test-deps.sh` creates under `target/`.
 
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{Read, Write};
 use std::net::TcpStream;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::Command;
 use std::time::Duration;
 
 use serde_json::Value;
 
 use crate::common::json::{doc, Closed, Episodes, Explain, Providers, Publish, Recovery, Runtime, State};
+use crate::common::serve::serve;
 use crate::common::{Output, Repo, TestEnv, HANDOVER, NOW};
 
 const LATER: &str = "2026-09-08T20:00:00Z"; // five days after NOW: past stale_minutes (96 h)
@@ -309,40 +310,6 @@ fn committed_schemas_match_the_types() {
 
 // ---------------------------------------------------------------------------------------------
 // HTTP
-
-/// A `serve` child, killed on drop.
-struct Served {
-    child: Child,
-    addr: String,
-}
-
-impl Drop for Served {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-fn serve(env: &TestEnv, root: &Path) -> Served {
-    let mut child = env
-        .command(bin())
-        .args(["serve", "--listen", "127.0.0.1:0"])
-        .current_dir(root)
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut line = String::new();
-    BufReader::new(child.stderr.take().unwrap()).read_line(&mut line).unwrap();
-    let addr = line
-        .split("http://")
-        .nth(1)
-        .and_then(|s| s.split('/').next())
-        .unwrap_or_else(|| panic!("no URL in {line:?}"))
-        .to_string();
-    Served { child, addr }
-}
 
 /// One raw HTTP/1.1 request; returns (status, head, body).
 fn http(addr: &str, method: &str, target: &str, host: Option<&str>) -> (u16, String, String) {

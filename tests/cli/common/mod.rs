@@ -4,6 +4,7 @@
 
 pub mod json;
 pub mod remotes;
+pub mod serve;
 pub mod store;
 
 use std::cell::Cell;
