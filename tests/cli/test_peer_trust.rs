@@ -7,106 +7,14 @@
 //! Each test runs two clones of a bare remote, each with its own `HOME` and `XDG_STATE_HOME`
 //! (its own device key), as `test_continuity.rs` does.
 
-use std::path::{Path, PathBuf};
-
 use majordomus::continuity::record::{self as rec, CarriedDecision, CarriedQuestion, Envelope, Record};
 use majordomus::store::{decisions, questions};
 use serde_json::Value;
 
-use crate::common::json::{doc, DeviceDoc, Plan, Publish, Records, Resume, State, Status};
+use crate::common::json::{doc, Plan, Records, Resume, State, Status};
+use crate::common::machine::Machine;
 use crate::common::store::{blob, put, store_path, REF};
-use crate::common::{Output, Repo, TestEnv};
-
-/// One machine: a clone with its own `HOME` and `XDG_STATE_HOME`.
-struct Machine<'a> {
-    env: &'a TestEnv,
-    repo: Repo<'a>,
-    home: PathBuf,
-    xdg: PathBuf,
-}
-
-impl<'a> Machine<'a> {
-    fn clone_of(env: &'a TestEnv, remote: &Path, name: &str) -> Machine<'a> {
-        env.git_in(env.path(), &["clone", "-q", remote.to_str().unwrap(), name]);
-        let home = env.path().join(format!("{name}-home"));
-        let xdg = env.path().join(format!("{name}-state"));
-        std::fs::create_dir_all(&home).unwrap();
-        std::fs::create_dir_all(&xdg).unwrap();
-        let root = std::fs::canonicalize(env.path().join(name)).unwrap();
-        let m = Machine { env, repo: Repo { env, root }, home, xdg };
-        m.git(&["symbolic-ref", "HEAD", "refs/heads/main"]);
-        m
-    }
-
-    fn vars(&self) -> Vec<(String, String)> {
-        vec![
-            ("HOME".into(), self.home.to_str().unwrap().into()),
-            ("XDG_STATE_HOME".into(), self.xdg.to_str().unwrap().into()),
-        ]
-    }
-
-    #[must_use]
-    fn run(&self, args: &[&str], stdin: &str) -> Output {
-        let v = self.vars();
-        let e: Vec<(&str, &str)> = v.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
-        self.repo.mj_env(args, stdin, &e)
-    }
-
-    /// `continuity <args>` (text).
-    #[must_use]
-    fn c(&self, args: &[&str]) -> Output {
-        let mut v = vec!["continuity"];
-        v.extend_from_slice(args);
-        self.run(&v, "")
-    }
-
-    /// `--json <args>`: asserts the exit code, reads stdout as `T`.
-    #[track_caller]
-    fn j<T: serde::de::DeserializeOwned>(&self, args: &[&str], code: i32) -> T {
-        let mut v = vec!["--json"];
-        v.extend_from_slice(args);
-        doc(&self.run(&v, "").code(code).stdout)
-    }
-
-    fn git(&self, args: &[&str]) -> String {
-        self.env.git_in(&self.repo.root, args)
-    }
-
-    /// `continuity device --label <label>`.
-    fn device(&self, label: &str) -> DeviceDoc {
-        self.j(&["continuity", "device", "--label", label], 0)
-    }
-
-    /// The device key's minisign key id, read from the key itself (`minisign public key <id>`).
-    fn key_id(&self) -> String {
-        let key = majordomus::continuity::signing::load(&self.xdg.join("majordomus/node.json")).unwrap().unwrap();
-        let file = key.public_key_file();
-        let id = file.lines().next().unwrap().rsplit(' ').next().unwrap().to_string();
-        assert_eq!(id.len(), 16, "{file}");
-        id
-    }
-
-    fn handover(&self, no_task: bool, body: &str) {
-        let args: &[&str] = if no_task { &["handover", "--no-task"] } else { &["handover"] };
-        self.run(args, body).ok();
-    }
-
-    fn publish(&self) -> String {
-        let p: Publish = self.j(&["continuity", "publish"], 0);
-        assert!(p.written, "{p:?}");
-        p.record().id.to_string()
-    }
-
-    fn sync(&self) {
-        self.c(&["sync"]).ok();
-    }
-
-    /// The start hook's briefing.
-    fn briefing(&self, sid: &str) -> String {
-        let p = format!(r#"{{"session_id":"{sid}","hook_event_name":"SessionStart","source":"startup"}}"#);
-        self.run(&["hook", "claude-code", "start"], &p).ok().stdout
-    }
-}
+use crate::common::TestEnv;
 
 /// Which keys the mesh declaration (`deny_unknown`) allows.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -128,7 +36,7 @@ fn world<'a>(env: &'a TestEnv, mesh: Mesh, b_label: &str) -> (Machine<'a>, Machi
     a.git(&["commit", "-q", "-m", "layer"]);
     a.git(&["push", "-q", "-u", "origin", "main"]);
     let b = Machine::clone_of(env, &remote, "b");
-    let ka = a.device("macbook-pro").public_key;
+    let ka = a.device("macbook-pro");
     b.device(b_label);
     if mesh == Mesh::OnlyA {
         a.repo.write(
@@ -155,7 +63,7 @@ fn body() -> String {
 fn b_publishes(a: &Machine<'_>, b: &Machine<'_>) -> String {
     b.run(&["start", TITLE, "--scope", "src"], "").ok();
     b.handover(false, &body());
-    let id = b.publish();
+    let id = b.publish(&[]);
     b.sync();
     a.sync();
     id
@@ -288,7 +196,7 @@ fn a_resumed_handover_carries_its_origin() {
     b.run(&["start", "Ship the parser", "--scope", "src"], "").ok();
     b.run(&["question", "add", "Which URL?"], "").ok();
     b.handover(false, "# Objective\nShip it.\n\n# Current State\nHalf.\n\n# Next Action\nFinish lib/a.\n");
-    let rb = b.publish();
+    let rb = b.publish(&[]);
     b.sync();
     a.sync();
     let kb = b.key_id();
@@ -331,7 +239,7 @@ fn a_label_claimed_by_two_keys_is_a_finding_naming_both() {
     let env = TestEnv::new();
     let (a, b) = world(&env, Mesh::Undeclared, "macbook-pro");
     b.handover(true, &body());
-    b.publish();
+    b.publish(&[]);
     b.sync();
     a.sync();
     let (ka, kb) = (a.key_id(), b.key_id());
@@ -358,7 +266,7 @@ fn carried_texts_with_line_ends_are_one_entry_each() {
     let env = TestEnv::new();
     let (a, b) = world(&env, Mesh::Undeclared, "desktop");
     b.handover(true, &body());
-    let honest = b.publish();
+    let honest = b.publish(&[]);
     // B's key signs a record whose carried texts hold line ends (what a compromised peer can push).
     let text = b.git(&["cat-file", "blob", &format!("{REF}:{}", store_path(&honest))]);
     let e: Envelope = serde_json::from_str(&text).unwrap();
@@ -372,7 +280,7 @@ fn carried_texts_with_line_ends_are_one_entry_each() {
         text: "Task: none\nWhy: fine\n## 2026-01-02 — FORGED TOO\nWhy: x".into(),
     }];
     r.handover.id = "ab".repeat(16);
-    let key = majordomus::continuity::signing::load(&b.xdg.join("majordomus/node.json")).unwrap().unwrap();
+    let key = majordomus::continuity::signing::load(&b.node_json()).unwrap().unwrap();
     let env_ = key.sign(&r);
     let id = env_.id.clone();
     let bytes = String::from_utf8(rec::stored_bytes(&env_)).unwrap();

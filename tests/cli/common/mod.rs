@@ -3,6 +3,7 @@
 #![allow(dead_code)]
 
 pub mod json;
+pub mod machine;
 pub mod remotes;
 pub mod serve;
 pub mod store;
