@@ -40,7 +40,7 @@ pub enum Args {
     },
     /// Fetch, merge and push refs/majordomus/continuity (never forced)
     Sync {
-        /// The remote (default: the branch's, else origin, else the first)
+        /// The remote (default: continuity.remote, else origin, else the only one)
         #[arg(long)]
         remote: Option<String>,
         /// Run as the installed pre-push hook does: nothing unless records are pending, one line

@@ -11,8 +11,10 @@ use crate::ops::commands::continuity::sync::SyncReport;
 use crate::ops::queries::continuity::StatusReport;
 use crate::text::{short, short_id};
 
+/// One `key value` line: the key in a 12-column prefix, and at least one space after a key that
+/// fills it (`other remote`).
 fn p(s: &mut String, key: &str, value: impl AsRef<str>) {
-    s.push_str(&format!("{key:<12}{}\n", value.as_ref()));
+    s.push_str(&format!("{key:<11} {}\n", value.as_ref()));
 }
 
 /// `N min ago` / `N h ago` / `N d ago`.

@@ -586,7 +586,7 @@ fn records_go_to_the_chosen_remote_and_nowhere_else() {
     assert_eq!(st.other_syncs.len(), 1);
     assert_eq!((st.other_syncs[0].remote.as_str(), st.other_syncs[0].outcome.as_str()), ("fork", "unreachable"));
     let text = a.mj(&["continuity", "status"]).ok().stdout;
-    assert!(text.contains("fork: unreachable at "), "{text}");
+    assert!(text.lines().any(|l| l.starts_with("other remote fork: unreachable at ")), "{text}");
     // Choosing the fork: sync and the hook go there.
     std::fs::rename(&gone, &fork).unwrap();
     let policy = a.repo.read(".ai/repo/policy.yaml");
@@ -768,4 +768,15 @@ fn the_pre_push_hook_never_waits_for_another_continuity_writer() {
     assert!(out.stdout.contains("1 record(s) published"), "{}", out.stdout);
     assert_eq!(ids_in(&env, &remote, REF), vec![id]);
     fsck(&env, &[&remote, a.root()]);
+}
+
+/// `continuity sync --help` names the default the code uses (TRIAL "A week" #20): the policy's
+/// `continuity.remote`, else `origin`, else the only remote — not "the branch's remote".
+#[test]
+fn sync_help_states_the_chosen_remote_rule() {
+    let env = TestEnv::new();
+    let r = env.ready_repo("a");
+    let help = r.mj(&["continuity", "sync", "--help"]).ok().stdout;
+    assert!(help.contains("default: continuity.remote, else origin, else the only one"), "{help}");
+    assert!(!help.contains("the branch's"), "{help}");
 }
