@@ -177,14 +177,16 @@ pub fn grammar(data: &[u8]) {
         "a control character passed: {body:?}"
     );
     assert!(!decision || multi, "a decision text is a body");
-    // Whatever a record's title and text hold, the log's own writer makes one entry of them;
-    // what the grammar accepts keeps its title.
+    // Whatever a record's title and text hold, the log's own writer makes one entry of them,
+    // under the title as the writer folds it (control characters and the Unicode line and
+    // paragraph separators to a space, which the grammar leaves to the writer).
     let carried = "continuity 0123456789ab from laptop";
     let entry = decisions::render_carried("2026-01-01", title, body, carried);
     let log = decisions::parse(&format!("{DECISIONS_TEMPLATE}{entry}"));
     assert_eq!(log.len(), 1, "{title:?} / {body:?} read back as {log:?}");
     assert_eq!(log[0].text.last().map(String::as_str), Some(&*format!("Carried: {carried}")), "{title:?} / {body:?}");
-    if single && decision && !title.trim().is_empty() && title.trim() == title {
+    assert_eq!(log[0].title, decisions::carried_title(title), "{title:?}");
+    if single && decision && title.trim() == title && !title.contains(['\u{2028}', '\u{2029}']) && !title.is_empty() {
         assert_eq!(log[0].title, title);
     }
     let line = questions::unresolved_line("t-1", title, "2026-01-01");
@@ -193,7 +195,6 @@ pub fn grammar(data: &[u8]) {
     match entries.as_slice() {
         [questions::Entry::Unresolved { task, question, opened, .. }] => {
             assert_eq!((task.as_str(), question.as_str(), opened.as_str()), ("t-1", &*folded, "2026-01-01"));
-            assert!(!single || folded == title.trim(), "{title:?} was changed to {folded:?}");
         }
         [] | [questions::Entry::Malformed { .. }] if folded.is_empty() => {}
         other => panic!("{title:?} read back as {other:?}"),
