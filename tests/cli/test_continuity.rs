@@ -15,7 +15,7 @@ use crate::common::json::{
     diag_codes, doc, notice_codes, record_ids, DeviceDoc, ErrorDoc, Plan, Publish, Records, Resume, Status, Sync,
     Verify,
 };
-use crate::common::machine::{git_try, store_files, Machine};
+use crate::common::machine::{declare_mesh, git_try, store_files, two_clones, Machine};
 use crate::common::{TestEnv, HANDOVER};
 
 const REF: &str = "refs/majordomus/continuity";
@@ -84,31 +84,14 @@ fn mesh_yaml(allow: &[&str], revoked: &[&str]) -> String {
 /// (A `macbook-pro`, B `desktop`); with a trust list, A commits and pushes the mesh declaration
 /// and B pulls it.
 fn two_machines(env: &TestEnv, mesh: Mesh) -> World<'_> {
-    let remote = env.path().join("remote.git");
-    env.git_in(env.path(), &["init", "--bare", "-q", "-b", "main", remote.to_str().unwrap()]);
-    env.git_in(&remote, &["config", "receive.denyNonFastForwards", "true"]);
-    env.git_in(&remote, &["config", "receive.fsckObjects", "true"]);
-    let remote = std::fs::canonicalize(remote).unwrap();
-    let a = Machine::clone_of(env, &remote, "a");
-    a.run(&["init"], "").ok();
-    a.repo.write("README.md", "hello\n");
-    a.git(&["add", "-A"]);
-    a.git(&["commit", "-q", "-m", "layer"]);
-    a.git(&["push", "-q", "-u", "origin", "main"]);
-    let b = Machine::clone_of(env, &remote, "b");
-    let ka = a.device("macbook-pro");
-    let kb = b.device("desktop");
+    let (remote, a, b, ka, kb) = two_clones(env, "desktop");
     let allow: Vec<&str> = match mesh {
         Mesh::Undeclared => vec![],
         Mesh::Both => vec![&ka, &kb],
         Mesh::OnlyA => vec![&ka],
     };
     if mesh != Mesh::Undeclared {
-        a.repo.write(".ai/repo/mesh/home.yaml", &mesh_yaml(&allow, &[]));
-        a.git(&["add", "-A"]);
-        a.git(&["commit", "-q", "-m", "mesh"]);
-        a.git(&["push", "-q", "origin", "main"]);
-        b.git(&["pull", "-q", "--ff-only", "origin", "main"]);
+        declare_mesh(&a, &b, &mesh_yaml(&allow, &[]));
     }
     World { env, remote, a, b }
 }

@@ -12,7 +12,7 @@ use majordomus::store::{decisions, questions};
 use serde_json::Value;
 
 use crate::common::json::{doc, Plan, Records, Resume, State, Status};
-use crate::common::machine::Machine;
+use crate::common::machine::{declare_mesh, two_clones, Machine};
 use crate::common::store::{blob, put, store_path, REF};
 use crate::common::TestEnv;
 
@@ -26,27 +26,10 @@ enum Mesh {
 /// A bare remote; A initialises the layer and pushes; B clones; A is `macbook-pro`, B `b_label`;
 /// under [`Mesh::OnlyA`] A commits the declaration allowing only its key and B pulls it.
 fn world<'a>(env: &'a TestEnv, mesh: Mesh, b_label: &str) -> (Machine<'a>, Machine<'a>) {
-    let remote = env.path().join("remote.git");
-    env.git_in(env.path(), &["init", "--bare", "-q", "-b", "main", remote.to_str().unwrap()]);
-    let remote = std::fs::canonicalize(remote).unwrap();
-    let a = Machine::clone_of(env, &remote, "a");
-    a.run(&["init"], "").ok();
-    a.repo.write("README.md", "hello\n");
-    a.git(&["add", "-A"]);
-    a.git(&["commit", "-q", "-m", "layer"]);
-    a.git(&["push", "-q", "-u", "origin", "main"]);
-    let b = Machine::clone_of(env, &remote, "b");
-    let ka = a.device("macbook-pro");
-    b.device(b_label);
+    let (_, a, b, ka, _) = two_clones(env, b_label);
     if mesh == Mesh::OnlyA {
-        a.repo.write(
-            ".ai/repo/mesh/home.yaml",
-            &format!("schema: mesh/v1\nkind: mesh-declaration\nid: home\nenabled: true\ntrust:\n  policy: deny_unknown\n  allow:\n    - {ka}\n  revoked: []\n"),
-        );
-        a.git(&["add", "-A"]);
-        a.git(&["commit", "-q", "-m", "mesh"]);
-        a.git(&["push", "-q", "origin", "main"]);
-        b.git(&["pull", "-q", "--ff-only", "origin", "main"]);
+        let yaml = format!("schema: mesh/v1\nkind: mesh-declaration\nid: home\nenabled: true\ntrust:\n  policy: deny_unknown\n  allow:\n    - {ka}\n  revoked: []\n");
+        declare_mesh(&a, &b, &yaml);
     }
     (a, b)
 }

@@ -267,3 +267,33 @@ pub fn store_files(env: &TestEnv, dir: &Path, reference: &str) -> Vec<(String, S
     };
     list.lines().map(|p| (p.to_string(), blob(p))).collect()
 }
+
+/// Two machines on one bare remote (`receive.denyNonFastForwards` and `receive.fsckObjects`
+/// on): A initialises the layer, commits and pushes; B clones; A gets the device label
+/// `macbook-pro`, B `b_label`. Returns the remote, A, B and both public keys.
+pub fn two_clones<'a>(env: &'a TestEnv, b_label: &str) -> (PathBuf, Machine<'a>, Machine<'a>, String, String) {
+    let remote = env.path().join("remote.git");
+    env.git_in(env.path(), &["init", "--bare", "-q", "-b", "main", remote.to_str().unwrap()]);
+    env.git_in(&remote, &["config", "receive.denyNonFastForwards", "true"]);
+    env.git_in(&remote, &["config", "receive.fsckObjects", "true"]);
+    let remote = std::fs::canonicalize(remote).unwrap();
+    let a = Machine::clone_of(env, &remote, "a");
+    a.run(&["init"], "").ok();
+    a.repo.write("README.md", "hello\n");
+    a.git(&["add", "-A"]);
+    a.git(&["commit", "-q", "-m", "layer"]);
+    a.git(&["push", "-q", "-u", "origin", "main"]);
+    let b = Machine::clone_of(env, &remote, "b");
+    let ka = a.device("macbook-pro");
+    let kb = b.device(b_label);
+    (remote, a, b, ka, kb)
+}
+
+/// A commits and pushes `yaml` as the mesh declaration `.ai/repo/mesh/home.yaml`; B pulls it.
+pub fn declare_mesh(a: &Machine<'_>, b: &Machine<'_>, yaml: &str) {
+    a.repo.write(".ai/repo/mesh/home.yaml", yaml);
+    a.git(&["add", "-A"]);
+    a.git(&["commit", "-q", "-m", "mesh"]);
+    a.git(&["push", "-q", "origin", "main"]);
+    b.git(&["pull", "-q", "--ff-only", "origin", "main"]);
+}
