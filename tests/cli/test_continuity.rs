@@ -1101,6 +1101,39 @@ fn a_revoked_key_is_refused_on_every_read_even_after_admission() {
     w.fsck(&[]);
 }
 
+/// A record whose parent the store holds but refused (its signer revoked since) is told so:
+/// the parent is refused, not missing (TRIAL "A week" #3: "a sync may fetch it" was wrong).
+#[test]
+fn a_parent_held_but_refused_is_named_as_refused_not_missing() {
+    let env = TestEnv::new();
+    let w = two_machines(&env, Mesh::Both);
+    let (a, b) = (&w.a, &w.b);
+    let (ka, kb) = (
+        a.cj::<DeviceDoc>(&["device"], 0).public_key.to_string(),
+        b.cj::<DeviceDoc>(&["device"], 0).public_key.to_string(),
+    );
+    b.handover(true, &body("Desktop work.", "Continue on the laptop."));
+    let rb = b.publish(&[]);
+    b.sync();
+    a.sync();
+    assert!(a.cj::<Resume>(&["resume", "--record", &rb[..12]], 0).resumed);
+    a.handover(true, &body("Laptop work.", "Ship it."));
+    let ra = a.publish(&[]);
+    a.repo.write(".ai/repo/mesh/home.yaml", &mesh_yaml(&[&ka], &[&kb]));
+    let st: Status = a.cj(&["status"], 0);
+    let dangling: Vec<&str> =
+        st.diagnostics.iter().filter(|d| d.code == "continuity.dangling_parent").map(|d| d.message.as_str()).collect();
+    let want = format!(
+        "record {} continues {}, which this store holds but refused (continuity.revoked_key)",
+        &ra[..12],
+        &rb[..12]
+    );
+    assert_eq!(dangling, [want.as_str()], "{st:?}");
+    let text = a.c(&["status"]).ok().stdout;
+    assert!(!text.contains("a sync may fetch it"), "{text}");
+    w.fsck(&[]);
+}
+
 // ---------------------------------------------------------------------------------------------
 // docs/REFERENCE.md#front-matter items 33–35
 

@@ -440,22 +440,24 @@ impl Lineage {
 
     /// The findings: `continuity.dangling_parent` (warning) and `continuity.broken_lineage`
     /// (error) per record in id order (path: the record's store path), then
-    /// `continuity.diverged` (warning, no path) per line in line order.
-    pub fn findings(&self) -> Vec<Diagnostic> {
+    /// `continuity.diverged` (warning, no path) per line in line order. `refused` says why the
+    /// store refused the file at a store path, if it did: a parent the store holds but refused is
+    /// named as refused, not as one a sync may fetch.
+    pub fn findings(&self, refused: &dyn Fn(&str) -> Option<Code>) -> Vec<Diagnostic> {
         let mut out = Vec::new();
         for (row, (&pr, &li)) in self.parent.iter().zip(&self.line).enumerate() {
             if pr == NONE {
                 let Some(parent) = self.parent_of_row(row as u32) else { continue };
                 let id = self.id(row as u32);
+                let why = match refused(&path_of(&parent)) {
+                    Some(code) => format!("which this store holds but refused ({code})"),
+                    None => "which this store does not hold (a sync may fetch it)".to_string(),
+                };
                 out.push(Diagnostic::new(
                     Severity::Warning,
                     Code::DanglingParent,
                     Some(&path_of(&id)),
-                    format!(
-                        "record {} continues {}, which this store does not hold (a sync may fetch it)",
-                        short_id(&id),
-                        short_id(&parent)
-                    ),
+                    format!("record {} continues {}, {why}", short_id(&id), short_id(&parent)),
                 ));
                 continue;
             }
@@ -775,13 +777,27 @@ mod tests {
         ];
         links.reverse();
         let g = Lineage::from_links(links);
-        let f = g.findings();
+        let f = g.findings(&|_| None);
         let codes: Vec<Code> = f.iter().map(|f| f.code).collect();
         assert_eq!(codes.iter().filter(|c| **c == Code::DanglingParent).count(), 1);
         assert_eq!(codes.iter().filter(|c| **c == Code::BrokenLineage).count(), 1);
         let dangling = f.iter().find(|f| f.code == Code::DanglingParent).unwrap();
         assert_eq!(dangling.severity, Severity::Warning);
         assert_eq!(dangling.path.as_deref(), Some(store_path(&rid("orphan")).as_str()));
+        assert!(
+            dangling.message.ends_with("which this store does not hold (a sync may fetch it)"),
+            "{}",
+            dangling.message
+        );
+        // A parent the store holds but refused is named as refused (TRIAL "A week" #3).
+        let gone = store_path(&rid("gone"));
+        let f = g.findings(&|p| (p == gone).then_some(Code::RevokedKey));
+        let dangling = f.iter().find(|f| f.code == Code::DanglingParent).unwrap();
+        assert!(
+            dangling.message.ends_with("which this store holds but refused (continuity.revoked_key)"),
+            "{}",
+            dangling.message
+        );
         let broken = f.iter().find(|f| f.code == Code::BrokenLineage).unwrap();
         assert_eq!(broken.severity, Severity::Error);
         assert!(broken.message.contains(short_id(&rid("bad"))));
@@ -795,7 +811,7 @@ mod tests {
             div[0].message
         );
         assert_eq!(serde_json::to_value(div[0]).unwrap()["severity"], "warning");
-        assert!(graph_linear().findings().is_empty());
+        assert!(graph_linear().findings(&|_| None).is_empty());
     }
 
     fn graph_linear() -> Lineage {

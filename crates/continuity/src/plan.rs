@@ -1389,7 +1389,7 @@ mod tests {
         let w = World::new().with("a1", theirs, Trust::Trusted).with("b1", mine(rec()), Trust::ThisDevice).at("b1");
         let lineage = Lineage::new(w.recs.iter().map(|(i, r, _)| (i.as_str(), r)));
         assert!(lineage.lines().iter().all(|l| l.state == LineState::Linear));
-        assert!(lineage.findings().is_empty());
+        assert!(lineage.findings(&|_| None).is_empty());
         let mut f = facts(SourceRelation::BranchDiffers);
         f.local_head = Some(HEAD.into());
         let p = w.run(f);

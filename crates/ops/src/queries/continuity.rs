@@ -96,7 +96,7 @@ fn mark_one(ctx: &Ctx, here: Option<&str>, v: &mut RecordView) {
 /// Store diagnostics plus lineage findings and the status-only ones.
 fn all_diagnostics(s: &Setup, store: &Loaded, lineage: &Lineage) -> Vec<Diagnostic> {
     let mut d = store.diagnostics.clone();
-    d.extend(lineage.findings());
+    d.extend(lineage.findings(&|p| store.refused(p)));
     if !store.too_new.is_empty() {
         d.push(Diagnostic::new(
             Severity::Warning,

@@ -598,7 +598,7 @@ fn report(
 ) -> Result<SyncReport> {
     let lineage = store.lineage();
     // The lineage findings of the store after the sync (`continuity.diverged` names the heads).
-    diagnostics.extend(lineage.findings());
+    diagnostics.extend(lineage.findings(&|p| store.refused(p)));
     let ids = resumable_ids(s, store, &lineage, local);
     let resumable = views(ctx, s, store, &ids[..ids.len().min(SHOWN)]);
     Ok(SyncReport {

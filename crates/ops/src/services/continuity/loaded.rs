@@ -13,7 +13,8 @@ use std::collections::BTreeSet;
 use std::collections::HashMap;
 
 use crate::continuity::admission::{
-    admit, intrinsic_entry, standing_of, too_new_standing, Admitted, Diagnostic, Judge, Verdict, BLOB_CAP,
+    admit, intrinsic_entry, standing_of, too_new_standing, Admitted, Code, Diagnostic, Judge, Severity, Verdict,
+    BLOB_CAP,
 };
 use crate::continuity::lineage::{Lineage, RawId};
 use crate::continuity::mesh::{Mesh, Trust};
@@ -197,6 +198,14 @@ impl Loaded {
     /// Raw ids of the admitted records.
     pub fn ids(&self) -> BTreeSet<RawId> {
         self.rows().map(|r| self.view().raw_id(r.row as usize)).collect()
+    }
+    /// Why this store refused the file at `path` (its error's code), if it did: what the lineage
+    /// says of a parent it holds but did not admit.
+    pub fn refused(&self, path: &str) -> Option<Code> {
+        self.diagnostics
+            .iter()
+            .find(|d| d.severity == Severity::Error && d.path.as_deref() == Some(path))
+            .map(|d| d.code)
     }
     /// Whether a merge may bring in the file at `path`: an admitted or too-new record (found by
     /// binary search; no set of every path is built).
