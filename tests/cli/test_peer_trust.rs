@@ -190,6 +190,8 @@ fn a_resumed_handover_carries_its_origin() {
     assert_eq!(r.questions_carried, 0, "resuming again carries nothing new");
     let text = a.run(&["handover", "--resolve"], "").ok().stdout;
     assert!(text.contains(&format!("Arrived: from desktop (key {kb}), continuity record {}\n", &rb[..12])), "{text}");
+    let text = a.run(&["context"], "").ok().stdout;
+    assert!(text.contains(&format!("Arrived: from desktop (key {kb}), continuity record {}\n", &rb[..12])), "{text}");
     let st: State = a.j(&["state"], 0);
     let arrived = st.handover().arrived.as_ref().expect("state names where the handover came from");
     assert_eq!(
