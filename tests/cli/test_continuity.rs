@@ -12,8 +12,7 @@ use std::path::PathBuf;
 use serde_json::Value;
 
 use crate::common::json::{
-    diag_codes, doc, notice_codes, record_ids, DeviceDoc, ErrorDoc, Plan, Publish, Records, Resume, Status, Sync,
-    Verify,
+    diag_codes, doc, notice_codes, record_ids, ErrorDoc, Plan, Publish, Records, Resume, Status, Sync, Verify,
 };
 use crate::common::machine::{declare_mesh, git_try, store_files, two_clones, Machine};
 use crate::common::{TestEnv, HANDOVER};
@@ -67,6 +66,8 @@ struct World<'a> {
     remote: PathBuf,
     a: Machine<'a>,
     b: Machine<'a>,
+    /// A's and B's public keys (`RW…`).
+    keys: (String, String),
 }
 
 fn mesh_yaml(allow: &[&str], revoked: &[&str]) -> String {
@@ -93,10 +94,19 @@ fn two_machines(env: &TestEnv, mesh: Mesh) -> World<'_> {
     if mesh != Mesh::Undeclared {
         declare_mesh(&a, &b, &mesh_yaml(&allow, &[]));
     }
-    World { env, remote, a, b }
+    World { env, remote, a, b, keys: (ka, kb) }
 }
 
 impl World<'_> {
+    /// B writes and publishes a handover, and both machines sync: the record's id.
+    fn desktop_record(&self) -> String {
+        self.b.handover(true, &body("Desktop work.", "Continue on the laptop."));
+        let rb = self.b.publish(&[]);
+        self.b.sync();
+        self.a.sync();
+        rb
+    }
+
     /// `git fsck --strict` is clean in the remote and in both clones.
     fn fsck(&self, more: &[&Machine<'_>]) {
         for dir in
@@ -1067,15 +1077,8 @@ fn scenario_827_item_40_untrusted_signer_is_refused_and_undeclared_only_warned()
 fn a_revoked_key_is_refused_on_every_read_even_after_admission() {
     let env = TestEnv::new();
     let w = two_machines(&env, Mesh::Both);
-    let (a, b) = (&w.a, &w.b);
-    let (ka, kb) = (
-        a.cj::<DeviceDoc>(&["device"], 0).public_key.to_string(),
-        b.cj::<DeviceDoc>(&["device"], 0).public_key.to_string(),
-    );
-    b.handover(true, &body("Desktop work.", "Continue on the laptop."));
-    let rb = b.publish(&[]);
-    b.sync();
-    a.sync();
+    let (a, (ka, kb)) = (&w.a, &w.keys);
+    let rb = w.desktop_record();
     assert_eq!(a.cj::<Records>(&["records"], 0).records.len(), 1);
     a.cj::<Verify>(&["verify"], 0);
     // Revoke B's key (the record was admitted before and sits in the admission cache).
@@ -1107,15 +1110,8 @@ fn a_revoked_key_is_refused_on_every_read_even_after_admission() {
 fn a_parent_held_but_refused_is_named_as_refused_not_missing() {
     let env = TestEnv::new();
     let w = two_machines(&env, Mesh::Both);
-    let (a, b) = (&w.a, &w.b);
-    let (ka, kb) = (
-        a.cj::<DeviceDoc>(&["device"], 0).public_key.to_string(),
-        b.cj::<DeviceDoc>(&["device"], 0).public_key.to_string(),
-    );
-    b.handover(true, &body("Desktop work.", "Continue on the laptop."));
-    let rb = b.publish(&[]);
-    b.sync();
-    a.sync();
+    let (a, (ka, kb)) = (&w.a, &w.keys);
+    let rb = w.desktop_record();
     assert!(a.cj::<Resume>(&["resume", "--record", &rb[..12]], 0).resumed);
     a.handover(true, &body("Laptop work.", "Ship it."));
     let ra = a.publish(&[]);
