@@ -6,7 +6,7 @@ use serde::Serialize;
 
 use super::{flush_warnings, CommandContext};
 use crate::error::{Exit, Result};
-use crate::ops::commands::continuity::{device, publish, resume, sync};
+use crate::ops::commands::continuity::{device, publish, resume, sync, trust};
 use crate::ops::queries::continuity as status;
 use crate::render::continuity as render;
 use crate::ui::Ui;
@@ -14,8 +14,11 @@ use crate::ui::Ui;
 /// Signed handover records that travel between machines over a git remote
 #[derive(Debug, clap::Subcommand)]
 pub enum Args {
-    /// Show (or create) this machine's device key; --label renames it
+    /// Show (or create) this machine's device key; --label renames it; `rotate` replaces it
+    #[command(args_conflicts_with_subcommands = true)]
     Device {
+        #[command(subcommand)]
+        action: Option<DeviceAction>,
         /// A new label (letters, digits, '.', '_', '-')
         #[arg(long)]
         label: Option<String>,
@@ -81,6 +84,9 @@ pub enum Args {
         #[arg(long, value_enum, default_value_t = Format::Text)]
         format: Format,
     },
+    /// The team's trust list: list, add or revoke a device's key
+    #[command(subcommand)]
+    Trust(TrustArgs),
     /// Write <id>.msg, <id>.msg.minisig and <id>.pub for the stock minisign tool
     Export {
         /// A unique prefix (at least 4 hex) of the record id
@@ -88,6 +94,46 @@ pub enum Args {
         /// The directory to write to
         #[arg(long)]
         dir: PathBuf,
+    },
+}
+
+/// `continuity device <action>`.
+#[derive(Debug, clap::Subcommand)]
+pub enum DeviceAction {
+    /// Make a new key for this machine and print the mesh change a teammate makes
+    Rotate {
+        /// Make that change here too (only while this device's current key is trusted)
+        #[arg(long)]
+        apply: bool,
+        /// With --apply: sync with this remote (for the revocation's pin) instead of the chosen one
+        #[arg(long, requires = "apply")]
+        remote: Option<String>,
+    },
+}
+
+/// `continuity trust`.
+#[derive(Debug, clap::Subcommand)]
+pub enum TrustArgs {
+    /// Every key the mesh names or the store holds records of, with its standing
+    List,
+    /// Trust a device's key (what `continuity device` prints on that device)
+    Add {
+        /// The minisign public key (RW…) or the 64-hex raw key
+        key: String,
+        /// The name the team gives the device
+        #[arg(long)]
+        label: String,
+        /// With no enabled declaration, write .ai/repo/mesh/team.yaml (policy deny_unknown)
+        #[arg(long)]
+        create: bool,
+    },
+    /// Revoke a key (or the one key a label names): sync, then pin the store commit on the remote
+    Revoke {
+        /// A key (RW… or 64 hex) or a label
+        key: String,
+        /// Sync with this remote instead of the chosen one
+        #[arg(long)]
+        remote: Option<String>,
     },
 }
 
@@ -139,7 +185,12 @@ pub fn run(cc: &CommandContext, a: Args, ui: &mut Ui) -> Result<Exit> {
     }
     let result = (|| -> Result<Exit> {
         match a {
-            Args::Device { label, public_key_file } => {
+            Args::Device { action: Some(DeviceAction::Rotate { apply, remote }), .. } => {
+                let r = rotate(&ctx, apply, remote.as_deref(), ui)?;
+                emit(ui, &r, render::rotate);
+                Ok(Exit::Ok)
+            }
+            Args::Device { label, public_key_file, .. } => {
                 let r = device::device(&ctx, label.as_deref())?;
                 if public_key_file && !ui.json_mode() {
                     ui.text(&r.public_key_file);
@@ -209,6 +260,7 @@ pub fn run(cc: &CommandContext, a: Args, ui: &mut Ui) -> Result<Exit> {
                 }
                 Ok(exit_if(r.ok()))
             }
+            Args::Trust(t) => trust(&ctx, t, ui),
             Args::Export { id, dir } => {
                 let files = device::export(&ctx, &id, &dir)?;
                 if ui.json_mode() {
@@ -224,4 +276,55 @@ pub fn run(cc: &CommandContext, a: Args, ui: &mut Ui) -> Result<Exit> {
     })();
     flush_warnings(ui, &ctx);
     result
+}
+
+/// `continuity device rotate [--apply]`: with `--apply`, while this device's key is trusted,
+/// the sync and the revocation of the old key (pinned) and the trust of the new one, as a
+/// teammate's `trust revoke` and `trust add` would make them.
+fn rotate(ctx: &crate::ops::ctx::Ctx, apply: bool, remote: Option<&str>, ui: &mut Ui) -> Result<device::RotateReport> {
+    if !apply {
+        return device::rotate(ctx);
+    }
+    device::may_apply_rotation(ctx)?;
+    let pin = pin_by_sync(ctx, remote, ui)?;
+    let mut r = device::rotate(ctx)?;
+    let old = trust::target(ctx, &r.rotated)?;
+    trust::revoke(ctx, &old, pin.as_deref())?;
+    let added = trust::add(ctx, &r.public_key, &r.label, false)?;
+    r.applied = true;
+    r.next = added.next;
+    Ok(r)
+}
+
+/// Syncs with `remote` (else the chosen one) for a revocation's pin: the store commit the remote
+/// holds; `None`, said on stderr, when the sync did not finish.
+fn pin_by_sync(ctx: &crate::ops::ctx::Ctx, remote: Option<&str>, ui: &mut Ui) -> Result<Option<String>> {
+    let synced = sync::sync(ctx, remote)?;
+    let pin = synced.pin();
+    if pin.is_none() && !ui.json_mode() {
+        ui.status(&format!(
+            "warning: the sync with {} did not finish ({}): the key is revoked without a pin",
+            synced.remote.as_deref().unwrap_or("no remote"),
+            synced.action.as_str()
+        ));
+    }
+    Ok(pin)
+}
+
+/// `continuity trust`: a revocation syncs first, so that its pin is a store commit the chosen
+/// remote holds (docs/SYNC.md#revocation); without a remote, or when the sync fails, the key is
+/// revoked without a pin and the output says so.
+fn trust(ctx: &crate::ops::ctx::Ctx, t: TrustArgs, ui: &mut Ui) -> Result<Exit> {
+    match t {
+        TrustArgs::List => emit(ui, &crate::ops::queries::trust::list(ctx)?, render::trust_list),
+        TrustArgs::Add { key, label, create } => {
+            emit(ui, &trust::add(ctx, &key, &label, create)?, render::trust_change)
+        }
+        TrustArgs::Revoke { key, remote } => {
+            let raw = trust::target(ctx, &key)?;
+            let pin = pin_by_sync(ctx, remote.as_deref(), ui)?;
+            emit(ui, &trust::revoke(ctx, &raw, pin.as_deref())?, render::trust_change);
+        }
+    }
+    Ok(Exit::Ok)
 }

@@ -50,6 +50,7 @@ mod tests {
             admitted: 2,
             refused: 1,
             untrusted: 1,
+            retired: 0,
             too_new: 0,
             problems: vec![
                 Diagnostic::new(
@@ -84,7 +85,15 @@ mod tests {
         // A7: a serde message quoting a record's unknown key holding a line feed.
         let message = "unknown field `x\n::warning title=INJECTED::x\r\n`";
         let d = Diagnostic::new(Severity::Error, Code::RecordMalformed, Some("records/a\nb.json"), message);
-        let r = VerifyReport { verified: 1, admitted: 0, refused: 1, untrusted: 0, too_new: 0, problems: vec![d] };
+        let r = VerifyReport {
+            verified: 1,
+            admitted: 0,
+            refused: 1,
+            untrusted: 0,
+            retired: 0,
+            too_new: 0,
+            problems: vec![d],
+        };
         assert_eq!(
             commands(&r),
             ["::error title=majordomus continuity.record_malformed::records/a%0Ab.json: unknown field `x%0A::warning title=INJECTED::x%0D%0A`"]

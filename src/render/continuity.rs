@@ -4,11 +4,13 @@ use crate::continuity::admission::Diagnostic;
 use crate::continuity::plan::ResumePlan;
 use crate::continuity::view::RecordView;
 use crate::model::labels::RewriteBy;
-use crate::ops::commands::continuity::device::{DeviceReport, VerifyReport};
+use crate::ops::commands::continuity::device::{DeviceReport, RotateReport, VerifyReport};
 use crate::ops::commands::continuity::publish::PublishReport;
 use crate::ops::commands::continuity::resume::ResumeReport;
 use crate::ops::commands::continuity::sync::SyncReport;
+use crate::ops::commands::continuity::trust::TrustChange;
 use crate::ops::queries::continuity::StatusReport;
+use crate::ops::queries::trust::TrustList;
 use crate::text::{short, short_id};
 
 /// One `key value` line: the key in a 12-column prefix, and at least one space after a key that
@@ -107,6 +109,13 @@ pub fn status(r: &StatusReport) -> String {
     match &r.device {
         Some(d) => p(&mut s, "device", format!("{} ({})", d.label, short_id(&d.node))),
         None => p(&mut s, "device", "none yet (git majordomus continuity device)"),
+    }
+    if r.device_trust == Some(crate::continuity::mesh::Trust::Revoked) {
+        p(
+            &mut s,
+            "",
+            "this device: revoked — publish and sync refuse; git majordomus continuity device rotate makes a new key",
+        );
     }
     p(
         &mut s,
@@ -309,6 +318,23 @@ pub fn sync(r: &SyncReport) -> String {
     let mut s = String::new();
     p(&mut s, "Sync", format!("{} with {}", r.action.as_str(), r.remote.as_deref().unwrap_or("no remote")));
     p(&mut s, "moved", format!("{} fetched, {} published", r.fetched, r.published));
+    if let Some(e) = &r.elsewhere {
+        let chosen = e
+            .chosen
+            .as_deref()
+            .map(|c| format!("records go to {c} (continuity.remote)"))
+            .unwrap_or_else(|| "no remote is chosen for records".into());
+        p(
+            &mut s,
+            "elsewhere",
+            format!(
+                "{} record(s) published to {}, which is not where records go: {chosen}",
+                e.published,
+                r.remote.as_deref().unwrap_or("")
+            ),
+        );
+        p(&mut s, "to delete", &e.delete);
+    }
     p(&mut s, "store", &r.store.sync);
     for l in &r.lines {
         p(&mut s, "line", format!("{}  {}", short_id(&l.line), l.relation.as_str()));
@@ -339,9 +365,89 @@ pub fn verify(r: &VerifyReport) -> String {
         "verified {} record(s): {} admitted, {} refused, {} untrusted",
         r.verified, r.admitted, r.refused, r.untrusted
     ));
+    if r.retired > 0 {
+        s.push_str(&format!(", {} retired (revoked before their pin; not admitted, not a failure)", r.retired));
+    }
     if r.too_new > 0 {
         s.push_str(&format!(" ({} too new, kept)", r.too_new));
     }
     s.push('\n');
+    s
+}
+
+/// `continuity trust add|revoke`.
+pub fn trust_change(r: &TrustChange) -> String {
+    let mut s = String::new();
+    let who = match &r.label {
+        Some(l) => format!("{l} (key {})", r.key_id),
+        None => format!("key {}", r.key_id),
+    };
+    let done = if r.unchanged { format!("{who}: already {}", r.action) } else { format!("{who} {}", r.action) };
+    p(&mut s, "trust", done);
+    p(&mut s, "mesh", if r.created { format!("{} (created, policy deny_unknown)", r.mesh) } else { r.mesh.clone() });
+    if r.action == "revoked" {
+        match &r.pin {
+            Some(pin) => p(
+                &mut s,
+                "pinned at",
+                format!("{} (its records up to there are retired: kept, not admitted, not a failure)", short(pin)),
+            ),
+            None => p(
+                &mut s,
+                "pinned at",
+                "nothing: every record of the key is refused (run trust revoke again after a sync to pin)",
+            ),
+        }
+    }
+    for n in &r.next {
+        p(&mut s, "next", n);
+    }
+    if !r.next.is_empty() {
+        p(&mut s, "then", "push it: teammates' commands read the declaration their checkout holds");
+    }
+    s
+}
+
+/// `continuity trust list`.
+pub fn trust_list(r: &TrustList) -> String {
+    let mut s = String::new();
+    match (&r.mesh, &r.policy) {
+        (Some(m), Some(policy)) => p(&mut s, "mesh", format!("{m} (policy {policy})")),
+        _ => p(&mut s, "mesh", "none declared: every signer is undeclared (trust add --create writes one)"),
+    }
+    for k in &r.keys {
+        let label = k.label.as_deref().unwrap_or("(no label)");
+        let also = if k.self_declared.is_empty() {
+            String::new()
+        } else {
+            format!(" (calls itself {})", k.self_declared.join(", "))
+        };
+        let mut counts = format!("{} record(s)", k.records);
+        if k.retired > 0 {
+            counts.push_str(&format!(", {} retired", k.retired));
+        }
+        if k.refused > 0 {
+            counts.push_str(&format!(", {} refused", k.refused));
+        }
+        let last = k.last_record.as_deref().map(|t| format!(", last {t}")).unwrap_or_default();
+        let pin = k.revoked_at.as_deref().map(|c| format!(" at {}", short(c))).unwrap_or_default();
+        p(&mut s, "key", format!("{}  {label}{also}  {}{pin}  {counts}{last}", k.key_id, k.trust.as_str()));
+    }
+    s
+}
+
+/// `continuity device rotate`.
+pub fn rotate(r: &RotateReport) -> String {
+    let mut s = String::new();
+    p(&mut s, "device", format!("{} rotated: key {} replaces {}", r.device.label, r.key_id, r.rotated_key_id));
+    p(&mut s, "public key", &r.public_key);
+    if r.applied {
+        p(&mut s, "mesh", format!("{} revoked, {} trusted as {}", r.rotated_key_id, r.key_id, r.label));
+    } else {
+        p(&mut s, "teammate", "a device the mesh trusts runs:");
+    }
+    for n in &r.next {
+        p(&mut s, "next", n);
+    }
     s
 }

@@ -37,5 +37,6 @@ mod test_snapshots;
 mod test_soak;
 mod test_start;
 mod test_surfaces;
+mod test_team;
 mod test_tour;
 mod test_two_machines;

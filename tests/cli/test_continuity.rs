@@ -1082,7 +1082,7 @@ fn a_revoked_key_is_refused_on_every_read_even_after_admission() {
     assert_eq!(a.cj::<Records>(&["records"], 0).records.len(), 1);
     a.cj::<Verify>(&["verify"], 0);
     // Revoke B's key (the record was admitted before and sits in the admission cache).
-    a.repo.write(".ai/repo/mesh/home.yaml", &mesh_yaml(&[&ka], &[&kb]));
+    a.repo.write(".ai/repo/mesh/home.yaml", &mesh_yaml(&[ka], &[kb]));
     let a_snap = a.snap();
     let recs: Records = a.cj(&["records"], 0);
     assert_eq!(recs.records.len(), 0, "{recs:?}");
@@ -1115,7 +1115,7 @@ fn a_parent_held_but_refused_is_named_as_refused_not_missing() {
     assert!(a.cj::<Resume>(&["resume", "--record", &rb[..12]], 0).resumed);
     a.handover(true, &body("Laptop work.", "Ship it."));
     let ra = a.publish(&[]);
-    a.repo.write(".ai/repo/mesh/home.yaml", &mesh_yaml(&[&ka], &[&kb]));
+    a.repo.write(".ai/repo/mesh/home.yaml", &mesh_yaml(&[ka], &[kb]));
     let st: Status = a.cj(&["status"], 0);
     let dangling: Vec<&str> =
         st.diagnostics.iter().filter(|d| d.code == "continuity.dangling_parent").map(|d| d.message.as_str()).collect();

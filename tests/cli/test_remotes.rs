@@ -589,6 +589,18 @@ fn records_go_to_the_chosen_remote_and_nowhere_else() {
     assert!(text.lines().any(|l| l.starts_with("other remote fork: unreachable at ")), "{text}");
     // Choosing the fork: sync and the hook go there.
     std::fs::rename(&gone, &fork).unwrap();
+    // An explicit sync with the fork says what it published there and how to delete it
+    // (issue 40 item 6); the command it names does.
+    let out = a.mj(&["continuity", "sync", "--remote", "fork"]).ok().stdout;
+    assert!(
+        out.contains("1 record(s) published to fork, which is not where records go: records go to origin"),
+        "{out}"
+    );
+    assert!(out.contains("git push fork :refs/majordomus/continuity"), "{out}");
+    assert_eq!(ids_in(&env, &fork, REF), std::slice::from_ref(&id));
+    a.git(&["push", "-q", "fork", ":refs/majordomus/continuity"]);
+    assert!(ids_in(&env, &fork, REF).is_empty());
+    assert!(a.cj::<Sync>(&["sync"], 0).elsewhere.is_none(), "the chosen remote is not elsewhere");
     let policy = a.repo.read(".ai/repo/policy.yaml");
     a.repo.write(".ai/repo/policy.yaml", &format!("{policy}continuity:\n  remote: fork\n"));
     let s = a.sync(0);

@@ -53,6 +53,7 @@ vocabulary! {
         NoDeviceIdentity = "continuity.no_device_identity",
         ForeignRepository = "continuity.foreign_repository",
         Collision = "continuity.collision",
+        Retired = "continuity.retired",
     }
 }
 
@@ -110,6 +111,9 @@ pub enum Verdict {
     TooNew,
     /// Refused (never read further, never merged).
     Refused,
+    /// Signed by a revoked key before its revocation's pin (SPEC §A.28 "Revocation"): reported,
+    /// never admitted, not a failure.
+    Retired,
     /// Not a record of the store: ignored.
     Stray,
 }
@@ -122,6 +126,45 @@ pub struct Judge<'a> {
     pub mesh: Option<&'a Mesh>,
     /// This device's raw key (64 hex), when it has one.
     pub own_key: Option<&'a str>,
+    /// What the pinned revocations retire.
+    pub pins: &'a Pins,
+}
+
+/// Per revoked key with a pin (`trust.revoked_at`), the records its pinned store commit holds:
+/// they are `retired`, not refused (SPEC §A.28 "Revocation"). The store is a union, so the
+/// records a commit reaches are the records its tree holds.
+#[derive(Debug, Clone, Default)]
+pub struct Pins {
+    by_key: std::collections::HashMap<String, Pinned>,
+}
+
+/// One key's pin.
+#[derive(Debug, Clone)]
+struct Pinned {
+    commit: String,
+    /// The records its tree holds; `None` when this repository does not have the commit (a
+    /// sync brings it): nothing is retired until it does.
+    records: Option<std::collections::HashSet<[u8; 32]>>,
+}
+
+/// No pins.
+pub static NO_PINS: std::sync::LazyLock<Pins> = std::sync::LazyLock::new(Pins::default);
+
+impl Pins {
+    /// Records `key`'s pin `commit` and the ids of the records its tree holds (`None`: the
+    /// commit is not here).
+    pub fn pin(&mut self, key: &str, commit: &str, records: Option<std::collections::HashSet<[u8; 32]>>) {
+        self.by_key.insert(key.to_string(), Pinned { commit: commit.to_string(), records });
+    }
+    /// Whether the record at `path`, signed by `key`, is reached by `key`'s pin.
+    pub fn retires(&self, key: &str, path: &str) -> bool {
+        let Some(Pinned { records: Some(records), .. }) = self.by_key.get(key) else { return false };
+        crate::git::store::record_path_id(path).is_some_and(|id| records.contains(&id))
+    }
+    /// `key`'s pin, and whether this repository holds it.
+    pub fn pin_of(&self, key: &str) -> Option<(&str, bool)> {
+        self.by_key.get(key).map(|p| (p.commit.as_str(), p.records.is_some()))
+    }
 }
 
 use majordomus_core::hex::encode as hex;
@@ -388,20 +431,46 @@ fn judge_standing(
             let a = Admitted { id, path: path.to_string(), blob: blob.to_string(), record, key, trust };
             (Verdict::Admitted(Box::new(a)), None)
         }
+        Err(d) if d.code == Code::Retired => (Verdict::Retired, Some(d)),
         Err(d) => (Verdict::Refused, Some(d)),
     }
 }
 
 /// The standing of a record signed by `key` (64 hex) for `repository`: its trust, or the refusal
-/// (a revoked signer, another repository). Judged on every read, never cached.
+/// (a revoked signer, another repository) — `continuity.retired` (info) for a revoked signer's
+/// record its pin reaches. Judged on every read, never cached.
 pub fn standing_of(path: &str, key: &str, repository: &str, label: &str, j: &Judge<'_>) -> Result<Trust, Diagnostic> {
     let trust = trust_of(key, j.own_key, j.mesh);
     if trust == Trust::Revoked {
+        let key_id = signing::key_id_of_raw_hex(key);
+        if j.pins.retires(key, path) {
+            let (pin, _) = j.pins.pin_of(key).unwrap_or_default();
+            return Err(Diagnostic::new(
+                Severity::Info,
+                Code::Retired,
+                Some(path),
+                format!(
+                    "signed by device {label} (key {key_id}) before its revocation (pinned at store commit {}); retired: kept, not admitted",
+                    &pin[..pin.len().min(12)]
+                ),
+            ));
+        }
+        let why = match j.pins.pin_of(key) {
+            Some((pin, true)) => format!(
+                "; its revocation is pinned at store commit {}, which does not hold this record: the key was used after it was revoked",
+                &pin[..pin.len().min(12)]
+            ),
+            Some((pin, false)) => format!(
+                "; its revocation's pin {} is not in this repository (a sync fetches it)",
+                &pin[..pin.len().min(12)]
+            ),
+            None => String::new(),
+        };
         return Err(Diagnostic::new(
             Severity::Error,
             Code::RevokedKey,
             Some(path),
-            format!("signed by a revoked key (device {label})"),
+            format!("signed by a revoked key (device {label}, key {key_id}){why}"),
         ));
     }
     if repository != j.repository {
@@ -574,7 +643,8 @@ mod tests {
         v["schema"] = "majordomus-continuity/v9".into();
         v["future"] = "field".into();
         let (p, b) = stored(v);
-        let undeclared = Judge { repository: "0123456789abcdef0123456789abcdef", mesh: None, own_key: None };
+        let undeclared =
+            Judge { repository: "0123456789abcdef0123456789abcdef", mesh: None, own_key: None, pins: &NO_PINS };
         assert!(matches!(admit(&p, "b", &b, &undeclared).0, Verdict::TooNew));
         // Its signature broken (another record's): stray.
         let (_, other) = stored(sample_value());

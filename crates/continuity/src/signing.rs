@@ -38,6 +38,20 @@ struct NodeFile {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     label: Option<String>,
     created_at: String,
+    /// The keys this device used before (`continuity device rotate`), oldest first; their
+    /// secrets are not kept.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    rotated: Vec<Rotated>,
+}
+
+/// A key this device used before a rotation.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Rotated {
+    /// Its minisign public key (`RW…`).
+    pub public_key: String,
+    /// When it was replaced.
+    pub rotated_at: String,
 }
 
 /// This machine's device key: an Ed25519 key, its optional label and creation time.
@@ -45,6 +59,7 @@ pub struct DeviceKey {
     key: SigningKey,
     label: Option<String>,
     created_at: String,
+    rotated: Vec<Rotated>,
 }
 
 impl fmt::Debug for DeviceKey {
@@ -106,7 +121,15 @@ pub fn load(path: &Path) -> Result<Option<DeviceKey>> {
     if file.label.as_deref().is_some_and(|l| !valid_label(l)) {
         return Err(malformed(path, "label holds characters other than letters, digits, '.', '_', '-'"));
     }
-    Ok(Some(DeviceKey { key: SigningKey::from_bytes(&seed), label: file.label, created_at: file.created_at }))
+    if file.rotated.iter().any(|r| raw_public_key(&r.public_key).is_none()) {
+        return Err(malformed(path, "a rotated public_key is not a minisign public key"));
+    }
+    Ok(Some(DeviceKey {
+        key: SigningKey::from_bytes(&seed),
+        label: file.label,
+        created_at: file.created_at,
+        rotated: file.rotated,
+    }))
 }
 
 /// Reads the device key at `path`, creating a fresh one (stamped `now_stamp`) when absent.
@@ -115,9 +138,7 @@ pub fn load_or_create(path: &Path, now_stamp: &str) -> Result<DeviceKey> {
     if let Some(key) = load(path)? {
         return Ok(key);
     }
-    let mut seed = [0u8; 32];
-    getrandom::fill(&mut seed).map_err(|e| Error::io(format!("no randomness for a device key: {e}")))?;
-    let key = DeviceKey { key: SigningKey::from_bytes(&seed), label: None, created_at: now_stamp.to_string() };
+    let key = DeviceKey::fresh(None, now_stamp, Vec::new())?;
     if atomic::create_if_absent_mode(path, &key.file_bytes(), 0o600)? {
         return Ok(key);
     }
@@ -137,10 +158,37 @@ pub fn set_label(path: &Path, label: &str, now_stamp: &str) -> Result<DeviceKey>
     Ok(key)
 }
 
+/// Replaces the device key at `path` with a fresh one (`continuity device rotate`): the label is
+/// kept, the old public key is listed under `rotated` (its secret is not kept). Returns the old
+/// key and the new one; without a key there is nothing to rotate (12).
+pub fn rotate(path: &Path, now_stamp: &str) -> Result<(DeviceKey, DeviceKey)> {
+    let old = load(path)?.ok_or_else(|| {
+        Error::not_found("this machine has no device key to rotate")
+            .hint("git majordomus continuity device creates one")
+    })?;
+    let mut rotated = old.rotated.clone();
+    rotated.push(Rotated { public_key: old.public_key_base64(), rotated_at: now_stamp.to_string() });
+    let new = DeviceKey::fresh(old.label.clone(), now_stamp, rotated)?;
+    atomic::replace_mode(path, &new.file_bytes(), 0o600)?;
+    Ok((old, new))
+}
+
 impl DeviceKey {
     /// A key from a fixed 32-byte seed (tests and fixtures).
     pub fn from_seed(seed: [u8; 32], label: Option<String>, created_at: &str) -> DeviceKey {
-        DeviceKey { key: SigningKey::from_bytes(&seed), label, created_at: created_at.to_string() }
+        DeviceKey { key: SigningKey::from_bytes(&seed), label, created_at: created_at.to_string(), rotated: Vec::new() }
+    }
+
+    /// A key from fresh randomness.
+    fn fresh(label: Option<String>, created_at: &str, rotated: Vec<Rotated>) -> Result<DeviceKey> {
+        let mut seed = [0u8; 32];
+        getrandom::fill(&mut seed).map_err(|e| Error::io(format!("no randomness for a device key: {e}")))?;
+        Ok(DeviceKey { key: SigningKey::from_bytes(&seed), label, created_at: created_at.to_string(), rotated })
+    }
+
+    /// The keys this device used before, oldest first.
+    pub fn rotated(&self) -> &[Rotated] {
+        &self.rotated
     }
 
     fn file_bytes(&self) -> Vec<u8> {
@@ -149,6 +197,7 @@ impl DeviceKey {
             secret_key: hex(self.key.as_bytes()),
             label: self.label.clone(),
             created_at: self.created_at.clone(),
+            rotated: self.rotated.clone(),
         };
         let mut s = serde_json::to_string_pretty(&file).unwrap_or_default();
         s.push('\n');
@@ -232,6 +281,17 @@ impl DeviceKey {
 
 fn trusted_comment(id: &str, node: &str) -> String {
     format!("majordomus-continuity id:{id} node:{node}")
+}
+
+/// The node id of a raw key given as 64 hex (as the mesh keeps keys).
+pub fn node_of_raw_hex(raw: &str) -> Option<String> {
+    let bytes: [u8; 32] = crate::hex::decode(raw)?.try_into().ok()?;
+    Some(node_of_raw(&bytes))
+}
+
+/// The key id shown for a raw key given as 64 hex.
+pub fn key_id_of_raw_hex(raw: &str) -> String {
+    node_of_raw_hex(raw).map_or_else(|| "?".into(), |n| crate::view::key_id(&n))
 }
 
 fn node_of_raw(pk: &[u8; 32]) -> String {

@@ -121,7 +121,7 @@ pub fn ed25519(data: &[u8]) {
 /// reader every later read uses as the record admitted.
 pub fn continuity_record(data: &[u8]) {
     let repository = "0".repeat(40);
-    let judge = Judge { repository: &repository, mesh: None, own_key: None };
+    let judge = Judge { repository: &repository, mesh: None, own_key: None, pins: &admission::NO_PINS };
     let _ = admission::admit(&store_path(&"0".repeat(64)), "blob", data, &judge);
     let _ = admission::admit("records/0/x.json", "blob", data, &judge);
     let Ok(Value::Object(mut top)) = serde_json::from_slice::<Value>(data) else { return };

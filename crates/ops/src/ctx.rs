@@ -141,7 +141,12 @@ impl Ctx {
 
     /// Records a warning for stderr (`warning: <text>`).
     pub fn warn(&self, text: impl Into<String>) {
-        self.warnings.borrow_mut().push(text.into());
+        // A warning said once per command, however many steps find it.
+        let text = text.into();
+        let mut w = self.warnings.borrow_mut();
+        if !w.contains(&text) {
+            w.push(text);
+        }
     }
 
     /// Takes the collected warnings.

@@ -6,7 +6,7 @@
 //! Owns: the pinned values. Must not touch: files, git, the clock (everything is built here).
 #![allow(clippy::unwrap_used)]
 
-use majordomus_continuity::admission::{self, Diagnostic, Judge, Verdict};
+use majordomus_continuity::admission::{self, Diagnostic, Judge, Pins, Verdict, NO_PINS};
 use majordomus_continuity::mesh::{self, Mesh};
 use majordomus_continuity::record::{store_path, stored_bytes, Record, MAX_STORED_BYTES};
 use majordomus_continuity::signing::{self, DeviceKey};
@@ -53,7 +53,13 @@ fn verdict(path: &str, bytes: &[u8], j: &Judge<'_>) -> String {
         Verdict::TooNew => format!("too_new {}", diag(d)),
         Verdict::Refused => format!("refused {}", diag(d)),
         Verdict::Stray => format!("stray {}", diag(d)),
+        Verdict::Retired => format!("retired {}", diag(d)),
     }
+}
+
+/// The 32 bytes of a record path's id.
+fn id_bytes(path: &str) -> [u8; 32] {
+    majordomus_git::store::record_path_id(path).unwrap()
 }
 
 fn mesh_of(policy: &str, allow: &[String], revoked: &[String]) -> Mesh {
@@ -68,12 +74,12 @@ fn mesh_of(policy: &str, allow: &[String], revoked: &[String]) -> Mesh {
 
 fn ids_and_verdicts() -> String {
     let (laptop, desktop, stranger, revoked) = (key(1, "laptop"), key(2, "desktop"), key(3, "stranger"), key(4, "old"));
-    let undeclared = Judge { repository: REPOSITORY, mesh: None, own_key: None };
+    let undeclared = Judge { repository: REPOSITORY, mesh: None, own_key: None, pins: &NO_PINS };
     let deny = mesh_of("deny_unknown", &[raw(&laptop)], &[raw(&revoked)]);
     let own = raw(&desktop);
-    let declared = Judge { repository: REPOSITORY, mesh: Some(&deny), own_key: Some(&own) };
+    let declared = Judge { repository: REPOSITORY, mesh: Some(&deny), own_key: Some(&own), pins: &NO_PINS };
     let tofu = mesh_of("tofu", &[], &[]);
-    let trusting = Judge { repository: REPOSITORY, mesh: Some(&tofu), own_key: None };
+    let trusting = Judge { repository: REPOSITORY, mesh: Some(&tofu), own_key: None, pins: &NO_PINS };
 
     let (first_path, first, first_id) = signed(&laptop, |_| {});
     let (child_path, child, _) = signed(&laptop, |v| {
@@ -110,6 +116,19 @@ fn ids_and_verdicts() -> String {
     let (desktop_path, by_desktop, _) = signed(&desktop, |_| {});
     let (stranger_path, by_stranger, _) = signed(&stranger, |_| {});
     let (revoked_path, by_revoked, _) = signed(&revoked, |_| {});
+    // A pin that holds the revoked key's record retires it; one that does not leaves it refused.
+    let mut pins = Pins::default();
+    pins.pin(&raw(&revoked), &"c".repeat(40), Some(std::iter::once(id_bytes(&revoked_path)).collect()));
+    let retiring = Judge {
+        pins: &pins,
+        ..Judge { repository: REPOSITORY, mesh: Some(&deny), own_key: Some(&own), pins: &NO_PINS }
+    };
+    let mut elsewhere = Pins::default();
+    elsewhere.pin(&raw(&revoked), &"c".repeat(40), Some(Default::default()));
+    let pinned_elsewhere = Judge {
+        pins: &elsewhere,
+        ..Judge { repository: REPOSITORY, mesh: Some(&deny), own_key: Some(&own), pins: &NO_PINS }
+    };
     let nowhere = store_path(&"ab".repeat(32));
     let large = vec![b' '; MAX_STORED_BYTES + 1];
 
@@ -133,6 +152,8 @@ fn ids_and_verdicts() -> String {
         ("stranger", &stranger_path, &by_stranger, &declared),
         ("revoked", &revoked_path, &by_revoked, &declared),
         ("tofu", &stranger_path, &by_stranger, &trusting),
+        ("retired", &revoked_path, &by_revoked, &retiring),
+        ("revoked after its pin", &revoked_path, &by_revoked, &pinned_elsewhere),
     ];
     let mut out: Vec<String> =
         cases.into_iter().map(|(what, p, b, j)| format!("{what}: {}", verdict(p, b, j))).collect();
@@ -159,8 +180,10 @@ stray: stray warning continuity.stray_file not a record of the store; it is igno
 allowed: admitted trusted b277f81e658c3aa8bedec2b86d8205099e8fac045d1f3610a34042b38118a09d
 this device: admitted this_device 45f7acbebeb5a62294464e8ef12e305edb8f2cb7f78311c2a9d2c49844746153
 stranger: admitted untrusted 17505ab64250f27fd865cfed5b4c3d658902cb8dee992653eab22c5c4a7af4eb
-revoked: refused error continuity.revoked_key signed by a revoked key (device old)
+revoked: refused error continuity.revoked_key signed by a revoked key (device old, key 08EF63EA6F2DF516)
 tofu: admitted trusted 17505ab64250f27fd865cfed5b4c3d658902cb8dee992653eab22c5c4a7af4eb
+retired: retired info continuity.retired signed by device old (key 08EF63EA6F2DF516) before its revocation (pinned at store commit cccccccccccc); retired: kept, not admitted
+revoked after its pin: refused error continuity.revoked_key signed by a revoked key (device old, key 08EF63EA6F2DF516); its revocation is pinned at store commit cccccccccccc, which does not hold this record: the key was used after it was revoked
 bad policy: mesh.yaml: trust.policy "open" is not deny_unknown, allowlist or tofu
 deny policy: deny_unknown"#;
 
@@ -311,9 +334,9 @@ PlanCode: record_unknown nothing_published several_resumable origin_untrusted or
 Severity: error warning info
   json: ["error","warning","info"]
   sorted: error warning info
-Code: continuity.record_malformed continuity.id_mismatch continuity.dangling_parent continuity.broken_lineage continuity.bad_signature continuity.untrusted continuity.stray_file continuity.diverged continuity.upgrade_required continuity.secret continuity.schema_unknown continuity.schema_too_new continuity.revoked_key continuity.remote_unreachable continuity.record_too_large continuity.push_rejected continuity.push_refused continuity.nonportable_field continuity.no_remote continuity.no_device_identity continuity.foreign_repository continuity.collision
-  json: ["continuity.record_malformed","continuity.id_mismatch","continuity.dangling_parent","continuity.broken_lineage","continuity.bad_signature","continuity.untrusted","continuity.stray_file","continuity.diverged","continuity.upgrade_required","continuity.secret","continuity.schema_unknown","continuity.schema_too_new","continuity.revoked_key","continuity.remote_unreachable","continuity.record_too_large","continuity.push_rejected","continuity.push_refused","continuity.nonportable_field","continuity.no_remote","continuity.no_device_identity","continuity.foreign_repository","continuity.collision"]
-  sorted: continuity.bad_signature continuity.broken_lineage continuity.collision continuity.dangling_parent continuity.diverged continuity.foreign_repository continuity.id_mismatch continuity.no_device_identity continuity.no_remote continuity.nonportable_field continuity.push_refused continuity.push_rejected continuity.record_malformed continuity.record_too_large continuity.remote_unreachable continuity.revoked_key continuity.schema_too_new continuity.schema_unknown continuity.secret continuity.stray_file continuity.untrusted continuity.upgrade_required
+Code: continuity.record_malformed continuity.id_mismatch continuity.dangling_parent continuity.broken_lineage continuity.bad_signature continuity.untrusted continuity.stray_file continuity.diverged continuity.upgrade_required continuity.secret continuity.schema_unknown continuity.schema_too_new continuity.revoked_key continuity.remote_unreachable continuity.record_too_large continuity.push_rejected continuity.push_refused continuity.nonportable_field continuity.no_remote continuity.no_device_identity continuity.foreign_repository continuity.collision continuity.retired
+  json: ["continuity.record_malformed","continuity.id_mismatch","continuity.dangling_parent","continuity.broken_lineage","continuity.bad_signature","continuity.untrusted","continuity.stray_file","continuity.diverged","continuity.upgrade_required","continuity.secret","continuity.schema_unknown","continuity.schema_too_new","continuity.revoked_key","continuity.remote_unreachable","continuity.record_too_large","continuity.push_rejected","continuity.push_refused","continuity.nonportable_field","continuity.no_remote","continuity.no_device_identity","continuity.foreign_repository","continuity.collision","continuity.retired"]
+  sorted: continuity.bad_signature continuity.broken_lineage continuity.collision continuity.dangling_parent continuity.diverged continuity.foreign_repository continuity.id_mismatch continuity.no_device_identity continuity.no_remote continuity.nonportable_field continuity.push_refused continuity.push_rejected continuity.record_malformed continuity.record_too_large continuity.remote_unreachable continuity.retired continuity.revoked_key continuity.schema_too_new continuity.schema_unknown continuity.secret continuity.stray_file continuity.untrusted continuity.upgrade_required
 Match: same_worktree_same_branch same_branch
   json: ["same_worktree_same_branch","same_branch"]
   sorted: same_worktree_same_branch same_branch

@@ -415,6 +415,7 @@ pub struct Sync {
     pub resumable: Vec<RecordView>,
     pub resumable_total: usize,
     pub diagnostics: Vec<Diagnostic>,
+    pub elsewhere: Option<serde_json::Value>,
 }
 
 /// This checkout's position on a line.
@@ -453,6 +454,7 @@ pub struct LineView {
 pub struct Status {
     pub repository: String,
     pub device: Option<Device>,
+    pub device_trust: Option<String>,
     pub branch: String,
     pub head: Option<String>,
     pub working_tree: String,
@@ -594,6 +596,7 @@ pub struct Verify {
     pub admitted: usize,
     pub refused: usize,
     pub untrusted: usize,
+    pub retired: usize,
     pub too_new: usize,
     pub problems: Vec<Diagnostic>,
 }

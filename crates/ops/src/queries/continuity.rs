@@ -6,6 +6,7 @@ use serde::Serialize;
 use crate::continuity::admission::Diagnostic;
 use crate::continuity::lineage::{LineState, Lineage};
 use crate::continuity::local::{LastSync, Position};
+use crate::continuity::mesh::Trust;
 use crate::continuity::record::Device;
 use crate::continuity::view::RecordView;
 use crate::ctx::Ctx;
@@ -40,6 +41,10 @@ pub struct StatusReport {
     pub repository: String,
     /// This device (none before the first `device`/`publish`).
     pub device: Option<Device>,
+    /// This device's standing in the mesh: `this_device`, or `revoked` when the mesh revokes its
+    /// key (its publish and sync refuse).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub device_trust: Option<Trust>,
     /// Current branch or `DETACHED`.
     pub branch: String,
     /// HEAD.
@@ -199,6 +204,13 @@ pub fn status(ctx: &Ctx, all: bool) -> Result<StatusReport> {
     Ok(StatusReport {
         repository: s.repository.clone(),
         device: s.device.as_ref().map(|d| d.device()),
+        device_trust: s.device.as_ref().map(|_| {
+            if s.revoked_here().is_some() {
+                Trust::Revoked
+            } else {
+                Trust::ThisDevice
+            }
+        }),
         position: local.branches.get(id.branch_text()).cloned(),
         head: id.head.clone(),
         branch: id.branch_text().into(),

@@ -14,3 +14,4 @@ pub mod read;
 pub mod search;
 pub mod sessions;
 pub mod state;
+pub mod trust;

@@ -6,13 +6,13 @@ use std::path::Path;
 use serde::Serialize;
 
 use crate::continuity::admission::Diagnostic;
-use crate::continuity::admission::{admit_entry, Judge, Verdict, BLOB_CAP};
+use crate::continuity::admission::{admit_entry, Verdict, BLOB_CAP};
 use crate::continuity::mesh::Trust;
 use crate::continuity::record::Device;
 use crate::continuity::signing;
 use crate::ctx::Ctx;
 use crate::error::{Error, Result};
-use crate::services::continuity::loaded::{self, Setup};
+use crate::services::continuity::loaded::{self, hex, Setup};
 use crate::services::continuity::{remote_ref, REF};
 
 /// `continuity device`.
@@ -42,6 +42,77 @@ pub fn device(ctx: &Ctx, label: Option<&str>) -> Result<DeviceReport> {
     })
 }
 
+/// `continuity device rotate`.
+#[derive(Debug, Clone, Serialize)]
+pub struct RotateReport {
+    /// The device, under its new key.
+    pub device: Device,
+    /// The new minisign public key (`RW…`).
+    pub public_key: String,
+    /// Its key id.
+    pub key_id: String,
+    /// The key it replaces.
+    pub rotated: String,
+    /// That key's id.
+    pub rotated_key_id: String,
+    /// The label the team's change gives the new key.
+    pub label: String,
+    /// Whether `--apply` made the mesh change here.
+    pub applied: bool,
+    /// The mesh change a teammate makes (or, applied, what shares it).
+    pub next: Vec<String>,
+}
+
+/// Whether this device may apply its own rotation (`device rotate --apply`): only while its
+/// current key is trusted by name in the enabled declaration — a revoked device cannot trust
+/// itself again (issue 40 item 1). Checked before anything changes.
+pub fn may_apply_rotation(ctx: &Ctx) -> Result<()> {
+    let s = loaded::setup(ctx)?;
+    let own = s.own_key().ok_or_else(|| {
+        Error::not_found("this machine has no device key to rotate")
+            .hint("git majordomus continuity device creates one")
+    })?;
+    let Some(m) = s.mesh.as_ref() else {
+        return Err(Error::not_found("no enabled mesh declaration: there is no trust list to change")
+            .hint("rotate without --apply; nothing trusts keys here"));
+    };
+    if m.revoked.contains(&own) || !m.allow.contains(&own) {
+        return Err(Error::refused(format!(
+            "this device's key {} is not trusted by {}: it cannot trust its new key itself",
+            signing::key_id_of_raw_hex(&own),
+            m.path
+        ))
+        .hint("rotate without --apply and ask a teammate to run the trust add it prints"));
+    }
+    Ok(())
+}
+
+/// `continuity device rotate`: a new key for this machine; the old public key stays listed in
+/// `node.json`. Says the mesh change a teammate makes.
+pub fn rotate(ctx: &Ctx) -> Result<RotateReport> {
+    ctx.require_layer()?;
+    let s = loaded::setup(ctx)?;
+    let path = crate::services::continuity::device_path(ctx)?;
+    let (old, new) = signing::rotate(&path, &ctx.clock.stamp())?;
+    let old_raw = hex(&old.public_key_raw());
+    let label = s.mesh.as_ref().and_then(|m| m.labels.get(&old_raw)).cloned().unwrap_or_else(|| new.label());
+    let rotated = old.public_key_base64();
+    let public_key = new.public_key_base64();
+    Ok(RotateReport {
+        device: new.device(),
+        key_id: crate::continuity::view::key_id(&new.node()),
+        rotated_key_id: crate::continuity::view::key_id(&old.node()),
+        next: vec![
+            format!("git majordomus continuity trust revoke {rotated}"),
+            format!("git majordomus continuity trust add {public_key} --label {label}"),
+        ],
+        rotated,
+        public_key,
+        label,
+        applied: false,
+    })
+}
+
 /// `continuity verify`.
 #[derive(Debug, Clone, Serialize)]
 pub struct VerifyReport {
@@ -53,9 +124,12 @@ pub struct VerifyReport {
     pub refused: usize,
     /// Admitted, but signed by a key the mesh does not trust.
     pub untrusted: usize,
+    /// Signed by a revoked key before its revocation's pin: reported, not admitted, not a
+    /// failure (SPEC §A.28 "Revocation").
+    pub retired: usize,
     /// Kept records of a later schema.
     pub too_new: usize,
-    /// One entry per refused, too-new or untrusted record.
+    /// One entry per refused, retired, too-new or untrusted record.
     pub problems: Vec<Diagnostic>,
 }
 
@@ -72,7 +146,7 @@ fn tally(ctx: &Ctx, s: &Setup, reference: &str, r: &mut VerifyReport) -> Result<
     let git_err = |e: crate::git::Error| Error::io(format!("continuity store {reference}: {e}"));
     let Some(tip) = ctx.git.ref_tip(reference).map_err(git_err)? else { return Ok(()) };
     let own_key = s.own_key();
-    let judge = Judge { repository: &s.repository, mesh: s.mesh.as_ref(), own_key: own_key.as_deref() };
+    let judge = s.judge(own_key.as_deref());
     let first = r.problems.len();
     ctx.git
         .store_map(
@@ -83,6 +157,7 @@ fn tally(ctx: &Ctx, s: &Setup, reference: &str, r: &mut VerifyReport) -> Result<
                 (Verdict::Admitted(a), _) => Seen::Admitted(a.trust, a.record.device),
                 (Verdict::TooNew, d) => Seen::TooNew(d),
                 (Verdict::Refused, d) => Seen::Refused(d),
+                (Verdict::Retired, d) => Seen::Retired(d),
                 (Verdict::Stray, _) => Seen::Stray,
             },
             |e, seen| {
@@ -123,6 +198,11 @@ fn count(r: &mut VerifyReport, path: &str, seen: Seen) {
             r.refused += 1;
             r.problems.extend(d);
         }
+        Seen::Retired(d) => {
+            r.verified += 1;
+            r.retired += 1;
+            r.problems.extend(d);
+        }
     }
 }
 
@@ -131,13 +211,22 @@ enum Seen {
     Admitted(Trust, Device),
     TooNew(Option<Diagnostic>),
     Refused(Option<Diagnostic>),
+    Retired(Option<Diagnostic>),
     Stray,
 }
 
 /// `continuity verify [--remote]`: admits every record and judges every signer.
 pub fn verify(ctx: &Ctx, remote: Option<&str>) -> Result<VerifyReport> {
     let s = loaded::setup(ctx)?;
-    let mut r = VerifyReport { verified: 0, admitted: 0, refused: 0, untrusted: 0, too_new: 0, problems: Vec::new() };
+    let mut r = VerifyReport {
+        verified: 0,
+        admitted: 0,
+        refused: 0,
+        untrusted: 0,
+        retired: 0,
+        too_new: 0,
+        problems: Vec::new(),
+    };
     if let Some(remote) = remote {
         if !crate::services::remotes::valid_remote(remote) {
             return Err(Error::refused(format!("{remote:?} is not a remote name")));

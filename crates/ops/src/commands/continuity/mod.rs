@@ -1,9 +1,11 @@
-//! The continuity commands: publish, sync, resume, and the device and its verification.
+//! The continuity commands: publish, sync, resume, the device and its verification, and the
+//! team's trust list.
 //!
-//! Owns: the writes of `refs/majordomus/continuity` and `continuity.json`.
+//! Owns: the writes of `refs/majordomus/continuity`, `continuity.json` and the mesh declaration.
 //! Must not touch: another command or a query.
 
 pub mod device;
 pub mod publish;
 pub mod resume;
 pub mod sync;
+pub mod trust;

@@ -210,6 +210,9 @@ fn warn_unpushed(ctx: &Ctx, commit: Option<&str>) {
 /// Runs `publish`.
 pub fn publish(ctx: &Ctx, p: PublishParams) -> Result<PublishReport> {
     let s = loaded::setup(ctx)?;
+    if let Some(e) = s.revoked_here() {
+        return Err(e);
+    }
     let (name, text) = locate(ctx, p.handover.as_deref())?;
     let rel = format!(".ai/local/state/handovers/{name}");
     let (meta, body) = parse(&text).map_err(|k| Error::refused(format!("{rel}: {}", k.as_str())))?;

@@ -79,6 +79,21 @@ pub struct SyncReport {
     pub resumable_total: usize,
     /// Every diagnostic.
     pub diagnostics: Vec<Diagnostic>,
+    /// A sync with a remote that is not the chosen one (`--remote fork`): what went there.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub elsewhere: Option<Elsewhere>,
+}
+
+/// What an explicit sync with another remote than the chosen one left there (issue 40 item 6):
+/// every record of the store goes, teammates' too.
+#[derive(Debug, Clone, Serialize)]
+pub struct Elsewhere {
+    /// The chosen remote, if any.
+    pub chosen: Option<String>,
+    /// Records published there by this sync.
+    pub published: usize,
+    /// The command that deletes the store there.
+    pub delete: String,
 }
 
 impl SyncReport {
@@ -90,6 +105,13 @@ impl SyncReport {
     /// Whether the remote's hook or policy rejected the push (exit 10).
     pub fn push_rejected(&self) -> bool {
         self.diagnostics.iter().any(|d| d.code == PUSH_REJECTED)
+    }
+
+    /// The store commit the remote holds after this sync, when it finished (`ok`): its
+    /// remote-tracking tip, which a push that went through sets. What a revocation pins.
+    pub fn pin(&self) -> Option<String> {
+        let remote_tip = self.store.remote_tip.as_ref().map(|t| t.to_string());
+        (self.outcome == SyncOutcome::Ok && self.remote.is_some()).then_some(remote_tip).flatten()
     }
 
     /// Whether the sync's answer is "no" (exit 10): unreachable, or a push the remote rejected.
@@ -340,6 +362,9 @@ pub fn fresh_clone_hint(ctx: &Ctx) -> Result<Option<String>> {
 /// [`report`] on the store after.
 fn run(ctx: &Ctx, remote: Option<&str>, mode: Mode) -> Result<SyncReport> {
     let s = loaded::setup(ctx)?;
+    if let Some(e) = s.revoked_here() {
+        return Err(e);
+    }
     let (remote, chosen) = target(ctx, remote)?;
     // The pre-push hook took the writers' lock already (without waiting, see `pre_push`).
     let _lock = match mode {
@@ -413,7 +438,14 @@ fn run(ctx: &Ctx, remote: Option<&str>, mode: Mode) -> Result<SyncReport> {
     let after = loaded::load(ctx, &s, REF)?;
     refresh_offers(&s, &after, &after.lineage(), &mut local_state);
     save_local(ctx, &local_state)?;
-    report(ctx, &s, &after, &local_state, Some(remote), action, tally, lines, diags)
+    let elsewhere = (chosen.as_deref() != Some(remote.as_str())).then(|| Elsewhere {
+        chosen: chosen.clone(),
+        published: tally.published,
+        delete: format!("git push {remote} :{REF}"),
+    });
+    let mut r = report(ctx, &s, &after, &local_state, Some(remote), action, tally, lines, diags)?;
+    r.elsewhere = elsewhere;
+    Ok(r)
 }
 
 /// The remote a sync talks to (`--remote`, else the chosen one) and the chosen one (whose sync is
@@ -613,6 +645,7 @@ fn report(
         resumable,
         resumable_total: ids.len(),
         diagnostics,
+        elsewhere: None,
     })
 }
 

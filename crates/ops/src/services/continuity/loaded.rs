@@ -13,7 +13,7 @@ use std::collections::BTreeSet;
 use std::collections::HashMap;
 
 use crate::continuity::admission::{
-    admit, intrinsic_entry, standing_of, too_new_standing, Admitted, Code, Diagnostic, Judge, Severity, Verdict,
+    admit, intrinsic_entry, standing_of, too_new_standing, Admitted, Code, Diagnostic, Judge, Pins, Severity, Verdict,
     BLOB_CAP,
 };
 use crate::continuity::lineage::{Lineage, RawId};
@@ -36,12 +36,33 @@ pub struct Setup {
     pub mesh: Option<Mesh>,
     /// This machine's device key (never created by a read).
     pub device: Option<DeviceKey>,
+    /// What the mesh's pinned revocations retire.
+    pub pins: Pins,
 }
 
 impl Setup {
     /// This device's raw key, 64 hex.
     pub fn own_key(&self) -> Option<String> {
         self.device.as_ref().map(|d| hex(&d.public_key_raw()))
+    }
+    /// When the mesh revokes this device's own key: the refusal `publish` and `sync` give
+    /// (exit 10), which every other continuity command says as a warning (issue 40 item 3).
+    pub fn revoked_here(&self) -> Option<Error> {
+        let m = self.mesh.as_ref()?;
+        let own = self.own_key()?;
+        m.revoked.contains(&own).then(|| {
+            Error::refused(format!(
+                "this device's key {} is revoked by {}: its records are refused everywhere",
+                signing::key_id_of_raw_hex(&own),
+                m.path
+            ))
+            .hint(REVOKED_HINT)
+        })
+    }
+
+    /// What admission compares against, this device's raw key being `own_key`.
+    pub fn judge<'a>(&'a self, own_key: Option<&'a str>) -> Judge<'a> {
+        Judge { repository: &self.repository, mesh: self.mesh.as_ref(), own_key, pins: &self.pins }
     }
     /// This device's node id.
     pub fn own_node(&self) -> Option<String> {
@@ -62,8 +83,17 @@ pub fn setup(ctx: &Ctx) -> Result<Setup> {
     let mesh = crate::services::continuity::load_mesh(ctx, &normalise_key)?;
     let repository = crate::services::continuity::repository(ctx, mesh.as_ref())?;
     let device = signing::load(&crate::services::continuity::device_path(ctx)?)?;
-    Ok(Setup { repository, mesh, device })
+    let pins = crate::services::continuity::pins(ctx, mesh.as_ref())?;
+    let s = Setup { repository, mesh, device, pins };
+    if let Some(e) = s.revoked_here() {
+        ctx.warn(format!("{e}; {REVOKED_HINT}"));
+    }
+    Ok(s)
 }
+
+/// What a device whose key is revoked does.
+const REVOKED_HINT: &str =
+    "git majordomus continuity device rotate makes a new key; a teammate trusts it with git majordomus continuity trust add";
 
 /// One admitted record of a [`Loaded`] store: its row in the read model and its signer's
 /// standing on this machine (never `revoked`: those are refused).
@@ -90,6 +120,8 @@ pub struct Loaded {
     pub too_new: Vec<String>,
     /// Refused files.
     pub refused: Vec<RefusedFile>,
+    /// Paths of retired records (a pinned revocation's: reported, not admitted, not refused).
+    pub retired: Vec<String>,
     /// Every diagnostic, in path order.
     pub diagnostics: Vec<Diagnostic>,
     /// The read model's file, removed when a record's part of it is found damaged.
@@ -199,12 +231,12 @@ impl Loaded {
     pub fn ids(&self) -> BTreeSet<RawId> {
         self.rows().map(|r| self.view().raw_id(r.row as usize)).collect()
     }
-    /// Why this store refused the file at `path` (its error's code), if it did: what the lineage
-    /// says of a parent it holds but did not admit.
+    /// Why this store refused (or retired) the file at `path` (its error's code), if it did: what
+    /// the lineage says of a parent it holds but did not admit.
     pub fn refused(&self, path: &str) -> Option<Code> {
         self.diagnostics
             .iter()
-            .find(|d| d.severity == Severity::Error && d.path.as_deref() == Some(path))
+            .find(|d| (d.severity == Severity::Error || d.code == Code::Retired) && d.path.as_deref() == Some(path))
             .map(|d| d.code)
     }
     /// Whether a merge may bring in the file at `path`: an admitted or too-new record (found by
@@ -216,6 +248,48 @@ impl Loaded {
             row.is_some_and(|i| self.admitted.binary_search_by_key(&(i as u32), |r| r.row).is_ok())
         };
         admitted() || self.too_new.iter().any(|p| p == path)
+    }
+}
+
+/// What a store holds of one signing key (`continuity trust list`).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Signer {
+    /// The raw key, 64 hex.
+    pub key: String,
+    /// The labels its records give themselves.
+    pub labels: BTreeSet<String>,
+    /// Its records admitted here.
+    pub admitted: usize,
+    /// Its records retired by a pinned revocation.
+    pub retired: usize,
+    /// Its records refused for their standing (a revoked key, another repository).
+    pub refused: usize,
+    /// The newest `published_at` among them (Unix seconds).
+    pub newest: Option<i64>,
+}
+
+impl Loaded {
+    /// Per signing key, what this store holds of it, by key. Reads every row of the read model:
+    /// for `continuity trust`, not for the hot paths.
+    pub fn signers(&self) -> Vec<Signer> {
+        let Some(v) = self.view.as_ref() else { return Vec::new() };
+        let retired: std::collections::HashSet<&str> = self.retired.iter().map(String::as_str).collect();
+        let mut by_key: std::collections::BTreeMap<String, Signer> = std::collections::BTreeMap::new();
+        for i in 0..v.len() {
+            let key = v.key_at(v.standing_key(i).0);
+            let s =
+                by_key.entry(key.to_string()).or_insert_with(|| Signer { key: key.to_string(), ..Signer::default() });
+            s.labels.insert(v.device(i).1.to_string());
+            s.newest = s.newest.max(v.published(i));
+            if self.admitted.binary_search_by_key(&(i as u32), |r| r.row).is_ok() {
+                s.admitted += 1;
+            } else if retired.contains(store_path(&v.id(i)).as_str()) {
+                s.retired += 1;
+            } else {
+                s.refused += 1;
+            }
+        }
+        by_key.into_values().collect()
     }
 }
 
@@ -242,7 +316,7 @@ pub fn load_one(ctx: &Ctx, s: &Setup, reference: &str, id: &str) -> Result<Optio
     let Some(blob) = ctx.git.store_find(&tip, &path).map_err(git_err)? else { return Ok(None) };
     let bytes = ctx.git.read_blob(&blob, BLOB_CAP).map_err(git_err)?;
     let own_key = s.own_key();
-    let judge = Judge { repository: &s.repository, mesh: s.mesh.as_ref(), own_key: own_key.as_deref() };
+    let judge = s.judge(own_key.as_deref());
     Ok(match admit(&path, &blob, &bytes, &judge).0 {
         Verdict::Admitted(a) => Some(*a),
         _ => None,
@@ -391,7 +465,7 @@ pub fn load(ctx: &Ctx, s: &Setup, reference: &str) -> Result<Loaded> {
     let Some(tip) = ctx.git.ref_tip(reference).map_err(git_err)? else { return Ok(out) };
     let view = view_at(ctx, reference, &tip)?;
     let own_key = s.own_key();
-    let judge = Judge { repository: &s.repository, mesh: s.mesh.as_ref(), own_key: own_key.as_deref() };
+    let judge = s.judge(own_key.as_deref());
     // Standing is judged once per (signer, repository) on every read, never cached.
     let mut standing: HashMap<(usize, usize), Option<Trust>> = HashMap::new();
     let mut diags: Vec<Diagnostic> = Vec::new();
@@ -407,7 +481,11 @@ pub fn load(ctx: &Ctx, s: &Setup, reference: &str) -> Result<Loaded> {
             None => {
                 let path = store_path(&view.id(i));
                 if let Err(d) = standing_of(&path, view.key_at(k.0), view.repository_at(k.1), label(), &judge) {
-                    out.refused.push(RefusedFile { path, code: d.code, message: d.message.clone() });
+                    if d.code == Code::Retired {
+                        out.retired.push(path);
+                    } else {
+                        out.refused.push(RefusedFile { path, code: d.code, message: d.message.clone() });
+                    }
                     diags.push(d);
                 }
             }

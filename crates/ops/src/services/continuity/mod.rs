@@ -12,6 +12,7 @@ pub mod plan;
 pub mod views;
 
 use super::identity::digest_hex;
+use crate::continuity::admission::Pins;
 use crate::continuity::local::LocalState;
 use crate::continuity::mesh::{self, Mesh};
 use crate::ctx::Ctx;
@@ -66,6 +67,28 @@ pub fn load_mesh(ctx: &Ctx, normalise: &dyn Fn(&str) -> Option<String>) -> Resul
             .hint("keep exactly one with enabled: true"));
     }
     Ok(enabled.pop())
+}
+
+/// What the mesh's pinned revocations retire (SPEC §A.28 "Revocation"): for each revoked key
+/// with a pin in `trust.revoked_at`, the records the pinned store commit holds (none when this
+/// repository does not have that commit yet). A pin of a key that is not revoked pins nothing.
+pub fn pins(ctx: &Ctx, mesh: Option<&Mesh>) -> Result<Pins> {
+    let mut pins = Pins::default();
+    let Some(m) = mesh else { return Ok(pins) };
+    for (key, commit) in m.revoked_at.iter().filter(|(k, _)| m.revoked.contains(k)) {
+        let held = ctx.git.is_commit(commit).unwrap_or(false);
+        let records = if held {
+            let entries = ctx
+                .git
+                .store_list(commit)
+                .map_err(|e| Error::io(format!("{}: trust.revoked_at pin {commit}: {e}", m.path)))?;
+            Some(entries.iter().filter_map(|e| e.record_id().copied()).collect())
+        } else {
+            None
+        };
+        pins.pin(key, commit, records);
+    }
+    Ok(pins)
 }
 
 /// The continuity repository identity (docs/REFERENCE.md#identity): declared, else from the root commits.
