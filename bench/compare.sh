@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Two binaries side by side on the cached `make bench` fixtures: interleaved medians (old, new,
-# old, new, …) of the start hook on the large fixture and of a cold `continuity verify` of its
-# 100,000 records, on one copy of the checkout. Run `make bench` (or BENCH_FIXTURES_ONLY=1
+# old, new, …) of the start hook, a warm `continuity status` and a warm `continuity plan` on the
+# large fixture, and of a cold `continuity verify` of its 100,000 records, on one copy of the
+# checkout. Run `make bench` (or BENCH_FIXTURES_ONLY=1
 # bench/bench.sh) once first for the fixtures.
 #
 #   bench/compare.sh OLD_BINARY NEW_BINARY [RUNS=21] [SLOW_RUNS=5]
@@ -26,6 +27,12 @@ for b in "$OLD" "$NEW"; do hook "$b" >/dev/null 2>&1; done
 o=(); n=()
 for ((i = 0; i < RUNS; i++)); do o+=("$(t hook "$OLD")"); n+=("$(t hook "$NEW")"); done
 echo "start hook (large fixture), $RUNS runs: old $(printf '%s\n' "${o[@]}" | med) ms, new $(printf '%s\n' "${n[@]}" | med) ms"
+for cmd in status plan; do
+  for b in "$OLD" "$NEW"; do "$b" continuity "$cmd" >/dev/null 2>&1 || true; done
+  o=(); n=()
+  for ((i = 0; i < RUNS; i++)); do o+=("$(t "$OLD" continuity "$cmd")"); n+=("$(t "$NEW" continuity "$cmd")"); done
+  echo "warm continuity $cmd (large fixture), $RUNS runs: old $(printf '%s\n' "${o[@]}" | med) ms, new $(printf '%s\n' "${n[@]}" | med) ms"
+done
 o=(); n=()
 for ((i = 0; i < SLOW; i++)); do o+=("$(t "$OLD" continuity verify)"); n+=("$(t "$NEW" continuity verify)"); done
 echo "cold continuity verify (100,000 records), $SLOW runs: old $(printf '%s\n' "${o[@]}" | med) ms, new $(printf '%s\n' "${n[@]}" | med) ms"

@@ -127,11 +127,10 @@ pub fn status(r: &StatusReport) -> String {
         None => p(&mut s, "continues", "nothing yet on this branch"),
     }
     let remote = r.store.remote.clone().unwrap_or_else(|| "no remote".into());
-    p(
-        &mut s,
-        "store",
-        format!("{} record(s), {} refused; {remote} {}", r.store.records, r.store.refused, r.store.sync),
-    );
+    p(&mut s, "store", format!("{} record(s), {} refused; {}", r.store.records, r.store.refused, standing_words(r)));
+    if let Some(a) = r.standing.as_ref().and_then(|st| st.arrived.as_ref()) {
+        p(&mut s, "arrived", arrived_words(a, &remote));
+    }
     if let Some(l) = &r.last_sync {
         p(&mut s, "last sync", format!("{} with {} at {}", l.outcome, l.remote, l.at));
     }
@@ -311,6 +310,44 @@ pub fn publish(r: &PublishReport) -> String {
         p(&mut s, "next", n);
     }
     s
+}
+
+/// How the store stands with the chosen remote, from this machine's side (issue 40 item 5): the
+/// JSON keeps `store.sync`'s words.
+fn standing_words(r: &StatusReport) -> String {
+    let Some(remote) = r.store.remote.as_deref() else { return "no remote".into() };
+    match (r.store.sync.as_str(), &r.standing) {
+        ("in_sync", _) => format!("in sync with {remote}"),
+        ("never_synced", _) => format!("never synced with {remote}"),
+        ("empty", _) => format!("empty here and on {remote}"),
+        (_, Some(st)) => {
+            let mut parts = Vec::new();
+            if st.not_read_here > 0 {
+                parts.push(format!("{} record(s) on {remote} not read here", st.not_read_here));
+            }
+            if st.not_on_remote > 0 {
+                parts.push(format!("{} record(s) here not yet on {remote}", st.not_on_remote));
+            }
+            if parts.is_empty() {
+                format!("the same records as {remote} (the store commits differ)")
+            } else {
+                parts.join(", ")
+            }
+        }
+        (sync, None) => format!("{remote} {sync}"),
+    }
+}
+
+/// A newer handover for this branch that a fetch brought: named (device, key id, age, id),
+/// never quoted, with the commands that take it.
+pub fn arrived_words(a: &RecordView, remote: &str) -> String {
+    format!(
+        "a newer handover for this branch from {} (key {}), {}, record {} on {remote}: git majordomus continuity sync, then git majordomus continuity plan",
+        a.device.label,
+        a.key_id,
+        age(a.age_minutes),
+        short_id(&a.id)
+    )
 }
 
 /// `continuity sync`.

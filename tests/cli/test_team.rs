@@ -228,3 +228,39 @@ fn a_rotated_device_is_trusted_again_by_a_teammate_and_a_revoked_one_cannot_trus
     assert!(out.stderr.contains("is revoked by"), "told first: {}", out.stderr);
     assert_eq!(std::fs::read_to_string(b.node_json()).unwrap(), before, "nothing rotated");
 }
+
+#[test]
+fn a_newer_handover_a_plain_fetch_brought_is_named_in_status_and_the_briefing() {
+    let env = TestEnv::new();
+    let (_, a, b, _, _) = two_clones(&env, "desk");
+    let refspec = "+refs/majordomus/continuity*:refs/majordomus/remotes/origin/continuity*";
+    a.git(&["config", "--add", "remote.origin.fetch", refspec]);
+    publish_one(&a, "A's older work.");
+    // B publishes a newer handover for main; A only fetches, as git fetch does.
+    let id = publish_one(&b, "SECRET-PLAN-OF-B");
+    a.git(&["fetch", "-q", "origin"]);
+    let st: Status = a.cj(&["status"], 0);
+    assert_eq!(st.store.sync, "behind", "the JSON keeps its words");
+    let standing = st.standing.expect("standing");
+    assert_eq!((standing["not_read_here"].as_u64(), standing["not_on_remote"].as_u64()), (Some(1), Some(0)));
+    assert_eq!(standing["arrived"]["id"].as_str(), Some(id.as_str()));
+    let text = a.c(&["status"]).ok().stdout;
+    assert!(text.contains("1 record(s) on origin not read here"), "{text}");
+    assert!(text.contains(&format!("a newer handover for this branch from desk (key {})", b.key_id())), "{text}");
+    assert!(text.contains("git majordomus continuity sync, then git majordomus continuity plan"), "{text}");
+    assert!(!text.contains("SECRET-PLAN-OF-B"), "named, not quoted: {text}");
+    let briefing = a.briefing("s-arrived");
+    assert!(briefing.contains("Arrived: a newer handover for this branch from desk"), "{briefing}");
+    assert!(briefing.contains(&id[..12]) && !briefing.contains("SECRET-PLAN-OF-B"), "{briefing}");
+    // The command it names takes it.
+    a.sync();
+    assert!(a.c(&["plan", "--record", &id]).ok().stdout.contains("SECRET-PLAN-OF-B"));
+    let text = a.c(&["status"]).ok().stdout;
+    assert!(text.contains("in sync with origin") && !text.contains("arrived"), "{text}");
+    assert!(!a.briefing("s-after").contains("Arrived:"));
+    // What is here and not yet on origin, from this machine's side.
+    a.handover(true, "# Objective\nLocal only.\n\n# Current State\nx\n\n# Next Action\ny\n");
+    a.publish(&[]);
+    let text = a.c(&["status"]).ok().stdout;
+    assert!(text.contains("1 record(s) here not yet on origin"), "{text}");
+}

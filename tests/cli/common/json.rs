@@ -460,6 +460,7 @@ pub struct Status {
     pub working_tree: String,
     pub position: Option<Position>,
     pub store: StoreView,
+    pub standing: Option<serde_json::Value>,
     pub last_sync: Option<LastSync>,
     pub other_syncs: Vec<LastSync>,
     pub lines: Vec<LineView>,

@@ -14,7 +14,9 @@ use crate::error::Result;
 use crate::model::labels::{Anchor, WorkingTree};
 use crate::oid::Oid;
 use crate::services::continuity::loaded::{self, Loaded, Setup};
-use crate::services::continuity::views::{resumable_ids, store_view, view, views, StoreView, SHOWN};
+use crate::services::continuity::views::{
+    resumable_ids, standing, store_view, view, views, Standing, StoreView, SHOWN,
+};
 use crate::services::continuity::{load_local, REF};
 use crate::services::remotes::chosen_remote;
 use crate::services::rewrite;
@@ -59,6 +61,11 @@ pub struct StatusReport {
     pub position: Option<Position>,
     /// The store.
     pub store: StoreView,
+    /// What the chosen remote's tracked store holds that this one does not, and the reverse,
+    /// with a newer handover for this branch that arrived by a fetch (absent when the remote
+    /// holds nothing new).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub standing: Option<Standing>,
     /// The last sync with the chosen remote (`store.remote`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub last_sync: Option<LastSync>,
@@ -194,11 +201,12 @@ pub fn status(ctx: &Ctx, all: bool) -> Result<StatusReport> {
             Ok(LineView { heads, line: l.line, state: l.state, records: l.records })
         })
         .collect::<Result<_>>()?;
+    let standing = standing(ctx, &s, &store)?;
     let mut next = Vec::new();
     if matches!(store_v.sync.as_str(), "pending" | "never_synced" | "diverged" | "behind") {
         next.push("git majordomus continuity sync".to_string());
     }
-    if !resumable.is_empty() {
+    if !resumable.is_empty() || standing.as_ref().is_some_and(|s| s.arrived.is_some()) {
         next.push("git majordomus continuity plan".to_string());
     }
     Ok(StatusReport {
@@ -220,6 +228,7 @@ pub fn status(ctx: &Ctx, all: bool) -> Result<StatusReport> {
             WorkingTree::Clean
         },
         store: store_v,
+        standing,
         last_sync,
         other_syncs,
         lines,

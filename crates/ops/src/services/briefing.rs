@@ -30,6 +30,26 @@ pub struct Line {
     pub rank: u8,
 }
 
+/// A newer handover for this branch from another device that a plain `git fetch` brought into
+/// the chosen remote's tracked store (issue 40 item 5): named, never quoted. Refs only unless
+/// that store holds records the local one lacks; best effort (a briefing never fails for it).
+fn arrived_line(ctx: &Ctx) -> Option<String> {
+    use crate::services::continuity::{loaded, views};
+    views::remote_ahead(ctx).ok()??;
+    let s = loaded::setup(ctx).ok()?;
+    let ours = loaded::load(ctx, &s, crate::services::continuity::REF).ok()?;
+    let st = views::standing(ctx, &s, &ours).ok()??;
+    let a = st.arrived?;
+    let age = a.age_minutes.map_or_else(|| "age unknown".to_string(), |m| format!("{m} min old"));
+    Some(format!(
+        "Arrived: a newer handover for this branch from {} (key {}), {age}, record {} on {} — run git majordomus continuity sync, then git majordomus continuity plan",
+        a.device.label,
+        a.key_id,
+        crate::text::short_id(&a.id),
+        st.remote
+    ))
+}
+
 fn optional(text: impl Into<String>) -> Line {
     Line { text: text.into(), rank: 0 }
 }
@@ -75,6 +95,9 @@ pub fn lines(ctx: &Ctx, server_line: Option<&str>) -> Result<Vec<Line>> {
         out.push(optional(format!(
             "Mesh: {offers} resumable handover(s) from other devices — run git majordomus continuity plan"
         )));
+    }
+    if let Some(line) = arrived_line(ctx) {
+        out.push(kept(line));
     }
     let open = unresolved(ctx)?;
     if !open.is_empty() {

@@ -104,3 +104,63 @@ pub fn refresh_offers(s: &Setup, store: &Loaded, lineage: &Lineage, local: &mut 
     local.offers_total = Some(rows.len());
     local.offers = rows.iter().take(SHOWN).map(|r| offer_of_summary(&store.summary(*r))).collect();
 }
+
+/// How the local store and the chosen remote's (as the last fetch left it in the remote-tracking
+/// ref: a plain `git fetch` with the refspec brings it) stand, from this machine's side (issue 40
+/// item 5).
+#[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "mcp", derive(schemars::JsonSchema))]
+pub struct Standing {
+    /// The chosen remote.
+    pub remote: String,
+    /// Records admitted in its store that this store does not hold yet.
+    pub not_read_here: usize,
+    /// Records of this store its store does not hold yet.
+    pub not_on_remote: usize,
+    /// The newest handover among those not read here that is for this branch, from another
+    /// device, and that `plan` would let this checkout resume once synced (never a withheld
+    /// one): named, not quoted.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub arrived: Option<RecordView>,
+}
+
+/// The chosen remote when its tracked store holds something the local store does not (its tip
+/// is neither the local tip nor an ancestor of it): refs only, no store is read.
+pub fn remote_ahead(ctx: &Ctx) -> Result<Option<String>> {
+    let Some(remote) = crate::services::remotes::chosen_remote(ctx)? else { return Ok(None) };
+    let tip = |r: &str| ctx.git.ref_tip(r).map_err(|e| crate::error::Error::io(e.to_string()));
+    let Some(their_tip) = tip(&remote_ref(&remote))? else { return Ok(None) };
+    if let Some(our_tip) = tip(REF)? {
+        if our_tip == their_tip
+            || ctx.git.commit_is_ancestor(&their_tip, &our_tip).map_err(crate::error::Error::from)?
+        {
+            return Ok(None);
+        }
+    }
+    Ok(Some(remote))
+}
+
+/// [`Standing`] of `ours` (the loaded local store) against the chosen remote's tracked store;
+/// `None` when there is no chosen remote, it has no tracked store, or the two tips are one
+/// (refs only then, no store is read).
+pub fn standing(ctx: &Ctx, s: &Setup, ours: &Loaded) -> Result<Option<Standing>> {
+    let Some(remote) = crate::services::remotes::chosen_remote(ctx)? else { return Ok(None) };
+    let their_tip = ctx.git.ref_tip(&remote_ref(&remote)).map_err(|e| crate::error::Error::io(e.to_string()))?;
+    if their_tip.is_none() || their_tip == ours.tip {
+        return Ok(None);
+    }
+    let theirs = loaded::load(ctx, s, &remote_ref(&remote))?;
+    let not_on_remote = ours.rows().filter(|r| theirs.get(&ours.id(*r)).is_none()).count();
+    let new: Vec<loaded::Row> = theirs.rows().filter(|r| ours.get(&theirs.id(*r)).is_none()).collect();
+    let branch = ctx.identity()?.branch.clone();
+    let own = s.own_node();
+    let arrived = branch.and_then(|b| {
+        new.iter()
+            .filter(|r| withheld(r.trust).is_none() && Some(theirs.node(**r)) != own.as_deref())
+            .map(|r| (*r, theirs.summary(*r)))
+            .filter(|(_, sum)| sum.branch.as_deref() == Some(b.as_str()))
+            .max_by_key(|(_, sum)| (sum.published, sum.id.clone()))
+            .map(|(r, sum)| RecordView::of(&sum, r.trust, false, ctx.clock.now()))
+    });
+    Ok(Some(Standing { remote, not_read_here: new.len(), not_on_remote, arrived }))
+}
