@@ -137,6 +137,7 @@ fn store(repo: PathBuf, n: usize, lines: usize, devices: usize, salt: &str, pare
                                     }),
                                     decisions: vec![],
                                     questions: vec![],
+                                    ends: Vec::new(),
                                     handover: HandoverPart {
                                         id: record::blake3_hex(body.as_bytes())[..32].to_string(),
                                         task: Some(format!("t-{l}")),

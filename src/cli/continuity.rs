@@ -75,6 +75,11 @@ pub enum Args {
         #[arg(long, value_name = "ID")]
         record: Option<String>,
     },
+    /// End a head of a line without resuming it: a signed record that continues it, carrying no handover
+    Supersede {
+        /// A unique prefix (at least 4 hex) of the head's record id
+        id: String,
+    },
     /// Admit every record and judge every signer (the CI step)
     Verify {
         /// Also verify refs/majordomus/remotes/<REMOTE>/continuity
@@ -261,6 +266,10 @@ pub fn run(cc: &CommandContext, a: Args, ui: &mut Ui) -> Result<Exit> {
                 Ok(exit_if(r.ok()))
             }
             Args::Trust(t) => trust(&ctx, t, ui),
+            Args::Supersede { id } => {
+                emit(ui, &publish::supersede(&ctx, &id)?, render::supersede);
+                Ok(Exit::Ok)
+            }
             Args::Export { id, dir } => {
                 let files = device::export(&ctx, &id, &dir)?;
                 if ui.json_mode() {

@@ -5,7 +5,7 @@ use crate::continuity::plan::ResumePlan;
 use crate::continuity::view::RecordView;
 use crate::model::labels::RewriteBy;
 use crate::ops::commands::continuity::device::{DeviceReport, RotateReport, VerifyReport};
-use crate::ops::commands::continuity::publish::PublishReport;
+use crate::ops::commands::continuity::publish::{PublishReport, SupersedeReport};
 use crate::ops::commands::continuity::resume::ResumeReport;
 use crate::ops::commands::continuity::sync::SyncReport;
 use crate::ops::commands::continuity::trust::TrustChange;
@@ -41,6 +41,16 @@ pub fn record_block(s: &mut String, v: &RecordView) {
         p(s, "key", &v.key_id);
     }
     p(s, "published", age(v.age_minutes));
+    if v.ends_only {
+        p(
+            s,
+            "ends",
+            format!("{} (no handover: it only ends that head)", v.parent.as_deref().map(short_id).unwrap_or("?")),
+        );
+    }
+    for e in &v.ends {
+        p(s, "also ends", short_id(e));
+    }
     if let Some(trust) = v.withheld {
         s.push_str(&withheld_line(trust));
         return;
@@ -160,7 +170,13 @@ pub fn records_head(shown: usize, total: usize) -> String {
 /// One record of `continuity records` (a withheld one with its trust and key id after the
 /// label, and `withheld: <trust>` where its branch would be).
 pub fn record_line(v: &RecordView) -> String {
-    let landed = v.landed.as_ref().map(|l| format!("  {}", l.describe())).unwrap_or_default();
+    let mut landed = v.landed.as_ref().map(|l| format!("  {}", l.describe())).unwrap_or_default();
+    for e in &v.ends {
+        landed.push_str(&format!("  also ends {}", short_id(e)));
+    }
+    if v.ends_only {
+        landed.push_str("  ends its parent (no handover)");
+    }
     let (device, branch) = match v.withheld {
         Some(t) => (format!("{} [{}] key {}", v.device.label, v.trust, v.key_id), format!("withheld: {t}")),
         None => (v.device.label.clone(), v.branch.as_deref().unwrap_or("DETACHED").to_string()),
@@ -483,6 +499,23 @@ pub fn rotate(r: &RotateReport) -> String {
     } else {
         p(&mut s, "teammate", "a device the mesh trusts runs:");
     }
+    for n in &r.next {
+        p(&mut s, "next", n);
+    }
+    s
+}
+
+/// `continuity supersede`.
+pub fn supersede(r: &SupersedeReport) -> String {
+    let mut s = String::new();
+    let h = &r.superseded;
+    p(&mut s, "superseded", format!("{} from {} (key {})", short_id(&h.id), h.device.label, h.key_id));
+    p(
+        &mut s,
+        "record",
+        format!("{} ends it (signed, no handover; it travels with the next sync)", short_id(&r.record.id)),
+    );
+    p(&mut s, "questions", format!("{} carried", r.questions_carried));
     for n in &r.next {
         p(&mut s, "next", n);
     }

@@ -1554,14 +1554,14 @@ fn read_model_of_another_format_or_rules_is_ignored_and_deleting_it_changes_no_a
     assert_eq!(objective_of_first_resumable(&first), "Fix the callback.");
     let text = String::from_utf8_lossy(&std::fs::read(b.cache()).unwrap()).to_string();
     let header = text.lines().next().unwrap().to_string();
-    assert!(header.starts_with("majordomus-readmodel/4 "), "{header}");
+    assert!(header.starts_with("majordomus-readmodel/5 "), "{header}");
     assert!(!text.contains("Write the test."), "the read model keeps no bodies");
     // The cache is what a warm read answers from (so the checks below mean something) ...
     b.edit_cache("Fix the callback.", "Fix the kallback.");
     assert_eq!(objective_of_first_resumable(&b.cj(&["status"], 0)), "Fix the kallback.");
     // ... but one written in another format is ignored and rebuilt,
     // (checksums are this format's: another format's file is not sealed by this one)
-    b.edit_cache_as("majordomus-readmodel/4 ", "majordomus-readmodel/1 ", true);
+    b.edit_cache_as("majordomus-readmodel/5 ", "majordomus-readmodel/1 ", true);
     assert_eq!(objective_of_first_resumable(&b.cj(&["status"], 0)), "Fix the callback.");
     // and so is one written under other rules (another version, other admission tables).
     b.edit_cache("Fix the callback.", "Fix the kallback.");

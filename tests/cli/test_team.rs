@@ -12,6 +12,7 @@ use serde_json::Value;
 
 use crate::common::json::{Status, Verify};
 use crate::common::machine::{two_clones, Machine};
+use crate::common::store::store_path;
 use crate::common::{Output, TestEnv};
 
 const MESH: &str = ".ai/repo/mesh/team.yaml";
@@ -263,4 +264,164 @@ fn a_newer_handover_a_plain_fetch_brought_is_named_in_status_and_the_briefing() 
     a.publish(&[]);
     let text = a.c(&["status"]).ok().stdout;
     assert!(text.contains("1 record(s) here not yet on origin"), "{text}");
+}
+
+/// The questions log of `m` (its unresolved entries' lines).
+fn unresolved(m: &Machine<'_>) -> Vec<String> {
+    let text = std::fs::read_to_string(m.root().join(".ai/local/state/open-questions.md")).unwrap_or_default();
+    text.lines().filter(|l| l.starts_with("- [unresolved]")).map(str::to_string).collect()
+}
+
+#[test]
+fn a_diverged_line_heals_by_resume_and_publish_or_by_supersede_and_both_travel() {
+    let env = TestEnv::new();
+    let (_, a, b, _, _) = two_clones(&env, "desk");
+    // A line: R0 by A; B continues it; A continues it too, without syncing first.
+    let r0 = publish_one(&a, "Start.");
+    b.sync();
+    b.cj::<Value>(&["resume", "--record", &r0], 0);
+    b.run(&["start", "B's parser", "--scope", "src"], "").ok();
+    b.run(&["question", "add", "Which parser does B keep?"], "").ok();
+    let r1b = publish_one(&b, "B's continuation.");
+    a.handover(true, "# Objective\nA's continuation.\n\n# Current State\nx\n\n# Next Action\ny\n");
+    let r1a = a.publish(&[]);
+    a.sync();
+    let st: Status = a.cj(&["status"], 0);
+    assert_eq!(st.lines.len(), 1, "one diverged line: {:?}", st.lines);
+    assert!(st.diagnostics.iter().any(|d| d.code == "continuity.diverged"));
+
+    // A resumes B's head and publishes: the record names both heads (v2) and the line heals.
+    let r: Value = a.cj(&["resume", "--record", &r1b], 0);
+    assert_eq!(r["position"]["ends"], serde_json::json!([r1a]), "{r}");
+    assert_eq!(r["questions_carried"].as_u64(), Some(1), "{r}");
+    a.handover(true, "# Objective\nBoth, together.\n\n# Current State\nx\n\n# Next Action\ny\n");
+    let r2 = a.publish(&[]);
+    let stored = a.git(&["cat-file", "blob", &format!("refs/majordomus/continuity:{}", store_path(&r2))]);
+    assert!(stored.contains("\"schema\": \"majordomus-continuity/v2\""), "{stored}");
+    assert!(stored.contains(&format!("\"ends\": [\n      \"{r1a}\"")), "{stored}");
+    a.sync();
+    let st: Status = a.cj(&["status"], 0);
+    assert!(st.lines.is_empty(), "healed: {:?}", st.lines);
+    assert!(!st.diagnostics.iter().any(|d| d.code == "continuity.diverged"), "{:?}", st.diagnostics);
+    assert!(a.c(&["records"]).ok().stdout.contains(&format!("also ends {}", &r1a[..12])));
+    // B reads the same: one head, r2, and neither old head is offered.
+    b.sync();
+    let st: Status = b.cj(&["status"], 0);
+    assert!(st.lines.is_empty(), "{:?}", st.lines);
+    let offered: Vec<&str> = st.resumable.iter().map(|v| v.id.as_str()).collect();
+    assert!(!offered.contains(&r1a.as_str()) && !offered.contains(&r1b.as_str()), "{offered:?}");
+    let r: Verify = b.cj(&["verify"], 0);
+    assert_eq!((r.admitted, r.refused), (4, 0), "{r:?}");
+
+    // B continues its own old head again (its position), without resuming r2: diverged again.
+    b.run(&["question", "add", "Is B's cache still needed?"], "").ok();
+    let r3b = publish_one(&b, "B went on alone.");
+    a.sync();
+    let st: Status = a.cj(&["status"], 0);
+    assert_eq!(st.lines.len(), 1, "{:?}", st.lines);
+    // A ends B's head without resuming it: a signed record without a handover, which travels.
+    let before = unresolved(&a).len();
+    let s: Value = a.cj(&["supersede", &r3b[..8]], 0);
+    assert_eq!(s["superseded"]["id"].as_str(), Some(r3b.as_str()), "{s}");
+    assert_eq!(s["record"]["ends_only"].as_bool(), Some(true), "{s}");
+    assert!(s["questions_carried"].as_u64().unwrap() >= 1, "{s}");
+    assert!(unresolved(&a).len() > before);
+    assert!(unresolved(&a).iter().any(|q| q.contains("Is B's cache still needed?")));
+    let st: Status = a.cj(&["status"], 0);
+    assert!(st.lines.is_empty(), "{:?}", st.lines);
+    assert!(st.resumable.iter().all(|v| v.id != r3b), "the superseded head is offered nowhere");
+    // Superseding what is not a head is refused.
+    let out = a.c(&["supersede", &r3b[..8]]).code(10);
+    assert!(out.stderr.contains("is not a head"), "{}", out.stderr);
+    a.sync();
+    b.sync();
+    let st: Status = b.cj(&["status"], 0);
+    assert!(st.lines.is_empty() && st.resumable.iter().all(|v| v.id != r3b), "{:?} {:?}", st.lines, st.resumable);
+    let plan = b.c(&["plan", "--record", &r3b]).stdout;
+    assert!(!plan.contains("status      ready"), "{plan}");
+}
+
+/// Issue 40's "Done when", step by step, on one bare remote: three devices and a CI clone.
+#[test]
+fn a_team_of_three_devices_and_ci_lives_through_join_revoke_rotate_diverge_heal_and_fetch() {
+    let env = TestEnv::new();
+    let (remote, a, b, ka, kb) = two_clones(&env, "desk");
+    let refspec = "+refs/majordomus/continuity*:refs/majordomus/remotes/origin/continuity*";
+    // The team: A and B trusted; shared.
+    trust(&a, &["add", &ka, "--label", "macbook-pro", "--create"], 0);
+    trust(&a, &["add", &kb, "--label", "desk"], 0);
+    share_mesh(&a, &[&b]);
+
+    // 1. A newcomer joins: `device` on C, `trust add` by A.
+    let c = Machine::clone_of(&env, &remote, "c");
+    let kc = c.device("c-laptop");
+    trust(&a, &["add", &kc, "--label", "c-laptop"], 0);
+    share_mesh(&a, &[&b, &c]);
+
+    // 2. Records flow: C's record is trusted at A.
+    let from_c = publish_one(&c, "C's first work.");
+    a.sync();
+    let st: Status = a.cj(&["status"], 0);
+    let v = st.resumable.iter().find(|v| v.id == from_c).expect("C's record is offered");
+    assert_eq!((v.trust.as_str(), v.withheld.as_deref()), ("trusted", None));
+    publish_one(&b, "B's work before.");
+
+    // 3. A revokes B: pinned; the CI step stays green.
+    let v = trust(&a, &["revoke", "desk"], 0);
+    assert!(v["pin"].is_string(), "{v}");
+    share_mesh(&a, &[&c]);
+    let out = run_ci(&env, &remote, "ci1").ok();
+    assert!(out.stdout.contains("1 retired") && out.stdout.contains("all checks passed"), "{}", out.stdout);
+
+    // 4. The revoked device is told.
+    b.git(&["pull", "-q", "--ff-only", "origin", "main"]);
+    assert!(b.c(&["status"]).ok().stdout.contains("this device: revoked"));
+    let old_node = std::fs::read(b.node_json()).unwrap();
+
+    // 5. B rotates; a teammate trusts the new key; B's records flow again.
+    let r = b.cj::<Value>(&["device", "rotate"], 0);
+    let next: Vec<String> = r["next"].as_array().unwrap().iter().map(|n| n.as_str().unwrap().to_string()).collect();
+    a.run(&next[1].split(' ').skip(2).collect::<Vec<_>>(), "").ok();
+    share_mesh(&a, &[&b, &c]);
+    let from_new_b = publish_one(&b, "B with its new key.");
+    a.sync();
+    assert!(a.c(&["plan", "--record", &from_new_b]).ok().stdout.contains("B with its new key."));
+
+    // 6. A record signed with the old key after the revocation fails CI.
+    let thief = env.path().join("thief-state");
+    std::fs::create_dir_all(thief.join("majordomus")).unwrap();
+    std::fs::write(thief.join("majordomus/node.json"), &old_node).unwrap();
+    let old_mesh = b.git(&["show", "HEAD~3:.ai/repo/mesh/team.yaml"]);
+    b.repo.write(MESH, &format!("{old_mesh}\n"));
+    let xdg = [("XDG_STATE_HOME", thief.to_str().unwrap())];
+    b.run_env(&["handover", "--no-task"], "# Objective\nStolen.\n\n# Current State\nx\n\n# Next Action\ny\n", &xdg)
+        .ok();
+    b.run_env(&["continuity", "publish"], "", &xdg).ok();
+    b.run_env(&["continuity", "sync"], "", &xdg).ok();
+    b.git(&["checkout", "-q", "--", MESH]);
+    let out = run_ci(&env, &remote, "ci2").code(1);
+    assert!(out.stdout.contains("used after it was revoked"), "{}", out.stdout);
+
+    // 7. Two machines diverge, and the line heals.
+    let head = publish_one(&a, "A before the fork.");
+    c.sync();
+    c.cj::<Value>(&["resume", "--record", &head], 0);
+    let c_fork = publish_one(&c, "C's fork.");
+    a.handover(true, "# Objective\nA's fork.\n\n# Current State\nx\n\n# Next Action\ny\n");
+    a.publish(&[]);
+    a.sync();
+    assert_eq!(a.cj::<Status>(&["status"], 0).lines.len(), 1, "diverged");
+    a.cj::<Value>(&["resume", "--record", &c_fork], 0);
+    let healed = publish_one(&a, "Both forks, together.");
+    assert!(a.cj::<Status>(&["status"], 0).lines.is_empty(), "healed");
+
+    // 8. A newer handover fetched from another device is in the next briefing.
+    c.sync();
+    c.cj::<Value>(&["resume", "--record", &healed], 0);
+    let newer = publish_one(&c, "C's newest.");
+    a.git(&["config", "--add", "remote.origin.fetch", refspec]);
+    a.git(&["fetch", "-q", "origin"]);
+    let briefing = a.briefing("s-team");
+    assert!(briefing.contains("Arrived: a newer handover for this branch from c-laptop"), "{briefing}");
+    assert!(briefing.contains(&newer[..12]), "{briefing}");
 }

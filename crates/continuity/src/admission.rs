@@ -6,7 +6,7 @@ use serde_json::Value;
 
 use super::mesh::{trust_of, Mesh, Trust};
 use super::record::{
-    id_of_canonical, read_stored, store_path, NotStored, Record, Stored, MAX_STORED_BYTES, OMITTED, SCHEMA,
+    id_of_canonical, is_known_schema, read_stored, store_path, NotStored, Record, Stored, MAX_STORED_BYTES, OMITTED,
 };
 use super::{portability, signing};
 use crate::git::store::{Blob, FileMode, StoreEntry};
@@ -285,7 +285,7 @@ fn admitted_in_one_pass(path: &str, bytes: &[u8]) -> Option<Intrinsic> {
         return None;
     }
     let record: Record = serde_json::from_str(&stored.canonical).ok()?;
-    if record.schema != SCHEMA || super::record::check_bounds(&record).is_err() {
+    if !is_known_schema(&record.schema) || super::record::check_bounds(&record).is_err() {
         return None;
     }
     signing::verify_parts(
@@ -332,7 +332,7 @@ fn judged(path: &str, bytes: &[u8]) -> Intrinsic {
         return refuse(Code::IdMismatch, "its content does not match its id and path; it was altered".into());
     }
     let schema = record_value.get("schema").and_then(Value::as_str).unwrap_or("");
-    if schema != SCHEMA {
+    if !is_known_schema(schema) {
         if newer_schema(schema) {
             return too_new(path, schema, &stored, record_value);
         }
@@ -364,9 +364,9 @@ fn judged(path: &str, bytes: &[u8]) -> Intrinsic {
 }
 
 /// Whether `schema` names a later version of this record format (`majordomus-continuity/vN`,
-/// N > 1).
+/// N > 2).
 fn newer_schema(schema: &str) -> bool {
-    schema.strip_prefix("majordomus-continuity/v").and_then(|n| n.parse::<u32>().ok()).is_some_and(|n| n > 1)
+    schema.strip_prefix("majordomus-continuity/v").and_then(|n| n.parse::<u32>().ok()).is_some_and(|n| n > 2)
 }
 
 /// A file of a later schema, in the stored form, its id its content's: kept (merged and pushed

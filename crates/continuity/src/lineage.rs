@@ -162,6 +162,23 @@ pub struct Lineage {
     members: Vec<Vec<u32>>,
     /// Finds a row by id.
     fan: Fan,
+    /// More parents than `parent`, by row (a v2 record's `ends`: the other heads it ends):
+    /// `(row, parent row)`, sorted.
+    extra: Vec<(u32, u32)>,
+    /// Ends the graph does not hold: `(row, id)`.
+    extra_outside: Vec<(u32, String)>,
+    /// Rows that carry no handover (a record that only ends its parent): never a head, sorted.
+    terminal: Vec<u32>,
+}
+
+/// What a v2 record adds to its row's lineage: the other heads it ends, and whether it carries
+/// no handover (it only ends its parent).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Ends<'a> {
+    /// The heads it ends besides its parent.
+    pub ends: Vec<Link<'a>>,
+    /// Whether it carries no handover.
+    pub terminal: bool,
 }
 
 impl Lineage {
@@ -301,6 +318,55 @@ impl Lineage {
         g
     }
 
+    /// The graph with what v2 records add (`ends`, a record that only ends its parent), by row:
+    /// each head a row ends is continued by it, and a row that carries no handover is no head.
+    pub fn with_ends<'a>(mut self, rows: impl IntoIterator<Item = (u32, Ends<'a>)>) -> Lineage {
+        for (row, e) in rows {
+            for link in e.ends {
+                let held = match link {
+                    Link::Id(id) => self.fan.find(&self.ids, &id),
+                    _ => None,
+                };
+                match held {
+                    Some(p) if p as u32 != row => {
+                        self.extra.push((row, p as u32));
+                        self.continued[p] = true;
+                    }
+                    Some(_) => {}
+                    None => self.extra_outside.push((row, link.text())),
+                }
+            }
+            if e.terminal {
+                self.terminal.push(row);
+                self.continued[row as usize] = true;
+            }
+        }
+        self.extra.sort_unstable();
+        self.extra.dedup();
+        self.terminal.sort_unstable();
+        self.terminal.dedup();
+        self
+    }
+
+    /// The parents of row `row` the graph holds: its `parent`, then the heads it ends.
+    fn parents_of(&self, row: u32) -> impl Iterator<Item = u32> + '_ {
+        let start = self.extra.partition_point(|(r, _)| *r < row);
+        let first = Some(self.parent[row as usize]).filter(|p| *p != NONE);
+        first.into_iter().chain(self.extra[start..].iter().take_while(move |(r, _)| *r == row).map(|(_, p)| *p))
+    }
+
+    /// Whether record `id` carries no handover (it only ends its parent).
+    pub fn is_terminal(&self, id: &str) -> bool {
+        self.row(id).is_some_and(|r| self.terminal.binary_search(&r).is_ok())
+    }
+
+    /// The heads record `id` ends besides its parent (held or not), as written.
+    pub fn ends_of(&self, id: &str) -> Vec<String> {
+        let Some(row) = self.row(id) else { return Vec::new() };
+        let held = self.parents_of(row).skip(usize::from(self.parent[row as usize] != NONE)).map(|p| self.id(p).into());
+        held.chain(self.extra_outside.iter().filter(|(r, _)| *r == row).map(|(_, t)| t.clone())).collect()
+    }
+
     /// The row of `id`.
     fn row(&self, id: &str) -> Option<u32> {
         self.fan.find(&self.ids, &raw(id)?).map(|r| r as u32)
@@ -370,6 +436,9 @@ impl Lineage {
     pub fn descends(&self, child: &str, ancestor: &str) -> bool {
         let Some(mut cur) = self.row(child) else { return false };
         let target = self.row(ancestor);
+        if !self.extra.is_empty() || !self.extra_outside.is_empty() {
+            return self.descends_through_ends(cur, target, ancestor);
+        }
         let mut steps = 0usize;
         loop {
             steps += 1;
@@ -382,6 +451,31 @@ impl Lineage {
                 p => cur = p,
             }
         }
+    }
+
+    /// [`Lineage::descends`] over every parent a row names (its `parent` and its `ends`): a walk
+    /// of the ancestors, each visited once, at most [`MAX_STEPS`] of them.
+    fn descends_through_ends(&self, start: u32, target: Option<u32>, ancestor: &str) -> bool {
+        let mut seen = std::collections::HashSet::new();
+        let mut stack = vec![start];
+        while let Some(cur) = stack.pop() {
+            if seen.len() > MAX_STEPS {
+                return false;
+            }
+            let named_outside = |list: &[(u32, String)]| list.iter().any(|(r, t)| *r == cur && t == ancestor);
+            if target.is_none() && (named_outside(&self.outside) || named_outside(&self.extra_outside)) {
+                return true;
+            }
+            for p in self.parents_of(cur) {
+                if Some(p) == target {
+                    return true;
+                }
+                if seen.insert(p) {
+                    stack.push(p);
+                }
+            }
+        }
+        false
     }
 
     /// How `b` stands to `a` (docs/REFERENCE.md#lineage): equal; different lines → independent; `b` descends
@@ -479,6 +573,30 @@ impl Lineage {
                 ));
             }
         }
+        for &(row, p) in &self.extra {
+            if self.line[row as usize] != self.line[p as usize] {
+                let (id, end) = (self.id(row), self.id(p));
+                out.push(Diagnostic::new(
+                    Severity::Error,
+                    Code::BrokenLineage,
+                    Some(&path_of(&id)),
+                    format!("record {} ends {}, a head of another line", short_id(&id), short_id(&end)),
+                ));
+            }
+        }
+        for (row, end) in &self.extra_outside {
+            let id = self.id(*row);
+            out.push(Diagnostic::new(
+                Severity::Warning,
+                Code::DanglingParent,
+                Some(&path_of(&id)),
+                format!(
+                    "record {} also ends {}, which this store does not hold (a sync may fetch it)",
+                    short_id(&id),
+                    short_id(end)
+                ),
+            ));
+        }
         for s in self.lines() {
             if s.state == LineState::Diverged {
                 let heads: Vec<&str> = s.heads.iter().map(|h| short_id(h)).collect();
@@ -544,12 +662,15 @@ impl Lineage {
 
     /// Rows of `set` that no row of `set` continues.
     fn heads_within(&self, set: &BTreeSet<u32>) -> Vec<u32> {
-        let parents: BTreeSet<u32> = set.iter().map(|r| self.parent[*r as usize]).filter(|p| *p != NONE).collect();
-        set.iter().copied().filter(|r| !parents.contains(r)).collect()
+        let parents: BTreeSet<u32> = set.iter().flat_map(|r| self.parents_of(*r)).collect();
+        set.iter().copied().filter(|r| !parents.contains(r) && self.terminal.binary_search(r).is_err()).collect()
     }
 
     /// Whether row `child` descends (strictly) from row `ancestor` (at most [`MAX_STEPS`] links).
     fn descends_row(&self, mut child: u32, ancestor: u32) -> bool {
+        if !self.extra.is_empty() {
+            return self.descends_through_ends(child, Some(ancestor), "");
+        }
         for _ in 0..MAX_STEPS {
             match self.parent[child as usize] {
                 NONE => return false,
@@ -897,6 +1018,7 @@ mod tests {
             task: None,
             decisions: vec![],
             questions: vec![],
+            ends: Vec::new(),
             handover: HandoverPart {
                 id: "0".repeat(32),
                 task: None,

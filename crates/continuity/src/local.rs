@@ -24,6 +24,10 @@ pub struct Position {
     pub via: Via,
     /// When.
     pub at: String,
+    /// The other heads of its line the next publication ends: set by a resume on a diverged
+    /// line, so that the record it writes names them all (issue 40 item 4).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub ends: Vec<String>,
 }
 
 vocabulary! {
@@ -177,7 +181,7 @@ mod tests {
         let mut s = LocalState::default();
         s.branches.insert(
             "main".into(),
-            Position { line: "a".into(), record: "b".into(), via: Via::Published, at: "t".into() },
+            Position { line: "a".into(), record: "b".into(), via: Via::Published, at: "t".into(), ends: Vec::new() },
         );
         let back = LocalState::parse(std::str::from_utf8(&s.to_bytes()).unwrap()).unwrap();
         assert_eq!(back, s);

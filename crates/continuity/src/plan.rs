@@ -609,7 +609,10 @@ impl<'a> Judgement<'a> {
                 heads.join(", ")
             );
             let notice = if chosen.explicit {
-                Notice::new(PlanCode::LineDiverged, format!("{what}; resuming {id12} leaves the others as they are"))
+                Notice::new(
+                    PlanCode::LineDiverged,
+                    format!("{what}; resuming {id12} and publishing ends the others (their open questions are carried); `continuity supersede <id>` ends one without resuming it"),
+                )
             } else {
                 Notice::new(
                     PlanCode::LineDiverged,
@@ -971,6 +974,7 @@ mod tests {
                 outcome: None,
             }),
             decisions: vec![CarriedDecision { title: "Use a lexer".into(), text: "because".into() }],
+            ends: Vec::new(),
             handover: HandoverPart {
                 id: "0".repeat(32),
                 task: Some("t-1".into()),

@@ -914,6 +914,7 @@ mod tests {
             }),
             decisions: vec![],
             questions: vec![],
+            ends: Vec::new(),
             handover: HandoverPart {
                 id: "00".repeat(16),
                 task: Some("auth-callback".into()),

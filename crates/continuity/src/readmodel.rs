@@ -20,14 +20,14 @@ use std::sync::{Arc, OnceLock};
 use chrono::DateTime;
 
 use super::admission::{Diagnostic, Intrinsic};
-use super::lineage::{hex, Fan, Lineage, Link, RawId, Ref};
+use super::lineage::{hex, Ends, Fan, Lineage, Link, RawId, Ref};
 use super::record::{Device, Record};
 use super::view::{published_at, section};
 use crate::oid::RecordId;
 use crate::text::first_line;
 
 /// The format line every read-model file starts with; another format is ignored.
-pub const FORMAT: &str = "majordomus-readmodel/4";
+pub const FORMAT: &str = "majordomus-readmodel/5";
 
 /// Every source file whose code decides a value the read model caches — a verdict (shape,
 /// bounds, id, signature, portability, path), a summary field (objective, published time, the
@@ -107,6 +107,10 @@ pub struct Summary {
     pub issue: Option<String>,
     /// The first line of the handover's `# Objective` (`""` when absent).
     pub objective: String,
+    /// v2: the other heads it ends besides its parent.
+    pub ends: Vec<String>,
+    /// v2: it carries no handover (it only ends its parent).
+    pub terminal: bool,
 }
 
 impl Summary {
@@ -120,6 +124,7 @@ impl Summary {
     pub fn of_owned(id: String, blob: &str, key: String, r: Record) -> Summary {
         let published = published_at(&r).map(|t| t.timestamp());
         let objective = first_line(&section(&r.handover.body, "Objective")).to_string();
+        let terminal = !r.has_handover();
         Summary {
             id,
             blob: blob.to_string(),
@@ -138,6 +143,8 @@ impl Summary {
             task: r.task.map(|t| t.title),
             issue: r.handover.issue,
             objective,
+            ends: r.ends,
+            terminal,
         }
     }
 
@@ -233,6 +240,7 @@ impl Compact {
         let (parent, line) = (mark(0, &s.parent), mark(1, &s.line));
         c.row.set_parent(parent);
         c.row.set_line(line);
+        c.row.set_flags(if s.terminal || !s.ends.is_empty() { ENDS } else { 0 });
         c
     }
 }
@@ -262,7 +270,7 @@ impl Entry {
 }
 
 /// Bytes of one fixed-size row (its fields: [`View`]'s file format).
-pub const ROW: usize = 68;
+pub const ROW: usize = 72;
 
 /// Where each field of a row starts ([`View`]'s file format), its size being its accessor's
 /// type: the one place a row's byte offsets are written ([`RowRef`] reads them, [`Row`] writes
@@ -277,6 +285,7 @@ mod field {
     pub(super) const VAR_LEN: usize = 56;
     pub(super) const PARENT: usize = 60;
     pub(super) const LINE: usize = 64;
+    pub(super) const FLAGS: usize = 68;
 }
 
 /// One row read in place, a named accessor per field: each reads a fixed array at a constant
@@ -354,7 +363,17 @@ impl<'a> RowRef<'a> {
     fn line(self) -> u32 {
         self.u32_at(field::LINE)
     }
+
+    /// Its flags ([`ENDS`]).
+    #[inline]
+    fn flags(self) -> u32 {
+        self.u32_at(field::FLAGS)
+    }
 }
+
+/// A row flag: the record ends other heads or carries no handover (a v2 record); its variable
+/// part says which ([`View::ends`]).
+const ENDS: u32 = 1;
 
 /// A row being written, a named setter per field ([`RowRef`] reads it back). Indices, offsets
 /// and lengths are cut to `u32` unchecked: [`View::write_merge`] refuses a heap past 4 GiB, and
@@ -442,6 +461,11 @@ impl Row {
     fn set_line(&mut self, row: u32) {
         self.put(field::LINE, row.to_le_bytes());
     }
+
+    #[inline]
+    fn set_flags(&mut self, flags: u32) {
+        self.put(field::FLAGS, flags.to_le_bytes());
+    }
 }
 
 /// A row's link field when the record has no such value (no `parent`; no `line`, so it starts
@@ -460,13 +484,13 @@ const ELSEWHERE: u32 = u32::MAX - 1;
 /// high bit set on every byte but the last; `str` is a varint length then that many bytes of
 /// UTF-8):
 /// ```text
-/// "majordomus-readmodel/4 <rules hash> <store tip, 40 hex>\n"      FORMAT, rules_hash()
+/// "majordomus-readmodel/5 <rules hash> <store tip, 40 hex>\n"      FORMAT, rules_hash()
 /// 3 string tables, in this order: signer keys (64 hex), repository identities,
 /// devices ("<node>\n<label>"), each:
 ///   varint: count
 ///   count × str
 /// varint: n, how many rows
-/// n rows of ROW (68) bytes, sorted by id, no id twice:
+/// n rows of ROW (72) bytes, sorted by id, no id twice:
 ///   0..32    id              raw bytes of the record id
 ///   32..40   published       i64, Unix seconds; i64::MIN when unreadable
 ///   40..44   signer          u32, index in the signer table
@@ -479,11 +503,14 @@ const ELSEWHERE: u32 = u32::MAX - 1;
 ///                            row of the file, read it from the variable part
 ///   64..68   line            u32, the row of the record that starts its `line`; NO_LINK: no
 ///                            `line` (it starts its own); ELSEWHERE as for parent
+///   68..72   flags           u32, bit 0 (ENDS): a v2 record that ends other heads or carries
+///                            no handover (its variable part says which)
 /// varint: heap length
 /// heap: the rows' variable parts, each where its row says, in no particular order; a part is
 ///   hex? line, hex? parent, hex blob, opt session, str published_at, opt branch,
 ///   hex? head, str working tree, varint changed total, opt task, opt issue,
-///   str objective (the first line of `# Objective`, "" when absent)
+///   str objective (the first line of `# Objective`, "" when absent),
+///   varint k, k × hex: the heads it ends (v2 `ends`), u8 terminal: 1 when it carries no handover
 ///   [u8; PART_SUM = 4]: the first bytes of BLAKE3 of the part before them
 /// varint: count of the files that are not records, then count × (sorted by path):
 ///   str path, str blob, u8 kind (0 too new, 1 refused, 2 stray),
@@ -778,6 +805,18 @@ impl View {
         };
         let row = self.row(i);
         (of(row.line(), false), of(row.parent(), true))
+    }
+
+    /// What record `i` adds to the lineage as a v2 record (the heads it ends, whether it carries
+    /// no handover); `None` for every other row, read from the row's flags alone.
+    pub fn ends(&self, i: usize) -> Option<Ends<'static>> {
+        if self.row(i).flags() & ENDS == 0 {
+            return None;
+        }
+        // A damaged part ends nothing.
+        let s = self.summary(i)?;
+        let ends = s.ends.iter().filter_map(|e| raw_id(e)).map(Link::Id).collect();
+        Some(Ends { ends, terminal: s.terminal })
     }
 
     /// The lineage over `n` of this view's rows, the `i`-th being `row(i)` (ascending: the
@@ -1139,6 +1178,10 @@ pub fn lineage_over(views: &[&View], n: usize, row: impl Fn(usize) -> (usize, us
         }
         (v.raw_id(r), line, parent)
     })
+    .with_ends((0..n).filter_map(|i| {
+        let (k, r) = row(i);
+        views[k].ends(r).map(|e| (i as u32, e))
+    }))
 }
 
 /// A read-model file's head: everything before its heap of variable parts ([`View`]'s file
@@ -1418,6 +1461,11 @@ fn encode_var(s: &Summary) -> Vec<u8> {
     w.opt(s.task.as_deref());
     w.opt(s.issue.as_deref());
     w.str(&s.objective);
+    w.num(s.ends.len() as u64);
+    for e in &s.ends {
+        w.hex(e);
+    }
+    w.buf.push(u8::from(s.terminal));
     let sum = part_sum(&w.buf);
     w.buf.extend_from_slice(&sum);
     w.buf
@@ -1463,6 +1511,10 @@ impl<'a> Var<'a> {
         s.task = r.opt()?.map(str::to_string);
         s.issue = r.opt()?.map(str::to_string);
         s.objective = r.str()?.to_string();
+        for _ in 0..r.num()? {
+            s.ends.push(r.hex()?.unwrap_or_default());
+        }
+        s.terminal = r.byte()? == 1;
         (r.pos == r.buf.len()).then_some(())
     }
 
@@ -1481,6 +1533,10 @@ impl<'a> Var<'a> {
         r.opt()?;
         r.opt()?;
         r.str()?;
+        for _ in 0..r.num()? {
+            r.skip_hex()?;
+        }
+        r.byte()?;
         (r.pos == r.buf.len()).then_some(())
     }
 }
@@ -1668,7 +1724,41 @@ mod tests {
             task: Some("Ship it".into()),
             issue: None,
             objective: "Move the parser.".into(),
+            ends: Vec::new(),
+            terminal: false,
         }
+    }
+
+    #[test]
+    fn a_v2_record_ends_the_heads_it_names_and_one_without_a_handover_is_no_head() {
+        let id = |c: char| c.to_string().repeat(64);
+        let on_a =
+            |c: char, parent: char| Summary { line: Some(id('a')), parent: Some(id(parent)), ..summary(c, None) };
+        // a, then b and c both continue a: the line has diverged.
+        let mut rows = vec![summary('a', None), on_a('b', 'a'), on_a('c', 'a')];
+        let heads = |rows: &[Summary]| {
+            let fresh: Vec<Entry> = rows.iter().map(Entry::record).collect();
+            let mut f = Fresh::on(None);
+            for e in fresh {
+                f.add(e);
+            }
+            let v = View::merge(None, &"0".repeat(40), &[], f, "r").unwrap();
+            let g = v.lineage_of(v.len(), |i| i);
+            (g.heads().iter().map(|h| h[..1].to_string()).collect::<Vec<_>>(), g, v)
+        };
+        assert_eq!(heads(&rows).0, ["b", "c"]);
+        // d continues b and ends c: one head, and c is older than d.
+        rows.push(Summary { ends: vec![id('c')], ..on_a('d', 'b') });
+        let (h, g, v) = heads(&rows);
+        assert_eq!(h, ["d"]);
+        assert_eq!(g.relation(&id('c'), &id('d')), crate::lineage::Relation::Newer);
+        assert_eq!(g.ends_of(&id('d')), [id('c')]);
+        assert_eq!(v.summary(v.find(&id('d')).unwrap()).unwrap().ends, [id('c')], "the part keeps the ends");
+        // e only ends d (no handover): the line has no head left, and e is none.
+        rows.push(Summary { terminal: true, ..on_a('e', 'd') });
+        let (h, g, _) = heads(&rows);
+        assert!(h.is_empty(), "{h:?}");
+        assert!(g.is_terminal(&id('e')) && !g.is_head(&id('e')));
     }
 
     fn entries() -> Vec<Entry> {
@@ -1704,6 +1794,7 @@ mod tests {
             (field::VAR_LEN, size_of::<u32>()),
             (field::PARENT, size_of::<u32>()),
             (field::LINE, size_of::<u32>()),
+            (field::FLAGS, size_of::<u32>()),
         ];
         let end = fields.iter().fold(0, |end, &(at, size)| {
             assert_eq!(at, end, "a field starts where the one before ends");
@@ -1725,12 +1816,14 @@ mod tests {
         row.set_var_len(var_len);
         row.set_parent(parent);
         row.set_line(line);
+        let flags = 0xa1a2_a3a4;
+        row.set_flags(flags);
         let r = row.get();
         assert_eq!(r.id(), &id);
         assert_eq!(r.published(), Some(published));
         assert_eq!((r.signer(), r.repository(), r.device()), (signer, repository, device));
         assert_eq!((r.var_offset(), r.var_len()), (var_offset, var_len));
-        assert_eq!((r.parent(), r.line()), (parent, line));
+        assert_eq!((r.parent(), r.line(), r.flags()), (parent, line, flags));
         // The bytes are the values little-endian, in the file format's order.
         let le = |v: usize| (v as u32).to_le_bytes();
         let want = [
@@ -1743,6 +1836,7 @@ mod tests {
             &le(var_len),
             &parent.to_le_bytes(),
             &line.to_le_bytes(),
+            &flags.to_le_bytes(),
         ]
         .concat();
         assert_eq!(&row.bytes()[..], &want[..]);

@@ -9,6 +9,14 @@ use crate::oid::RecordId;
 
 /// The schema string of this version.
 pub const SCHEMA: &str = "majordomus-continuity/v1";
+
+/// The schema of a record that ends a divergence or only ends a head (SPEC §A.28 "One schema
+/// bump"): v1's fields, `ends`, and a `handover` that may be absent. A record is written v2 only
+/// when it needs one of them ([`Record::needs_v2`]), so older executables keep reading the rest.
+pub const SCHEMA_V2: &str = "majordomus-continuity/v2";
+
+/// How many other heads one record may end.
+pub const MAX_ENDS: usize = 16;
 /// A stored record (the whole envelope file) is at most this large.
 pub const MAX_STORED_BYTES: usize = 160 * 1024;
 /// A handover body is at most this large.
@@ -95,7 +103,7 @@ pub struct CarriedQuestion {
 }
 
 /// The handover itself.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 #[allow(missing_docs)]
 pub struct HandoverPart {
@@ -144,7 +152,46 @@ pub struct Record {
     pub decisions: Vec<CarriedDecision>,
     #[serde(default, skip_serializing_if = "is_empty")]
     pub questions: Vec<CarriedQuestion>,
+    /// v2: the other heads of its line this record ends besides its parent.
+    #[serde(default, skip_serializing_if = "is_empty")]
+    pub ends: Vec<String>,
+    /// The handover; absent (v2 only) in a record that only ends its parent
+    /// (`continuity supersede`).
+    #[serde(default, skip_serializing_if = "HandoverPart::is_absent")]
     pub handover: HandoverPart,
+}
+
+impl HandoverPart {
+    /// Whether the record carries no handover (every field empty: what an absent one reads as).
+    pub fn is_absent(&self) -> bool {
+        *self == HandoverPart::default()
+    }
+}
+
+impl Record {
+    /// Whether the record carries a handover (only a v2 record that ends a head does not).
+    pub fn has_handover(&self) -> bool {
+        !self.handover.is_absent()
+    }
+
+    /// Whether it needs the v2 schema: it ends other heads, or carries no handover.
+    pub fn needs_v2(&self) -> bool {
+        !self.ends.is_empty() || !self.has_handover()
+    }
+
+    /// The schema it is written under: v1 unless it [needs v2](Record::needs_v2).
+    pub fn schema_for(&self) -> &'static str {
+        if self.needs_v2() {
+            SCHEMA_V2
+        } else {
+            SCHEMA
+        }
+    }
+}
+
+/// Whether `schema` is one this executable reads (v1 or v2).
+pub fn is_known_schema(schema: &str) -> bool {
+    schema == SCHEMA || schema == SCHEMA_V2
 }
 
 /// The stored envelope: `id, public_key, signature, record` in that order.
@@ -588,8 +635,12 @@ pub fn check_bounds(r: &Record) -> Result<(), String> {
         }
         Ok(())
     };
-    if r.schema != SCHEMA {
-        return Err(format!("schema: expected {SCHEMA}"));
+    if !is_known_schema(&r.schema) {
+        return Err(format!("schema: expected {SCHEMA} or {SCHEMA_V2}"));
+    }
+    if r.schema == SCHEMA && r.needs_v2() {
+        let what = if r.has_handover() { "/ends" } else { "/handover" };
+        return Err(format!("{what}: a {SCHEMA} record holds a handover and ends no other head ({SCHEMA_V2} may)"));
     }
     let hex = |name: &str, v: &str, n: usize| {
         if v.len() == n && crate::hex::is_lowercase(v) {
@@ -633,7 +684,19 @@ pub fn check_bounds(r: &Record) -> Result<(), String> {
             ident(name, v)?;
         }
     }
-    if r.handover.body.trim().is_empty() {
+    if r.ends.len() > MAX_ENDS {
+        return Err(format!("/ends: {} heads, cap {MAX_ENDS}", r.ends.len()));
+    }
+    for (i, e) in r.ends.iter().enumerate() {
+        hex(&format!("/ends/{i}"), e, 64)?;
+        if r.parent.as_deref() == Some(e.as_str()) || r.ends[..i].contains(e) {
+            return Err(format!("/ends/{i}: names its parent or another end twice"));
+        }
+    }
+    if r.needs_v2() && r.parent.is_none() {
+        return Err("/parent: a record that ends a head continues one".into());
+    }
+    if r.has_handover() && r.handover.body.trim().is_empty() {
         return Err("/handover/body: empty".into());
     }
     if r.handover.body.len() > MAX_BODY_BYTES {
@@ -963,6 +1026,7 @@ pub(crate) mod tests {
             task: None,
             decisions: vec![],
             questions: vec![],
+            ends: Vec::new(),
             handover: HandoverPart {
                 id: "00".repeat(16),
                 task: None,
@@ -1125,6 +1189,33 @@ pub(crate) mod tests {
         let key = crate::signing::DeviceKey::from_seed([7; 32], Some("laptop".into()), "2026-09-03T20:00:00Z");
         let r = Record { device: key.device(), ..sample() };
         stored_bytes(&key.sign(&r))
+    }
+
+    #[test]
+    fn v2_holds_what_v1_may_not_and_each_is_written_only_when_needed() {
+        let (p, o) = ("a".repeat(64), "b".repeat(64));
+        let on_line = Record { line: Some(p.clone()), parent: Some(p.clone()), ..sample() };
+        assert_eq!(on_line.schema_for(), SCHEMA);
+        // Ending another head needs v2; written v1 it is refused, naming the field.
+        let heal = Record { ends: vec![o.clone()], ..on_line.clone() };
+        assert_eq!(heal.schema_for(), SCHEMA_V2);
+        assert!(check_bounds(&heal).unwrap_err().starts_with("/ends: "), "{:?}", check_bounds(&heal));
+        assert_eq!(check_bounds(&Record { schema: SCHEMA_V2.into(), ..heal.clone() }), Ok(()));
+        // A record that only ends its parent carries no handover: v2, and it continues a head.
+        let end = Record { schema: SCHEMA_V2.into(), handover: HandoverPart::default(), ..on_line.clone() };
+        assert!(!end.has_handover() && end.needs_v2());
+        assert_eq!(check_bounds(&end), Ok(()));
+        let v = serde_json::to_value(&end).unwrap();
+        assert!(v.get("handover").is_none() && v.get("ends").is_none(), "{v}");
+        assert_eq!(serde_json::from_value::<Record>(v).unwrap(), end, "it reads back");
+        let nowhere = Record { line: None, parent: None, ..end.clone() };
+        assert!(check_bounds(&nowhere).unwrap_err().starts_with("/parent: "));
+        assert!(check_bounds(&Record { schema: SCHEMA.into(), ..end }).unwrap_err().starts_with("/handover: "));
+        // Ends are record ids, never the parent, never twice, at most MAX_ENDS.
+        for bad in [vec!["x".to_string()], vec![p.clone()], vec![o.clone(), o.clone()], vec![o; MAX_ENDS + 1]] {
+            let r = Record { schema: SCHEMA_V2.into(), ends: bad.clone(), ..on_line.clone() };
+            assert!(check_bounds(&r).unwrap_err().starts_with("/ends"), "{bad:?}");
+        }
     }
 
     #[test]

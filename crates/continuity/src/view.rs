@@ -70,6 +70,12 @@ pub struct RecordView {
     /// docs/REFERENCE.md#rewrites). Filled by the caller, which has git; absent otherwise.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub landed: Option<Landed>,
+    /// The other heads of its line this record ends besides its parent (a v2 record).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub ends: Vec<String>,
+    /// Set when it carries no handover: it only ends its parent (`continuity supersede`).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub ends_only: bool,
 }
 
 impl RecordView {
@@ -104,6 +110,8 @@ impl RecordView {
             issue: quoted(&s.issue),
             objective: quoted(&Some(s.objective.clone())),
             landed: None,
+            ends: s.ends.clone(),
+            ends_only: s.terminal,
         }
     }
 }
@@ -179,6 +187,7 @@ mod tests {
             }),
             decisions: vec![],
             questions: vec![],
+            ends: Vec::new(),
             handover: HandoverPart {
                 id: "0".repeat(32),
                 task: None,

@@ -108,7 +108,7 @@ fn ids_and_verdicts() -> String {
         bytes.push(b'\n');
         bytes
     };
-    let (newer_path, newer, _) = signed(&laptop, |v| v["schema"] = "majordomus-continuity/v2".into());
+    let (newer_path, newer, _) = signed(&laptop, |v| v["schema"] = "majordomus-continuity/v3".into());
     let (unknown_path, unknown, _) = signed(&laptop, |v| v["schema"] = "other/v1".into());
     let (foreign_path, foreign, _) = signed(&laptop, |v| v["repository"] = "f".repeat(32).into());
     let (secret_path, secret, _) =
@@ -170,7 +170,7 @@ odd working tree: refused error continuity.record_malformed /source/working_tree
 odd task outcome: admitted undeclared a93aeb928bb56e52609bc61c5945bf13c35f21e36f928a9f70b0be05e586ef66
 altered: refused error continuity.id_mismatch its content does not match its id and path; it was altered
 forged: refused error continuity.bad_signature the signature does not verify (the node id of public_key does not match record.device.node)
-newer schema: too_new warning continuity.schema_too_new majordomus-continuity/v2 is newer than this executable reads; kept, not read
+newer schema: too_new warning continuity.schema_too_new majordomus-continuity/v3 is newer than this executable reads; kept, not read
 unknown schema: refused error continuity.schema_unknown unknown schema "other/v1"
 foreign: refused error continuity.foreign_repository it belongs to another repository (a fork shares a name, not a root history)
 secret: refused error continuity.secret /handover/body: an AWS access key id

@@ -294,6 +294,10 @@ pub struct RecordView {
     #[serde(default)]
     pub objective: String,
     pub landed: Option<Landed>,
+    #[serde(default)]
+    pub ends: Vec<String>,
+    #[serde(default)]
+    pub ends_only: bool,
 }
 
 /// The evidence of a rewrite or a landing (docs/REFERENCE.md#rewrites).
@@ -426,6 +430,8 @@ pub struct Position {
     pub record: String,
     pub via: String,
     pub at: String,
+    #[serde(default)]
+    pub ends: Vec<String>,
 }
 
 /// The last sync, as `continuity.json` keeps it.

@@ -241,22 +241,9 @@ pub fn verify(ctx: &Ctx, remote: Option<&str>) -> Result<VerifyReport> {
 
 /// `continuity export <id> --dir <d>`: the three files the stock `minisign` verifies.
 pub fn export(ctx: &Ctx, prefix: &str, dir: &Path) -> Result<Vec<String>> {
-    if prefix.len() < 4 || !crate::hex::is_lowercase(prefix) {
-        return Err(Error::usage(format!(
-            "continuity export: {prefix:?} is not a record id prefix of at least 4 lowercase hex"
-        )));
-    }
     let s = loaded::setup(ctx)?;
     let store = loaded::load(ctx, &s, REF)?;
-    let hits: Vec<_> = store.rows().filter(|r| store.id(*r).starts_with(prefix)).collect();
-    let row = match hits.as_slice() {
-        [one] => *one,
-        [] => {
-            return Err(Error::not_found(format!("no admitted record {prefix}"))
-                .hint("git majordomus continuity records lists them"))
-        }
-        many => return Err(Error::usage(format!("{prefix} matches {} records; give more of the id", many.len()))),
-    };
+    let row = store.unique("export", prefix)?;
     let a = store.summary(row);
     let bytes = ctx.git.read_blob(&a.blob, BLOB_CAP).map_err(|e| Error::io(format!("export: {e}")))?;
     // The one strict reader admission used.

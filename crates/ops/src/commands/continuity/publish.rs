@@ -253,7 +253,12 @@ pub fn publish(ctx: &Ctx, p: PublishParams) -> Result<PublishReport> {
         }
     }
     let task = present(&meta.task_id).and_then(|t| intent(ctx, &t));
-    let rec = compose(ctx, &s, parent, device, source, task, handover)?;
+    // A resume on a diverged line said which other heads the next record ends (issue 40 item 4).
+    let ends = match (parent, local.branches.get(&branch)) {
+        (Some(par), Some(pos)) if pos.record == par.id.as_str() => pos.ends.clone(),
+        _ => Vec::new(),
+    };
+    let rec = compose(ctx, &s, parent, device, source, task, handover, ends)?;
     refuse_unbounded(ctx, &rec)?;
     let value = serde_json::to_value(&rec).map_err(|e| Error::io(e.to_string()))?;
     let leaks = scan_publish(&value, &ctx.env.vars, &ctx.layout.root().display().to_string());
@@ -267,11 +272,14 @@ pub fn publish(ctx: &Ctx, p: PublishParams) -> Result<PublishReport> {
         let unwritten = report(this_device(&record::id_of(&rec)), false, tip);
         return Ok(PublishReport { refused: leaks, receipt, dry_run: p.dry_run, ..unwritten });
     }
-    let (id, tip) = store(ctx, &rec)?;
+    let (id, tip) = store_record(ctx, &rec)?;
     let line = rec.line.clone().unwrap_or_else(|| id.clone());
     // The new record continues the parent: an offer of the parent is no longer resumable here.
     local.offers.retain(|o| Some(&o.record) != rec.parent.as_ref());
-    local.branches.insert(branch, Position { line, record: id.clone(), via: Via::Published, at: ctx.clock.stamp() });
+    local.branches.insert(
+        branch,
+        Position { line, record: id.clone(), via: Via::Published, at: ctx.clock.stamp(), ends: Vec::new() },
+    );
     save_local(ctx, &local)?;
     warn_unpushed(ctx, commit.as_deref());
     Ok(report(this_device(&id), true, Some(tip)))
@@ -301,6 +309,7 @@ fn handover_part(
 
 /// The record a publish writes: the handover and this checkout's source, the task's decisions
 /// and the open questions, continuing `parent`'s line (a new line without one).
+#[allow(clippy::too_many_arguments)]
 fn compose(
     ctx: &Ctx,
     s: &loaded::Setup,
@@ -309,9 +318,10 @@ fn compose(
     source: Source,
     task: Option<TaskIntent>,
     handover: HandoverPart,
+    ends: Vec<String>,
 ) -> Result<Record> {
     let session = crate::store::sessions::own_episode(&ctx.layout, None, &[]).map(|(_, o, _)| o.session_id);
-    Ok(Record {
+    let mut rec = Record {
         schema: record::SCHEMA.into(),
         repository: s.repository.clone(),
         device,
@@ -325,8 +335,11 @@ fn compose(
         decisions: carried_decisions(ctx, task.as_ref())?,
         questions: open_questions(ctx)?,
         task,
+        ends,
         handover,
-    })
+    };
+    rec.schema = rec.schema_for().into();
+    Ok(rec)
 }
 
 /// The device that signs: this machine's key (created on the first publish; a dry run only
@@ -413,7 +426,7 @@ fn refuse_unbounded(ctx: &Ctx, rec: &Record) -> Result<()> {
 
 /// Signs the record with this machine's key and adds it to the local store: its id and the
 /// store's new tip.
-fn store(ctx: &Ctx, rec: &Record) -> Result<(String, Oid)> {
+fn store_record(ctx: &Ctx, rec: &Record) -> Result<(String, Oid)> {
     let key = signing::load_or_create(&crate::services::continuity::device_path(ctx)?, &ctx.clock.stamp())?;
     let envelope = key.sign(rec);
     let (name_c, email) = ctx.git.store_identity();
@@ -437,4 +450,67 @@ fn receipt(v: &serde_json::Value, at: &str) -> Vec<ReceiptField> {
         Value::String(s) => vec![ReceiptField { pointer: at.into(), size: s.len(), value: s.clone() }],
         other => vec![ReceiptField { pointer: at.into(), size: other.to_string().len(), value: other.to_string() }],
     }
+}
+
+/// `continuity supersede`.
+#[derive(Debug, Clone, Serialize)]
+pub struct SupersedeReport {
+    /// The head it ends.
+    pub superseded: RecordView,
+    /// The record written: signed, v2, continuing that head, carrying no handover.
+    pub record: RecordView,
+    /// The local store's tip after it.
+    pub tip: Oid,
+    /// The head's unresolved questions re-opened here (none from a withheld head).
+    pub questions_carried: usize,
+    /// What to run next.
+    pub next: Vec<String>,
+}
+
+/// `continuity supersede <id>` (issue 40 item 4): ends head `prefix` without resuming it — a
+/// signed v2 record whose parent is that head and which carries no handover, so that the end
+/// travels; the head's unresolved questions are carried here (§A.7).
+pub fn supersede(ctx: &Ctx, prefix: &str) -> Result<SupersedeReport> {
+    let s = loaded::setup(ctx)?;
+    if let Some(e) = s.revoked_here() {
+        return Err(e);
+    }
+    let _lock = crate::services::continuity::writer_lock(ctx)?;
+    let store = loaded::load(ctx, &s, REF)?;
+    let row = store.unique("supersede", prefix)?;
+    let id = store.id(row);
+    let lineage = store.lineage();
+    if !lineage.is_head(&id) {
+        return Err(Error::refused(format!("record {} is not a head: a later record already continues it", &id[..12]))
+            .hint("git majordomus continuity status lists the heads of each line"));
+    }
+    let head = loaded::load_one(ctx, &s, REF, &id)?
+        .ok_or_else(|| Error::refused(format!("record {} is not admitted when read again from its blob", &id[..12])))?;
+    let device = signer(ctx, &s, false)?;
+    let source = source_now(ctx)?;
+    let rec = compose(ctx, &s, Some(&head), device, source, None, HandoverPart::default(), Vec::new())?;
+    refuse_unbounded(ctx, &rec)?;
+    let value = serde_json::to_value(&rec).map_err(|e| Error::io(e.to_string()))?;
+    if let Some(leak) = scan_publish(&value, &ctx.env.vars, &ctx.layout.root().display().to_string()).first() {
+        return Err(Error::refused(format!("continuity supersede: {}: {}", leak.pointer, leak.reason)));
+    }
+    let task_id = crate::services::task::read(ctx)?.filter(|t| !t.foreign).map_or_else(|| "none".into(), |t| t.task.id);
+    let questions_carried = if crate::continuity::view::withheld(head.trust).is_none() {
+        super::resume::carry_questions(ctx, &head.record, &task_id)?
+    } else {
+        0
+    };
+    let (new_id, tip) = store_record(ctx, &rec)?;
+    let mut local = load_local(ctx)?;
+    let after = loaded::load(ctx, &s, REF)?;
+    crate::services::continuity::views::refresh_offers(&s, &after, &after.lineage(), &mut local);
+    save_local(ctx, &local)?;
+    let now = ctx.clock.now();
+    Ok(SupersedeReport {
+        superseded: RecordView::new(&head.id, &head.record, head.trust, false, now),
+        record: RecordView::new(&new_id, &rec, Trust::ThisDevice, true, now),
+        tip,
+        questions_carried,
+        next: vec!["git majordomus continuity sync".into()],
+    })
 }

@@ -5,6 +5,7 @@ use serde::Serialize;
 use crate::continuity::local::{Position, Via};
 pub use crate::continuity::plan::ResumePlan;
 use crate::continuity::record::Record;
+use crate::continuity::view::withheld;
 use crate::ctx::Ctx;
 use crate::error::{Error, Result};
 use crate::model::labels::{branch_text, head_text, Anchor};
@@ -68,11 +69,24 @@ pub fn resume(ctx: &Ctx, prefix: Option<&str>) -> Result<ResumeReport> {
     let a = Whole { id, record: admitted.record };
     let (handover, task_id) = write_handover(ctx, &a)?;
     let carried = carry_decisions(ctx, &a)?;
-    let questions_carried = carry_questions(ctx, &a, &task_id)?;
+    let mut questions_carried = carry_questions(ctx, &a.record, &task_id)?;
     let line = a.record.line.clone().unwrap_or_else(|| a.id.to_string());
-    let pos = Position { line, record: a.id.to_string(), via: Via::Resumed, at: ctx.clock.stamp() };
+    // On a diverged line, the next publication ends the other heads; their unresolved questions
+    // are carried now (a withheld head's are not read: its text is not quoted here).
+    let lineage = store.lineage();
+    let ends: Vec<String> = lineage
+        .line(&line)
+        .filter(|_| lineage.is_head(&a.id))
+        .map(|l| l.heads.iter().map(|h| h.to_string()).filter(|h| *h != a.id.as_str()).collect())
+        .unwrap_or_default();
+    for other in &ends {
+        if let Some(o) = loaded::load_one(ctx, &s, REF, other)?.filter(|o| withheld(o.trust).is_none()) {
+            questions_carried += carry_questions(ctx, &o.record, &task_id)?;
+        }
+    }
+    let pos = Position { line, record: a.id.to_string(), via: Via::Resumed, at: ctx.clock.stamp(), ends };
     local.branches.insert(ctx.identity()?.branch_text().to_string(), pos.clone());
-    crate::services::continuity::views::refresh_offers(&s, &store, &store.lineage(), &mut local);
+    crate::services::continuity::views::refresh_offers(&s, &store, &lineage, &mut local);
     save_local(ctx, &local)?;
     plan.actions.retain(|x| !x.starts_with("git majordomus continuity resume"));
     Ok(ResumeReport {
@@ -185,8 +199,8 @@ fn carry_decisions(ctx: &Ctx, a: &Whole) -> Result<usize> {
 /// its text held (a line end is folded to a space); a task id that is not one word is written
 /// `none` and an opening date that is not `YYYY-MM-DD` as today's, so that the entry still
 /// parses as unresolved and blocks: a blocker is never laundered into a malformed line.
-fn carry_questions(ctx: &Ctx, a: &Whole, task_id: &str) -> Result<usize> {
-    if a.record.questions.is_empty() {
+pub(super) fn carry_questions(ctx: &Ctx, record: &Record, task_id: &str) -> Result<usize> {
+    if record.questions.is_empty() {
         return Ok(0);
     }
     let path = ctx.layout.questions();
@@ -205,7 +219,7 @@ fn carry_questions(ctx: &Ctx, a: &Whole, task_id: &str) -> Result<usize> {
     let before = text.len();
     let today = ctx.clock.date();
     let mut written: Vec<String> = Vec::new();
-    for q in &a.record.questions {
+    for q in &record.questions {
         let question = decisions::one_line(&q.text);
         if question.is_empty() || have.contains(&question) || written.contains(&question) {
             continue;

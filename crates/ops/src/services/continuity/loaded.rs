@@ -227,6 +227,22 @@ impl Loaded {
             published_at: self.summary(r).published_at,
         })
     }
+    /// The one admitted record whose id starts with `prefix` (at least 4 lowercase hex) for
+    /// `command`: a bad or ambiguous prefix is a usage error (2), none is 12.
+    pub fn unique(&self, command: &str, prefix: &str) -> Result<Row> {
+        if prefix.len() < 4 || !crate::hex::is_lowercase(prefix) {
+            return Err(Error::usage(format!(
+                "continuity {command}: {prefix:?} is not a record id prefix of at least 4 lowercase hex"
+            )));
+        }
+        let hits: Vec<Row> = self.rows().filter(|r| self.id(*r).starts_with(prefix)).collect();
+        match hits.as_slice() {
+            [one] => Ok(*one),
+            [] => Err(Error::not_found(format!("no admitted record {prefix}"))
+                .hint("git majordomus continuity records lists them")),
+            many => Err(Error::usage(format!("{prefix} matches {} records; give more of the id", many.len()))),
+        }
+    }
     /// Raw ids of the admitted records.
     pub fn ids(&self) -> BTreeSet<RawId> {
         self.rows().map(|r| self.view().raw_id(r.row as usize)).collect()
