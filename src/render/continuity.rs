@@ -29,15 +29,26 @@ pub fn age(minutes: Option<i64>) -> String {
     }
 }
 
+/// A record's device as shown: the mesh's label for its key when the mesh gives one, with the
+/// label the record gives itself beside it when the two differ.
+fn shown_label(v: &RecordView) -> String {
+    match &v.team_label {
+        Some(t) if *t != v.device.label => format!("{t} (calls itself {})", v.device.label),
+        Some(t) => t.clone(),
+        None => v.device.label.clone(),
+    }
+}
+
 /// A record block. Another device's record names its signer's key id under the label (a
 /// label is what a device calls itself); a withheld record (`untrusted`, `revoked`) shows
 /// only its id, device, key id, age and verdict (issue 39).
 pub fn record_block(s: &mut String, v: &RecordView) {
     p(s, "record", short_id(&v.id));
+    let label = shown_label(v);
     if v.this_device {
-        p(s, "device", format!("{} (this device)", v.device.label));
+        p(s, "device", format!("{label} (this device)"));
     } else {
-        p(s, "device", format!("{} [{}]", v.device.label, v.trust.as_str()));
+        p(s, "device", format!("{label} [{}]", v.trust.as_str()));
         p(s, "key", &v.key_id);
     }
     p(s, "published", age(v.age_minutes));
@@ -178,8 +189,8 @@ pub fn record_line(v: &RecordView) -> String {
         landed.push_str("  ends its parent (no handover)");
     }
     let (device, branch) = match v.withheld {
-        Some(t) => (format!("{} [{}] key {}", v.device.label, v.trust, v.key_id), format!("withheld: {t}")),
-        None => (v.device.label.clone(), v.branch.as_deref().unwrap_or("DETACHED").to_string()),
+        Some(t) => (format!("{} [{}] key {}", shown_label(v), v.trust, v.key_id), format!("withheld: {t}")),
+        None => (shown_label(v), v.branch.as_deref().unwrap_or("DETACHED").to_string()),
     };
     format!(
         "{}  line {}  parent {}  {device}  {branch}  {}{landed}\n",

@@ -100,8 +100,14 @@ fn revoking_by_a_label_two_keys_share_is_refused_naming_both() {
     trust(&a, &["add", &kb, "--label", "b", "--create"], 0);
     share_mesh(&a, &[&b]);
     publish_one(&a, "A's work.");
-    publish_one(&b, "B's work.");
+    let from_b = publish_one(&b, "B's work.");
     a.sync();
+    // The mesh's name for a key is shown, the record's own beside it when they differ.
+    let records = a.c(&["records"]).ok().stdout;
+    assert!(records.contains("b (calls itself macbook-pro)"), "{records}");
+    let st: Status = a.cj(&["status"], 0);
+    let v = st.resumable.iter().find(|v| v.id == from_b).expect("offered");
+    assert_eq!((v.team_label.as_deref(), v.device.label.as_str()), (Some("b"), "macbook-pro"));
     let before = std::fs::read_to_string(a.root().join(MESH)).unwrap();
     let out = a.c(&["trust", "revoke", "macbook-pro"]).code(10);
     assert!(out.stderr.contains(&a.key_id()) && out.stderr.contains(&b.key_id()), "{}", out.stderr);

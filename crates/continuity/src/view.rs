@@ -22,8 +22,11 @@ pub struct RecordView {
     /// The record it continues.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub parent: Option<String>,
-    /// The publishing device.
+    /// The publishing device (its label is what the device calls itself).
     pub device: Device,
+    /// The label the mesh declaration gives the signer's key (`trust.labels`), when it gives one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub team_label: Option<String>,
     /// The signer's minisign key id, 16 uppercase hex as `minisign` prints it (the first 8
     /// bytes of BLAKE3 of the public key, which the node extends): a label is what a device
     /// says it is called, the key id is who signed.
@@ -95,6 +98,7 @@ impl RecordView {
             line: s.line_id().to_string(),
             parent: s.parent.clone(),
             device: s.device.clone(),
+            team_label: None,
             key_id: key_id(&s.device.node),
             this_device,
             trust,

@@ -298,6 +298,8 @@ pub struct RecordView {
     pub ends: Vec<String>,
     #[serde(default)]
     pub ends_only: bool,
+    #[serde(default)]
+    pub team_label: Option<String>,
 }
 
 /// The evidence of a rewrite or a landing (docs/REFERENCE.md#rewrites).

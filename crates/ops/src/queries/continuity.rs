@@ -303,7 +303,7 @@ impl Listing {
         let now = ctx.clock.now();
         for id in self.lineage.ids_by_line().take(self.limit) {
             let Some(r) = self.store.get(&id) else { continue };
-            let mut v = view(&self.store, r, own.as_deref(), now);
+            let mut v = view(&self.store, r, own.as_deref(), self.s.mesh.as_ref(), now);
             mark_one(ctx, self.here.as_deref(), &mut v);
             f(v);
         }

@@ -75,12 +75,25 @@ pub fn store_view(ctx: &Ctx, store: &Loaded, remote: Option<&str>) -> Result<Sto
 pub fn views(ctx: &Ctx, s: &Setup, store: &Loaded, ids: &[impl AsRef<str>]) -> Vec<RecordView> {
     let own = s.own_node();
     let now = ctx.clock.now();
-    ids.iter().filter_map(|id| store.get(id.as_ref())).map(|r| view(store, r, own.as_deref(), now)).collect()
+    ids.iter()
+        .filter_map(|id| store.get(id.as_ref()))
+        .map(|r| view(store, r, own.as_deref(), s.mesh.as_ref(), now))
+        .collect()
 }
 
-/// How admitted record `r` is shown, `own` being this machine's node.
-pub fn view(store: &Loaded, r: loaded::Row, own: Option<&str>, now: chrono::DateTime<chrono::Utc>) -> RecordView {
-    RecordView::of(&store.summary(r), r.trust, Some(store.node(r)) == own, now)
+/// How admitted record `r` is shown, `own` being this machine's node: the label the mesh gives
+/// its key, when it gives one, beside the one the record gives itself (SPEC §A.28).
+pub fn view(
+    store: &Loaded,
+    r: loaded::Row,
+    own: Option<&str>,
+    mesh: Option<&crate::continuity::mesh::Mesh>,
+    now: chrono::DateTime<chrono::Utc>,
+) -> RecordView {
+    let s = store.summary(r);
+    let mut v = RecordView::of(&s, r.trust, Some(store.node(r)) == own, now);
+    v.team_label = mesh.and_then(|m| m.labels.get(&s.key)).cloned();
+    v
 }
 
 /// The resumable ids of a store given this checkout's positions.
