@@ -346,7 +346,7 @@ fn standing_words(r: &StatusReport) -> String {
     match (r.store.sync.as_str(), &r.standing) {
         ("in_sync", _) => format!("in sync with {remote}"),
         ("never_synced", _) => format!("never synced with {remote}"),
-        ("empty", _) => format!("empty here and on {remote}"),
+        ("empty", _) => format!("empty here; nothing fetched from {remote} yet (continuity sync fetches it)"),
         (_, Some(st)) => {
             let mut parts = Vec::new();
             if st.not_read_here > 0 {
@@ -414,6 +414,9 @@ pub fn sync(r: &SyncReport) -> String {
 /// `continuity device`.
 pub fn device(r: &DeviceReport) -> String {
     let mut s = String::new();
+    if let Some(path) = &r.created {
+        p(&mut s, "created", format!("a new device key at {path} (mode 0600)"));
+    }
     p(&mut s, "device", &r.device.label);
     p(&mut s, "node", &r.device.node);
     p(&mut s, "key id", crate::continuity::view::key_id(&r.device.node));

@@ -431,3 +431,17 @@ fn a_team_of_three_devices_and_ci_lives_through_join_revoke_rotate_diverge_heal_
     assert!(briefing.contains("Arrived: a newer handover for this branch from c-laptop"), "{briefing}");
     assert!(briefing.contains(&newer[..12]), "{briefing}");
 }
+
+#[test]
+fn device_says_when_it_creates_the_key_a_newcomer_sends() {
+    let env = TestEnv::new();
+    let (remote, _, _, _, _) = two_clones(&env, "desk");
+    let c = Machine::clone_of(&env, &remote, "c");
+    let out = c.c(&["device"]).ok().stdout;
+    let path = c.node_json().display().to_string();
+    assert!(out.contains(&format!("created     a new device key at {path} (mode 0600)")), "{out}");
+    assert!(!c.c(&["device"]).ok().stdout.contains("created"), "said once");
+    // In a clone that has fetched nothing, the store is not called empty on origin.
+    let st = c.c(&["status"]).ok().stdout;
+    assert!(st.contains("nothing fetched from origin yet"), "{st}");
+}

@@ -258,6 +258,8 @@ pub struct Device {
 pub struct DeviceDoc {
     pub device: Device,
     pub public_key: String,
+    #[serde(default)]
+    pub created: Option<String>,
 }
 
 impl DeviceDoc {

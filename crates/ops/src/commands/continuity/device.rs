@@ -25,12 +25,17 @@ pub struct DeviceReport {
     /// The minisign public key file.
     #[serde(skip)]
     pub public_key_file: String,
+    /// Where the key was created, when this call created it (TRIAL #33: a key is never made
+    /// without a word).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub created: Option<String>,
 }
 
 /// Loads or creates the device key; `label` renames it (the key is unchanged).
 pub fn device(ctx: &Ctx, label: Option<&str>) -> Result<DeviceReport> {
     ctx.require_layer()?;
     let path = crate::services::continuity::device_path(ctx)?;
+    let existed = path.exists();
     let key = match label {
         Some(l) => signing::set_label(&path, l, &ctx.clock.stamp())?,
         None => signing::load_or_create(&path, &ctx.clock.stamp())?,
@@ -39,6 +44,7 @@ pub fn device(ctx: &Ctx, label: Option<&str>) -> Result<DeviceReport> {
         device: key.device(),
         public_key: key.public_key_base64(),
         public_key_file: key.public_key_file(),
+        created: (!existed && path.exists()).then(|| path.display().to_string()),
     })
 }
 
