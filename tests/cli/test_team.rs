@@ -331,6 +331,14 @@ fn a_diverged_line_heals_by_resume_and_publish_or_by_supersede_and_both_travel()
     assert_eq!(s["superseded"]["id"].as_str(), Some(r3b.as_str()), "{s}");
     assert_eq!(s["record"]["ends_only"].as_bool(), Some(true), "{s}");
     assert!(s["questions_carried"].as_u64().unwrap() >= 1, "{s}");
+    // The record that ends it is no handover to resume.
+    let ender = s["record"]["id"].as_str().unwrap().to_string();
+    let p: Value = a.cj(&["plan", "--record", &ender], 0);
+    assert_eq!(
+        (p["status"].as_str(), p["blockers"][0]["code"].as_str()),
+        (Some("nothing_to_resume"), Some("ends_only")),
+        "{p}"
+    );
     assert!(unresolved(&a).len() > before);
     assert!(unresolved(&a).iter().any(|q| q.contains("Is B's cache still needed?")));
     let st: Status = a.cj(&["status"], 0);

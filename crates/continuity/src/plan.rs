@@ -107,6 +107,7 @@ vocabulary! {
         SourceIncomplete = "source_incomplete",
         LocalDirty = "local_dirty",
         Landed = "landed",
+        EndsOnly = "ends_only",
     }
 }
 
@@ -501,6 +502,19 @@ pub fn judge(input: &PlanInput<'_>, chosen: &Chosen, facts: &SourceFacts) -> Res
     plan.record = Some(input.view(p));
     if let Some(trust) = crate::view::withheld(p.trust) {
         return withheld_plan(plan, trust);
+    }
+    if !r.has_handover() {
+        // A record that only ends its parent (`continuity supersede`): nothing to resume.
+        plan.status = PlanStatus::NothingToResume;
+        let parent = r.parent.as_deref().map(short_id).unwrap_or("its parent");
+        plan.blockers.push(Notice::new(
+            PlanCode::EndsOnly,
+            format!(
+                "record {} carries no handover: it only ends {parent} (superseded); nothing to resume",
+                short_id(p.id)
+            ),
+        ));
+        return plan;
     }
     let landed = facts.landed.as_ref().filter(|_| facts.relation == SourceRelation::BranchDiffers);
     if let Some(v) = plan.record.as_mut() {
