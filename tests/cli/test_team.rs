@@ -114,6 +114,9 @@ fn revoking_by_a_label_two_keys_share_is_refused_naming_both() {
     assert_eq!(std::fs::read_to_string(a.root().join(MESH)).unwrap(), before);
     let out = a.c(&["trust", "revoke", "nobody"]).code(12);
     assert!(out.stderr.contains("no key is labelled"), "{}", out.stderr);
+    let out = a.c(&["trust", "revoke", &kb[..kb.len() - 1]]).code(10);
+    assert!(out.stderr.contains("is not a device key"), "{}", out.stderr);
+    assert_eq!(std::fs::read_to_string(a.root().join(MESH)).unwrap(), before);
 }
 
 #[test]
@@ -154,6 +157,7 @@ fn a_pinned_revocation_retires_the_keys_records_and_a_later_record_fails_verify_
     assert_eq!(st.device_trust.as_deref(), Some("revoked"));
     let out = b.c(&["status"]).ok();
     assert!(out.stdout.contains("this device: revoked"), "{}", out.stdout);
+    assert!(b.c(&["device"]).ok().stderr.contains("is revoked by .ai/repo/mesh/team.yaml"), "device says so too");
     assert!(out.stderr.contains("is revoked by .ai/repo/mesh/team.yaml"), "{}", out.stderr);
     b.handover(true, "# Objective\nAfter.\n\n# Current State\nx\n\n# Next Action\ny\n");
     for args in [&["publish"][..], &["sync"][..]] {

@@ -40,6 +40,17 @@ pub fn device(ctx: &Ctx, label: Option<&str>) -> Result<DeviceReport> {
         Some(l) => signing::set_label(&path, l, &ctx.clock.stamp())?,
         None => signing::load_or_create(&path, &ctx.clock.stamp())?,
     };
+    // A device whose key the mesh revokes is told here too (best effort: `device` reads no store,
+    // and a mesh that does not parse is for the commands that do).
+    if let Ok(Some(m)) = crate::services::continuity::load_mesh(ctx, &loaded::normalise_key) {
+        if m.revoked.contains(&hex(&key.public_key_raw())) {
+            ctx.warn(format!(
+                "this device's key {} is revoked by {}; git majordomus continuity device rotate makes a new key",
+                crate::continuity::view::key_id(&key.node()),
+                m.path
+            ));
+        }
+    }
     Ok(DeviceReport {
         device: key.device(),
         public_key: key.public_key_base64(),

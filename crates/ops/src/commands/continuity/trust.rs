@@ -153,6 +153,10 @@ pub fn target(ctx: &Ctx, who: &str) -> Result<String> {
     if let Some(raw) = normalise_key(who.trim()) {
         return Ok(raw);
     }
+    if looks_like_a_key(who.trim()) {
+        return Err(Error::refused(format!("{:?} is not a device key", who.chars().take(80).collect::<String>()))
+            .hint("give the minisign public key (RW…) or the 64-hex raw key, or a label `trust list` shows"));
+    }
     let mut keys: std::collections::BTreeSet<String> =
         m.labels.iter().filter(|(_, l)| l.as_str() == who).map(|(k, _)| k.clone()).collect();
     let s = loaded::setup(ctx)?;
@@ -169,6 +173,16 @@ pub fn target(ctx: &Ctx, who: &str) -> Result<String> {
         ))
         .hint("git majordomus continuity trust list shows each key; give the one to revoke")),
     }
+}
+
+/// Whether `s` is meant as a key rather than a label: a minisign public key's shape (`RW` and
+/// base64 of about its length) or a long run of hex. A label is at most 64 characters of
+/// letters, digits, `.`, `_`, `-`, so the two can overlap only for hex of 32–64 digits, which
+/// no one picks as a name.
+fn looks_like_a_key(s: &str) -> bool {
+    let b64 = |c: char| c.is_ascii_alphanumeric() || c == '+' || c == '/' || c == '=';
+    (s.starts_with("RW") && s.len() >= 40 && s.chars().all(b64))
+        || (s.len() >= 32 && s.chars().all(|c| c.is_ascii_hexdigit()))
 }
 
 /// `continuity trust revoke`: revokes `raw` (64 hex), pinned at `pin` (a store commit on the
