@@ -308,13 +308,7 @@ mod tests {
         u.success(HOSTILE);
         u.next(HOSTILE);
         u.parser(HOSTILE, false);
-        let f = Finding {
-            level: Level::Fail,
-            category: crate::model::finding::Category::Task,
-            subject: HOSTILE.into(),
-            message: HOSTILE.into(),
-            reproduce: HOSTILE.into(),
-        };
+        let f = Finding::new(Level::Fail, crate::model::finding::Category::Task, HOSTILE, HOSTILE, HOSTILE);
         u.finding(&f);
         u.warn(HOSTILE);
         u.status(HOSTILE);

@@ -2,7 +2,7 @@
 // A failed unwrap is a failed test: that is the point of these assertions.
 #![allow(clippy::unwrap_used)]
 
-use crate::common::json::{doc, ErrorDoc, Findings, Level};
+use crate::common::json::{doc, ErrorDoc, Finding, Findings, Level};
 use crate::common::{Output, Repo, TestEnv, HANDOVER};
 
 /// Stdout lines starting with `<LEVEL> <category>`.
@@ -710,4 +710,35 @@ fn doctor_names_the_old_freshness_defaults() {
         "{}",
         out.stdout
     );
+}
+
+#[test]
+fn check_bounds_each_list_and_says_how_many_more_with_the_total_in_json() {
+    // TRIAL #8: one line per untracked file (40,207 lines on a clone with 20,000 of them).
+    let env = TestEnv::new();
+    let r = env.ready_repo("r");
+    r.start("task");
+    let n = 300;
+    for i in 0..n {
+        r.write(&format!("out/f{i:03}.txt"), "x\n");
+    }
+    let out = r.mj(&["check"]).code(10);
+    let fails = lines_of(&out, "FAIL", "scope");
+    let max = 20; // context.max_list_items of the default policy
+    assert_eq!(fails.len(), max + 1, "{}", out.stdout);
+    assert!(
+        fails[max].starts_with(&format!(
+            "FAIL scope … and {} more — {} more scope finding(s) at FAIL like those above ({n} in all",
+            n - max,
+            n - max
+        )),
+        "{}",
+        fails[max]
+    );
+    assert!(out.stdout.len() < 8 * 1024, "{} bytes", out.stdout.len());
+    let doc: Findings = doc(&r.mj(&["--json", "check"]).code(10).stdout);
+    let scope: Vec<&Finding> = doc.findings.iter().filter(|f| f.category == "scope").collect();
+    assert_eq!(scope.len(), max + 1);
+    assert_eq!(scope[max].total, Some(n));
+    assert!(scope[..max].iter().all(|f| f.total.is_none()));
 }

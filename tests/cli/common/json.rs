@@ -40,6 +40,8 @@ pub struct Finding {
     pub subject: String,
     pub message: String,
     pub reproduce: String,
+    #[serde(default)]
+    pub total: Option<usize>,
 }
 
 /// A finding's level: any other text fails to parse.

@@ -79,6 +79,10 @@ pub struct Finding {
     pub message: String,
     /// A command that shows the same fact.
     pub reproduce: String,
+    /// On the one finding that stands for the rest of a long list ([`Findings::bounded`]): how
+    /// many findings the whole list held.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub total: Option<usize>,
 }
 
 impl Finding {
@@ -90,7 +94,14 @@ impl Finding {
         message: impl Into<String>,
         reproduce: &str,
     ) -> Self {
-        Finding { level, category, subject: subject.into(), message: message.into(), reproduce: reproduce.into() }
+        Finding {
+            level,
+            category,
+            subject: subject.into(),
+            message: message.into(),
+            reproduce: reproduce.into(),
+            total: None,
+        }
     }
 }
 
@@ -102,6 +113,41 @@ pub struct Findings {
 }
 
 impl Findings {
+    /// The findings with each list bounded (TRIAL #8: one line per untracked file was 40,207
+    /// lines): of the findings of one category at one level, the first `max` are kept and the
+    /// rest become one finding at that level, "… and M more", whose `total` is the list's whole
+    /// length. The exit code is unchanged (a FAIL kept or summed is still a FAIL).
+    pub fn bounded(self, max: usize) -> Findings {
+        let mut seen: std::collections::HashMap<(Category, Level), usize> = std::collections::HashMap::new();
+        for f in &self.findings {
+            *seen.entry((f.category, f.level)).or_default() += 1;
+        }
+        let mut kept: std::collections::HashMap<(Category, Level), usize> = std::collections::HashMap::new();
+        let mut out = Vec::with_capacity(self.findings.len().min(seen.len() * (max + 1)));
+        for f in self.findings {
+            let key = (f.category, f.level);
+            let n = kept.entry(key).or_default();
+            *n += 1;
+            let total = seen[&key];
+            if *n <= max {
+                out.push(f);
+            } else if *n == max + 1 {
+                let more = total - max;
+                out.push(Finding {
+                    subject: format!("… and {more} more"),
+                    message: format!(
+                        "{more} more {} finding(s) at {} like those above ({total} in all; `total` in --json)",
+                        f.category.as_str(),
+                        f.level.as_str()
+                    ),
+                    total: Some(total),
+                    ..f
+                });
+            }
+        }
+        Findings { findings: out }
+    }
+
     /// The exit code the findings map to: 10 on any FAIL, else 11 on any DRIFT, else 0.
     pub fn exit(&self) -> crate::error::Exit {
         use crate::error::Exit;

@@ -71,7 +71,8 @@ pub fn check(ctx: &Ctx, checkpoint: bool) -> Result<Findings> {
     out.extend(question_rules(ctx, true)?);
     out.extend(decision_rules(ctx)?);
     out.extend(LedgerScan::read(ctx, None)?.rules(ctx, false));
-    Ok(Findings { findings: out })
+    // Each list bounded by `context.max_list_items` (issue 41 item 6).
+    Ok(Findings { findings: out }.bounded(ctx.max_list_items()))
 }
 
 /// `watch`: drift between the task record, the ledger, the handovers and git; retention.
