@@ -255,8 +255,19 @@ fn json_here(m: &clap::ArgMatches) -> bool {
     }
 }
 
+/// A write past a file-size limit (`ulimit -f`) raises SIGXFSZ, whose default action kills the
+/// process mid-write (TRIAL #7). With a handler installed the write fails with EFBIG instead, and
+/// the command ends as exit 13 with what it could not write, its writes rolled back (issue 41
+/// item 5). Child processes get the default action back at `exec`.
+fn survive_file_size_limits() {
+    let noted = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    // Failing to install it leaves the default: nothing worse than before.
+    let _ = signal_hook::flag::register(signal_hook::consts::SIGXFSZ, noted);
+}
+
 /// Process entry: parse, dispatch, print, map to an exit code.
 pub fn main() -> ExitCode {
+    survive_file_size_limits();
     let parsed = command().try_get_matches().and_then(|m| {
         let json = json_here(&m);
         Cli::from_arg_matches(&m).map(|mut cli| {

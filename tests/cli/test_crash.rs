@@ -444,3 +444,50 @@ fn a_held_tracking_ref_lock_is_a_local_error_not_an_unreachable_remote() {
     r.mj(&["continuity", "sync"]).ok();
     assert_eq!(r.git(&["rev-parse", tracking]), env.git_in(&remote, &["rev-parse", REF]));
 }
+
+/// A write past a file-size limit (TRIAL #7: `ulimit -f 2` killed `checkpoint` with SIGXFSZ and
+/// left a torn ledger line the next event was appended onto): exit 13 naming what could not be
+/// written, the ledger as it was; a torn last line left by a kill is moved aside before the next
+/// append, kept for `doctor` to show (issue 41 item 5).
+#[test]
+fn a_file_size_limit_is_exit_13_and_a_torn_ledger_line_is_moved_aside_before_the_next_append() {
+    let env = TestEnv::new();
+    let r = env.ready_repo("r");
+    r.start("task");
+    let ledger = r.root.join(".ai/local/state/ledger.jsonl");
+    // Pad the ledger until its end sits just below a 512-byte block boundary: a limit at that
+    // boundary then cuts the next event's line part way (the write starts, then fails).
+    let len = |p: &std::path::Path| std::fs::metadata(p).unwrap().len();
+    for _ in 0..64 {
+        if len(&ledger) > 1024 && len(&ledger) % 512 > 400 {
+            break;
+        }
+        r.mj_in(&["checkpoint"], "padding\n").ok();
+    }
+    assert!(len(&ledger) % 512 > 400, "no padding put the ledger's end near a boundary");
+    let before = std::fs::read(&ledger).unwrap();
+    let blocks = before.len() / 512 + 1;
+    let bin = env!("CARGO_BIN_EXE_git-majordomus");
+    let out = env.sh(&r.root, &format!("ulimit -f {blocks}; seq 1 30 | {bin} checkpoint"), b"", &[]);
+    assert_eq!(out.code, 13, "{}", out.all());
+    assert!(out.stderr.starts_with("error: ") && out.stderr.contains("File too large"), "{}", out.stderr);
+    assert_eq!(std::fs::read(&ledger).unwrap(), before, "no partial line is kept");
+    r.mj_in(&["checkpoint"], "ok\n").ok();
+    r.mj(&["history", "--validate"]).ok();
+
+    // A kill mid-append leaves a torn last line; the next append moves it aside first.
+    let torn = "{\"event\":\"checkpoint.written\",\"ts\":\"2026-";
+    let mut bytes = std::fs::read(&ledger).unwrap();
+    let whole = bytes.len();
+    bytes.extend_from_slice(torn.as_bytes());
+    std::fs::write(&ledger, &bytes).unwrap();
+    r.mj_in(&["checkpoint"], "after the tear\n").ok();
+    let now = std::fs::read(&ledger).unwrap();
+    assert_eq!(&now[..whole], &bytes[..whole], "complete lines are never rewritten");
+    assert!(!String::from_utf8_lossy(&now).contains(torn), "the torn bytes left the ledger");
+    r.mj(&["history", "--validate"]).ok();
+    let aside = r.root.join(".ai/local/state/ledger.jsonl.torn");
+    assert_eq!(std::fs::read_to_string(&aside).unwrap(), format!("{torn}\n"));
+    let doctor = r.mj(&["doctor"]).stdout;
+    assert!(doctor.contains("WARN ledger .ai/local/state/ledger.jsonl.torn"), "{doctor}");
+}

@@ -271,6 +271,65 @@ pub fn append(path: &Path, bytes: &[u8]) -> Result<()> {
     f.write_all(bytes).map_err(|e| io_error(path, e))
 }
 
+/// Appends `line` (whole lines, ending `\n`) to the line file at `path` so that no line is ever
+/// appended onto a torn one (issue 41 item 5). The caller holds the file's lock.
+///
+/// - A tail after the last newline (a write cut short by a kill, a full disk or a file-size
+///   limit) is moved aside first: appended, with a newline, to `aside`, then cut from `path`.
+///   Complete lines are never rewritten.
+/// - A write that fails part way is rolled back to the length before it, then reported: no
+///   partial line is ever kept.
+///
+/// Returns how many bytes of a torn tail were moved aside.
+pub fn append_lines(path: &Path, aside: &Path, line: &[u8]) -> Result<u64> {
+    use std::os::unix::fs::{FileExt, OpenOptionsExt};
+    confined(parent(path)?)?;
+    let f = OpenOptions::new()
+        .create(true)
+        .read(true)
+        .append(true)
+        .mode(0o600)
+        .open(path)
+        .map_err(|e| io_error(path, e))?;
+    let len = f.metadata().map_err(|e| io_error(path, e))?.len();
+    let mut moved = 0;
+    if len > 0 {
+        let keep = after_last_newline(&f, len).map_err(|e| io_error(path, e))?;
+        if keep < len {
+            let mut torn = vec![0u8; (len - keep) as usize];
+            f.read_exact_at(&mut torn, keep).map_err(|e| io_error(path, e))?;
+            torn.push(b'\n');
+            append(aside, &torn)?;
+            f.set_len(keep).map_err(|e| io_error(path, e))?;
+            moved = len - keep;
+        }
+    }
+    let before = f.metadata().map_err(|e| io_error(path, e))?.len();
+    if let Err(e) = (&f).write_all(line) {
+        let _ = f.set_len(before);
+        return Err(io_error(path, e));
+    }
+    Ok(moved)
+}
+
+/// The offset just after the last `\n` of the first `len` bytes of `f` (0 when there is none),
+/// read backwards a page at a time.
+fn after_last_newline(f: &File, len: u64) -> std::io::Result<u64> {
+    use std::os::unix::fs::FileExt;
+    let mut end = len;
+    let mut page = vec![0u8; 4096];
+    while end > 0 {
+        let start = end.saturating_sub(page.len() as u64);
+        let chunk = &mut page[..(end - start) as usize];
+        f.read_exact_at(chunk, start)?;
+        if let Some(i) = chunk.iter().rposition(|b| *b == b'\n') {
+            return Ok(start + i as u64 + 1);
+        }
+        end = start;
+    }
+    Ok(0)
+}
+
 /// Reads a file to a string; `Ok(None)` when it does not exist; invalid UTF-8 is an error naming the file.
 pub fn read_opt(path: &Path) -> Result<Option<String>> {
     match fs::read(path) {

@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 use serde::de::{Deserialize, Deserializer, MapAccess, Visitor};
 use serde_json::Value;
 
-use super::atomic::{append, guard, Lock};
+use super::atomic::{append_lines, guard, Lock};
 use super::io_error;
 use super::Layout;
 use crate::error::Result;
@@ -70,7 +70,15 @@ pub fn append_line(layout: &Layout, line: &str) -> Result<()> {
     let mut bytes = Vec::with_capacity(line.len() + 1);
     bytes.extend_from_slice(line.as_bytes());
     bytes.push(b'\n');
-    append(&path, &bytes)
+    append_lines(&path, &torn_path(&path), &bytes).map(|_| ())
+}
+
+/// Where the bytes of a torn last line are moved before the next append (`<ledger>.torn`, beside
+/// it): kept for `doctor` to show, never read as events.
+pub fn torn_path(ledger: &Path) -> PathBuf {
+    let mut name = ledger.file_name().map(|n| n.to_os_string()).unwrap_or_default();
+    name.push(".torn");
+    ledger.with_file_name(name)
 }
 
 /// A JSON object with its keys in order and duplicates kept.

@@ -146,6 +146,24 @@ pub(super) fn staging_rules(ctx: &Ctx) -> Result<Vec<Finding>> {
         .collect())
 }
 
+/// The torn tail of a ledger line that a write cut short, moved aside by the next append
+/// (`<ledger>.torn`, issue 41 item 5): a WARN naming the file and its size, so that what was
+/// being written is not lost without a word.
+pub(super) fn torn_rules(ctx: &Ctx) -> Vec<Finding> {
+    let path = crate::store::ledger::torn_path(&ctx.layout.ledger());
+    let Ok(meta) = std::fs::metadata(&path) else { return Vec::new() };
+    vec![Finding::new(
+        Level::Warn,
+        Category::Ledger,
+        ctx.rel(&path),
+        format!(
+            "{} byte(s) of ledger lines a write cut short, moved aside before the next event was appended; the ledger itself is whole. Read them, then delete the file",
+            meta.len()
+        ),
+        &format!("cat {}", ctx.rel(&path)),
+    )]
+}
+
 /// The front matter of a Markdown file as a mapping, or why not.
 pub(super) fn front_matter(path: &Path) -> std::result::Result<serde_yaml::Mapping, String> {
     let text = read_opt(path).map_err(|e| e.message)?.ok_or_else(|| "vanished while reading".to_string())?;

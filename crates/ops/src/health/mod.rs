@@ -15,7 +15,7 @@ mod session_rules;
 mod store_rules;
 mod task_rules;
 
-use self::file_rules::{freshness_rules, profile_rules, record_rules, staging_rules, template_rules};
+use self::file_rules::{freshness_rules, profile_rules, record_rules, staging_rules, template_rules, torn_rules};
 use self::ledger::{retention, LedgerScan};
 use self::session_rules::session_rules;
 use self::store_rules::{decision_rules, question_rules};
@@ -148,6 +148,7 @@ pub fn doctor(ctx: &Ctx) -> Result<Findings> {
     out.extend(record_rules(ctx, &ctx.layout.checkpoints(), "checkpoint")?);
     out.extend(record_rules(ctx, &ctx.layout.handovers(), "handover")?);
     out.extend(staging_rules(ctx)?);
+    out.extend(torn_rules(ctx));
     out.extend(template_rules(ctx)?);
     let local = rec.as_ref().filter(|r| !r.foreign).map(|r| &r.task);
     let scan = LedgerScan::read(ctx, local.map(|t| t.id.as_str()))?;
