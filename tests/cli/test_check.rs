@@ -742,3 +742,31 @@ fn check_bounds_each_list_and_says_how_many_more_with_the_total_in_json() {
     assert_eq!(scope[max].total, Some(n));
     assert!(scope[..max].iter().all(|f| f.total.is_none()));
 }
+
+#[test]
+fn the_host_files_hooks_install_wrote_are_the_tools_not_the_tasks_work() {
+    // TRIAL #15: `hooks install` created `.claude/`; publish said dirty, finish --check failed
+    // outside scope on `.claude/settings.json` (SPEC §A.28 "The task's own work").
+    let env = TestEnv::new();
+    let r = env.ready_repo("r");
+    r.start("task");
+    r.mj(&["hooks", "install", "--claude-code"]).ok();
+    assert!(r.git(&["status", "--porcelain"]).contains(".claude/"), "git sees the new directory");
+    let scope_fails = |out: &Output| lines_of(out, "FAIL", "scope").len();
+    let out = r.mj(&["check"]);
+    assert_eq!(scope_fails(&out), 0, "{}", out.stdout);
+    let st: serde_json::Value = doc(&r.mj(&["--json", "continuity", "status"]).ok().stdout);
+    assert_eq!(st["working_tree"], "clean", "{st}");
+    // Committed as it is, it is still the tool's.
+    r.git(&["add", ".claude/settings.json"]);
+    r.git(&["commit", "-q", "-m", "hooks"]);
+    let out = r.mj(&["check"]);
+    assert_eq!(scope_fails(&out), 0, "{}", out.stdout);
+    // The user's own setting in it makes it the user's change again.
+    let text = r.read(".claude/settings.json");
+    r.write(".claude/settings.json", &text.replacen('{', "{\n  \"model\": \"mine\",", 1));
+    let out = r.mj(&["check"]).code(10);
+    assert!(lines_of(&out, "FAIL", "scope").iter().any(|l| l.contains(".claude/settings.json")), "{}", out.stdout);
+    let st: serde_json::Value = doc(&r.mj(&["--json", "continuity", "status"]).ok().stdout);
+    assert_eq!(st["working_tree"], "dirty");
+}

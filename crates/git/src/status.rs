@@ -48,6 +48,12 @@ impl Changes {
         self.entries.is_empty()
     }
 
+    /// The changes without the entries `drop` names (the tool's own host files, SPEC §A.28).
+    pub fn without(mut self, drop: &[String]) -> Changes {
+        self.entries.retain(|e| !drop.contains(e));
+        self
+    }
+
     /// The collapsed untracked directories (entries ending with `/`).
     fn directories(&self) -> impl Iterator<Item = &str> {
         self.entries.iter().filter(|e| e.ends_with('/')).map(String::as_str)

@@ -176,7 +176,47 @@ impl Ctx {
             return Ok(c);
         }
         let c = self.git.changes()?;
+        let ours = self.tools_own_host_files(&c)?;
+        let c = if ours.is_empty() { c } else { c.without(&ours) };
         Ok(self.changes.get_or_init(|| c))
+    }
+
+    /// The entries of `c` that are the tool's own host files (SPEC §A.28 "The task's own work"):
+    /// a host's project settings file whose difference from HEAD is exactly our hook entries
+    /// (`hooks install` wrote them), and an untracked directory that holds only such files. Like
+    /// `.ai/`, they are not the user's work: left out of the working-tree judgement, the change
+    /// lists and the scope rule. Read only when an entry names one.
+    fn tools_own_host_files(&self, c: &Changes) -> Result<Vec<String>> {
+        use crate::model::providers::{only_ours, PROVIDERS};
+        let root = self.layout.root();
+        let touches =
+            |rel: &str| c.entries().iter().any(|e| e == rel || (e.ends_with('/') && rel.starts_with(e.as_str())));
+        let mut ours: Vec<String> = Vec::new();
+        for p in PROVIDERS {
+            let rel = p.settings.project;
+            if !touches(rel) {
+                continue;
+            }
+            let Some(current) = crate::store::atomic::read_opt(&root.join(rel)).ok().flatten() else { continue };
+            let head = self.git.head().ok().flatten();
+            let at_head = self.git.file_at(head, rel).ok().flatten().map(|b| String::from_utf8_lossy(&b).into_owned());
+            if only_ours(p, &current, at_head.as_deref()) {
+                ours.push(rel.to_string());
+            }
+        }
+        if ours.is_empty() {
+            return Ok(ours);
+        }
+        // An untracked directory (`.claude/`) is the tool's when every file in it is.
+        let mut drop = ours.clone();
+        for dir in c.entries().iter().filter(|e| e.ends_with('/')) {
+            let mut files = Vec::new();
+            collect_files(&root.join(dir), dir, &mut files);
+            if !files.is_empty() && files.iter().all(|f| ours.contains(f)) {
+                drop.push(dir.clone());
+            }
+        }
+        Ok(drop)
     }
 
     /// Every changed file outside `.ai/`, collapsed directories expanded into their files,
@@ -380,5 +420,19 @@ impl Warnings {
 
     fn borrow_mut(&self) -> std::cell::RefMut<'_, Vec<String>> {
         self.0.borrow_mut()
+    }
+}
+
+/// The files under `dir` (whose repository-relative name is `rel`, ending `/`), recursively.
+fn collect_files(dir: &std::path::Path, rel: &str, out: &mut Vec<String>) {
+    let Ok(rd) = std::fs::read_dir(dir) else { return };
+    for e in rd.flatten() {
+        let name = e.file_name().to_string_lossy().into_owned();
+        let path = e.path();
+        if path.is_dir() {
+            collect_files(&path, &format!("{rel}{name}/"), out);
+        } else {
+            out.push(format!("{rel}{name}"));
+        }
     }
 }

@@ -290,3 +290,213 @@ mod tests {
         assert_eq!(HookEvent::parse("stop"), None);
     }
 }
+
+// ---- The hosts' settings files, as `hooks install` edits them (pure: no file is read here) ----
+
+use serde_json::{json, Map, Value};
+
+/// The command a host's settings run for `event`.
+pub fn hook_command(p: &Provider, event: HookEvent) -> String {
+    format!("git majordomus hook {} {event}", p.name)
+}
+
+/// Our entry for one event in a host's settings shape.
+pub fn entry(p: &Provider, event: HookEvent) -> Value {
+    let cmd = hook_command(p, event);
+    let timeout = p.settings.end_timeout.filter(|_| event != HookEvent::Start);
+    match p.settings.shape {
+        Shape::Nested { timeout_key } => {
+            let mut h = json!({"type": "command", "command": cmd});
+            if let Some(t) = timeout {
+                h[timeout_key] = Value::from(t);
+            }
+            h
+        }
+        Shape::Flat { command_key, typed, timeout_key } => {
+            let mut h = Map::new();
+            if typed {
+                h.insert("type".into(), Value::from("command"));
+            }
+            h.insert(command_key.into(), Value::from(cmd));
+            if let (Some(k), Some(t)) = (timeout_key, timeout) {
+                h.insert(k.into(), Value::from(t));
+            }
+            Value::Object(h)
+        }
+    }
+}
+
+/// The command an entry of a host's shape runs.
+pub fn command_of<'v>(p: &Provider, h: &'v Value) -> Option<&'v str> {
+    let key = match p.settings.shape {
+        Shape::Nested { .. } => "command",
+        Shape::Flat { command_key, .. } => command_key,
+    };
+    h.get(key).and_then(Value::as_str)
+}
+
+/// The handler lists of one event's value: the groups' `hooks` arrays (nested), or the value
+/// itself (flat).
+pub fn handlers<'v>(p: &Provider, list: &'v mut Vec<Value>) -> Vec<&'v mut Vec<Value>> {
+    match p.settings.shape {
+        Shape::Nested { .. } => {
+            list.iter_mut().filter_map(|g| g.get_mut("hooks").and_then(Value::as_array_mut)).collect()
+        }
+        Shape::Flat { .. } => vec![list],
+    }
+}
+
+/// Every hook entry of ours for `p`, as its settings file holds them under `"hooks"`.
+pub fn settings_entries(p: &Provider) -> Value {
+    let hooks: Map<String, Value> = p
+        .events
+        .iter()
+        .map(|(e, name)| {
+            let v = match p.settings.shape {
+                Shape::Nested { .. } => json!([{"hooks": [entry(p, *e)]}]),
+                Shape::Flat { .. } => json!([entry(p, *e)]),
+            };
+            (name.to_string(), v)
+        })
+        .collect();
+    Value::Object(hooks)
+}
+
+/// Why a settings file could not be edited.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SettingsEdit {
+    /// `"hooks"` is not an object.
+    HooksNotAnObject,
+    /// `hooks.<event>` is not an array.
+    EventNotAnArray(String),
+}
+
+/// Adds (`add`) or removes our entries in a host's settings `root`, keeping everything else; how
+/// many entries changed. `existed`: the file existed (a removal then drops a `version: 1` left
+/// alone). The one edit `hooks install|uninstall` makes, and what tells a settings file that
+/// holds only our entries ([`only_ours`]).
+pub fn edit_settings(
+    p: &Provider,
+    root: &mut Map<String, Value>,
+    add: bool,
+    existed: bool,
+) -> Result<usize, SettingsEdit> {
+    if add && matches!(p.settings.shape, Shape::Flat { .. }) && !root.contains_key("version") {
+        root.insert("version".into(), Value::from(1));
+    }
+    let mut changed = 0;
+    {
+        let hooks = root.entry("hooks").or_insert_with(|| Value::Object(Map::new()));
+        let Some(hooks) = hooks.as_object_mut() else { return Err(SettingsEdit::HooksNotAnObject) };
+        for (event, name) in p.events {
+            let want = entry(p, *event);
+            let cmd = hook_command(p, *event);
+            if add {
+                let list = hooks.entry(name.to_string()).or_insert_with(|| Value::Array(Vec::new()));
+                let Some(list) = list.as_array_mut() else {
+                    return Err(SettingsEdit::EventNotAnArray(name.to_string()));
+                };
+                let mut found = false;
+                for hs in handlers(p, list) {
+                    for h in hs.iter_mut().filter(|h| command_of(p, h) == Some(cmd.as_str())) {
+                        found = true;
+                        // An entry an older install wrote gets what this one declares (a timeout).
+                        if *h != want {
+                            *h = want.clone();
+                            changed += 1;
+                        }
+                    }
+                }
+                if !found {
+                    list.push(match p.settings.shape {
+                        Shape::Nested { .. } => json!({"hooks": [want]}),
+                        Shape::Flat { .. } => want,
+                    });
+                    changed += 1;
+                }
+            } else if let Some(list) = hooks.get_mut(*name).and_then(Value::as_array_mut) {
+                for hs in handlers(p, list) {
+                    let before = hs.len();
+                    hs.retain(|h| command_of(p, h) != Some(cmd.as_str()));
+                    changed += before - hs.len();
+                }
+                if matches!(p.settings.shape, Shape::Nested { .. }) {
+                    list.retain(|g| g.get("hooks").and_then(Value::as_array).is_none_or(|hs| !hs.is_empty()));
+                }
+                if list.is_empty() {
+                    hooks.remove(*name);
+                }
+            }
+        }
+        if hooks.is_empty() && !add {
+            root.remove("hooks");
+        }
+    }
+    if !add && root.len() == 1 && root.get("version").is_some_and(|v| v == 1) && existed {
+        root.remove("version");
+    }
+    Ok(changed)
+}
+
+/// Whether a host's project settings file, as it is now (`current`), differs from what HEAD
+/// holds (`head`; `None`: absent) only by our entries (SPEC §A.28 "The task's own work"): our
+/// entries removed from both, the two are the same JSON. A file that does not parse is not ours.
+pub fn only_ours(p: &Provider, current: &str, head: Option<&str>) -> bool {
+    let parse = |t: &str| -> Option<Map<String, Value>> {
+        match t.trim() {
+            "" => Some(Map::new()),
+            t => match serde_json::from_str::<Value>(t) {
+                Ok(Value::Object(m)) => Some(m),
+                _ => None,
+            },
+        }
+    };
+    let without = |t: Option<&str>| -> Option<Map<String, Value>> {
+        let mut m = match t {
+            Some(t) => parse(t)?,
+            None => Map::new(),
+        };
+        edit_settings(p, &mut m, false, true).ok()?;
+        Some(m)
+    };
+    match (without(Some(current)), without(head)) {
+        (Some(mut a), Some(b)) => {
+            // `hooks install` adds `version: 1` to a flat-shaped file that lacks it.
+            if matches!(p.settings.shape, Shape::Flat { .. })
+                && !b.contains_key("version")
+                && a.get("version") == Some(&Value::from(1))
+            {
+                a.remove("version");
+            }
+            a == b
+        }
+        _ => false,
+    }
+}
+
+#[cfg(test)]
+mod settings_tests {
+    use super::*;
+
+    #[test]
+    fn only_our_entries_are_ours_and_anything_else_is_the_users() {
+        for p in PROVIDERS {
+            let mut mine = Map::new();
+            edit_settings(p, &mut mine, true, false).unwrap();
+            let ours = serde_json::to_string_pretty(&Value::Object(mine.clone())).unwrap();
+            assert!(only_ours(p, &ours, None), "{}: a new file of our entries", p.name);
+            // Added to a file HEAD holds with the user's own keys: still only ours.
+            let theirs = r#"{"model": "x", "hooks": {"Other": [1]}}"#;
+            let mut merged: Map<String, Value> = serde_json::from_str(theirs).unwrap();
+            if edit_settings(p, &mut merged, true, true).is_ok() {
+                let now = serde_json::to_string(&Value::Object(merged.clone())).unwrap();
+                assert!(only_ours(p, &now, Some(theirs)), "{}: our entries added to the user's file", p.name);
+                merged.insert("model".into(), Value::from("y"));
+                let now = serde_json::to_string(&Value::Object(merged)).unwrap();
+                assert!(!only_ours(p, &now, Some(theirs)), "{}: the user's change is the user's", p.name);
+            }
+            assert!(!only_ours(p, "not json", None));
+            assert!(!only_ours(p, r#"{"model": "x"}"#, None), "{}: a key of the user's", p.name);
+        }
+    }
+}

@@ -4,11 +4,11 @@
 
 use std::path::PathBuf;
 
-use serde_json::{json, Map, Value};
+use serde_json::{Map, Value};
 
 use crate::ctx::Ctx;
 use crate::error::{Error, Result};
-use crate::model::providers::{self, HookEvent, Provider, Shape};
+use crate::model::providers::{self, Provider};
 use crate::services::remotes::{fetch_refspec, valid_remote};
 use crate::store::atomic::{guard, read_opt};
 
@@ -48,56 +48,8 @@ impl Targets {
     }
 }
 
-/// The command a host's settings run for `event`.
-pub fn hook_command(p: &Provider, event: HookEvent) -> String {
-    format!("git majordomus hook {} {event}", p.name)
-}
-
-/// Our entry for one event in a host's settings shape.
-fn entry(p: &Provider, event: HookEvent) -> Value {
-    let cmd = hook_command(p, event);
-    let timeout = p.settings.end_timeout.filter(|_| event != HookEvent::Start);
-    match p.settings.shape {
-        Shape::Nested { timeout_key } => {
-            let mut h = json!({"type": "command", "command": cmd});
-            if let Some(t) = timeout {
-                h[timeout_key] = Value::from(t);
-            }
-            h
-        }
-        Shape::Flat { command_key, typed, timeout_key } => {
-            let mut h = Map::new();
-            if typed {
-                h.insert("type".into(), Value::from("command"));
-            }
-            h.insert(command_key.into(), Value::from(cmd));
-            if let (Some(k), Some(t)) = (timeout_key, timeout) {
-                h.insert(k.into(), Value::from(t));
-            }
-            Value::Object(h)
-        }
-    }
-}
-
-/// The command an entry of a host's shape runs.
-fn command_of<'v>(p: &Provider, h: &'v Value) -> Option<&'v str> {
-    let key = match p.settings.shape {
-        Shape::Nested { .. } => "command",
-        Shape::Flat { command_key, .. } => command_key,
-    };
-    h.get(key).and_then(Value::as_str)
-}
-
-/// The handler lists of one event's value: the groups' `hooks` arrays (nested), or the value
-/// itself (flat).
-fn handlers<'v>(p: &Provider, list: &'v mut Vec<Value>) -> Vec<&'v mut Vec<Value>> {
-    match p.settings.shape {
-        Shape::Nested { .. } => {
-            list.iter_mut().filter_map(|g| g.get_mut("hooks").and_then(Value::as_array_mut)).collect()
-        }
-        Shape::Flat { .. } => vec![list],
-    }
-}
+pub use crate::model::providers::hook_command;
+use crate::model::providers::{command_of, edit_settings, handlers, settings_entries, SettingsEdit};
 
 /// The git hooks and what ours do.
 const GIT_HOOKS: &[&str] = &["pre-push", "post-checkout", "post-rewrite"];
@@ -290,20 +242,6 @@ fn agent(ctx: &Ctx, p: &Provider, scope: Scope, add: bool) -> Result<Vec<String>
         guard(ctx.layout.root(), &path)?;
     }
     let text = read_opt(&path)?;
-    let wanted = || -> Value {
-        let hooks: Map<String, Value> = p
-            .events
-            .iter()
-            .map(|(e, name)| {
-                let v = match p.settings.shape {
-                    Shape::Nested { .. } => json!([{"hooks": [entry(p, *e)]}]),
-                    Shape::Flat { .. } => json!([entry(p, *e)]),
-                };
-                (name.to_string(), v)
-            })
-            .collect();
-        Value::Object(hooks)
-    };
     let mut root: Map<String, Value> = match text.as_deref().map(str::trim) {
         None | Some("") => Map::new(),
         Some(t) => match serde_json::from_str::<Value>(t) {
@@ -311,68 +249,21 @@ fn agent(ctx: &Ctx, p: &Provider, scope: Scope, add: bool) -> Result<Vec<String>
             _ => {
                 return Err(Error::conflict(format!(
                     "{shown} does not parse as a JSON object; nothing was changed. Add under \"hooks\": {}",
-                    wanted()
+                    settings_entries(p)
                 ))
                 .hint(format!("fix the file, then run git majordomus hooks install again ({})", p.name)));
             }
         },
     };
-    if add && matches!(p.settings.shape, Shape::Flat { .. }) && !root.contains_key("version") {
-        root.insert("version".into(), Value::from(1));
-    }
-    let mut changed = 0;
-    {
-        let hooks = root.entry("hooks").or_insert_with(|| Value::Object(Map::new()));
-        let Some(hooks) = hooks.as_object_mut() else {
-            return Err(Error::conflict(format!("{shown}: \"hooks\" is not an object; nothing was changed")));
-        };
-        for (event, name) in p.events {
-            let want = entry(p, *event);
-            let cmd = hook_command(p, *event);
-            if add {
-                let list = hooks.entry(name.to_string()).or_insert_with(|| Value::Array(Vec::new()));
-                let Some(list) = list.as_array_mut() else {
-                    return Err(Error::conflict(format!("{shown}: hooks.{name} is not an array; nothing was changed")));
-                };
-                let mut found = false;
-                for hs in handlers(p, list) {
-                    for h in hs.iter_mut().filter(|h| command_of(p, h) == Some(cmd.as_str())) {
-                        found = true;
-                        // An entry an older install wrote gets what this one declares (a timeout).
-                        if *h != want {
-                            *h = want.clone();
-                            changed += 1;
-                        }
-                    }
-                }
-                if !found {
-                    list.push(match p.settings.shape {
-                        Shape::Nested { .. } => json!({"hooks": [want]}),
-                        Shape::Flat { .. } => want,
-                    });
-                    changed += 1;
-                }
-            } else if let Some(list) = hooks.get_mut(*name).and_then(Value::as_array_mut) {
-                for hs in handlers(p, list) {
-                    let before = hs.len();
-                    hs.retain(|h| command_of(p, h) != Some(cmd.as_str()));
-                    changed += before - hs.len();
-                }
-                if matches!(p.settings.shape, Shape::Nested { .. }) {
-                    list.retain(|g| g.get("hooks").and_then(Value::as_array).is_none_or(|hs| !hs.is_empty()));
-                }
-                if list.is_empty() {
-                    hooks.remove(*name);
-                }
-            }
+    let changed = match edit_settings(p, &mut root, add, text.is_some()) {
+        Ok(n) => n,
+        Err(SettingsEdit::HooksNotAnObject) => {
+            return Err(Error::conflict(format!("{shown}: \"hooks\" is not an object; nothing was changed")))
         }
-        if hooks.is_empty() && !add {
-            root.remove("hooks");
+        Err(SettingsEdit::EventNotAnArray(name)) => {
+            return Err(Error::conflict(format!("{shown}: hooks.{name} is not an array; nothing was changed")))
         }
-    }
-    if !add && root.len() == 1 && root.get("version").is_some_and(|v| v == 1) && text.is_some() {
-        root.remove("version");
-    }
+    };
     let mut out = vec![];
     if changed == 0 {
         out.push(format!("{shown}: already {}", if add { "installed" } else { "without our entries" }));

@@ -222,11 +222,7 @@ pub fn status(ctx: &Ctx, all: bool) -> Result<StatusReport> {
         position: local.branches.get(id.branch_text()).cloned(),
         head: id.head.clone(),
         branch: id.branch_text().into(),
-        working_tree: if ctx.git.is_dirty().map_err(|e| crate::error::Error::io(e.to_string()))? {
-            WorkingTree::Dirty
-        } else {
-            WorkingTree::Clean
-        },
+        working_tree: if !ctx.changes()?.is_clean() { WorkingTree::Dirty } else { WorkingTree::Clean },
         store: store_v,
         standing,
         last_sync,

@@ -44,7 +44,22 @@ fn with_committed(ctx: &Ctx, task: &Task, changed: &[String]) -> Result<Vec<Stri
     let mut set: BTreeSet<String> = changed.iter().cloned().collect();
     if let Some(head) = ctx.git.head()? {
         if let Some(base) = ctx.git.base_of(task.anchor_head()) {
-            set.extend(ctx.git.changed_between(base, head)?);
+            let committed = ctx.git.changed_between(base, head)?;
+            // A host's settings file whose commits since the task started added only our hook
+            // entries is the tool's, not the task's work (SPEC §A.28), unless it changed since.
+            let tools = |f: &String| {
+                !changed.contains(f)
+                    && crate::model::providers::PROVIDERS.iter().any(|p| {
+                        p.settings.project == f.as_str() && {
+                            let at = |c| {
+                                ctx.git.file_at(c, f).ok().flatten().map(|b| String::from_utf8_lossy(&b).into_owned())
+                            };
+                            at(Some(head))
+                                .is_some_and(|now| crate::model::providers::only_ours(p, &now, at(base).as_deref()))
+                        }
+                    })
+            };
+            set.extend(committed.into_iter().filter(|f| !tools(f)));
         }
     }
     Ok(set.into_iter().collect())
