@@ -352,3 +352,21 @@ fn the_end_hooks_dry_run_reads_the_same_plan_as_the_end() {
     let out = r.mj_in(&["hook", "claude-code", "end"], r#"{"session_id":"d-1","reason":"logout"}"#).ok();
     assert!(out.stderr.contains("handover: skipped"), "{}", out.stderr);
 }
+
+#[test]
+fn an_agents_own_command_names_its_episode_through_its_hosts_shell_variable() {
+    // HOSTS.md §6, measured on the real CLIs: Copilot CLI sets COPILOT_AGENT_SESSION_ID in the
+    // agent's shell (issue 41 item 4; the table read COPILOT_SESSION_ID).
+    let env = TestEnv::new();
+    let r = env.ready_repo("r");
+    r.start("two hosts");
+    start(&r, "copilot-cli", r#"{"timestamp":1764000000,"cwd":"/w","source":"new","sessionId":"cp-7"}"#);
+    start(&r, "claude-code", r#"{"session_id":"cc-7","source":"startup","hook_event_name":"SessionStart"}"#);
+    r.mj_env(&["decision", "add", "copilot's choice", "--why", "w"], "", &[("COPILOT_AGENT_SESSION_ID", "cp-7")]).ok();
+    let ledger = r.read(".ai/local/state/ledger.jsonl");
+    let line = ledger.lines().find(|l| l.contains("decision.recorded")).expect("a decision event");
+    let v: Value = serde_json::from_str(line).unwrap();
+    let open = r.read(".ai/local/state/sessions-open/cp-7.yaml");
+    let session = open.lines().find_map(|l| l.strip_prefix("session_id: ")).unwrap().trim_matches('"');
+    assert_eq!(v["session"].as_str(), Some(session), "{line}\n{open}");
+}

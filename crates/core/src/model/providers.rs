@@ -244,7 +244,7 @@ pub const PROVIDERS: &[Provider] = &[
         reason_keys: &["reason"],
         cwd_keys: &["cwd"],
         closing_reasons: &[],
-        session_env: "COPILOT_SESSION_ID",
+        session_env: "COPILOT_AGENT_SESSION_ID",
         always_loaded: "AGENTS.md",
         output: Output::CamelContext,
         cap: Cap::Chars(10_000),
