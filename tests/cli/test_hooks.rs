@@ -129,6 +129,8 @@ fn item_28_end_hook_writes_handover_and_final_checkpoint_whatever_the_task() {
         }
         hook(&r, "start", &payload("s", "")).ok();
         let (h0, c0) = (r.records("handovers").len(), r.records("checkpoints").len());
+        // An episode that does something (an edit); an empty one writes nothing (SPEC §A.28).
+        r.write("lib/edit.rs", "x\n");
         hook(&r, "end", &payload("s", r#","reason":"logout""#)).ok();
         assert_eq!(r.records("handovers").len(), h0 + 1, "{case}: a derived handover");
         assert_eq!(r.records("checkpoints").len(), c0 + 1, "{case}: a final checkpoint");
@@ -177,14 +179,24 @@ fn scenario_130_lifecycle_survives_a_stale_task() {
             && raw.contains(r#""provider":"claude-code","event":"compact""#),
         "{raw}"
     );
-    // no task record at all: the same three events still write checkpoint + handover
+    // No task record at all, and an episode that does nothing: no derived record (SPEC §A.28
+    // "Empty episodes"; this test counted one of each before); each receipt says what it skipped.
     let env = TestEnv::new();
     let r = env.ready_repo("r");
     hook(&r, "start", &payload("cc", "")).ok();
     hook(&r, "compact", &payload("cc", "")).ok();
     hook(&r, "end", &payload("cc", "")).ok();
-    // nothing changed since the compact's checkpoint: the end skips its own (docs/REFERENCE.md#origin), and
-    // its receipt says so
+    assert_eq!((r.records("checkpoints").len(), r.records("handovers").len()), (0, 0));
+    let receipts = events(&r, "provider.event.received");
+    assert_eq!(receipts[1]["skipped"], serde_json::json!(["checkpoint"]), "{}", receipts[1]);
+    assert_eq!(receipts[2]["skipped"], serde_json::json!(["checkpoint", "handover"]), "{}", receipts[2]);
+    assert_eq!(std::fs::read_dir(r.root.join(".ai/repo/sessions")).unwrap().count(), 1, "the episode is still closed");
+    // The next episode changes a file: compact writes a checkpoint; nothing changed since it,
+    // so the end skips its own (docs/REFERENCE.md#origin) and writes the handover.
+    hook(&r, "start", &payload("cd", "")).ok();
+    r.write("lib/y", "y\n");
+    hook(&r, "compact", &payload("cd", "")).ok();
+    hook(&r, "end", &payload("cd", "")).ok();
     assert_eq!(r.records("checkpoints").len(), 1);
     assert_eq!(r.records("handovers").len(), 1);
     let end = events(&r, "provider.event.received").pop().unwrap();
@@ -422,4 +434,33 @@ fn direct_sync_with_the_pre_push_hook_installed_does_not_recurse() {
     r.mj(&["continuity", "publish"]).ok();
     let out = env.sh(&r.root, "timeout 60 git majordomus continuity sync", b"", &[]).ok();
     assert!(out.stdout.contains("1 published"), "{}{}", out.stdout, out.stderr);
+}
+
+#[test]
+fn empty_episodes_write_no_derived_record_and_an_edit_to_a_changed_file_is_a_change() {
+    // TRIAL #11: 150 start/end pairs with nothing done wrote 152 handovers; SPEC §A.28.
+    let env = TestEnv::new();
+    let r = env.ready_repo("r");
+    r.start("t");
+    r.write("lib/a.rs", "a\n");
+    r.mj_in(&["handover"], HANDOVER).ok();
+    let (h0, c0) = (r.records("handovers").len(), r.records("checkpoints").len());
+    for i in 0..5 {
+        let sid = format!("idle-{i}");
+        hook(&r, "start", &payload(&sid, "")).ok();
+        hook(&r, "compact", &payload(&sid, r#","trigger":"auto""#)).ok();
+        let out = hook(&r, "end", &payload(&sid, r#","reason":"logout""#)).ok();
+        assert!(out.stderr.contains("nothing happened in this episode since the last record"), "{}", out.stderr);
+    }
+    assert_eq!((r.records("handovers").len(), r.records("checkpoints").len()), (h0, c0), "nothing written");
+    assert_eq!(std::fs::read_dir(r.root.join(".ai/repo/sessions")).unwrap().count(), 5, "each episode still closes");
+    // TRIAL #16: an edit to a file that was already changed is a change, by content.
+    r.mj_in(&["checkpoint"], "note\n").ok();
+    let c1 = r.records("checkpoints").len();
+    hook(&r, "start", &payload("busy", "")).ok();
+    r.write("lib/a.rs", "a, edited\n");
+    hook(&r, "compact", &payload("busy", r#","trigger":"manual""#)).ok();
+    assert_eq!(r.records("checkpoints").len(), c1 + 1, "the compact writes a checkpoint of the edit");
+    hook(&r, "end", &payload("busy", r#","reason":"logout""#)).ok();
+    assert_eq!(r.records("handovers").len(), h0 + 1, "an episode that did something hands over");
 }

@@ -302,6 +302,8 @@ struct Plan {
     handover: Option<bool>,
     /// Whether this checkout has a task record (the handover is then not `--no-task`).
     has_task: bool,
+    /// The episode did nothing since the last record (or its opening): why both are skipped.
+    empty: bool,
 }
 
 impl Plan {
@@ -335,13 +337,20 @@ fn plan_of(ctx: &Ctx, event: HookEvent, key: &str) -> (Plan, Option<Error>) {
         Ok(g) => (g, None),
         Err(e) => (Default::default(), Some(e)),
     };
+    // An episode that did nothing writes no derived record (SPEC §A.28 "Empty episodes").
     let plan = Plan {
-        checkpoint: policy.session.checkpoint_on_compact.then_some(!gap.checkpoint_current),
-        handover: (event == HookEvent::End && policy.session.handover_on_end).then_some(!gap.handover_covered),
+        checkpoint: policy.session.checkpoint_on_compact.then_some(!gap.checkpoint_current && !gap.empty),
+        handover: (event == HookEvent::End && policy.session.handover_on_end)
+            .then_some(!gap.handover_covered && !gap.empty),
         has_task: task.is_some(),
+        empty: gap.empty,
     };
     (plan, problem)
 }
+
+/// Why an empty episode's derived records are skipped.
+const EMPTY: &str =
+    "checkpoint: skipped — nothing happened in this episode since the last record (same head, same tree by content)";
 
 /// Writes the derived checkpoint the plan asks for, or says why it is skipped.
 fn derived_checkpoint(run: &mut Run<'_>, plan: &Plan, step: &str) {
@@ -353,6 +362,7 @@ fn derived_checkpoint(run: &mut Run<'_>, plan: &Plan, step: &str) {
                 run.err(format!("checkpoint: {}", run.ctx.rel(&path)));
             }
         }
+        Some(false) if plan.empty => run.err(EMPTY),
         Some(false) => {
             run.err("checkpoint: skipped — nothing changed since the last checkpoint (same head, same working tree)")
         }
@@ -391,6 +401,7 @@ fn end(run: &mut Run<'_>, key: &str, reason: Option<&str>, plan: &Plan) {
                     run.err(format!("handover: {}", ctx.rel(&r.path)));
                 }
             }
+            Some(false) if plan.empty => run.err(EMPTY.replacen("checkpoint", "handover", 1)),
             Some(false) => {
                 run.err("handover: skipped — an authored handover is newer than this episode's last activity")
             }

@@ -40,6 +40,7 @@ pub fn write(ctx: &Ctx, body: &str, derived: bool) -> Result<CheckpointReport> {
     if let Some(t) = &task {
         fields.push(("task_id", Value::from(t.id.clone())));
     }
+    fields.push((crate::services::gap::TREE_FIELD, Value::from(crate::services::gap::tree_now(ctx, false)?)));
     if body.trim().is_empty() {
         let moved = bump(ctx, task.as_ref())?;
         ctx.record_event(Event::TaskCheckpoint, &fields)?;

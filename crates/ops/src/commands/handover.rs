@@ -80,6 +80,7 @@ pub fn write(ctx: &Ctx, p: HandoverParams) -> Result<HandoverReport> {
         fields.push(("task_id", Value::from(t.id.clone())));
     }
     fields.push(("handover_path", Value::from(ctx.rel(&path))));
+    fields.push((crate::services::gap::TREE_FIELD, Value::from(crate::services::gap::tree_now(ctx, false)?)));
     fields.push(("closed", Value::from(closed)));
     fields.extend(origin_field(origin));
     ctx.record_event(Event::TaskHandedOver, &fields)?;

@@ -119,7 +119,10 @@ pub fn start(ctx: &Ctx, p: StartParams, renderer: &dyn Renderer) -> Result<Start
         }
     }
     ctx.set_session(Some(s.session_id.clone()));
-    let mut fields = vec![("owner", Value::from(s.owner.clone()))];
+    let mut fields = vec![
+        ("owner", Value::from(s.owner.clone())),
+        (crate::services::gap::TREE_FIELD, Value::from(crate::services::gap::tree_now(ctx, true)?)),
+    ];
     if let Some(w) = &s.worker {
         fields.push(("worker", Value::from(w.clone())));
     }

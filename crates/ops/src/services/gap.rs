@@ -19,6 +19,23 @@ use crate::services::records::meta_now;
 use crate::store::format::record::parse;
 use crate::store::{atomic::read_opt, ledger};
 
+/// The ledger field that records the state of the working tree and index by content when a
+/// checkpoint, a handover or an episode is written or opened (SPEC §A.28 "Empty episodes").
+pub const TREE_FIELD: &str = "tree";
+
+/// How many changed files an episode's opening hashes at most: beyond that its `tree` is
+/// `unknown` (the start hook stays within its budget), and nothing is skipped against it.
+const START_TREE_FILES: usize = 200;
+
+/// The value of [`TREE_FIELD`] now: `clean`, or the fingerprint of the changed files' contents
+/// (docs/REFERENCE.md#fingerprint); with `bounded`, `unknown` past [`START_TREE_FILES`].
+pub fn tree_now(ctx: &Ctx, bounded: bool) -> Result<String> {
+    if bounded && ctx.changed_files()?.len() > START_TREE_FILES {
+        return Ok("unknown".into());
+    }
+    Ok(crate::services::continuity::fingerprint(ctx)?.unwrap_or_else(|| "clean".into()))
+}
+
 /// How many ledger lines from the end are read at most: an episode of more lines than this
 /// counts as having changed something (the derived records are written).
 const TAIL_LINES: usize = 50_000;
@@ -26,6 +43,11 @@ const TAIL_LINES: usize = 50_000;
 /// What the hooks may skip.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Gap {
+    /// The episode did nothing (no ledger line of it beyond its opening and the receipts) and
+    /// the checkout is as the last checkpoint or handover of the same task left it (none:
+    /// as the episode opened it) — the same head, the same tree by content: the hooks write
+    /// no derived record at all (SPEC §A.28 "Empty episodes").
+    pub empty: bool,
     /// An authored handover of this episode or task is at or after the episode's last activity:
     /// the end hook writes no derived handover.
     pub handover_covered: bool,
@@ -41,14 +63,39 @@ pub fn of_episode(ctx: &Ctx, task: Option<&Task>) -> Result<Gap> {
     let own_task = |l: &ledger::Line| task.is_some_and(|t| l.str("task_id") == Some(t.id.as_str()));
     let mut covered: Option<bool> = None;
     // The newest checkpoint line with a record, when no activity line is newer.
-    let mut checkpoint: Option<(String, String)> = None;
+    let mut checkpoint: Option<(String, String, Option<String>)> = None;
     let mut active_since_checkpoint = false;
+    // Whether the episode did anything, and the state the last record (or its opening) left.
+    let mut episode_active = false;
+    let mut reference: Option<(String, String)> = None;
+    let mut opening_state: Option<(String, String)> = None;
+    let mut reached_start = false;
     for line in lines.take(TAIL_LINES) {
         let line = line?;
         let Some(event) = line.event() else { continue };
         let mine = session.is_some() && line.str("session") == session.as_deref();
         let derived = line.str("origin") == Some(Origin::Derived.as_str()) || event == Event::KnowledgeDerived.as_str();
         let activity = mine && !derived && !event.starts_with("provider.event.");
+        // Emptiness counts every line of the episode beyond its opening and the receipts (and
+        // the compact hook's own knowledge pass), derived records included (SPEC §A.28).
+        let bookkeeping = event.starts_with("provider.event.")
+            || event == Event::SessionStarted.as_str()
+            || event == Event::KnowledgeDerived.as_str();
+        if mine && !bookkeeping {
+            episode_active = true;
+        }
+        let a_record = event == Event::TaskHandedOver.as_str() || event == Event::TaskCheckpoint.as_str();
+        let opening = mine && event == Event::SessionStarted.as_str();
+        // A line without the field (written before it, or an opening past the bound): unknown.
+        let state = || {
+            (line.str("head").unwrap_or_default().to_string(), line.str(TREE_FIELD).unwrap_or("unknown").to_string())
+        };
+        if reference.is_none() && a_record && (task.is_none() || own_task(&line)) {
+            reference = Some(state());
+        }
+        if opening_state.is_none() && opening {
+            opening_state = Some(state());
+        }
         if covered.is_none() {
             if event == Event::TaskHandedOver.as_str() && !derived && (mine || own_task(&line)) {
                 covered = Some(true);
@@ -59,22 +106,44 @@ pub fn of_episode(ctx: &Ctx, task: Option<&Task>) -> Result<Gap> {
         if checkpoint.is_none() && !active_since_checkpoint {
             match line.str("checkpoint_path") {
                 Some(path) if event == Event::TaskCheckpoint.as_str() => {
-                    checkpoint = Some((line.str("head").unwrap_or_default().to_string(), path.to_string()))
+                    checkpoint = Some((
+                        line.str("head").unwrap_or_default().to_string(),
+                        path.to_string(),
+                        line.str(TREE_FIELD).filter(|t| *t != "unknown").map(str::to_string),
+                    ))
                 }
                 _ => active_since_checkpoint = activity,
             }
         }
-        let started = mine && event == Event::SessionStarted.as_str();
+        reached_start |= mine && event == Event::SessionStarted.as_str();
         let checkpoint_known = checkpoint.is_some() || active_since_checkpoint;
-        if started || checkpoint_known && (covered.is_some() || session.is_none()) {
+        let settled = reached_start || checkpoint_known && (covered.is_some() || session.is_none());
+        // An episode that did nothing is judged against the last record of its task, which may
+        // be older than the episode: read on until it is found.
+        let emptiness_known = session.is_none() || episode_active || reference.is_some();
+        if settled && emptiness_known {
             break;
         }
     }
+    // By content when the checkpoint's line says what the tree held (TRIAL #16: an edit to a
+    // file already changed kept the same list); else by its head and change list.
     let checkpoint_current = match checkpoint {
-        Some((head, path)) => same_state(ctx, task, &head, &ctx.layout.root().join(path))?,
+        Some((head, _, Some(tree))) => {
+            head == crate::model::labels::Anchor::head_text(ctx.identity()?) && tree == tree_now(ctx, false)?
+        }
+        Some((head, path, None)) => same_state(ctx, task, &head, &ctx.layout.root().join(path))?,
         None => false,
     };
-    Ok(Gap { handover_covered: covered.unwrap_or(false), checkpoint_current })
+    let empty = !episode_active
+        && session.is_some()
+        && match reference.or(opening_state) {
+            Some((head, tree)) if tree != "unknown" => {
+                let now_head = crate::model::labels::Anchor::head_text(ctx.identity()?).to_string();
+                head == now_head && tree == tree_now(ctx, false)?
+            }
+            _ => false,
+        };
+    Ok(Gap { handover_covered: covered.unwrap_or(false), checkpoint_current, empty })
 }
 
 /// Whether the checkpoint at `path`, written at `head`, describes the checkout as it is now:
