@@ -464,3 +464,31 @@ fn empty_episodes_write_no_derived_record_and_an_edit_to_a_changed_file_is_a_cha
     hook(&r, "end", &payload("busy", r#","reason":"logout""#)).ok();
     assert_eq!(r.records("handovers").len(), h0 + 1, "an episode that did something hands over");
 }
+
+#[test]
+fn a_briefing_during_a_rebase_names_it_and_offers_the_branchs_handover_a_merge_offers_none() {
+    // TRIAL #10: a conflicting rebase briefed "on DETACHED at …" and "No relevant handover".
+    let env = TestEnv::new();
+    let r = env.ready_repo("r");
+    r.commit_file("lib/a.rs", "base\n");
+    r.git(&["checkout", "-q", "-b", "feat"]);
+    r.start("feat work");
+    r.commit_file("lib/a.rs", "feat\n");
+    let body = HANDOVER.replace("Write the regression test.", "Finish the feat rebase.");
+    r.mj_in(&["handover"], &body).ok();
+    r.git(&["checkout", "-q", "main"]);
+    r.commit_file("lib/a.rs", "main\n");
+    r.git(&["checkout", "-q", "feat"]);
+    let out = env.sh(&r.root, "git rebase main >/dev/null 2>&1; git status --porcelain", b"", &[]);
+    assert!(out.stdout.contains("lib/a.rs"), "a conflict: {}", out.stdout);
+    let brief = hook(&r, "start", &payload("rb", "")).ok().stdout;
+    assert!(brief.contains("Git: a rebase of feat ("), "{brief}");
+    assert!(brief.contains("Offered, not resolved as this checkout's: the newest handover of feat"), "{brief}");
+    assert!(brief.contains("Its Next Action: Finish the feat rebase."), "{brief}");
+    env.sh(&r.root, "git rebase --abort", b"", &[]).ok();
+    // A merge with conflicts: named, and no other branch's record is offered.
+    env.sh(&r.root, "git merge main >/dev/null 2>&1; true", b"", &[]).ok();
+    let brief = hook(&r, "start", &payload("mg", "")).ok().stdout;
+    assert!(brief.contains("Git: a merge ("), "{brief}");
+    assert!(!brief.contains("Offered, not resolved"), "{brief}");
+}

@@ -71,6 +71,46 @@ fn status_err(e: impl std::error::Error + Send + Sync + 'static) -> Error {
     Error::Status(Box::new(e))
 }
 
+/// What git has in progress in a worktree ([`Git::operation`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Operation {
+    /// Which operation.
+    pub kind: OperationKind,
+    /// The branch it is about (a rebase's branch; the branch a bisect started from).
+    pub branch: Option<String>,
+    /// The commit it works towards: a rebase's `onto`, the commit being merged, picked or
+    /// reverted.
+    pub onto: Option<String>,
+}
+
+/// The operations [`Git::operation`] knows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum OperationKind {
+    /// `git rebase`.
+    Rebase,
+    /// `git merge` with conflicts.
+    Merge,
+    /// `git cherry-pick` with conflicts.
+    CherryPick,
+    /// `git revert` with conflicts.
+    Revert,
+    /// `git bisect`.
+    Bisect,
+}
+
+impl OperationKind {
+    /// The word `git status` uses.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            OperationKind::Rebase => "rebase",
+            OperationKind::Merge => "merge",
+            OperationKind::CherryPick => "cherry-pick",
+            OperationKind::Revert => "revert",
+            OperationKind::Bisect => "bisect",
+        }
+    }
+}
+
 /// An opened checkout.
 pub struct Git {
     repo: gix::Repository,
@@ -168,6 +208,45 @@ impl Git {
     /// The absolute git dir of this worktree.
     pub fn git_dir(&self) -> &Path {
         &self.git_dir
+    }
+
+    /// The operation git has in progress in this worktree, read from its state files in the
+    /// worktree's git dir (as `git status` does): a rebase, a merge, a cherry-pick, a revert or
+    /// a bisect, with the branch it is about when git records one.
+    pub fn operation(&self) -> Option<Operation> {
+        let d = &self.git_dir;
+        let read = |p: PathBuf| std::fs::read_to_string(p).ok().map(|s| s.trim().to_string());
+        let branch_of = |r: Option<String>| {
+            r.and_then(|n| n.strip_prefix("refs/heads/").map(str::to_string).or(Some(n)))
+                .filter(|n| !n.is_empty() && n != "detached HEAD")
+        };
+        for dir in ["rebase-merge", "rebase-apply"] {
+            if d.join(dir).is_dir() {
+                let onto = read(d.join(dir).join("onto"));
+                return Some(Operation {
+                    kind: OperationKind::Rebase,
+                    branch: branch_of(read(d.join(dir).join("head-name"))),
+                    onto,
+                });
+            }
+        }
+        for (file, kind) in [
+            ("MERGE_HEAD", OperationKind::Merge),
+            ("CHERRY_PICK_HEAD", OperationKind::CherryPick),
+            ("REVERT_HEAD", OperationKind::Revert),
+        ] {
+            if d.join(file).is_file() {
+                return Some(Operation { kind, branch: None, onto: read(d.join(file)) });
+            }
+        }
+        if d.join("BISECT_LOG").is_file() {
+            return Some(Operation {
+                kind: OperationKind::Bisect,
+                branch: branch_of(read(d.join("BISECT_START"))),
+                onto: None,
+            });
+        }
+        None
     }
 
     /// The short branch name, or `None` when HEAD is detached.

@@ -30,6 +30,49 @@ pub struct Line {
     pub rank: u8,
 }
 
+/// What git has in progress here (SPEC §A.28 "Operations in progress"; TRIAL #10): the
+/// operation and, for a rebase or a bisect, the branch — whose newest handover is *offered* with
+/// its label, never resolved as this checkout's (HEAD is detached meanwhile). A merge, a
+/// cherry-pick or a revert offers no other branch's record.
+fn operation_lines(ctx: &Ctx) -> Result<Vec<Line>> {
+    use crate::git::OperationKind;
+    let Some(op) = ctx.git.operation() else { return Ok(Vec::new()) };
+    let kind = op.kind.as_str();
+    let onto = op.onto.as_deref().map(|c| format!(" ({})", short(c))).unwrap_or_default();
+    let mut out = Vec::new();
+    let (what, how) = match op.kind {
+        OperationKind::Rebase => (
+            format!("a rebase of {}{onto}", op.branch.as_deref().unwrap_or("a detached HEAD")),
+            "`git status`, then `git rebase --continue` or `git rebase --abort`",
+        ),
+        OperationKind::Bisect => (
+            format!("a bisect started from {}", op.branch.as_deref().unwrap_or("a detached HEAD")),
+            "`git bisect reset` ends it",
+        ),
+        _ => (format!("a {kind}{onto} with conflicts to resolve"), "`git status`, then commit or `--abort`"),
+    };
+    out.push(kept(format!("Git: {what} is in progress; HEAD is detached until it ends: {how}.")));
+    let offered = matches!(op.kind, OperationKind::Rebase | OperationKind::Bisect).then_some(op.branch).flatten();
+    if let Some(branch) = offered {
+        let all = crate::services::resolve::list(ctx, &ctx.layout.handovers())?;
+        let of_branch = |authored: bool| {
+            all.iter().find(|(_, _, m, _)| m.branch == branch && (!authored || m.origin == Origin::Authored))
+        };
+        if let Some((name, _, meta, body)) = of_branch(true).or_else(|| of_branch(false)) {
+            let label = ctx.divergence(Some(&meta.head), Some(&meta.branch));
+            out.push(kept(format!(
+                "Offered, not resolved as this checkout's: the newest handover of {branch}, {name} ({}, {}).",
+                meta.origin.as_str(),
+                label.as_str()
+            )));
+            if let Some(na) = crate::model::record::section_text(body, "Next Action") {
+                out.push(optional(format!("  Its Next Action: {}", crate::text::first_line(&na))));
+            }
+        }
+    }
+    Ok(out)
+}
+
 /// A newer handover for this branch from another device that a plain `git fetch` brought into
 /// the chosen remote's tracked store (issue 40 item 5): named, never quoted. Refs only unless
 /// that store holds records the local one lacks; best effort (a briefing never fails for it).
@@ -71,6 +114,7 @@ pub fn lines(ctx: &Ctx, server_line: Option<&str>) -> Result<Vec<Line>> {
         short(id.head_text()),
         ctx.working_tree()?
     )));
+    out.extend(operation_lines(ctx)?);
     let mut task_id = None;
     match task::read(ctx)? {
         Some(r) if !r.foreign => {
