@@ -179,6 +179,9 @@ impl Ui {
         if !f.reproduce.is_empty() {
             s.push_str(&format!("  [reproduce: {}]", f.reproduce));
         }
+        if let Some(fix) = &f.fix {
+            s.push_str(&format!("  [fix: {fix}]"));
+        }
         self.line(&escape_line(&s));
     }
 

@@ -770,3 +770,34 @@ fn the_host_files_hooks_install_wrote_are_the_tools_not_the_tasks_work() {
     let st: serde_json::Value = doc(&r.mj(&["--json", "continuity", "status"]).ok().stdout);
     assert_eq!(st["working_tree"], "dirty");
 }
+
+#[test]
+fn doctor_flags_an_episode_left_open_past_the_stale_threshold_and_its_fix_closes_it() {
+    // TRIAL #21 (episodes left open by crashes were never flagged) and #17 (findings named no
+    // command that fixes them).
+    let env = TestEnv::new();
+    let r = env.ready_repo("r");
+    r.mj_in(
+        &["hook", "codex", "start"],
+        r#"{"session_id":"crashed-1","source":"startup","hook_event_name":"SessionStart"}"#,
+    )
+    .ok();
+    let out = r.mj(&["doctor"]).ok();
+    assert!(!out.stdout.contains("past session.freshness.stale_minutes"), "{}", out.stdout);
+    env.set_now("2026-09-20T00:00:00Z");
+    let out = r.mj(&["doctor"]).ok();
+    let line = out
+        .stdout
+        .lines()
+        .find(|l| l.contains("past session.freshness.stale_minutes"))
+        .unwrap_or_else(|| panic!("{}", out.stdout));
+    assert!(line.starts_with("WARN sessions .ai/local/state/sessions-open/crashed-1.yaml"), "{line}");
+    let fix = line.split("[fix: ").nth(1).and_then(|f| f.strip_suffix(']')).expect("a fix");
+    assert_eq!(fix, "git majordomus session close --outcome interrupted --provider-session crashed-1");
+    let doc: Findings = doc(&r.mj(&["--json", "doctor"]).ok().stdout);
+    assert!(doc.findings.iter().any(|f| f.fix.as_deref() == Some(fix)));
+    // The fix, run as printed, closes it.
+    let words: Vec<&str> = fix.split(' ').skip(2).collect();
+    r.mj(&words).ok();
+    assert!(!r.mj(&["doctor"]).ok().stdout.contains("past session.freshness.stale_minutes"));
+}

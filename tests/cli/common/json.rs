@@ -42,6 +42,8 @@ pub struct Finding {
     pub reproduce: String,
     #[serde(default)]
     pub total: Option<usize>,
+    #[serde(default)]
+    pub fix: Option<String>,
 }
 
 /// A finding's level: any other text fails to parse.

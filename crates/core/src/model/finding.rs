@@ -83,6 +83,10 @@ pub struct Finding {
     /// many findings the whole list held.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub total: Option<usize>,
+    /// The command that fixes it, when one does (TRIAL #17: `doctor` named problems, not the way
+    /// out).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fix: Option<String>,
 }
 
 impl Finding {
@@ -101,7 +105,13 @@ impl Finding {
             message: message.into(),
             reproduce: reproduce.into(),
             total: None,
+            fix: None,
         }
+    }
+
+    /// The finding with the command that fixes it.
+    pub fn fixed_by(self, fix: impl Into<String>) -> Self {
+        Finding { fix: Some(fix.into()), ..self }
     }
 }
 

@@ -13,6 +13,47 @@ use crate::store::sessions;
 /// Session store integrity, as far as the stores exist: every working-context document carries
 /// `head`; every open episode parses and has its working context; every closed record carries
 /// `schema: session/v1` and its required fields.
+/// The command that closes the open episode of file key `key` (as a crash left it).
+fn close_command(key: &str) -> String {
+    format!("git majordomus session close --outcome interrupted --provider-session {key}")
+}
+
+/// An episode open longer than the policy's stale threshold (`session.freshness.stale_minutes`),
+/// counted from its last ledger line (else its start): a WARN with the command that closes it
+/// (TRIAL #21: episodes a crash left open were never flagged).
+fn left_open(ctx: &Ctx, key: &str, s: &crate::model::session::OpenSession, subject: &str) -> Option<Finding> {
+    let stale = ctx.policy().ok()?.thresholds().stale_minutes?;
+    let last = crate::store::ledger::backward(&ctx.layout.ledger())
+        .ok()
+        .flatten()
+        .and_then(|lines| {
+            lines
+                .take(50_000)
+                .filter_map(|l| l.ok())
+                .find(|l| l.str("session") == Some(s.session_id.as_str()))
+                .and_then(|l| l.str("ts").map(str::to_string))
+        })
+        .unwrap_or_else(|| s.started_at.clone());
+    let at = crate::clock::parse_stamp(&last)?;
+    let minutes = (ctx.clock.now() - at).num_minutes();
+    (minutes > stale).then(|| {
+        Finding::new(
+            Level::Warn,
+            Category::Sessions,
+            subject,
+            format!(
+                "episode {} ({}) has been open with no activity for {} h, past session.freshness.stale_minutes ({} h): its host never sent its end",
+                s.session_id,
+                s.provider.as_deref().unwrap_or("by hand"),
+                minutes / 60,
+                stale / 60
+            ),
+            &format!("cat {subject}"),
+        )
+        .fixed_by(close_command(key))
+    })
+}
+
 pub(super) fn session_rules(ctx: &Ctx) -> Result<Vec<Finding>> {
     let mut out = Vec::new();
     let root = ctx.layout.root();
@@ -55,20 +96,21 @@ pub(super) fn session_rules(ctx: &Ctx) -> Result<Vec<Finding>> {
                     "open episode record does not parse",
                     &reproduce,
                 )),
-                Ok(s) if crate::store::session_context::find(&ctx.layout, &s.session_id).is_none() => {
-                    out.push(Finding::new(
+                Ok(s) if crate::store::session_context::find(&ctx.layout, &s.session_id).is_none() => out.push(
+                    Finding::new(
                         Level::Fail,
                         Category::Sessions,
                         subject,
                         format!(
-                            "episode {} has no working-context document in {}",
+                            "episode {} has no working-context document in {} (a start killed before it wrote one)",
                             s.session_id,
                             ctx.rel(&contexts_dir)
                         ),
-                        &format!("git majordomus session context {}", s.session_id),
-                    ))
-                }
-                Ok(_) => {}
+                        &reproduce,
+                    )
+                    .fixed_by(close_command(key)),
+                ),
+                Ok(s) => out.extend(left_open(ctx, key, s, &subject)),
             }
         }
         if out.len() == before {
