@@ -492,3 +492,33 @@ fn a_briefing_during_a_rebase_names_it_and_offers_the_branchs_handover_a_merge_o
     assert!(brief.contains("Git: a merge ("), "{brief}");
     assert!(!brief.contains("Offered, not resolved"), "{brief}");
 }
+
+#[test]
+fn a_briefing_names_the_other_episodes_open_in_this_checkout() {
+    // Issue 41 item 4: two sessions in one worktree; the second is told of the first, as the
+    // store knows it (host, opened, last activity), never guessing whether it is attached.
+    let env = TestEnv::new();
+    let r = env.ready_repo("r");
+    let first = hook(&r, "start", &payload("one", "")).ok();
+    assert!(!first.stdout.contains("Also open in this checkout"), "{}", first.stdout);
+    let brief = r
+        .mj_in(
+            &["hook", "codex", "start"],
+            r#"{"session_id":"two","source":"startup","hook_event_name":"SessionStart"}"#,
+        )
+        .ok()
+        .stdout;
+    assert!(brief.contains("Also open in this checkout: 1 other episode(s)."), "{brief}");
+    let line = brief.lines().find(|l| l.starts_with("- claude-code episode s-")).unwrap_or_else(|| panic!("{brief}"));
+    assert!(line.contains(", opened ") && line.contains(", last activity "), "{line}");
+    // Once it ends, it is no longer named.
+    hook(&r, "end", &payload("one", r#","reason":"logout""#)).ok();
+    let again = r
+        .mj_in(
+            &["hook", "codex", "start"],
+            r#"{"session_id":"two","source":"resume","hook_event_name":"SessionStart"}"#,
+        )
+        .ok()
+        .stdout;
+    assert!(!again.contains("Also open in this checkout"), "{again}");
+}

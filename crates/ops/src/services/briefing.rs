@@ -30,6 +30,57 @@ pub struct Line {
     pub rank: u8,
 }
 
+/// How many other open episodes the briefing names.
+const OTHERS_SHOWN: usize = 3;
+
+/// The other episodes open in this checkout as the store knows them (issue 41 item 4): host,
+/// opened, last ledger activity — no guess about whether their host is still attached. Best
+/// effort: a briefing never fails for it.
+fn other_episodes(ctx: &Ctx, own: Option<&str>) -> Vec<Line> {
+    let Ok(open) = crate::store::sessions::list_open(&ctx.layout) else { return Vec::new() };
+    let mut others: Vec<crate::model::session::OpenSession> = open
+        .into_iter()
+        .filter_map(|(_, s)| s.ok())
+        .filter(|s| {
+            Some(s.session_id.as_str()) != own
+                && s.worktree == ctx.identity().map(|i| i.worktree.clone()).unwrap_or_default()
+        })
+        .collect();
+    if others.is_empty() {
+        return Vec::new();
+    }
+    others.sort_by(|a, b| b.started_at.cmp(&a.started_at));
+    // Each one's newest ledger line, from one backward read of the tail.
+    let mut last: std::collections::HashMap<String, String> = std::collections::HashMap::new();
+    if let Ok(Some(lines)) = crate::store::ledger::backward(&ctx.layout.ledger()) {
+        for l in lines.take(5_000).filter_map(|l| l.ok()) {
+            if last.len() == others.len() {
+                break;
+            }
+            if let (Some(sid), Some(ts)) = (l.str("session"), l.str("ts")) {
+                if others.iter().any(|o| o.session_id == sid) && !last.contains_key(sid) {
+                    last.insert(sid.to_string(), ts.to_string());
+                }
+            }
+        }
+    }
+    let now = ctx.clock.now();
+    let mut out = vec![optional(format!("Also open in this checkout: {} other episode(s).", others.len()))];
+    for o in others.iter().take(OTHERS_SHOWN) {
+        let activity = last.get(&o.session_id).map_or_else(|| "none in the ledger's tail".to_string(), |t| age(t, now));
+        out.push(optional(format!(
+            "- {} episode {}, opened {}, last activity {activity}",
+            o.provider.as_deref().unwrap_or("hand"),
+            o.session_id,
+            age(&o.started_at, now)
+        )));
+    }
+    if others.len() > OTHERS_SHOWN {
+        out.push(optional(format!("- … and {} more (git majordomus session status)", others.len() - OTHERS_SHOWN)));
+    }
+    out
+}
+
 /// What git has in progress here (SPEC §A.28 "Operations in progress"; TRIAL #10): the
 /// operation and, for a rebase or a bisect, the branch — whose newest handover is *offered* with
 /// its label, never resolved as this checkout's (HEAD is detached meanwhile). A merge, a
@@ -115,6 +166,7 @@ pub fn lines(ctx: &Ctx, server_line: Option<&str>) -> Result<Vec<Line>> {
         ctx.working_tree()?
     )));
     out.extend(operation_lines(ctx)?);
+    out.extend(other_episodes(ctx, session.as_deref()));
     let mut task_id = None;
     match task::read(ctx)? {
         Some(r) if !r.foreign => {
