@@ -501,24 +501,16 @@ fn a_briefing_names_the_other_episodes_open_in_this_checkout() {
     let r = env.ready_repo("r");
     let first = hook(&r, "start", &payload("one", "")).ok();
     assert!(!first.stdout.contains("Also open in this checkout"), "{}", first.stdout);
-    let brief = r
-        .mj_in(
-            &["hook", "codex", "start"],
-            r#"{"session_id":"two","source":"startup","hook_event_name":"SessionStart"}"#,
-        )
-        .ok()
-        .stdout;
+    let codex = |source: &str| {
+        let body = format!(r#"{{"session_id":"two","source":"{source}","hook_event_name":"SessionStart"}}"#);
+        r.mj_in(&["hook", "codex", "start"], &body).ok().stdout
+    };
+    let brief = codex("startup");
     assert!(brief.contains("Also open in this checkout: 1 other episode(s)."), "{brief}");
     let line = brief.lines().find(|l| l.starts_with("- claude-code episode s-")).unwrap_or_else(|| panic!("{brief}"));
     assert!(line.contains(", opened ") && line.contains(", last activity "), "{line}");
     // Once it ends, it is no longer named.
     hook(&r, "end", &payload("one", r#","reason":"logout""#)).ok();
-    let again = r
-        .mj_in(
-            &["hook", "codex", "start"],
-            r#"{"session_id":"two","source":"resume","hook_event_name":"SessionStart"}"#,
-        )
-        .ok()
-        .stdout;
+    let again = codex("resume");
     assert!(!again.contains("Also open in this checkout"), "{again}");
 }
