@@ -324,7 +324,7 @@ fn chrono_like(minutes: i64) -> String {
 /// task (task `none`: of the same episode), and the reader names the one it passed over; a
 /// record written before `origin` existed is derived iff it ends with the provenance line.
 #[test]
-fn authored_beats_newer_derived_of_the_same_task_or_episode() {
+fn authored_beats_newer_derived_of_the_same_task_episode_or_checkout() {
     let env = TestEnv::new();
     let r = env.ready_repo("r");
     let start = |key: &str| {
@@ -349,11 +349,14 @@ fn authored_beats_newer_derived_of_the_same_task_or_episode() {
     let state: serde_json::Value = serde_json::from_str(&r.mj_env(&["--json", "state"], "", &a).ok().stdout).unwrap();
     assert_eq!(state["handover"]["origin"], "authored");
     assert_eq!(state["handover"]["passed_over"], derived.as_str());
-    // A derived record of ANOTHER episode (task none) is not hidden by it: the newest wins.
+    // A derived record of ANOTHER episode of this checkout (task none), written after it, is
+    // hidden by it too (SPEC §A.28 "Authored beats derived across episodes"; before, the newest
+    // won, and the next session lost the Next Action an agent wrote, TRIAL #5).
     env.set_now("2026-09-03T20:03:00Z");
     let other = r.mj_env(&["handover", "--derive", "--no-task"], "", &b).ok().first_line();
     let out = r.mj(&["handover", "--resolve"]).ok().stdout;
-    assert!(out.starts_with(&format!("Handover: {other}\nMatch:")) && out.contains("Origin: derived\n"), "{out}");
+    assert!(out.starts_with(&format!("Handover: {authored}\nMatch:")) && out.contains("Origin: authored\n"), "{out}");
+    assert!(out.contains(&format!("Preferred to: {other} (newer, derived")), "{out}");
     // With a task, an authored record of the task beats every newer derived one of the task.
     let id = r.start("t");
     env.set_now("2026-09-03T20:04:00Z");

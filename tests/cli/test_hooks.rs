@@ -514,3 +514,22 @@ fn a_briefing_names_the_other_episodes_open_in_this_checkout() {
     let again = codex("resume");
     assert!(!again.contains("Also open in this checkout"), "{again}");
 }
+
+#[test]
+fn an_authored_handover_is_not_hidden_by_another_sessions_newer_derived_one() {
+    // TRIAL #5: two sessions in one worktree, no task; the agent's handover went to the newest
+    // episode, the other's end hook composed a newer derived one, and the next session was
+    // briefed with boilerplate instead of the authored Next Action (SPEC §A.28).
+    let env = TestEnv::new();
+    let r = env.ready_repo("r");
+    hook(&r, "start", &payload("A-1", "")).ok();
+    hook(&r, "start", &payload("B-1", "")).ok();
+    let body = HANDOVER.replace("Write the regression test.", "A: rename a.txt to alpha.txt");
+    r.mj_in(&["handover", "--no-task"], &body).ok();
+    r.write("lib/later.rs", "x\n");
+    let h = r.records("handovers").len();
+    hook(&r, "end", &payload("A-1", r#","reason":"prompt_input_exit""#)).ok();
+    assert_eq!(r.records("handovers").len(), h + 1, "A's end composed a derived handover after the edit");
+    let brief = hook(&r, "start", &payload("C-1", "")).ok().stdout;
+    assert!(brief.contains("A: rename a.txt to alpha.txt"), "{brief}");
+}

@@ -115,13 +115,18 @@ pub struct Facts {
 }
 
 impl Facts {
-    /// Whether `self` is derived and an authored record `other` of the same task (task `none`:
-    /// of the same episode) hides it (docs/REFERENCE.md#origin).
+    /// Whether `self` is derived and an authored record `other` hides it (docs/REFERENCE.md#origin,
+    /// SPEC §A.28 "Authored beats derived across episodes"): of the same task; without a task,
+    /// of the same episode, or of the same checkout when `self` was written after it (TRIAL #5:
+    /// another session's end hook composed a newer record that hid the Next Action an agent
+    /// wrote).
     fn hidden_by(&self, other: &Facts) -> bool {
         self.origin == Origin::Derived
             && other.origin == Origin::Authored
             && self.task_id == other.task_id
-            && (self.task_id != "none" || self.session == other.session)
+            && (self.task_id != "none"
+                || self.session == other.session
+                || (self.worktree == other.worktree && self.created_at >= other.created_at))
     }
 }
 
