@@ -533,3 +533,30 @@ fn an_authored_handover_is_not_hidden_by_another_sessions_newer_derived_one() {
     let brief = hook(&r, "start", &payload("C-1", "")).ok().stdout;
     assert!(brief.contains("A: rename a.txt to alpha.txt"), "{brief}");
 }
+
+#[test]
+fn a_derived_body_counts_the_episodes_records_and_the_tasks_in_all() {
+    // TRIAL #11: the derived text said "0 handover(s)" while the task had three authored ones.
+    let env = TestEnv::new();
+    let r = env.ready_repo("r");
+    r.start("t");
+    for _ in 0..2 {
+        r.mj_in(&["handover"], HANDOVER).ok();
+    }
+    hook(&r, "start", &payload("later", "")).ok();
+    r.write("lib/edit.rs", "x\n");
+    hook(&r, "end", &payload("later", r#","reason":"logout""#)).ok();
+    let text = r
+        .records("handovers")
+        .iter()
+        .map(|n| r.read(&format!(".ai/local/state/handovers/{n}")))
+        .find(|t| t.contains("\norigin: derived\n"))
+        .expect("a derived handover");
+    assert!(
+        text.contains(
+            "Recorded in this episode: 1 checkpoint(s), 0 decision(s), 0 question(s), 0 handover(s); for task t-"
+        ),
+        "{text}"
+    );
+    assert!(text.contains("in all: 1 checkpoint(s), 0 decision(s), 0 question(s), 2 handover(s)."), "{text}");
+}

@@ -191,11 +191,16 @@ fn slug(name: &str) -> String {
 /// older (docs/PERFORMANCE.md#what-keeps-costs-flat-as-records-grow).
 fn episode_lines(ctx: &Ctx, task: Option<&Task>) -> Result<Vec<ledger::Line>> {
     let session = ctx.session_id();
-    let (key, value, start) = match (&session, task) {
-        (Some(s), _) => ("session", s.as_str(), "session.started"),
-        (None, Some(t)) => ("task_id", t.id.as_str(), "task.started"),
-        (None, None) => return Ok(Vec::new()),
-    };
+    match (&session, task) {
+        (Some(s), _) => lines_since(ctx, "session", s, "session.started"),
+        (None, Some(t)) => lines_since(ctx, "task_id", &t.id, "task.started"),
+        (None, None) => Ok(Vec::new()),
+    }
+}
+
+/// The ledger lines whose `key` is `value`, back to the first `start` event among them, oldest
+/// first.
+fn lines_since(ctx: &Ctx, key: &str, value: &str, start: &str) -> Result<Vec<ledger::Line>> {
     let Some(lines) = ledger::backward(&ctx.layout.ledger())? else { return Ok(Vec::new()) };
     let mut out = Vec::new();
     for l in lines {
@@ -281,22 +286,39 @@ pub fn handover_body(ctx: &Ctx, task: Option<&Task>, required: &[String]) -> Res
         let changed = ctx.changes()?.entries();
         list_bounded(&mut s, &format!("Uncommitted files ({}):", changed.len()), changed, max);
     }
-    let lines = episode_lines(ctx, task)?;
-    let count = |ev: &str, key: Option<&str>| {
+    // What was recorded, counted truly (TRIAL #11: "0 handover(s)" while the task had three
+    // authored): in this episode, and for the task in all.
+    let count = |lines: &[ledger::Line], ev: &str, key: Option<&str>| {
         lines
             .iter()
             .filter(|l| l.event() == Some(ev) && key.is_none_or(|k| l.pairs.as_ref().is_some_and(|p| p.has(k))))
             .count()
     };
-    let (cps, decs, qs, hos) = (
-        count("task.checkpoint", Some("checkpoint_path")),
-        count("decision.recorded", None),
-        count("question.opened", None),
-        count("task.handed_over", None),
-    );
-    s.push_str(&format!(
-        "Recorded so far: {cps} checkpoint(s), {decs} decision(s), {qs} question(s), {hos} handover(s).\n"
-    ));
+    let counts = |lines: &[ledger::Line]| {
+        let count = |ev: &str, key: Option<&str>| count(lines, ev, key);
+        format!(
+            "{} checkpoint(s), {} decision(s), {} question(s), {} handover(s)",
+            count("task.checkpoint", Some("checkpoint_path")),
+            count("decision.recorded", None),
+            count("question.opened", None),
+            count("task.handed_over", None)
+        )
+    };
+    let episode = episode_lines(ctx, task)?;
+    let cps = count(&episode, "task.checkpoint", Some("checkpoint_path"));
+    match (ctx.session_id(), task) {
+        (Some(_), Some(t)) => {
+            let all = lines_since(ctx, "task_id", &t.id, "task.started")?;
+            s.push_str(&format!(
+                "Recorded in this episode: {}; for task {} in all: {}.\n",
+                counts(&episode),
+                t.id,
+                counts(&all)
+            ));
+        }
+        (Some(_), None) => s.push_str(&format!("Recorded in this episode: {}.\n", counts(&episode))),
+        (None, _) => s.push_str(&format!("Recorded so far: {}.\n", counts(&episode))),
+    }
 
     s.push_str("\n# Next Action\n");
     let open = unresolved(ctx)?;
