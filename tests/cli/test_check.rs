@@ -801,3 +801,36 @@ fn doctor_flags_an_episode_left_open_past_the_stale_threshold_and_its_fix_closes
     r.mj(&words).ok();
     assert!(!r.mj(&["doctor"]).ok().stdout.contains("past session.freshness.stale_minutes"));
 }
+
+#[test]
+fn files_a_merge_or_a_rebase_of_main_brings_in_are_not_the_tasks_work() {
+    // TRIAL #2: after `git rebase main` or `git merge main`, upstream's README.md was "touched
+    // since the task started, outside its scope" (SPEC §A.28 "The task's own work").
+    for how in ["rebase", "merge"] {
+        let env = TestEnv::new();
+        let r = env.ready_repo("r");
+        r.commit_file("src/a.c", "a\n");
+        r.git(&["checkout", "-q", "-b", "feat"]);
+        r.mj(&["start", "src work", "--scope", "src"]).ok();
+        r.commit_file("src/a.c", "a\nb\n");
+        r.git(&["checkout", "-q", "main"]);
+        r.commit_file("README.md", "up\n");
+        r.git(&["checkout", "-q", "feat"]);
+        match how {
+            "rebase" => r.git(&["rebase", "-q", "main"]),
+            _ => r.git(&["merge", "-q", "--no-edit", "main"]),
+        };
+        let out = r.mj(&["check"]);
+        assert!(lines_of(&out, "FAIL", "scope").is_empty(), "{how}: {}", out.stdout);
+        assert!(
+            out.stdout.contains("OK scope src — 1 file(s) touched since the task started"),
+            "{how}: {}",
+            out.stdout
+        );
+        // The task's own edit outside its scope still fails, merged or not.
+        r.commit_file("docs/mine.md", "x\n");
+        let out = r.mj(&["check"]).code(10);
+        assert!(lines_of(&out, "FAIL", "scope").iter().any(|l| l.contains("docs/mine.md")), "{how}: {}", out.stdout);
+        assert!(!out.stdout.contains("FAIL scope README.md"), "{how}: {}", out.stdout);
+    }
+}

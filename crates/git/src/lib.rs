@@ -343,6 +343,74 @@ impl Git {
         Ok(out.into_iter().collect())
     }
 
+    /// The tips of the other branches (`refs/heads/*` but `branch`, and `refs/remotes/*/*` but
+    /// those named `branch`): where commits a merge or a rebase brings in come from.
+    pub fn other_branch_tips(&self, branch: Option<&str>) -> Vec<ObjectId> {
+        let Ok(platform) = self.repo.references() else { return Vec::new() };
+        let mut tips = Vec::new();
+        for kind in [platform.local_branches(), platform.remote_branches()] {
+            let Ok(iter) = kind else { continue };
+            for r in iter.flatten() {
+                let name = r.name().as_bstr().to_str_lossy().into_owned();
+                let short = name.rsplit('/').next().unwrap_or("");
+                let own = branch.is_some_and(|b| {
+                    name == format!("refs/heads/{b}")
+                        || (name.starts_with("refs/remotes/") && name.ends_with(&format!("/{b}")))
+                }) || short == "HEAD";
+                if let (false, Some(id)) = (own, r.try_id().map(|i| i.detach())) {
+                    tips.push(id);
+                }
+            }
+        }
+        tips.sort();
+        tips.dedup();
+        tips
+    }
+
+    /// The paths the commits from `base` to `head` changed themselves (SPEC §A.28 "The task's own
+    /// work"), along `head`'s first parents: a commit that another branch (`others`) already
+    /// holds was brought in (a rebase onto it, a fast-forward), and of a merge only the paths it
+    /// leaves different from every other parent count (a conflict resolved, an edit in the merge);
+    /// what it took from the merged branch does not. At most 10,000 commits are walked; past
+    /// that, or when `base` is not on the first-parent chain, the plain tree difference answers.
+    pub fn own_changes_between(
+        &self,
+        base: Option<ObjectId>,
+        head: ObjectId,
+        others: &[ObjectId],
+    ) -> Result<Vec<String>, Error> {
+        let mut out = BTreeSet::new();
+        let mut cur = head;
+        for _ in 0..10_000 {
+            if Some(cur) == base || base.is_some_and(|b| self.is_ancestor(cur, b).unwrap_or(false)) {
+                return Ok(out.into_iter().collect());
+            }
+            let commit = self.repo.find_commit(cur).map_err(odb)?;
+            let parents: Vec<ObjectId> = commit.parent_ids().map(|p| p.detach()).collect();
+            let brought = others.iter().any(|o| self.is_ancestor(cur, *o).unwrap_or(false));
+            if !brought {
+                let first = parents.first().copied();
+                let changed = self.changed_between(first, cur)?;
+                if parents.len() > 1 {
+                    for f in changed {
+                        let here = self.file_at(Some(cur), &f)?;
+                        let taken = parents[1..].iter().any(|p| self.file_at(Some(*p), &f).ok().flatten() == here);
+                        if !taken {
+                            out.insert(f);
+                        }
+                    }
+                } else {
+                    out.extend(changed);
+                }
+            }
+            match parents.first() {
+                Some(p) => cur = *p,
+                None => return Ok(out.into_iter().collect()),
+            }
+        }
+        self.changed_between(base, head)
+    }
+
     /// The bytes of the file at `path` in `commit`'s tree: `None` when the commit is `None`
     /// (an unborn head) or the path is no regular file there.
     pub fn file_at(&self, commit: Option<ObjectId>, path: &str) -> Result<Option<Vec<u8>>, Error> {

@@ -44,7 +44,9 @@ fn with_committed(ctx: &Ctx, task: &Task, changed: &[String]) -> Result<Vec<Stri
     let mut set: BTreeSet<String> = changed.iter().cloned().collect();
     if let Some(head) = ctx.git.head()? {
         if let Some(base) = ctx.git.base_of(task.anchor_head()) {
-            let committed = ctx.git.changed_between(base, head)?;
+            // The task's own commits: not what a merge or a rebase brought in (SPEC §A.28).
+            let others = ctx.git.other_branch_tips(ctx.identity()?.branch.as_deref());
+            let committed = ctx.git.own_changes_between(base, head, &others)?;
             // A host's settings file whose commits since the task started added only our hook
             // entries is the tool's, not the task's work (SPEC §A.28), unless it changed since.
             let tools = |f: &String| {
