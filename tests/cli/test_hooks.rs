@@ -560,3 +560,34 @@ fn a_derived_body_counts_the_episodes_records_and_the_tasks_in_all() {
     );
     assert!(text.contains("in all: 1 checkpoint(s), 0 decision(s), 0 question(s), 2 handover(s)."), "{text}");
 }
+
+#[test]
+fn a_task_whose_branch_landed_is_briefed_as_landed_not_as_the_active_task_here() {
+    // TRIAL #9: after `git merge --squash topic` on main, the topic's task was briefed as the
+    // active task of main (SPEC §A.28 "A landed task").
+    for how in ["squash", "merge"] {
+        let env = TestEnv::new();
+        let r = env.ready_repo("r");
+        r.git(&["checkout", "-q", "-b", "topic"]);
+        r.start("topic work");
+        r.commit_file("lib/t.rs", "t\n");
+        r.git(&["checkout", "-q", "main"]);
+        let brief = hook(&r, "start", &payload(&format!("{how}-0"), "")).ok().stdout;
+        assert!(!brief.contains("landed in main"), "{how}: not landed yet: {brief}");
+        match how {
+            "squash" => {
+                r.git(&["merge", "-q", "--squash", "topic"]);
+                r.git(&["commit", "-q", "-m", "topic, squashed"]);
+            }
+            _ => {
+                r.git(&["merge", "-q", "--no-ff", "--no-edit", "topic"]);
+            }
+        }
+        let brief = hook(&r, "start", &payload(&format!("{how}-1"), "")).ok().stdout;
+        assert!(
+            brief.contains("(active on topic, profile") && brief.contains("its work landed in main"),
+            "{how}: {brief}"
+        );
+        assert!(brief.contains("git majordomus finish --outcome completed"), "{how}: {brief}");
+    }
+}
