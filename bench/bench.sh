@@ -208,6 +208,18 @@ median "$RUNS" nothing "$BIN" history --limit 20; row "history --limit 20" rev-p
 median "$SLOW_RUNS" nothing "$BIN" search "Bench handover 4242"; row "search" "status --porcelain" "$F_STATUS"
 median "$SLOW_RUNS" nothing "$BIN" doctor; row "doctor" "status --porcelain" "$F_STATUS"
 median "$RUNS" nothing checkpoint; row "checkpoint (write)" rev-parse "$F_REV"
+# `check` on a checkout with 20,000 untracked files outside the task's scope (issue 41, TRIAL
+# #8: 40,207 lines and 12 MB of --json before): every list is bounded, the output ≤ 64 KiB.
+U=$WORK/untracked
+cp -a "$FIX/tiny" "$U"
+(cd "$U/repo" && mkdir -p untracked-out && cd untracked-out && seq 1 20000 | sed 's/^/f/' | xargs touch)
+cd "$U/repo"
+median "$SLOW_RUNS" nothing "$BIN" check; row "check, 20,000 untracked files" "status --porcelain" "$F_STATUS"
+CHECK_TEXT=$("$BIN" check 2>&1 | wc -c); CHECK_JSON=$("$BIN" --json check 2>/dev/null | wc -c)
+log "check with 20,000 untracked files: $CHECK_TEXT bytes of text, $CHECK_JSON bytes of --json (bound 65536)"
+(( CHECK_TEXT <= 65536 && CHECK_JSON <= 65536 )) || { log "check output over 64 KiB"; exit 1; }
+cd "$L"
+
 # The end hook closes an episode the (untimed) prep opens: the gap read, a final checkpoint, a
 # derived handover, the closed session record. After the readers' rows: its records change
 # what they read (derived handovers of the bench task, written in the pinned second).

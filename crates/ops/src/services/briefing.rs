@@ -36,10 +36,8 @@ pub struct Line {
 /// a proof.
 fn landed_elsewhere(ctx: &Ctx, t: &crate::model::task::Task) -> Option<String> {
     let here = ctx.identity().ok()?.branch.clone()?;
-    if t.branch == here || t.branch.is_empty() || t.branch == "DETACHED" {
-        return None;
-    }
-    let tip = ctx.git.ref_tip(&format!("refs/heads/{}", t.branch)).ok()??;
+    let branch = crate::model::labels::Anchor::anchor_branch(t).filter(|b| !b.is_empty() && *b != here)?;
+    let tip = ctx.git.ref_tip(&format!("refs/heads/{branch}")).ok()??;
     if t.head.starts_with(tip.as_str()) || tip.starts_with(t.head.as_str()) {
         return None; // no commit of the task yet: nothing can have landed
     }
