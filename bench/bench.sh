@@ -210,10 +210,11 @@ median "$SLOW_RUNS" nothing "$BIN" doctor; row "doctor" "status --porcelain" "$F
 median "$RUNS" nothing checkpoint; row "checkpoint (write)" rev-parse "$F_REV"
 # `check` on a checkout with 20,000 untracked files outside the task's scope (issue 41, TRIAL
 # #8: 40,207 lines and 12 MB of --json before): every list is bounded, the output ≤ 64 KiB.
-U=$WORK/untracked
-cp -a "$FIX/tiny" "$U"
-(cd "$U/repo" && mkdir -p untracked-out && cd untracked-out && seq 1 20000 | sed 's/^/f/' | xargs touch)
-cd "$U/repo"
+U=$WORK/untracked/repo
+mkdir -p "$U" && cd "$U"
+git init -q -b main . && "$BIN" init >/dev/null && git add -A && git commit -qm layer
+"$BIN" start "untracked bench" --scope src >/dev/null
+mkdir -p untracked-out && (cd untracked-out && seq 1 20000 | sed 's/^/f/' | xargs touch)
 median "$SLOW_RUNS" nothing "$BIN" check; row "check, 20,000 untracked files" "status --porcelain" "$F_STATUS"
 CHECK_TEXT=$("$BIN" check 2>&1 | wc -c); CHECK_JSON=$("$BIN" --json check 2>/dev/null | wc -c)
 log "check with 20,000 untracked files: $CHECK_TEXT bytes of text, $CHECK_JSON bytes of --json (bound 65536)"
