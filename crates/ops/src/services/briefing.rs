@@ -57,13 +57,11 @@ const OTHERS_SHOWN: usize = 3;
 /// effort: a briefing never fails for it.
 fn other_episodes(ctx: &Ctx, own: Option<&str>) -> Vec<Line> {
     let Ok(open) = crate::store::sessions::list_open(&ctx.layout) else { return Vec::new() };
+    let Ok(here) = ctx.identity().map(|i| i.worktree.clone()) else { return Vec::new() };
     let mut others: Vec<crate::model::session::OpenSession> = open
         .into_iter()
         .filter_map(|(_, s)| s.ok())
-        .filter(|s| {
-            Some(s.session_id.as_str()) != own
-                && s.worktree == ctx.identity().map(|i| i.worktree.clone()).unwrap_or_default()
-        })
+        .filter(|s| Some(s.session_id.as_str()) != own && s.worktree == here)
         .collect();
     if others.is_empty() {
         return Vec::new();

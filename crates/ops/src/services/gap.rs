@@ -125,22 +125,29 @@ pub fn of_episode(ctx: &Ctx, task: Option<&Task>) -> Result<Gap> {
             break;
         }
     }
+    // The head and the tree as they are now, each read (the tree hashed) at most once.
+    let now_head = crate::model::labels::Anchor::head_text(ctx.identity()?).to_string();
+    let now_tree = std::cell::OnceCell::new();
+    let same = |head: &str, tree: &str| -> Result<bool> {
+        if head != now_head {
+            return Ok(false);
+        }
+        if now_tree.get().is_none() {
+            let _ = now_tree.set(tree_now(ctx, false)?);
+        }
+        Ok(now_tree.get().is_some_and(|now: &String| tree == now.as_str()))
+    };
     // By content when the checkpoint's line says what the tree held (TRIAL #16: an edit to a
     // file already changed kept the same list); else by its head and change list.
     let checkpoint_current = match checkpoint {
-        Some((head, _, Some(tree))) => {
-            head == crate::model::labels::Anchor::head_text(ctx.identity()?) && tree == tree_now(ctx, false)?
-        }
+        Some((head, _, Some(tree))) => same(&head, &tree)?,
         Some((head, path, None)) => same_state(ctx, task, &head, &ctx.layout.root().join(path))?,
         None => false,
     };
     let empty = !episode_active
         && session.is_some()
         && match reference.or(opening_state) {
-            Some((head, tree)) if tree != "unknown" => {
-                let now_head = crate::model::labels::Anchor::head_text(ctx.identity()?).to_string();
-                head == now_head && tree == tree_now(ctx, false)?
-            }
+            Some((head, tree)) if tree != "unknown" => same(&head, &tree)?,
             _ => false,
         };
     Ok(Gap { handover_covered: covered.unwrap_or(false), checkpoint_current, empty })
