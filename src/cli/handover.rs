@@ -71,6 +71,19 @@ pub fn run(cc: &CommandContext, a: &Args, ui: &mut Ui) -> Result<Exit> {
         }
         if a.list {
             super::print_record_list(ui, &ctx, &ctx.layout.handovers(), "no handover records for this worktree")?;
+            // A removed worktree's handovers, kept under the git directory: listed with the
+            // worktree they came from, resolved nowhere until adopted (D60).
+            for k in crate::ops::services::kept::orphans(&ctx).iter().filter(|k| !k.handovers.is_empty()) {
+                let adopt = k.checkout.name.as_deref().unwrap_or(&k.checkout.id);
+                ui.line(&format!(
+                    "kept from the removed worktree {} (git majordomus worktree adopt {adopt}):",
+                    k.checkout.last_path()
+                ));
+                for (name, meta) in &k.handovers {
+                    let label = crate::ops::services::rewrite::shown(&ctx, meta);
+                    ui.line(&crate::render::records::list_line(meta, &label, name));
+                }
+            }
             return Ok(Exit::Ok);
         }
         let body = if a.derive { String::new() } else { read_body("handover")? };

@@ -36,6 +36,7 @@ mod serve;
 mod session;
 mod start;
 mod state;
+mod worktree;
 
 pub use crate::ops::BODY_CAP;
 
@@ -103,6 +104,8 @@ enum Command {
     #[cfg(feature = "mcp")]
     Mcp(mcp::Args),
     Serve(serve::Args),
+    #[command(subcommand)]
+    Worktree(worktree::Args),
     #[command(hide = true)]
     Generate(generate::Args),
 }
@@ -287,7 +290,14 @@ pub fn main() -> ExitCode {
     };
     let mut ui = Ui::new(cli.global.quiet, cli.global.json);
     let cc = CommandContext { global: cli.global.clone(), env: Env::from_process() };
+    // A hook's stderr is the host's to show (Gemini CLI's compact and end print nothing, §A.28).
+    let quiet_stderr = matches!(cli.command, Command::Hook(_));
     let result = dispatch(&cc, cli.command, &mut ui);
+    for failure in crate::store::keep::take_failures() {
+        if !quiet_stderr {
+            ui.warn(&failure);
+        }
+    }
     let code = match result {
         Ok(exit) => exit,
         Err(e) => {
@@ -328,6 +338,7 @@ fn dispatch(cc: &CommandContext, command: Command, ui: &mut Ui) -> Result<Exit> 
         #[cfg(feature = "mcp")]
         Command::Mcp(a) => mcp::run(cc, &a, ui),
         Command::Serve(a) => serve::run(cc, &a, ui),
+        Command::Worktree(a) => worktree::run(cc, a, ui),
         Command::Generate(a) => generate::run(&a, ui),
     }
 }

@@ -59,6 +59,7 @@ pub fn detail(p: &Pairs) -> String {
             }
             s
         }
+        "worktree.adopted" => format!("{} task={}", field("worktree"), field("task_id")),
         "task.resumed" => format!("was={} from={}", field("previous_outcome"), field("from")),
         "task.handed_over" => {
             let name = p.get("handover_path").map(basename).unwrap_or_else(|| "-".into());

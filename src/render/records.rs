@@ -129,3 +129,40 @@ pub fn hooks_status(r: &crate::ops::commands::install::StatusReport) -> String {
     }
     s
 }
+
+/// `worktree list`: one line per kept checkout, a removed one's records under it.
+pub fn kept_list(list: &[crate::ops::queries::worktrees::KeptView]) -> String {
+    if list.is_empty() {
+        return "(no records are kept under the git directory yet: the first write here keeps them)\n".into();
+    }
+    let mut out = String::new();
+    for k in list {
+        let name = k.name.as_deref().map(|n| format!(" ({n})")).unwrap_or_default();
+        out.push_str(&format!("{:<8} {}{name}  [{}]\n", k.standing, k.worktree, &k.id));
+        if k.standing == "removed" {
+            let task = k.task.as_deref().unwrap_or("no task");
+            out.push_str(&format!(
+                "         {task}; {} handover(s), {} checkpoint(s), {} decision(s), {} open question(s)\n",
+                k.handovers, k.checkpoints, k.decisions, k.open_questions
+            ));
+            out.push_str(&format!(
+                "         adopt: git majordomus worktree adopt {}\n",
+                k.name.as_deref().unwrap_or(&k.id)
+            ));
+        }
+    }
+    out
+}
+
+/// `worktree adopt`'s success line.
+pub fn adopted(a: &crate::ops::commands::worktree::Adopted) -> String {
+    let task = match (&a.task, a.task_to.as_deref()) {
+        (Some(t), Some("current")) => format!("; task {t} is this checkout's active task"),
+        (Some(t), _) => format!("; task {t} is archived here (git majordomus start --resume {t})"),
+        _ => String::new(),
+    };
+    format!(
+        "adopted the records of {}: {} file(s), {} decision(s), {} question(s){task}",
+        a.worktree, a.files, a.decisions, a.questions
+    )
+}

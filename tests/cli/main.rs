@@ -40,3 +40,4 @@ mod test_surfaces;
 mod test_team;
 mod test_tour;
 mod test_two_machines;
+mod test_worktrees;

@@ -14,6 +14,7 @@ pub mod clock;
 pub mod error;
 pub mod format;
 pub mod hex;
+pub mod inject;
 pub mod model;
 pub mod oid;
 pub mod text;

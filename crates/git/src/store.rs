@@ -286,6 +286,33 @@ pub(super) struct WriterLock {
 /// compare-and-swap retry budget (about 3 s), so a live holder is never robbed.
 const STALE_LOCK: Duration = Duration::from_secs(5);
 
+/// The reference whose lock file a dead writer of ours may have left: it is written only by this
+/// crate, under the writers' lock, so holding that lock proves a lock file of it is a leftover
+/// (issue 41 item 5). Every other reference lock may be git's own (a plain `git fetch` updates
+/// the remote-tracking stores) and is cleared only past [`STALE_LOCK`].
+const OURS_ALONE: &str = "refs/majordomus/continuity";
+
+/// Why a compare-and-swap loop gave up: "concurrent writers" only when another writer won.
+#[derive(Default)]
+struct Attempts {
+    conflicts: usize,
+    last: String,
+}
+
+impl Attempts {
+    fn conflict(&mut self, e: String) {
+        self.conflicts += 1;
+        self.last = e;
+    }
+    fn busy(&mut self, e: String) {
+        self.last = e;
+    }
+    fn gave_up(&self, refname: &str) -> Error {
+        let why = if self.conflicts > 0 { " (concurrent writers)" } else { " (its lock file is held)" };
+        Error::Gix(format!("{refname}: gave up after {MAX_ATTEMPTS} attempts{why}: {}", self.last))
+    }
+}
+
 /// The outcome of one compare-and-swap attempt.
 enum Cas {
     Done,
@@ -1210,7 +1237,7 @@ impl Git {
             check_path(path)?;
             blobs.push((path, self.repo.write_blob(bytes.as_ref()).map_err(gxe)?.detach()));
         }
-        let mut last = String::new();
+        let mut last = Attempts::default();
         for attempt in 0..MAX_ATTEMPTS {
             let old = self.tip_id(refname)?;
             let base = match old {
@@ -1229,23 +1256,24 @@ impl Git {
                 blobs.iter().map(|(p, id)| (*p, *id, EntryKind::Blob)),
             )?;
             let commit = self.write_commit(tree, old.into_iter().collect(), message, who)?;
+            majordomus_core::inject::stop_at("store.before-ref");
             match self.cas(refname, commit, expect(old), message, who)? {
                 Cas::Done => return Ok(AddOutcome { tip: full(commit), written: true }),
-                Cas::Conflict(e) => last = e,
+                Cas::Conflict(e) => last.conflict(e),
                 Cas::Busy(e) => {
                     if let Some(lock) = lock {
                         self.clear_stale_lock(refname, lock);
                     }
-                    last = e;
+                    last.busy(e);
                 }
             }
             backoff(attempt);
         }
-        Err(Error::Gix(format!("{refname}: gave up after {MAX_ATTEMPTS} attempts (concurrent writers): {last}")))
+        Err(last.gave_up(refname))
     }
 
-    /// Removes the lock file of reference `name` when it is stale: older than [`STALE_LOCK`]
-    /// while this process holds the writers' lock. Every writer of the store takes the writers'
+    /// Removes the lock file of reference `name` when it is stale: while this process holds the
+    /// writers' lock, at once for [`OURS_ALONE`], else when older than [`STALE_LOCK`]. Every writer of the store takes the writers'
     /// lock first and holds a reference lock for milliseconds, so such a lock file was left by a
     /// writer that died inside its ref transaction (SIGKILL, power loss); without this it would
     /// refuse every later write until removed by hand. Its age is read in the file system's own
@@ -1264,7 +1292,7 @@ impl Git {
                 Err(_) => return,
             }
         };
-        if now.duration_since(taken).is_ok_and(|age| age > STALE_LOCK) {
+        if name == OURS_ALONE || now.duration_since(taken).is_ok_and(|age| age > STALE_LOCK) {
             let _ = std::fs::remove_file(&path);
         }
     }
@@ -1405,7 +1433,7 @@ impl Git {
         let remote = self.full_commit(remote_tip)?;
         let remote_tree = self.commit_tree(remote)?;
         let lock = self.writer_lock();
-        let mut last = String::new();
+        let mut last = Attempts::default();
         for attempt in 0..MAX_ATTEMPTS {
             let local = self.tip_id(local_ref)?;
             if let Some(l) = local {
@@ -1439,15 +1467,15 @@ impl Git {
             };
             match self.cas(local_ref, new, expect(local), message, who)? {
                 Cas::Done => return Ok(MergeOutcome { action, tip: full(new), collisions: u.collisions }),
-                Cas::Conflict(e) => last = e,
+                Cas::Conflict(e) => last.conflict(e),
                 Cas::Busy(e) => {
                     self.clear_stale_lock(local_ref, &lock);
-                    last = e;
+                    last.busy(e);
                 }
             }
             backoff(attempt);
         }
-        Err(Error::Gix(format!("{local_ref}: gave up after {MAX_ATTEMPTS} attempts (concurrent writers): {last}")))
+        Err(last.gave_up(local_ref))
     }
 
     /// Compares remote tree `remote` with local tree `local` (`None` = absent) under `prefix`,

@@ -18,6 +18,7 @@ use crate::model::labels::{Anchor, Divergence, Label, Landed, WorkingTree};
 use crate::model::policy::{Policy, Profile};
 use crate::model::record::bounded;
 use crate::store::atomic::{guard, read_opt};
+use crate::store::keep::{self, Here, Place};
 use crate::store::{ledger, sessions, Layout};
 use crate::text::first_line;
 
@@ -77,6 +78,7 @@ pub struct Ctx {
     /// Layer paths.
     pub layout: Layout,
     identity: OnceCell<Identity>,
+    here: OnceCell<Here>,
     changes: OnceCell<Changes>,
     changed: OnceCell<Vec<String>>,
     policy: OnceCell<Policy>,
@@ -114,12 +116,16 @@ impl Ctx {
         };
         let git = if bare_ok { Git::discover_bare_ok(&start)? } else { Git::discover(&start)? };
         let layout = Layout::new(git.root());
+        if !git.is_bare() {
+            keep::register(Ctx::place_of(&git));
+        }
         Ok(Ctx {
             clock,
             env,
             git,
             layout,
             identity: OnceCell::new(),
+            here: OnceCell::new(),
             changes: OnceCell::new(),
             changed: OnceCell::new(),
             policy: OnceCell::new(),
@@ -167,6 +173,25 @@ impl Ctx {
         }
         let i = self.git.identity()?;
         Ok(self.identity.get_or_init(|| i))
+    }
+
+    /// The paths by which records name this checkout and its repository: today's, and every
+    /// one the kept copy's `checkout.json` lists (a moved checkout, an adopted one; D60).
+    pub fn here(&self) -> &Here {
+        self.here.get_or_init(|| Ctx::place_of(&self.git).here())
+    }
+
+    /// Where this checkout is: its toplevel, git dir and common dir.
+    pub fn place(&self) -> Place {
+        Ctx::place_of(&self.git)
+    }
+
+    fn place_of(git: &Git) -> Place {
+        Place {
+            root: git.root().to_path_buf(),
+            git_dir: git.git_dir().to_path_buf(),
+            common_dir: git.common_dir().to_path_buf(),
+        }
     }
 
     /// The change list as `git status --porcelain=v1` shows it (untracked directories
@@ -320,7 +345,7 @@ impl Ctx {
         if let Some(o) = self.session_override.borrow().as_ref() {
             return o.clone();
         }
-        sessions::own_episode(&self.layout, self.env.session_key.as_deref(), &self.env.provider_sessions)
+        sessions::own_episode(&self.layout, self.here(), self.env.session_key.as_deref(), &self.env.provider_sessions)
             .map(|(_, s, _)| s.session_id)
     }
 

@@ -292,8 +292,8 @@ Origin: authored derived
   json: ["authored","derived"]
 Skip: no front matter malformed front matter unknown schema_version missing required fields
   json: ["no front matter","malformed front matter","unknown schema_version","missing required fields"]
-Event: task.started task.checkpoint task.handed_over task.finished task.resumed decision.recorded question.opened question.resolved session.started session.closed ledger.rotated provider.event.received provider.event.failed knowledge.derived knowledge.promoted knowledge.rejected
-  json: ["task.started","task.checkpoint","task.handed_over","task.finished","task.resumed","decision.recorded","question.opened","question.resolved","session.started","session.closed","ledger.rotated","provider.event.received","provider.event.failed","knowledge.derived","knowledge.promoted","knowledge.rejected"]
+Event: task.started task.checkpoint task.handed_over task.finished task.resumed decision.recorded question.opened question.resolved session.started session.closed ledger.rotated provider.event.received provider.event.failed knowledge.derived knowledge.promoted knowledge.rejected worktree.adopted
+  json: ["task.started","task.checkpoint","task.handed_over","task.finished","task.resumed","decision.recorded","question.opened","question.resolved","session.started","session.closed","ledger.rotated","provider.event.received","provider.event.failed","knowledge.derived","knowledge.promoted","knowledge.rejected","worktree.adopted"]
 WorkingTree: clean dirty
   json: ["clean","dirty"]
 Divergence: exact advanced diverged different_context unknown

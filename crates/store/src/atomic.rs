@@ -8,6 +8,7 @@ use std::path::{Path, PathBuf};
 
 use super::io_error;
 use crate::error::{Error, Result};
+use crate::keep::{mirror, Op};
 
 /// How many fresh names a new record gets before the write gives up (exit 13).
 const NAME_TRIES: usize = 10;
@@ -166,7 +167,10 @@ pub fn create_new(dir: &Path, mut name: impl FnMut() -> String, bytes: &[u8]) ->
     for _ in 0..NAME_TRIES {
         let target = dir.join(name());
         match fs::hard_link(tmp.path(), &target) {
-            Ok(()) => return Ok(target),
+            Ok(()) => {
+                mirror(&target, Op::Written);
+                return Ok(target);
+            }
             Err(e) if e.kind() == ErrorKind::AlreadyExists => continue,
             Err(e) => return Err(io_error(&target, e)),
         }
@@ -183,7 +187,9 @@ pub fn replace(path: &Path, bytes: &[u8]) -> Result<()> {
 /// hook (`0777`), the device key (`0600`). An existing file keeps its mode.
 pub fn replace_mode(path: &Path, bytes: &[u8], new: u32) -> Result<()> {
     let tmp = staged(parent(path)?, path, new, |w| write_to(w, path, bytes))?;
-    tmp.persist(path).map(drop).map_err(|e| io_error(path, e.error))
+    tmp.persist(path).map_err(|e| io_error(path, e.error))?;
+    mirror(path, Op::Written);
+    Ok(())
 }
 
 /// [`replace`] with the content streamed by `fill`.
@@ -195,7 +201,9 @@ pub fn replace_with(path: &Path, fill: impl FnOnce(&mut dyn Write) -> Result<()>
 /// written can be read from it whatever replaces `path` afterwards.
 pub fn replace_with_file(path: &Path, fill: impl FnOnce(&mut dyn Write) -> Result<()>) -> Result<File> {
     let tmp = staged(parent(path)?, path, new_mode(path), fill)?;
-    tmp.persist(path).map_err(|e| io_error(path, e.error))
+    let file = tmp.persist(path).map_err(|e| io_error(path, e.error))?;
+    mirror(path, Op::Written);
+    Ok(file)
 }
 
 /// Creates `path` with `bytes` only if it does not exist; returns whether it was created.
@@ -220,7 +228,10 @@ fn create_if_absent_in(path: &Path, new: u32, fill: impl FnOnce(&mut dyn Write) 
     }
     let tmp = staged(dir, path, new, fill)?;
     match fs::hard_link(tmp.path(), path) {
-        Ok(()) => Ok(true),
+        Ok(()) => {
+            mirror(path, Op::Written);
+            Ok(true)
+        }
         Err(e) if e.kind() == ErrorKind::AlreadyExists => Ok(false),
         Err(e) => Err(io_error(path, e)),
     }
@@ -231,7 +242,20 @@ fn create_if_absent_in(path: &Path, new: u32, fill: impl FnOnce(&mut dyn Write) 
 pub fn rename(from: &Path, to: &Path) -> Result<()> {
     confined(parent(from)?)?;
     confined(parent(to)?)?;
-    fs::rename(from, to).map_err(|e| io_error(from, e))
+    fs::rename(from, to).map_err(|e| io_error(from, e))?;
+    mirror(from, Op::Moved(to));
+    Ok(())
+}
+
+/// Removes the file `path` (absent already: done).
+pub fn remove(path: &Path) -> Result<()> {
+    confined(parent(path)?)?;
+    match fs::remove_file(path) {
+        Err(e) if e.kind() != ErrorKind::NotFound => return Err(io_error(path, e)),
+        _ => {}
+    }
+    mirror(path, Op::Removed);
+    Ok(())
 }
 
 /// An exclusive advisory lock on `<locks>/<name>.lock`, released on drop.
@@ -268,7 +292,9 @@ pub fn append(path: &Path, bytes: &[u8]) -> Result<()> {
     use std::os::unix::fs::OpenOptionsExt;
     confined(parent(path)?)?;
     let mut f = OpenOptions::new().create(true).append(true).mode(0o600).open(path).map_err(|e| io_error(path, e))?;
-    f.write_all(bytes).map_err(|e| io_error(path, e))
+    f.write_all(bytes).map_err(|e| io_error(path, e))?;
+    mirror(path, Op::Appended { bytes, torn: false });
+    Ok(())
 }
 
 /// Appends `line` (whole lines, ending `\n`) to the line file at `path` so that no line is ever
@@ -305,10 +331,15 @@ pub fn append_lines(path: &Path, aside: &Path, line: &[u8]) -> Result<u64> {
         }
     }
     let before = f.metadata().map_err(|e| io_error(path, e))?.len();
+    if std::env::var_os(majordomus_core::inject::VAR).is_some_and(|v| v == "ledger.mid-line") {
+        let _ = (&f).write_all(&line[..line.len() / 2]);
+        majordomus_core::inject::stop_at("ledger.mid-line");
+    }
     if let Err(e) = (&f).write_all(line) {
         let _ = f.set_len(before);
         return Err(io_error(path, e));
     }
+    mirror(path, Op::Appended { bytes: line, torn: moved > 0 });
     Ok(moved)
 }
 

@@ -13,6 +13,7 @@ use majordomus_core::{clock, error, model, text};
 
 pub mod atomic;
 pub mod decisions;
+pub mod keep;
 pub use majordomus_core::format;
 pub mod layout;
 pub mod ledger;

@@ -141,14 +141,14 @@ pub enum Via {
 /// when the file found names another worktree.
 pub fn own_episode(
     layout: &Layout,
+    here: &crate::keep::Here,
     strict_key: Option<&str>,
     provider_keys: &[String],
 ) -> Option<(String, OpenSession, Via)> {
-    let here = layout.root().display().to_string();
     let local = |key: &str, via: Via| -> Option<(String, OpenSession, Via)> {
         let key = key_of(key);
         let s = read_open(&open_path(layout, &key)).ok()??;
-        (s.worktree == here).then_some((key, s, via))
+        here.is_worktree(&s.worktree).then_some((key, s, via))
     };
     if let Some(k) = strict_key {
         return local(k, Via::Key);

@@ -25,12 +25,13 @@ vocabulary! {
         KnowledgeDerived = "knowledge.derived",
         KnowledgePromoted = "knowledge.promoted",
         KnowledgeRejected = "knowledge.rejected",
+        WorktreeAdopted = "worktree.adopted",
     }
 }
 
 /// Every event name the ledger may carry.
-pub const EVENTS: [&str; 16] = {
-    let mut names = [""; 16];
+pub const EVENTS: [&str; 17] = {
+    let mut names = [""; 17];
     let mut i = 0;
     while i < Event::ALL.len() {
         names[i] = Event::ALL[i].as_str();

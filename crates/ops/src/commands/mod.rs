@@ -15,3 +15,4 @@ pub mod question;
 pub mod server;
 pub mod session;
 pub mod start;
+pub mod worktree;

@@ -70,7 +70,7 @@ pub fn start(ctx: &Ctx, p: StartParams, renderer: &dyn Renderer) -> Result<Start
     ctx.require_layer()?;
     let key = key_for(ctx, p.provider_session.as_deref());
     let path = open_path(&ctx.layout, &key);
-    let here = ctx.layout.root().display().to_string();
+    let here = ctx.here();
     // Two starts of one key at once must not both see it free: the second would replace the
     // first's episode, which then is never closed.
     let _lock = Lock::acquire(&ctx.layout.locks(), &format!("session-start.{key}"))?;
@@ -79,7 +79,7 @@ pub fn start(ctx: &Ctx, p: StartParams, renderer: &dyn Renderer) -> Result<Start
             return Err(Error::refused(format!("session start: {reason}"))
                 .hint(format!("inspect or remove {}", ctx.rel(&path))));
         }
-        Ok(Some(s)) if s.worktree == here => {
+        Ok(Some(s)) if here.is_worktree(&s.worktree) => {
             if p.keep {
                 ctx.set_session(Some(s.session_id.clone()));
                 return Ok(StartReport::Kept { session: s });
@@ -193,16 +193,16 @@ pub fn close(ctx: &Ctx, p: CloseParams) -> Result<Option<CloseReport>> {
         return Err(Error::usage(format!("session close: unknown outcome {:?}; use closed or interrupted", p.outcome)));
     }
     refuse_identity("session close", &p.summary)?;
-    let here = ctx.layout.root().display().to_string();
+    let here = ctx.here();
     let strict = p.provider_session.as_deref().or(ctx.env.session_key.as_deref());
     let found = match strict {
         Some(k) => read_open(&open_path(&ctx.layout, k)).ok().flatten().map(|s| (key_of(k), s)),
-        None => {
-            sessions::own_episode(&ctx.layout, None, &ctx.env.provider_sessions).map(|(k, s, _)| (k, s)).or_else(|| {
+        None => sessions::own_episode(&ctx.layout, here, None, &ctx.env.provider_sessions)
+            .map(|(k, s, _)| (k, s))
+            .or_else(|| {
                 let k = sessions::pointer_key(&ctx.layout)?;
                 read_open(&open_path(&ctx.layout, &k)).ok().flatten().map(|s| (k, s))
-            })
-        }
+            }),
     };
     let Some((key, s)) = found else {
         if p.ignore_none {
@@ -211,7 +211,7 @@ pub fn close(ctx: &Ctx, p: CloseParams) -> Result<Option<CloseReport>> {
         return Err(Error::not_found("session close: no open session in this worktree")
             .hint("git majordomus session status shows what is open"));
     };
-    if s.worktree != here {
+    if !here.is_worktree(&s.worktree) {
         return Err(Error::conflict(format!(
             "session close: episode {} belongs to another checkout ({})",
             s.session_id, s.worktree
@@ -245,14 +245,7 @@ pub fn close(ctx: &Ctx, p: CloseParams) -> Result<Option<CloseReport>> {
     let _pointer = Lock::acquire(&ctx.layout.locks(), POINTER_LOCK)?;
     for (k, parsed) in sessions::list_open(&ctx.layout)? {
         if parsed.as_ref().is_ok_and(|o| o.session_id == sid) {
-            let f = open_path(&ctx.layout, &k);
-            std::fs::remove_file(&f).or_else(|e| {
-                if e.kind() == std::io::ErrorKind::NotFound {
-                    Ok(())
-                } else {
-                    Err(Error::io_at(&f, e))
-                }
-            })?;
+            crate::store::atomic::remove(&open_path(&ctx.layout, &k))?;
         }
     }
     let pointer = sessions::pointer_key(&ctx.layout);
@@ -263,7 +256,7 @@ pub fn close(ctx: &Ctx, p: CloseParams) -> Result<Option<CloseReport>> {
         sessions::remove_pointer(&ctx.layout)?;
         let remaining: Vec<String> = sessions::list_open(&ctx.layout)?
             .into_iter()
-            .filter(|(_, o)| o.as_ref().is_ok_and(|o| o.worktree == here))
+            .filter(|(_, o)| o.as_ref().is_ok_and(|o| here.is_worktree(&o.worktree)))
             .map(|(k, _)| k)
             .collect();
         if let [only] = remaining.as_slice() {

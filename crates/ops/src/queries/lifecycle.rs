@@ -136,7 +136,7 @@ pub fn episodes(ctx: &Ctx) -> Result<Episodes> {
 }
 
 fn episodes_with(ctx: &Ctx, facts: &LedgerFacts) -> Result<Episodes> {
-    let here = ctx.layout.root().display().to_string();
+    let here = ctx.here();
     let pointed = pointer_key(&ctx.layout);
     let mut out = Episodes { episodes: Vec::new(), unreadable: Vec::new() };
     let thresholds = ctx.policy().map(|p| p.thresholds()).unwrap_or_default();
@@ -148,9 +148,9 @@ fn episodes_with(ctx: &Ctx, facts: &LedgerFacts) -> Result<Episodes> {
                 continue;
             }
         };
-        let (standing, note) = if !Path::new(&s.worktree).is_dir() {
+        let (standing, note) = if !here.is_worktree(&s.worktree) && !Path::new(&s.worktree).is_dir() {
             (Standing::Stranded, "its worktree is gone from disk; nothing can compose its closed record".to_string())
-        } else if s.worktree != here {
+        } else if !here.is_worktree(&s.worktree) {
             (Standing::Foreign, format!("it belongs to another checkout ({}); close it from there", s.worktree))
         } else if pointed.as_deref() == Some(key.as_str()) {
             (Standing::Current, "session-current.yaml resolves to it".to_string())

@@ -15,3 +15,4 @@ pub mod search;
 pub mod sessions;
 pub mod state;
 pub mod trust;
+pub mod worktrees;

@@ -9,7 +9,7 @@ use crate::ctx::Ctx;
 use crate::error::{Error, Result};
 use crate::model::labels::{age, Anchor, Divergence};
 use crate::model::session::{ClosedSession, OpenSession};
-use crate::services::identity::{path_free_repository_id, worktree_id};
+use crate::services::identity::{path_free_repository_id, worktree_id_of};
 use crate::services::resolve::{resolve_with, Facts, Found, Here, Match, Trace};
 use crate::store::atomic::read_opt;
 use crate::store::ledger;
@@ -58,7 +58,8 @@ pub fn status(ctx: &Ctx) -> Result<StatusReport> {
                 .hint("git majordomus doctor names every broken episode file"));
         }
     }
-    let own = sessions::own_episode(&ctx.layout, ctx.env.session_key.as_deref(), &ctx.env.provider_sessions);
+    let own =
+        sessions::own_episode(&ctx.layout, ctx.here(), ctx.env.session_key.as_deref(), &ctx.env.provider_sessions);
     let open =
         own.as_ref().map(|(_, s, _)| OpenView { session: s.clone(), foreign: false, label: ctx.divergence_of(&s) });
     let own_id = own.map(|(_, s, _)| s.session_id);
@@ -142,8 +143,8 @@ fn load_closed(ctx: &Ctx, name: &str) -> LoadedClosed {
 pub fn latest(ctx: &Ctx) -> Result<Option<ClosedView>> {
     ctx.require_layer()?;
     let here = Here {
-        repository_id: path_free_repository_id(ctx)?,
-        worktree: worktree_id(ctx),
+        repositories: vec![path_free_repository_id(ctx)?],
+        worktrees: ctx.here().worktrees.iter().map(|w| worktree_id_of(w)).collect(),
         branch: ctx.identity()?.branch_text().into(),
     };
     let ans = resolve_with(ctx, &ctx.layout.sessions(), &here, None, closed_name_key, Trace::ThisBranch, |n| {

@@ -249,9 +249,8 @@ fn non_empty(s: &str) -> Option<String> {
 pub fn pointed_session(ctx: &Ctx) -> Option<OpenSessionView> {
     let key = pointer_key(&ctx.layout)?;
     let s = read_open(&open_path(&ctx.layout, &key)).ok().flatten()?;
-    let here = ctx.layout.root().display().to_string();
     Some(OpenSessionView {
-        foreign: s.worktree != here,
+        foreign: !ctx.here().is_worktree(&s.worktree),
         owner: non_empty(&s.owner),
         worker: s.worker.filter(|w| !w.is_empty()),
         provider: s.provider.filter(|w| !w.is_empty()),
@@ -360,6 +359,7 @@ pub fn state(ctx: &Ctx) -> Result<Continuity> {
             blockers.len()
         ));
     }
+    findings.extend(crate::services::kept::orphans(ctx).iter().map(crate::services::kept::sentence));
     let present = session.is_some() || task.is_some() || tallies.values().any(|&n| n > 0);
     Ok(Continuity {
         present,

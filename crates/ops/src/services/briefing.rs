@@ -57,11 +57,11 @@ const OTHERS_SHOWN: usize = 3;
 /// effort: a briefing never fails for it.
 fn other_episodes(ctx: &Ctx, own: Option<&str>) -> Vec<Line> {
     let Ok(open) = crate::store::sessions::list_open(&ctx.layout) else { return Vec::new() };
-    let Ok(here) = ctx.identity().map(|i| i.worktree.clone()) else { return Vec::new() };
+    let here = ctx.here();
     let mut others: Vec<crate::model::session::OpenSession> = open
         .into_iter()
         .filter_map(|(_, s)| s.ok())
-        .filter(|s| Some(s.session_id.as_str()) != own && s.worktree == here)
+        .filter(|s| Some(s.session_id.as_str()) != own && here.is_worktree(&s.worktree))
         .collect();
     if others.is_empty() {
         return Vec::new();
@@ -219,6 +219,8 @@ pub fn lines(ctx: &Ctx, server_line: Option<&str>) -> Result<Vec<Line>> {
     if let Some(line) = arrived_line(ctx) {
         out.push(kept(line));
     }
+    // A removed worktree's records, kept under the git directory (D60): named, never resolved.
+    out.extend(crate::services::kept::orphans(ctx).iter().map(|k| optional(crate::services::kept::sentence(k))));
     let open = unresolved(ctx)?;
     if !open.is_empty() {
         out.push(kept(format!("BLOCKED: {} open question(s) in this checkout; finish --outcome completed is refused until each is resolved.", open.len())));

@@ -14,7 +14,12 @@ pub fn digest_hex(domain: &str, text: &str, n: usize) -> String {
 
 /// The worktree id: first 16 hex of BLAKE3(`majordomus-worktree/v1\n` + absolute toplevel).
 pub fn worktree_id(ctx: &Ctx) -> String {
-    digest_hex("majordomus-worktree/v1\n", &ctx.layout.root().display().to_string(), 8)
+    worktree_id_of(&ctx.layout.root().display().to_string())
+}
+
+/// The worktree id of the toplevel `path` (a moved checkout's earlier ones, D60).
+pub fn worktree_id_of(path: &str) -> String {
+    digest_hex("majordomus-worktree/v1\n", path, 8)
 }
 
 /// The continuity repository identity from the root commits of HEAD's history (32 hex), or

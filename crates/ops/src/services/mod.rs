@@ -11,6 +11,7 @@ pub mod continuity;
 pub mod derive;
 pub mod gap;
 pub mod identity;
+pub mod kept;
 pub mod knowledge;
 pub mod labelled;
 pub mod logs;

@@ -133,10 +133,11 @@ impl Facts {
 /// Where the reader stands, in the same terms as [`Facts`].
 #[derive(Debug, Clone)]
 pub struct Here {
-    /// Repository identity.
-    pub repository_id: String,
-    /// Worktree identity.
-    pub worktree: String,
+    /// Every repository identity that is this repository (today's first).
+    pub repositories: Vec<String>,
+    /// Every worktree identity that is this checkout (today's first; a moved or adopted
+    /// checkout's earlier ones after it, D60).
+    pub worktrees: Vec<String>,
     /// Branch or `DETACHED`.
     pub branch: String,
 }
@@ -306,9 +307,10 @@ fn resolve_listed<T>(
             trace(&name, "rejected", "not a record this reader asks for".into());
             continue;
         }
-        let matched = if facts.repository_id != here.repository_id {
+        let this_repository = here.repositories.contains(&facts.repository_id);
+        let matched = if !this_repository {
             None
-        } else if facts.worktree == here.worktree && facts.branch == here.branch {
+        } else if here.worktrees.contains(&facts.worktree) && facts.branch == here.branch {
             Some(Match::SameWorktreeSameBranch)
         } else if !detached && facts.branch == here.branch {
             Some(Match::SameBranch)
@@ -316,7 +318,7 @@ fn resolve_listed<T>(
             None
         };
         let Some(matched) = matched else {
-            let why = if facts.repository_id != here.repository_id {
+            let why = if !this_repository {
                 format!("about another repository ({})", facts.repository_id)
             } else if facts.branch != here.branch {
                 format!("about another branch ({})", facts.branch)
@@ -460,8 +462,8 @@ pub fn resolve_task_or_any(ctx: &Ctx, dir: &Path, task: Option<&str>) -> Result<
 fn here(ctx: &Ctx) -> Result<Here> {
     let id = ctx.identity()?;
     Ok(Here {
-        repository_id: id.repository_id.clone(),
-        worktree: ctx.layout.root().display().to_string(),
+        repositories: ctx.here().repositories.clone(),
+        worktrees: ctx.here().worktrees.clone(),
         branch: id.branch_text().into(),
     })
 }

@@ -44,7 +44,7 @@ fn read_at(ctx: &Ctx, path: PathBuf, hint: &str) -> Result<Option<TaskRecord>> {
     let task = Task::parse(&text).map_err(|e| {
         Error::io(format!("{} does not parse: {}", ctx.rel(&path), e.lines().next().unwrap_or(&e))).hint(hint)
     })?;
-    let foreign = task.worktree != ctx.layout.root().display().to_string();
+    let foreign = !ctx.here().is_worktree(&task.worktree);
     Ok(Some(TaskRecord { task, foreign }))
 }
 

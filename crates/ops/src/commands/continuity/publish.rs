@@ -320,7 +320,7 @@ fn compose(
     handover: HandoverPart,
     ends: Vec<String>,
 ) -> Result<Record> {
-    let session = crate::store::sessions::own_episode(&ctx.layout, None, &[]).map(|(_, o, _)| o.session_id);
+    let session = crate::store::sessions::own_episode(&ctx.layout, ctx.here(), None, &[]).map(|(_, o, _)| o.session_id);
     let mut rec = Record {
         schema: record::SCHEMA.into(),
         repository: s.repository.clone(),
@@ -436,6 +436,7 @@ fn store_record(ctx: &Ctx, rec: &Record) -> Result<(String, Oid)> {
         .git
         .store_add(&[(record::store_path(&envelope.id), record::stored_bytes(&envelope))], &msg, &who)
         .map_err(|e| Error::io(format!("continuity store: {e}")))?;
+    majordomus_core::inject::stop_at("publish.after-ref");
     ctx.git.gc_auto();
     Ok((envelope.id, out.tip))
 }
