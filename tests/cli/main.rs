@@ -40,4 +40,5 @@ mod test_surfaces;
 mod test_team;
 mod test_tour;
 mod test_two_machines;
+mod test_week;
 mod test_worktrees;

@@ -275,10 +275,12 @@ fn sigkill_during_a_read_model_rebuild_leaves_no_cache_that_lies() {
 }
 
 /// A writer killed inside its ref transaction leaves `refs/majordomus/continuity.lock` behind
-/// (git does the same). A fresh one makes the next publish fail with the ref unchanged (a live
-/// writer may hold it); one older than 5 s is a dead writer's and the next publish removes it.
+/// (git does the same; TRIAL: 2 of 12 kills during `continuity publish`, after which every
+/// publish failed with "gave up after 20 attempts (concurrent writers)"). Only this executable
+/// writes that reference, under its writers' lock: holding that lock proves the file a
+/// leftover, so the next publish removes it at once, whatever its age (issue 41 item 5).
 #[test]
-fn a_ref_lock_left_by_a_killed_writer_blocks_no_write_beyond_its_bound() {
+fn a_ref_lock_left_by_a_killed_writer_is_cleared_by_the_next_publish() {
     let env = TestEnv::new();
     let r = env.ready_repo("r");
     publish(&r, "Before the crash.");
@@ -287,18 +289,43 @@ fn a_ref_lock_left_by_a_killed_writer_blocks_no_write_beyond_its_bound() {
     std::fs::write(&lock, "").unwrap();
     r.mj_in(&["handover", "--no-task"], HANDOVER).ok();
     let t = Instant::now();
-    let out = r.mj(&["continuity", "publish"]).code(13);
-    assert!(out.stderr.contains("continuity.lock"), "{}", out.stderr);
+    let out = r.mj(&["continuity", "publish"]).ok();
     assert!(t.elapsed() < BOUND);
-    assert_eq!(r.git(&["rev-parse", REF]), tip, "the ref moved under a held lock");
-    let old = std::time::UNIX_EPOCH + Duration::from_secs(1_700_000_000);
-    std::fs::File::options().write(true).open(&lock).unwrap().set_modified(old).unwrap();
-    let t = Instant::now();
-    r.mj(&["continuity", "publish"]).ok();
-    assert!(t.elapsed() < BOUND);
+    assert!(!out.all().contains("concurrent writers"), "{}", out.all());
     assert!(!lock.exists());
+    assert_ne!(r.git(&["rev-parse", REF]), tip);
     assert_eq!(record_ids(&r).len(), 2);
     fsck(&env, &r.root);
+}
+
+/// A `continuity publish` stopped at its worst moments by name (`MAJORDOMUS_STOP_AT`, an
+/// abort: no destructor runs, as after SIGKILL) leaves the store readable and the next publish
+/// working: after its objects are written and before the reference moves, and after the
+/// reference moved but before `continuity.json` is written. A checkpoint stopped half way
+/// through its ledger line leaves a torn tail that the next event moves aside.
+#[test]
+fn writers_stopped_at_named_steps_leave_nothing_broken() {
+    let env = TestEnv::new();
+    let r = env.ready_repo("r");
+    publish(&r, "Before the crash.");
+    for (step, moved) in [("store.before-ref", false), ("publish.after-ref", true)] {
+        let tip = r.git(&["rev-parse", REF]);
+        r.mj_in(&["handover", "--no-task"], &HANDOVER.replace("Reproduced.", step)).ok();
+        let out = r.mj_env(&["continuity", "publish"], "", &[("MAJORDOMUS_STOP_AT", step)]);
+        assert_ne!(out.code, 0, "{step}: stopped: {}", out.all());
+        assert_eq!(r.git(&["rev-parse", REF]) != tip, moved, "{step}");
+        r.mj(&["continuity", "status"]).ok();
+        r.mj(&["continuity", "publish"]).ok();
+        r.mj(&["continuity", "verify"]).ok();
+        fsck(&env, &r.root);
+    }
+    assert_eq!(record_ids(&r).len(), 3);
+    let out = r.mj_env(&["checkpoint"], "half a line\n", &[("MAJORDOMUS_STOP_AT", "ledger.mid-line")]);
+    assert_ne!(out.code, 0);
+    assert!(!std::fs::read_to_string(r.state("ledger.jsonl")).unwrap().ends_with('\n'), "a torn tail");
+    r.mj_in(&["checkpoint"], "after\n").ok();
+    r.mj(&["history", "--validate"]).ok();
+    assert!(r.state("ledger.jsonl.torn").is_file());
 }
 
 /// A `session close` killed after writing the closed record but before its ledger line (or after

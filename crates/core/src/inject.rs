@@ -9,9 +9,14 @@
 /// The environment variable naming the step to stop at.
 pub const VAR: &str = "MAJORDOMUS_STOP_AT";
 
+/// Whether [`VAR`] names `step` (a writer that must first leave a step's damage, half a line).
+pub fn named(step: &str) -> bool {
+    std::env::var_os(VAR).is_some_and(|v| v == step)
+}
+
 /// Stops the process here when [`VAR`] names `step`.
 pub fn stop_at(step: &str) {
-    if std::env::var_os(VAR).is_some_and(|v| v == step) {
+    if named(step) {
         std::process::abort();
     }
 }

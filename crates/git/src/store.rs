@@ -1969,18 +1969,28 @@ mod tests {
     /// docs/REFERENCE.md#store unit-level: with the ref's lock held by someone else, a write fails after a bounded
     /// number of attempts and leaves the ref unchanged; once the lock is gone it succeeds.
     #[test]
-    fn held_ref_lock_fails_the_write_and_leaves_the_ref() {
+    fn a_held_lock_on_our_ref_is_a_leftover_and_on_any_other_fails_the_write() {
         let t = tempfile::tempdir().unwrap();
         let dir = t.path().join("w");
         let g = checkout(&dir);
-        let first = g.store_add(&[rec(0)], "first", &who()).unwrap();
+        g.store_add(&[rec(0)], "first", &who()).unwrap();
+        // The continuity ref is written only under the writers' lock: a lock file of it is a
+        // dead writer's, cleared at once whatever its age (issue 41 item 5).
         let lock = dir.join(".git/refs/majordomus/continuity.lock");
         std::fs::write(&lock, "held").unwrap();
-        let err = g.store_add(&[rec(1)], "second", &who());
-        assert!(err.is_err(), "the write must fail while the lock is held");
-        assert_eq!(g.ref_tip(CONTINUITY_REF).unwrap().as_deref(), Some(first.tip.as_str()));
-        std::fs::remove_file(&lock).unwrap();
         assert!(g.store_add(&[rec(1)], "second", &who()).unwrap().written);
+        assert!(!lock.exists());
+        // Any other reference's fresh lock may be git's own: the write fails, the ref stays,
+        // and "concurrent writers" is not said (there were none).
+        let other = "refs/majordomus/remotes/peer/continuity";
+        let first = g.add_at(other, &[rec(2)], "first", &who()).unwrap();
+        let lock = dir.join(format!(".git/{other}.lock"));
+        std::fs::write(&lock, "held").unwrap();
+        let err = g.add_at(other, &[rec(3)], "second", &who()).unwrap_err().to_string();
+        assert!(err.contains("(its lock file is held)") && !err.contains("concurrent"), "{err}");
+        assert_eq!(g.ref_tip(other).unwrap().as_deref(), Some(first.tip.as_str()));
+        std::fs::remove_file(&lock).unwrap();
+        assert!(g.add_at(other, &[rec(3)], "second", &who()).unwrap().written);
         fsck(&dir);
     }
 
@@ -1990,11 +2000,12 @@ mod tests {
         let dir = t.path().join("w");
         let g = checkout(&dir);
         g.store_add(&[rec(0)], "first", &who()).unwrap();
-        let lock = dir.join(".git/refs/majordomus/continuity.lock");
+        let lock = dir.join(".git/refs/majordomus/remotes/peer/continuity.lock");
+        g.add_at("refs/majordomus/remotes/peer/continuity", &[rec(9)], "first", &who()).unwrap();
         std::fs::write(&lock, "left by a killed writer").unwrap();
         let old = std::time::UNIX_EPOCH + Duration::from_secs(1_700_000_000);
         std::fs::File::options().write(true).open(&lock).unwrap().set_modified(old).unwrap();
-        assert!(g.store_add(&[rec(1)], "second", &who()).unwrap().written);
+        assert!(g.add_at("refs/majordomus/remotes/peer/continuity", &[rec(1)], "second", &who()).unwrap().written);
         assert!(!lock.exists());
         fsck(&dir);
     }

@@ -331,7 +331,7 @@ pub fn append_lines(path: &Path, aside: &Path, line: &[u8]) -> Result<u64> {
         }
     }
     let before = f.metadata().map_err(|e| io_error(path, e))?.len();
-    if std::env::var_os(majordomus_core::inject::VAR).is_some_and(|v| v == "ledger.mid-line") {
+    if majordomus_core::inject::named("ledger.mid-line") {
         let _ = (&f).write_all(&line[..line.len() / 2]);
         majordomus_core::inject::stop_at("ledger.mid-line");
     }

@@ -17,6 +17,7 @@ use crate::model::record::has_section;
 use crate::model::task::{in_scope, Outcome, Task};
 use crate::services::derive::{touched_since, unresolved};
 use crate::services::resolve::resolve;
+use crate::services::rewrite::TaskLanded;
 use crate::services::task;
 use crate::store::atomic::{read_opt, replace, Lock};
 use crate::store::layout::ignores_local;
@@ -140,7 +141,9 @@ pub fn run(ctx: &Ctx, p: FinishParams) -> Result<FinishReport> {
         _ => return Ok(FinishReport { task: None, contract: Vec::new(), verify: None, unmet: 0, written: false }),
     };
     let completed = p.outcome == Outcome::Completed;
-    let (scope, touched) = scope_line(ctx, &t)?;
+    // A task whose branch landed here is judged on the landed commits (SPEC §A.28).
+    let landed = crate::services::rewrite::task_landed_here(ctx, &t);
+    let (scope, touched) = scope_line(ctx, &t, landed.as_ref())?;
     let verify = match &p.verify_command {
         Some(c) if !c.trim().is_empty() => Some(run_verify(ctx.layout.root(), c)?),
         _ => None,
@@ -148,7 +151,7 @@ pub fn run(ctx: &Ctx, p: FinishParams) -> Result<FinishReport> {
     let mut contract = vec![
         scope,
         verification_line(ctx, &t, p.outcome, verify.as_ref(), &touched),
-        state_line(ctx, &t),
+        state_line(ctx, &t, landed.as_ref()),
         blockers_line(ctx, completed)?,
         note_line(ctx, &t, &p, &policy.handover.required_sections)?,
     ];
@@ -166,9 +169,20 @@ pub fn run(ctx: &Ctx, p: FinishParams) -> Result<FinishReport> {
 }
 
 /// `scope_respected`: every file touched since the task started (the layer's own files, and the
-/// layer's ignore line in `.gitignore`, left out) is inside the task's scope; with the files.
-fn scope_line(ctx: &Ctx, t: &Task) -> Result<(ContractLine, Vec<String>)> {
-    let mut touched: Vec<String> = touched_since(ctx, t)?.into_iter().filter(|f| !f.starts_with(".ai/")).collect();
+/// layer's ignore line in `.gitignore`, left out) is inside the task's scope; with the files. A
+/// landed task's touched files are those of the landed commits and the working tree.
+fn scope_line(ctx: &Ctx, t: &Task, landed: Option<&TaskLanded>) -> Result<(ContractLine, Vec<String>)> {
+    let touched = match landed {
+        Some(l) => {
+            let mut v = ctx.git.own_changes_between(l.base, l.head, &[])?;
+            v.extend(ctx.changed_files()?.iter().cloned());
+            v.sort();
+            v.dedup();
+            v
+        }
+        None => touched_since(ctx, t)?,
+    };
+    let mut touched: Vec<String> = touched.into_iter().filter(|f| !f.starts_with(".ai/")).collect();
     if touched.iter().any(|f| f == ".gitignore") && only_the_layers_ignore_line(ctx, t)? {
         touched.retain(|f| f != ".gitignore");
     }
@@ -224,11 +238,14 @@ fn verification_line(
     }
 }
 
-/// `state_updated`: the task record's label still describes this checkout.
-fn state_line(ctx: &Ctx, t: &Task) -> ContractLine {
+/// `state_updated`: the task record's label still describes this checkout, or its work landed
+/// here.
+fn state_line(ctx: &Ctx, t: &Task, landed: Option<&TaskLanded>) -> ContractLine {
     let label = crate::services::rewrite::label_of(ctx, t);
     if label.divergence.trustworthy() {
         line("state_updated", "pass", format!("task record is {}", label.describe()))
+    } else if let Some(l) = landed {
+        line("state_updated", "pass", format!("task record is {}; its work {}", label.describe(), l.text))
     } else {
         line(
             "state_updated",

@@ -79,20 +79,29 @@ pub fn adopt(ctx: &Ctx, which: &str) -> Result<Adopted> {
     Ok(Adopted { id: kept.checkout.id, worktree, task, task_to, files, decisions, questions })
 }
 
-/// The removed worktree's task: this checkout's active one when it has none, else archived
-/// (an archive of the same id already here is left as it is).
+/// The removed worktree's task: this checkout's task when it has no active one (a finished or
+/// handed-over one is archived first, as `start` does), else archived here (an archive of the
+/// same id already here is left as it is).
 fn adopt_task(ctx: &Ctx, kept: &Kept) -> Result<(Option<String>, Option<String>)> {
     let Some(text) = read_opt(&kept.local.join("state/current.yaml"))? else { return Ok((None, None)) };
     let Some(t) = &kept.task else {
         return Err(Error::io(format!("{}/state/current.yaml does not parse", kept.local.display()))
             .hint("fix or remove that file, then adopt again"));
     };
-    let to = if ctx.layout.current().exists() {
-        create_if_absent(&task::archive_path(ctx, &t.id), text.as_bytes())?;
-        "archive"
-    } else {
-        create_if_absent(&ctx.layout.current(), text.as_bytes())?;
-        "current"
+    let to = match task::read(ctx)? {
+        Some(cur) if cur.task.is_active() => {
+            create_if_absent(&task::archive_path(ctx, &t.id), text.as_bytes())?;
+            "archive"
+        }
+        Some(cur) => {
+            task::archive_current(ctx, &cur)?;
+            replace(&ctx.layout.current(), text.as_bytes())?;
+            "current"
+        }
+        None => {
+            create_if_absent(&ctx.layout.current(), text.as_bytes())?;
+            "current"
+        }
     };
     Ok((Some(t.id.clone()), Some(to.into())))
 }

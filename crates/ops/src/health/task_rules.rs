@@ -104,6 +104,16 @@ pub(super) fn task_summary(r: &TaskRecord) -> Finding {
 /// The divergence label of the task's (head, branch); `diverged`/`different_context` at `bad`.
 pub(super) fn task_label(ctx: &Ctx, t: &Task, bad: Level, category: Category) -> Finding {
     let label = crate::services::rewrite::label_of(ctx, &t);
+    // Its work landed on this branch: nothing is wrong, it is done here (SPEC §A.28).
+    if let Some(l) = crate::services::rewrite::task_landed_here(ctx, t).filter(|_| !label.divergence.trustworthy()) {
+        return Finding::new(
+            Level::Info,
+            category,
+            t.id.clone(),
+            format!("task record {}; its work {}", label.describe(), l.text),
+            "git majordomus finish --outcome completed",
+        );
+    }
     let level = match label.divergence {
         Divergence::Exact | Divergence::Advanced => Level::Ok,
         Divergence::Diverged | Divergence::DifferentContext => bad,

@@ -359,6 +359,14 @@ pub fn state(ctx: &Ctx) -> Result<Continuity> {
             blockers.len()
         ));
     }
+    if let Some(t) = task::local(ctx)? {
+        if let Some(l) = crate::services::rewrite::task_landed_here(ctx, &t) {
+            findings.push(format!(
+                "Task {}'s work {}: nothing is left to do here but git majordomus finish --outcome completed.",
+                t.id, l.text
+            ));
+        }
+    }
     findings.extend(crate::services::kept::orphans(ctx).iter().map(crate::services::kept::sentence));
     let present = session.is_some() || task.is_some() || tallies.values().any(|&n| n > 0);
     Ok(Continuity {

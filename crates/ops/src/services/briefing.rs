@@ -30,25 +30,6 @@ pub struct Line {
     pub rank: u8,
 }
 
-/// Where the work of task `t`, of another branch than this checkout's, landed in this branch
-/// (SPEC §A.28 "A landed task"): its branch's tip merged here, or a squash, rebase or
-/// cherry-pick a content proof shows (`rewrite::landed`); `None` on its own branch, or without
-/// a proof.
-fn landed_elsewhere(ctx: &Ctx, t: &crate::model::task::Task) -> Option<String> {
-    let here = ctx.identity().ok()?.branch.clone()?;
-    let branch = crate::model::labels::Anchor::anchor_branch(t).filter(|b| !b.is_empty() && *b != here)?;
-    let tip = ctx.git.ref_tip(&format!("refs/heads/{branch}")).ok()??;
-    if t.head.starts_with(tip.as_str()) || tip.starts_with(t.head.as_str()) {
-        return None; // no commit of the task yet: nothing can have landed
-    }
-    let head = ctx.git.head().ok()??;
-    let tip_id = ctx.git.commit_id(&tip)?;
-    if ctx.git.is_ancestor(tip_id, head).unwrap_or(false) {
-        return Some(format!("landed in {here}: its branch's tip {} is in this history (a merge)", short(&tip)));
-    }
-    crate::services::rewrite::landed(ctx, Some(&tip)).map(|l| l.describe())
-}
-
 /// How many other open episodes the briefing names.
 const OTHERS_SHOWN: usize = 3;
 
@@ -188,7 +169,7 @@ pub fn lines(ctx: &Ctx, server_line: Option<&str>) -> Result<Vec<Line>> {
     match task::read(ctx)? {
         Some(r) if !r.foreign => {
             let t = r.task;
-            match landed_elsewhere(ctx, &t) {
+            match crate::services::rewrite::task_landed_here(ctx, &t).map(|l| l.text) {
                 // Never briefed as the active task of the branch its work landed on (TRIAL #9).
                 Some(where_) => out.push(kept(format!(
                     "Task {} ({} on {}, profile {}): {} — its work {where_}: nothing left to do here but `git majordomus finish --outcome completed`.",

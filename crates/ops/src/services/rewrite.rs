@@ -18,6 +18,7 @@ use crate::git::full;
 use crate::git::rewrite::{Entry, Op};
 use crate::model::labels::{Anchor, Divergence, Label, Landed, Proof, ProofKind, Rewrite, RewriteBy};
 use crate::store::rewrites::{self, PatchIds};
+use crate::text::short;
 
 /// Reflog entries read per reflog, from its end.
 pub const REFLOG_TAIL: usize = 1000;
@@ -127,6 +128,45 @@ pub fn landed(ctx: &Ctx, x: Option<&str>) -> Option<Landed> {
     let found = landed_uncached(ctx, x);
     ctx.rewrite_cache().landed.insert(x.to_string(), found.clone());
     found
+}
+
+/// Where the work of task `t`, of another branch than this checkout's, landed on this branch
+/// (SPEC §A.28 "A landed task"), and the commits that carry it.
+#[derive(Debug, Clone)]
+pub struct TaskLanded {
+    /// `landed in main: its branch's tip 1a2b3c4 is in this history (a merge)`, or
+    /// [`Landed::describe`].
+    pub text: String,
+    /// The task's work as a range here: from `base` (exclusive; `None`: from the root) along
+    /// `head`'s first parents — the task's start to its branch's tip for a merge, the carrying
+    /// commit alone for a squash, rebase or cherry-pick (of a rebase, its newest commit).
+    pub base: Option<ObjectId>,
+    /// The range's end.
+    pub head: ObjectId,
+}
+
+/// [`TaskLanded`] for task `t`: its branch's tip merged here, or a squash, rebase or
+/// cherry-pick a content proof shows ([`landed`]); `None` on its own branch, before its first
+/// commit, or without a proof.
+pub fn task_landed_here(ctx: &Ctx, t: &crate::model::task::Task) -> Option<TaskLanded> {
+    let here = ctx.identity().ok()?.branch.clone()?;
+    let branch = Anchor::anchor_branch(t).filter(|b| !b.is_empty() && *b != here)?;
+    let tip = ctx.git.ref_tip(&format!("refs/heads/{branch}")).ok()??;
+    if t.head.starts_with(tip.as_str()) || tip.starts_with(t.head.as_str()) {
+        return None; // no commit of the task yet: nothing can have landed
+    }
+    let head = ctx.git.head().ok()??;
+    let tip_id = ctx.git.commit_id(&tip)?;
+    if ctx.git.is_ancestor(tip_id, head).unwrap_or(false) {
+        return Some(TaskLanded {
+            text: format!("landed in {here}: its branch's tip {} is in this history (a merge)", short(&tip)),
+            base: ctx.git.commit_id(&t.head),
+            head: tip_id,
+        });
+    }
+    let l = landed(ctx, Some(&tip))?;
+    let carrier = ctx.git.commit_id(l.commit.as_str())?;
+    Some(TaskLanded { text: l.describe(), base: ctx.git.parents(carrier).first().copied(), head: carrier })
 }
 
 fn landed_uncached(ctx: &Ctx, x: &str) -> Option<Landed> {
