@@ -65,7 +65,7 @@ pub fn run(cc: &CommandContext, a: &Args, ui: &mut Ui) -> Result<Exit> {
             ui.line("no active task");
             return Ok(Exit::Ok);
         };
-        for f in r.findings() {
+        for f in r.findings(a.outcome.into()) {
             ui.finding(&f);
         }
         if r.unmet > 0 {

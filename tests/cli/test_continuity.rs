@@ -2101,6 +2101,13 @@ fn verify_and_records_read_a_bare_repository_with_its_committed_mesh() {
     assert_eq!(recs.ids(), here.ids());
     let text = bare(&["continuity", "records"]).ok().stdout;
     assert!(text.starts_with("2 record(s)\n"), "{text}");
+    // TRIAL #14: `--repo` with a relative path to the bare repository reads the same.
+    let name = w.remote.file_name().unwrap().to_str().unwrap();
+    let rel = format!("../{name}");
+    let sub = w.remote.parent().unwrap().join("elsewhere");
+    std::fs::create_dir_all(&sub).unwrap();
+    let by_rel = env.run(&sub, &["--repo", &rel, "continuity", "records"], None, &[("XDG_STATE_HOME", "/nonexistent")]);
+    assert_eq!(by_rel.ok().stdout, text);
     // Without a mesh on HEAD every signer is undeclared: nothing is untrusted.
     let plain = env.path().join("plain.git");
     env.git_in(env.path(), &["clone", "-q", "--bare", w.remote.to_str().unwrap(), plain.to_str().unwrap()]);

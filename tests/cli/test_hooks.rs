@@ -591,3 +591,22 @@ fn a_task_whose_branch_landed_is_briefed_as_landed_not_as_the_active_task_here()
         assert!(brief.contains("git majordomus finish --outcome completed"), "{how}: {brief}");
     }
 }
+
+#[test]
+fn the_end_hook_after_finish_writes_no_derived_handover_of_the_finished_task() {
+    // TRIAL #26: in the real-host relay Copilot's shell ran `finish`, then its end hook wrote a
+    // derived handover of the completed task.
+    let env = TestEnv::new();
+    let r = env.ready_repo("r");
+    r.start("finish me");
+    hook(&r, "start", &payload("fin-1", r#","source":"startup""#)).ok();
+    r.commit_file("lib/x.rs", "x\n");
+    r.mj(&["finish", "--outcome", "completed", "--verify-command", "true"]).ok();
+    let out = hook(&r, "end", &payload("fin-1", "")).ok();
+    assert_eq!(r.records("handovers"), Vec::<String>::new(), "{}", out.all());
+    assert!(
+        out.stderr.contains("handover: skipped — the task is no longer active: nothing to hand over"),
+        "{}",
+        out.all()
+    );
+}

@@ -88,6 +88,7 @@ fn a_week_of_worktrees_sessions_merges_landings_removal_a_move_a_size_limit_and_
     assert!(check.stdout.contains("INFO task") && check.stdout.contains("its work landed in main"), "{}", check.all());
     let finish = main.mj(&["finish", "--outcome", "completed", "--verify-command", "true"]).ok().stdout;
     assert!(finish.contains("OK contract scope_respected — pass: 1 touched file(s), all inside lib"), "{finish}");
+    assert!(finish.contains("[reproduce: git majordomus finish --check --outcome completed]"), "{finish}");
 
     // Friday: the worktree is removed; its records are kept, named from main, and adopted.
     main.git(&["worktree", "remove", "--force", "../wt"]);

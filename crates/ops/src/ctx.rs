@@ -110,7 +110,9 @@ impl Ctx {
                 if !p.exists() {
                     return Err(Error::usage(format!("--repo {}: no such directory", p.display())));
                 }
-                p.to_path_buf()
+                // Absolute: gix's discovery of a bare repository by a relative path (`../x.git`)
+                // misreads it (TRIAL #14).
+                std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf())
             }
             None => std::env::current_dir().map_err(|e| Error::io(format!("current directory: {e}")))?,
         };

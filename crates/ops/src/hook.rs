@@ -304,6 +304,9 @@ struct Plan {
     has_task: bool,
     /// The episode did nothing since the last record (or its opening): why both are skipped.
     empty: bool,
+    /// The task is no longer active (finished or closed by a handover): nothing to hand over
+    /// (TRIAL #26: the end hook after `finish` wrote a derived handover of a completed task).
+    finished: bool,
 }
 
 impl Plan {
@@ -314,6 +317,17 @@ impl Plan {
             .filter(|(_, w)| *w == Some(false))
             .map(|(name, _)| name)
             .collect()
+    }
+
+    /// Why the derived handover is skipped, as the receipt says it.
+    fn handover_skipped(&self) -> String {
+        if self.empty {
+            EMPTY.replacen("checkpoint", "handover", 1)
+        } else if self.finished {
+            "handover: skipped — the task is no longer active: nothing to hand over".into()
+        } else {
+            "handover: skipped — an authored handover is newer than this episode's last activity".into()
+        }
     }
 }
 
@@ -332,6 +346,7 @@ fn plan_of(ctx: &Ctx, event: HookEvent, key: &str) -> (Plan, Option<Error>) {
         return (Plan::default(), None);
     }
     let task = task::local(ctx).ok().flatten();
+    let finished = task.as_ref().is_some_and(|t| !t.is_active());
     // A gap that cannot be read is no reason to write nothing: the records are written.
     let (gap, problem) = match gap::of_episode(ctx, task.as_ref()) {
         Ok(g) => (g, None),
@@ -341,9 +356,10 @@ fn plan_of(ctx: &Ctx, event: HookEvent, key: &str) -> (Plan, Option<Error>) {
     let plan = Plan {
         checkpoint: policy.session.checkpoint_on_compact.then_some(!gap.checkpoint_current && !gap.empty),
         handover: (event == HookEvent::End && policy.session.handover_on_end)
-            .then_some(!gap.handover_covered && !gap.empty),
+            .then_some(!gap.handover_covered && !gap.empty && !finished),
         has_task: task.is_some(),
         empty: gap.empty,
+        finished,
     };
     (plan, problem)
 }
@@ -401,10 +417,7 @@ fn end(run: &mut Run<'_>, key: &str, reason: Option<&str>, plan: &Plan) {
                     run.err(format!("handover: {}", ctx.rel(&r.path)));
                 }
             }
-            Some(false) if plan.empty => run.err(EMPTY.replacen("checkpoint", "handover", 1)),
-            Some(false) => {
-                run.err("handover: skipped — an authored handover is newer than this episode's last activity")
-            }
+            Some(false) => run.err(plan.handover_skipped()),
             None => {}
         }
     }
@@ -469,10 +482,10 @@ fn dry_run(run: &mut Run<'_>, key: &str, pl: &Payload) {
             let mut v: Vec<String> = planned(&plan, "a final derived checkpoint").into_iter().collect();
             match plan.handover {
                 Some(true) => v.push("would write a derived handover".into()),
-                Some(false) => v.push(
-                    "would skip the derived handover: an authored handover is newer than this episode's last activity"
-                        .into(),
-                ),
+                Some(false) => v.push(format!(
+                    "would skip the derived handover: {}",
+                    plan.handover_skipped().trim_start_matches("handover: skipped — ")
+                )),
                 None => {}
             }
             v.push(format!("would close the episode as {outcome}"));

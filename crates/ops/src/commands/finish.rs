@@ -77,7 +77,8 @@ pub struct FinishReport {
 
 impl FinishReport {
     /// The contract lines as findings.
-    pub fn findings(&self) -> Vec<Finding> {
+    pub fn findings(&self, outcome: Outcome) -> Vec<Finding> {
+        let reproduce = format!("git majordomus finish --check --outcome {outcome}");
         self.contract
             .iter()
             .map(|c| {
@@ -92,13 +93,7 @@ impl FinishReport {
                 } else {
                     format!("{} (not in verification.finish_requires)", c.message)
                 };
-                Finding::new(
-                    level,
-                    Category::Contract,
-                    c.name,
-                    format!("{}: {msg}", c.verdict),
-                    "git majordomus finish --check --outcome <outcome>",
-                )
+                Finding::new(level, Category::Contract, c.name, format!("{}: {msg}", c.verdict), &reproduce)
             })
             .collect()
     }
