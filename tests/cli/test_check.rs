@@ -131,7 +131,13 @@ fn check_fails_on_each_unresolved_question() {
         "{}",
         fails[0]
     );
-    assert!(fails[0].ends_with("[reproduce: git majordomus question list]"));
+    assert!(
+        fails[0].ends_with(
+            "[reproduce: git majordomus question list]  [fix: git majordomus question resolve 1 --answer \"<answer>\"]"
+        ),
+        "{}",
+        fails[0]
+    );
     // In watch an unresolved question is information, not drift.
     let w = r.mj(&["watch"]).ok();
     assert!(
@@ -483,8 +489,8 @@ fn doctor_warns_naming_each_staging_file_an_interrupted_write_left() {
     assert_eq!(
         warns,
         [
-            "WARN records .ai/local/state/handovers/.tmp.a1b2c3 — staging file of an interrupted write, never read as a record; delete it when no git majordomus command is running  [reproduce: git majordomus doctor]",
-            "WARN records .ai/repo/sessions/.tmp.d4e5f6 — staging file of an interrupted write, never read as a record; delete it when no git majordomus command is running  [reproduce: git majordomus doctor]",
+            "WARN records .ai/local/state/handovers/.tmp.a1b2c3 — staging file of an interrupted write, never read as a record; delete it when no git majordomus command is running  [reproduce: git majordomus doctor]  [fix: rm .ai/local/state/handovers/.tmp.a1b2c3]",
+            "WARN records .ai/repo/sessions/.tmp.d4e5f6 — staging file of an interrupted write, never read as a record; delete it when no git majordomus command is running  [reproduce: git majordomus doctor]  [fix: rm .ai/repo/sessions/.tmp.d4e5f6]",
         ],
         "{}",
         out.stdout

@@ -517,4 +517,5 @@ fn a_file_size_limit_is_exit_13_and_a_torn_ledger_line_is_moved_aside_before_the
     assert_eq!(std::fs::read_to_string(&aside).unwrap(), format!("{torn}\n"));
     let doctor = r.mj(&["doctor"]).stdout;
     assert!(doctor.contains("WARN ledger .ai/local/state/ledger.jsonl.torn"), "{doctor}");
+    assert!(doctor.contains("fix: rm .ai/local/state/ledger.jsonl.torn"), "{doctor}");
 }

@@ -604,9 +604,37 @@ fn the_end_hook_after_finish_writes_no_derived_handover_of_the_finished_task() {
     r.mj(&["finish", "--outcome", "completed", "--verify-command", "true"]).ok();
     let out = hook(&r, "end", &payload("fin-1", "")).ok();
     assert_eq!(r.records("handovers"), Vec::<String>::new(), "{}", out.all());
-    assert!(
-        out.stderr.contains("handover: skipped — the task is no longer active: nothing to hand over"),
-        "{}",
-        out.all()
-    );
+    assert!(out.stderr.contains("handover: skipped — the task is finished: nothing to hand over"), "{}", out.all());
+}
+
+#[test]
+fn closing_an_episode_sweeps_the_lock_files_of_episodes_closed_long_ago() {
+    // TRIAL #11: 150 empty sessions left 307 lock files behind.
+    let env = TestEnv::new();
+    let r = env.ready_repo("r");
+    for sid in ["old-1", "old-2"] {
+        hook(&r, "start", &payload(sid, r#","source":"startup""#)).ok();
+        hook(&r, "end", &payload(sid, "")).ok();
+    }
+    let locks = r.state("locks");
+    let per_episode = || -> Vec<String> {
+        let mut v: Vec<String> = std::fs::read_dir(&locks)
+            .unwrap()
+            .flatten()
+            .map(|e| e.file_name().into_string().unwrap())
+            .filter(|n| n.starts_with("session-start.") || n.starts_with("session-close."))
+            .collect();
+        v.sort();
+        v
+    };
+    assert_eq!(per_episode().len(), 4);
+    let old = std::time::SystemTime::now() - std::time::Duration::from_secs(2 * 3600);
+    for n in per_episode() {
+        std::fs::File::options().write(true).open(locks.join(n)).unwrap().set_modified(old).unwrap();
+    }
+    hook(&r, "start", &payload("new-1", r#","source":"startup""#)).ok();
+    hook(&r, "end", &payload("new-1", "")).ok();
+    let left = per_episode();
+    assert_eq!(left.len(), 2, "only the new episode's locks stay: {left:?}");
+    assert!(left.iter().any(|n| n == "session-start.new-1.lock"), "{left:?}");
 }

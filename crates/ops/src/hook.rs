@@ -304,8 +304,8 @@ struct Plan {
     has_task: bool,
     /// The episode did nothing since the last record (or its opening): why both are skipped.
     empty: bool,
-    /// The task is no longer active (finished or closed by a handover): nothing to hand over
-    /// (TRIAL #26: the end hook after `finish` wrote a derived handover of a completed task).
+    /// The task is finished (`finish` set its outcome): nothing to hand over (TRIAL #26: the end
+    /// hook after `finish` wrote a derived handover of a completed task).
     finished: bool,
 }
 
@@ -324,7 +324,7 @@ impl Plan {
         if self.empty {
             EMPTY.replacen("checkpoint", "handover", 1)
         } else if self.finished {
-            "handover: skipped — the task is no longer active: nothing to hand over".into()
+            "handover: skipped — the task is finished: nothing to hand over".into()
         } else {
             "handover: skipped — an authored handover is newer than this episode's last activity".into()
         }
@@ -346,7 +346,10 @@ fn plan_of(ctx: &Ctx, event: HookEvent, key: &str) -> (Plan, Option<Error>) {
         return (Plan::default(), None);
     }
     let task = task::local(ctx).ok().flatten();
-    let finished = task.as_ref().is_some_and(|t| !t.is_active());
+    // A handed-over task may still gather work (a later episode's edits); a finished one not.
+    let finished = task.as_ref().is_some_and(|t| {
+        !matches!(t.outcome, crate::model::task::Outcome::Active | crate::model::task::Outcome::HandedOver)
+    });
     // A gap that cannot be read is no reason to write nothing: the records are written.
     let (gap, problem) = match gap::of_episode(ctx, task.as_ref()) {
         Ok(g) => (g, None),

@@ -280,6 +280,37 @@ impl Lock {
     }
 }
 
+impl Lock {
+    /// The file-system time now, read by writing to the held lock file (its modification time):
+    /// the clock lock files are judged by, never the process clock (which tests pin).
+    pub fn now(&self) -> Option<std::time::SystemTime> {
+        use std::os::unix::fs::FileExt;
+        self.file.write_at(b"\n", 0).ok()?;
+        self.file.metadata().and_then(|m| m.modified()).ok()
+    }
+}
+
+/// Removes the lock files in `locks` whose names start with one of `prefixes` and that were last
+/// used more than `age` before `now` (file-system time, [`Lock::now`]): the per-episode locks
+/// of episodes long closed. No writer holds a lock that long (a hook runs for seconds), so none
+/// is removed under a waiting writer. Best effort: what cannot be removed stays.
+pub fn sweep_locks(locks: &Path, prefixes: &[&str], now: std::time::SystemTime, age: std::time::Duration) -> usize {
+    let Ok(rd) = fs::read_dir(locks) else { return 0 };
+    let mut n = 0;
+    for e in rd.flatten() {
+        let name = e.file_name();
+        let Some(name) = name.to_str() else { continue };
+        if !prefixes.iter().any(|p| name.starts_with(p)) {
+            continue;
+        }
+        let old = e.metadata().and_then(|m| m.modified()).is_ok_and(|t| now.duration_since(t).is_ok_and(|d| d > age));
+        if old && fs::remove_file(e.path()).is_ok() {
+            n += 1;
+        }
+    }
+    n
+}
+
 impl Drop for Lock {
     fn drop(&mut self) {
         // Closing the descriptor releases the lock as well; unlocking first is only tidier.

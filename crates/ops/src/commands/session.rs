@@ -271,9 +271,16 @@ pub fn close(ctx: &Ctx, p: CloseParams) -> Result<Option<CloseReport>> {
             session_context::append_close(&doc, &ctx.clock.stamp(), &p.outcome, id.head_text(), &ctx.rel(&path))?;
         }
     }
+    // The per-episode lock files of episodes closed long ago (TRIAL #11: 307 after 150 sessions).
+    if let Some(now) = _lock.now() {
+        crate::store::atomic::sweep_locks(&ctx.layout.locks(), &["session-start.", "session-close."], now, LOCK_AGE);
+    }
     ctx.set_session(None);
     Ok(Some(CloseReport { path, reused, session_id: sid }))
 }
+
+/// How long after its last use an episode's lock file is swept.
+const LOCK_AGE: std::time::Duration = std::time::Duration::from_secs(3600);
 
 /// Pushes `v` unless present (first appearance wins).
 fn push_unique(list: &mut Vec<String>, v: &str) {

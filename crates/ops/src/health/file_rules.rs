@@ -142,6 +142,7 @@ pub(super) fn staging_rules(ctx: &Ctx) -> Result<Vec<Finding>> {
                 "staging file of an interrupted write, never read as a record; delete it when no git majordomus command is running",
                 "git majordomus doctor",
             )
+.fixed_by(format!("rm {}", ctx.rel(p)))
         })
         .collect())
 }
@@ -161,7 +162,8 @@ pub(super) fn torn_rules(ctx: &Ctx) -> Vec<Finding> {
             meta.len()
         ),
         &format!("cat {}", ctx.rel(&path)),
-    )]
+    )
+.fixed_by(format!("rm {}", ctx.rel(&path)))]
 }
 
 /// The front matter of a Markdown file as a mapping, or why not.

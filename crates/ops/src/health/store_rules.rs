@@ -38,7 +38,8 @@ pub(super) fn question_rules(ctx: &Ctx, blockers_fail: bool) -> Result<Vec<Findi
                         format!("{rel}:{line}"),
                         format!("unresolved since {opened} (task {task}): {question} — refuses finish --outcome completed"),
                         REPRODUCE,
-                    ));
+                    )
+.fixed_by(format!("git majordomus question resolve {open} --answer \"<answer>\"")));
                 }
             }
             questions::Entry::Resolved { .. } => {}

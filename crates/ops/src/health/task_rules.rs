@@ -111,8 +111,9 @@ pub(super) fn task_label(ctx: &Ctx, t: &Task, bad: Level, category: Category) ->
             category,
             t.id.clone(),
             format!("task record {}; its work {}", label.describe(), l.text),
-            "git majordomus finish --outcome completed",
-        );
+            "git majordomus check",
+        )
+        .fixed_by("git majordomus finish --outcome completed");
     }
     let level = match label.divergence {
         Divergence::Exact | Divergence::Advanced => Level::Ok,
@@ -213,7 +214,8 @@ pub(super) fn checkpoint_age(ctx: &Ctx, policy: &Policy, t: &Task, late: Level) 
             t.id.clone(),
             format!("last checkpoint {age}, older than the interval {interval} ({source}); run git majordomus checkpoint or check --checkpoint"),
             REPRODUCE,
-        ));
+        )
+.fixed_by("git majordomus checkpoint < <note>"));
     } else {
         out.push(Finding::new(
             Level::Ok,
@@ -238,7 +240,8 @@ pub(super) fn handover_drift(ctx: &Ctx, policy: &Policy, t: &Task) -> Result<Vec
             t.id.clone(),
             "task handed_over, but no handover record names it",
             &reproduce,
-        )]);
+        )
+        .fixed_by("git majordomus handover < <body>")]);
     };
     let missing = missing_sections(body, &policy.handover.required_sections);
     Ok(vec![if missing.is_empty() {
@@ -257,5 +260,6 @@ pub(super) fn handover_drift(ctx: &Ctx, policy: &Policy, t: &Task) -> Result<Vec
             format!("newest handover of {} lacks {}", t.id, missing.join(", ")),
             &reproduce,
         )
+        .fixed_by("git majordomus handover < <body with the missing sections>")
     }])
 }
