@@ -9,6 +9,7 @@
 #   (contrib/fuzz-smoke.sh).
 # - a Python virtual environment under target/surfaces-venv with the official MCP SDK (`mcp`),
 #   `schemathesis` and `jsonschema`: the real peers of the read surfaces (docs/REFERENCE.md#surfaces).
+# - the agent host CLIs under target/hosts (contrib/host-deps.sh): the real-host tests.
 set -euo pipefail
 here="$(cd "$(dirname "$0")/.." && pwd)"
 
@@ -42,3 +43,6 @@ if ! "$venv/bin/python" -c 'import mcp, jsonschema, schemathesis' >/dev/null 2>&
   "$venv/bin/pip" install -q --disable-pip-version-check 'mcp>=2,<3' 'schemathesis>=4,<5' jsonschema
 fi
 "$venv/bin/python" -c 'import mcp, jsonschema, schemathesis'
+
+# The four agent host CLIs the real-host tests run (tests/cli/test_real_hosts.rs).
+"$here/contrib/host-deps.sh"

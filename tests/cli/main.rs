@@ -27,6 +27,7 @@ mod test_peer_format;
 mod test_peer_output;
 mod test_peer_trust;
 mod test_peer_upstream;
+mod test_real_hosts;
 mod test_remotes;
 mod test_resume;
 mod test_rewrite;

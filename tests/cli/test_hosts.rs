@@ -97,13 +97,22 @@ fn end_reasons_close_or_interrupt_by_each_hosts_own_words() {
         r.mj_in(&["hook", host, "start"], &format!(r#"{{"{key}":"{id}","source":"startup"}}"#)).ok();
         // Cursor's sessionEnd names the session under `session_id`: the same id.
         let out = r.mj_in(&["hook", host, "end"], &format!(r#"{{"session_id":"{id}","reason":"{reason}"}}"#)).ok();
-        assert!(out.stderr.contains(&format!(" {outcome}: ")), "{host} {reason}: {}", out.stderr);
+        let closed = r.ledger().into_iter().rfind(|l| l["event"] == "session.closed").unwrap();
+        assert_eq!(closed["outcome"], outcome, "{host} {reason}");
+        if host == "gemini-cli" {
+            // Gemini CLI shows a compact or end hook's stderr to its user as a "Hook system
+            // message": nothing is printed there (SPEC §A.28 "Hook output").
+            assert_eq!(out.stderr, "", "{host}");
+        } else {
+            assert!(out.stderr.contains(&format!(" {outcome}: ")), "{host} {reason}: {}", out.stderr);
+        }
     }
     // Compact is only where the host has it.
     let out = r.mj_in(&["hook", "cursor", "compact"], "{}").ok();
     assert!(out.stderr.contains("cursor has no \"compact\" event; known: start, end"), "{}", out.stderr);
     let out = r.mj_in(&["hook", "gemini-cli", "compact"], r#"{"session_id":"gm-2","trigger":"auto"}"#).ok();
     assert!(out.stdout.is_empty(), "Gemini's stdout holds JSON or nothing: {}", out.stdout);
+    assert_eq!(out.stderr, "", "nothing on a Gemini compact's stderr");
 }
 
 #[test]

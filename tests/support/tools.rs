@@ -18,6 +18,9 @@ pub enum Tool {
     /// `curl`, which the GitHub Action's install step fetches a release with (tests/cli/test_dist.rs,
     /// over `file://`); on every CI image, so `contrib/test-deps.sh` leaves it alone.
     Curl,
+    /// `target/hosts`: the four agent host CLIs `contrib/host-deps.sh` installs from
+    /// `contrib/hosts/package-lock.json` (tests/cli/test_real_hosts.rs).
+    Hosts,
 }
 
 impl Tool {
@@ -27,6 +30,7 @@ impl Tool {
             Tool::Chromium => "chromium",
             Tool::SurfacesVenv => "target/surfaces-venv (the MCP SDK, schemathesis, jsonschema)",
             Tool::Curl => "curl",
+            Tool::Hosts => "target/hosts (the agent host CLIs of contrib/hosts/package-lock.json)",
         }
     }
     fn present(self) -> bool {
@@ -38,6 +42,7 @@ impl Tool {
             Tool::Chromium => on_path("chromium"),
             Tool::SurfacesVenv => venv_python_path().exists(),
             Tool::Curl => on_path("curl"),
+            Tool::Hosts => ["claude", "codex", "gemini", "copilot"].iter().all(|b| host_bin(b).is_file()),
         }
     }
 }
@@ -61,4 +66,9 @@ pub fn have(tool: Tool) -> bool {
 /// Where `contrib/test-deps.sh` puts the surfaces venv's python.
 pub fn venv_python_path() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("target/surfaces-venv/bin/python")
+}
+
+/// A host CLI `contrib/host-deps.sh` installed (`claude`, `codex`, `gemini`, `copilot`).
+pub fn host_bin(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("target/hosts/node_modules/.bin").join(name)
 }

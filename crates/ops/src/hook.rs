@@ -175,8 +175,26 @@ fn log(root: &Path, ts: &str, provider: &str, event: HookEvent, reason: &str) {
 }
 
 /// Runs one hook event. Never returns an error: every failure is reported and recorded.
-/// `renderer` lays out the context document the start hook freezes into the episode.
+/// `renderer` lays out the context document the start hook freezes into the episode. For the
+/// events a host shows its user the stderr of (Gemini CLI's compact and end), nothing is
+/// printed there: the receipt is in the ledger, a failure in `hooks.log`.
 pub fn run(
+    repo: Option<&Path>,
+    env: &Env,
+    provider: &str,
+    event: &str,
+    payload: &[u8],
+    renderer: &dyn Renderer,
+) -> HookReport {
+    let mut report = run_event(repo, env, provider, event, payload, renderer);
+    let silent = providers::find(provider).zip(HookEvent::parse(event)).is_some_and(|(p, e)| p.silent.contains(&e));
+    if silent {
+        report.stderr.clear();
+    }
+    report
+}
+
+fn run_event(
     repo: Option<&Path>,
     env: &Env,
     provider: &str,

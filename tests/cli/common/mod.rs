@@ -2,6 +2,7 @@
 //! `git` binary, the real `git-majordomus` binary, a cleared environment and pinned time.
 #![allow(dead_code)]
 
+pub mod hosts;
 pub mod json;
 pub mod machine;
 pub mod remotes;
@@ -307,7 +308,7 @@ pub fn spawn_mj(
 // Which outside tools are here, and what a test does without one (shared with the unit tests).
 #[path = "../../support/tools.rs"]
 mod tools;
-pub use tools::{have, Tool};
+pub use tools::{have, host_bin, Tool};
 
 /// The test venv's python (created by `contrib/test-deps.sh`, which `make test` runs first);
 /// a test asks [`have`]`(Tool::SurfacesVenv)` before it.

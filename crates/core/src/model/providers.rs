@@ -111,6 +111,9 @@ pub struct Provider {
     /// How long the host waits for an end hook by default, in milliseconds (`None`: it does
     /// not wait).
     pub end_budget_ms: Option<u32>,
+    /// The events whose stderr the host shows its user as a message of its own: their hooks
+    /// print nothing on stderr (SPEC §A.28 "Hook output"; the receipts are in the ledger).
+    pub silent: &'static [HookEvent],
     /// Its settings files.
     pub settings: Settings,
 }
@@ -146,6 +149,7 @@ pub const PROVIDERS: &[Provider] = &[
         output: Output::Plain,
         cap: Cap::Chars(10_000),
         end_budget_ms: Some(1_500),
+        silent: &[],
         settings: Settings {
             project: ".claude/settings.json",
             local: Some(".claude/settings.local.json"),
@@ -171,6 +175,7 @@ pub const PROVIDERS: &[Provider] = &[
         output: Output::Plain,
         cap: Cap::Bytes(10_000),
         end_budget_ms: Some(1_000),
+        silent: &[],
         settings: Settings {
             project: ".codex/hooks.json",
             local: None,
@@ -199,6 +204,7 @@ pub const PROVIDERS: &[Provider] = &[
         output: Output::HookSpecific,
         cap: Cap::Chars(10_000),
         end_budget_ms: None,
+        silent: &[HookEvent::Compact, HookEvent::End],
         settings: Settings {
             project: ".gemini/settings.json",
             local: None,
@@ -225,6 +231,7 @@ pub const PROVIDERS: &[Provider] = &[
         output: Output::SnakeContext,
         cap: Cap::Chars(10_000),
         end_budget_ms: None,
+        silent: &[],
         settings: Settings {
             project: ".cursor/hooks.json",
             local: None,
@@ -249,6 +256,7 @@ pub const PROVIDERS: &[Provider] = &[
         output: Output::CamelContext,
         cap: Cap::Chars(10_000),
         end_budget_ms: Some(30_000),
+        silent: &[],
         settings: Settings {
             project: ".github/hooks/majordomus.json",
             local: None,
