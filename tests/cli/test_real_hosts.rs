@@ -82,7 +82,7 @@ fn configure(
                 ("ANTHROPIC_API_KEY", "test-key".into()),
                 ("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1".into()),
             ],
-            own(&["-p", prompt, "--mcp-config", MCP, "--allowedTools", "mcp__majordomus"]),
+            own(&["-p", prompt, "--mcp-config", MCP, "--allowedTools", "Bash,mcp__majordomus"]),
         ),
         "codex" => {
             // Project hooks run only in a trusted project, and only trusted hooks run:
@@ -112,7 +112,10 @@ fn configure(
             std::fs::write(home.join(".gemini/settings.json"), settings.to_string()).unwrap();
             let trusted = json!({ r.root.display().to_string(): "TRUST_FOLDER" });
             std::fs::write(home.join(".gemini/trustedFolders.json"), trusted.to_string()).unwrap();
-            (vec![("GOOGLE_GEMINI_BASE_URL", m.url()), ("GEMINI_API_KEY", "test-key".into())], own(&["-p", prompt]))
+            (
+                vec![("GOOGLE_GEMINI_BASE_URL", m.url()), ("GEMINI_API_KEY", "test-key".into())],
+                own(&["-p", prompt, "--approval-mode", "yolo"]),
+            )
         }
         "copilot-cli" => (
             // Repository hooks run in `-p` only in a trusted folder or with this variable.
@@ -188,4 +191,78 @@ fn each_real_host_carries_the_briefing_to_the_model_answers_an_mcp_call_and_keep
         }
         end_state(&r, host.name);
     }
+}
+
+/// The handover command a scripted model runs through its host's shell tool.
+fn handover_command(step: usize, next: &str) -> String {
+    format!(
+        "printf '# Objective\\nRelay the retry task.\\n\\n# Current State\\nStep {step} done.\\n\\n# Next Action\\n{next}\\n' | git majordomus handover"
+    )
+}
+
+#[test]
+fn one_task_is_relayed_claude_code_codex_gemini_copilot_through_their_shell_tools() {
+    if !have(Tool::Hosts) {
+        return;
+    }
+    let env = TestEnv::new();
+    let r = env.ready_repo("repo");
+    let task = r.start("relay task");
+    r.mj(&["question", "add", "Which retry limit?"]).ok();
+    for host in &HOSTS {
+        r.mj(&["hooks", "install", &format!("--{}", host.name)]).ok();
+    }
+    r.git(&["add", "-A"]);
+    r.git(&["commit", "-q", "-m", "hooks"]);
+    let m = ModelServer::start(env.path());
+    let mut previous: Option<String> = None;
+    for (i, host) in HOSTS.iter().enumerate() {
+        let next = format!("RELAY-{i}: go on after {}", host.name);
+        let command = if i + 1 == HOSTS.len() {
+            "git majordomus question resolve 1 --answer 'three' && git majordomus finish --outcome completed --verify-command true".to_string()
+        } else {
+            handover_command(i, &next)
+        };
+        m.clear();
+        m.script(json!([{ "shell": command, "then": "Done." }]));
+        session(&env, &r, &m, host, "continue the task");
+        let reqs = m.requests();
+        let briefed =
+            reqs.iter().find(|q| q.body.contains(BRIEFING)).unwrap_or_else(|| panic!("{}: no briefing", host.name));
+        if let Some(p) = &previous {
+            assert!(
+                briefed.body.contains(p.as_str()),
+                "{}: the previous host's Next Action {p:?} reached the model",
+                host.name
+            );
+        }
+        assert!(briefed.body.contains("Which retry limit?"), "{}: the open question reached the model", host.name);
+        assert!(reqs.iter().any(|q| q.body.contains(host.result_marker)), "{}: the shell tool ran", host.name);
+        let started: Vec<String> = r
+            .ledger()
+            .iter()
+            .filter(|l| l["event"] == "session.started")
+            .map(|l| l["session"].as_str().unwrap_or("").to_string())
+            .collect();
+        // One host session, one episode (Copilot CLI also runs Claude Code's hooks, TRIAL #27).
+        assert_eq!(started.len(), i + 1, "{}: {started:?}", host.name);
+        if i + 1 < HOSTS.len() {
+            let resolved = r.mj(&["handover", "--resolve"]).ok().stdout;
+            assert!(resolved.contains(&next), "{}: {resolved}", host.name);
+            let path = r.mj(&["handover", "--resolve", "--path"]).ok().stdout;
+            let text = r.read(path.trim());
+            assert!(
+                text.contains(&format!("session: {}", started.last().unwrap())),
+                "{}: the handover names the host's own episode: {text}",
+                host.name
+            );
+            previous = Some(next);
+        }
+    }
+    let state = r.mj(&["state"]).ok().stdout;
+    assert!(state.contains(&format!("Task: {task} \"relay task\" (completed")), "{state}");
+    assert!(state.contains("Blockers: 0 open question(s)"), "{state}");
+    // The finished task got no derived handover from Copilot's end hook (TRIAL #26).
+    let resolved = r.mj(&["handover", "--resolve"]).ok().stdout;
+    assert!(resolved.contains("RELAY-2"), "{resolved}");
 }
