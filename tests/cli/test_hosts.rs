@@ -92,11 +92,18 @@ fn end_reasons_close_or_interrupt_by_each_hosts_own_words() {
         ("codex", "cx-1", "other", "interrupted"),
         ("gemini-cli", "gm-1", "exit", "closed"),
         ("cursor", "cu-1", "completed", "interrupted"),
+        // A normal exit of `copilot -p` (measured on Copilot CLI 1.0.102, docs/HOOKS.md).
+        ("copilot-cli", "cp-1", "complete", "closed"),
     ] {
-        let key = if host == "cursor" { "conversation_id" } else { "session_id" };
+        let key = match host {
+            "cursor" => "conversation_id",
+            "copilot-cli" => "sessionId",
+            _ => "session_id",
+        };
         r.mj_in(&["hook", host, "start"], &format!(r#"{{"{key}":"{id}","source":"startup"}}"#)).ok();
         // Cursor's sessionEnd names the session under `session_id`: the same id.
-        let out = r.mj_in(&["hook", host, "end"], &format!(r#"{{"session_id":"{id}","reason":"{reason}"}}"#)).ok();
+        let end_key = if host == "copilot-cli" { "sessionId" } else { "session_id" };
+        let out = r.mj_in(&["hook", host, "end"], &format!(r#"{{"{end_key}":"{id}","reason":"{reason}"}}"#)).ok();
         let closed = r.ledger().into_iter().rfind(|l| l["event"] == "session.closed").unwrap();
         assert_eq!(closed["outcome"], outcome, "{host} {reason}");
         if host == "gemini-cli" {

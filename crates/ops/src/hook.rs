@@ -306,7 +306,9 @@ fn start(run: &mut Run<'_>, provider: &str, key: &str) {
     if let Some(lines) = run.step("briefing", briefing::lines(ctx, server.as_deref())) {
         // Escaped before it is bounded (the cap counts what the host shows) and before a host's
         // JSON shape wraps it: the host decodes the JSON and hands the raw text on (§A.28).
-        let lines = lines.into_iter().map(|l| briefing::Line { text: escape(&l.text).into_owned(), ..l }).collect();
+        let readable = |t: String| if run.host.escapes_angles { t.replace('<', "‹").replace('>', "›") } else { t };
+        let lines =
+            lines.into_iter().map(|l| briefing::Line { text: readable(escape(&l.text).into_owned()), ..l }).collect();
         run.report.stdout = shaped(run.host, briefing::bounded(lines, max_lines, &limits));
     }
 }

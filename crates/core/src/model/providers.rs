@@ -114,6 +114,9 @@ pub struct Provider {
     /// The events whose stderr the host shows its user as a message of its own: their hooks
     /// print nothing on stderr (SPEC §A.28 "Hook output"; the receipts are in the ledger).
     pub silent: &'static [HookEvent],
+    /// The host HTML-escapes `<` and `>` in the context it passes (the model would read
+    /// `Vec&lt;String&gt;`): the briefing writes them as `‹` and `›`, which read the same.
+    pub escapes_angles: bool,
     /// Its settings files.
     pub settings: Settings,
 }
@@ -150,6 +153,7 @@ pub const PROVIDERS: &[Provider] = &[
         cap: Cap::Chars(10_000),
         end_budget_ms: Some(1_500),
         silent: &[],
+        escapes_angles: false,
         settings: Settings {
             project: ".claude/settings.json",
             local: Some(".claude/settings.local.json"),
@@ -176,6 +180,7 @@ pub const PROVIDERS: &[Provider] = &[
         cap: Cap::Bytes(10_000),
         end_budget_ms: Some(1_000),
         silent: &[],
+        escapes_angles: false,
         settings: Settings {
             project: ".codex/hooks.json",
             local: None,
@@ -205,6 +210,7 @@ pub const PROVIDERS: &[Provider] = &[
         cap: Cap::Chars(10_000),
         end_budget_ms: None,
         silent: &[HookEvent::Compact, HookEvent::End],
+        escapes_angles: true,
         settings: Settings {
             project: ".gemini/settings.json",
             local: None,
@@ -232,6 +238,7 @@ pub const PROVIDERS: &[Provider] = &[
         cap: Cap::Chars(10_000),
         end_budget_ms: None,
         silent: &[],
+        escapes_angles: false,
         settings: Settings {
             project: ".cursor/hooks.json",
             local: None,
@@ -250,13 +257,15 @@ pub const PROVIDERS: &[Provider] = &[
         source_keys: &["source"],
         reason_keys: &["reason"],
         cwd_keys: &["cwd"],
-        closing_reasons: &[],
+        // A normal exit of `copilot -p` ends with `complete` (measured, docs/HOOKS.md).
+        closing_reasons: &["complete"],
         session_env: "COPILOT_AGENT_SESSION_ID",
         always_loaded: "AGENTS.md",
         output: Output::CamelContext,
         cap: Cap::Chars(10_000),
         end_budget_ms: Some(30_000),
         silent: &[],
+        escapes_angles: false,
         settings: Settings {
             project: ".github/hooks/majordomus.json",
             local: None,
