@@ -252,13 +252,20 @@ fn install_every_host_and_scope_merges_keeps_the_mode_and_uninstalls_exactly() {
     std::fs::remove_file(r.root.join(".codex/hooks.json")).unwrap();
     let out = r.mj(&["hooks", "install", "--codex"]).ok();
     assert!(out.stdout.contains("codex: pending trust"), "{}", out.stdout);
+    assert!(out.stdout.contains("--dangerously-bypass-hook-trust"), "{}", out.stdout);
     let v: Value = serde_json::from_str(&r.read(".codex/hooks.json")).unwrap();
     assert_eq!(v["hooks"]["SessionEnd"][0]["hooks"][0]["timeout"], 3, "Codex caps SessionEnd at 3 s");
     // A new file is shared configuration, not a secret.
     assert_eq!(std::fs::metadata(r.root.join(".codex/hooks.json")).unwrap().permissions().mode() & 0o777, 0o644);
     // Copilot's own file: typed entries with timeoutSec; removed whole when only ours was in it.
     std::fs::remove_file(r.root.join(".github/hooks/majordomus.json")).unwrap();
-    r.mj(&["hooks", "install", "--copilot-cli"]).ok();
+    let out = r.mj(&["hooks", "install", "--copilot-cli"]).ok();
+    // Each host says what it needs before it runs the hooks (measured, docs/HOOKS.md "Trust").
+    assert!(out.stdout.contains("copilot-cli: Copilot CLI runs repository hooks only in a trusted folder"), "{}", out.stdout);
+    assert!(out.stdout.contains("GITHUB_COPILOT_PROMPT_MODE_REPO_HOOKS=true"), "{}", out.stdout);
+    std::fs::remove_file(r.root.join(".gemini/settings.json")).unwrap();
+    let gemini = r.mj(&["hooks", "install", "--gemini-cli"]).ok();
+    assert!(gemini.stdout.contains("gemini-cli: Gemini CLI runs hooks only in a trusted folder"), "{}", gemini.stdout);
     let v: Value = serde_json::from_str(&r.read(".github/hooks/majordomus.json")).unwrap();
     assert_eq!(v["version"], 1);
     assert_eq!(

@@ -73,7 +73,8 @@ pub struct Settings {
     /// The timeout declared on compact and end entries, in the host's unit (seconds, or
     /// milliseconds for Gemini CLI).
     pub end_timeout: Option<u64>,
-    /// What to tell the user after an install (Codex runs a hook only once it is trusted).
+    /// What the host needs before it runs the hooks, said after an install (measured on the real
+    /// CLIs, docs/HOOKS.md "Trust").
     pub after_install: Option<&'static str>,
     /// Whether the project file is ours alone (uninstall then removes it when empty).
     pub own_file: bool,
@@ -187,7 +188,7 @@ pub const PROVIDERS: &[Provider] = &[
             user: Some(".codex/hooks.json"),
             shape: Shape::Nested { timeout_key: "timeout" },
             end_timeout: Some(3),
-            after_install: Some("pending trust: Codex skips a hook until you trust it — open /hooks in Codex (an edited entry needs trusting again)"),
+            after_install: Some("pending trust: Codex runs a project's hooks only in a trusted project and only once each hook is trusted — open /hooks in Codex (an edited entry needs trusting again); `codex exec` skips untrusted hooks silently (automation: --dangerously-bypass-hook-trust)"),
             own_file: false,
         },
     },
@@ -217,7 +218,7 @@ pub const PROVIDERS: &[Provider] = &[
             user: Some(".gemini/settings.json"),
             shape: Shape::Nested { timeout_key: "timeout" },
             end_timeout: Some(30_000),
-            after_install: None,
+            after_install: Some("Gemini CLI runs hooks only in a trusted folder — trust this folder when it asks (`gemini -p` exits 55 in an untrusted one)"),
             own_file: false,
         },
     },
@@ -272,7 +273,7 @@ pub const PROVIDERS: &[Provider] = &[
             user: None,
             shape: Shape::Flat { command_key: "bash", typed: true, timeout_key: Some("timeoutSec") },
             end_timeout: Some(30),
-            after_install: None,
+            after_install: Some("Copilot CLI runs repository hooks only in a trusted folder — trust it when Copilot asks; `copilot -p` silently runs none otherwise (automation: --trust-folder or GITHUB_COPILOT_PROMPT_MODE_REPO_HOOKS=true)"),
             own_file: true,
         },
     },
