@@ -261,7 +261,11 @@ fn install_every_host_and_scope_merges_keeps_the_mode_and_uninstalls_exactly() {
     std::fs::remove_file(r.root.join(".github/hooks/majordomus.json")).unwrap();
     let out = r.mj(&["hooks", "install", "--copilot-cli"]).ok();
     // Each host says what it needs before it runs the hooks (measured, docs/HOOKS.md "Trust").
-    assert!(out.stdout.contains("copilot-cli: Copilot CLI runs repository hooks only in a trusted folder"), "{}", out.stdout);
+    assert!(
+        out.stdout.contains("copilot-cli: Copilot CLI runs repository hooks only in a trusted folder"),
+        "{}",
+        out.stdout
+    );
     assert!(out.stdout.contains("GITHUB_COPILOT_PROMPT_MODE_REPO_HOOKS=true"), "{}", out.stdout);
     std::fs::remove_file(r.root.join(".gemini/settings.json")).unwrap();
     let gemini = r.mj(&["hooks", "install", "--gemini-cli"]).ok();
@@ -392,4 +396,40 @@ fn an_agents_own_command_names_its_episode_through_its_hosts_shell_variable() {
     let open = r.read(".ai/local/state/sessions-open/cp-7.yaml");
     let session = open.lines().find_map(|l| l.strip_prefix("session_id: ")).unwrap().trim_matches('"');
     assert_eq!(v["session"].as_str(), Some(session), "{line}\n{open}");
+}
+
+#[test]
+fn everything_asks_for_the_handover_the_briefing_the_prompt_and_a_handover_command() {
+    // Issue 42 item 5: nothing asked the agent for the handover that is the whole value.
+    let env = TestEnv::new();
+    let r = env.ready_repo("r");
+    let brief = start(&r, "claude-code", r#"{"session_id":"ask-1","source":"startup"}"#);
+    assert!(
+        brief.trim_end().ends_with("Before you stop, hand over: pipe # Objective, # Current State and # Next Action into `git majordomus handover --close` (`git majordomus context --prompt handover` shows how)."),
+        "{brief}"
+    );
+    // `init` wrote the prompt; `context --prompt handover` prints it.
+    assert!(r.exists(".ai/repo/prompts/handover.md"));
+    let prompt = r.mj(&["context", "--prompt", "handover"]).ok().stdout;
+    assert!(prompt.contains("Run `git majordomus handover --close` with this body on stdin"), "{prompt}");
+    // The hosts with a project command mechanism get `/handover`; it is the tool's file.
+    for (flag, rel) in
+        [("--claude-code", ".claude/commands/handover.md"), ("--gemini-cli", ".gemini/commands/handover.toml")]
+    {
+        let out = r.mj(&["hooks", "install", flag]).ok().stdout;
+        assert!(out.contains(&format!("{rel}: added the /handover command")), "{out}");
+        assert!(r.read(rel).contains("Only what you write here survives"), "{rel}");
+    }
+    assert!(r.mj(&["state"]).ok().stdout.contains("working tree clean"), "the host files are the tool's");
+    r.mj(&["hooks", "uninstall", "--claude-code", "--gemini-cli"]).ok();
+    assert!(!r.exists(".claude/commands/handover.md") && !r.exists(".gemini/commands/handover.toml"));
+    // A command of the user's by that name is left alone both ways.
+    r.write(".claude/commands/handover.md", "my own\n");
+    let out = r.mj(&["hooks", "install", "--claude-code"]).ok().stdout;
+    assert!(
+        out.contains(".claude/commands/handover.md: a /handover command of yours is there; left as it is"),
+        "{out}"
+    );
+    r.mj(&["hooks", "uninstall", "--claude-code"]).ok();
+    assert_eq!(r.read(".claude/commands/handover.md"), "my own\n");
 }

@@ -256,8 +256,19 @@ fn one_task_is_relayed_claude_code_codex_gemini_copilot_through_their_shell_tool
         };
         m.clear();
         m.script(json!([{ "shell": command, "then": "Done." }]));
-        session(&env, &r, &m, host, "continue the task");
+        // Where the host expands a project command in a non-interactive run, the user's prompt is
+        // the `/handover` command `hooks install` wrote (Gemini CLI 0.61 `-p` expands none behind
+        // a start hook's context).
+        let prompt = if host.name == "claude-code" { "/handover" } else { "continue the task" };
+        session(&env, &r, &m, host, prompt);
         let reqs = m.requests();
+        if prompt == "/handover" {
+            assert!(
+                reqs.iter().any(|q| q.body.contains("Only what you write here survives")),
+                "{}: the /handover command was expanded for the model",
+                host.name
+            );
+        }
         let briefed =
             reqs.iter().find(|q| q.body.contains(BRIEFING)).unwrap_or_else(|| panic!("{}: no briefing", host.name));
         if let Some(p) = &previous {

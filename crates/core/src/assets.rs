@@ -16,3 +16,7 @@ pub const DECISIONS_TEMPLATE: &str = include_str!("../assets/templates/decisions
 
 /// The template `open-questions.md` is seeded from.
 pub const QUESTIONS_TEMPLATE: &str = include_str!("../assets/templates/open-questions.md");
+
+/// The `handover` prompt (`.ai/repo/prompts/handover.md`, `context --prompt handover`): how to
+/// hand over; also the body of the hosts' `/handover` command.
+pub const HANDOVER_PROMPT: &str = include_str!("../assets/prompts/handover.md");

@@ -214,20 +214,23 @@ impl Ctx {
     /// `.ai/`, they are not the user's work: left out of the working-tree judgement, the change
     /// lists and the scope rule. Read only when an entry names one.
     fn tools_own_host_files(&self, c: &Changes) -> Result<Vec<String>> {
-        use crate::model::providers::{only_ours, PROVIDERS};
+        use crate::model::providers::{tools_own, PROVIDERS};
         let root = self.layout.root();
         let touches =
             |rel: &str| c.entries().iter().any(|e| e == rel || (e.ends_with('/') && rel.starts_with(e.as_str())));
         let mut ours: Vec<String> = Vec::new();
-        for p in PROVIDERS {
-            let rel = p.settings.project;
+        let files = PROVIDERS.iter().flat_map(|p| {
+            let command = crate::model::providers::handover_command(p).map(|(rel, _)| rel);
+            std::iter::once(p.settings.project).chain(command).map(move |rel| (p, rel))
+        });
+        for (p, rel) in files {
             if !touches(rel) {
                 continue;
             }
             let Some(current) = crate::store::atomic::read_opt(&root.join(rel)).ok().flatten() else { continue };
             let head = self.git.head().ok().flatten();
             let at_head = self.git.file_at(head, rel).ok().flatten().map(|b| String::from_utf8_lossy(&b).into_owned());
-            if only_ours(p, &current, at_head.as_deref()) {
+            if tools_own(p, rel, &current, at_head.as_deref()) {
                 ours.push(rel.to_string());
             }
         }

@@ -456,6 +456,32 @@ pub fn edit_settings(
     Ok(changed)
 }
 
+/// A host's project-level `/handover` command, where the host documents one (Claude Code's
+/// `.claude/commands/`, Gemini CLI's `.gemini/commands/`): its repository-relative path and the
+/// text `hooks install` writes (the `handover` prompt).
+pub fn handover_command(p: &Provider) -> Option<(&'static str, String)> {
+    const WHAT: &str = "Hand this task over: write the handover the next session starts from";
+    let prompt = crate::assets::HANDOVER_PROMPT;
+    match p.name {
+        "claude-code" => Some((".claude/commands/handover.md", format!("---\ndescription: {WHAT}\n---\n\n{prompt}"))),
+        "gemini-cli" => {
+            Some((".gemini/commands/handover.toml", format!("description = \"{WHAT}\"\nprompt = '''\n{prompt}'''\n")))
+        }
+        _ => None,
+    }
+}
+
+/// Whether the repository file `rel`, holding `current` now and `head` at HEAD (or at the task's
+/// start), is one `hooks install` wrote for `p` and holds nothing of the user's: the project
+/// settings file differing only by our entries ([`only_ours`]), or the `/handover` command
+/// exactly as written ([`handover_command`]).
+pub fn tools_own(p: &Provider, rel: &str, current: &str, head: Option<&str>) -> bool {
+    if rel == p.settings.project {
+        return only_ours(p, current, head);
+    }
+    handover_command(p).is_some_and(|(path, text)| path == rel && current == text)
+}
+
 /// Whether a host's project settings file, as it is now (`current`), differs from what HEAD
 /// holds (`head`; `None`: absent) only by our entries (SPEC §A.28 "The task's own work"): our
 /// entries removed from both, the two are the same JSON. A file that does not parse is not ours.

@@ -22,6 +22,7 @@ pub fn run(ctx: &Ctx) -> Result<InitReport> {
     }
     files.push((l.templates().join("decisions.md"), assets::DECISIONS_TEMPLATE));
     files.push((l.templates().join("open-questions.md"), assets::QUESTIONS_TEMPLATE));
+    files.push((l.prompts().join("handover.md"), assets::HANDOVER_PROMPT));
     let mut report = InitReport::default();
     // The policy is written last: the layer exists iff it does, so an interrupted init is redone.
     files.rotate_left(1);

@@ -76,6 +76,9 @@ fn apply(ctx: &Ctx, t: Targets, add: bool) -> Result<Report> {
     let mut r = Vec::new();
     for (p, scope) in &t.agents {
         r.extend(agent(ctx, p, *scope, add)?);
+        if *scope == Scope::Project {
+            r.extend(handover_command(ctx, p, add)?);
+        }
     }
     if t.git {
         r.extend(git_hooks(ctx, add)?);
@@ -285,6 +288,31 @@ fn agent(ctx: &Ctx, p: &Provider, scope: Scope, add: bool) -> Result<Vec<String>
         }
     }
     Ok(out)
+}
+
+/// Adds (or removes) the host's `/handover` command (`providers::handover_command`): written
+/// when absent, removed only while it is exactly ours; a file of that name with other text is the
+/// user's and is left alone.
+fn handover_command(ctx: &Ctx, p: &Provider, add: bool) -> Result<Vec<String>> {
+    let Some((rel, text)) = providers::handover_command(p) else { return Ok(Vec::new()) };
+    let path = ctx.layout.root().join(rel);
+    guard(ctx.layout.root(), &path)?;
+    let current = read_opt(&path)?;
+    let line = match (add, current.as_deref()) {
+        (true, None) => {
+            crate::store::atomic::ensure_dir(path.parent().unwrap_or(ctx.layout.root()))?;
+            crate::store::atomic::create_if_absent(&path, text.as_bytes())?;
+            format!("{rel}: added the /handover command")
+        }
+        (true, Some(t)) if t == text => format!("{rel}: /handover already installed"),
+        (false, Some(t)) if t == text => {
+            crate::store::atomic::remove(&path)?;
+            format!("{rel}: removed the /handover command")
+        }
+        (_, Some(_)) => format!("{rel}: a /handover command of yours is there; left as it is"),
+        (false, None) => return Ok(Vec::new()),
+    };
+    Ok(vec![line])
 }
 
 /// Writes a settings file atomically; an existing file keeps its mode, a new one is created with

@@ -281,6 +281,10 @@ pub fn lines(ctx: &Ctx, server_line: Option<&str>) -> Result<Vec<Line>> {
     out.push(optional(
         "Run `git majordomus context` for the whole briefing and `git majordomus check` before finishing.",
     ));
+    // The authored handover is the whole value: the briefing ends by asking for one (issue 42).
+    out.push(kept(
+        "Before you stop, hand over: pipe # Objective, # Current State and # Next Action into `git majordomus handover --close` (`git majordomus context --prompt handover` shows how).",
+    ));
     Ok(out)
 }
 

@@ -47,18 +47,17 @@ fn with_committed(ctx: &Ctx, task: &Task, changed: &[String]) -> Result<Vec<Stri
             // The task's own commits: not what a merge or a rebase brought in (SPEC §A.28).
             let others = ctx.git.other_branch_tips(ctx.identity()?.branch.as_deref());
             let committed = ctx.git.own_changes_between(base, head, &others)?;
-            // A host's settings file whose commits since the task started added only our hook
-            // entries is the tool's, not the task's work (SPEC §A.28), unless it changed since.
+            // A host file whose commits since the task started added only what `hooks install`
+            // writes is the tool's, not the task's work (SPEC §A.28), unless it changed since.
             let tools = |f: &String| {
+                let at = |c| ctx.git.file_at(c, f).ok().flatten().map(|b| String::from_utf8_lossy(&b).into_owned());
                 !changed.contains(f)
-                    && crate::model::providers::PROVIDERS.iter().any(|p| {
-                        p.settings.project == f.as_str() && {
-                            let at = |c| {
-                                ctx.git.file_at(c, f).ok().flatten().map(|b| String::from_utf8_lossy(&b).into_owned())
-                            };
-                            at(Some(head))
-                                .is_some_and(|now| crate::model::providers::only_ours(p, &now, at(base).as_deref()))
-                        }
+                    && f.starts_with('.')
+                    && at(Some(head)).is_some_and(|now| {
+                        let then = at(base);
+                        crate::model::providers::PROVIDERS
+                            .iter()
+                            .any(|p| crate::model::providers::tools_own(p, f, &now, then.as_deref()))
                     })
             };
             set.extend(committed.into_iter().filter(|f| !tools(f)));
