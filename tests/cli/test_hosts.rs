@@ -420,14 +420,26 @@ fn everything_asks_for_the_handover_the_briefing_the_prompt_and_a_handover_comma
         assert!(out.contains(&format!("{rel}: added the /handover command")), "{out}");
         assert!(r.read(rel).contains("Only what you write here survives"), "{rel}");
     }
+    // Codex and Copilot CLI both list `.agents/skills/`: one skill, shared, kept while either
+    // host's hooks are in.
+    for flag in ["--codex", "--copilot-cli"] {
+        r.mj(&["hooks", "install", flag]).ok();
+    }
+    assert!(r.read(".agents/skills/handover/SKILL.md").starts_with("---\nname: handover\n"));
     assert!(r.mj(&["state"]).ok().stdout.contains("working tree clean"), "the host files are the tool's");
+    let out = r.mj(&["hooks", "uninstall", "--codex"]).ok().stdout;
+    assert!(out.contains(".agents/skills/handover/SKILL.md: kept for GitHub Copilot CLI"), "{out}");
+    r.mj(&["hooks", "uninstall", "--copilot-cli"]).ok();
+    assert!(!r.exists(".agents/skills/handover/SKILL.md"));
     r.mj(&["hooks", "uninstall", "--claude-code", "--gemini-cli"]).ok();
     assert!(!r.exists(".claude/commands/handover.md") && !r.exists(".gemini/commands/handover.toml"));
     // A command of the user's by that name is left alone both ways.
     r.write(".claude/commands/handover.md", "my own\n");
     let out = r.mj(&["hooks", "install", "--claude-code"]).ok().stdout;
     assert!(
-        out.contains(".claude/commands/handover.md: a /handover command of yours is there; left as it is"),
+        out.contains(
+            ".claude/commands/handover.md: a file of yours is there (the /handover command not written); left as it is"
+        ),
         "{out}"
     );
     r.mj(&["hooks", "uninstall", "--claude-code"]).ok();

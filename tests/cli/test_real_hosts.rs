@@ -188,6 +188,10 @@ fn each_real_host_carries_the_briefing_to_the_model_answers_an_mcp_call_and_keep
             "{}: the authored Next Action reached the model, legible",
             host.name
         );
+        // The handover command or skill `hooks install` wrote is offered to the model (Gemini
+        // CLI's commands are the user's: not in the request).
+        let offered = reqs.iter().any(|q| q.body.contains("Hand this task over"));
+        assert_eq!(offered, host.name != "gemini-cli", "{}: the handover command or skill", host.name);
         assert!(
             reqs.iter().any(|q| q.body.contains(host.result_marker) && q.body.contains("XYZZY-NEXT")),
             "{}: the MCP call was answered with the handover",

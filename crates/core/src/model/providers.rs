@@ -456,17 +456,25 @@ pub fn edit_settings(
     Ok(changed)
 }
 
-/// A host's project-level `/handover` command, where the host documents one (Claude Code's
-/// `.claude/commands/`, Gemini CLI's `.gemini/commands/`): its repository-relative path and the
-/// text `hooks install` writes (the `handover` prompt).
+/// A host's project-level `/handover` command, or a `handover` skill, where the host has a
+/// project mechanism (Claude Code's `.claude/commands/`, Gemini CLI's `.gemini/commands/`; the
+/// `.agents/skills/` that Codex and Copilot CLI both list, measured): its repository-relative
+/// path and the text `hooks install` writes (the `handover` prompt). Codex and Copilot CLI share
+/// the skill's file.
 pub fn handover_command(p: &Provider) -> Option<(&'static str, String)> {
     const WHAT: &str = "Hand this task over: write the handover the next session starts from";
     let prompt = crate::assets::HANDOVER_PROMPT;
     match p.name {
-        "claude-code" => Some((".claude/commands/handover.md", format!("---\ndescription: {WHAT}\n---\n\n{prompt}"))),
+        "claude-code" => {
+            Some((".claude/commands/handover.md", format!("---\ndescription: \"{WHAT}\"\n---\n\n{prompt}")))
+        }
         "gemini-cli" => {
             Some((".gemini/commands/handover.toml", format!("description = \"{WHAT}\"\nprompt = '''\n{prompt}'''\n")))
         }
+        "codex" | "copilot-cli" => Some((
+            ".agents/skills/handover/SKILL.md",
+            format!("---\nname: handover\ndescription: \"{WHAT}\"\n---\n\n{prompt}"),
+        )),
         _ => None,
     }
 }

@@ -143,35 +143,11 @@ pub fn status(ctx: &Ctx) -> Result<StatusReport> {
         for scope in [Scope::Project, Scope::Local, Scope::User] {
             let Some(path) = settings_path(ctx, p, scope) else { continue };
             let expected = p.events.len();
-            let (state, entries) = match read_opt(&path) {
-                Ok(None) => ("absent", 0),
-                Ok(Some(t)) => match serde_json::from_str::<Value>(&t) {
-                    Ok(v) => {
-                        let n = p
-                            .events
-                            .iter()
-                            .filter(|(e, name)| {
-                                let cmd = hook_command(p, *e);
-                                let mut list = v["hooks"][*name].as_array().cloned().unwrap_or_default();
-                                handlers(p, &mut list)
-                                    .iter()
-                                    .any(|hs| hs.iter().any(|h| command_of(p, h) == Some(cmd.as_str())))
-                            })
-                            .count();
-                        (
-                            if n == expected {
-                                "installed"
-                            } else if n == 0 {
-                                "absent"
-                            } else {
-                                "partial"
-                            },
-                            n,
-                        )
-                    }
-                    Err(_) => ("unreadable", 0),
-                },
-                Err(_) => ("unreadable", 0),
+            let (state, entries) = match entries_in(p, &path) {
+                Some(n) if n == expected => ("installed", n),
+                Some(0) => ("absent", 0),
+                Some(n) => ("partial", n),
+                None => ("unreadable", 0),
             };
             hosts.push(HostStatus {
                 provider: p.name.into(),
@@ -208,6 +184,28 @@ pub fn status(ctx: &Ctx) -> Result<StatusReport> {
         })
         .collect();
     Ok(StatusReport { hosts, git_hooks, fetch_refspecs })
+}
+
+/// How many of our hook entries the settings file `path` of host `p` holds (0 when absent);
+/// `None` when it cannot be read or parsed.
+fn entries_in(p: &Provider, path: &std::path::Path) -> Option<usize> {
+    let Some(t) = read_opt(path).ok()? else { return Some(0) };
+    let v = serde_json::from_str::<Value>(&t).ok()?;
+    let n = p
+        .events
+        .iter()
+        .filter(|(e, name)| {
+            let cmd = hook_command(p, *e);
+            let mut list = v["hooks"][*name].as_array().cloned().unwrap_or_default();
+            handlers(p, &mut list).iter().any(|hs| hs.iter().any(|h| command_of(p, h) == Some(cmd.as_str())))
+        })
+        .count();
+    Some(n)
+}
+
+/// Our hook entries in host `p`'s settings file of `scope` (0 when none or unreadable).
+fn our_entries(ctx: &Ctx, p: &Provider, scope: Scope) -> usize {
+    settings_path(ctx, p, scope).and_then(|path| entries_in(p, &path)).unwrap_or(0)
 }
 
 /// Where a host's settings file of `scope` is; `None` when the host has no such scope.
@@ -298,18 +296,29 @@ fn handover_command(ctx: &Ctx, p: &Provider, add: bool) -> Result<Vec<String>> {
     let path = ctx.layout.root().join(rel);
     guard(ctx.layout.root(), &path)?;
     let current = read_opt(&path)?;
+    let what = if rel.ends_with("SKILL.md") { "the handover skill" } else { "the /handover command" };
     let line = match (add, current.as_deref()) {
         (true, None) => {
             crate::store::atomic::ensure_dir(path.parent().unwrap_or(ctx.layout.root()))?;
             crate::store::atomic::create_if_absent(&path, text.as_bytes())?;
-            format!("{rel}: added the /handover command")
+            format!("{rel}: added {what}")
         }
-        (true, Some(t)) if t == text => format!("{rel}: /handover already installed"),
+        (true, Some(t)) if t == text => format!("{rel}: {what} already installed"),
         (false, Some(t)) if t == text => {
-            crate::store::atomic::remove(&path)?;
-            format!("{rel}: removed the /handover command")
+            // A file two hosts share (the skill) stays while the other host's hooks are in.
+            let sharer = providers::PROVIDERS.iter().find(|o| {
+                o.name != p.name
+                    && providers::handover_command(o).is_some_and(|(r, _)| r == rel)
+                    && our_entries(ctx, o, Scope::Project) > 0
+            });
+            if let Some(o) = sharer {
+                format!("{rel}: kept for {}", o.title)
+            } else {
+                crate::store::atomic::remove(&path)?;
+                format!("{rel}: removed {what}")
+            }
         }
-        (_, Some(_)) => format!("{rel}: a /handover command of yours is there; left as it is"),
+        (_, Some(_)) => format!("{rel}: a file of yours is there ({what} not written); left as it is"),
         (false, None) => return Ok(Vec::new()),
     };
     Ok(vec![line])
