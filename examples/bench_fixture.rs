@@ -212,6 +212,8 @@ fn layer(
         working_tree: "clean".into(),
         changed_files: vec![],
         changed_total: Some(0),
+        citations: vec![],
+        citations_total: None,
         origin: majordomus::model::record::Origin::Authored,
         session: "none".into(),
         continuity_record: None,

@@ -63,7 +63,8 @@ pub fn run(cc: &CommandContext, a: &Args, ui: &mut Ui) -> Result<Exit> {
                     if a.path {
                         ui.line(&rel);
                     } else {
-                        ui.text(&render::records::handover(&l, &rel, ctx.clock.now()));
+                        let cited = crate::ops::services::citations::check(&ctx, &l.record.meta);
+                        ui.text(&render::records::handover(&l, &rel, ctx.clock.now(), &cited));
                     }
                 }
             }

@@ -5,6 +5,7 @@ use chrono::{DateTime, Utc};
 use crate::model::labels::age;
 use crate::model::record::RecordMeta;
 use crate::ops::queries::questions::Listed;
+use crate::ops::services::citations::Checked;
 use crate::ops::services::labelled::Labelled;
 use crate::store::decisions::{superseded_by, Decision};
 
@@ -32,7 +33,7 @@ pub fn created_line(meta: &RecordMeta, now: DateTime<Utc>) -> String {
 }
 
 /// `handover --resolve`.
-pub fn handover(l: &Labelled, rel_path: &str, now: DateTime<Utc>) -> String {
+pub fn handover(l: &Labelled, rel_path: &str, now: DateTime<Utc>, cited: &[Checked]) -> String {
     let m = &l.record.meta;
     let mut s = format!("Handover: {rel_path}\n");
     s.push_str(&format!("Match: {}\n", l.record.matched.as_str()));
@@ -52,10 +53,26 @@ pub fn handover(l: &Labelled, rel_path: &str, now: DateTime<Utc>) -> String {
     if let Some(now_wt) = &l.working_tree_now {
         s.push_str(&format!("Divergence: working tree was {}, now {now_wt}\n", m.working_tree));
     }
+    s.push_str(&citations(cited, m.citations_total, "handover"));
     s.push_str("---\n");
     s.push_str(&l.shown_body());
     if !s.ends_with('\n') {
         s.push('\n');
+    }
+    s
+}
+
+/// `Citations: N cited, M unchanged` and one line per citation that is not unchanged (none for
+/// a record that cites nothing; docs/REFERENCE.md#citations).
+fn citations(cited: &[Checked], total: Option<usize>, kind: &str) -> String {
+    if cited.is_empty() {
+        return String::new();
+    }
+    let unchanged = cited.iter().filter(|c| c.label == "unchanged").count();
+    let more = total.map(|t| format!(" (of {t})")).unwrap_or_default();
+    let mut s = format!("Citations: {} cited{more}, {unchanged} unchanged\n", cited.len());
+    for c in cited.iter().filter(|c| c.label != "unchanged") {
+        s.push_str(&format!("  {}\n", c.describe(kind)));
     }
     s
 }

@@ -8,6 +8,7 @@ mod test_basics;
 mod test_check;
 mod test_checkpoint;
 mod test_ci;
+mod test_citations;
 mod test_concurrency;
 mod test_context;
 mod test_continuity;

@@ -213,6 +213,10 @@ fn each_real_host_carries_the_briefing_to_the_model_answers_an_mcp_call_and_keep
         // Nothing happened in these episodes (the model only read): no derived record, however
         // often the host compacted (Gemini CLI: before every model request).
         assert_eq!(r.records("checkpoints"), Vec::<String>::new(), "{}", host.name);
+        // …and derived no knowledge: only each episode's close derives.
+        let derived = r.ledger().iter().filter(|l| l["event"] == "knowledge.derived").count();
+        let closed = r.ledger().iter().filter(|l| l["event"] == "session.closed").count();
+        assert_eq!(derived, closed, "{}", host.name);
         assert_eq!(r.records("handovers").len(), 1, "{}", host.name);
         // Each host's normal exit of a non-interactive run: Copilot CLI's `complete` closes.
         let closed: Vec<String> = r

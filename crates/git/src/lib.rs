@@ -6,6 +6,7 @@
 #![warn(missing_docs)]
 
 pub mod binary;
+pub mod citations;
 pub mod net;
 pub mod rewrite;
 mod status;
@@ -409,6 +410,17 @@ impl Git {
             }
         }
         self.changed_between(base, head)
+    }
+
+    /// The blob id of the file at `path` in `commit`'s tree: `None` when the commit is `None`
+    /// (an unborn head) or the path is no regular file there.
+    pub fn blob_at(&self, commit: Option<ObjectId>, path: &str) -> Result<Option<ObjectId>, Error> {
+        let Some(c) = commit else { return Ok(None) };
+        let tree = self.repo.find_commit(c).map_err(odb)?.tree().map_err(odb)?;
+        match tree.lookup_entry_by_path(path).map_err(odb)? {
+            Some(e) if e.mode().is_blob() => Ok(Some(e.object_id())),
+            _ => Ok(None),
+        }
     }
 
     /// The bytes of the file at `path` in `commit`'s tree: `None` when the commit is `None`

@@ -413,7 +413,8 @@ fn compact(run: &mut Run<'_>, plan: &Plan) {
     let ctx = run.ctx;
     let Some(policy) = run.step("policy", ctx.policy().cloned()) else { return };
     derived_checkpoint(run, plan, "derived checkpoint");
-    if policy.session.knowledge_on_compact {
+    // An empty compact derives nothing either (Gemini CLI compacts before every model request).
+    if policy.session.knowledge_on_compact && !plan.empty {
         run.step("knowledge derive", knowledge::derive(ctx, None, false));
     }
 }
@@ -493,7 +494,7 @@ fn dry_run(run: &mut Run<'_>, key: &str, pl: &Payload) {
         HookEvent::Compact => {
             let plan = plan_of(ctx, event, key).0;
             let mut v: Vec<String> = planned(&plan, "a derived checkpoint").into_iter().collect();
-            if ctx.policy().is_ok_and(|p| p.session.knowledge_on_compact) {
+            if !plan.empty && ctx.policy().is_ok_and(|p| p.session.knowledge_on_compact) {
                 v.push("would derive knowledge".into());
             }
             v

@@ -97,7 +97,7 @@ pub struct Oversize {
 impl Oversize {
     /// The refusal (exit 10) every writer returns, `what` naming the record it did not write.
     pub fn refusal(&self, what: &str) -> crate::error::Error {
-        let hint = if self.key == "changed_files" {
+        let hint = if self.key == "changed_files" || self.key == "citations" {
             "nothing was written; lower context.max_list_items in .ai/repo/policy.yaml, or commit or ignore some of the changes".to_string()
         } else {
             format!("nothing was written; the record's `{}` list is too long to be read back", self.key)

@@ -28,6 +28,13 @@ impl RecordMeta {
         if let Some(n) = self.changed_total {
             w.fixed("changed_total", n);
         }
+        // A record that cites nothing carries no key (records before citations read the same).
+        if !self.citations.is_empty() {
+            w.list("citations", &self.citations);
+        }
+        if let Some(n) = self.citations_total {
+            w.fixed("citations_total", n);
+        }
         w.fixed("origin", self.origin.as_str()).text("session", &self.session);
         if let Some(r) = &self.continuity_record {
             w.fixed("continuity_record", r);
@@ -71,6 +78,9 @@ struct Front {
     #[serde(default, deserialize_with = "list_field")]
     changed_files: Vec<String>,
     changed_total: Option<String>,
+    #[serde(default, deserialize_with = "list_field")]
+    citations: Vec<String>,
+    citations_total: Option<String>,
     origin: Option<String>,
     session: Option<String>,
     continuity_record: Option<String>,
@@ -104,6 +114,8 @@ pub fn parse(text: &str) -> Result<(RecordMeta, &str), Skip> {
         working_tree: front.working_tree.unwrap_or_default(),
         changed_files: front.changed_files,
         changed_total: front.changed_total.and_then(|n| n.parse().ok()),
+        citations: front.citations,
+        citations_total: front.citations_total.and_then(|n| n.parse().ok()),
         origin: front.origin.as_deref().and_then(Origin::parse).unwrap_or_else(|| Origin::of_body(body)),
         session: front.session.unwrap_or_else(|| "none".into()),
         continuity_record: front.continuity_record,

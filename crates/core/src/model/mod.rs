@@ -3,6 +3,7 @@
 //! Owns: the shapes of policy, profiles, tasks, records, findings and ledger events; labels.
 //! Must not touch: files, git, the clock, clap.
 
+pub mod citations;
 pub mod events;
 pub mod finding;
 pub mod knowledge;

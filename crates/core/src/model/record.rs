@@ -16,6 +16,8 @@ pub const IDENTITY_KEYS: &[&str] = &[
     "working_tree:",
     "changed_files:",
     "changed_total:",
+    "citations:",
+    "citations_total:",
     "origin:",
     "session:",
     "continuity_label:",
@@ -83,6 +85,12 @@ pub struct RecordMeta {
     pub changed_files: Vec<String>,
     /// How many changed entries there were in all (`None` in records written before the key).
     pub changed_total: Option<usize>,
+    /// What the body names and the changed files, each `path@<blob at head>` or `path@absent`
+    /// (docs/REFERENCE.md#citations; computed, refused when authored). At most
+    /// `context.max_list_items`; none in records written before the key.
+    pub citations: Vec<String>,
+    /// How many paths were cited in all, when more than `citations` holds.
+    pub citations_total: Option<usize>,
     /// Who wrote it (docs/REFERENCE.md#origin).
     pub origin: Origin,
     /// The episode it was written in, or `none`.

@@ -9,7 +9,7 @@ use crate::error::{Error, Result};
 use crate::model::events::Event;
 use crate::model::record::Origin;
 use crate::services::derive;
-use crate::services::records::{count_lines, meta_now, origin_field, refuse_identity};
+use crate::services::records::{cite, count_lines, meta_now, origin_field, refuse_identity};
 use crate::services::task;
 use crate::store::records;
 
@@ -56,7 +56,7 @@ pub fn write(ctx: &Ctx, body: &str, derived: bool) -> Result<CheckpointReport> {
         .hint("a checkpoint is a short progress note; git majordomus handover takes the longer package"));
     }
     let origin = if derived { Origin::Derived } else { Origin::Authored };
-    let meta = meta_now(ctx, task.as_ref(), origin)?;
+    let meta = cite(ctx, meta_now(ctx, task.as_ref(), origin)?, &body)?;
     let path = records::write(&ctx.layout.checkpoints(), &ctx.clock.compact(), &meta, &body)?;
     bump(ctx, task.as_ref())?;
     fields.push(("checkpoint_path", Value::from(ctx.rel(&path))));

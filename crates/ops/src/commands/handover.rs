@@ -10,7 +10,7 @@ use crate::model::events::Event;
 use crate::model::record::{missing_sections, Origin};
 use crate::model::task::Outcome;
 use crate::services::derive;
-use crate::services::records::{meta_now, origin_field, refuse_identity};
+use crate::services::records::{cite, meta_now, origin_field, refuse_identity};
 use crate::services::task;
 use crate::store::records;
 
@@ -62,7 +62,7 @@ pub fn write(ctx: &Ctx, p: HandoverParams) -> Result<HandoverReport> {
         ));
     }
     let origin = if p.derive { Origin::Derived } else { Origin::Authored };
-    let meta = meta_now(ctx, task.as_ref(), origin)?;
+    let meta = cite(ctx, meta_now(ctx, task.as_ref(), origin)?, &body)?;
     let path = records::write(&ctx.layout.handovers(), &ctx.clock.compact(), &meta, &body)?;
     let mut closed = false;
     if task.is_some() {

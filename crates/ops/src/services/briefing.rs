@@ -261,6 +261,14 @@ pub fn lines(ctx: &Ctx, server_line: Option<&str>) -> Result<Vec<Line>> {
                 if lines.len() > NEXT_ACTION_LINES {
                     out.push(kept(format!("  ... {} more line(s) in the handover", lines.len() - NEXT_ACTION_LINES)));
                 }
+                // The files the Next Action names that changed since (issue 43): trimmed with the
+                // optional lines; a record that cites nothing costs nothing.
+                if !m.citations.is_empty() {
+                    let checked = crate::services::citations::check(ctx, m);
+                    if let Some(line) = crate::services::citations::check_first(&na, &checked, "handover") {
+                        out.push(optional(line));
+                    }
+                }
             }
         }
     }

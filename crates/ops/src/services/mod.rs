@@ -6,6 +6,7 @@
 //! Must not touch: a command, a query, a health rule or the hooks.
 
 pub mod briefing;
+pub mod citations;
 pub mod context;
 pub mod continuity;
 pub mod derive;

@@ -51,6 +51,42 @@ pub fn meta_now(ctx: &Ctx, task: Option<&crate::model::task::Task>, origin: Orig
     })
 }
 
+/// `meta` with its citations (docs/REFERENCE.md#citations): the paths `body` names (`absent`
+/// when one was not at the record's head), then the changed files the head holds (an untracked
+/// file has no blob to compare) while there is room, each with its blob; at most
+/// `context.max_list_items`, with `citations_total` when more were cited.
+pub fn cite(ctx: &Ctx, mut meta: RecordMeta, body: &str) -> Result<RecordMeta> {
+    use crate::model::citations::{named_paths, Citation};
+    let head = ctx.git.head()?;
+    let max = ctx.max_list_items();
+    let mut cited: Vec<Citation> = Vec::new();
+    let mut total = 0;
+    for path in named_paths(body) {
+        total += 1;
+        if cited.len() < max {
+            let blob = ctx.git.blob_at(head, &path)?.map(|b| b.to_string());
+            cited.push(Citation { path, blob });
+        }
+    }
+    for path in ctx.changed_files()? {
+        if cited.iter().any(|c| &c.path == path) {
+            continue;
+        }
+        // Past the bound the changed files are not looked up (20,000 untracked files would
+        // cost as many lookups): `changed_files` and `changed_total` already count them.
+        if cited.len() >= max {
+            break;
+        }
+        if let Some(b) = ctx.git.blob_at(head, path)? {
+            total += 1;
+            cited.push(Citation { path: path.clone(), blob: Some(b.to_string()) });
+        }
+    }
+    meta.citations = cited.iter().map(Citation::to_field).collect();
+    meta.citations_total = (total > max).then_some(total);
+    Ok(meta)
+}
+
 /// The ledger field a derived write adds (docs/REFERENCE.md#origin: an episode's last activity leaves out the
 /// hooks' own derived writes), none for an authored one.
 pub fn origin_field(origin: Origin) -> Option<(&'static str, Value)> {
