@@ -148,6 +148,7 @@ fn store(repo: PathBuf, n: usize, lines: usize, devices: usize, salt: &str, pare
                                         created_at: None,
                                         name: None,
                                         body,
+                                        citations: Vec::new(),
                                     },
                                 };
                                 (l, key.sign(&rec))

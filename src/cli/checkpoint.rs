@@ -43,7 +43,8 @@ pub fn run(cc: &CommandContext, a: &Args, ui: &mut Ui) -> Result<Exit> {
                         ui.line(&rel);
                     } else {
                         let l = label_preferred(&ctx, rec, r.passed_over.clone())?;
-                        ui.text(&render::records::checkpoint(&l, &rel, ctx.clock.now()));
+                        let cited = crate::ops::services::citations::check(&ctx, &l.record.meta);
+                        ui.text(&render::records::checkpoint(&l, &rel, ctx.clock.now(), &cited));
                     }
                 }
             }

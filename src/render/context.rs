@@ -263,7 +263,7 @@ fn lines(content: &Content) -> Vec<String> {
             let l = &h.labelled;
             let mut lines = vec![handover_heading(h)];
             lines.extend(warnings(h));
-            let resolved = records::handover(l, &h.path, h.now, &[]);
+            let resolved = records::handover(l, &h.path, h.now, &h.cited);
             lines.extend(non_blank(resolved.lines().skip(1)));
             lines
         }

@@ -89,12 +89,13 @@ fn origin_line(l: &Labelled, rel_path: &str) -> String {
 }
 
 /// `checkpoint --show`.
-pub fn checkpoint(l: &Labelled, rel_path: &str, now: DateTime<Utc>) -> String {
+pub fn checkpoint(l: &Labelled, rel_path: &str, now: DateTime<Utc>, cited: &[Checked]) -> String {
     let mut s = format!("Checkpoint: {rel_path}\n");
     s.push_str(&created_line(&l.record.meta, now));
     s.push('\n');
     s.push_str(&format!("Git state: {}\n", l.git_state()));
     s.push_str(&origin_line(l, rel_path));
+    s.push_str(&citations(cited, l.record.meta.citations_total, "checkpoint"));
     s.push_str("---\n");
     s.push_str(&l.record.body);
     if !s.ends_with('\n') {

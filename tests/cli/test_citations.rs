@@ -41,6 +41,20 @@ fn each_citation_is_labelled_from_git_and_the_briefing_says_what_the_next_action
         "Citations: 6 cited, 1 unchanged\n  `c.rs` deleted\n  `d.rs` has uncommitted changes\n  `dir/e.rs` renamed to `dir2/e.rs`\n  `gone.rs` named, absent\n  `b.rs` changed in 1 commit(s) since this handover, newest {b_commit} by Dana\n"
     );
     assert!(out.contains(&want), "{out}");
+    // Every reader carries the labels: state (so MCP, HTTP and the cockpit), checkpoint --show,
+    // context; the state schema copy knows them.
+    let state: serde_json::Value = serde_json::from_str(&r.mj(&["--json", "state"]).ok().stdout).unwrap();
+    let b = state["handover"]["citations"].as_array().unwrap().iter().find(|c| c["path"] == "b.rs").unwrap().clone();
+    assert_eq!(
+        (b["label"].as_str(), b["commits"].as_u64(), b["author"].as_str()),
+        (Some("changed"), Some(1), Some("Dana"))
+    );
+    if crate::common::have(crate::common::Tool::SurfacesVenv) {
+        let schema = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("schemas/continuity-state.schema.json");
+        let (ok, why) = crate::common::validate(&schema, &state);
+        assert!(ok, "{why}");
+    }
+    assert!(r.mj(&["context"]).ok().stdout.contains("Citations: 6 cited, 1 unchanged"));
     let brief = r.mj_in(&["hook", "claude-code", "start"], r#"{"session_id":"c1","source":"startup"}"#).ok().stdout;
     assert!(
         brief.contains(&format!("  Finish the loop in `b.rs`.\ncheck first: `b.rs` changed in 1 commit(s) since this handover, newest {b_commit} by Dana\n")),

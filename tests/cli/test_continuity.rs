@@ -2127,3 +2127,36 @@ fn verify_and_records_read_a_bare_repository_with_its_committed_mesh() {
     }
     w.fsck(&[]);
 }
+
+/// Issue 43 item 3: citations travel in the signed record (v2) and `continuity plan` checks
+/// their blob ids against the reading checkout, also when the record's head is not there.
+#[test]
+fn a_record_carries_its_citations_and_the_plan_says_which_cited_files_differ_here() {
+    let env = TestEnv::new();
+    let w = two_machines(&env, Mesh::Undeclared);
+    let (a, b) = (&w.a, &w.b);
+    b.handover(true, &body("Desktop work.", "Finish the greeting in `README.md`."));
+    let rb = b.publish(&[]);
+    b.sync();
+    a.sync();
+    let stored = a.store_files(REF).into_iter().find(|(p, _)| p.contains(&rb)).unwrap().1;
+    assert!(stored.contains("\"schema\": \"majordomus-continuity/v2\""), "{stored}");
+    assert!(stored.contains("\"citations\": [") && stored.contains("\"README.md@"), "{stored}");
+    // The same file on both machines: nothing differs.
+    let plan: Value = a.cj(&["plan"], 0);
+    assert!(!plan["warnings"].to_string().contains("files_differ"), "{plan}");
+    // The laptop's README.md changes: the plan names it before anything is resumed.
+    a.repo.write("README.md", "hello from the laptop\n");
+    a.git(&["commit", "-q", "-am", "laptop greeting"]);
+    let plan: Value = a.cj(&["plan"], 0);
+    let differ = plan["warnings"].as_array().unwrap().iter().find(|n| n["code"] == "files_differ").cloned();
+    assert_eq!(
+        differ.map(|n| n["message"].as_str().unwrap().to_string()),
+        Some("1 of the 1 file(s) the handover cites differ here: `README.md`".to_string()),
+        "{plan}"
+    );
+    // Resumed, the handover's citation is labelled against this checkout.
+    a.c(&["resume"]).ok();
+    let resolved = a.run(&["handover", "--resolve"], "").ok().stdout;
+    assert!(resolved.contains("`README.md` changed"), "{resolved}");
+}

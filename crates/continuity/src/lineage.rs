@@ -1029,6 +1029,7 @@ mod tests {
                 created_at: None,
                 name: None,
                 body: "b".into(),
+                citations: Vec::new(),
             },
         };
         let first = r(None, None);

@@ -108,6 +108,7 @@ vocabulary! {
         LocalDirty = "local_dirty",
         Landed = "landed",
         EndsOnly = "ends_only",
+        FilesDiffer = "files_differ",
     }
 }
 
@@ -162,7 +163,8 @@ pub struct Notice {
 }
 
 impl Notice {
-    fn new(code: impl Into<NoticeCode>, message: String) -> Notice {
+    /// A notice with its code and sentence.
+    pub fn new(code: impl Into<NoticeCode>, message: String) -> Notice {
         Notice { code: code.into(), message }
     }
 }
@@ -999,6 +1001,7 @@ mod tests {
                 created_at: None,
                 name: None,
                 body: BODY.into(),
+                citations: Vec::new(),
             },
             ..crate::record::tests::sample()
         }

@@ -925,6 +925,7 @@ mod tests {
                 created_at: Some("2026-09-03T19:55:12Z".into()),
                 name: Some("20260903T195512Z--handover.md".into()),
                 body: PROSE.into(),
+                citations: Vec::new(),
             },
         }
     }

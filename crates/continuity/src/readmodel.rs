@@ -48,6 +48,7 @@ const RULE_SOURCES: &[(&str, &str)] = &[
     ("crates/core/src/model/labels.rs", include_str!("../../core/src/model/labels.rs")),
     ("crates/core/src/model/record.rs", include_str!("../../core/src/model/record.rs")),
     ("crates/core/src/model/markdown.rs", include_str!("../../core/src/model/markdown.rs")),
+    ("crates/core/src/model/citations.rs", include_str!("../../core/src/model/citations.rs")),
     ("crates/core/src/clock.rs", include_str!("../../core/src/clock.rs")),
     ("crates/core/src/text.rs", include_str!("../../core/src/text.rs")),
     ("crates/core/src/hex.rs", include_str!("../../core/src/hex.rs")),

@@ -23,6 +23,10 @@ pub const MAX_STORED_BYTES: usize = 160 * 1024;
 pub const MAX_BODY_BYTES: usize = 32 * 1024;
 /// Identifier strings are at most this long.
 pub const MAX_IDENT_CHARS: usize = 256;
+
+/// How many citations a record may carry (docs/REFERENCE.md#citations: a handover keeps at most
+/// `context.max_list_items`, whose bound is far below).
+pub const MAX_CITATIONS: usize = 1000;
 /// At most this many changed paths are listed.
 pub const MAX_CHANGED: usize = 200;
 /// At most this many decisions travel.
@@ -125,6 +129,10 @@ pub struct HandoverPart {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub name: Option<String>,
     pub body: String,
+    /// v2: the paths it cites, `path@<blob>` or `path@absent` as the handover's front matter
+    /// keeps them (docs/REFERENCE.md#citations).
+    #[serde(default, skip_serializing_if = "is_empty")]
+    pub citations: Vec<String>,
 }
 
 /// The signed content.
@@ -176,7 +184,7 @@ impl Record {
 
     /// Whether it needs the v2 schema: it ends other heads, or carries no handover.
     pub fn needs_v2(&self) -> bool {
-        !self.ends.is_empty() || !self.has_handover()
+        !self.ends.is_empty() || !self.has_handover() || !self.handover.citations.is_empty()
     }
 
     /// The schema it is written under: v1 unless it [needs v2](Record::needs_v2).
@@ -639,8 +647,19 @@ pub fn check_bounds(r: &Record) -> Result<(), String> {
         return Err(format!("schema: expected {SCHEMA} or {SCHEMA_V2}"));
     }
     if r.schema == SCHEMA && r.needs_v2() {
+        if !r.handover.citations.is_empty() {
+            return Err(format!("/handover/citations: a {SCHEMA} record cites nothing ({SCHEMA_V2} may)"));
+        }
         let what = if r.has_handover() { "/ends" } else { "/handover" };
         return Err(format!("{what}: a {SCHEMA} record holds a handover and ends no other head ({SCHEMA_V2} may)"));
+    }
+    if r.handover.citations.len() > MAX_CITATIONS {
+        return Err(format!("/handover/citations: more than {MAX_CITATIONS}"));
+    }
+    if let Some((i, _)) =
+        r.handover.citations.iter().enumerate().find(|(_, c)| crate::model::citations::Citation::parse(c).is_none())
+    {
+        return Err(format!("/handover/citations/{i}: expected <path>@<40 or 64 hex> or <path>@absent"));
     }
     let hex = |name: &str, v: &str, n: usize| {
         if v.len() == n && crate::hex::is_lowercase(v) {
@@ -693,7 +712,7 @@ pub fn check_bounds(r: &Record) -> Result<(), String> {
             return Err(format!("/ends/{i}: names its parent or another end twice"));
         }
     }
-    if r.needs_v2() && r.parent.is_none() {
+    if (!r.ends.is_empty() || !r.has_handover()) && r.parent.is_none() {
         return Err("/parent: a record that ends a head continues one".into());
     }
     if r.has_handover() && r.handover.body.trim().is_empty() {
@@ -1037,6 +1056,7 @@ pub(crate) mod tests {
                 created_at: None,
                 name: None,
                 body: "# Objective\nx\n".into(),
+                citations: Vec::new(),
             },
         }
     }

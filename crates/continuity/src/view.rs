@@ -202,6 +202,7 @@ mod tests {
                 created_at: None,
                 name: None,
                 body: "# Objective\n\n  Move the parser.  \nmore\n# Next Action\nrun\n".into(),
+                citations: Vec::new(),
             },
         }
     }

@@ -328,9 +328,9 @@ PlanStatus: ready ready_with_warnings requires_source_update conflict choose_rec
   json: ["ready","ready_with_warnings","requires_source_update","conflict","choose_record","nothing_to_resume","refused"]
 SourceRelation: unknown head_missing branch_differs exact local_ahead local_behind diverged
   json: ["unknown","head_missing","branch_differs","exact","local_ahead","local_behind","diverged"]
-PlanCode: record_unknown nothing_published several_resumable origin_untrusted origin_undeclared line_diverged lineage_incomplete already_resumed would_diverge origin_may_be_active local_ahead local_behind source_diverged head_missing branch_differs source_unknown source_incomplete local_dirty landed ends_only
-  json: ["record_unknown","nothing_published","several_resumable","origin_untrusted","origin_undeclared","line_diverged","lineage_incomplete","already_resumed","would_diverge","origin_may_be_active","local_ahead","local_behind","source_diverged","head_missing","branch_differs","source_unknown","source_incomplete","local_dirty","landed","ends_only"]
-  sorted: already_resumed branch_differs ends_only head_missing landed line_diverged lineage_incomplete local_ahead local_behind local_dirty nothing_published origin_may_be_active origin_undeclared origin_untrusted record_unknown several_resumable source_diverged source_incomplete source_unknown would_diverge
+PlanCode: record_unknown nothing_published several_resumable origin_untrusted origin_undeclared line_diverged lineage_incomplete already_resumed would_diverge origin_may_be_active local_ahead local_behind source_diverged head_missing branch_differs source_unknown source_incomplete local_dirty landed ends_only files_differ
+  json: ["record_unknown","nothing_published","several_resumable","origin_untrusted","origin_undeclared","line_diverged","lineage_incomplete","already_resumed","would_diverge","origin_may_be_active","local_ahead","local_behind","source_diverged","head_missing","branch_differs","source_unknown","source_incomplete","local_dirty","landed","ends_only","files_differ"]
+  sorted: already_resumed branch_differs ends_only files_differ head_missing landed line_diverged lineage_incomplete local_ahead local_behind local_dirty nothing_published origin_may_be_active origin_undeclared origin_untrusted record_unknown several_resumable source_diverged source_incomplete source_unknown would_diverge
 Severity: error warning info
   json: ["error","warning","info"]
   sorted: error warning info

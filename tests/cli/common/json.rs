@@ -805,6 +805,9 @@ pub struct StateRecord {
     pub origin: String,
     /// Where a resumed handover came from (issue 39).
     pub arrived: Option<Arrived>,
+    /// Its citations, labelled (issue 43).
+    #[serde(default)]
+    pub citations: Vec<serde_json::Value>,
 }
 
 /// `arrived` of a resumed handover in `state --json` and `handover --resolve --json`.

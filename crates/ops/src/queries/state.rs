@@ -162,6 +162,10 @@ pub struct Record {
     /// and the key id it came from (issue 39).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub arrived: Option<crate::services::labelled::Arrived>,
+    /// The paths it cites, each labelled from git now (docs/REFERENCE.md#citations); absent
+    /// for a record that cites nothing.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub citations: Vec<crate::services::citations::Checked>,
 }
 
 impl Record {
@@ -193,6 +197,7 @@ impl Record {
             origin: m.origin,
             passed_over: l.passed_over_path(ctx),
             arrived: l.arrived(),
+            citations: crate::services::citations::check(ctx, m),
         }
     }
 }

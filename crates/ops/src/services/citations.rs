@@ -58,6 +58,7 @@ impl Checked {
     /// record's kind).
     pub fn describe(&self, kind: &str) -> String {
         let what = match self.label.as_str() {
+            "changed" if self.commits.is_none() => format!("changed since this {kind}"),
             "changed" => {
                 let n = self.commits.unwrap_or(0);
                 let more = if self.more == Some(true) { "more than " } else { "" };
@@ -117,7 +118,9 @@ fn label(
     } else {
         Checked::new(&c.path, "changed")
     };
-    if out.label == "changed" {
+    // Counted only from a record head this repository holds: a record from another machine
+    // whose head is not here says `changed` without a count.
+    if out.label == "changed" && since.is_some() {
         if let Some(h) = head.and_then(|h| ctx.git.path_history(h, since, &c.path, WALK).ok()) {
             out.commits = Some(h.commits);
             out.more = Some(h.more);

@@ -390,6 +390,8 @@ pub struct HandoverFacts {
     pub labelled: Labelled,
     /// The clock's now, for its age.
     pub now: DateTime<Utc>,
+    /// Its citations labelled from git (docs/REFERENCE.md#citations).
+    pub cited: Vec<crate::services::citations::Checked>,
 }
 
 /// A list bounded by `context.max_list_items`.
@@ -794,7 +796,8 @@ impl Builder<'_> {
         let Some(w) = res.winner else { return Ok(Err((SectionId::Handover, Why::NoHandover))) };
         let labelled = label_preferred(self.ctx, w, res.passed_over)?;
         let path = self.ctx.rel(&labelled.record.path);
-        Ok(Ok(Content::Handover(Box::new(HandoverFacts { path, labelled, now: self.ctx.clock.now() }))))
+        let cited = crate::services::citations::check(self.ctx, &labelled.record.meta);
+        Ok(Ok(Content::Handover(Box::new(HandoverFacts { path, labelled, now: self.ctx.clock.now(), cited }))))
     }
 
     fn files(&self) -> Result<Part> {

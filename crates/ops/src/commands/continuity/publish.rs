@@ -304,6 +304,7 @@ fn handover_part(
         created_at: present(&meta.created_at),
         name: Some(name.to_string()),
         body: body.to_string(),
+        citations: meta.citations.clone(),
     }
 }
 

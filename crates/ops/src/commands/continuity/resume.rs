@@ -138,8 +138,9 @@ fn write_handover(ctx: &Ctx, a: &Whole) -> Result<(String, String)> {
         // the origin's.
         changed_files: r.source.changed.iter().take(ctx.max_list_items()).cloned().collect(),
         changed_total: Some(r.source.changed_total as usize),
-        // Citations travel in the signed record once it carries them (issue 43 item 3): not yet.
-        citations: Vec::new(),
+        // What the origin cited, with the blobs it had there (issue 43): labelled here against
+        // this checkout's git as any record's are.
+        citations: h.citations.clone(),
         citations_total: None,
         origin: crate::model::record::Origin::of_body(&h.body),
         session: "none".into(),

@@ -154,8 +154,47 @@ pub fn plan_over(ctx: &Ctx, s: &Setup, store: &Loaded, local: &LocalState, prefi
     });
     match failed.into_inner() {
         Some(e) => Err(e),
-        None => Ok(plan),
+        None => {
+            let mut plan = plan;
+            let chosen = plan.record.as_ref().filter(|_| plan.withheld.is_none()).map(|r| r.id.clone());
+            if let Some((_, _, r)) = chosen.and_then(|id| whole.iter().find(|(i, _, _)| *i == id)) {
+                if let Some(n) = files_differ(ctx, &r.handover.citations)? {
+                    plan.warnings.push(n);
+                }
+            }
+            Ok(plan)
+        }
     }
+}
+
+/// The `files_differ` warning (issue 43): the cited files whose blob here — HEAD's, or the
+/// working tree's when it changes them — is not the one the record cites; `None` when every
+/// one matches (or the record cites nothing).
+fn files_differ(ctx: &Ctx, cited: &[String]) -> Result<Option<plan::Notice>> {
+    let cited: Vec<_> = cited.iter().filter_map(|c| crate::model::citations::Citation::parse(c)).collect();
+    if cited.is_empty() {
+        return Ok(None);
+    }
+    let head = ctx.git.head()?;
+    let dirty = ctx.changed_files()?;
+    let mut differ = Vec::new();
+    for c in &cited {
+        let here = ctx.git.blob_at(head, &c.path)?.map(|b| b.to_string());
+        if here != c.blob || dirty.contains(&c.path) {
+            differ.push(format!("`{}`", c.path));
+        }
+    }
+    Ok((!differ.is_empty()).then(|| {
+        plan::Notice::new(
+            plan::PlanCode::FilesDiffer,
+            format!(
+                "{} of the {} file(s) the handover cites differ here: {}",
+                differ.len(),
+                cited.len(),
+                differ.join(", ")
+            ),
+        )
+    }))
 }
 
 /// `continuity plan [--record]`: writes nothing.
