@@ -240,6 +240,20 @@ log "after the amend: $("$BIN" handover --resolve | grep '^Git state:')"
 median "$RUNS" nothing start_hook; row "hook claude-code start, after an amend (label proven by the reflog)" rev-parse "$F_REV"
 git update-ref "$B" "$X"
 
+# Issue 43: the start hook when the handover it shows cites 20 files, each labelled from git
+# (target: at most 2 ms over the same hook with a handover citing nothing).
+cited_body() { printf '# Objective\nBench citations.\n\n# Current State\nBench.\n\n# Next Action\n%s\n' "$1"; }
+# Each write changes the handovers directory: the name index answers again only once its time
+# has settled (name_index::SETTLED, 2 s), so both rows wait as long before they run.
+cited_body "Nothing is cited here." | "$BIN" handover --no-task >/dev/null
+sleep 3; start_hook >/dev/null 2>&1
+median "$RUNS" nothing start_hook; NO_CITES=$MEDIAN; row "hook claude-code start, its handover citing nothing" rev-parse "$F_REV"
+cited_body "Read $(git ls-files | grep -v '^\.ai/' | head -20 | sed 's/.*/`&`/' | tr '\n' ' ')" | "$BIN" handover --no-task >/dev/null
+log "citations kept: $("$BIN" handover --resolve | grep '^Citations:')"
+sleep 3; start_hook >/dev/null 2>&1
+median "$RUNS" nothing start_hook; row "hook claude-code start, its handover citing 20 files" rev-parse "$F_REV"
+log "20 citations cost $(awk -v a="$MEDIAN" -v b="$NO_CITES" 'BEGIN {printf "%.1f", a - b}') ms in the start hook (target ≤ 2 ms)"
+
 # A handover on a tree of 20,000 untracked files (issue 21: one status walk that stops at the
 # first file of an untracked directory), against git status on that same tree. `--no-task`: the
 # copied fixture's task names the checkout it was made in.

@@ -146,11 +146,48 @@ fn record(kind: &str, r: &Value, active_task: Option<&str>) -> String {
     } else if let Some(na) = r.get("next_action").and_then(Value::as_str) {
         b.push_str(&format!("<h3>Next Action</h3>\n<pre>{}</pre>\n", esc(na)));
     }
+    b.push_str(&citations(r, kind));
     let title = if history { format!("{} (history)", capital(kind)) } else { capital(kind) };
     let class = if history { "history" } else { "" };
     format!(
         "<section class=\"{class}\" aria-labelledby=\"h-{kind}\"><h2 id=\"h-{kind}\" tabindex=\"0\">{title}</h2>\n{b}</section>\n"
     )
+}
+
+/// The record's citations that are not unchanged, each with its label (docs/REFERENCE.md#citations):
+/// unchanged ones cost no words.
+fn citations(r: &Value, kind: &str) -> String {
+    let list = r.get("citations").and_then(Value::as_array).cloned().unwrap_or_default();
+    let moved: Vec<String> = list
+        .iter()
+        .filter(|c| s(c, "label") != "unchanged")
+        .map(|c| {
+            let what = match s(c, "label") {
+                "changed" => {
+                    match (c.get("commits").and_then(Value::as_u64), c.get("newest").and_then(Value::as_str)) {
+                        (Some(n), Some(h)) => {
+                            let more =
+                                if c.get("more").and_then(Value::as_bool) == Some(true) { "more than " } else { "" };
+                            format!(
+                                "changed in {more}{n} commit(s) since this {kind}, newest {h} by {}",
+                                s(c, "author")
+                            )
+                        }
+                        _ => format!("changed since this {kind}"),
+                    }
+                }
+                "renamed" => format!("renamed to {}", s(c, "renamed_to")),
+                "uncommitted" => "has uncommitted changes".into(),
+                "absent" => "named, absent".into(),
+                other => other.to_string(),
+            };
+            format!("<li><code>{}</code> {}</li>\n", esc(s(c, "path")), esc(&what))
+        })
+        .collect();
+    if moved.is_empty() {
+        return String::new();
+    }
+    format!("<h3>Cited files</h3>\n<ul class=\"citations\">\n{}</ul>\n", moved.concat())
 }
 
 fn capital(s: &str) -> String {

@@ -18,6 +18,7 @@ fn each_citation_is_labelled_from_git_and_the_briefing_says_what_the_next_action
     r.git(&["add", "-A"]);
     r.git(&["commit", "-q", "-m", "files"]);
     r.start("cite");
+    r.mj_in(&["checkpoint"], "Working in `b.rs`.\n").ok();
     let written = r.mj_in(&["handover"], BODY).ok().first_line();
     let text = r.read(&written);
     let front = text.split("---").nth(1).unwrap();
@@ -55,6 +56,19 @@ fn each_citation_is_labelled_from_git_and_the_briefing_says_what_the_next_action
         assert!(ok, "{why}");
     }
     assert!(r.mj(&["context"]).ok().stdout.contains("Citations: 6 cited, 1 unchanged"));
+    let shown = r.mj(&["checkpoint", "--show"]).ok().stdout;
+    assert!(shown.contains(&format!("Citations: 1 cited, 0 unchanged\n  `b.rs` changed in 1 commit(s) since this checkpoint, newest {b_commit} by Dana\n")), "{shown}");
+    // The cockpit draws the ones that moved.
+    let served = crate::common::serve::serve(&env, &r.root);
+    let (status, _, html) = crate::test_surfaces::get(&served.addr, "/");
+    assert_eq!(status, 200);
+    assert!(
+        html.contains(&format!(
+            "<li><code>b.rs</code> changed in 1 commit(s) since this handover, newest {b_commit} by Dana</li>"
+        )),
+        "{html}"
+    );
+    assert!(html.contains("<li><code>dir/e.rs</code> renamed to dir2/e.rs</li>"), "{html}");
     let brief = r.mj_in(&["hook", "claude-code", "start"], r#"{"session_id":"c1","source":"startup"}"#).ok().stdout;
     assert!(
         brief.contains(&format!("  Finish the loop in `b.rs`.\ncheck first: `b.rs` changed in 1 commit(s) since this handover, newest {b_commit} by Dana\n")),

@@ -312,7 +312,7 @@ fn committed_schemas_match_the_types() {
 // HTTP
 
 /// One raw HTTP/1.1 request; returns (status, head, body).
-fn http(addr: &str, method: &str, target: &str, host: Option<&str>) -> (u16, String, String) {
+pub(crate) fn http(addr: &str, method: &str, target: &str, host: Option<&str>) -> (u16, String, String) {
     let mut s = TcpStream::connect(addr).unwrap();
     s.set_read_timeout(Some(Duration::from_secs(20))).unwrap();
     let host = host.map(|h| format!("Host: {h}\r\n")).unwrap_or_default();
@@ -324,7 +324,7 @@ fn http(addr: &str, method: &str, target: &str, host: Option<&str>) -> (u16, Str
     (status, head.to_string(), body.to_string())
 }
 
-fn get(addr: &str, target: &str) -> (u16, String, String) {
+pub(crate) fn get(addr: &str, target: &str) -> (u16, String, String) {
     http(addr, "GET", target, Some(addr))
 }
 

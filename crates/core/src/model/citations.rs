@@ -89,6 +89,15 @@ fn as_path(token: &str, needs_line: bool) -> Option<String> {
     plausible(path).then(|| path.to_string())
 }
 
+/// A dotfile at the root (`.gitignore`, `.env.example`): a dot, then a name of letters,
+/// digits, `-`, `_` and `.`.
+fn dotfile(p: &str) -> bool {
+    p.strip_prefix('.').is_some_and(|n| {
+        n.starts_with(|c: char| c.is_ascii_alphanumeric())
+            && n.bytes().all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.'))
+    })
+}
+
 /// `12`, `12-30`, `L12-L30` (after the first `L`).
 fn is_line(s: &str) -> bool {
     let mut parts = s.splitn(2, '-');
@@ -109,6 +118,7 @@ fn plausible(p: &str) -> bool {
         && !p.chars().any(|c| c.is_whitespace() || c.is_control())
         && p.split('/').all(|c| !c.is_empty() && c != "." && c != "..")
         && (p.contains('/')
+            || dotfile(p)
             || p.rsplit_once('.')
                 .is_some_and(|(a, e)| !a.is_empty() && !e.is_empty() && e.bytes().all(|b| b.is_ascii_alphanumeric())))
         && !p.bytes().all(|b| b.is_ascii_digit() || b == b'.')
@@ -123,8 +133,11 @@ mod tests {
         let body = "# Next Action\nFinish the retry loop in `src/net/retry.rs`; see lib/a.rs:12 and \
                     docs/x.md#L3-L9, not `cargo test` nor v1.2 nor https://x.io/a.rs:3.\n\n\
                     ```\nsrc/quoted.rs:1\n`src/also_quoted.rs`\n```\n\n    indented/block.rs:4\n\n\
-                    Again `src/net/retry.rs` and (README.md:1), `.github/ci.yml`.\n";
-        assert_eq!(named_paths(body), ["src/net/retry.rs", "lib/a.rs", "docs/x.md", "README.md", ".github/ci.yml"]);
+                    Again `src/net/retry.rs` and (README.md:1), `.github/ci.yml`, `.gitignore`, not `...`.\n";
+        assert_eq!(
+            named_paths(body),
+            ["src/net/retry.rs", "lib/a.rs", "docs/x.md", "README.md", ".github/ci.yml", ".gitignore"]
+        );
     }
 
     #[test]
