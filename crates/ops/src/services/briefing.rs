@@ -263,11 +263,8 @@ pub fn lines(ctx: &Ctx, server_line: Option<&str>) -> Result<Vec<Line>> {
                 }
                 // The files the Next Action names that changed since (issue 43): trimmed with the
                 // optional lines; a record that cites nothing costs nothing.
-                if !m.citations.is_empty() {
-                    let checked = crate::services::citations::check(ctx, m);
-                    if let Some(line) = crate::services::citations::check_first(&na, &checked, "handover") {
-                        out.push(optional(line));
-                    }
+                if let Some(line) = crate::services::citations::check_first(ctx, m, &na, "handover") {
+                    out.push(optional(line));
                 }
             }
         }

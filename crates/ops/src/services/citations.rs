@@ -81,7 +81,13 @@ impl Checked {
 /// Each citation of `meta` with its label, in the record's order (none for a record written
 /// before citations).
 pub fn check(ctx: &Ctx, meta: &RecordMeta) -> Vec<Checked> {
-    let cited: Vec<Citation> = meta.citations.iter().filter_map(|f| Citation::parse(f)).collect();
+    check_where(ctx, meta, |_| true)
+}
+
+/// [`check`] of the citations whose path `keep` accepts: the others are not looked up.
+fn check_where(ctx: &Ctx, meta: &RecordMeta, keep: impl Fn(&str) -> bool) -> Vec<Checked> {
+    let cited: Vec<Citation> =
+        meta.citations.iter().filter_map(|f| Citation::parse(f)).filter(|c| keep(&c.path)).collect();
     if cited.is_empty() {
         return Vec::new();
     }
@@ -131,13 +137,17 @@ fn label(
     out
 }
 
-/// The "check first" words for the files a Next Action names that changed since its record:
-/// `None` when every one is unchanged (unchanged citations cost no words).
-pub fn check_first(next_action: &str, checked: &[Checked], kind: &str) -> Option<String> {
+/// The "check first" words for the files `next_action` names that changed since its record
+/// `meta`: `None` when every one is unchanged (unchanged citations cost no words). Only the
+/// citations it names are looked up (the start hook's path).
+pub fn check_first(ctx: &Ctx, meta: &RecordMeta, next_action: &str, kind: &str) -> Option<String> {
     let named = named_paths(next_action);
-    let moved: Vec<String> = checked
+    if named.is_empty() || meta.citations.is_empty() {
+        return None;
+    }
+    let moved: Vec<String> = check_where(ctx, meta, |p| named.iter().any(|n| n == p))
         .iter()
-        .filter(|c| named.contains(&c.path) && !matches!(c.label.as_str(), "unchanged" | "absent"))
+        .filter(|c| !matches!(c.label.as_str(), "unchanged" | "absent"))
         .map(|c| c.describe(kind))
         .collect();
     (!moved.is_empty()).then(|| format!("check first: {}", moved.join("; ")))
