@@ -5,6 +5,7 @@ use crate::common::TestEnv;
 #[test]
 fn decision_add_list_show_and_supersedes() {
     let env = TestEnv::new();
+    let _snap = env.snapshots();
     let r = env.ready_repo("r");
     assert_eq!(r.mj(&["decision", "list"]).ok().stdout, "(none)\n");
     let out = r
@@ -19,24 +20,87 @@ fn decision_add_list_show_and_supersedes() {
         ])
         .ok();
     assert_eq!(out.stdout, "recorded: Use the ledger tiebreak\n");
-    let log = r.read(".ai/local/state/decisions.md");
-    assert!(log.starts_with("# Decisions"), "seeded from the template");
-    assert!(log.contains(&format!("\n## 2026-09-03 — Use the ledger tiebreak\nTask: none\nHead: {}\nWhy: created_at has seconds only\nRejected: names\nEvidence: -\nSupersedes: -\n", r.head())), "{log}");
+    insta::assert_snapshot!(r.read(".ai/local/state/decisions.md"), @r#"
+    # Decisions
+
+    Append-only: `git majordomus decision add "<title>" --why "<why>"` adds an entry; entries are
+    never edited. A later decision names the one it replaces with `--supersedes`.
+
+    <!--
+    ## 2026-09-03 — Use the ledger position as the same-second tiebreak
+    Task: t-[ID]
+    Head: [HEX]
+    Why: created_at has one-second precision; the ledger is written in command order
+    Rejected: file-name order (random suffixes)
+    Evidence: -
+    Supersedes: -
+    -->
+
+    ## 2026-09-03 — Use the ledger tiebreak
+    Task: none
+    Head: [HEX]
+    Why: created_at has seconds only
+    Rejected: names
+    Evidence: -
+    Supersedes: -
+    "#);
     let ev = r.ledger().pop().unwrap();
     assert_eq!(ev["event"], "decision.recorded");
     assert_eq!(ev["task_id"], "none");
     let id = r.start("t");
     r.mj(&["decision", "add", "Use the ledger order", "--why", "x", "--supersedes", "tiebreak"]).ok();
-    assert!(r.read(".ai/local/state/decisions.md").contains("Supersedes: Use the ledger tiebreak\n"));
-    let list = r.mj(&["decision", "list"]).ok().stdout;
-    let lines: Vec<&str> = list.lines().collect();
-    assert_eq!(lines.len(), 2);
-    assert!(lines[0].starts_with(&format!("2026-09-03  {id:<24} Use the ledger order")), "{list}");
-    assert!(lines[1].contains("(superseded by: Use the ledger order)"), "{list}");
+    insta::assert_snapshot!(r.read(".ai/local/state/decisions.md"), @r#"
+    # Decisions
+
+    Append-only: `git majordomus decision add "<title>" --why "<why>"` adds an entry; entries are
+    never edited. A later decision names the one it replaces with `--supersedes`.
+
+    <!--
+    ## 2026-09-03 — Use the ledger position as the same-second tiebreak
+    Task: t-[ID]
+    Head: [HEX]
+    Why: created_at has one-second precision; the ledger is written in command order
+    Rejected: file-name order (random suffixes)
+    Evidence: -
+    Supersedes: -
+    -->
+
+    ## 2026-09-03 — Use the ledger tiebreak
+    Task: none
+    Head: [HEX]
+    Why: created_at has seconds only
+    Rejected: names
+    Evidence: -
+    Supersedes: -
+
+    ## 2026-09-03 — Use the ledger order
+    Task: t-[ID]
+    Head: [HEX]
+    Why: x
+    Rejected: -
+    Evidence: -
+    Supersedes: Use the ledger tiebreak
+    "#);
+    insta::assert_snapshot!(r.mj(&["decision", "list"]).shown(), @"
+    2026-09-03  t-[ID]    Use the ledger order
+    2026-09-03  none                     Use the ledger tiebreak  (superseded by: Use the ledger order)
+    --- stderr
+    --- exit 0
+    ");
     assert_eq!(r.mj(&["decision", "list", "--task", &id]).ok().stdout.lines().count(), 1);
     assert_eq!(r.mj(&["decision", "list", "--limit", "1"]).ok().stdout.lines().count(), 1);
-    let show = r.mj(&["decision", "show", "tiebreak"]).ok().stdout;
-    assert!(show.contains("Superseded by: Use the ledger order"), "{show}");
+    insta::assert_snapshot!(r.mj(&["decision", "show", "tiebreak"]).shown(), @"
+    ## 2026-09-03 — Use the ledger tiebreak
+    Task: none
+    Head: [HEX]
+    Why: created_at has seconds only
+    Rejected: names
+    Evidence: -
+    Supersedes: -
+    Superseded by: Use the ledger order
+    --- stderr
+    --- exit 0
+    ");
     r.mj(&["decision", "show", "nothing like it"]).code(12);
     // supersedes matching 0 or >1 titles → 2
     r.mj(&["decision", "add", "z", "--why", "w", "--supersedes", "nope"]).code(2);

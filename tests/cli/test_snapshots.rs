@@ -5,35 +5,16 @@
 
 use crate::common::{Output, Repo, TestEnv, HANDOVER};
 
-/// Stdout, then stderr and the exit code, as one reviewable text.
-fn shown(out: &Output) -> String {
-    format!("{}--- stderr\n{}--- exit {}\n", out.stdout, out.stderr, out.code)
-}
-
-/// Runs `assert_snapshot!` with the environment-dependent parts filtered.
+/// `assert_snapshot!` of a named file snapshot under the test's filters (`common::snap`).
 macro_rules! snap {
     ($env:expr, $name:expr, $text:expr) => {{
-        let root = $env.path().display().to_string();
-        let mut settings = insta::Settings::clone_current();
-        settings.set_snapshot_path("snapshots");
-        settings.set_prepend_module_to_snapshot(false);
-        settings.add_filter(&regex_escape(&root), "[TMP]");
-        settings.add_filter(r"\b([ts])-[0-9a-z]+-[0-9a-f]{4}\b", "$1-[ID]");
-        settings.add_filter(r"RW[A-Za-z0-9+/]{40,}={0,2}", "[PUBLIC KEY]");
-        settings.add_filter(r"\b[0-9a-f]{7,64}\b", "[HEX]");
-        settings.add_filter(r"git-majordomus/\d+\.\d+\.\d+", "git-majordomus/[VERSION]");
-        settings.bind(|| insta::assert_snapshot!($name, $text));
+        let _snap = $env.snapshots();
+        insta::assert_snapshot!($name, $text);
     }};
 }
 
-fn regex_escape(s: &str) -> String {
-    s.chars().fold(String::new(), |mut o, c| {
-        if "\\.+*?()|[]{}^$".contains(c) {
-            o.push('\\');
-        }
-        o.push(c);
-        o
-    })
+fn shown(out: &Output) -> String {
+    out.shown()
 }
 
 /// A checkout with a task, a checkpoint, a decision, an open question and a handover.

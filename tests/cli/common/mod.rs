@@ -7,6 +7,7 @@ pub mod json;
 pub mod machine;
 pub mod remotes;
 pub mod serve;
+pub mod snap;
 pub mod store;
 
 use std::cell::Cell;
