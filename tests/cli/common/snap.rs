@@ -46,7 +46,6 @@ pub fn settings(env: &TestEnv) -> insta::Settings {
 
 impl TestEnv {
     /// Binds this test's snapshot filters until the guard drops (see the module header).
-    #[must_use]
     pub fn snapshots(&self) -> insta::internals::SettingsBindDropGuard {
         settings(self).bind_to_scope()
     }
