@@ -2,11 +2,11 @@
 //! a record its id, blob, line, parent, signer, repository, device, published time (as an integer
 //! too), branch, head, task title, issue and objective line, never bodies; for any other file its
 //! machine-independent verdict — and its compact on-disk form (byte by byte: [`View`]'s file
-//! format), keyed by the store tip and a rules hash. The caller says where the file is and where
+//! format), keyed by the store tip and the rules version. The caller says where the file is and where
 //! a new one goes (`services::continuity::loaded`); a view reads its own file in place (the rows, and
 //! a variable part when it is shown).
 //!
-//! Owns: [`Summary`], [`View`] (the file read in place) and its streamed update, [`rules_hash`].
+//! Owns: [`Summary`], [`View`] (the file read in place) and its streamed update, [`RULES`].
 //! Must not touch: git, trust (standing is judged per signer on every read, by the caller).
 
 use crate::admission::{Code, Severity};
@@ -29,47 +29,12 @@ use crate::text::first_line;
 /// The format line every read-model file starts with; another format is ignored.
 pub const FORMAT: &str = "majordomus-readmodel/5";
 
-/// Every source file whose code decides a value the read model caches — a verdict (shape,
-/// bounds, id, signature, portability, path), a summary field (objective, published time, the
-/// codes' text) or the file format — and the lock file that pins the crates doing the same
-/// (the signature check's curve arithmetic, the JSON parser). Paths are under `src/`; a test
-/// checks that every module these files use is here or named, with its reason, as deciding
-/// nothing cached.
-const RULE_SOURCES: &[(&str, &str)] = &[
-    ("crates/continuity/src/admission.rs", include_str!("admission.rs")),
-    ("crates/continuity/src/portability.rs", include_str!("portability.rs")),
-    ("crates/continuity/src/record.rs", include_str!("record.rs")),
-    ("crates/continuity/src/readmodel.rs", include_str!("readmodel.rs")),
-    ("crates/continuity/src/signing.rs", include_str!("signing.rs")),
-    ("crates/continuity/src/lineage.rs", include_str!("lineage.rs")),
-    ("crates/continuity/src/view.rs", include_str!("view.rs")),
-    ("crates/git/src/store.rs", include_str!("../../git/src/store.rs")),
-    ("crates/core/src/model/vocabulary.rs", include_str!("../../core/src/model/vocabulary.rs")),
-    ("crates/core/src/model/labels.rs", include_str!("../../core/src/model/labels.rs")),
-    ("crates/core/src/model/record.rs", include_str!("../../core/src/model/record.rs")),
-    ("crates/core/src/model/markdown.rs", include_str!("../../core/src/model/markdown.rs")),
-    ("crates/core/src/model/citations.rs", include_str!("../../core/src/model/citations.rs")),
-    ("crates/core/src/clock.rs", include_str!("../../core/src/clock.rs")),
-    ("crates/core/src/text.rs", include_str!("../../core/src/text.rs")),
-    ("crates/core/src/hex.rs", include_str!("../../core/src/hex.rs")),
-    ("crates/core/src/oid.rs", include_str!("../../core/src/oid.rs")),
-    ("Cargo.lock", include_str!("../../../Cargo.lock")),
-];
-
-/// The hash of the rules a cache was written under: this executable's version, the format and
-/// every file of [`RULE_SOURCES`]. A cache written under another hash is ignored (and rebuilt),
-/// so a change of any code that decides a cached value re-admits every blob.
-pub fn rules_hash() -> String {
-    let mut h = blake3::Hasher::new();
-    h.update(FORMAT.as_bytes());
-    h.update(env!("CARGO_PKG_VERSION").as_bytes());
-    for (path, text) in RULE_SOURCES {
-        h.update(path.as_bytes());
-        h.update(&(text.len() as u64).to_le_bytes());
-        h.update(text.as_bytes());
-    }
-    h.finalize().to_hex()[..32].to_string()
-}
+/// The version of the rules a cached value was decided under: every verdict (shape, bounds, id,
+/// signature, portability, path), every summary field (objective, published time, the codes'
+/// text) and the file format. A file written under other rules is ignored and rebuilt, so bump
+/// it with any change of the code that decides such a value: `tests/rules.rs` hashes that code
+/// (and the crates it runs) and fails until the version recorded in `rules.lock` is this one.
+pub const RULES: &str = "rules/1";
 
 /// What the read model keeps of one admitted-in-shape record (its intrinsic checks passed).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -485,7 +450,7 @@ const ELSEWHERE: u32 = u32::MAX - 1;
 /// high bit set on every byte but the last; `str` is a varint length then that many bytes of
 /// UTF-8):
 /// ```text
-/// "majordomus-readmodel/5 <rules hash> <store tip, 40 hex>\n"      FORMAT, rules_hash()
+/// "majordomus-readmodel/5 <rules> <store tip, 40 hex>\n"          FORMAT, RULES
 /// 3 string tables, in this order: signer keys (64 hex), repository identities,
 /// devices ("<node>\n<label>"), each:
 ///   varint: count
@@ -526,7 +491,7 @@ const ELSEWHERE: u32 = u32::MAX - 1;
 /// Rows are fixed-size and sorted by id, so a row is found by binary search and read in place
 /// ([`RowRef`], offsets in `mod field`): a warm read allocates nothing per record and builds the
 /// lineage from the rows alone, with no lookup and without touching the variable parts. A
-/// file of another format line or rules hash is ignored; one whose checksums fail is damage.
+/// file of another format line or rules version is ignored; one whose checksums fail is damage.
 #[derive(Debug, Clone)]
 pub struct View {
     /// The file's bytes from its start: through the rows and the heap's length when read from a
@@ -2183,98 +2148,5 @@ mod tests {
                 );
             }
         }
-    }
-
-    #[test]
-    fn rules_hash_is_stable_within_a_build() {
-        assert_eq!(rules_hash(), rules_hash());
-        assert_eq!(rules_hash().len(), 32);
-    }
-
-    /// The modules the rule sources use that decide nothing the read model caches, and why.
-    const DECIDE_NOTHING_CACHED: &[(&str, &str)] = &[
-        ("crates/continuity/src/mesh.rs", "trust and standing are judged on every read, never cached"),
-        ("crates/core/src/error.rs", "the error type of local failures: no verdict"),
-        ("crates/store/src/atomic.rs", "writes files (the device key): no verdict"),
-        ("crates/git/src/binary.rs", "runs the git binary for remotes: no stored blob is read through it"),
-    ];
-
-    /// The production code of a source: before its test module, without comment lines.
-    fn production(text: &str) -> String {
-        let code = text.find("\n#[cfg(test)]\nmod tests").map_or(text, |at| &text[..at]);
-        code.lines().filter(|l| !l.trim_start().starts_with("//")).collect::<Vec<_>>().join("\n")
-    }
-
-    #[test]
-    fn the_rules_hash_covers_every_module_its_sources_use() {
-        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
-        let listed: HashSet<&str> = RULE_SOURCES.iter().map(|(p, _)| *p).collect();
-        let exempt: HashSet<&str> = DECIDE_NOTHING_CACHED.iter().map(|(p, _)| *p).collect();
-        // The module names a crate's root gives the crates below it (`use majordomus_git as git`).
-        let below = |first: &str| match first {
-            "git" => Some("crates/git/src"),
-            "store" => Some("crates/store/src"),
-            "model" | "clock" | "error" | "format" | "assets" => Some("crates/core/src"),
-            _ => None,
-        };
-        let mut missing = Vec::new();
-        for (path, text) in RULE_SOURCES.iter().filter(|(p, _)| p.ends_with(".rs")) {
-            // The text hashed is the file as it is now.
-            assert_eq!(std::fs::read_to_string(root.join(path)).unwrap(), *text, "{path}");
-            let (src, inner) = path.split_once("/src/").map(|(c, r)| (format!("{c}/src"), r)).unwrap();
-            let dir = std::path::Path::new(inner).parent().unwrap().to_str().unwrap();
-            let code = production(text);
-            for (prefix, base) in [("crate::", ""), ("super::", dir)] {
-                for (at, _) in code.match_indices(prefix) {
-                    let rest = &code[at + prefix.len()..];
-                    let mut segments: Vec<&str> = rest
-                        .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == ':'))
-                        .next()
-                        .unwrap_or_default()
-                        .split("::")
-                        .take_while(|s| !s.is_empty() && s.chars().all(|c| c.is_ascii_lowercase() || c == '_'))
-                        .collect();
-                    // `crate::git::x` in a crate that names git below it: git's own `x`.
-                    let mut crate_src = src.clone();
-                    if prefix == "crate::" && !segments.is_empty() {
-                        if let Some(other) = below(segments[0]).filter(|o| *o != src) {
-                            crate_src = other.to_string();
-                            if matches!(segments[0], "git" | "store") {
-                                segments.remove(0);
-                            }
-                        }
-                    }
-                    // The longest prefix of the path that is a file: `a/b.rs` or `a/b/mod.rs`.
-                    let file = (1..=segments.len()).rev().find_map(|n| {
-                        let stem = [crate_src.as_str(), base]
-                            .into_iter()
-                            .chain(segments[..n].iter().copied())
-                            .filter(|s| !s.is_empty())
-                            .collect::<Vec<_>>()
-                            .join("/");
-                        [format!("{stem}.rs"), format!("{stem}/mod.rs")].into_iter().find(|f| root.join(f).is_file())
-                    });
-                    let Some(file) = file else { continue };
-                    if !listed.contains(file.as_str()) && !exempt.contains(file.as_str()) && !missing.contains(&file) {
-                        missing.push(file);
-                    }
-                }
-            }
-        }
-        assert!(missing.is_empty(), "used by the rules but not in RULE_SOURCES nor DECIDE_NOTHING_CACHED: {missing:?}");
-        // A change of any source changes the hash.
-        let hash_with = |edit: usize| {
-            let mut h = blake3::Hasher::new();
-            for (i, (path, text)) in RULE_SOURCES.iter().enumerate() {
-                h.update(path.as_bytes());
-                h.update(text.as_bytes());
-                if i == edit {
-                    h.update(b" ");
-                }
-            }
-            h.finalize()
-        };
-        let all: HashSet<_> = (0..=RULE_SOURCES.len()).map(hash_with).collect();
-        assert_eq!(all.len(), RULE_SOURCES.len() + 1);
     }
 }

@@ -1,7 +1,7 @@
 //! Reading a store through the read model (docs/REFERENCE.md#read-model): every file of a ref's tree, admitted
 //! once. What admission concludes whoever reads a file (shape, id, signature, portability) is kept
 //! per file in the read model (`readmodel`), a compact binary file per ref under the git common
-//! dir (`<common-dir>/majordomus/readmodel/<ref>.bin`), keyed by the store tip and the rules hash.
+//! dir (`<common-dir>/majordomus/readmodel/<ref>.bin`), keyed by the store tip and the rules version.
 //! A read compares the ref's tip with the cached one: equal → no tree is read; else the tree
 //! difference between the two tips is walked (only changed shards) and only added blobs are
 //! admitted; no usable cache (absent, other rules, damaged, old tip pruned) → the whole tree is
@@ -19,7 +19,7 @@ use crate::continuity::admission::{
 use crate::continuity::lineage::{Lineage, RawId};
 use crate::continuity::mesh::{Mesh, Trust};
 use crate::continuity::plan::{Candidate, RefusedFile};
-use crate::continuity::readmodel::{lineage_over, rules_hash, Entry, Fresh, OtherKind, Summary, View};
+use crate::continuity::readmodel::{lineage_over, Entry, Fresh, OtherKind, Summary, View};
 use crate::continuity::record::{read_record, store_path, Record};
 use crate::continuity::signing::{self, DeviceKey};
 use crate::ctx::Ctx;
@@ -378,12 +378,12 @@ fn entry_of(e: &StoreEntry, blob: Blob<'_>) -> Entry {
 /// time, the local store's) brought up to date from the tree difference; else built cold.
 fn view_at(ctx: &Ctx, reference: &str, tip: &str) -> Result<View> {
     let git_err = |e: crate::git::Error| Error::io(format!("continuity store {reference}: {e}"));
-    let rules = rules_hash();
-    let own = read_cache(ctx, reference, &rules);
+    let rules = crate::continuity::readmodel::RULES;
+    let own = read_cache(ctx, reference, rules);
     let own_exists = own.is_some();
     let base = own.or_else(|| {
         (reference != crate::services::continuity::REF)
-            .then(|| read_cache(ctx, crate::services::continuity::REF, &rules))
+            .then(|| read_cache(ctx, crate::services::continuity::REF, rules))
             .flatten()
     });
     if let Some(v) = &base {
@@ -402,7 +402,7 @@ fn view_at(ctx: &Ctx, reference: &str, tip: &str) -> Result<View> {
             let replaced: Vec<_> = changes.added.iter().map(|e| e.path()).collect();
             let mut gone: Vec<&str> = changes.removed.iter().map(String::as_str).collect();
             gone.extend(replaced.iter().map(|p| &**p));
-            admit_into(ctx, reference, base, tip, gone, &changes.added, &rules)?
+            admit_into(ctx, reference, base, tip, gone, &changes.added, rules)?
         }
         // No cache, or its tip is gone (pruned after a forced update): admit the whole tree,
         // each entry folded into its compact form as soon as it is ready.
@@ -414,7 +414,7 @@ fn view_at(ctx: &Ctx, reference: &str, tip: &str) -> Result<View> {
                     Ok::<(), crate::git::Error>(())
                 })
                 .map_err(git_err)?;
-            merged(ctx, reference, None, tip, &[], fresh, &rules)?
+            merged(ctx, reference, None, tip, &[], fresh, rules)?
         }
     };
     Ok(view)
