@@ -86,6 +86,13 @@ pub struct TaskIntent {
     pub outcome: Option<String>,
 }
 
+/// The instant a record says it was published: `YYYY-MM-DDTHH:MM:SSZ`, else any RFC 3339 form.
+pub fn published_at(r: &Record) -> Option<chrono::DateTime<chrono::Utc>> {
+    crate::clock::parse_stamp(&r.published_at).or_else(|| {
+        chrono::DateTime::parse_from_rfc3339(r.published_at.trim()).ok().map(|t| t.with_timezone(&chrono::Utc))
+    })
+}
+
 /// A carried decision.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]

@@ -4,11 +4,11 @@
 use chrono::{DateTime, Utc};
 use serde::Serialize;
 
-use crate::clock::parse_stamp;
 use crate::mesh::Trust;
 use crate::model::labels::Landed;
 use crate::model::record::section_text;
 use crate::readmodel::Summary;
+pub use crate::record::published_at;
 use crate::record::{Device, Record};
 
 /// One record as shown (docs/REFERENCE.md#sync). In JSON `id`, `line` and `parent` are full 64-hex ids.
@@ -137,12 +137,6 @@ pub fn key_id(node: &str) -> String {
     bytes.iter().rev().map(|b| format!("{b:02X}")).collect()
 }
 
-/// The instant a record says it was published: `YYYY-MM-DDTHH:MM:SSZ`, else any RFC 3339 form.
-pub fn published_at(r: &Record) -> Option<DateTime<Utc>> {
-    parse_stamp(&r.published_at)
-        .or_else(|| DateTime::parse_from_rfc3339(r.published_at.trim()).ok().map(|t| t.with_timezone(&Utc)))
-}
-
 /// Whole minutes from `published_at` to `now`; `None` when unreadable or in the future.
 pub fn age_minutes(r: &Record, now: DateTime<Utc>) -> Option<i64> {
     minutes_since(published_at(r)?, now)
@@ -208,7 +202,7 @@ mod tests {
     }
 
     fn at(s: &str) -> DateTime<Utc> {
-        parse_stamp(s).unwrap()
+        crate::clock::parse_stamp(s).unwrap()
     }
 
     #[test]

@@ -13,8 +13,7 @@ use crate::keep::{mirror, Op};
 /// How many fresh names a new record gets before the write gives up (exit 13).
 const NAME_TRIES: usize = 10;
 
-/// The name prefix of a write's staging file (never read as a record).
-pub const STAGING_PREFIX: &str = ".tmp.";
+pub use crate::STAGING_PREFIX;
 
 fn temp_in(dir: &Path, mode: u32) -> Result<tempfile::NamedTempFile> {
     tempfile::Builder::new()

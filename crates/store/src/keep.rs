@@ -23,7 +23,7 @@ use std::io::{ErrorKind, Write};
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
-use crate::atomic::STAGING_PREFIX;
+use crate::STAGING_PREFIX;
 
 /// Where the copies live, under the common git directory.
 pub const DIR: &str = "majordomus/worktrees";

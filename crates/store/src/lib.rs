@@ -26,6 +26,9 @@ pub mod sessions;
 
 pub use layout::Layout;
 
+/// The name prefix of a write's staging file (never read as a record, never kept).
+pub const STAGING_PREFIX: &str = ".tmp.";
+
 use std::path::{Path, PathBuf};
 
 /// Errors of the store: which file or directory failed, with the cause kept as the source.

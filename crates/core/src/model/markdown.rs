@@ -11,6 +11,11 @@ use std::ops::Range;
 
 use pulldown_cmark::{Event, HeadingLevel, Options, Parser, Tag, TagEnd};
 
+/// The provenance line that ends every body the tool composes (docs/REFERENCE.md#origin). In a handover it
+/// follows a final thematic break, and the two are the record's footer, part of no section
+/// (docs/REFERENCE.md#origin).
+pub const PROVENANCE: &str = "Derived by git-majordomus from its records and git; no model wrote it.";
+
 /// One level-one section of a body.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Section {
@@ -86,7 +91,7 @@ fn footer_of(body: &str) -> Option<Range<usize>> {
 /// when nothing but the provenance line follows it.
 fn footer(body: &str, last_rule: Option<Range<usize>>) -> Option<Range<usize>> {
     let rule = last_rule?;
-    (body[rule.end..].trim() == super::record::PROVENANCE).then_some(rule.start..body.len())
+    (body[rule.end..].trim() == PROVENANCE).then_some(rule.start..body.len())
 }
 
 /// Whether a heading's source is ATX (`#` then a blank or the line's end), not setext.
@@ -135,7 +140,7 @@ mod tests {
     /// A composed body's final thematic break and provenance line belong to no section.
     #[test]
     fn the_provenance_footer_is_part_of_no_section() {
-        let p = super::super::record::PROVENANCE;
+        let p = super::PROVENANCE;
         let body = format!("# Objective\no\n\n# Next Action\nrun it\n\n---\n{p}\n");
         let s = sections(&body);
         assert_eq!(&body[s[1].content.clone()], "run it\n\n");

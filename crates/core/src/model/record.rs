@@ -24,10 +24,7 @@ pub const IDENTITY_KEYS: &[&str] = &[
     "continuity_key_id:",
 ];
 
-/// The provenance line that ends every body the tool composes (docs/REFERENCE.md#origin). In a handover it
-/// follows a final thematic break, and the two are the record's footer, part of no section
-/// (docs/REFERENCE.md#origin).
-pub const PROVENANCE: &str = "Derived by git-majordomus from its records and git; no model wrote it.";
+pub use super::markdown::PROVENANCE;
 
 /// A path list bounded as front matter keeps it (docs/REFERENCE.md#front-matter): the first `max` items and how
 /// many there were in all (the record's `changed_total`).
