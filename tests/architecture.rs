@@ -294,7 +294,7 @@ fn print_macros_only_in_ui() {
     }]));
 }
 
-/// Text leaves the process only through `Ui`, which escapes it (§A.28): nothing else takes a
+/// Text leaves the process only through `Ui`, which escapes it (docs/SECURITY.md): nothing else takes a
 /// handle on stdout or stderr, lets clap print for itself, or lets a child inherit them. Two
 /// streams are not text: MCP's JSON-RPC on stdout (JSON keeps its own escaping), and the output
 /// of `finish`'s verify command, the user's own command, which goes to stderr as it ran.
@@ -508,7 +508,7 @@ fn use_tree_roots(text: &str, open: usize) -> Vec<(usize, String)> {
 fn allowed_imports() -> BTreeMap<&'static str, &'static [&'static str]> {
     BTreeMap::from([
         ("cli", &["ctx", "error", "model", "ops", "render", "store", "surface", "ui", "clock", "assets"][..]),
-        // MCP and HTTP reach the store, git and continuity only through ops (STYLE.md); like
+        // MCP and HTTP reach the store, git and continuity only through ops; like
         // cli they pass the context document's layout (`render::context::Text`) to ops (D40).
         ("surface", &["ctx", "error", "model", "ops", "render", "clock", "assets", "text"][..]),
         // Renderers see only reports (and the plain entries they carry): never git or ctx.

@@ -18,8 +18,7 @@ fn property(s: &str) -> String {
 /// One workflow command per refused, too-new or untrusted record (`::error title=…::…`, no line
 /// end): its property and message escaped as GitHub's syntax asks, so that it stays one line.
 /// The caller writes them with `Ui::workflow_command`, then the text rendering, under the `Ui`
-/// guard that keeps any other line from beginning a workflow command (docs/SYNC.md#the-ci-step,
-/// §A.28).
+/// guard that keeps any other line from beginning a workflow command (docs/SYNC.md#the-ci-step).
 pub fn commands(r: &VerifyReport) -> Vec<String> {
     r.problems.iter().map(annotation).collect()
 }

@@ -910,7 +910,7 @@ mod tests {
             "{}",
             dangling.message
         );
-        // A parent the store holds but refused is named as refused (TRIAL "A week" #3).
+        // A parent the store holds but refused is named as refused, not as one a sync may fetch.
         let gone = store_path(&rid("gone"));
         let f = g.findings(&|p| (p == gone).then_some(Code::RevokedKey));
         let dangling = f.iter().find(|f| f.code == Code::DanglingParent).unwrap();

@@ -260,7 +260,7 @@ mod tests {
     }
 
     /// An untrusted or revoked record is shown by id, device label, key id and verdict: none of
-    /// its text (issue 39, §A.28 "Untrusted is not quoted").
+    /// its text (issue 39, docs/REFERENCE.md#plans).
     #[test]
     fn untrusted_and_revoked_records_are_withheld() {
         let now = at("2026-09-03T21:00:00Z");

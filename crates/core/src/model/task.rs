@@ -71,7 +71,7 @@ impl Task {
     }
 }
 
-/// The longest task title `start` takes, in characters (TRIAL #20: a title is one line that
+/// The longest task title `start` takes, in characters (a title is one line that
 /// the briefing, `context` and every conflict message repeat; DECISIONS D34).
 pub const TITLE_CAP: usize = 200;
 

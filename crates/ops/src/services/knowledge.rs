@@ -39,7 +39,7 @@ pub(crate) fn curated_dir(ctx: &Ctx) -> PathBuf {
     ctx.layout.repo().join("knowledge/curated")
 }
 
-/// The longest knowledge id (SPEC §A.28): a candidate's id is printed in every briefing.
+/// The longest knowledge id (docs/REFERENCE.md#knowledge): a candidate's id is printed in every briefing.
 pub const MAX_ID: usize = 64;
 
 pub(crate) fn valid_id(id: &str) -> bool {
@@ -50,7 +50,7 @@ pub(crate) fn valid_id(id: &str) -> bool {
 }
 
 /// The first credential shape (the publish scan's, without machine paths) in `text`: what
-/// tracked `.ai/repo/` must never receive (SPEC §A.28).
+/// tracked `.ai/repo/` must never receive (docs/SECURITY.md).
 pub fn credential_in(text: &str) -> Option<&'static str> {
     crate::continuity::portability::credential_shapes_in(text).first().copied()
 }

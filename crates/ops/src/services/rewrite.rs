@@ -131,7 +131,7 @@ pub fn landed(ctx: &Ctx, x: Option<&str>) -> Option<Landed> {
 }
 
 /// Where the work of task `t`, of another branch than this checkout's, landed on this branch
-/// (SPEC §A.28 "A landed task"), and the commits that carry it.
+/// (docs/REFERENCE.md#rewrites), and the commits that carry it.
 #[derive(Debug, Clone)]
 pub struct TaskLanded {
     /// `landed in main: its branch's tip 1a2b3c4 is in this history (a merge)`, or
