@@ -683,6 +683,18 @@ fn every_module_starts_with_a_module_doc() {
     assert_clean(bad);
 }
 
+/// Each header says what its module must not touch, in the words ARCHITECTURE.md's tables use
+/// ("Must not touch: …"), so that a reader of one file knows its boundary without the map.
+#[test]
+fn every_module_header_says_what_it_must_not_touch() {
+    let bad: Vec<String> = sources()
+        .iter()
+        .filter(|s| !s.lines.iter().take_while(|l| l.starts_with("//!")).any(|l| l.contains("Must not touch")))
+        .map(|s| format!("{}: the //! header does not say \"Must not touch: …\"", s.rel))
+        .collect();
+    assert_clean(bad);
+}
+
 #[test]
 fn architecture_md_maps_every_top_level_module() {
     let doc = architecture_md();

@@ -1,4 +1,6 @@
 //! `git majordomus continuity <sub>`: cross-machine continuity (docs/REFERENCE.md#continuity-commands).
+//! Must not touch: git, record files, the store (`ops::commands::continuity`,
+//! `ops::queries::continuity`), the terminal except through `Ui`.
 
 use std::path::PathBuf;
 

@@ -1,6 +1,7 @@
 //! GitHub Actions workflow annotations (`::error title=…::…`) for `continuity verify --format
 //! github` (docs/SYNC.md#the-ci-step): one per refused, too-new or untrusted record, printed before the
 //! ordinary summary. Diagnostics never carry a secret, so neither do the annotations.
+//! Must not touch: git, files, the terminal (`ui` prints it); it decides nothing.
 
 use crate::continuity::admission::{Diagnostic, Severity};
 use crate::ops::commands::continuity::device::VerifyReport;

@@ -1,5 +1,7 @@
 //! Admission (docs/REFERENCE.md#admission): which files of a store are records this machine accepts, cheapest
 //! check first. Pure: the caller reads the blobs and passes their bytes.
+//! Must not touch: the store's objects (the caller reads the blobs), trust decisions of the plan,
+//! stdout.
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;

@@ -1,4 +1,5 @@
 //! Lineage (docs/REFERENCE.md#lineage): the graph of admitted records through their `parent` links.
+//! Must not touch: git, files, the clock.
 //!
 //! Pure: built from the records' ids, `line` and `parent` fields. Order is lineage, never clocks:
 //! a child dated before its parent is still `newer`.

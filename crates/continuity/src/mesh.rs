@@ -1,4 +1,6 @@
 //! The mesh declaration and trust (docs/REFERENCE.md#mesh): which signers this repository trusts.
+//! Must not touch: files (the caller reads the declaration and writes it through `store::atomic`),
+//! git, stdout.
 
 use std::collections::BTreeMap;
 

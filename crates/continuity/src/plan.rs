@@ -1,4 +1,5 @@
 //! The resume plan (docs/REFERENCE.md#plans) as a pure function, and the resumable offers (docs/REFERENCE.md#sync).
+//! Must not touch: files, git, the clock, the store (a plan writes nothing and runs nothing).
 //!
 //! Nothing here reads files, git or the clock: the caller passes the admitted records with their
 //! trust, the lineage, the refused files, the offers, this checkout's position and `now`, and

@@ -1,6 +1,7 @@
 //! The continuity record (docs/REFERENCE.md#continuity-record): its fields, canonical form, id, the one
 //! strict reader of its stored bytes (`read_stored`), its bounds and the text grammar of its
 //! fields (`grammar`).
+//! Must not touch: signing keys and trust (`signing`, `mesh`), files, git.
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;

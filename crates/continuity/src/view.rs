@@ -1,5 +1,6 @@
 //! RecordView (docs/REFERENCE.md#sync): how one admitted record is shown by `status`, `records`, `plan`,
 //! `publish` and `sync`. Pure: the trust, the device test and `now` are passed in.
+//! Must not touch: stdout, files, git, the clock (`now` is passed in).
 
 use chrono::{DateTime, Utc};
 use serde::Serialize;

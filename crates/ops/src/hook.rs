@@ -1,5 +1,6 @@
 //! Provider hooks (docs/REFERENCE.md#hook-events): `hook <provider> start|compact|end` with the provider's payload
 //! on stdin. A receipt first, then the lifecycle step; never fails the provider.
+//! Must not touch: the health rules; the provider (it never fails it: every event exits 0).
 
 use std::path::Path;
 

@@ -1,5 +1,6 @@
 //! Writes that cannot be half-done: new files by temp + hard link, replacements (and moves) by rename,
 //! read-modify-write under a lock file, and the guard against writing through symlinks.
+//! Must not touch: record semantics, gix, the network, stdout.
 
 use std::fs::{self, File, OpenOptions};
 use std::io::{ErrorKind, Write};

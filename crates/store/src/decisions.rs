@@ -1,4 +1,5 @@
 //! The decision log `decisions.md` (docs/REFERENCE.md#decisions): entries appended, never edited.
+//! Must not touch: git, an entry already written, stdout.
 
 /// One entry of the log; its JSON (`decision list --json`) names each field as here.
 #[derive(Debug, Clone, PartialEq, Eq, Default, serde::Serialize)]

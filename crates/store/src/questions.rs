@@ -1,4 +1,5 @@
 //! The open-question store `open-questions.md` (docs/REFERENCE.md#questions): two valid entry shapes.
+//! Must not touch: git, any line but the one resolved, stdout.
 
 use super::decisions::{is_control, one_line, strip_comments};
 

@@ -1,4 +1,5 @@
 //! Findings: the lines check, watch, doctor and history --validate report (docs/REFERENCE.md#findings).
+//! Must not touch: files, git, the terminal (the CLI prints findings; `ops::health` makes them).
 
 use serde::Serialize;
 

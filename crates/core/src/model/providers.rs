@@ -1,4 +1,6 @@
 //! The providers whose agent hooks drive episodes (docs/HOOKS.md): a small registry.
+//! Must not touch: files (`hooks install` writes the settings), stdout, the lifecycle steps
+//! (`ops::hook`).
 
 use crate::model::vocabulary::vocabulary;
 

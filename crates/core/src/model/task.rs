@@ -1,4 +1,5 @@
 //! The active task, `current.yaml` (docs/REFERENCE.md#task); its on-disk form is `store::format::task`.
+//! Must not touch: files, git, which task is current (`services::task`).
 
 use serde::Deserialize;
 

@@ -1,4 +1,5 @@
 //! `finish` (docs/REFERENCE.md#finish): close the task against its contract.
+//! Must not touch: another command or a query, the terminal beyond the verify command's own output.
 
 use std::collections::BTreeMap;
 use std::path::Path;

@@ -1,4 +1,5 @@
 //! `init` (docs/REFERENCE.md#layout): create whatever of the layer is missing, never overwrite.
+//! Must not touch: an existing file, git's index (nothing is staged), another command or a query.
 
 use crate::assets;
 use crate::ctx::Ctx;

@@ -1,5 +1,7 @@
 //! Episodes (docs/REFERENCE.md#sessions): one per provider session, opened, read and closed into a tracked
 //! envelope of references derived from the ledger lines stamped with the episode's id.
+//! Must not touch: another command or a query, the terminal; a closed record never quotes a
+//! credential.
 
 use std::path::PathBuf;
 

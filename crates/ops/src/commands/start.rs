@@ -1,4 +1,5 @@
 //! `start` (docs/REFERENCE.md#task): open a task in this checkout; `start --resume` (docs/REFERENCE.md#task) reopens one.
+//! Must not touch: another command or a query, clap, the terminal.
 
 use serde_json::Value;
 

@@ -1,4 +1,6 @@
 //! The doctor rules on the session store (docs/REFERENCE.md#sessions).
+//! Must not touch: a command or a query, the episodes it judges (a finding names the command that
+//! fixes it).
 
 use super::file_rules::{files, front_matter};
 use crate::ctx::Ctx;

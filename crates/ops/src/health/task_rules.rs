@@ -1,5 +1,6 @@
 //! The task rules of check, watch and doctor: the task record, its label, scope, checkpoint age
 //! and handover drift; and `check --checkpoint`, the one write.
+//! Must not touch: a command or a query; any write but `check --checkpoint`'s checkpoint.
 
 use crate::clock::parse_stamp;
 use crate::ctx::Ctx;

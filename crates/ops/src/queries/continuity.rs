@@ -1,4 +1,5 @@
 //! `continuity status` (no network) and `continuity records` (docs/REFERENCE.md#sync).
+//! Must not touch: a command, the network, writes beyond the read-model cache.
 
 use crate::continuity::admission::{Code, Severity};
 use serde::Serialize;

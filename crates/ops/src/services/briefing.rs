@@ -1,6 +1,7 @@
 //! The start-hook briefing (docs/REFERENCE.md#briefing): what a new episode is told without asking —
 //! references, labels and at most one section (the Next Action), the newest authored
 //! checkpoint's path and age, bounded by lines and characters.
+//! Must not touch: a command, a query or a health rule; writes of any kind.
 
 use crate::ctx::Ctx;
 use crate::error::Result;

@@ -1,5 +1,6 @@
 //! Derived bodies (docs/REFERENCE.md#handover-body): checkpoints and handovers written from records and git, never
 //! from a conversation. Deterministic: the same records and git give the same text.
+//! Must not touch: a command or a query, a conversation, the file (the caller writes the body).
 
 use std::collections::BTreeSet;
 

@@ -1,5 +1,6 @@
 //! When a derived record fills a gap (docs/REFERENCE.md#origin): what the compact and end hooks learn
 //! from the ledger's tail before they write anything.
+//! Must not touch: a command or a query, writes (it reads the ledger's tail and the tree).
 //!
 //! A derived record never hides one a person or an agent wrote. The end hook writes its derived
 //! handover only when no authored handover is at or after the episode's last activity, and

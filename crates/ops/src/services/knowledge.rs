@@ -1,6 +1,8 @@
 //! Knowledge (docs/REFERENCE.md#knowledge): what the repository now knows because of an episode — each
 //! decision recorded, question resolved and task finished, as one candidate assertion derived
 //! from the ledger and git (never from a conversation), which a person promotes or rejects.
+//! Must not touch: a command or a query, tracked files beyond the candidates directory, a
+//! credential.
 
 use std::path::PathBuf;
 

@@ -1,4 +1,5 @@
 //! Record resolution (docs/REFERENCE.md#resolution): which record on disk is about the work happening here.
+//! Must not touch: a command or a query, writes, file modification times.
 //!
 //! Two tiers only — same repository + worktree + branch, then same repository + branch (not
 //! detached) — then nothing. Within a tier the greatest (`created_at`, ledger rank, file name)

@@ -7,6 +7,8 @@
 //! never a proof. For a record of another branch, [`landed`] says whether its work is in HEAD's
 //! history as a commit with the same content (a squash or rebase merge, a cherry-pick); it never
 //! makes the record a candidate of resolution.
+//! Must not touch: a command or a query; messages, authors or times as a proof; git beyond what
+//! `git::rewrite` reads.
 //!
 //! Owns: the proof ladder and its bounds. Git facts come from `git::rewrite`, the caches from
 //! `store::rewrites`.

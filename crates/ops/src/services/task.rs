@@ -1,5 +1,6 @@
 //! Reading and updating the active task record `current.yaml`, and its archive
 //! (`archive/<id>.yaml`, docs/REFERENCE.md#layout): what `start` moves there and `start --resume` brings back.
+//! Must not touch: a command or a query, records other than the task and its archive.
 
 use std::path::PathBuf;
 

@@ -1,4 +1,6 @@
 //! `continuity device` (docs/REFERENCE.md#device-key), `continuity verify` and `continuity export` (docs/REFERENCE.md#continuity-commands).
+//! Must not touch: another command or a query, the network (`verify --remote` reads the
+//! remote-tracking ref), the terminal; `verify` writes nothing.
 
 use crate::continuity::admission::{Code, Severity};
 use std::path::Path;

@@ -1,5 +1,6 @@
 //! `continuity publish` (docs/REFERENCE.md#continuity-commands): project the newest (or a named) handover into a signed
 //! record in the local store. Offline: only the local ref and `continuity.json` change.
+//! Must not touch: the network, the remote, another command or a query, the terminal.
 
 use std::path::Path;
 
