@@ -1,14 +1,14 @@
-//! The JSON Schemas under `schemas/`: `continuity-state.schema.json` is kept by hand (the
-//! contract the state value was first written to); the lifecycle and explain schemas are generated from their Rust types (schemars),
-//! checked in, and held equal to the types by a drift test, as are the continuity status,
-//! records and plan schemas and those of the resolved handover, the context document, the
-//! decision and question lists, search and the history lines.
+//! The JSON Schemas under `schemas/`: `continuity-state.schema.json` is kept by hand (the contract
+//! the state value was first written to); the lifecycle and explain schemas are generated from
+//! their Rust types (schemars), checked in, and held equal to the types by a drift test, as are the
+//! continuity status, records and plan schemas and those of the resolved handover, the context
+//! document, the decision and question lists, search and the history lines.
 //!
 //! Every schema is compiled into the binary ([`schema_text`]): the OpenAPI document embeds them
 //! as components and each MCP tool declares its model's as `outputSchema`.
 //!
-//! Owns: the list of generated schemas, the embedded schema text of each read model. Must not
-//! touch: I/O.
+//! Owns: the list of generated schemas, the embedded schema text of each read model.
+//! Must not touch: I/O.
 
 use crate::ops::queries::read::{Kind, Model, Param};
 
