@@ -208,8 +208,8 @@ median "$RUNS" nothing "$BIN" history --limit 20; row "history --limit 20" rev-p
 median "$SLOW_RUNS" nothing "$BIN" search "Bench handover 4242"; row "search" "status --porcelain" "$F_STATUS"
 median "$SLOW_RUNS" nothing "$BIN" doctor; row "doctor" "status --porcelain" "$F_STATUS"
 median "$RUNS" nothing checkpoint; row "checkpoint (write)" rev-parse "$F_REV"
-# `check` on a checkout with 20,000 untracked files outside the task's scope (issue 41, TRIAL
-# #8: 40,207 lines and 12 MB of --json before): every list is bounded, the output ≤ 64 KiB.
+# `check` on a checkout with 20,000 untracked files outside the task's scope (issue 41: 40,207
+# lines and 12 MB of --json before): every list is bounded, the output ≤ 64 KiB.
 U=$WORK/untracked/repo
 mkdir -p "$U" && cd "$U"
 git init -q -b main . && "$BIN" init >/dev/null && git add -A && git commit -qm layer

@@ -1,4 +1,5 @@
 //! git-majordomus: durable, typed continuity records beside the code.
+//! Must not touch: logic of any kind: it lists modules and re-exports the crates below.
 //!
 //! This crate is the edge: the command line (`cli`), the texts (`render`), the read surfaces
 //! (`surface`) and the terminal (`ui`). Everything under it lives in the workspace's crates,

@@ -1,8 +1,8 @@
-//! Every byte written to stdout and stderr goes through here, and every text is escaped here:
-//! a control character (`text::is_control`: Unicode Cc and the bidirectional overrides) is shown
-//! as `\u{XX}` (§A.28), so that nothing a record, a commit, a tree entry or an error message
-//! quoting input holds can clear a screen, retitle a terminal, hide a value or reorder a line.
-//! Line feeds and tabs stay (output is line based); JSON keeps its own escaping.
+//! Every byte written to stdout and stderr goes through here, and every text is escaped here: a
+//! control character (`text::is_control`: Unicode Cc and the bidirectional overrides) is shown as
+//! `\u{XX}` (docs/REFERENCE.md#continuity-record), so that nothing a record, a commit, a tree entry
+//! or an error message quoting input holds can clear a screen, retitle a terminal, hide a value or
+//! reorder a line. Line feeds and tabs stay (output is line based); JSON keeps its own escaping.
 //!
 //! Under `continuity verify --format github` (`workflow_commands`) no line but the workflow
 //! commands written through `workflow_command` can begin one: any other line that would is

@@ -294,7 +294,7 @@ fn print_macros_only_in_ui() {
     }]));
 }
 
-/// Text leaves the process only through `Ui`, which escapes it (§A.28): nothing else takes a
+/// Text leaves the process only through `Ui`, which escapes it (docs/SECURITY.md): nothing else takes a
 /// handle on stdout or stderr, lets clap print for itself, or lets a child inherit them. Two
 /// streams are not text: MCP's JSON-RPC on stdout (JSON keeps its own escaping), and the output
 /// of `finish`'s verify command, the user's own command, which goes to stderr as it ran.
@@ -508,7 +508,7 @@ fn use_tree_roots(text: &str, open: usize) -> Vec<(usize, String)> {
 fn allowed_imports() -> BTreeMap<&'static str, &'static [&'static str]> {
     BTreeMap::from([
         ("cli", &["ctx", "error", "model", "ops", "render", "store", "surface", "ui", "clock", "assets"][..]),
-        // MCP and HTTP reach the store, git and continuity only through ops (STYLE.md); like
+        // MCP and HTTP reach the store, git and continuity only through ops; like
         // cli they pass the context document's layout (`render::context::Text`) to ops (D40).
         ("surface", &["ctx", "error", "model", "ops", "render", "clock", "assets", "text"][..]),
         // Renderers see only reports (and the plain entries they carry): never git or ctx.
@@ -683,6 +683,18 @@ fn every_module_starts_with_a_module_doc() {
     assert_clean(bad);
 }
 
+/// Each header says what its module must not touch, in the words ARCHITECTURE.md's tables use
+/// ("Must not touch: …"), so that a reader of one file knows its boundary without the map.
+#[test]
+fn every_module_header_says_what_it_must_not_touch() {
+    let bad: Vec<String> = sources()
+        .iter()
+        .filter(|s| !s.lines.iter().take_while(|l| l.starts_with("//!")).any(|l| l.contains("Must not touch")))
+        .map(|s| format!("{}: the //! header does not say \"Must not touch: …\"", s.rel))
+        .collect();
+    assert_clean(bad);
+}
+
 #[test]
 fn architecture_md_maps_every_top_level_module() {
     let doc = architecture_md();
@@ -699,6 +711,302 @@ fn architecture_md_maps_every_top_level_module() {
         }
     }
     bad.sort();
+    assert_clean(bad);
+}
+
+/// Every file and directory of the repository, relative to the root with `/` (a directory ends
+/// in `/`); `.git` and build output (`target/`) are left out.
+fn repository_paths() -> BTreeSet<String> {
+    fn walk(dir: &Path, out: &mut BTreeSet<String>) {
+        for e in fs::read_dir(dir).expect("the repository is readable") {
+            let p = e.expect("the repository is readable").path();
+            let rel = p.strip_prefix(root()).expect("under the root").to_string_lossy().replace('\\', "/");
+            let name = p.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+            if name == ".git" || name == "target" {
+                continue;
+            }
+            if p.is_dir() {
+                out.insert(format!("{rel}/"));
+                walk(&p, out);
+            } else {
+                out.insert(rel);
+            }
+        }
+    }
+    let mut out = BTreeSet::new();
+    walk(&root(), &mut out);
+    out
+}
+
+/// A Markdown text cut into items, each on one line: a heading, a table row, a list item with
+/// its continuation lines, or a paragraph. Fenced code is left out.
+fn markdown_items(doc: &str) -> Vec<String> {
+    let mut items = Vec::new();
+    let mut cur = String::new();
+    let mut fence = false;
+    for line in doc.lines() {
+        let t = line.trim();
+        let single = line.starts_with('|') || line.starts_with('#');
+        if t.is_empty() || line.starts_with("- ") || single || line.starts_with("```") {
+            items.push(std::mem::take(&mut cur));
+        }
+        if line.starts_with("```") {
+            fence = !fence;
+            continue;
+        }
+        if fence || t.is_empty() {
+            continue;
+        }
+        if !cur.is_empty() {
+            cur.push(' ');
+        }
+        cur.push_str(t);
+        if single {
+            items.push(std::mem::take(&mut cur));
+        }
+    }
+    items.push(cur);
+    items.retain(|i| !i.is_empty());
+    items
+}
+
+/// The `code spans` of one item.
+fn code_spans(item: &str) -> Vec<&str> {
+    item.split('`').skip(1).step_by(2).collect()
+}
+
+/// Whether a code span names a path of the repository: one word holding a `/` or ending in a
+/// source or document extension. Paths the tool writes at run time (`.ai/…`, `refs/…`,
+/// placeholders such as `<git-dir>/…`, `$XDG_STATE_HOME/…`), Rust paths and command lines are not.
+fn path_like(t: &str) -> bool {
+    const EXT: &[&str] = &[".rs", ".md", ".toml", ".sh", ".json", ".py"];
+    !t.is_empty()
+        && !t.chars().any(char::is_whitespace)
+        && t.chars().any(char::is_alphanumeric)
+        && !t.contains("::")
+        && !t.starts_with(".ai/")
+        && !t.starts_with("refs/")
+        && !t.contains(['<', '>', '$', '~', '#', '|', '@', ':', '='])
+        && (t.contains('/') || EXT.iter().any(|e| t.ends_with(e)))
+}
+
+/// `{a,b}` alternatives expanded: `templates/{x,y}.md` → `templates/x.md`, `templates/y.md`.
+fn expand_braces(t: &str) -> Vec<String> {
+    match (t.find('{'), t.find('}')) {
+        (Some(a), Some(b)) if a < b => {
+            t[a + 1..b].split(',').flat_map(|alt| expand_braces(&format!("{}{alt}{}", &t[..a], &t[b + 1..]))).collect()
+        }
+        _ => vec![t.to_string()],
+    }
+}
+
+/// Whether `pattern` (a path from the root, a directory ending in `/`, `*` standing for part of
+/// one name) names something in `paths`.
+fn path_exists(paths: &BTreeSet<String>, pattern: &str) -> bool {
+    let pattern = pattern.strip_prefix("./").unwrap_or(pattern);
+    match pattern.split_once('*') {
+        _ if pattern.is_empty() => true,
+        None => paths.contains(pattern),
+        Some((head, tail)) => paths.iter().any(|p| {
+            p.len() >= head.len() + tail.len()
+                && p.starts_with(head)
+                && p.ends_with(tail)
+                && !p[head.len()..p.len() - tail.len()].contains('/')
+        }),
+    }
+}
+
+/// The paths an item names that the repository does not hold. A path starting at the root (its
+/// first name is an entry there) must exist as written; a shorter one (`cli/`, `json.rs`) must
+/// name something under the directory of the item's first rooted path (`- `tests/cli/main.rs` —
+/// `common/` (`json.rs` …)` resolves both under `tests/cli/`), or anywhere when there is none.
+fn missing_paths(item: &str, paths: &BTreeSet<String>) -> Vec<String> {
+    let top = |t: &str| {
+        t == "./"
+            || paths.contains(t.split('/').next().unwrap_or(t))
+            || paths.contains(&format!("{}/", t.split('/').next().unwrap_or(t)))
+    };
+    let spans: Vec<&str> = code_spans(item).into_iter().filter(|t| path_like(t)).collect();
+    let base = spans.iter().find(|t| top(t)).map_or(String::new(), |t| {
+        let t = t.strip_prefix("./").unwrap_or(t);
+        if t.ends_with('/') || t.is_empty() {
+            t.to_string()
+        } else {
+            t.rsplit_once('/').map_or(String::new(), |(d, _)| format!("{d}/"))
+        }
+    });
+    let mut out = Vec::new();
+    for t in spans {
+        for e in expand_braces(t) {
+            let found = if top(&e) {
+                path_exists(paths, &e)
+            } else {
+                paths.iter().any(|p| p.starts_with(&base) && (*p == e || p.ends_with(&format!("/{e}"))))
+            };
+            if !found {
+                out.push(e);
+            }
+        }
+    }
+    out
+}
+
+/// ARCHITECTURE.md is the map: a path it names in a code span is a file or directory of the
+/// repository, so the map cannot describe what is not there.
+#[test]
+fn every_path_architecture_md_names_exists() {
+    let paths = repository_paths();
+    assert!(paths.contains("src/cli/mod.rs") && paths.contains("crates/core/src/model/"), "the walk sees the tree");
+    // The resolution itself: rooted, relative to the item's first rooted path, braces, globs.
+    let probe = |item: &str| missing_paths(item, &paths);
+    assert!(probe("- `tests/cli/main.rs` — `common/` (`json.rs`), `crates/core/assets/profiles/*.yaml`").is_empty());
+    assert!(probe("`crates/core/assets/templates/{decisions,open-questions}.md`, `./`").is_empty());
+    assert_eq!(probe("- `src/render/mod.rs` — `nothing.rs`, `src/nowhere/`"), ["nothing.rs", "src/nowhere/"]);
+    assert!(probe("`.ai/local/state/current.yaml`, `<git-dir>/majordomus/`, `crate::git::Git`").is_empty());
+    let doc = architecture_md();
+    let items = markdown_items(&doc);
+    let named: usize = items.iter().map(|i| code_spans(i).into_iter().filter(|t| path_like(t)).count()).sum();
+    assert!(named > 150, "ARCHITECTURE.md names {named} paths; the item split lost some");
+    let mut bad: Vec<String> = items
+        .iter()
+        .flat_map(|i| missing_paths(i, &paths).into_iter().map(move |p| format!("`{p}` in: {}", &i[..i.len().min(90)])))
+        .collect();
+    bad.sort();
+    bad.dedup();
+    assert_clean(bad);
+}
+
+/// The anchors GitHub gives a Markdown file's headings (lowercased; punctuation but `-` and `_`
+/// dropped; spaces as `-`), fenced code left out.
+fn heading_anchors(text: &str) -> BTreeSet<String> {
+    let mut out = BTreeSet::new();
+    let mut fence = false;
+    for line in text.lines() {
+        if line.starts_with("```") {
+            fence = !fence;
+        }
+        let Some(h) = line.strip_prefix('#').filter(|_| !fence) else { continue };
+        let h = h.trim_start_matches('#');
+        if !h.starts_with(' ') {
+            continue;
+        }
+        let a: String = h
+            .trim()
+            .to_lowercase()
+            .chars()
+            .filter(|c| c.is_alphanumeric() || matches!(c, ' ' | '-' | '_'))
+            .map(|c| if c == ' ' { '-' } else { c })
+            .collect();
+        out.insert(a);
+    }
+    out
+}
+
+/// Every `.rs` and `.md` file of the repository (fuzz corpora left out), relative to the root.
+fn texts() -> Vec<String> {
+    repository_paths()
+        .into_iter()
+        .filter(|p| (p.ends_with(".rs") || p.ends_with(".md")) && !p.starts_with("fuzz/corpus/"))
+        .collect()
+}
+
+/// A citation of the project's own documents is a promise that the section exists: every
+/// `docs/<NAME>.md#<anchor>` in a source or a document names a heading of that file, and every
+/// relative Markdown link (`[x](path#anchor)`) a file (and heading) that is there.
+#[test]
+fn citations_of_the_projects_docs_name_headings_that_exist() {
+    const DOCS: &[&str] = &["REFERENCE", "SYNC", "SECURITY", "HOOKS", "PERFORMANCE", "DECISIONS", "STATUS"];
+    let anchors_of = |rel: &str| fs::read_to_string(root().join(rel)).map(|t| heading_anchors(&t)).ok();
+    assert!(heading_anchors("## Outcomes, and what to do\n```\n# not: a heading\n```\n")
+        .into_iter()
+        .eq(["outcomes-and-what-to-do".to_string()]));
+    let mut bad = Vec::new();
+    let mut seen = 0;
+    for rel in texts() {
+        let text = fs::read_to_string(root().join(&rel)).expect("text files are UTF-8");
+        for (n, line) in text.lines().enumerate() {
+            for doc in DOCS {
+                let needle = format!("{doc}.md#");
+                let mut from = 0;
+                while let Some(pos) = line[from..].find(&needle) {
+                    let at = from + pos + needle.len();
+                    let end = line[at..]
+                        .find(|c: char| !(c.is_alphanumeric() || c == '-' || c == '_'))
+                        .map_or(line.len(), |e| at + e);
+                    let anchor = &line[at..end];
+                    seen += 1;
+                    if !anchors_of(&format!("docs/{doc}.md")).is_some_and(|a| a.contains(anchor)) {
+                        bad.push(format!("{rel}:{}: docs/{doc}.md has no heading #{anchor}", n + 1));
+                    }
+                    from = end;
+                }
+            }
+            if !rel.ends_with(".md") {
+                continue;
+            }
+            let mut from = 0;
+            while let Some(pos) = line[from..].find("](") {
+                let at = from + pos + 2;
+                let end = line[at..].find([')', ' ']).map_or(line.len(), |e| at + e);
+                let target = &line[at..end];
+                from = end;
+                if target.starts_with("http://") || target.starts_with("https://") || target.starts_with("mailto:") {
+                    continue;
+                }
+                let (file, anchor) = target.split_once('#').unwrap_or((target, ""));
+                let dir = Path::new(&rel).parent().unwrap_or(Path::new(""));
+                let path = if file.is_empty() { PathBuf::from(&rel) } else { dir.join(file) };
+                let path = path.to_string_lossy().replace('\\', "/");
+                if !root().join(&path).exists() {
+                    bad.push(format!("{rel}:{}: link to {target}: no such file", n + 1));
+                } else if !anchor.is_empty()
+                    && path.ends_with(".md")
+                    && !anchors_of(&path).is_some_and(|a| a.contains(anchor))
+                {
+                    bad.push(format!("{rel}:{}: link to {target}: no such heading", n + 1));
+                }
+            }
+        }
+    }
+    assert!(seen > 100, "only {seen} citations of docs/*.md#… found: the scan is broken");
+    assert_clean(bad);
+}
+
+/// The documents the tool was first built from are not in the repository, so nothing may cite
+/// them: a comment or a document names the fact, or the project's own doc (docs/REFERENCE.md,
+/// docs/DECISIONS.md `Dnn`, …).
+const OUTSIDE_DOCUMENTS: &[&str] = &["SPEC", "TECH-NOTES", "HOSTS.md", "STYLE.md", "TRIAL", "§", "../shared/"];
+
+/// Files that still cite them while their owners rewrite them; each entry fails once its files
+/// cite nothing, so that it is removed.
+const CITING_UNTIL_REWRITTEN: &[(&str, &str)] = &[
+    ("tests/cli/", "the end-to-end tests, being reworked in issue 44 item 1"),
+    ("docs/STATUS.md", "rewritten by its owner in issue 44 item 5"),
+];
+
+#[test]
+fn docs_and_comments_cite_no_document_outside_the_repository() {
+    let mut bad = Vec::new();
+    let mut still = BTreeSet::new();
+    // This file names them to find them.
+    for rel in texts().into_iter().filter(|r| r != "tests/architecture.rs") {
+        let text = fs::read_to_string(root().join(&rel)).expect("text files are UTF-8");
+        for (n, line) in text.lines().enumerate() {
+            let Some(tok) = OUTSIDE_DOCUMENTS.iter().find(|t| has_token(line, t, true)) else { continue };
+            match CITING_UNTIL_REWRITTEN.iter().find(|(p, _)| rel == *p || (p.ends_with('/') && rel.starts_with(p))) {
+                Some((p, _)) => {
+                    still.insert(*p);
+                }
+                None => bad.push(format!("{rel}:{}: cites {tok}: {}", n + 1, line.trim())),
+            }
+        }
+    }
+    for (p, why) in CITING_UNTIL_REWRITTEN {
+        if !still.contains(p) {
+            bad.push(format!("{p} cites no outside document any more: remove its exemption ({why})"));
+        }
+    }
+    assert!(has_token("(SPEC §A.28)", "SPEC", true) && !has_token("SPECIAL", "SPEC", true));
     assert_clean(bad);
 }
 

@@ -1,4 +1,5 @@
 //! `git majordomus check`, `watch` and `doctor`.
+//! Must not touch: git, record files, the rules (`ops::health`), the terminal except through `Ui`.
 
 use super::{flush_warnings, CommandContext};
 use crate::ctx::Ctx;

@@ -1,4 +1,6 @@
 //! `git majordomus checkpoint`.
+//! Must not touch: git, record files, the write (`ops::commands::checkpoint`), the terminal except
+//! through `Ui`.
 
 use super::{flush_warnings, read_body, CommandContext};
 use crate::error::{Exit, Result};

@@ -1,4 +1,6 @@
 //! `git majordomus context`.
+//! Must not touch: git, record files, the document (`ops::services::context`), the terminal except
+//! through `Ui`.
 
 use super::{flush_warnings, CommandContext};
 use crate::error::{Exit, Result};

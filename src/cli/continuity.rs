@@ -1,4 +1,6 @@
 //! `git majordomus continuity <sub>`: cross-machine continuity (docs/REFERENCE.md#continuity-commands).
+//! Must not touch: git, record files, the store (`ops::commands::continuity`,
+//! `ops::queries::continuity`), the terminal except through `Ui`.
 
 use std::path::PathBuf;
 
@@ -321,8 +323,8 @@ fn pin_by_sync(ctx: &crate::ops::ctx::Ctx, remote: Option<&str>, ui: &mut Ui) ->
 }
 
 /// `continuity trust`: a revocation syncs first, so that its pin is a store commit the chosen
-/// remote holds (docs/SYNC.md#revocation); without a remote, or when the sync fails, the key is
-/// revoked without a pin and the output says so.
+/// remote holds (docs/SYNC.md#revocation-is-a-decision-not-an-alarm); without a remote, or when the
+/// sync fails, the key is revoked without a pin and the output says so.
 fn trust(ctx: &crate::ops::ctx::Ctx, t: TrustArgs, ui: &mut Ui) -> Result<Exit> {
     match t {
         TrustArgs::List => emit(ui, &crate::ops::queries::trust::list(ctx)?, render::trust_list),

@@ -1,4 +1,6 @@
 //! `git majordomus decision add|list|show`.
+//! Must not touch: git, record files, the log (`ops::commands::decision`), the terminal except
+//! through `Ui`.
 
 use super::{flush_warnings, CommandContext};
 use crate::error::{Exit, Result};

@@ -1,4 +1,6 @@
 //! `git majordomus explain`: the `continuity.explain` read model (docs/REFERENCE.md#surfaces).
+//! Must not touch: git, record files, the read model (`ops::queries::explain`), the terminal except
+//! through `Ui`.
 
 use super::CommandContext;
 use crate::error::{Exit, Result};

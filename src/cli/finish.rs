@@ -1,4 +1,6 @@
 //! `git majordomus finish`.
+//! Must not touch: git, record files, the contract (`ops::commands::finish`), the terminal except
+//! through `Ui`.
 
 use super::{flush_warnings, CommandContext};
 use crate::error::{Error, Exit, Result};

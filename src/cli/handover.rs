@@ -1,4 +1,6 @@
 //! `git majordomus handover`.
+//! Must not touch: git, record files, the write and resolution (`ops::commands::handover`), the
+//! terminal except through `Ui`.
 
 use super::{flush_warnings, read_body, CommandContext};
 use crate::error::{Exit, Result};

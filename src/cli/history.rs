@@ -1,4 +1,6 @@
 //! `git majordomus history`.
+//! Must not touch: git, record files, the ledger (`ops::queries::history`), the terminal except
+//! through `Ui`.
 
 use super::{flush_warnings, CommandContext};
 use crate::error::{Error, Exit, Result};

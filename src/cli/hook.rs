@@ -1,4 +1,6 @@
 //! `git majordomus hook <provider> <event>`: run from a provider's agent hooks; always exits 0.
+//! Must not touch: the lifecycle steps (`ops::hook`), the exit code (always 0), the terminal except
+//! through `Ui`.
 
 use std::io::Read;
 

@@ -1,4 +1,6 @@
 //! `git majordomus hooks install|uninstall`.
+//! Must not touch: git, record files, the settings files (`ops::commands::install`), the terminal
+//! except through `Ui`.
 
 use super::{flush_warnings, CommandContext};
 use crate::error::{Error, Exit, Result};

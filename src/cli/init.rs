@@ -1,4 +1,6 @@
 //! `git majordomus init`.
+//! Must not touch: git, record files, the layer (`ops::commands::init`), the terminal except
+//! through `Ui`.
 
 use super::CommandContext;
 use crate::error::{Exit, Result};

@@ -1,4 +1,6 @@
 //! `git majordomus knowledge derive|candidates|promote|reject|check`.
+//! Must not touch: git, record files, the candidates (`ops::commands::knowledge`), the terminal
+//! except through `Ui`.
 
 use super::{flush_warnings, read_body, CommandContext};
 use crate::error::{Exit, Result};

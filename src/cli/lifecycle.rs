@@ -1,4 +1,6 @@
 //! `git majordomus lifecycle <episodes|recovery|runtime|providers|closed>` (docs/REFERENCE.md#surfaces).
+//! Must not touch: git, record files, the read models (`ops::queries::lifecycle`), the terminal
+//! except through `Ui`.
 
 use super::{flush_warnings, CommandContext};
 use crate::error::{Exit, Result};

@@ -1,4 +1,5 @@
 //! `git majordomus mcp`: the MCP stdio server (docs/REFERENCE.md#mcp).
+//! Must not touch: the protocol (`surface::mcp`), git, record files, stdout beyond the transport.
 
 use std::sync::Arc;
 

@@ -259,9 +259,9 @@ fn json_here(m: &clap::ArgMatches) -> bool {
 }
 
 /// A write past a file-size limit (`ulimit -f`) raises SIGXFSZ, whose default action kills the
-/// process mid-write (TRIAL #7). With a handler installed the write fails with EFBIG instead, and
-/// the command ends as exit 13 with what it could not write, its writes rolled back (issue 41
-/// item 5). Child processes get the default action back at `exec`.
+/// process mid-write, leaving a half line in the ledger. With a handler installed the write fails
+/// with EFBIG instead, and the command ends as exit 13 with what it could not write, its writes
+/// rolled back (issue 41 item 5). Child processes get the default action back at `exec`.
 fn survive_file_size_limits() {
     let noted = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
     // Failing to install it leaves the default: nothing worse than before.
@@ -290,7 +290,7 @@ pub fn main() -> ExitCode {
     };
     let mut ui = Ui::new(cli.global.quiet, cli.global.json);
     let cc = CommandContext { global: cli.global.clone(), env: Env::from_process() };
-    // A hook's stderr is the host's to show (Gemini CLI's compact and end print nothing, §A.28).
+    // A hook's stderr is the host's to show (Gemini CLI's compact and end print nothing, docs/HOOKS.md).
     let quiet_stderr = matches!(cli.command, Command::Hook(_));
     let result = dispatch(&cc, cli.command, &mut ui);
     for failure in crate::store::keep::take_failures() {

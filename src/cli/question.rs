@@ -1,4 +1,6 @@
 //! `git majordomus question add|resolve|list`.
+//! Must not touch: git, record files, the store (`ops::commands::question`), the terminal except
+//! through `Ui`.
 
 use super::{flush_warnings, CommandContext};
 use crate::error::{Exit, Result};

@@ -1,4 +1,6 @@
 //! `git majordomus search`.
+//! Must not touch: git, record files, the search (`ops::queries::search`), the terminal except
+//! through `Ui`.
 
 use super::{flush_warnings, CommandContext};
 use crate::error::{Exit, Result};

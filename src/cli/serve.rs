@@ -1,5 +1,7 @@
 //! `git majordomus serve [--listen 127.0.0.1:8741] [--allow-remote]` and `serve ensure|status|stop`
 //! (docs/REFERENCE.md#http).
+//! Must not touch: the routes (`surface::http`), git, record files, the terminal except through
+//! `Ui`.
 
 use super::CommandContext;
 use crate::error::{Error, Exit, Result};

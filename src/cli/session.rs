@@ -1,4 +1,6 @@
 //! `git majordomus session start|status|close|list|show|latest|context`.
+//! Must not touch: git, record files, the episodes (`ops::commands::session`), the terminal except
+//! through `Ui`.
 
 use super::{flush_warnings, read_body, CommandContext};
 use crate::error::{Exit, Result};

@@ -1,4 +1,6 @@
 //! `git majordomus start`.
+//! Must not touch: git, record files, the task (`ops::commands::start`), the terminal except
+//! through `Ui`.
 
 use super::{flush_warnings, CommandContext};
 use crate::error::{Exit, Result};

@@ -1,4 +1,6 @@
 //! `git majordomus state`: the `continuity.state` read model (docs/REFERENCE.md#surfaces).
+//! Must not touch: git, record files, the read model (`ops::queries::state`), the terminal except
+//! through `Ui`.
 
 use super::CommandContext;
 use crate::error::{Exit, Result};

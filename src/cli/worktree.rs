@@ -1,4 +1,6 @@
 //! `git majordomus worktree list|adopt`.
+//! Must not touch: git, record files, the kept records (`ops::commands::worktree`), the terminal
+//! except through `Ui`.
 
 use super::{flush_warnings, CommandContext};
 use crate::error::{Exit, Result};

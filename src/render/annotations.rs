@@ -1,6 +1,7 @@
 //! GitHub Actions workflow annotations (`::error title=…::…`) for `continuity verify --format
 //! github` (docs/SYNC.md#the-ci-step): one per refused, too-new or untrusted record, printed before the
 //! ordinary summary. Diagnostics never carry a secret, so neither do the annotations.
+//! Must not touch: git, files, the terminal (`ui` prints it); it decides nothing.
 
 use crate::continuity::admission::{Diagnostic, Severity};
 use crate::ops::commands::continuity::device::VerifyReport;
@@ -18,8 +19,7 @@ fn property(s: &str) -> String {
 /// One workflow command per refused, too-new or untrusted record (`::error title=…::…`, no line
 /// end): its property and message escaped as GitHub's syntax asks, so that it stays one line.
 /// The caller writes them with `Ui::workflow_command`, then the text rendering, under the `Ui`
-/// guard that keeps any other line from beginning a workflow command (docs/SYNC.md#the-ci-step,
-/// §A.28).
+/// guard that keeps any other line from beginning a workflow command (docs/SYNC.md#the-ci-step).
 pub fn commands(r: &VerifyReport) -> Vec<String> {
     r.problems.iter().map(annotation).collect()
 }

@@ -2,6 +2,7 @@
 //! formats, the EXCLUDED reasons and the BUDGET line, laid out from the data of
 //! [`ContextReport`]. `Text` is the [`Renderer`] `cli` passes to `services::context`, which counts
 //! the budget in these lines and decides what is dropped; nothing here decides.
+//! Must not touch: git, `ctx`, files, the terminal; what is dropped (`services::context` decides).
 
 use crate::model::labels::Divergence;
 use crate::model::record::{only_sections, truncate_section};

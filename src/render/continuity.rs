@@ -1,4 +1,5 @@
 //! Text renderings of the continuity reports (docs/REFERENCE.md#continuity-commands): 12-column prefixes.
+//! Must not touch: git, `ctx`, the store, the terminal; a withheld record's text.
 
 use crate::continuity::admission::Diagnostic;
 use crate::continuity::plan::ResumePlan;

@@ -1,4 +1,5 @@
 //! The text of `history` (docs/REFERENCE.md#history): one line per ledger event, and the trailer.
+//! Must not touch: git, `ctx`, reading the ledger (`queries::history` does), the terminal.
 
 use std::path::Path;
 

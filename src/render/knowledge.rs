@@ -1,5 +1,6 @@
 //! The text of the knowledge commands (docs/REFERENCE.md#knowledge): what `knowledge derive` wrote and the
 //! `knowledge candidates` list.
+//! Must not touch: git, `ctx`, files, the terminal.
 
 use crate::model::knowledge::Knowledge;
 use crate::ops::services::knowledge::DeriveReport;

@@ -1,4 +1,5 @@
 //! Human layout of each report. Renderers build strings; they decide nothing and read nothing.
+//! Must not touch: git, `ctx`, the store's readers and writers, the terminal (`ui` prints).
 
 pub mod annotations;
 pub mod context;

@@ -1,5 +1,6 @@
 //! The one line the pre-push hook's sync prints (docs/SYNC.md#the-pre-push-hook): what happened to the
 //! continuity records, or nothing at all when none was pending.
+//! Must not touch: git, the network, the terminal (`ui` prints the line).
 
 use crate::continuity::admission::Code;
 use crate::ops::commands::continuity::sync::{PrePush, SyncReport, PUSH_REFUSED, PUSH_REJECTED, REMOTE_UNREACHABLE};

@@ -1,6 +1,7 @@
 //! The short text of the read models `state`, `explain` and `lifecycle` print without `--json`
 //! (docs/REFERENCE.md#surfaces): built from the same JSON value every surface returns, so the text can never
 //! say something the value does not.
+//! Must not touch: git, `ctx`, files, the terminal; anything the value does not say.
 
 use serde_json::Value;
 

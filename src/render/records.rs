@@ -1,4 +1,5 @@
 //! Resolved records, record lists, and the decision log.
+//! Must not touch: git, `ctx`, the store's readers and writers, the terminal.
 
 use chrono::{DateTime, Utc};
 

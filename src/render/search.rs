@@ -1,4 +1,5 @@
 //! The text of `search` (docs/REFERENCE.md#search): one line per hit, the trailer, the no-match answer.
+//! Must not touch: git, `ctx`, files, the terminal.
 
 use crate::ops::queries::search::{Hit, Kind};
 

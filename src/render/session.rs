@@ -1,5 +1,6 @@
 //! The text of the `session` commands (docs/REFERENCE.md#sessions): an opened episode, `status`, `list`, and a
 //! closed record as `show` and `latest` print it.
+//! Must not touch: git, `ctx`, files, the terminal.
 
 use crate::model::labels::Divergence;
 use crate::model::session::OpenSession;

@@ -236,10 +236,10 @@ impl Shared {
     }
 }
 
-/// Whether a request carries a body tiny_http reads from the socket only when it is consumed —
-/// and, dropping the request, reads to its declared end (allocating that many bytes) without a
-/// deadline. A client that declares one and never sends it (docs/SECURITY.md, TRIAL A9) would
-/// hold the worker forever: every one of them, with as many connections.
+/// Whether a request carries a body tiny_http reads from the socket only when it is consumed — and,
+/// dropping the request, reads to its declared end (allocating that many bytes) without a deadline.
+/// A client that declares one and never sends it (docs/SECURITY.md; eight such clients stalled the
+/// server) would hold the worker forever: every one of them, with as many connections.
 fn has_body(req: &Request) -> bool {
     match req.body_length() {
         Some(n) => n > 0,

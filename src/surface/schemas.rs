@@ -1,14 +1,14 @@
-//! The JSON Schemas under `schemas/`: `continuity-state.schema.json` is the seed's, copied
-//! verbatim; the lifecycle and explain schemas are generated from their Rust types (schemars),
-//! checked in, and held equal to the types by a drift test, as are the continuity status,
-//! records and plan schemas and those of the resolved handover, the context document, the
-//! decision and question lists, search and the history lines.
+//! The JSON Schemas under `schemas/`: `continuity-state.schema.json` is kept by hand (the contract
+//! the state value was first written to); the lifecycle and explain schemas are generated from
+//! their Rust types (schemars), checked in, and held equal to the types by a drift test, as are the
+//! continuity status, records and plan schemas and those of the resolved handover, the context
+//! document, the decision and question lists, search and the history lines.
 //!
 //! Every schema is compiled into the binary ([`schema_text`]): the OpenAPI document embeds them
 //! as components and each MCP tool declares its model's as `outputSchema`.
 //!
-//! Owns: the list of generated schemas, the embedded schema text of each read model. Must not
-//! touch: I/O.
+//! Owns: the list of generated schemas, the embedded schema text of each read model.
+//! Must not touch: I/O.
 
 use crate::ops::queries::read::{Kind, Model, Param};
 
@@ -39,7 +39,7 @@ pub fn schema_text(m: &Model) -> &'static str {
 pub const DIALECT: &str = "https://json-schema.org/draft/2020-12/schema";
 
 /// A model's schema as a JSON object with its dialect stated: the checked-in text, plus
-/// `"$schema":` [`DIALECT`] where the file leaves it implicit (the seed's state schema).
+/// `"$schema":` [`DIALECT`] where the file leaves it implicit (the hand-kept state schema).
 pub fn schema_object(m: &Model) -> serde_json::Map<String, serde_json::Value> {
     let mut o = match serde_json::from_str(schema_text(m)) {
         Ok(serde_json::Value::Object(o)) => o,
@@ -97,7 +97,7 @@ pub fn generated() -> Vec<(&'static str, String)> {
     ]
 }
 
-/// The schema of the state value as this build derives it (for comparison with the seed's).
+/// The schema of the state value as this build derives it (for comparison with the hand-kept one).
 #[cfg(feature = "mcp")]
 pub fn state_derived() -> serde_json::Value {
     serde_json::to_value(schemars::schema_for!(crate::ops::queries::state::Continuity)).unwrap_or_default()

@@ -5,7 +5,7 @@ Usage: git_http_server.py <project-root>
 Prints the port it listens on (127.0.0.1, a free port chosen by the kernel) on the first line of
 stdout, then serves until killed. Repositories are the directories under <project-root>; pushes
 are enabled (REMOTE_USER is set). A path under /private/ answers 401 with a Basic challenge, so a
-test can check that nothing ever prompts for a password. Standard library only (TECH-NOTES §6.5).
+test can check that nothing ever prompts for a password. Standard library only.
 """
 import os
 import socketserver

@@ -1,5 +1,7 @@
 //! Admission (docs/REFERENCE.md#admission): which files of a store are records this machine accepts, cheapest
 //! check first. Pure: the caller reads the blobs and passes their bytes.
+//! Must not touch: the store's objects (the caller reads the blobs), trust decisions of the plan,
+//! stdout.
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -111,7 +113,7 @@ pub enum Verdict {
     TooNew,
     /// Refused (never read further, never merged).
     Refused,
-    /// Signed by a revoked key before its revocation's pin (SPEC §A.28 "Revocation"): reported,
+    /// Signed by a revoked key before its revocation's pin (docs/REFERENCE.md#mesh): reported,
     /// never admitted, not a failure.
     Retired,
     /// Not a record of the store: ignored.
@@ -131,7 +133,7 @@ pub struct Judge<'a> {
 }
 
 /// Per revoked key with a pin (`trust.revoked_at`), the records its pinned store commit holds:
-/// they are `retired`, not refused (SPEC §A.28 "Revocation"). The store is a union, so the
+/// they are `retired`, not refused (docs/REFERENCE.md#mesh). The store is a union, so the
 /// records a commit reaches are the records its tree holds.
 #[derive(Debug, Clone, Default)]
 pub struct Pins {
@@ -370,10 +372,10 @@ fn newer_schema(schema: &str) -> bool {
 }
 
 /// A file of a later schema, in the stored form, its id its content's: kept (merged and pushed
-/// again) only when its envelope verifies as a v1 envelope does — the key's node is the
-/// record's `device.node`, the minisign signature is over the canonical form — else stray,
-/// never merged (SPEC §A.28 "Newer schemas"). Whether the store refuses its key is judged on
-/// every read ([`too_new_standing`]).
+/// again) only when its envelope verifies as a v1 envelope does — the key's node is the record's
+/// `device.node`, the minisign signature is over the canonical form — else stray, never merged:
+/// unsigned files would be a channel anyone who can push could fill. Whether the store refuses its
+/// key is judged on every read ([`too_new_standing`]).
 fn too_new(path: &str, schema: &str, stored: &Stored, record_value: &Value) -> Intrinsic {
     let node = record_value.pointer("/device/node").and_then(Value::as_str);
     if let Err(e) = signing::verify_parts(&stored.public_key, &stored.signature, &stored.id, node, &stored.canonical) {
@@ -546,7 +548,7 @@ mod tests {
         let mut cases: Vec<Case> = Vec::new();
         // As this tool writes records: taken in one pass.
         cases.push(("as stored", stored(sorted(sample_value())), None));
-        // Not the stored form of what it holds: refused by both (SPEC §A.28 "Canonical bytes").
+        // Not the stored form of what it holds: refused by both (docs/REFERENCE.md#continuity-record).
         let malformed = Some("continuity.record_malformed");
         let (p, b) = stored(sorted(sample_value()));
         let compact = serde_json::to_vec(&serde_json::from_slice::<Value>(&b).unwrap()).unwrap();

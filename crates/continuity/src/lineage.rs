@@ -1,4 +1,5 @@
 //! Lineage (docs/REFERENCE.md#lineage): the graph of admitted records through their `parent` links.
+//! Must not touch: git, files, the clock.
 //!
 //! Pure: built from the records' ids, `line` and `parent` fields. Order is lineage, never clocks:
 //! a child dated before its parent is still `newer`.
@@ -910,7 +911,7 @@ mod tests {
             "{}",
             dangling.message
         );
-        // A parent the store holds but refused is named as refused (TRIAL "A week" #3).
+        // A parent the store holds but refused is named as refused, not as one a sync may fetch.
         let gone = store_path(&rid("gone"));
         let f = g.findings(&|p| (p == gone).then_some(Code::RevokedKey));
         let dangling = f.iter().find(|f| f.code == Code::DanglingParent).unwrap();

@@ -1,4 +1,6 @@
 //! `.ai/local/state/continuity.json` (docs/REFERENCE.md#local-state): this checkout's positions, offers and last sync.
+//! Must not touch: files (the caller reads and writes `continuity.json` through `store::atomic`),
+//! git, stdout.
 
 use std::collections::BTreeMap;
 

@@ -1,4 +1,6 @@
 //! The mesh declaration and trust (docs/REFERENCE.md#mesh): which signers this repository trusts.
+//! Must not touch: files (the caller reads the declaration and writes it through `store::atomic`),
+//! git, stdout.
 
 use std::collections::BTreeMap;
 
@@ -52,8 +54,8 @@ pub struct Mesh {
     pub allow: Vec<String>,
     /// Revoked keys, normalised likewise.
     pub revoked: Vec<String>,
-    /// `trust.revoked_at`: per revoked key, the store commit its revocation pins (SPEC §A.28
-    /// "Revocation"): the records that commit reaches are `retired`.
+    /// `trust.revoked_at`: per revoked key, the store commit its revocation pins
+    /// (docs/REFERENCE.md#mesh): the records that commit reaches are `retired`.
     pub revoked_at: BTreeMap<String, String>,
     /// `trust.labels`: the label the team gives a key (its records show it).
     pub labels: BTreeMap<String, String>,
@@ -64,7 +66,7 @@ pub struct Mesh {
 /// Parses one declaration; `None` unless it is an enabled `mesh/v1` declaration.
 /// `normalise` turns a key as written (`RW...` minisign key or 64 hex) into 64 hex.
 ///
-/// Fails closed (docs/REFERENCE.md#mesh, SPEC §A.28 "Revocation"): an entry of `trust.allow` or
+/// Fails closed (docs/REFERENCE.md#mesh): an entry of `trust.allow` or
 /// `trust.revoked` that does not decode — a key cut by one character, a mapping, a `null` — is
 /// an error naming the file and the entry, never dropped (a dropped revocation would trust the
 /// revoked signer under `tofu`).
@@ -129,8 +131,8 @@ fn keys(
 }
 
 /// The map `trust.<key>` (`{<device key>: <value>}`), its keys normalised; an entry whose key does
-/// not decode or whose value `valid` refuses is an error naming the file and the entry (SPEC
-/// §A.28: no entry is dropped).
+/// not decode or whose value `valid` refuses is an error naming the file and the entry (no entry is
+/// dropped: a revocation cut by one character must not fail open).
 fn keyed(
     path: &str,
     trust: &Mapping,

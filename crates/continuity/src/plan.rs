@@ -1,4 +1,5 @@
 //! The resume plan (docs/REFERENCE.md#plans) as a pure function, and the resumable offers (docs/REFERENCE.md#sync).
+//! Must not touch: files, git, the clock, the store (a plan writes nothing and runs nothing).
 //!
 //! Nothing here reads files, git or the clock: the caller passes the admitted records with their
 //! trust, the lineage, the refused files, the offers, this checkout's position and `now`, and
@@ -548,7 +549,7 @@ pub fn judge(input: &PlanInput<'_>, chosen: &Chosen, facts: &SourceFacts) -> Res
     j.into_plan(plan)
 }
 
-/// The plan of a record signed by an `untrusted` or `revoked` key (issue 39, §A.28): refused,
+/// The plan of a record signed by an `untrusted` or `revoked` key (issue 39, docs/REFERENCE.md#plans): refused,
 /// naming the record by id, device label, key id and verdict; nothing of its text (task,
 /// decisions, sections, source) and no command built from it. The one action says how to
 /// trust the key, which names nothing the record holds.

@@ -1,4 +1,6 @@
 //! The portability scan (docs/REFERENCE.md#admission): what must not leave this machine inside a continuity record.
+//! Must not touch: the environment or files (the caller passes what it read), stdout; a found value
+//! is never repeated.
 //!
 //! Pure: it reads a record's JSON value and, at publish, the environment and the checkout path
 //! that the caller passes in. Every string value is scanned under its JSON pointer

@@ -1,6 +1,7 @@
 //! The continuity record (docs/REFERENCE.md#continuity-record): its fields, canonical form, id, the one
 //! strict reader of its stored bytes (`read_stored`), its bounds and the text grammar of its
 //! fields (`grammar`).
+//! Must not touch: signing keys and trust (`signing`, `mesh`), files, git.
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -10,9 +11,10 @@ use crate::oid::RecordId;
 /// The schema string of this version.
 pub const SCHEMA: &str = "majordomus-continuity/v1";
 
-/// The schema of a record that ends a divergence or only ends a head (SPEC §A.28 "One schema
-/// bump"): v1's fields, `ends`, and a `handover` that may be absent. A record is written v2 only
-/// when it needs one of them ([`Record::needs_v2`]), so older executables keep reading the rest.
+/// The schema of a record that ends a divergence or only ends a head
+/// (docs/REFERENCE.md#continuity-record: one schema bump for every new field, v1 never extended):
+/// v1's fields, `ends`, and a `handover` that may be absent. A record is written v2 only when it
+/// needs one of them ([`Record::needs_v2`]), so older executables keep reading the rest.
 pub const SCHEMA_V2: &str = "majordomus-continuity/v2";
 
 /// How many other heads one record may end.
@@ -276,7 +278,7 @@ impl Serialize for Sorted<'_> {
     }
 }
 
-/// Why a stored file is not §6.11's stored form of what it holds (docs/REFERENCE.md#continuity-record):
+/// Why a stored file is not the stored form of what it holds (docs/REFERENCE.md#continuity-record):
 /// the byte where reading stopped and what was found there.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct NotStored {
@@ -309,7 +311,7 @@ pub struct Stored {
     pub omitted: Option<usize>,
 }
 
-/// The one strict reader of a store file (§6.11, §A.28 "Canonical bytes"): `bytes` must be, byte
+/// The one strict reader of a store file (docs/REFERENCE.md#continuity-record): `bytes` must be, byte
 /// for byte, the stored form — `{`, the envelope keys `id`, `public_key`, `signature` (strings)
 /// and `record` in that order, the record's keys in strictly increasing byte order at every
 /// level (so none twice) and without escapes, every string escaped exactly as serde_json
@@ -737,8 +739,8 @@ pub fn check_bounds(r: &Record) -> Result<(), String> {
     grammar::check(r)
 }
 
-/// The text grammar of a continuity record (docs/REFERENCE.md#continuity-record, SPEC §A.28 "Text
-/// grammar"): what each text field of a record may hold, checked at publish and at admission
+/// The text grammar of a continuity record (docs/REFERENCE.md#continuity-record):
+/// what each text field of a record may hold, checked at publish and at admission
 /// (through [`check_bounds`]), the refusal naming the field by its JSON pointer.
 /// Bytes from a peer are data: a single-line field holds no control character (Unicode Cc and
 /// the bidirectional overrides U+202A–U+202E, U+2066–U+2069); a multi-line body holds none but

@@ -1,6 +1,6 @@
 //! Device keys and minisign signatures (docs/REFERENCE.md#id-and-signature, docs/REFERENCE.md#device-key, docs/REFERENCE.md#continuity-commands).
 //!
-//! Owns: `node.json`, the only Ed25519 signer (ed25519-dalek), the minisign byte layout (TECH-NOTES §3)
+//! Owns: `node.json`, the only Ed25519 signer (ed25519-dalek), the minisign byte layout (as minisign 0.11 writes it)
 //! and the signature check admission relies on (texts parsed by minisign-verify, legacy `Ed`
 //! refused; the Ed25519 check as libsodium, which the stock `minisign` CLI uses, makes it, over
 //! curve25519-dalek's group operations, D32, D42).

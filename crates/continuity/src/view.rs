@@ -1,5 +1,6 @@
 //! RecordView (docs/REFERENCE.md#sync): how one admitted record is shown by `status`, `records`, `plan`,
 //! `publish` and `sync`. Pure: the trust, the device test and `now` are passed in.
+//! Must not touch: stdout, files, git, the clock (`now` is passed in).
 
 use chrono::{DateTime, Utc};
 use serde::Serialize;
@@ -254,7 +255,7 @@ mod tests {
     }
 
     /// An untrusted or revoked record is shown by id, device label, key id and verdict: none of
-    /// its text (issue 39, §A.28 "Untrusted is not quoted").
+    /// its text (issue 39, docs/REFERENCE.md#plans).
     #[test]
     fn untrusted_and_revoked_records_are_withheld() {
         let now = at("2026-09-03T21:00:00Z");

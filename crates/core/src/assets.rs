@@ -1,4 +1,5 @@
 //! The data files `init` writes, embedded in the binary.
+//! Must not touch: files or anything beyond the embedded text (`init` writes it).
 
 /// The default policy (every key of docs/REFERENCE.md#policy at its default).
 pub const POLICY: &str = include_str!("../assets/policy.yaml");

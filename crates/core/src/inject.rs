@@ -1,6 +1,8 @@
 //! Named steps at which a test stops the process, as a kill would (`MAJORDOMUS_STOP_AT=<step>`):
 //! the crash tests reach a write's worst moment by name, never by a timer (issue 41 item 5).
 //! The process aborts (no destructor runs, so temp files stay as a SIGKILL leaves them).
+//! Must not touch: anything but `MAJORDOMUS_STOP_AT` and the abort; nothing else reads or writes
+//! here.
 //!
 //! Steps: `store.before-ref` (a store write's objects are written, the reference is not moved),
 //! `publish.after-ref` (`continuity publish` moved the reference, `continuity.json` not yet

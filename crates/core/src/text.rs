@@ -1,6 +1,6 @@
 //! How ids and texts are quoted on one line: a commit as people quote it, a record id as the
 //! continuity views show it, the first line of a text; and how a text is made safe to show: every
-//! control character as `\u{XX}` (`escape`, `escape_line`, §A.28 "Text grammar").
+//! control character as `\u{XX}` (`escape`, `escape_line`; docs/REFERENCE.md#continuity-record).
 //!
 //! Owns: the lengths (7 for a commit, 12 for a record id); what a control character is and how
 //! it is shown.
@@ -24,7 +24,7 @@ pub fn first_line(text: &str) -> &str {
     text.lines().map(str::trim).find(|l| !l.is_empty()).unwrap_or("")
 }
 
-/// Whether `c` is a control character (§A.28): Unicode category Cc (U+0000–U+001F,
+/// Whether `c` is a control character: Unicode category Cc (U+0000–U+001F,
 /// U+007F–U+009F) or a bidirectional override or isolate (U+202A–U+202E, U+2066–U+2069).
 pub fn is_control(c: char) -> bool {
     c.is_control() || matches!(c, '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}')

@@ -153,7 +153,7 @@ pub fn continuity_record(data: &[u8]) {
     admission::assert_one_pass_agrees(&store_path(&id), &bytes);
 }
 
-/// The text grammar of a record's fields (SPEC §A.28 "Text grammar",
+/// The text grammar of a record's fields (docs/REFERENCE.md#continuity-record,
 /// `continuity::record::grammar`): the bytes up to the first NUL as a title or a question, the
 /// rest as a decision's text. Never panics, and what it accepts is data: a title and a text it
 /// accepts, written into the decision log as `continuity resume` writes a carried decision,

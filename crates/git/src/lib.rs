@@ -368,12 +368,13 @@ impl Git {
         tips
     }
 
-    /// The paths the commits from `base` to `head` changed themselves (SPEC §A.28 "The task's own
-    /// work"), along `head`'s first parents: a commit that another branch (`others`) already
-    /// holds was brought in (a rebase onto it, a fast-forward), and of a merge only the paths it
-    /// leaves different from every other parent count (a conflict resolved, an edit in the merge);
-    /// what it took from the merged branch does not. At most 10,000 commits are walked; past
-    /// that, or when `base` is not on the first-parent chain, the plain tree difference answers.
+    /// The paths the commits from `base` to `head` changed themselves (the task's own work,
+    /// docs/REFERENCE.md#identity), along `head`'s first parents: a commit that another branch
+    /// (`others`) already holds was brought in (a rebase onto it, a fast-forward), and of a merge
+    /// only the paths it leaves different from every other parent count (a conflict resolved, an
+    /// edit in the merge); what it took from the merged branch does not. At most 10,000 commits are
+    /// walked; past that, or when `base` is not on the first-parent chain, the plain tree
+    /// difference answers.
     pub fn own_changes_between(
         &self,
         base: Option<ObjectId>,

@@ -57,7 +57,7 @@ pub enum RemoteRef {
 }
 
 /// A push that reached the remote and was not refused by its policy
-/// ([`Git::push_continuity`], classified by [`classify_push`]; docs/SYNC.md#outcomes-and-what-to-do, TECH-NOTES §6.6).
+/// ([`Git::push_continuity`], classified by [`classify_push`]; docs/SYNC.md#outcomes-and-what-to-do).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Pushed {
     /// The remote accepted the push (or was already up to date).
@@ -75,7 +75,7 @@ pub const REMOTE_LINES: usize = 5;
 /// 0.4 s of waiting in all).
 const FETCH_LOCK_TRIES: u32 = 5;
 
-/// The network and maintenance steps, through the `git` binary (docs/REFERENCE.md#git-binary, TECH-NOTES §2).
+/// The network and maintenance steps, through the `git` binary (docs/REFERENCE.md#git-binary).
 impl Git {
     /// Runs a network step like [`super::binary::run_network`]: it never prompts.
     fn run_net(&self, args: &[&str], np: &NoPrompt) -> Result<Output, NetError> {
@@ -224,7 +224,7 @@ fn failure(out: &Output) -> NetError {
     }
 }
 
-/// Classifies a `git push --porcelain` run of our ref (docs/SYNC.md#outcomes-and-what-to-do, TECH-NOTES §2.2, §6.6): a
+/// Classifies a `git push --porcelain` run of our ref (docs/SYNC.md#outcomes-and-what-to-do): a
 /// local-failure message is [`NetError::Local`] ([`side_of`]); then the porcelain ref line
 /// decides (flag `!` = refused, and its summary says by whom); with no refused line, exit 0 is
 /// success, anything else (exit 128, a dropped connection) is [`NetError::Unreachable`].
@@ -296,7 +296,7 @@ fn failure_text(out: &Output) -> String {
 mod tests {
     use super::*;
 
-    /// The porcelain outputs of TECH-NOTES §2.2 and §6.6, and the ones measured for issue 10.
+    /// The porcelain outputs git 2.39 to 2.47 prints for each outcome, and the ones measured for issue 10.
     #[test]
     fn push_outcomes_are_classified_from_the_porcelain() {
         let line = |summary: &str| format!("To /r.git\n!\t{CONTINUITY_REF}:{CONTINUITY_REF}\t{summary}\nDone\n");

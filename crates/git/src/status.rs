@@ -48,7 +48,7 @@ impl Changes {
         self.entries.is_empty()
     }
 
-    /// The changes without the entries `drop` names (the tool's own host files, SPEC §A.28).
+    /// The changes without the entries `drop` names (the tool's own host files, docs/REFERENCE.md#identity).
     pub fn without(mut self, drop: &[String]) -> Changes {
         self.entries.retain(|e| !drop.contains(e));
         self

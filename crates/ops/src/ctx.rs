@@ -111,7 +111,7 @@ impl Ctx {
                     return Err(Error::usage(format!("--repo {}: no such directory", p.display())));
                 }
                 // Absolute: gix's discovery of a bare repository by a relative path (`../x.git`)
-                // misreads it (TRIAL #14).
+                // misreads it (`--repo ../x.git` failed where an absolute path worked).
                 std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf())
             }
             None => std::env::current_dir().map_err(|e| Error::io(format!("current directory: {e}")))?,
@@ -208,7 +208,7 @@ impl Ctx {
         Ok(self.changes.get_or_init(|| c))
     }
 
-    /// The entries of `c` that are the tool's own host files (SPEC §A.28 "The task's own work"):
+    /// The entries of `c` that are the tool's own host files (docs/REFERENCE.md#identity):
     /// a host's project settings file whose difference from HEAD is exactly our hook entries
     /// (`hooks install` wrote them), and an untracked directory that holds only such files. Like
     /// `.ai/`, they are not the user's work: left out of the working-tree judgement, the change
@@ -335,7 +335,7 @@ impl Ctx {
     }
 
     /// The owner recorded by default: `$USER` (else `$LOGNAME`), else git's `user.name`, else
-    /// `unknown` (TRIAL #18: `$USER` is unset under many agent hosts and containers).
+    /// `unknown` (`$USER` is unset under many agent hosts and containers).
     pub fn default_owner(&self) -> String {
         self.env
             .user

@@ -1,5 +1,6 @@
 //! Provider hooks (docs/REFERENCE.md#hook-events): `hook <provider> start|compact|end` with the provider's payload
 //! on stdin. A receipt first, then the lifecycle step; never fails the provider.
+//! Must not touch: the health rules; the provider (it never fails it: every event exits 0).
 
 use std::path::Path;
 
@@ -305,7 +306,7 @@ fn start(run: &mut Run<'_>, provider: &str, key: &str) {
     let limits = limits(run.host, policy.and_then(|p| p.session.briefing_budget_chars));
     if let Some(lines) = run.step("briefing", briefing::lines(ctx, server.as_deref())) {
         // Escaped before it is bounded (the cap counts what the host shows) and before a host's
-        // JSON shape wraps it: the host decodes the JSON and hands the raw text on (§A.28).
+        // JSON shape wraps it: the host decodes the JSON and hands the raw text on.
         let readable = |t: String| if run.host.escapes_angles { t.replace('<', "‹").replace('>', "›") } else { t };
         let lines =
             lines.into_iter().map(|l| briefing::Line { text: readable(escape(&l.text).into_owned()), ..l }).collect();
@@ -324,8 +325,8 @@ struct Plan {
     has_task: bool,
     /// The episode did nothing since the last record (or its opening): why both are skipped.
     empty: bool,
-    /// The task is finished (`finish` set its outcome): nothing to hand over (TRIAL #26: the end
-    /// hook after `finish` wrote a derived handover of a completed task).
+    /// The task is finished (`finish` set its outcome): nothing to hand over (the end hook after
+    /// `finish` once wrote a derived handover of a completed task).
     finished: bool,
 }
 
@@ -375,7 +376,7 @@ fn plan_of(ctx: &Ctx, event: HookEvent, key: &str) -> (Plan, Option<Error>) {
         Ok(g) => (g, None),
         Err(e) => (Default::default(), Some(e)),
     };
-    // An episode that did nothing writes no derived record (SPEC §A.28 "Empty episodes").
+    // An episode that did nothing writes no derived record (docs/REFERENCE.md#origin).
     let plan = Plan {
         checkpoint: policy.session.checkpoint_on_compact.then_some(!gap.checkpoint_current && !gap.empty),
         handover: (event == HookEvent::End && policy.session.handover_on_end)

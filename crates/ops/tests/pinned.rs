@@ -103,7 +103,7 @@ fn ids_and_verdicts() -> String {
     let forged = {
         let mut e: Value = serde_json::from_slice(&first).unwrap();
         e["public_key"] = desktop.public_key_base64().into();
-        // In the stored form (SPEC §A.28 "Canonical bytes"): the trailing newline included.
+        // In the stored form (docs/REFERENCE.md#continuity-record): the trailing newline included.
         let mut bytes = serde_json::to_vec_pretty(&e).unwrap();
         bytes.push(b'\n');
         bytes

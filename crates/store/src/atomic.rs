@@ -1,5 +1,6 @@
 //! Writes that cannot be half-done: new files by temp + hard link, replacements (and moves) by rename,
 //! read-modify-write under a lock file, and the guard against writing through symlinks.
+//! Must not touch: record semantics, gix, the network, stdout.
 
 use std::fs::{self, File, OpenOptions};
 use std::io::{ErrorKind, Write};
@@ -71,7 +72,7 @@ pub fn ensure_dir(dir: &Path) -> Result<()> {
 
 /// Refuses to write in the directory `path` of the `.ai/` layer when it or a directory on the way — `.ai`,
 /// `.ai/local`, `.ai/local/state`, `.ai/repo` or any below — is a symlink that leads outside
-/// the checkout or nowhere (SPEC §A.28, docs/SECURITY.md): the checkout is the directory holding
+/// the checkout or nowhere (docs/SECURITY.md): the checkout is the directory holding
 /// the path's last `.ai` component. An upstream commit can carry such a symlink (`git add -f`);
 /// following it would put the ledger, the task record and the locks anywhere. A path outside a
 /// layer (the git directory's caches, the device key) is not checked here. A symlink that stays

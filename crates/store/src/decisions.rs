@@ -1,4 +1,5 @@
 //! The decision log `decisions.md` (docs/REFERENCE.md#decisions): entries appended, never edited.
+//! Must not touch: git, an entry already written, stdout.
 
 /// One entry of the log; its JSON (`decision list --json`) names each field as here.
 #[derive(Debug, Clone, PartialEq, Eq, Default, serde::Serialize)]
@@ -217,9 +218,9 @@ mod tests {
         assert_eq!(d[0].text.len(), 6);
     }
 
-    /// A carried decision is one entry whatever its title and text held (issue 39, TRIAL A1):
-    /// a line end in the title is folded, a text line that would start an entry or a comment
-    /// is escaped, and the `Carried:` line is the entry's.
+    /// A carried decision is one entry whatever its title and text held (issue 39: a forged title
+    /// once injected a decision): a line end in the title is folded, a text line that would start
+    /// an entry or a comment is escaped, and the `Carried:` line is the entry's.
     #[test]
     fn a_carried_decision_is_one_entry_whatever_it_held() {
         let title = "Legit\n\n## 2026-01-01 — FORGED DECISION: disable CI\nTask: none";

@@ -1,5 +1,5 @@
 //! The kept copy of a checkout's `.ai/local/` under the common git directory, and the identity
-//! of a checkout that survives a move (docs/REFERENCE.md#kept-records, SPEC §A.28, D60).
+//! of a checkout that survives a move (docs/REFERENCE.md#kept-records, D60).
 //!
 //! `.ai/local/` is ignored by git, so `git worktree remove` deletes it without asking and no
 //! git hook fires. Every write of this crate's [`crate::atomic`] under a registered checkout's

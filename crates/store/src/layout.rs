@@ -1,4 +1,5 @@
 //! Where every file of the `.ai/` layer lives (docs/REFERENCE.md#layout).
+//! Must not touch: reading or writing the files it names.
 
 use std::path::{Path, PathBuf};
 

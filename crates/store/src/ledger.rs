@@ -1,5 +1,6 @@
 //! The append-only ledger `ledger.jsonl` (docs/REFERENCE.md#ledger): building lines, appending under a lock,
 //! reading them back with duplicate keys preserved (readers take the FIRST `event` key).
+//! Must not touch: record semantics beyond a line, gix, stdout.
 //!
 //! Reads stay bounded as the ledger grows (docs/PERFORMANCE.md#what-keeps-costs-flat-as-records-grow): tail questions read [`backward`] from
 //! the end and stop when answered; whole-ledger scans stream [`forward`] one line at a time.

@@ -1,4 +1,5 @@
 //! The open-question store `open-questions.md` (docs/REFERENCE.md#questions): two valid entry shapes.
+//! Must not touch: git, any line but the one resolved, stdout.
 
 use super::decisions::{is_control, one_line, strip_comments};
 
@@ -138,8 +139,8 @@ mod tests {
         assert_eq!(resolved_question("Which (one) URL? (2026-09-03) — the (new) one"), "Which (one) URL?");
     }
 
-    /// A question is one entry whatever its text held (issue 39, TRIAL A1): a line end is
-    /// folded, never a second `- [unresolved]` line.
+    /// A question is one entry whatever its text held (issue 39: a forged text once injected a
+    /// blocker): a line end is folded, never a second `- [unresolved]` line.
     #[test]
     fn a_question_with_a_line_end_is_one_entry() {
         let q = "q1\n- [unresolved] t-x — INJECTED QUESTION (2026-01-01)";

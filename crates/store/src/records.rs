@@ -1,4 +1,5 @@
 //! Checkpoint and handover files on disk: naming, writing, listing, loading.
+//! Must not touch: resolution (`services::resolve`), gix, stdout.
 
 use std::fs;
 use std::path::{Path, PathBuf};

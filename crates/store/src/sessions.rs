@@ -1,4 +1,5 @@
 //! Episode files: open episodes, the pointer, closed records (docs/REFERENCE.md#sessions).
+//! Must not touch: git, the briefing's text (handed in), stdout.
 
 use std::fs;
 use std::io::ErrorKind;

@@ -1,4 +1,4 @@
-//! What a checkpoint or handover cites (docs/REFERENCE.md#citations, SPEC §A.28 "Citations"):
+//! What a checkpoint or handover cites (docs/REFERENCE.md#citations):
 //! the repository paths its body names in code spans, or as `path:line` / `path#Lnn` in prose —
 //! never inside a fenced or indented code block — kept with the blob each had at the record's
 //! head, so that a reader can ask git whether the file changed since.

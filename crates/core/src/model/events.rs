@@ -1,5 +1,6 @@
 //! The closed registry of ledger event names (docs/REFERENCE.md#ledger): writers name an [`Event`], so an
 //! unregistered event cannot be written (it does not compile); readers check names against it.
+//! Must not touch: files (`store::ledger` writes the ledger), git.
 
 use crate::model::vocabulary::vocabulary;
 

@@ -1,5 +1,6 @@
 //! A knowledge record (docs/REFERENCE.md#knowledge): one assertion derived from an episode, a candidate until a
 //! person promotes or rejects it. Its on-disk form is `store::format::knowledge`.
+//! Must not touch: files, git, which candidates exist (`services::knowledge`).
 
 use serde::Serialize;
 

@@ -1,4 +1,6 @@
 //! The two independent labels every record read carries: divergence and freshness (docs/REFERENCE.md#labels).
+//! Must not touch: git (the caller passes the ancestry answer), reading the clock (`now` is passed
+//! in), files.
 
 use chrono::{DateTime, Utc};
 use serde::Serialize;

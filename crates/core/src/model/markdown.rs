@@ -5,7 +5,8 @@
 //! fenced code, indented code and HTML blocks. Its extent comes from pulldown-cmark's byte
 //! offsets: it runs from the end of its heading to the start of the next section's heading (or
 //! the end of the body). A `# ...` line inside a code block is therefore part of the section
-//! above it, and a setext `Name\n===` is no section. Nothing here touches files or git.
+//! above it, and a setext `Name\n===` is no section.
+//! Must not touch: files, git.
 
 use std::ops::Range;
 

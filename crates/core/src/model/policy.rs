@@ -1,4 +1,5 @@
 //! Policy (`.ai/repo/policy.yaml`) and profiles (`.ai/repo/profiles/<name>.yaml`), docs/REFERENCE.md#policy.
+//! Must not touch: files (`Ctx` reads the policy and hands its text in), git.
 //!
 //! Unknown keys are errors at every level; every key the code reads is required except the
 //! optional ones docs/REFERENCE.md#policy names.

@@ -1,4 +1,6 @@
 //! The providers whose agent hooks drive episodes (docs/HOOKS.md): a small registry.
+//! Must not touch: files (`hooks install` writes the settings), stdout, the lifecycle steps
+//! (`ops::hook`).
 
 use crate::model::vocabulary::vocabulary;
 
@@ -15,7 +17,7 @@ vocabulary! {
     }
 }
 
-/// How a host wants the start briefing on stdout (`../shared/HOSTS.md` §2).
+/// How a host wants the start briefing on stdout (docs/HOOKS.md).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Output {
     /// Plain text; it must not look like JSON (Codex fails a hook whose stdout does and does
@@ -113,7 +115,7 @@ pub struct Provider {
     /// not wait).
     pub end_budget_ms: Option<u32>,
     /// The events whose stderr the host shows its user as a message of its own: their hooks
-    /// print nothing on stderr (SPEC §A.28 "Hook output"; the receipts are in the ledger).
+    /// print nothing on stderr (docs/HOOKS.md; the receipts are in the ledger).
     pub silent: &'static [HookEvent],
     /// The host HTML-escapes `<` and `>` in the context it passes (the model would read
     /// `Vec&lt;String&gt;`): the briefing writes them as `‹` and `›`, which read the same.
@@ -491,7 +493,7 @@ pub fn tools_own(p: &Provider, rel: &str, current: &str, head: Option<&str>) -> 
 }
 
 /// Whether a host's project settings file, as it is now (`current`), differs from what HEAD
-/// holds (`head`; `None`: absent) only by our entries (SPEC §A.28 "The task's own work"): our
+/// holds (`head`; `None`: absent) only by our entries (docs/REFERENCE.md#identity): our
 /// entries removed from both, the two are the same JSON. A file that does not parse is not ours.
 pub fn only_ours(p: &Provider, current: &str, head: Option<&str>) -> bool {
     let parse = |t: &str| -> Option<Map<String, Value>> {

@@ -1,5 +1,6 @@
 //! Checkpoint and handover records: their computed front matter (written and read by
 //! `store::format::record`), body sections, identity refusal (docs/REFERENCE.md#records).
+//! Must not touch: files, git, the clock (the identity fields are computed by `ops`).
 
 use super::markdown;
 use crate::model::vocabulary::vocabulary;

@@ -1,5 +1,6 @@
 //! Episodes: the open episode file (docs/REFERENCE.md#open-episodes) and the closed session record (docs/REFERENCE.md#closed-sessions); their
 //! on-disk form is `store::format::session`.
+//! Must not touch: files, git, the clock.
 
 /// An open episode, `sessions-open/<key>.yaml`.
 #[derive(Debug, Clone, PartialEq, Eq, Default, serde::Serialize)]

@@ -1,4 +1,5 @@
 //! The active task, `current.yaml` (docs/REFERENCE.md#task); its on-disk form is `store::format::task`.
+//! Must not touch: files, git, which task is current (`services::task`).
 
 use serde::Deserialize;
 
@@ -71,7 +72,7 @@ impl Task {
     }
 }
 
-/// The longest task title `start` takes, in characters (TRIAL #20: a title is one line that
+/// The longest task title `start` takes, in characters (a title is one line that
 /// the briefing, `context` and every conflict message repeat; DECISIONS D34).
 pub const TITLE_CAP: usize = 200;
 

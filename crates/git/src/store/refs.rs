@@ -253,8 +253,9 @@ impl Git {
         Ok(self.repo.new_commit_as(sref, sref, msg, tree, parents).map_err(gxe)?.id)
     }
 
-    /// One compare-and-swap update of `name` to `new`, writing any reflog line as `who`
-    /// (TECH-NOTES §1.4 gotcha 4).
+    /// One compare-and-swap update of `name` to `new`, writing any reflog line as `who`: without
+    /// `user.name`/`user.email` and with `core.logAllRefUpdates=always`, gix refuses a ref edit
+    /// that has no committer of its own ("Could not update reflog").
     pub(super) fn cas(
         &self,
         name: &str,

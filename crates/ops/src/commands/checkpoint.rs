@@ -1,4 +1,5 @@
 //! `checkpoint` (docs/REFERENCE.md#records): a short progress note of the episode, with or without a task.
+//! Must not touch: another command or a query, clap, the terminal.
 
 use std::path::PathBuf;
 

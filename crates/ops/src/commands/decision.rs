@@ -1,4 +1,5 @@
 //! `decision add|list|show` (docs/REFERENCE.md#decisions): the append-only decision log.
+//! Must not touch: an entry already written, another command or a query, the terminal.
 
 use serde_json::Value;
 

@@ -1,4 +1,5 @@
 //! `finish` (docs/REFERENCE.md#finish): close the task against its contract.
+//! Must not touch: another command or a query, the terminal beyond the verify command's own output.
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -136,7 +137,7 @@ pub fn run(ctx: &Ctx, p: FinishParams) -> Result<FinishReport> {
         _ => return Ok(FinishReport { task: None, contract: Vec::new(), verify: None, unmet: 0, written: false }),
     };
     let completed = p.outcome == Outcome::Completed;
-    // A task whose branch landed here is judged on the landed commits (SPEC §A.28).
+    // A task whose branch landed here is judged on the landed commits (docs/REFERENCE.md#finish).
     let landed = crate::services::rewrite::task_landed_here(ctx, &t);
     let (scope, touched) = scope_line(ctx, &t, landed.as_ref())?;
     let verify = match &p.verify_command {
@@ -334,7 +335,7 @@ fn checkpoints_of(ctx: &Ctx, task_id: &str) -> Result<usize> {
 const LOCK: &str = "finish";
 
 /// Whether `.gitignore` differs from the task's start commit only by lines that keep
-/// `.ai/local/` out of git — the line `init` adds, which no task's scope names (TRIAL #12).
+/// `.ai/local/` out of git — the line `init` adds, which no task's scope names (D43).
 fn only_the_layers_ignore_line(ctx: &Ctx, t: &Task) -> Result<bool> {
     let Some(base) = ctx.git.base_of(t.anchor_head()) else { return Ok(false) };
     let before = ctx.git.file_at(base, ".gitignore")?.unwrap_or_default();

@@ -1,4 +1,5 @@
 //! `handover` (docs/REFERENCE.md#records): the deliberate continuation package, and its resolution.
+//! Must not touch: another command or a query, clap, the terminal.
 
 use std::path::PathBuf;
 

@@ -1,4 +1,6 @@
 //! `init` (docs/REFERENCE.md#layout): create whatever of the layer is missing, never overwrite.
+//! Must not touch: what an existing file holds (but the `.gitignore` line it adds), git's index
+//! (nothing is staged), another command or a query.
 
 use crate::assets;
 use crate::ctx::Ctx;

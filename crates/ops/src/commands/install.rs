@@ -1,6 +1,7 @@
 //! `hooks install|uninstall` (docs/HOOKS.md#setting-each-host-up): each agent host's settings file (by scope)
 //! merged without clobbering,
 //! git hooks that chain a foreign hook, and the continuity fetch refspec. All idempotent.
+//! Must not touch: another tool's entries or a foreign git hook's body, another command or a query.
 
 use std::path::PathBuf;
 

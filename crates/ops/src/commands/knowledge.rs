@@ -1,5 +1,7 @@
 //! `knowledge promote` and `knowledge reject` (docs/REFERENCE.md#knowledge): a person's verdict on
 //! a candidate the episode's close derived (`services::knowledge`).
+//! Must not touch: deriving candidates (`services::knowledge`), another command or a query, the
+//! terminal.
 
 use std::path::PathBuf;
 

@@ -1,4 +1,5 @@
 //! `question add|resolve|list` (docs/REFERENCE.md#questions): blockers as state.
+//! Must not touch: any line but the one it appends or resolves, another command or a query.
 
 use serde_json::Value;
 

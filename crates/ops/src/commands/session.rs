@@ -1,5 +1,7 @@
 //! Episodes (docs/REFERENCE.md#sessions): one per provider session, opened, read and closed into a tracked
 //! envelope of references derived from the ledger lines stamped with the episode's id.
+//! Must not touch: another command or a query, the terminal; a closed record never quotes a
+//! credential.
 
 use std::path::PathBuf;
 
@@ -271,7 +273,7 @@ pub fn close(ctx: &Ctx, p: CloseParams) -> Result<Option<CloseReport>> {
             session_context::append_close(&doc, &ctx.clock.stamp(), &p.outcome, id.head_text(), &ctx.rel(&path))?;
         }
     }
-    // The per-episode lock files of episodes closed long ago (TRIAL #11: 307 after 150 sessions).
+    // The per-episode lock files of episodes closed long ago (307 were left after 150 sessions).
     if let Some(now) = _lock.now() {
         crate::store::atomic::sweep_locks(&ctx.layout.locks(), &["session-start.", "session-close."], now, LOCK_AGE);
     }
@@ -353,7 +355,7 @@ fn write_closed(ctx: &Ctx, s: &OpenSession, p: &CloseParams) -> Result<PathBuf> 
     } else {
         p.summary.clone()
     };
-    // The record goes into tracked `.ai/repo/`: no credential reaches it (SPEC §A.28). What
+    // The record goes into tracked `.ai/repo/`: no credential reaches it (docs/SECURITY.md). What
     // the ledger carried is withheld line by line; a summary the caller typed is refused.
     if let Some(what) = crate::services::knowledge::credential_in(&p.summary) {
         return Err(Error::refused(format!("session close: the summary holds {what}; nothing written"))

@@ -1,4 +1,5 @@
 //! `start` (docs/REFERENCE.md#task): open a task in this checkout; `start --resume` (docs/REFERENCE.md#task) reopens one.
+//! Must not touch: another command or a query, clap, the terminal.
 
 use serde_json::Value;
 
@@ -270,7 +271,7 @@ fn handover_finding(ctx: &Ctx, task: Option<&str>, what: &str) -> Result<Option<
     }))
 }
 
-/// A WARN for each scope path that names nothing (TRIAL #19: `--scope srcc`): absent from the
+/// A WARN for each scope path that names nothing (a typo such as `--scope srcc`): absent from the
 /// working tree, and no changed file lies inside it (a path deleted since HEAD is listed
 /// there), so it is in neither HEAD nor the working tree. Not a refusal: it may be a path the
 /// task is about to create.

@@ -1,6 +1,8 @@
 //! The doctor rules on files: every profile parses, every checkpoint or handover the resolver
 //! would skip is a FAIL naming the file, and every staging file an interrupted write left is a
 //! WARN naming it.
+//! Must not touch: a command or a query, the files it judges (a finding names the fix, it never
+//! repairs).
 
 use crate::ctx::Ctx;
 use crate::error::Result;

@@ -1,4 +1,6 @@
 //! The doctor rules on the session store (docs/REFERENCE.md#sessions).
+//! Must not touch: a command or a query, the episodes it judges (a finding names the command that
+//! fixes it).
 
 use super::file_rules::{files, front_matter};
 use crate::ctx::Ctx;
@@ -20,7 +22,7 @@ fn close_command(key: &str) -> String {
 
 /// An episode open longer than the policy's stale threshold (`session.freshness.stale_minutes`),
 /// counted from its last ledger line (else its start): a WARN with the command that closes it
-/// (TRIAL #21: episodes a crash left open were never flagged).
+/// (episodes a crash left open used to go unflagged).
 fn left_open(ctx: &Ctx, key: &str, s: &crate::model::session::OpenSession, subject: &str) -> Option<Finding> {
     let stale = ctx.policy().ok()?.thresholds().stale_minutes?;
     let last = crate::store::ledger::backward(&ctx.layout.ledger())

@@ -1,4 +1,5 @@
 //! The store rules: `open-questions.md` and `decisions.md`.
+//! Must not touch: a command or a query, the files it judges.
 
 use crate::ctx::Ctx;
 use crate::error::Result;

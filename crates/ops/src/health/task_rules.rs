@@ -1,5 +1,6 @@
 //! The task rules of check, watch and doctor: the task record, its label, scope, checkpoint age
 //! and handover drift; and `check --checkpoint`, the one write.
+//! Must not touch: a command or a query; any write but `check --checkpoint`'s checkpoint.
 
 use crate::clock::parse_stamp;
 use crate::ctx::Ctx;
@@ -104,7 +105,7 @@ pub(super) fn task_summary(r: &TaskRecord) -> Finding {
 /// The divergence label of the task's (head, branch); `diverged`/`different_context` at `bad`.
 pub(super) fn task_label(ctx: &Ctx, t: &Task, bad: Level, category: Category) -> Finding {
     let label = crate::services::rewrite::label_of(ctx, &t);
-    // Its work landed on this branch: nothing is wrong, it is done here (SPEC §A.28).
+    // Its work landed on this branch: nothing is wrong, it is done here (docs/REFERENCE.md#finish).
     if let Some(l) = crate::services::rewrite::task_landed_here(ctx, t).filter(|_| !label.divergence.trustworthy()) {
         return Finding::new(
             Level::Info,

@@ -1,4 +1,5 @@
 //! `continuity status` (no network) and `continuity records` (docs/REFERENCE.md#sync).
+//! Must not touch: a command, the network, writes beyond the read-model cache.
 
 use crate::continuity::admission::{Code, Severity};
 use serde::Serialize;
@@ -133,7 +134,7 @@ fn all_diagnostics(s: &Setup, store: &Loaded, lineage: &Lineage) -> Vec<Diagnost
 }
 
 /// A device label claimed by two different keys in the store (this device's own key
-/// included) is a finding naming every key id that claims it (issue 39, TRIAL D2: anyone may
+/// included) is a finding naming every key id that claims it (issue 39: anyone may
 /// call a key `alice-laptop`; the key id says who signed). Reported as `continuity.collision`
 /// (a name held by two different things), a warning: the records stay admitted, each shown
 /// with its key id.

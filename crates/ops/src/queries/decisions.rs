@@ -1,5 +1,6 @@
 //! `decision list` and `decision show` (docs/REFERENCE.md#decisions): the decision log as read;
 //! `commands::decision` appends to it.
+//! Must not touch: a command, writes (the log is read as it is).
 
 use serde::Serialize;
 

@@ -1,5 +1,6 @@
 //! `question list` (docs/REFERENCE.md#questions): the blockers as read; `commands::question`
 //! opens and resolves them.
+//! Must not touch: a command, writes (the file is read as it is).
 
 use serde::Serialize;
 

@@ -1,5 +1,6 @@
 //! `session status`, `latest`, `list`, `show` and `context` (docs/REFERENCE.md#sessions): the
 //! episodes as read; `commands::session` opens and closes them.
+//! Must not touch: a command, writes (episodes are read as they are).
 
 use std::path::PathBuf;
 

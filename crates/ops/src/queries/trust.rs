@@ -1,5 +1,6 @@
 //! `continuity trust list` (docs/SYNC.md#a-teams-trust): every key the mesh names or the local
 //! store holds records of, with its standing and what this machine holds of it.
+//! Must not touch: a command, the mesh declaration (`commands::continuity::trust` writes it).
 
 use serde::Serialize;
 

@@ -1,6 +1,7 @@
 //! The start-hook briefing (docs/REFERENCE.md#briefing): what a new episode is told without asking —
 //! references, labels and at most one section (the Next Action), the newest authored
 //! checkpoint's path and age, bounded by lines and characters.
+//! Must not touch: a command, a query or a health rule; writes of any kind.
 
 use crate::ctx::Ctx;
 use crate::error::Result;
@@ -79,7 +80,7 @@ fn other_episodes(ctx: &Ctx, own: Option<&str>) -> Vec<Line> {
     out
 }
 
-/// What git has in progress here (SPEC §A.28 "Operations in progress"; TRIAL #10): the
+/// What git has in progress here (docs/REFERENCE.md#briefing): the
 /// operation and, for a rebase or a bisect, the branch — whose newest handover is *offered* with
 /// its label, never resolved as this checkout's (HEAD is detached meanwhile). A merge, a
 /// cherry-pick or a revert offers no other branch's record.
@@ -170,7 +171,7 @@ pub fn lines(ctx: &Ctx, server_line: Option<&str>) -> Result<Vec<Line>> {
         Some(r) if !r.foreign => {
             let t = r.task;
             match crate::services::rewrite::task_landed_here(ctx, &t).map(|l| l.text) {
-                // Never briefed as the active task of the branch its work landed on (TRIAL #9).
+                // Never briefed as the active task of the branch its work landed on (docs/REFERENCE.md#briefing).
                 Some(where_) => out.push(kept(format!(
                     "Task {} ({} on {}, profile {}): {} — its work {where_}: nothing left to do here but `git majordomus finish --outcome completed`.",
                     t.id, t.outcome, t.branch, t.profile, t.task

@@ -1,5 +1,6 @@
 //! Derived bodies (docs/REFERENCE.md#handover-body): checkpoints and handovers written from records and git, never
 //! from a conversation. Deterministic: the same records and git give the same text.
+//! Must not touch: a command or a query, a conversation, the file (the caller writes the body).
 
 use std::collections::BTreeSet;
 
@@ -44,11 +45,11 @@ fn with_committed(ctx: &Ctx, task: &Task, changed: &[String]) -> Result<Vec<Stri
     let mut set: BTreeSet<String> = changed.iter().cloned().collect();
     if let Some(head) = ctx.git.head()? {
         if let Some(base) = ctx.git.base_of(task.anchor_head()) {
-            // The task's own commits: not what a merge or a rebase brought in (SPEC §A.28).
+            // The task's own commits: not what a merge or a rebase brought in (docs/REFERENCE.md#identity).
             let others = ctx.git.other_branch_tips(ctx.identity()?.branch.as_deref());
             let committed = ctx.git.own_changes_between(base, head, &others)?;
             // A host file whose commits since the task started added only what `hooks install`
-            // writes is the tool's, not the task's work (SPEC §A.28), unless it changed since.
+            // writes is the tool's, not the task's work (docs/REFERENCE.md#identity), unless it changed since.
             let tools = |f: &String| {
                 let at = |c| ctx.git.file_at(c, f).ok().flatten().map(|b| String::from_utf8_lossy(&b).into_owned());
                 !changed.contains(f)
@@ -287,7 +288,7 @@ pub fn handover_body(ctx: &Ctx, task: Option<&Task>, required: &[String]) -> Res
         let changed = ctx.changes()?.entries();
         list_bounded(&mut s, &format!("Uncommitted files ({}):", changed.len()), changed, max);
     }
-    // What was recorded, counted truly (TRIAL #11: "0 handover(s)" while the task had three
+    // What was recorded, counted truly (it once said "0 handover(s)" while the task had three
     // authored): in this episode, and for the task in all.
     let count = |lines: &[ledger::Line], ev: &str, key: Option<&str>| {
         lines

@@ -1,5 +1,6 @@
 //! When a derived record fills a gap (docs/REFERENCE.md#origin): what the compact and end hooks learn
 //! from the ledger's tail before they write anything.
+//! Must not touch: a command or a query, writes (it reads the ledger's tail and the tree).
 //!
 //! A derived record never hides one a person or an agent wrote. The end hook writes its derived
 //! handover only when no authored handover is at or after the episode's last activity, and
@@ -20,7 +21,7 @@ use crate::store::format::record::parse;
 use crate::store::{atomic::read_opt, ledger};
 
 /// The ledger field that records the state of the working tree and index by content when a
-/// checkpoint, a handover or an episode is written or opened (SPEC §A.28 "Empty episodes").
+/// checkpoint, a handover or an episode is written or opened (docs/REFERENCE.md#origin).
 pub const TREE_FIELD: &str = "tree";
 
 /// How many changed files an episode's opening hashes at most: beyond that its `tree` is
@@ -46,7 +47,7 @@ pub struct Gap {
     /// The episode did nothing (no ledger line of it beyond its opening and the receipts) and
     /// the checkout is as the last checkpoint or handover of the same task left it (none:
     /// as the episode opened it) — the same head, the same tree by content: the hooks write
-    /// no derived record at all (SPEC §A.28 "Empty episodes").
+    /// no derived record at all (docs/REFERENCE.md#origin).
     pub empty: bool,
     /// An authored handover of this episode or task is at or after the episode's last activity:
     /// the end hook writes no derived handover.
@@ -77,7 +78,7 @@ pub fn of_episode(ctx: &Ctx, task: Option<&Task>) -> Result<Gap> {
         let derived = line.str("origin") == Some(Origin::Derived.as_str()) || event == Event::KnowledgeDerived.as_str();
         let activity = mine && !derived && !event.starts_with("provider.event.");
         // Emptiness counts every line of the episode beyond its opening and the receipts (and
-        // the compact hook's own knowledge pass), derived records included (SPEC §A.28).
+        // the compact hook's own knowledge pass), derived records included.
         let bookkeeping = event.starts_with("provider.event.")
             || event == Event::SessionStarted.as_str()
             || event == Event::KnowledgeDerived.as_str();
@@ -137,8 +138,8 @@ pub fn of_episode(ctx: &Ctx, task: Option<&Task>) -> Result<Gap> {
         }
         Ok(now_tree.get().is_some_and(|now: &String| tree == now.as_str()))
     };
-    // By content when the checkpoint's line says what the tree held (TRIAL #16: an edit to a
-    // file already changed kept the same list); else by its head and change list.
+    // By content when the checkpoint's line says what the tree held (an edit to a file
+    // already changed keeps the same list); else by its head and change list.
     let checkpoint_current = match checkpoint {
         Some((head, _, Some(tree))) => same(&head, &tree)?,
         Some((head, path, None)) => same_state(ctx, task, &head, &ctx.layout.root().join(path))?,

@@ -1,5 +1,6 @@
 //! Path-free identities (docs/REFERENCE.md#identity): what a record that travels (a closed session, a continuity
 //! record) says instead of a path.
+//! Must not touch: a command or a query, files; a path never leaves through it.
 
 use crate::ctx::Ctx;
 use crate::error::Result;

@@ -1,6 +1,8 @@
 //! Knowledge (docs/REFERENCE.md#knowledge): what the repository now knows because of an episode — each
 //! decision recorded, question resolved and task finished, as one candidate assertion derived
 //! from the ledger and git (never from a conversation), which a person promotes or rejects.
+//! Must not touch: a command or a query, tracked files beyond the candidates directory, a
+//! credential.
 
 use std::path::PathBuf;
 
@@ -39,7 +41,7 @@ pub(crate) fn curated_dir(ctx: &Ctx) -> PathBuf {
     ctx.layout.repo().join("knowledge/curated")
 }
 
-/// The longest knowledge id (SPEC §A.28): a candidate's id is printed in every briefing.
+/// The longest knowledge id (docs/REFERENCE.md#knowledge): a candidate's id is printed in every briefing.
 pub const MAX_ID: usize = 64;
 
 pub(crate) fn valid_id(id: &str) -> bool {
@@ -50,7 +52,7 @@ pub(crate) fn valid_id(id: &str) -> bool {
 }
 
 /// The first credential shape (the publish scan's, without machine paths) in `text`: what
-/// tracked `.ai/repo/` must never receive (SPEC §A.28).
+/// tracked `.ai/repo/` must never receive (docs/SECURITY.md).
 pub fn credential_in(text: &str) -> Option<&'static str> {
     crate::continuity::portability::credential_shapes_in(text).first().copied()
 }

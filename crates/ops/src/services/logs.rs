@@ -23,7 +23,7 @@ pub fn read_decisions(ctx: &Ctx) -> Result<String> {
 /// Seeds the store from its template when absent (the repository's template, else the built-in
 /// one). Only the template's headings, prose and comment blocks are seeded: an entry in a
 /// tracked template came from whoever committed it, so it never becomes a live decision or
-/// question here (SPEC §A.28; `doctor` names a template that holds entries).
+/// question here (docs/SECURITY.md; `doctor` names a template that holds entries).
 pub fn seed(ctx: &Ctx, path: &std::path::Path, template: &str, builtin: &str) -> Result<()> {
     guard(ctx.layout.root(), path)?;
     if path.exists() {

@@ -1,4 +1,5 @@
 //! Record resolution (docs/REFERENCE.md#resolution): which record on disk is about the work happening here.
+//! Must not touch: a command or a query, writes, file modification times.
 //!
 //! Two tiers only — same repository + worktree + branch, then same repository + branch (not
 //! detached) — then nothing. Within a tier the greatest (`created_at`, ledger rank, file name)
@@ -115,11 +116,10 @@ pub struct Facts {
 }
 
 impl Facts {
-    /// Whether `self` is derived and an authored record `other` hides it (docs/REFERENCE.md#origin,
-    /// SPEC §A.28 "Authored beats derived across episodes"): of the same task; without a task,
-    /// of the same episode, or of the same checkout when `self` was written after it (TRIAL #5:
-    /// another session's end hook composed a newer record that hid the Next Action an agent
-    /// wrote).
+    /// Whether `self` is derived and an authored record `other` hides it
+    /// (docs/REFERENCE.md#origin): of the same task; without a task, of the same episode, or of the
+    /// same checkout when `self` was written after it (once another session's end hook composed a
+    /// newer record that hid the Next Action an agent wrote).
     fn hidden_by(&self, other: &Facts) -> bool {
         self.origin == Origin::Derived
             && other.origin == Origin::Authored

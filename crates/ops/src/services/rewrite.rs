@@ -7,6 +7,8 @@
 //! never a proof. For a record of another branch, [`landed`] says whether its work is in HEAD's
 //! history as a commit with the same content (a squash or rebase merge, a cherry-pick); it never
 //! makes the record a candidate of resolution.
+//! Must not touch: a command or a query; messages, authors or times as a proof; git beyond what
+//! `git::rewrite` reads.
 //!
 //! Owns: the proof ladder and its bounds. Git facts come from `git::rewrite`, the caches from
 //! `store::rewrites`.
@@ -131,7 +133,7 @@ pub fn landed(ctx: &Ctx, x: Option<&str>) -> Option<Landed> {
 }
 
 /// Where the work of task `t`, of another branch than this checkout's, landed on this branch
-/// (SPEC §A.28 "A landed task"), and the commits that carry it.
+/// (docs/REFERENCE.md#rewrites), and the commits that carry it.
 #[derive(Debug, Clone)]
 pub struct TaskLanded {
     /// `landed in main: its branch's tip 1a2b3c4 is in this history (a merge)`, or

@@ -1,5 +1,6 @@
 //! Reading and updating the active task record `current.yaml`, and its archive
 //! (`archive/<id>.yaml`, docs/REFERENCE.md#layout): what `start` moves there and `start --resume` brings back.
+//! Must not touch: a command or a query, records other than the task and its archive.
 
 use std::path::PathBuf;
 
@@ -49,7 +50,7 @@ fn read_at(ctx: &Ctx, path: PathBuf, hint: &str) -> Result<Option<TaskRecord>> {
 }
 
 /// The refusal (15) of `start` and `start --resume` while task `t` is active: the hint names
-/// the two commands that end it (a plain `handover` leaves it active, TRIAL #13).
+/// the two commands that end it (a plain `handover` leaves it active).
 pub fn active_conflict(t: &Task) -> Error {
     Error::conflict(format!("task {} is active ('{}')", t.id, t.task))
         .hint("run git majordomus handover --close or git majordomus finish first")

@@ -1,4 +1,6 @@
 //! `continuity device` (docs/REFERENCE.md#device-key), `continuity verify` and `continuity export` (docs/REFERENCE.md#continuity-commands).
+//! Must not touch: another command or a query, the network (`verify --remote` reads the
+//! remote-tracking ref), the terminal; `verify` writes nothing.
 
 use crate::continuity::admission::{Code, Severity};
 use std::path::Path;
@@ -25,7 +27,7 @@ pub struct DeviceReport {
     /// The minisign public key file.
     #[serde(skip)]
     pub public_key_file: String,
-    /// Where the key was created, when this call created it (TRIAL #33: a key is never made
+    /// Where the key was created, when this call created it (a key is never made
     /// without a word).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub created: Option<String>,
@@ -142,7 +144,7 @@ pub struct VerifyReport {
     /// Admitted, but signed by a key the mesh does not trust.
     pub untrusted: usize,
     /// Signed by a revoked key before its revocation's pin: reported, not admitted, not a
-    /// failure (SPEC §A.28 "Revocation").
+    /// failure (docs/REFERENCE.md#mesh).
     pub retired: usize,
     /// Kept records of a later schema.
     pub too_new: usize,

@@ -1,5 +1,6 @@
 //! `continuity publish` (docs/REFERENCE.md#continuity-commands): project the newest (or a named) handover into a signed
 //! record in the local store. Offline: only the local ref and `continuity.json` change.
+//! Must not touch: the network, the remote, another command or a query, the terminal.
 
 use std::path::Path;
 
@@ -384,7 +385,7 @@ fn open_questions(ctx: &Ctx) -> Result<Vec<CarriedQuestion>> {
 
 /// Refuses (exit 10) a record that admission would refuse for its bounds or the text grammar
 /// of a field, or whose stored file would be over the store's cap: nothing is truncated, so
-/// every unresolved question travels or the publish is refused (SPEC §A.7, §A.28). A dry run
+/// every unresolved question travels or the publish is refused (a blocker must travel). A dry run
 /// is judged the same, its device not yet created taken as a well-formed one.
 fn refuse_unbounded(ctx: &Ctx, rec: &Record) -> Result<()> {
     let placeholder = Device { node: "0".repeat(32), label: rec.device.label.clone() };
@@ -471,7 +472,7 @@ pub struct SupersedeReport {
 
 /// `continuity supersede <id>` (issue 40 item 4): ends head `prefix` without resuming it — a
 /// signed v2 record whose parent is that head and which carries no handover, so that the end
-/// travels; the head's unresolved questions are carried here (§A.7).
+/// travels; the head's unresolved questions are carried here (a blocker must travel).
 pub fn supersede(ctx: &Ctx, prefix: &str) -> Result<SupersedeReport> {
     let s = loaded::setup(ctx)?;
     if let Some(e) = s.revoked_here() {

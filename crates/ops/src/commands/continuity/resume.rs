@@ -1,4 +1,5 @@
 //! `continuity resume` (docs/REFERENCE.md#plans).
+//! Must not touch: the network, the store ref, another command or a query, the terminal.
 
 use serde::Serialize;
 

@@ -3,6 +3,8 @@
 //! push is classified (docs/SYNC.md#outcomes-and-what-to-do): a race is re-fetched, merged and pushed again (up to
 //! [`PUSH_ATTEMPTS`] in all); a remote hook or policy is `continuity.push_rejected` (exit 10); an
 //! unreachable remote is `continuity.remote_unreachable`; a failure on this side is an error (13).
+//! Must not touch: another command or a query, any ref but ours, the terminal (the caller renders
+//! the pre-push line).
 //!
 //! The pre-push hook's sync ([`pre_push`]) is the same push step, but it costs nothing when no
 //! record is pending: it compares the local tip with the remote-tracking one without touching the

@@ -2,6 +2,8 @@
 //! declaration. Each change is made under a lock, written atomically, and names the `git add` and
 //! `git commit` that share it; the working tree's declaration is what every continuity command
 //! here reads at once.
+//! Must not touch: the store ref, the network, git's index (the user commits), another command or a
+//! query.
 
 use serde::Serialize;
 

@@ -7,6 +7,7 @@
 //! admitted; no usable cache (absent, other rules, damaged, old tip pruned) → the whole tree is
 //! admitted on every core. Trust, revocation and the repository are judged per signer on every
 //! read. The cache is an optimisation only: deleting it changes no answer.
+//! Must not touch: a command or a query; writes beyond the read-model cache.
 
 use std::collections::BTreeSet;
 

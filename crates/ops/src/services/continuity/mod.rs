@@ -69,7 +69,7 @@ pub fn load_mesh(ctx: &Ctx, normalise: &dyn Fn(&str) -> Option<String>) -> Resul
     Ok(enabled.pop())
 }
 
-/// What the mesh's pinned revocations retire (SPEC §A.28 "Revocation"): for each revoked key
+/// What the mesh's pinned revocations retire (docs/REFERENCE.md#mesh): for each revoked key
 /// with a pin in `trust.revoked_at`, the records the pinned store commit holds (none when this
 /// repository does not have that commit yet). A pin of a key that is not revoked pins nothing.
 pub fn pins(ctx: &Ctx, mesh: Option<&Mesh>) -> Result<Pins> {

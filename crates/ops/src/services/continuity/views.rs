@@ -82,7 +82,7 @@ pub fn views(ctx: &Ctx, s: &Setup, store: &Loaded, ids: &[impl AsRef<str>]) -> V
 }
 
 /// How admitted record `r` is shown, `own` being this machine's node: the label the mesh gives
-/// its key, when it gives one, beside the one the record gives itself (SPEC §A.28).
+/// its key, when it gives one, beside the one the record gives itself (docs/REFERENCE.md#mesh).
 pub fn view(
     store: &Loaded,
     r: loaded::Row,
