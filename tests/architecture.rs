@@ -1188,3 +1188,103 @@ fn the_package_ships_only_sources_assets_and_licences() {
         assert!(files.lines().any(|f| f == needed), "{needed} is not shipped");
     }
 }
+
+/// The files of one crate that a source names through `crate::…` and `super::…` paths (the
+/// longest prefix of each path that is a module file), its own ancestors aside.
+fn crate_file_edges(s: &Source, files: &BTreeSet<String>) -> BTreeSet<String> {
+    let Some((src, inner)) = s.rel.split_once("/src/").map(|(c, r)| (format!("{c}/src"), r)) else {
+        return BTreeSet::new();
+    };
+    let module: Vec<&str> = {
+        let stem = inner.trim_end_matches(".rs");
+        let mut parts: Vec<&str> = stem.split('/').collect();
+        if matches!(parts.last(), Some(&("mod" | "lib" | "main"))) {
+            parts.pop();
+        }
+        parts
+    };
+    let file_of = |segments: &[&str]| {
+        (1..=segments.len()).rev().find_map(|n| {
+            let stem = std::iter::once(src.as_str()).chain(segments[..n].iter().copied()).collect::<Vec<_>>().join("/");
+            [format!("{stem}.rs"), format!("{stem}/mod.rs")].into_iter().find(|f| files.contains(f))
+        })
+    };
+    let code = s.production_lines().iter().map(|l| code(l).to_string()).collect::<Vec<_>>().join("\n");
+    let mut out = BTreeSet::new();
+    for (prefix, base) in [("crate::", &module[..0]), ("super::", &module[..module.len().saturating_sub(1)])] {
+        for (at, _) in code.match_indices(prefix) {
+            if code[..at].ends_with(|c: char| is_ident(c) || c == ':') {
+                continue;
+            }
+            let mut path: Vec<&str> = code[at + prefix.len()..]
+                .split(|c: char| !(is_ident(c) || c == ':'))
+                .next()
+                .unwrap_or_default()
+                .split("::")
+                .take_while(|p| {
+                    !p.is_empty() && p.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_')
+                })
+                .collect();
+            // `super::super::x`: each further `super` goes up one more.
+            let ups = path.iter().take_while(|p| **p == "super").count();
+            path.drain(..ups);
+            let Some(base) = base.get(..base.len().saturating_sub(ups)).filter(|_| ups <= base.len()) else { continue };
+            let segments: Vec<&str> = base.iter().copied().chain(path).collect();
+            if segments.is_empty() || module.starts_with(&segments) {
+                continue;
+            }
+            if let Some(file) = file_of(&segments) {
+                out.insert(file);
+            }
+        }
+    }
+    out.remove(&s.rel);
+    out
+}
+
+#[test]
+fn no_two_files_of_a_crate_import_each_other() {
+    let sources = sources();
+    let files: BTreeSet<String> = sources.iter().map(|s| s.rel.clone()).collect();
+    let edges: BTreeMap<&str, BTreeSet<String>> =
+        sources.iter().map(|s| (s.rel.as_str(), crate_file_edges(s, &files))).collect();
+    // A module and the modules under it may name each other (a parent re-exports its parts).
+    let dir_of = |f: &str| f.trim_end_matches("/mod.rs").trim_end_matches(".rs").to_string();
+    let related = |a: &str, b: &str| {
+        dir_of(b).starts_with(&format!("{}/", dir_of(a))) || dir_of(a).starts_with(&format!("{}/", dir_of(b)))
+    };
+    let mut circles = Vec::new();
+    for (a, to) in &edges {
+        for b in to {
+            if a < &b.as_str() && !related(a, b) && edges.get(b.as_str()).is_some_and(|back| back.contains(*a)) {
+                circles.push(format!("{a} <-> {b}"));
+            }
+        }
+    }
+    assert!(
+        circles.is_empty(),
+        "two files of a crate import each other (move the shared item down):\n{}",
+        circles.join("\n")
+    );
+}
+
+#[test]
+fn the_import_edges_resolve_crate_and_super_paths() {
+    let files: BTreeSet<String> =
+        ["crates/x/src/lib.rs", "crates/x/src/a.rs", "crates/x/src/b/mod.rs", "crates/x/src/b/c.rs"]
+            .map(String::from)
+            .into();
+    let source = |rel: &str, text: &str| Source {
+        rel: rel.into(),
+        lines: text.lines().map(String::from).collect(),
+        test: vec![false; text.lines().count()],
+    };
+    let a = crate_file_edges(&source("crates/x/src/a.rs", "use crate::b::c::Thing;\nuse crate::b;\n"), &files);
+    assert_eq!(a, ["crates/x/src/b/c.rs", "crates/x/src/b/mod.rs"].map(String::from).into());
+    let c = crate_file_edges(&source("crates/x/src/b/c.rs", "use super::super::a::f;\n"), &files);
+    assert_eq!(c, ["crates/x/src/a.rs"].map(String::from).into(), "super::super goes up twice");
+    let c = crate_file_edges(&source("crates/x/src/b/c.rs", "// use crate::a;\n"), &files);
+    assert_eq!(c, BTreeSet::new(), "a comment names nothing");
+    let c = crate_file_edges(&source("crates/x/src/b/c.rs", "use super::Thing;\nfn f() { crate::a::g() }\n"), &files);
+    assert_eq!(c, ["crates/x/src/a.rs"].map(String::from).into(), "super:: of a part is its parent: not an edge");
+}
