@@ -9,6 +9,7 @@ use crate::model::record::{only_sections, truncate_section};
 use crate::ops::services::context::{
     Bounded, CheckpointFacts, Content, ContextReport, Event, HandoverFacts, Renderer, Why,
 };
+use crate::ops::services::labelled::NextAction;
 use crate::render::records;
 use crate::text::short;
 
@@ -116,7 +117,7 @@ fn checkpoint_heading(c: &CheckpointFacts) -> String {
 fn warnings(h: &HandoverFacts) -> Vec<String> {
     let l = &h.labelled;
     let mut lines = Vec::new();
-    if l.freshness.is_history() {
+    if matches!(l.next_action(), NextAction::Withheld { .. }) {
         lines.push(format!("HISTORY: this handover is {} — read it as background, not as the thing to do now; its Next Action is withheld", l.freshness.label.as_str()));
     }
     if !l.divergence.trustworthy() {

@@ -17,10 +17,10 @@ use crate::ctx::Ctx;
 use crate::error::Result;
 use crate::model::labels::Anchor;
 use crate::model::labels::{Divergence, FreshnessLabel, WorkingTree};
-use crate::model::record::{section_text, section_texts};
+use crate::model::record::section_texts;
 use crate::model::task::Outcome;
 use crate::oid::Oid;
-use crate::services::labelled::{label_preferred, resolve_labelled, Labelled};
+use crate::services::labelled::{label_preferred, resolve_labelled, Labelled, NextAction};
 use crate::services::resolve::shown_checkpoint;
 use crate::services::task;
 use crate::store::questions::{self, Entry};
@@ -172,12 +172,12 @@ impl Record {
     /// The view of a labelled record.
     pub fn of(ctx: &Ctx, l: &Labelled) -> Record {
         let m = &l.record.meta;
-        let na = section_text(&l.record.body, "Next Action").filter(|t| !t.trim().is_empty());
-        let (next_action, next_action_withheld) = match na {
-            Some(_) if l.freshness.is_history() => {
-                (None, Some(format!("{}: {}", l.freshness.label.as_str(), l.freshness.reason)))
+        let (next_action, next_action_withheld) = match l.next_action() {
+            NextAction::Shown(text) => (Some(text), None),
+            NextAction::Withheld { label, reason, had_text: true } => {
+                (None, Some(format!("{}: {reason}", label.as_str())))
             }
-            other => (other, None),
+            NextAction::Withheld { had_text: false, .. } | NextAction::Absent => (None, None),
         };
         Record {
             path: ctx.rel(&l.record.path),
@@ -349,12 +349,11 @@ pub fn state(ctx: &Ctx) -> Result<Continuity> {
                 l.git_state()
             ));
         }
-        if l.freshness.is_history() {
+        if let NextAction::Withheld { label, reason, .. } = l.next_action() {
             findings.push(format!(
-                "The resolved {kind} {} is {} ({}); it is history and its next action is withheld.",
+                "The resolved {kind} {} is {} ({reason}); it is history and its next action is withheld.",
                 ctx.rel(&l.record.path),
-                l.freshness.label.as_str(),
-                l.freshness.reason
+                label.as_str(),
             ));
         }
     }

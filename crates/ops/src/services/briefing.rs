@@ -7,9 +7,9 @@ use crate::ctx::Ctx;
 use crate::error::Result;
 use crate::model::labels::age;
 use crate::model::labels::Anchor;
-use crate::model::record::{section_text, Origin};
+use crate::model::record::Origin;
 use crate::services::derive::unresolved;
-use crate::services::labelled::resolve_labelled;
+use crate::services::labelled::{resolve_labelled, NextAction};
 use crate::services::resolve::{newest_authored, resolve};
 use crate::services::task;
 use crate::text::short;
@@ -243,14 +243,19 @@ pub fn lines(ctx: &Ctx, server_line: Option<&str>) -> Result<Vec<Line>> {
                     l.git_state()
                 )));
             }
-            if l.freshness.is_history() {
-                out.push(kept(format!(
-                    "It is history ({}, {}): {}. Its next action is withheld; read it with git majordomus handover --resolve.",
-                    l.freshness.label.as_str(),
-                    age(m.judged_at(), now),
-                    l.freshness.reason
-                )));
-            } else if let Some(na) = section_text(&l.record.body, "Next Action").filter(|t| !t.trim().is_empty()) {
+            let na = match l.next_action() {
+                NextAction::Withheld { label, reason, .. } => {
+                    out.push(kept(format!(
+                        "It is history ({}, {}): {reason}. Its next action is withheld; read it with git majordomus handover --resolve.",
+                        label.as_str(),
+                        age(m.judged_at(), now),
+                    )));
+                    None
+                }
+                NextAction::Shown(text) => Some(text),
+                NextAction::Absent => None,
+            };
+            if let Some(na) = na {
                 out.push(kept(match l.arrived() {
                     Some(a) => format!("Its Next Action (written on {}):", a.describe()),
                     None => "Its Next Action:".to_string(),

@@ -9,6 +9,7 @@ use crate::error::{Error, Result};
 use crate::model::labels::{age, freshness, Anchor};
 use crate::model::record::{section_text, PROVENANCE};
 use crate::model::task::Task;
+use crate::services::labelled::{next_action, NextAction};
 use crate::services::resolve::{newest_authored, Resolved};
 use crate::store::atomic::read_opt;
 use crate::store::{decisions, ledger, questions};
@@ -333,22 +334,24 @@ pub fn handover_body(ctx: &Ctx, task: Option<&Task>, required: &[String]) -> Res
             s.push_str(&format!("- {q}\n"));
         }
     }
-    let next = ho.as_ref().and_then(|h| section("Next Action").map(|t| (h, t)));
     // A stale or invalid Next Action is never carried forward as the thing to do now (
     // docs/REFERENCE.md#freshness).
     let judged = |h: &Resolved| freshness(h.meta.judged_at(), ctx.clock.now(), policy.thresholds());
+    let next = ho.as_ref().map(|h| (h, next_action(&h.body, &judged(h))));
     match next {
-        Some((h, _)) if judged(h).is_history() => s.push_str(&format!(
+        Some((h, NextAction::Withheld { label, had_text: true, .. })) => s.push_str(&format!(
             "The authored handover {} is history ({}): its Next Action is not carried forward; read {} before acting on it.\n",
             cited(ctx, h),
-            judged(h).label.as_str(),
+            label.as_str(),
             ctx.rel(&h.path),
         )),
-        Some((h, text)) => carry(&mut s, ctx, "The authored handover", h, " gave this Next Action:", &text, quoted),
-        None if open.is_empty() => s.push_str(
+        Some((h, NextAction::Shown(text))) => {
+            carry(&mut s, ctx, "The authored handover", h, " gave this Next Action:", &text, quoted)
+        }
+        None | Some((_, NextAction::Absent | NextAction::Withheld { had_text: false, .. })) if open.is_empty() => s.push_str(
             "Run `git majordomus context`, then `git majordomus check`, and continue from the current state above.\n",
         ),
-        None => {}
+        _ => {}
     }
     if cps == 0 {
         s.push_str("Nothing was checkpointed in this stretch of work; read the git log for what happened.\n");

@@ -6,8 +6,10 @@
 
 use crate::ctx::Ctx;
 use crate::error::Result;
-use crate::model::labels::{freshness, Anchor, Divergence, Freshness, Label, Landed, Rewrite, WorkingTree};
-use crate::model::record::withhold_next_action;
+use crate::model::labels::{
+    freshness, Anchor, Divergence, Freshness, FreshnessLabel, Label, Landed, Rewrite, WorkingTree,
+};
+use crate::model::record::{section_text, withhold_next_action};
 use crate::services::resolve::{resolve, Resolved};
 
 /// A resolved record with both labels.
@@ -33,16 +35,51 @@ impl Labelled {
         Label { divergence: self.divergence, rewrite: self.rewrite.clone() }.describe()
     }
 
+    /// What a reader is given of its Next Action ([`NextAction`]).
+    pub fn next_action(&self) -> NextAction {
+        next_action(&self.record.body, &self.freshness)
+    }
+
     /// The body as shown: its Next Action withheld when the record is history (stale or invalid).
     pub fn shown_body(&self) -> String {
-        if self.freshness.is_history() {
-            withhold_next_action(
-                &self.record.body,
-                &format!("{}, {}", self.freshness.label.as_str(), self.freshness.reason),
-            )
-        } else {
-            self.record.body.clone()
+        match self.next_action() {
+            NextAction::Withheld { label, reason, .. } => {
+                withhold_next_action(&self.record.body, &format!("{}, {reason}", label.as_str()))
+            }
+            NextAction::Shown(_) | NextAction::Absent => self.record.body.clone(),
         }
+    }
+}
+
+/// What every reader is given of a record's Next Action (docs/REFERENCE.md#freshness), decided
+/// once here: the briefing, `handover --resolve`, `state` (so MCP, HTTP and the cockpit), the
+/// context document and the derived handover each word this value, never judge it again.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum NextAction {
+    /// The record is current and names a next action: the section's text.
+    Shown(String),
+    /// The record is current and has no Next Action (absent or empty).
+    Absent,
+    /// The record is history (stale or invalid): whatever it says is not the thing to do now.
+    Withheld {
+        /// Stale or invalid.
+        label: FreshnessLabel,
+        /// Why, in one phrase (the freshness reason).
+        reason: String,
+        /// Whether the record had a Next Action to withhold.
+        had_text: bool,
+    },
+}
+
+/// The [`NextAction`] of a record with `body`, judged `freshness`.
+pub fn next_action(body: &str, freshness: &Freshness) -> NextAction {
+    let text = section_text(body, "Next Action").filter(|t| !t.trim().is_empty());
+    match text {
+        _ if freshness.is_history() => {
+            NextAction::Withheld { label: freshness.label, reason: freshness.reason.clone(), had_text: text.is_some() }
+        }
+        Some(t) => NextAction::Shown(t),
+        None => NextAction::Absent,
     }
 }
 
@@ -127,4 +164,32 @@ pub fn resolve_labelled(ctx: &Ctx, task: Option<&str>) -> Result<Option<Labelled
     ctx.require_layer()?;
     let res = resolve(ctx, &ctx.layout.handovers(), task)?;
     res.winner.map(|w| label_preferred(ctx, w, res.passed_over)).transpose()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn judged(label: FreshnessLabel) -> Freshness {
+        Freshness { label, reason: "older than 1440 minutes".into(), age_minutes: Some(2000) }
+    }
+
+    #[test]
+    fn the_next_action_is_withheld_exactly_when_the_record_is_history() {
+        let body = "# Objective\no\n\n# Next Action\nRun the tests.\n";
+        assert_eq!(next_action(body, &judged(FreshnessLabel::Fresh)), NextAction::Shown("Run the tests.".into()));
+        assert_eq!(next_action(body, &judged(FreshnessLabel::Aging)), NextAction::Shown("Run the tests.".into()));
+        for label in [FreshnessLabel::Stale, FreshnessLabel::Invalid] {
+            assert_eq!(
+                next_action(body, &judged(label)),
+                NextAction::Withheld { label, reason: "older than 1440 minutes".into(), had_text: true }
+            );
+        }
+        let none = "# Objective\no\n\n# Next Action\n   \n";
+        assert_eq!(next_action(none, &judged(FreshnessLabel::Fresh)), NextAction::Absent);
+        assert!(matches!(
+            next_action(none, &judged(FreshnessLabel::Stale)),
+            NextAction::Withheld { had_text: false, .. }
+        ));
+    }
 }
