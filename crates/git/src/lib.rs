@@ -50,9 +50,99 @@ pub enum Error {
     /// The `git` executable could not be started.
     #[error("git: cannot run git: {0}")]
     Spawn(#[source] std::io::Error),
-    /// Anything else gix reported (the continuity store's refs and objects, `git::store`).
-    #[error("git: {0}")]
-    Gix(String),
+    /// gix failed on the continuity store's objects or refs (`git::store`); printed with its
+    /// whole cause chain on one line (gix's own `Display` is generic).
+    #[error("git: {}", cause_chain(.0))]
+    Gix(#[source] Box<gix::Error>),
+    /// A name the caller gave is not one the store may use.
+    #[error("git: {kind} {name:?}")]
+    BadName {
+        /// What it was to be.
+        kind: BadName,
+        /// The name as given.
+        name: String,
+        /// Why git refuses it, when git said.
+        #[source]
+        source: Option<Cause>,
+    },
+    /// The commit named is not in this repository.
+    #[error("git: no commit {0}")]
+    NoCommit(String),
+    /// An object that must be a blob is something else.
+    #[error("git: {id} is a {kind}, not a blob")]
+    NotABlob {
+        /// Its id.
+        id: String,
+        /// What it is.
+        kind: gix::object::Kind,
+    },
+    /// A blob larger than the caller's cap, refused unread.
+    #[error("git: blob {id} is {size} bytes, cap {cap}; it was not read")]
+    TooLarge {
+        /// Its id.
+        id: String,
+        /// The size its header declares.
+        size: u64,
+        /// The cap.
+        cap: u64,
+    },
+    /// An add to the store was given nothing to add.
+    #[error("git: {0}: no records to add")]
+    NothingToAdd(String),
+    /// Every compare-and-swap attempt on a ref lost to a concurrent writer or found its lock held.
+    #[error("git: {refname}: gave up after {attempts} attempts{}: {}", if *.concurrent { " (concurrent writers)" } else { " (its lock file is held)" }, cause_chain(&**.last))]
+    GaveUp {
+        /// The ref.
+        refname: String,
+        /// How many attempts were made.
+        attempts: u32,
+        /// Whether an attempt lost to another writer (else only the lock was held).
+        concurrent: bool,
+        /// What the last attempt reported.
+        #[source]
+        last: Cause,
+    },
+    /// The blob readers stopped short: one panicked, or a blob was never handed back.
+    #[error("git: {}", if *.0 { "a blob reader thread panicked" } else { "a blob was not read" })]
+    BlobReaders(bool),
+    /// A `git` pipeline the code runs failed.
+    #[error("git: git {0} failed ({1})")]
+    Command(&'static str, std::process::ExitStatus),
+}
+
+/// What a refused name was to be ([`Error::BadName`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BadName {
+    /// A full object id (40 or 64 hex).
+    ObjectId,
+    /// A full reference name (`refs/...`).
+    Reference,
+    /// A path in the store's tree.
+    StorePath,
+}
+
+impl std::fmt::Display for BadName {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            BadName::ObjectId => "not a full object id:",
+            BadName::Reference => "not a full reference name:",
+            BadName::StorePath => "invalid store path",
+        })
+    }
+}
+
+/// An error's cause chain on one line, each distinct text once (`a: b: c`).
+fn cause_chain(e: &(dyn std::error::Error + 'static)) -> String {
+    let mut parts: Vec<String> = Vec::new();
+    let mut next = Some(e);
+    while let Some(cause) = next {
+        let text = cause.to_string();
+        if !parts.contains(&text) {
+            parts.push(text);
+        }
+        next = cause.source();
+    }
+    parts.join(": ")
 }
 
 /// A gix object id as the full id the other crates take.
@@ -701,7 +791,7 @@ impl From<Error> for majordomus_core::error::Error {
                 .hint("run it in a checkout with a working tree; continuity verify and continuity records also read a bare repository"),
             G::Damaged(path, _) => Edge::io(format!("the repository at {} cannot be opened", path.display()))
                 .hint("git fsck shows what is damaged; nothing was read or written"),
-            G::Head(_) | G::Objects(_) | G::Status(_) | G::Spawn(_) | G::Gix(_) => Edge::io(e.to_string()),
+            _ => Edge::io(e.to_string()),
         };
         edge.caused_by(e)
     }
@@ -726,6 +816,28 @@ mod edge_tests {
             assert_eq!(e.exit, Exit::Io);
             assert!(e.message.starts_with("git: ") && e.message.ends_with("disk on fire"), "{}", e.message);
         }
+    }
+
+    #[test]
+    fn store_errors_keep_their_sources_and_say_what_failed() {
+        use super::{BadName, Error as G};
+        let e = G::GaveUp {
+            refname: "refs/majordomus/continuity".into(),
+            attempts: 20,
+            concurrent: true,
+            last: Box::new(std::io::Error::other("lost the race")),
+        };
+        assert_eq!(
+            e.to_string(),
+            "git: refs/majordomus/continuity: gave up after 20 attempts (concurrent writers): lost the race"
+        );
+        assert!(std::error::Error::source(&e).is_some());
+        let e = G::BadName { kind: BadName::Reference, name: "HEAD".into(), source: None };
+        assert_eq!(e.to_string(), "git: not a full reference name: \"HEAD\"");
+        let e = G::BadName { kind: BadName::StorePath, name: "a/../b".into(), source: None };
+        assert_eq!(e.to_string(), "git: invalid store path \"a/../b\"");
+        let edge = majordomus_core::error::Error::from(G::NoCommit("abc".into()));
+        assert_eq!((edge.exit, edge.message.as_str()), (majordomus_core::error::Exit::Io, "git: no commit abc"));
     }
 
     #[test]

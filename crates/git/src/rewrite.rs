@@ -147,7 +147,7 @@ impl Git {
         let first_status = first.wait().map_err(Error::Spawn)?;
         let out = out?;
         if !first_status.success() || !out.status.success() {
-            return Err(Error::Gix(format!("git patch-id failed ({first_status})")));
+            return Err(Error::Command("patch-id", if first_status.success() { out.status } else { first_status }));
         }
         Ok(String::from_utf8_lossy(&out.stdout).into_owned())
     }

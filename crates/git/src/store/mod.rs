@@ -231,30 +231,24 @@ pub struct MergeOutcome {
     pub collisions: Vec<String>,
 }
 
-/// A gix error with its whole cause chain on one line (gix's own `Display` is generic).
+/// A gix error as this crate's ([`Error::Gix`]).
 fn gxe(e: gix::Error) -> Error {
-    let mut parts: Vec<String> = Vec::new();
-    for cause in e.iter_errors() {
-        let text = cause.to_string();
-        if !parts.contains(&text) {
-            parts.push(text);
-        }
-    }
-    if parts.is_empty() {
-        parts.push(e.to_string());
-    }
-    Error::Gix(parts.join(": "))
+    Error::Gix(Box::new(e))
+}
+
+fn bad_name(kind: crate::BadName, name: &str, source: Option<crate::Cause>) -> Error {
+    Error::BadName { kind, name: name.into(), source }
 }
 
 fn oid(hex: &str) -> Result<ObjectId, Error> {
-    ObjectId::from_hex(hex.as_bytes()).map_err(|_| Error::Gix(format!("not a full object id: {hex:?}")))
+    ObjectId::from_hex(hex.as_bytes()).map_err(|e| bad_name(crate::BadName::ObjectId, hex, Some(Box::new(e))))
 }
 
 fn full_name(name: &str) -> Result<FullName, Error> {
     if !name.starts_with("refs/") {
-        return Err(Error::Gix(format!("not a full reference name: {name:?}")));
+        return Err(bad_name(crate::BadName::Reference, name, None));
     }
-    FullName::try_from(name).map_err(|e| Error::Gix(format!("invalid reference name {name:?}: {e}")))
+    FullName::try_from(name).map_err(|e| bad_name(crate::BadName::Reference, name, Some(Box::new(e))))
 }
 
 /// A store path: non-empty `/`-separated components, each one git accepts in a tree on any
@@ -265,7 +259,7 @@ fn check_path(path: &str) -> Result<(), Error> {
     if ok {
         Ok(())
     } else {
-        Err(Error::Gix(format!("invalid store path {path:?}")))
+        Err(bad_name(crate::BadName::StorePath, path, None))
     }
 }
 
@@ -299,19 +293,19 @@ impl Git {
     pub fn read_blob(&self, blob: &str, cap: u64) -> Result<Vec<u8>, Error> {
         let id = oid(blob)?;
         if let Some(size) = oversize(&self.repo, id, cap)? {
-            return Err(Error::Gix(format!("blob {blob} is {size} bytes, cap {cap}; it was not read")));
+            return Err(Error::TooLarge { id: blob.into(), size, cap });
         }
         let obj = self.repo.find_object(id).map_err(gxe)?;
         if obj.kind != gix::object::Kind::Blob {
-            return Err(Error::Gix(format!("{blob} is a {}, not a blob", obj.kind)));
+            return Err(Error::NotABlob { id: blob.into(), kind: obj.kind });
         }
         Ok(obj.detach().data)
     }
 
     /// Whether `a` is an ancestor of (or equal to) `b`; both must be commits of this repository.
     pub fn commit_is_ancestor(&self, a: &str, b: &str) -> Result<bool, Error> {
-        let a = self.commit_id(a).ok_or_else(|| Error::Gix(format!("no commit {a}")))?;
-        let b = self.commit_id(b).ok_or_else(|| Error::Gix(format!("no commit {b}")))?;
+        let a = self.commit_id(a).ok_or_else(|| Error::NoCommit(a.into()))?;
+        let b = self.commit_id(b).ok_or_else(|| Error::NoCommit(b.into()))?;
         self.is_ancestor(a, b)
     }
 
@@ -338,7 +332,7 @@ impl Git {
         let id = oid(hex)?;
         match self.repo.try_find_header(id) {
             Ok(Some(h)) if h.kind() == gix::object::Kind::Commit => Ok(id),
-            _ => Err(Error::Gix(format!("no commit {hex}"))),
+            _ => Err(Error::NoCommit(hex.into())),
         }
     }
 
@@ -676,17 +670,18 @@ mod tests {
             |_, ()| {
                 calls += 1;
                 if calls == 5 {
-                    Err(Error::Gix("enough".into()))
+                    Err(Error::NoCommit("enough".into()))
                 } else {
                     Ok(())
                 }
             },
         );
-        assert!(matches!(stopped, Err(Error::Gix(m)) if m == "enough"));
+        assert!(matches!(stopped, Err(Error::NoCommit(m)) if m == "enough"));
         assert_eq!(calls, 5);
         // A reader that panics is an error, not a crash of the caller.
         let panicked = g.map_blobs(&list, 2, 1 << 20, |e, _| assert!(*e.path() != *"big", "planted"));
-        assert!(matches!(panicked, Err(Error::Gix(m)) if m.contains("panicked")));
+        assert!(matches!(panicked, Err(Error::BlobReaders(true))));
+        assert_eq!(panicked.unwrap_err().to_string(), "git: a blob reader thread panicked");
     }
 
     #[test]

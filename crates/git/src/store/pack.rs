@@ -64,7 +64,7 @@ impl Git {
             out[i] = Some(t);
             Ok::<(), Error>(())
         })?;
-        out.into_iter().map(|t| t.ok_or_else(|| Error::Gix("a blob was not read".into()))).collect()
+        out.into_iter().map(|t| t.ok_or_else(|| Error::BlobReaders(false))).collect()
     }
 
     /// Maps every file of the tree of commit `tip` (as [`Git::store_list`] lists them) with `f`
@@ -188,7 +188,7 @@ impl Git {
             drop(rx);
             for r in readers {
                 if r.join().is_err() && outcome.is_ok() {
-                    outcome = Err(Error::Gix("a blob reader thread panicked".into()).into());
+                    outcome = Err(Error::BlobReaders(true).into());
                 }
             }
             outcome
@@ -483,7 +483,7 @@ pub(super) fn read_one<T>(
     }
     let obj = repo.find_object(id).map_err(gxe)?;
     if obj.kind != gix::object::Kind::Blob {
-        return Err(Error::Gix(format!("{id} is a {}, not a blob", obj.kind)));
+        return Err(Error::NotABlob { id: id.to_string(), kind: obj.kind });
     }
     Ok(f(e, Blob::Bytes(&obj.data)))
 }

@@ -40,20 +40,23 @@ pub(super) const OURS_ALONE: &str = "refs/majordomus/continuity";
 #[derive(Default)]
 pub(super) struct Attempts {
     pub(super) conflicts: usize,
-    pub(super) last: String,
+    pub(super) last: Option<gix::Error>,
 }
 
 impl Attempts {
-    pub(super) fn conflict(&mut self, e: String) {
+    pub(super) fn conflict(&mut self, e: gix::Error) {
         self.conflicts += 1;
-        self.last = e;
+        self.last = Some(e);
     }
-    pub(super) fn busy(&mut self, e: String) {
-        self.last = e;
+    pub(super) fn busy(&mut self, e: gix::Error) {
+        self.last = Some(e);
     }
-    pub(super) fn gave_up(&self, refname: &str) -> Error {
-        let why = if self.conflicts > 0 { " (concurrent writers)" } else { " (its lock file is held)" };
-        Error::Gix(format!("{refname}: gave up after {MAX_ATTEMPTS} attempts{why}: {}", self.last))
+    pub(super) fn gave_up(self, refname: &str) -> Error {
+        let last: crate::Cause = match self.last {
+            Some(e) => Box::new(e),
+            None => Box::new(std::io::Error::other("no attempt was made")),
+        };
+        Error::GaveUp { refname: refname.into(), attempts: MAX_ATTEMPTS, concurrent: self.conflicts > 0, last }
     }
 }
 
@@ -61,9 +64,9 @@ impl Attempts {
 pub(super) enum Cas {
     Done,
     /// The reference was not at the expected value (another writer won).
-    Conflict(String),
+    Conflict(gix::Error),
     /// The reference lock could not be taken in time.
-    Busy(String),
+    Busy(gix::Error),
 }
 
 /// The entries of a remote tree that a union merge takes in, and what it leaves out.
@@ -144,7 +147,7 @@ impl Git {
             let old = self.tip_id(refname)?;
             let base = match old {
                 Some(c) => self.commit_tree(c)?,
-                None if blobs.is_empty() => return Err(Error::Gix(format!("{refname}: no records to add"))),
+                None if blobs.is_empty() => return Err(Error::NothingToAdd(refname.into())),
                 None => ObjectId::empty_tree(self.repo.object_hash()),
             };
             if let Some(tip) = old {
@@ -271,8 +274,8 @@ impl Git {
         let edit = RefEdit::update(full_name(name)?, new, expected, reflog);
         match self.repo.edit_references_as(Some(edit), Some(sref)) {
             Ok(_) => Ok(Cas::Done),
-            Err(e) if e.is_conflict() => Ok(Cas::Conflict(gxe(e).to_string())),
-            Err(e) if e.is_retryable() => Ok(Cas::Busy(gxe(e).to_string())),
+            Err(e) if e.is_conflict() => Ok(Cas::Conflict(e)),
+            Err(e) if e.is_retryable() => Ok(Cas::Busy(e)),
             Err(e) => Err(gxe(e)),
         }
     }
@@ -295,16 +298,16 @@ impl Git {
             Some(None) => PreviousValue::MustNotExist,
             Some(Some(old)) => PreviousValue::MustExistAndMatch(Target::Object(oid(old)?)),
         };
-        let mut last = String::new();
+        let mut last = Attempts::default();
         for attempt in 0..MAX_ATTEMPTS {
             match self.cas(name, new, expected.clone(), "majordomus: set", who)? {
                 Cas::Done => return Ok(true),
                 Cas::Conflict(_) => return Ok(false),
-                Cas::Busy(e) => last = e,
+                Cas::Busy(e) => last.busy(e),
             }
             backoff(attempt);
         }
-        Err(Error::Gix(format!("{name}: gave up after {MAX_ATTEMPTS} attempts: {last}")))
+        Err(last.gave_up(name))
     }
 
     /// The union merge of docs/REFERENCE.md#sync step 3: brings the store at commit `remote_tip` into

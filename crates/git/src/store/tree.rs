@@ -168,13 +168,14 @@ impl<'r> TreeReader<'r> {
     pub(super) fn write(&mut self, tree: &gix::objs::Tree) -> Result<ObjectId, Error> {
         use gix::objs::{Write as _, WriteTo as _};
         let mut buf = Vec::new();
-        tree.write_to(&mut buf).map_err(|e| Error::Gix(format!("a tree could not be encoded: {e}")))?;
+        tree.write_to(&mut buf).map_err(|e| Error::Objects(Box::new(e)))?;
         let kind = gix::object::Kind::Tree;
-        let id = gix::objs::compute_hash(self.repo.object_hash(), kind, &buf).map_err(|e| Error::Gix(e.to_string()))?;
+        let id =
+            gix::objs::compute_hash(self.repo.object_hash(), kind, &buf).map_err(|e| Error::Objects(Box::new(e)))?;
         if self.indexes.place(&id) != UNPACKED || self.loose.contains(&id) {
             return Ok(id);
         }
-        self.loose.write_buf_with_known_id(kind, &buf, id).map_err(|e| Error::Gix(e.to_string()))
+        self.loose.write_buf_with_known_id(kind, &buf, id).map_err(|e| Error::Objects(Box::new(e)))
     }
 
     /// The entries of tree `id` as stored: name bytes, object, mode.
