@@ -1288,3 +1288,27 @@ fn the_import_edges_resolve_crate_and_super_paths() {
     let c = crate_file_edges(&source("crates/x/src/b/c.rs", "use super::Thing;\nfn f() { crate::a::g() }\n"), &files);
     assert_eq!(c, ["crates/x/src/a.rs"].map(String::from).into(), "super:: of a part is its parent: not an edge");
 }
+
+#[test]
+fn services_choose_no_exit_code() {
+    assert_clean(check(&[Rule {
+        what:
+            "a service says what went wrong as a typed error; crates/ops/src/edge.rs maps it to an exit code and a hint",
+        tokens: &[
+            "Exit::",
+            "Error::new(",
+            "Error::usage(",
+            "Error::refused(",
+            "Error::not_found(",
+            "Error::io(",
+            "Error::io_at(",
+            "Error::conflict(",
+            "Error::no_layer(",
+        ],
+        whole: false,
+        allowed: ANY,
+        only: &["crates/ops/src/services/"],
+        comments: false,
+        production_only: true,
+    }]));
+}

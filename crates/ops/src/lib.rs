@@ -21,6 +21,7 @@ use majordomus_store as store;
 
 pub mod commands;
 pub mod ctx;
+pub mod edge;
 pub mod health;
 pub mod hook;
 pub mod queries;

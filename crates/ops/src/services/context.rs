@@ -22,7 +22,34 @@ use chrono::{DateTime, Utc};
 use serde::Serialize;
 
 use crate::ctx::Ctx;
-use crate::error::{Error, Result};
+use crate::error::Result;
+
+/// What building the context refuses (exit codes and hints: `crate::edge`).
+#[derive(Debug, thiserror::Error)]
+pub enum ContextError {
+    /// The sections never dropped alone exceed the budget.
+    #[error("context: git, task, profile and open questions need {lines} lines with the header and trailer, over the budget of {limit}")]
+    OverBudget {
+        /// The lines they need.
+        lines: usize,
+        /// The budget.
+        limit: usize,
+    },
+    /// `--provider` names no known provider.
+    #[error("unknown provider {0:?}")]
+    UnknownProvider(String),
+    /// `--prompt` is not a plain file name.
+    #[error("--prompt {0:?}: a prompt is named by a plain file name")]
+    PromptName(String),
+    /// `--prompt` names no file.
+    #[error("no prompt {name:?}: {path} does not exist")]
+    NoPrompt {
+        /// The name given.
+        name: String,
+        /// Where it was looked for.
+        path: String,
+    },
+}
 use crate::model::labels::{age, branch_of, head_of, Anchor, Divergence, Label, WorkingTree};
 use crate::model::policy::{Policy, Profile};
 use crate::model::providers;
@@ -491,11 +518,7 @@ impl ContextReport {
         if self.budget.lines <= self.budget.limit {
             return Ok(());
         }
-        Err(Error::refused(format!(
-            "context: git, task, profile and open questions need {} lines with the header and trailer, over the budget of {}",
-            self.budget.lines, self.budget.limit
-        ))
-        .hint(format!("pass --budget-lines {} or more (the default is policy context.builder_budget_lines)", self.budget.lines)))
+        Err(ContextError::OverBudget { lines: self.budget.lines, limit: self.budget.limit }.into())
     }
 
     /// Adds a section, laid out by `out`.
@@ -597,10 +620,9 @@ fn load_profile(ctx: &Ctx, policy: &Policy, task: Option<&Task>) -> Result<Profi
 }
 
 fn provider(name: &str) -> Result<Provider> {
-    let known = || providers::PROVIDERS.iter().map(|p| p.name).collect::<Vec<_>>().join(", ");
     providers::find(name)
         .map(|p| Provider { name: p.name.to_string(), always_loaded: p.always_loaded.to_string() })
-        .ok_or_else(|| Error::usage(format!("unknown provider {name:?}")).hint(format!("known providers: {}", known())))
+        .ok_or_else(|| ContextError::UnknownProvider(name.into()).into())
 }
 
 fn check_prompt_name(name: &str) -> Result<()> {
@@ -610,8 +632,7 @@ fn check_prompt_name(name: &str) -> Result<()> {
     if plain {
         return Ok(());
     }
-    Err(Error::usage(format!("--prompt {name:?}: a prompt is named by a plain file name"))
-        .hint("pass the name of .ai/repo/prompts/<name>.md without directories or the .md suffix"))
+    Err(ContextError::PromptName(name.into()).into())
 }
 
 /// What every section builder reads.
@@ -838,8 +859,7 @@ impl Builder<'_> {
         let path = self.ctx.layout.prompts().join(format!("{name}.md"));
         guard(self.ctx.layout.root(), &path)?;
         let Some(body) = read_opt(&path)? else {
-            return Err(Error::not_found(format!("no prompt {name:?}: {} does not exist", self.ctx.rel(&path)))
-                .hint("prompts live in .ai/repo/prompts/<name>.md; pass an existing name"));
+            return Err(ContextError::NoPrompt { name: name.into(), path: self.ctx.rel(&path) }.into());
         };
         if body.lines().any(|l| l.trim() == "{{CONTEXT}}") {
             return Ok(Err((SectionId::Prompt, Why::PromptWraps { name: name.to_string() })));

@@ -5,7 +5,7 @@
 use std::collections::BTreeSet;
 
 use crate::ctx::Ctx;
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::model::labels::{age, freshness, Anchor};
 use crate::model::record::{section_text, PROVENANCE};
 use crate::model::task::Task;
@@ -220,16 +220,23 @@ fn lines_since(ctx: &Ctx, key: &str, value: &str, start: &str) -> Result<Vec<led
     Ok(out)
 }
 
+/// The sections a derived handover can write.
+pub const WRITERS: &[&str] =
+    &["objective", "current_state", "next_action", "decisions", "open_questions", "verification"];
+
+/// What deriving a body refuses (exit codes and hints: `crate::edge`).
+#[derive(Debug, thiserror::Error)]
+pub enum DeriveError {
+    /// Policy requires a section no derivation writes.
+    #[error("handover --derive: required section {0:?} has no writer; write the handover by hand")]
+    NoWriter(String),
+}
+
 /// The derived handover body; a required section with no writer is a refusal (10).
 pub fn handover_body(ctx: &Ctx, task: Option<&Task>, required: &[String]) -> Result<String> {
-    const WRITERS: &[&str] =
-        &["objective", "current_state", "next_action", "decisions", "open_questions", "verification"];
     for r in required {
         if !WRITERS.contains(&slug(r).as_str()) {
-            return Err(Error::refused(format!(
-                "handover --derive: required section {r:?} has no writer; write the handover by hand"
-            ))
-            .hint(format!("derivable sections: {}", WRITERS.join(", "))));
+            return Err(DeriveError::NoWriter(r.clone()).into());
         }
     }
     let policy = ctx.policy()?;

@@ -9,7 +9,23 @@
 use std::path::PathBuf;
 
 use crate::ctx::Ctx;
-use crate::error::{Error, Result};
+use crate::error::Result;
+
+/// What finding a gone checkout's records refuses (exit codes and hints: `crate::edge`).
+#[derive(Debug, thiserror::Error)]
+pub enum KeptError {
+    /// No gone checkout answers to the name.
+    #[error("no kept records of a removed worktree named {0}")]
+    None(String),
+    /// Several do.
+    #[error("{which} names {} removed worktrees ({})", .ids.len(), .ids.join(", "))]
+    Several {
+        /// The name given.
+        which: String,
+        /// The ids of the checkouts it names.
+        ids: Vec<String>,
+    },
+}
 use crate::model::record::RecordMeta;
 use crate::model::task::Task;
 use crate::store::keep::{self, Checkout};
@@ -98,13 +114,10 @@ pub fn find(ctx: &Ctx, which: &str) -> Result<Kept> {
         .collect();
     match hits.as_slice() {
         [one] => Ok((*one).clone()),
-        [] => Err(Error::not_found(format!("no kept records of a removed worktree named {which}"))
-            .hint("git majordomus worktree list shows the removed worktrees whose records are kept")),
-        many => Err(Error::refused(format!(
-            "{which} names {} removed worktrees ({})",
-            many.len(),
-            many.iter().map(|k| k.checkout.id.as_str()).collect::<Vec<_>>().join(", ")
-        ))
-        .hint("name one by its id")),
+        [] => Err(KeptError::None(which.into()).into()),
+        many => {
+            Err(KeptError::Several { which: which.into(), ids: many.iter().map(|k| k.checkout.id.clone()).collect() }
+                .into())
+        }
     }
 }

@@ -10,7 +10,7 @@ use serde::Serialize;
 use serde_json::Value;
 
 use crate::ctx::Ctx;
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::model::events::Event;
 use crate::model::finding::{Category, Finding, Level};
 use crate::model::labels::head_of;
@@ -366,7 +366,7 @@ fn read_dir(dir: &std::path::Path) -> Result<Vec<(String, Option<Knowledge>, Str
     let rd = match std::fs::read_dir(dir) {
         Ok(rd) => rd,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(v),
-        Err(e) => return Err(Error::io_at(dir, e)),
+        Err(source) => return Err(crate::store::Error::Io { path: dir.to_path_buf(), source }.into()),
     };
     for e in rd.filter_map(|e| e.ok()) {
         let Ok(name) = e.file_name().into_string() else { continue };

@@ -7,18 +7,28 @@
 use serde_json::Value;
 
 use crate::ctx::Ctx;
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::model::labels::Anchor;
 use crate::model::record::{identity_violation, Origin, RecordMeta};
+
+/// What writing a record refuses (exit codes and hints: `crate::edge`).
+#[derive(Debug, thiserror::Error)]
+pub enum RecordError {
+    /// The body authors a field the tool computes.
+    #[error("{cmd}: the body sets `{key}:`, a field computed from git and the clock at write time")]
+    Authored {
+        /// The command.
+        cmd: String,
+        /// The computed key.
+        key: String,
+    },
+}
 
 /// Refuses a body line that authors a computed field (exit 10).
 pub fn refuse_identity(cmd: &str, body: &str) -> Result<()> {
     if let Some(line) = identity_violation(body) {
         let key = line.split(':').next().unwrap_or(line);
-        return Err(Error::refused(format!(
-            "{cmd}: the body sets `{key}:`, a field computed from git and the clock at write time"
-        ))
-        .hint(format!("remove the `{key}:` line; identity fields are never authored")));
+        return Err(RecordError::Authored { cmd: cmd.into(), key: key.into() }.into());
     }
     Ok(())
 }

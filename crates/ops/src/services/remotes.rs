@@ -6,6 +6,14 @@
 
 use crate::ctx::Ctx;
 use crate::error::Result;
+
+/// What choosing a remote refuses (exit codes and hints: `crate::edge`).
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// `continuity.remote` names no remote of this repository.
+    #[error("continuity.remote is {0:?}, which is not a remote of this repository")]
+    UnknownRemote(String),
+}
 /// Where records go (docs/SYNC.md#where-records-go-one-chosen-remote): `continuity.remote` when the policy sets it, else `origin`
 /// when configured, else the only remote; `None` when there is no remote, or several and none
 /// chosen. A policy naming no remote of this repository is a refusal (10).
@@ -14,10 +22,7 @@ pub fn chosen_remote(ctx: &Ctx) -> Result<Option<String>> {
     let set = ctx.policy_if_layer()?.and_then(|p| p.continuity.as_ref()?.remote.clone());
     if let Some(r) = set {
         if !names.contains(&r) {
-            return Err(crate::error::Error::refused(format!(
-                "continuity.remote is {r:?}, which is not a remote of this repository"
-            ))
-            .hint("git remote -v lists them; fix continuity.remote in .ai/repo/policy.yaml"));
+            return Err(Error::UnknownRemote(r).into());
         }
         return Ok(Some(r));
     }

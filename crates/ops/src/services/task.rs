@@ -6,6 +6,32 @@ use std::path::PathBuf;
 
 use crate::ctx::Ctx;
 use crate::error::{Error, Result};
+
+/// What reading or moving the task record refuses (exit codes and hints: `crate::edge`).
+#[derive(Debug, thiserror::Error)]
+pub enum TaskError {
+    /// A task record does not parse.
+    #[error("{path} does not parse: {reason}")]
+    Unparsable {
+        /// The file, relative to the checkout.
+        path: String,
+        /// The parser's first line.
+        reason: String,
+        /// An archived record (else `current.yaml`).
+        archived: bool,
+    },
+    /// A task is active.
+    #[error("task {id} is active ('{task}')")]
+    Active {
+        /// Its id.
+        id: String,
+        /// Its title.
+        task: String,
+    },
+    /// The archive file for the id holds other text.
+    #[error("an archive already exists at {0}; nothing was changed")]
+    ArchiveExists(String),
+}
 use crate::model::events::Event;
 use crate::model::task::Task;
 use crate::store::atomic::{create_if_absent, guard, read_opt, replace, Lock};
@@ -25,13 +51,13 @@ pub struct TaskRecord {
 
 /// Reads `current.yaml`; `None` when absent. A record that does not parse is an error (13).
 pub fn read(ctx: &Ctx) -> Result<Option<TaskRecord>> {
-    read_at(ctx, ctx.layout.current(), "fix or remove the file; git majordomus start writes a new one")
+    read_at(ctx, ctx.layout.current(), false)
 }
 
 /// Reads the archived record `archive/<id>.yaml`; `None` when absent, an error (13) when it
 /// does not parse. `id` must be a plain file name ([`crate::model::task::is_task_id`]).
 pub fn archived(ctx: &Ctx, id: &str) -> Result<Option<TaskRecord>> {
-    read_at(ctx, archive_path(ctx, id), "fix the file, or move it out of .ai/local/state/archive/")
+    read_at(ctx, archive_path(ctx, id), true)
 }
 
 /// Where task `id` is archived.
@@ -39,11 +65,13 @@ pub fn archive_path(ctx: &Ctx, id: &str) -> PathBuf {
     ctx.layout.archive().join(format!("{id}.yaml"))
 }
 
-fn read_at(ctx: &Ctx, path: PathBuf, hint: &str) -> Result<Option<TaskRecord>> {
+fn read_at(ctx: &Ctx, path: PathBuf, archived: bool) -> Result<Option<TaskRecord>> {
     guard(ctx.layout.root(), &path)?;
     let Some(text) = read_opt(&path)? else { return Ok(None) };
-    let task = Task::parse(&text).map_err(|e| {
-        Error::io(format!("{} does not parse: {}", ctx.rel(&path), e.lines().next().unwrap_or(&e))).hint(hint)
+    let task = Task::parse(&text).map_err(|e| TaskError::Unparsable {
+        path: ctx.rel(&path),
+        reason: e.lines().next().unwrap_or(&e).to_string(),
+        archived,
     })?;
     let foreign = !ctx.here().is_worktree(&task.worktree);
     Ok(Some(TaskRecord { task, foreign }))
@@ -52,8 +80,7 @@ fn read_at(ctx: &Ctx, path: PathBuf, hint: &str) -> Result<Option<TaskRecord>> {
 /// The refusal (15) of `start` and `start --resume` while task `t` is active: the hint names
 /// the two commands that end it (a plain `handover` leaves it active).
 pub fn active_conflict(t: &Task) -> Error {
-    Error::conflict(format!("task {} is active ('{}')", t.id, t.task))
-        .hint("run git majordomus handover --close or git majordomus finish first")
+    TaskError::Active { id: t.id.clone(), task: t.task.clone() }.into()
 }
 
 /// Moves the record in `current.yaml`, `old` as read, to `archive/<id>.yaml` (the caller
@@ -72,8 +99,7 @@ pub fn archive_current(ctx: &Ctx, old: &TaskRecord) -> Result<String> {
     let dest = archive_path(ctx, &old.task.id);
     guard(ctx.layout.root(), &dest)?;
     if !create_if_absent(&dest, text.as_bytes())? && read_opt(&dest)?.as_deref() != Some(text.as_str()) {
-        return Err(Error::conflict(format!("an archive already exists at {}; nothing was changed", ctx.rel(&dest)))
-            .hint("move or remove that archive file, then start again"));
+        return Err(TaskError::ArchiveExists(ctx.rel(&dest)).into());
     }
     Ok(old.task.id.clone())
 }

@@ -27,6 +27,7 @@ use crate::ctx::Ctx;
 use crate::error::{Error, Result};
 use crate::git::store::{Blob, StoreEntry};
 use crate::oid::{Oid, RecordId};
+use crate::services::continuity::ContinuityError;
 use crate::store::atomic::{replace_with, replace_with_file};
 
 /// What every continuity command reads first.
@@ -52,12 +53,7 @@ impl Setup {
         let m = self.mesh.as_ref()?;
         let own = self.own_key()?;
         m.revoked.contains(&own).then(|| {
-            Error::refused(format!(
-                "this device's key {} is revoked by {}: its records are refused everywhere",
-                signing::key_id_of_raw_hex(&own),
-                m.path
-            ))
-            .hint(REVOKED_HINT)
+            ContinuityError::RevokedHere { key_id: signing::key_id_of_raw_hex(&own), mesh: m.path.clone() }.into()
         })
     }
 
@@ -87,14 +83,10 @@ pub fn setup(ctx: &Ctx) -> Result<Setup> {
     let pins = crate::services::continuity::pins(ctx, mesh.as_ref())?;
     let s = Setup { repository, mesh, device, pins };
     if let Some(e) = s.revoked_here() {
-        ctx.warn(format!("{e}; {REVOKED_HINT}"));
+        ctx.warn(format!("{e}; {}", e.hint.as_deref().unwrap_or_default()));
     }
     Ok(s)
 }
-
-/// What a device whose key is revoked does.
-const REVOKED_HINT: &str =
-    "git majordomus continuity device rotate makes a new key; a teammate trusts it with git majordomus continuity trust add";
 
 /// One admitted record of a [`Loaded`] store: its row in the read model and its signer's
 /// standing on this machine (never `revoked`: those are refused).
@@ -232,16 +224,13 @@ impl Loaded {
     /// `command`: a bad or ambiguous prefix is a usage error (2), none is 12.
     pub fn unique(&self, command: &str, prefix: &str) -> Result<Row> {
         if prefix.len() < 4 || !crate::hex::is_lowercase(prefix) {
-            return Err(Error::usage(format!(
-                "continuity {command}: {prefix:?} is not a record id prefix of at least 4 lowercase hex"
-            )));
+            return Err(ContinuityError::BadPrefix { command: command.into(), prefix: prefix.into() }.into());
         }
         let hits: Vec<Row> = self.rows().filter(|r| self.id(*r).starts_with(prefix)).collect();
         match hits.as_slice() {
             [one] => Ok(*one),
-            [] => Err(Error::not_found(format!("no admitted record {prefix}"))
-                .hint("git majordomus continuity records lists them")),
-            many => Err(Error::usage(format!("{prefix} matches {} records; give more of the id", many.len()))),
+            [] => Err(ContinuityError::NoRecord(prefix.into()).into()),
+            many => Err(ContinuityError::Ambiguous { prefix: prefix.into(), n: many.len() }.into()),
         }
     }
     /// Raw ids of the admitted records.
@@ -314,10 +303,14 @@ impl Loaded {
 /// The blob id names its bytes, so what admission concluded about them still holds.
 pub fn full(ctx: &Ctx, store: &Loaded, row: Row) -> Result<Record> {
     let s = store.summary(row);
-    let fail = |e: String| Error::io(format!("continuity record {}: {e}", s.id));
-    let bytes = ctx.git.read_blob(&s.blob, BLOB_CAP).map_err(|e| fail(e.to_string()))?;
+    let bytes = ctx
+        .git
+        .read_blob(&s.blob, BLOB_CAP)
+        .map_err(|source| ContinuityError::Unreadable { id: s.id.clone(), source })?;
     // The one strict reader admission used: what was admitted reads here.
-    read_record(&bytes).map(|(_, record)| record).map_err(fail)
+    read_record(&bytes)
+        .map(|(_, record)| record)
+        .map_err(|reason| ContinuityError::Unparsable { id: s.id.clone(), reason }.into())
 }
 
 /// Reads one record of the store at `reference` through admission (`None` when it is absent or
@@ -327,7 +320,7 @@ pub fn load_one(ctx: &Ctx, s: &Setup, reference: &str, id: &str) -> Result<Optio
     if !crate::continuity::record::is_id(id) {
         return Ok(None);
     }
-    let git_err = |e: crate::git::Error| Error::io(format!("continuity store {reference}: {e}"));
+    let git_err = |source: crate::git::Error| ContinuityError::Store { reference: reference.into(), source };
     let Some(tip) = ctx.git.ref_tip(reference).map_err(git_err)? else { return Ok(None) };
     let path = store_path(id);
     let Some(blob) = ctx.git.store_find(&tip, &path).map_err(git_err)? else { return Ok(None) };
@@ -378,7 +371,7 @@ fn entry_of(e: &StoreEntry, blob: Blob<'_>) -> Entry {
 /// The read model of the store at `tip`: the cache of `reference` (or, for a ref read the first
 /// time, the local store's) brought up to date from the tree difference; else built cold.
 fn view_at(ctx: &Ctx, reference: &str, tip: &str) -> Result<View> {
-    let git_err = |e: crate::git::Error| Error::io(format!("continuity store {reference}: {e}"));
+    let git_err = |source: crate::git::Error| ContinuityError::Store { reference: reference.into(), source };
     let rules = crate::continuity::readmodel::RULES;
     let own = read_cache(ctx, reference, rules);
     let own_exists = own.is_some();
@@ -391,10 +384,10 @@ fn view_at(ctx: &Ctx, reference: &str, tip: &str) -> Result<View> {
         if v.tip() == tip {
             if !own_exists {
                 let _ = replace_with(&cache_path(ctx, reference), |w| {
-                    v.write_to(w).map_err(|e| Error::io(format!("read model: {e}")))
+                    v.write_to(w).map_err(|e| ContinuityError::ReadModel(e).into())
                 });
             }
-            return base.ok_or_else(|| Error::io("internal: the read model vanished"));
+            return base.ok_or_else(|| ContinuityError::ReadModelVanished.into());
         }
     }
     let changes = base.as_ref().and_then(|v| ctx.git.store_changes(v.tip(), tip).ok());
@@ -436,11 +429,11 @@ fn merged(
     rules: &str,
 ) -> Result<View> {
     let written = replace_with_file(&cache_path(ctx, reference), |w| {
-        View::write_merge(old, tip, gone, &mut fresh, rules, w).map_err(|e| Error::io(format!("read model: {e}")))
+        View::write_merge(old, tip, gone, &mut fresh, rules, w).map_err(|e| ContinuityError::ReadModel(e).into())
     });
     match written.ok().and_then(|file| View::open_file(file, rules)) {
         Some(v) => Ok(v),
-        None => View::merge(old, tip, gone, fresh, rules).map_err(|e| Error::io(format!("read model: {e}"))),
+        None => View::merge(old, tip, gone, fresh, rules).map_err(|e| ContinuityError::ReadModel(e).into()),
     }
 }
 
@@ -462,7 +455,8 @@ fn admit_into(
 ) -> Result<View> {
     let mut fresh = Fresh::on(Some(&view)).spilling_in(&cache_dir(ctx));
     for chunk in entries.chunks(ADMIT_CHUNK) {
-        let admitted = admit_all(ctx, chunk).map_err(|e| Error::io(format!("continuity store {reference}: {e}")))?;
+        let admitted =
+            admit_all(ctx, chunk).map_err(|source| ContinuityError::Store { reference: reference.into(), source })?;
         for e in admitted {
             fresh.add(e);
         }
@@ -472,7 +466,7 @@ fn admit_into(
 
 /// Reads the store at `reference` through the read model, judging every signer's standing.
 pub fn load(ctx: &Ctx, s: &Setup, reference: &str) -> Result<Loaded> {
-    let git_err = |e: crate::git::Error| Error::io(format!("continuity store {reference}: {e}"));
+    let git_err = |source: crate::git::Error| ContinuityError::Store { reference: reference.into(), source };
     let mut out = Loaded {
         reference: reference.to_string(),
         cache: Some(cache_path(ctx, reference)),

@@ -16,7 +16,100 @@ use crate::continuity::admission::Pins;
 use crate::continuity::local::LocalState;
 use crate::continuity::mesh::{self, Mesh};
 use crate::ctx::Ctx;
-use crate::error::{Error, Result};
+use crate::error::Result;
+
+/// What a continuity operation refuses or fails on (exit codes and hints: `crate::edge`).
+#[derive(Debug, thiserror::Error)]
+pub enum ContinuityError {
+    /// A mesh declaration does not parse or check.
+    #[error("{0}")]
+    Mesh(String),
+    /// Two mesh declarations are enabled.
+    #[error("more than one enabled mesh declaration: {}", .0.join(", "))]
+    TwoMeshes(Vec<String>),
+    /// A revocation's pinned store commit could not be listed.
+    #[error("{mesh}: trust.revoked_at pin {commit}: {source}")]
+    Pin {
+        /// The mesh declaration.
+        mesh: String,
+        /// The pinned commit.
+        commit: String,
+        /// What git said.
+        #[source]
+        source: crate::git::Error,
+    },
+    /// A shallow clone has no trustworthy root commits.
+    #[error("this is a shallow clone: its root commits are not the repository's")]
+    Shallow,
+    /// No commit, no identity.
+    #[error("this repository has no commits, so it has no continuity identity yet")]
+    NoCommits,
+    /// No home for the device key.
+    #[error("neither XDG_STATE_HOME nor HOME is set; the device key has no home")]
+    NoHome,
+    /// `.ai/local/state/continuity.json` does not parse.
+    #[error(".ai/local/state/continuity.json {0}")]
+    LocalState(String),
+    /// The mesh revokes this device's own key.
+    #[error("this device's key {key_id} is revoked by {mesh}: its records are refused everywhere")]
+    RevokedHere {
+        /// The key's id.
+        key_id: String,
+        /// The mesh declaration that revokes it.
+        mesh: String,
+    },
+    /// A record id prefix that is too short or not lowercase hex.
+    #[error("continuity {command}: {prefix:?} is not a record id prefix of at least 4 lowercase hex")]
+    BadPrefix {
+        /// The command.
+        command: String,
+        /// The prefix given.
+        prefix: String,
+    },
+    /// No admitted record has the prefix.
+    #[error("no admitted record {0}")]
+    NoRecord(String),
+    /// Several do.
+    #[error("{prefix} matches {n} records; give more of the id")]
+    Ambiguous {
+        /// The prefix given.
+        prefix: String,
+        /// How many match.
+        n: usize,
+    },
+    /// An admitted record's blob could not be read.
+    #[error("continuity record {id}: {source}")]
+    Unreadable {
+        /// The record id.
+        id: String,
+        /// What git said.
+        #[source]
+        source: crate::git::Error,
+    },
+    /// An admitted record's blob no longer reads as a record.
+    #[error("continuity record {id}: {reason}")]
+    Unparsable {
+        /// The record id.
+        id: String,
+        /// Why.
+        reason: String,
+    },
+    /// The store of a ref could not be read.
+    #[error("continuity store {reference}: {source}")]
+    Store {
+        /// The ref.
+        reference: String,
+        /// What git said.
+        #[source]
+        source: crate::git::Error,
+    },
+    /// The read model could not be written or read back.
+    #[error("read model: {0}")]
+    ReadModel(#[source] std::io::Error),
+    /// A read model that was there is gone.
+    #[error("internal: the read model vanished")]
+    ReadModelVanished,
+}
 use crate::store::atomic::{guard, read_opt, replace};
 
 /// The local store's ref.
@@ -57,14 +150,12 @@ pub fn load_mesh(ctx: &Ctx, normalise: &dyn Fn(&str) -> Option<String>) -> Resul
     files.sort();
     let mut enabled = Vec::new();
     for (n, text) in files {
-        if let Some(m) = mesh::parse(&format!("{MESH_DIR}/{n}"), &text, normalise).map_err(Error::refused)? {
+        if let Some(m) = mesh::parse(&format!("{MESH_DIR}/{n}"), &text, normalise).map_err(ContinuityError::Mesh)? {
             enabled.push(m);
         }
     }
     if enabled.len() > 1 {
-        let names: Vec<&str> = enabled.iter().map(|m| m.path.as_str()).collect();
-        return Err(Error::refused(format!("more than one enabled mesh declaration: {}", names.join(", ")))
-            .hint("keep exactly one with enabled: true"));
+        return Err(ContinuityError::TwoMeshes(enabled.iter().map(|m| m.path.clone()).collect()).into());
     }
     Ok(enabled.pop())
 }
@@ -78,10 +169,11 @@ pub fn pins(ctx: &Ctx, mesh: Option<&Mesh>) -> Result<Pins> {
     for (key, commit) in m.revoked_at.iter().filter(|(k, _)| m.revoked.contains(k)) {
         let held = ctx.git.is_commit(commit).unwrap_or(false);
         let records = if held {
-            let entries = ctx
-                .git
-                .store_list(commit)
-                .map_err(|e| Error::io(format!("{}: trust.revoked_at pin {commit}: {e}", m.path)))?;
+            let entries = ctx.git.store_list(commit).map_err(|source| ContinuityError::Pin {
+                mesh: m.path.clone(),
+                commit: commit.clone(),
+                source,
+            })?;
             Some(entries.iter().filter_map(|e| e.record_id().copied()).collect())
         } else {
             None
@@ -98,13 +190,9 @@ pub fn repository(ctx: &Ctx, mesh: Option<&Mesh>) -> Result<String> {
         return Ok(digest_hex("majordomus-repository/v1\ndeclared\n", declared, 16));
     }
     if ctx.git.common_dir().join("shallow").exists() {
-        return Err(Error::refused("this is a shallow clone: its root commits are not the repository's")
-            .hint("declare cooperation.repository in the mesh declaration under .ai/repo/mesh/"));
+        return Err(ContinuityError::Shallow.into());
     }
-    super::identity::continuity_repository(ctx)?.ok_or_else(|| {
-        Error::refused("this repository has no commits, so it has no continuity identity yet")
-            .hint("commit first, or declare cooperation.repository in the mesh declaration")
-    })
+    super::identity::continuity_repository(ctx)?.ok_or_else(|| ContinuityError::NoCommits.into())
 }
 
 /// The uncommitted-change fingerprint (docs/REFERENCE.md#fingerprint): `None` when the tree is clean.
@@ -138,11 +226,7 @@ pub fn device_path(ctx: &Ctx) -> Result<PathBuf> {
     if let Some(x) = &ctx.env.xdg_state_home {
         return Ok(PathBuf::from(x).join("majordomus/node.json"));
     }
-    let home = ctx
-        .env
-        .home
-        .as_ref()
-        .ok_or_else(|| Error::not_found("neither XDG_STATE_HOME nor HOME is set; the device key has no home"))?;
+    let home = ctx.env.home.as_ref().ok_or(ContinuityError::NoHome)?;
     Ok(PathBuf::from(home).join(".local/state/majordomus/node.json"))
 }
 
@@ -152,10 +236,7 @@ pub fn load_local(ctx: &Ctx) -> Result<LocalState> {
     guard(ctx.layout.root(), &path)?;
     match read_opt(&path)? {
         None => Ok(LocalState::default()),
-        Some(text) => LocalState::parse(&text).map_err(|e| {
-            Error::io(format!(".ai/local/state/continuity.json {e}"))
-                .hint("fix or move the file; it is never replaced silently")
-        }),
+        Some(text) => LocalState::parse(&text).map_err(|e| ContinuityError::LocalState(e.to_string()).into()),
     }
 }
 

@@ -45,7 +45,7 @@ pub struct StoreView {
 /// The sync state of the store, from refs only (docs/REFERENCE.md#sync).
 pub fn store_view(ctx: &Ctx, store: &Loaded, remote: Option<&str>) -> Result<StoreView> {
     let remote_tip = match remote {
-        Some(r) => ctx.git.ref_tip(&remote_ref(r)).map_err(|e| crate::error::Error::io(e.to_string()))?,
+        Some(r) => ctx.git.ref_tip(&remote_ref(r)).map_err(crate::error::Error::from)?,
         None => None,
     };
     // An ancestry question the object database cannot answer is an error, not "diverged".
@@ -141,7 +141,7 @@ pub struct Standing {
 /// is neither the local tip nor an ancestor of it): refs only, no store is read.
 pub fn remote_ahead(ctx: &Ctx) -> Result<Option<String>> {
     let Some(remote) = crate::services::remotes::chosen_remote(ctx)? else { return Ok(None) };
-    let tip = |r: &str| ctx.git.ref_tip(r).map_err(|e| crate::error::Error::io(e.to_string()));
+    let tip = |r: &str| ctx.git.ref_tip(r).map_err(crate::error::Error::from);
     let Some(their_tip) = tip(&remote_ref(&remote))? else { return Ok(None) };
     if let Some(our_tip) = tip(REF)? {
         if our_tip == their_tip
@@ -158,7 +158,7 @@ pub fn remote_ahead(ctx: &Ctx) -> Result<Option<String>> {
 /// (refs only then, no store is read).
 pub fn standing(ctx: &Ctx, s: &Setup, ours: &Loaded) -> Result<Option<Standing>> {
     let Some(remote) = crate::services::remotes::chosen_remote(ctx)? else { return Ok(None) };
-    let their_tip = ctx.git.ref_tip(&remote_ref(&remote)).map_err(|e| crate::error::Error::io(e.to_string()))?;
+    let their_tip = ctx.git.ref_tip(&remote_ref(&remote)).map_err(crate::error::Error::from)?;
     if their_tip.is_none() || their_tip == ours.tip {
         return Ok(None);
     }

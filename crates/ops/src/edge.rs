@@ -1,0 +1,167 @@
+//! The edge: the one table from each operation's typed error to the exit code and the hint a
+//! user sees (docs/REFERENCE.md#exit-codes). Below it, services say what went wrong as a value
+//! (`services::task::TaskError`, `services::continuity::ContinuityError`, …) and never choose an
+//! exit code; git's own table is `majordomus_git`'s `From<Error>`, the store's `majordomus_store`'s.
+//!
+//! Owns: the exit code and hint of every typed error of the use cases.
+//! Must not touch: files, git, the terminal; a room (it is below none and above none).
+
+use crate::error::{Error, Exit};
+use crate::model::providers;
+use crate::services::context::ContextError;
+use crate::services::continuity::ContinuityError;
+use crate::services::derive::{DeriveError, WRITERS};
+use crate::services::kept::KeptError;
+use crate::services::records::RecordError;
+use crate::services::remotes;
+use crate::services::task::TaskError;
+
+/// The edge error of `e`: its words, `exit`, `hint` when there is something to do, and `e`
+/// itself kept as the cause.
+fn edge(e: impl std::error::Error + Send + Sync + 'static, exit: Exit, hint: Option<String>) -> Error {
+    let mut out = Error::new(exit, e.to_string());
+    out.hint = hint;
+    out.caused_by(e)
+}
+
+impl From<ContinuityError> for Error {
+    fn from(e: ContinuityError) -> Error {
+        use ContinuityError as C;
+        let (exit, hint) = match &e {
+            C::Mesh(_) => (Exit::Refused, None),
+            C::TwoMeshes(_) => (Exit::Refused, Some("keep exactly one with enabled: true".into())),
+            C::Pin { .. } | C::Unreadable { .. } | C::Unparsable { .. } | C::Store { .. } => (Exit::Io, None),
+            C::ReadModel(_) | C::ReadModelVanished => (Exit::Io, None),
+            C::Shallow => (
+                Exit::Refused,
+                Some("declare cooperation.repository in the mesh declaration under .ai/repo/mesh/".into()),
+            ),
+            C::NoCommits => {
+                (Exit::Refused, Some("commit first, or declare cooperation.repository in the mesh declaration".into()))
+            }
+            C::NoHome => (Exit::NotFound, None),
+            C::LocalState(_) => (Exit::Io, Some("fix or move the file; it is never replaced silently".into())),
+            C::RevokedHere { .. } => (
+                Exit::Refused,
+                Some("git majordomus continuity device rotate makes a new key; a teammate trusts it with git majordomus continuity trust add".into()),
+            ),
+            C::BadPrefix { .. } | C::Ambiguous { .. } => (Exit::Usage, None),
+            C::NoRecord(_) => (Exit::NotFound, Some("git majordomus continuity records lists them".into())),
+        };
+        edge(e, exit, hint)
+    }
+}
+
+impl From<TaskError> for Error {
+    fn from(e: TaskError) -> Error {
+        let (exit, hint) = match &e {
+            TaskError::Unparsable { archived: false, .. } => {
+                (Exit::Io, "fix or remove the file; git majordomus start writes a new one")
+            }
+            TaskError::Unparsable { archived: true, .. } => {
+                (Exit::Io, "fix the file, or move it out of .ai/local/state/archive/")
+            }
+            TaskError::Active { .. } => {
+                (Exit::Conflict, "run git majordomus handover --close or git majordomus finish first")
+            }
+            TaskError::ArchiveExists(_) => (Exit::Conflict, "move or remove that archive file, then start again"),
+        };
+        edge(e, exit, Some(hint.into()))
+    }
+}
+
+impl From<ContextError> for Error {
+    fn from(e: ContextError) -> Error {
+        let (exit, hint) = match &e {
+            ContextError::OverBudget { lines, .. } => (
+                Exit::Refused,
+                format!("pass --budget-lines {lines} or more (the default is policy context.builder_budget_lines)"),
+            ),
+            ContextError::UnknownProvider(_) => (
+                Exit::Usage,
+                format!(
+                    "known providers: {}",
+                    providers::PROVIDERS.iter().map(|p| p.name).collect::<Vec<_>>().join(", ")
+                ),
+            ),
+            ContextError::PromptName(_) => (
+                Exit::Usage,
+                "pass the name of .ai/repo/prompts/<name>.md without directories or the .md suffix".into(),
+            ),
+            ContextError::NoPrompt { .. } => {
+                (Exit::NotFound, "prompts live in .ai/repo/prompts/<name>.md; pass an existing name".into())
+            }
+        };
+        edge(e, exit, Some(hint))
+    }
+}
+
+impl From<remotes::Error> for Error {
+    fn from(e: remotes::Error) -> Error {
+        let hint = match &e {
+            remotes::Error::UnknownRemote(_) => {
+                "git remote -v lists them; fix continuity.remote in .ai/repo/policy.yaml"
+            }
+        };
+        edge(e, Exit::Refused, Some(hint.into()))
+    }
+}
+
+impl From<DeriveError> for Error {
+    fn from(e: DeriveError) -> Error {
+        let hint = match &e {
+            DeriveError::NoWriter(_) => format!("derivable sections: {}", WRITERS.join(", ")),
+        };
+        edge(e, Exit::Refused, Some(hint))
+    }
+}
+
+impl From<KeptError> for Error {
+    fn from(e: KeptError) -> Error {
+        let (exit, hint) = match &e {
+            KeptError::None(_) => {
+                (Exit::NotFound, "git majordomus worktree list shows the removed worktrees whose records are kept")
+            }
+            KeptError::Several { .. } => (Exit::Refused, "name one by its id"),
+        };
+        edge(e, exit, Some(hint.into()))
+    }
+}
+
+impl From<RecordError> for Error {
+    fn from(e: RecordError) -> Error {
+        let hint = match &e {
+            RecordError::Authored { key, .. } => {
+                format!("remove the `{key}:` line; identity fields are never authored")
+            }
+        };
+        edge(e, Exit::Refused, Some(hint))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_typed_error_keeps_its_words_and_gets_its_exit_code_and_hint() {
+        let e = Error::from(TaskError::Active { id: "t-1".into(), task: "Fix".into() });
+        assert_eq!((e.exit, e.message.as_str()), (Exit::Conflict, "task t-1 is active ('Fix')"));
+        assert_eq!(e.hint.as_deref(), Some("run git majordomus handover --close or git majordomus finish first"));
+        let e = Error::from(ContinuityError::NoRecord("abcd".into()));
+        assert_eq!((e.exit, e.hint.as_deref()), (Exit::NotFound, Some("git majordomus continuity records lists them")));
+        let e = Error::from(ContinuityError::Ambiguous { prefix: "abcd".into(), n: 2 });
+        assert_eq!(
+            (e.exit, e.message.as_str(), e.hint),
+            (Exit::Usage, "abcd matches 2 records; give more of the id", None)
+        );
+        let e = Error::from(DeriveError::NoWriter("Risks".into()));
+        assert_eq!(e.exit, Exit::Refused);
+        assert!(e.hint.as_deref().is_some_and(|h| h.starts_with("derivable sections: objective")), "{:?}", e.hint);
+        // The cause is kept, and what the message already says is not repeated.
+        let e = Error::from(ContinuityError::ReadModel(std::io::Error::other("disk full")));
+        assert_eq!((e.exit, e.message.as_str()), (Exit::Io, "read model: disk full"));
+        assert!(std::error::Error::source(&e).is_some());
+        assert!(e.causes().is_empty(), "{:?}", e.causes());
+    }
+}
