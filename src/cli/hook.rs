@@ -44,7 +44,15 @@ pub fn run(cc: &CommandContext, a: &Args, ui: &mut Ui) -> Result<Exit> {
         }
         return Ok(Exit::Ok);
     }
-    let r = hook::run(cc.global.repo.as_deref(), &cc.env, &a.provider, &a.event, &payload, &render::context::Text);
+    let r = hook::run(
+        cc.global.repo.as_deref(),
+        &cc.env,
+        &a.provider,
+        &a.event,
+        &payload,
+        &render::context::Text,
+        &render::briefing::Briefing,
+    );
     for l in &r.stderr {
         ui.status(l);
     }

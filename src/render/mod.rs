@@ -2,6 +2,7 @@
 //! Must not touch: git, `ctx`, the store's readers and writers, the terminal (`ui` prints).
 
 pub mod annotations;
+pub mod briefing;
 pub mod context;
 pub mod continuity;
 pub mod history;

@@ -117,13 +117,13 @@ fn shaped(p: &Provider, lines: Vec<String>) -> Vec<String> {
 
 /// The limits a host's briefing fits under: its own cap, and the policy's when lower.
 fn limits(p: &Provider, policy_chars: Option<usize>) -> Vec<briefing::Limit> {
-    let (max, bytes, unit) = match p.cap {
-        Cap::Chars(n) => (n, false, "character"),
-        Cap::Bytes(n) => (n, true, "byte"),
+    let (max, bytes) = match p.cap {
+        Cap::Chars(n) => (n, false),
+        Cap::Bytes(n) => (n, true),
     };
-    let mut v = vec![briefing::Limit { max, bytes, by: format!("{}'s {max}-{unit} hook output cap", p.title) }];
+    let mut v = vec![briefing::Limit { max, bytes, by: briefing::By::Host { title: p.title.to_string(), max, bytes } }];
     if let Some(c) = policy_chars.filter(|c| *c < max || bytes) {
-        v.push(briefing::Limit { max: c, bytes: false, by: "session.briefing_budget_chars".into() });
+        v.push(briefing::Limit { max: c, bytes: false, by: briefing::By::PolicyChars });
     }
     v
 }
@@ -131,6 +131,7 @@ fn limits(p: &Provider, policy_chars: Option<usize>) -> Vec<briefing::Limit> {
 struct Run<'a> {
     ctx: &'a Ctx,
     renderer: &'a dyn Renderer,
+    words: &'a dyn briefing::Words,
     host: &'static Provider,
     provider: &'a str,
     event: HookEvent,
@@ -176,7 +177,8 @@ fn log(root: &Path, ts: &str, provider: &str, event: HookEvent, reason: &str) {
 }
 
 /// Runs one hook event. Never returns an error: every failure is reported and recorded.
-/// `renderer` lays out the context document the start hook freezes into the episode. For the
+/// `renderer` lays out the context document the start hook freezes into the episode, `words`
+/// words the briefing. For the
 /// events a host shows its user the stderr of (Gemini CLI's compact and end), nothing is
 /// printed there: the receipt is in the ledger, a failure in `hooks.log`.
 pub fn run(
@@ -186,8 +188,9 @@ pub fn run(
     event: &str,
     payload: &[u8],
     renderer: &dyn Renderer,
+    words: &dyn briefing::Words,
 ) -> HookReport {
-    let mut report = run_event(repo, env, provider, event, payload, renderer);
+    let mut report = run_event(repo, env, provider, event, payload, renderer, words);
     let silent = providers::find(provider).zip(HookEvent::parse(event)).is_some_and(|(p, e)| p.silent.contains(&e));
     if silent {
         report.stderr.clear();
@@ -202,6 +205,7 @@ fn run_event(
     event: &str,
     payload: &[u8],
     renderer: &dyn Renderer,
+    words: &dyn briefing::Words,
 ) -> HookReport {
     let mut report = HookReport::default();
     let Some(p) = providers::find(provider) else {
@@ -231,7 +235,7 @@ fn run_event(
         report.stderr.push(format!("majordomus: {provider} {event} hook: no majordomus layer in this repository; nothing recorded (run git majordomus init)"));
         return report;
     }
-    let mut run = Run { ctx: &ctx, renderer, host: p, provider, event, report };
+    let mut run = Run { ctx: &ctx, renderer, words, host: p, provider, event, report };
     if let Some(problem) = &pl.problem {
         run.err(format!(
             "majordomus: {provider} {event} hook: {problem}; the event is still recorded, under session key {key}"
@@ -304,13 +308,15 @@ fn start(run: &mut Run<'_>, provider: &str, key: &str) {
     let max_lines =
         policy.map(|p| p.session.briefing_budget_lines.unwrap_or(p.context.always_loaded_budget_lines)).unwrap_or(60);
     let limits = limits(run.host, policy.and_then(|p| p.session.briefing_budget_chars));
-    if let Some(lines) = run.step("briefing", briefing::lines(ctx, server.as_deref())) {
+    if let Some(items) = run.step("briefing", briefing::items(ctx, server.as_deref())) {
         // Escaped before it is bounded (the cap counts what the host shows) and before a host's
         // JSON shape wraps it: the host decodes the JSON and hands the raw text on.
         let readable = |t: String| if run.host.escapes_angles { t.replace('<', "‹").replace('>', "›") } else { t };
-        let lines =
-            lines.into_iter().map(|l| briefing::Line { text: readable(escape(&l.text).into_owned()), ..l }).collect();
-        run.report.stdout = shaped(run.host, briefing::bounded(lines, max_lines, &limits));
+        let lines = items
+            .iter()
+            .map(|i| briefing::Line { text: readable(escape(&run.words.say(&i.said)).into_owned()), rank: i.rank })
+            .collect();
+        run.report.stdout = shaped(run.host, briefing::bounded(lines, max_lines, &limits, run.words));
     }
 }
 

@@ -137,10 +137,10 @@ fn label(
     out
 }
 
-/// The "check first" words for the files `next_action` names that changed since its record
-/// `meta`: `None` when every one is unchanged (unchanged citations cost no words). Only the
+/// The labels of the files `next_action` names that changed since its record (the briefing's
+/// "check first" line): `None` when every one is unchanged (unchanged citations cost no words). Only the
 /// citations it names are looked up (the start hook's path).
-pub fn check_first(ctx: &Ctx, meta: &RecordMeta, next_action: &str, kind: &str) -> Option<String> {
+pub fn check_first(ctx: &Ctx, meta: &RecordMeta, next_action: &str, kind: &str) -> Option<Vec<String>> {
     let named = named_paths(next_action);
     if named.is_empty() || meta.citations.is_empty() {
         return None;
@@ -150,5 +150,5 @@ pub fn check_first(ctx: &Ctx, meta: &RecordMeta, next_action: &str, kind: &str) 
         .filter(|c| !matches!(c.label.as_str(), "unchanged" | "absent"))
         .map(|c| c.describe(kind))
         .collect();
-    (!moved.is_empty()).then(|| format!("check first: {}", moved.join("; ")))
+    (!moved.is_empty()).then_some(moved)
 }

@@ -473,8 +473,17 @@ pub fn check(ctx: &Ctx) -> Result<Vec<Finding>> {
     Ok(f)
 }
 
-/// The briefing's knowledge lines: candidates awaiting review on this branch (and unattributed).
-pub fn briefing_lines(ctx: &Ctx) -> Result<Vec<String>> {
+/// The knowledge candidates awaiting review, by where their episode ran (the briefing names them).
+#[derive(Debug, Default)]
+pub struct Awaiting {
+    /// Ids of candidates derived on this branch.
+    pub here: Vec<String>,
+    /// Ids of candidates whose episode is unknown here.
+    pub unattributed: Vec<String>,
+}
+
+/// The candidates awaiting review on this branch (and unattributed).
+pub fn awaiting_review(ctx: &Ctx) -> Result<Awaiting> {
     let pending: Vec<Knowledge> = candidates(ctx)?.into_iter().filter(|k| k.status == "candidate").collect();
     let key = branch_key(ctx.identity()?.branch_text());
     let session_names = crate::store::records::names(&ctx.layout.sessions())?;
@@ -494,19 +503,7 @@ pub fn briefing_lines(ctx: &Ctx) -> Result<Vec<String>> {
             None => unattributed.push(k.id.clone()),
         }
     }
-    // Only a line that says something (docs/REFERENCE.md#briefing): none when nothing awaits review.
-    let mut out = Vec::new();
-    if !here.is_empty() {
-        out.push(format!("Knowledge: {} candidate(s) awaiting review on this branch: {}", here.len(), here.join(", ")));
-    }
-    if !unattributed.is_empty() {
-        out.push(format!(
-            "Knowledge: {} candidate(s) whose episode is unknown here: {}",
-            unattributed.len(),
-            unattributed.join(", ")
-        ));
-    }
-    Ok(out)
+    Ok(Awaiting { here, unattributed })
 }
 
 #[cfg(test)]
