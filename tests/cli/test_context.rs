@@ -363,7 +363,15 @@ fn item_21_routine_excludes_decisions_and_deep_work_reads_the_repository() {
     r.mj(&["start", "second", "--scope", "lib", "--profile", "routine"]).ok();
     r.mj(&["decision", "add", "Decision of the routine task", "--why", "w"]).ok();
     let out = r.mj(&["context"]).ok().stdout;
-    assert!(!out.contains("## DECISIONS"), "{out}");
+    insta::assert_snapshot!(headings(&out).join("\n"), @"
+    ## GIT
+    ## TASK
+    ## PROFILE routine
+    ## OPEN QUESTIONS (0 unresolved — every one refuses finish --outcome completed)
+    ## CONTEXT DOCUMENTS (1, from the scope paths up to the root; not quoted)
+    ## REASONING
+    ## LATEST COMPATIBLE HANDOVER (.ai/local/state/handovers/20260903T200000Z--main--[HEX]--[HEX].md)
+    ");
     insta::assert_snapshot!(excluded(&out).join("\n"), @"
     - decisions — profile routine sets context.decisions: false
     - checkpoint — no checkpoint for task t-[ID] on this worktree and branch
@@ -374,9 +382,9 @@ fn item_21_routine_excludes_decisions_and_deep_work_reads_the_repository() {
 
     r.mj(&["start", "third", "--scope", "lib", "--profile", "deep-work"]).ok();
     // deep-work reads the history; the task shown is the active one
+    // the task shown is the active one (the first task's id shown as [A])
     let out = r.mj(&["context"]).ok().stdout;
-    assert!(!out.contains(&format!("id: {a}")), "the task shown is the active one");
-    insta::assert_snapshot!(out, @"
+    insta::assert_snapshot!(out.replace(&a, "[A]"), @"
     # Majordomus context — 2026-09-03T20:00:00Z
     # a projection of durable state, not a source of truth: validate every line against git
 
@@ -438,9 +446,9 @@ fn item_21_routine_excludes_decisions_and_deep_work_reads_the_repository() {
     - none
 
     ## RECENT HISTORY (last 7 events)
-    - 2026-09-03T20:00:00Z task.started t-[ID]
-    - 2026-09-03T20:00:00Z decision.recorded t-[ID]
-    - 2026-09-03T20:00:00Z task.handed_over t-[ID] .ai/local/state/handovers/20260903T200000Z--main--[HEX]--[HEX].md
+    - 2026-09-03T20:00:00Z task.started [A]
+    - 2026-09-03T20:00:00Z decision.recorded [A]
+    - 2026-09-03T20:00:00Z task.handed_over [A] .ai/local/state/handovers/20260903T200000Z--main--[HEX]--[HEX].md
     - 2026-09-03T20:00:00Z task.started t-[ID]
     - 2026-09-03T20:00:00Z decision.recorded t-[ID]
     - 2026-09-03T20:00:00Z task.handed_over t-[ID] .ai/local/state/handovers/20260903T200000Z--main--[HEX]--[HEX].md
@@ -513,7 +521,16 @@ fn missing_handover_is_named_as_absence() {
     r.mj_in(&["handover"], HANDOVER).ok();
     r.git(&["checkout", "-q", "main"]);
     let out = r.mj(&["context"]).ok().stdout;
-    assert!(!out.contains("## LATEST COMPATIBLE HANDOVER"), "{out}");
+    insta::assert_snapshot!(headings(&out).join("\n"), @"
+    ## GIT
+    ## TASK
+    ## PROFILE implementation
+    ## OPEN QUESTIONS (0 unresolved — every one refuses finish --outcome completed)
+    ## CONTEXT DOCUMENTS (1, from the scope paths up to the root; not quoted)
+    ## DECISIONS (0 most recent for this task)
+    ## REASONING
+    ## FILES TOUCHED IN SCOPE (0)
+    ");
     insta::assert_snapshot!(excluded(&out).join("\n"), @"
     - checkpoint — no checkpoint for task t-[ID] on this worktree and branch
     - handover — no record for this worktree and branch — absence, not a stale match
@@ -552,14 +569,13 @@ fn handover_of_the_task_first_then_of_any_task() {
     env.set_now("2026-09-03T20:10:00Z");
     r.mj_in(&["handover", "--no-task"], &HANDOVER.replace("Reproduced.", "newest, no task")).ok();
     let out = r.mj(&["context"]).ok().stdout;
-    assert!(!out.contains("newest, no task"), "the task's own handover wins\n{out}");
-    assert!(out.contains(&format!("Task: {b}")), "{out}");
-    insta::assert_snapshot!(section(&out, "## LATEST COMPATIBLE HANDOVER"), @"
+    // the task's own handover wins, not the newest one of no task
+    insta::assert_snapshot!(section(&out, "## LATEST COMPATIBLE HANDOVER").replace(&b, "[B]"), @"
     ## LATEST COMPATIBLE HANDOVER (.ai/local/state/handovers/20260903T200500Z--main--[HEX]--[HEX].md)
     Match: same_worktree_same_branch
     Git state: exact
     Created: 2026-09-03T20:05:00Z (5m ago)
-    Task: t-[ID]
+    Task: [B]
     Freshness: fresh — 5m old, under session.freshness.fresh_minutes (720 min)
     Origin: authored
     ---
@@ -735,7 +751,15 @@ fn prompt_is_appended_refused_or_excluded() {
     assert_eq!(headings(&out).last().map(String::as_str), Some("## PROMPT review"), "appended last: {out}");
     assert_eq!(budget(&out).0, out.lines().count());
     let out = r.mj(&["context", "--prompt", "wrap"]).ok().stdout;
-    assert!(!out.contains("## PROMPT"), "{out}");
+    insta::assert_snapshot!(headings(&out).join("\n"), @"
+    ## GIT
+    ## TASK
+    ## PROFILE implementation
+    ## OPEN QUESTIONS (0 unresolved — every one refuses finish --outcome completed)
+    ## CONTEXT DOCUMENTS (1, from the scope paths up to the root; not quoted)
+    ## DECISIONS (0 most recent in this repository)
+    ## REASONING
+    ");
     insta::assert_snapshot!(excluded(&out).join("\n"), @"
     - checkpoint — no checkpoint for this worktree and branch
     - handover — no record for this worktree and branch — absence, not a stale match
@@ -775,27 +799,67 @@ fn scope_documents_files_and_questions() {
     r.write("docs/out.md", "out of scope\n");
     r.write(".ai/repo/prompts/p.md", "layer file\n");
     let out = r.mj(&["context"]).ok().stdout;
-    // documents from the scope paths up; questions are never bounded by max_list_items, files are
-    insta::assert_snapshot!(section(&out, "## CONTEXT DOCUMENTS"), @"
-    ## CONTEXT DOCUMENTS (3, from the scope paths up to the root; not quoted)
-    - lib/auth/AGENTS.md (3 lines)
-    - lib/README.md (1 line)
-    - README.md (1 line)
-    ");
-    insta::assert_snapshot!(section(&out, "## OPEN QUESTIONS"), @"
+    // documents from the scope paths up (docs/README.md is not in it); questions are never
+    // bounded by max_list_items, files are (docs/out.md and the layer's own files are not listed)
+    insta::assert_snapshot!(out, @"
+    # Majordomus context — 2026-09-03T20:00:00Z
+    # a projection of durable state, not a source of truth: validate every line against git
+
+    ## GIT
+    repository: .git
+    branch: main
+    head: [HEX]
+    working_tree: dirty (3 changed)
+    task_record: advanced (recorded head [HEX])
+
+    ## TASK
+    id: t-[ID]
+    task: t
+    profile: implementation
+    owner: tester
+    outcome: active
+    scope: lib/auth, lib/README.md
+    started: 2026-09-03T20:00:00Z (0m ago)
+    checkpoint: 2026-09-03T20:00:00Z (0m ago; interval 15m)
+
+    ## PROFILE implementation
+    capability: standard
+    effort: medium (escalation: none)
+    verbosity: normal
+    presentation: plain
+    reasoning: stepwise
+    verification: verify_command_required true, regression_test_required false, decision_record_required false
+    output: summary-and-diff
+
     ## OPEN QUESTIONS (3 unresolved — every one refuses finish --outcome completed)
     - [unresolved] t-[ID] — one?
     - [unresolved] t-[ID] — two?
     - [unresolved] t-[ID] — three?
-    ");
-    insta::assert_snapshot!(section(&out, "## FILES TOUCHED IN SCOPE"), @"
+
+    ## CONTEXT DOCUMENTS (3, from the scope paths up to the root; not quoted)
+    - lib/auth/AGENTS.md (3 lines)
+    - lib/README.md (1 line)
+    - README.md (1 line)
+
+    ## DECISIONS (0 most recent for this task)
+    - none recorded
+
+    ## REASONING
+    stepwise: work in small verified steps: plan, change, run the checks, checkpoint
+
     ## FILES TOUCHED IN SCOPE (3)
     - lib/auth/a.rs
     - lib/auth/b.rs
     ... and 1 more (context.max_list_items)
+
+    ## EXCLUDED
+    - checkpoint — no checkpoint for task t-[ID] on this worktree and branch
+    - handover — no record for this worktree and branch — absence, not a stale match
+    - history — profile implementation sets context.recent_history_depth: 0
+
+    ## BUDGET
+    57 of 300 lines
     ");
-    assert!(!out.contains("docs/README.md"), "{out}");
-    assert!(!out.contains("docs/out.md") && !out.contains(".ai/repo/prompts/p.md\n"), "{out}");
 }
 
 #[test]
