@@ -106,8 +106,8 @@ fn a_day_of_agent_work_with_the_hooks_on() {
     fire(&env, &r, "PreCompact", "a1b2c3d4-day-1", r#","trigger":"auto","custom_instructions":"""#);
     let derived_cp = r.records("checkpoints").pop().unwrap();
     let text = r.read(&format!(".ai/local/state/checkpoints/{derived_cp}"));
-    assert!(text.contains(&format!("Newest authored checkpoint {authored_cp}")), "{text}");
-    insta::assert_snapshot!(text, @r#"
+    // (the authored checkpoint shown as [AUTHORED_CP])
+    insta::assert_snapshot!(text.replace(&authored_cp, "[AUTHORED_CP]"), @r#"
     ---
     schema_version: 1
     created_at: 2026-12-04T16:40:00Z
@@ -128,7 +128,7 @@ fn a_day_of_agent_work_with_the_hooks_on() {
     session: s-[ID]
     ---
 
-    Newest authored checkpoint .ai/local/state/checkpoints/20261204T162000Z--main--[HEX]--[HEX].md (20m ago):
+    Newest authored checkpoint [AUTHORED_CP] (20m ago):
     > Counting attempts per account; the lockout comes next.
     At [HEX] on main, working tree dirty; 1 file(s) changed since the task started.
     - [HEX] change lib/auth/limit.rs
@@ -200,12 +200,11 @@ fn a_day_of_agent_work_with_the_hooks_on() {
     fire(&env, &r, "SessionEnd", "e5f6a7b8-day-2", r#","reason":"clear""#);
     let out = fire(&env, &r, "SessionStart", "c9d0e1f2-day-3", r#","source":"clear","model":"claude-sonnet-4-5""#);
     let b = &out.stdout;
-    assert!(b.contains(&format!("Task {id} (active")), "{b}");
     assert_eq!(next_action(b), ["Run the fuzz target for 10 minutes, then open the PR."], "{b}");
-    insta::assert_snapshot!(b, @"
+    insta::assert_snapshot!(b.replace(&id, "[TASK]"), @"
     ## Majordomus — what this repository already knows
     Episode s-[ID], on main at [HEX], working tree clean.
-    Task t-[ID] (active, profile implementation): Rate-limit login
+    Task [TASK] (active, profile implementation): Rate-limit login
     Scope: lib/auth
     Handover .ai/local/state/handovers/20261204T175500Z--main--[HEX]--[HEX].md (same_worktree_same_branch, exact, 2d ago, authored).
     Its Next Action:
