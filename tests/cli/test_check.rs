@@ -42,11 +42,14 @@ const RECORD_NAME: &str = "20260903T195000Z--main--abcdef1--0123456789abcdef.md"
 #[test]
 fn check_without_a_task_exits_12_with_the_start_hint() {
     let env = TestEnv::new();
+    let _snap = env.snapshots();
     let r = env.ready_repo("r");
-    let out = r.mj(&["check"]).code(12);
-    assert!(out.stdout.is_empty());
-    assert!(out.stderr.contains("error: check: no task record"), "{}", out.stderr);
-    assert!(out.stderr.contains("hint: start one: git majordomus start"), "{}", out.stderr);
+    insta::assert_snapshot!(r.mj(&["check"]).code(12).shown(), @r#"
+    --- stderr
+    error: check: no task record
+    hint: start one: git majordomus start "<task>" --scope <path>
+    --- exit 12
+    "#);
     let json = r.mj(&["check", "--json"]).code(12);
     assert!(json.stdout.is_empty());
     let e: ErrorDoc = doc(&json.stderr);
@@ -58,18 +61,21 @@ fn check_without_a_task_exits_12_with_the_start_hint() {
 #[test]
 fn check_on_a_fresh_task_is_clean() {
     let env = TestEnv::new();
+    let _snap = env.snapshots();
     let r = env.ready_repo("r");
-    let id = r.start("fix the callback");
+    r.start("fix the callback");
     r.commit_file("lib/auth.rs", "fn a() {}\n");
     let out = r.mj(&["check"]).ok();
     assert_clean(&out);
-    assert!(out.stdout.contains(&format!("OK task {id} — task record advanced")), "{}", out.stdout);
-    assert!(
-        out.stdout.contains("OK scope lib — 1 file(s) touched since the task started, all inside its scope"),
-        "{}",
-        out.stdout
-    );
-    assert_eq!(lines_of(&out, "OK", "checkpoint").len(), 1, "{}", out.stdout);
+    insta::assert_snapshot!(out.stdout, @r#"
+    OK task t-[ID] — "fix the callback" (active, profile implementation, scope lib)  [reproduce: cat .ai/local/state/current.yaml]
+    OK task t-[ID] — task record advanced (recorded head [HEX] on main)  [reproduce: git majordomus context]
+    OK scope lib — 1 file(s) touched since the task started, all inside its scope  [reproduce: git diff --name-only [HEX]; git status --porcelain]
+    OK checkpoint t-[ID] — last checkpoint 0m ago, interval 15m (profile implementation)  [reproduce: grep checkpoint_at .ai/local/state/current.yaml]
+    OK questions .ai/local/state/open-questions.md — no question store yet  [reproduce: git majordomus question list]
+    OK decisions .ai/local/state/decisions.md — no decision log yet  [reproduce: git majordomus decision list]
+    OK ledger .ai/local/state/ledger.jsonl — 1 line(s), all valid  [reproduce: git majordomus history --validate]
+    "#);
     // Every line has the findings shape.
     for l in out.stdout.lines() {
         assert!(l.contains(" — "), "not a finding line: {l}");
@@ -83,6 +89,7 @@ fn check_on_a_fresh_task_is_clean() {
 #[test]
 fn r14_15_malformed_question_line_fails_check_but_the_template_example_never_counts() {
     let env = TestEnv::new();
+    let _snap = env.snapshots();
     let r = env.ready_repo("r");
     r.start("task");
     // Seed the store from the template (its HTML comment holds example entries), then resolve.
@@ -95,23 +102,15 @@ fn r14_15_malformed_question_line_fails_check_but_the_template_example_never_cou
     );
     let out = r.mj(&["check"]).ok();
     assert_clean(&out);
-    assert!(
-        out.stdout.contains("OK questions .ai/local/state/open-questions.md — every entry parses; none unresolved"),
-        "{}",
-        out.stdout
-    );
+    insta::assert_snapshot!(lines_of(&out, "OK", "questions").join("\n"), @"OK questions .ai/local/state/open-questions.md — every entry parses; none unresolved  [reproduce: git majordomus question list]");
 
     append(&r.state("open-questions.md"), "- [unresoved] t-1 — typo in the marker (2026-09-03)\n");
     let n = r.read(".ai/local/state/open-questions.md").lines().count();
     let out = r.mj(&["check"]).code(10);
     let fails = lines_of(&out, "FAIL", "questions");
     assert_eq!(fails.len(), 1, "{}", out.stdout);
-    assert!(
-        fails[0].starts_with(&format!("FAIL questions .ai/local/state/open-questions.md:{n} — not a valid entry")),
-        "{}",
-        fails[0]
-    );
-    assert!(fails[0].contains("typo in the marker"));
+    assert!(fails[0].starts_with(&format!("FAIL questions .ai/local/state/open-questions.md:{n} — ")), "{}", fails[0]);
+    insta::assert_snapshot!(fails[0], @r#"FAIL questions .ai/local/state/open-questions.md:11 — not a valid entry: "- [unresoved] t-1 — typo in the marker (2026-09-03)"; the shapes are "- [unresolved] <task> — <question> (<date>)" and "- [resolved <date>] <task> — <text>"  [reproduce: sed -n 11p .ai/local/state/open-questions.md]"#);
     // watch and doctor fail on it too.
     r.mj(&["watch"]).code(10);
     r.mj(&["doctor"]).code(10);
@@ -120,31 +119,17 @@ fn r14_15_malformed_question_line_fails_check_but_the_template_example_never_cou
 #[test]
 fn check_fails_on_each_unresolved_question() {
     let env = TestEnv::new();
+    let _snap = env.snapshots();
     let r = env.ready_repo("r");
-    let id = r.start("task");
+    r.start("task");
     r.mj(&["question", "add", "Which callback URL?"]).ok();
     let out = r.mj(&["check"]).code(10);
     let fails = lines_of(&out, "FAIL", "blockers");
     assert_eq!(fails.len(), 1, "{}", out.stdout);
-    assert!(
-        fails[0].contains(&format!("(task {id}): Which callback URL? — refuses finish --outcome completed")),
-        "{}",
-        fails[0]
-    );
-    assert!(
-        fails[0].ends_with(
-            "[reproduce: git majordomus question list]  [fix: git majordomus question resolve 1 --answer \"<answer>\"]"
-        ),
-        "{}",
-        fails[0]
-    );
+    insta::assert_snapshot!(fails[0], @r#"FAIL blockers .ai/local/state/open-questions.md:10 — unresolved since 2026-09-03 (task t-[ID]): Which callback URL? — refuses finish --outcome completed  [reproduce: git majordomus question list]  [fix: git majordomus question resolve 1 --answer "<answer>"]"#);
     // In watch an unresolved question is information, not drift.
     let w = r.mj(&["watch"]).ok();
-    assert!(
-        w.stdout.contains("INFO blockers .ai/local/state/open-questions.md — 1 unresolved question(s)"),
-        "{}",
-        w.stdout
-    );
+    insta::assert_snapshot!(lines_of(&w, "INFO", "blockers").join("\n"), @"INFO blockers .ai/local/state/open-questions.md — 1 unresolved question(s); each refuses finish --outcome completed  [reproduce: git majordomus question list]");
     r.mj(&["question", "resolve", "1", "--answer", "x"]).ok();
     r.mj(&["check"]).ok();
 }
@@ -152,61 +137,59 @@ fn check_fails_on_each_unresolved_question() {
 #[test]
 fn check_fails_on_a_file_committed_outside_the_scope() {
     let env = TestEnv::new();
+    let _snap = env.snapshots();
     let r = env.ready_repo("r");
     r.start("task");
     r.commit_file("lib/ok.rs", "x\n");
     r.commit_file("docs/outside.md", "x\n");
     r.write("src/untracked.rs", "x\n");
     let out = r.mj(&["check"]).code(10);
-    let fails = lines_of(&out, "FAIL", "scope");
-    assert_eq!(fails.len(), 2, "{}", out.stdout);
-    assert!(
-        fails[0].starts_with("FAIL scope docs/outside.md — touched since the task started, outside its scope (lib)"),
-        "{}",
-        fails[0]
-    );
-    assert!(fails[1].starts_with("FAIL scope src/untracked.rs — "), "{}", fails[1]);
-    assert!(!out.stdout.contains("lib/ok.rs"), "{}", out.stdout);
-    // The layer's own files never count.
-    assert!(!out.stdout.contains("FAIL scope .ai/"), "{}", out.stdout);
+    // lib/ok.rs is in the scope; the layer's own files never count.
+    insta::assert_snapshot!(out.stdout, @r#"
+    OK task t-[ID] — "task" (active, profile implementation, scope lib)  [reproduce: cat .ai/local/state/current.yaml]
+    OK task t-[ID] — task record advanced (recorded head [HEX] on main)  [reproduce: git majordomus context]
+    FAIL scope docs/outside.md — touched since the task started, outside its scope (lib)  [reproduce: git diff --name-only [HEX]; git status --porcelain]
+    FAIL scope src/untracked.rs — touched since the task started, outside its scope (lib)  [reproduce: git diff --name-only [HEX]; git status --porcelain]
+    OK checkpoint t-[ID] — last checkpoint 0m ago, interval 15m (profile implementation)  [reproduce: grep checkpoint_at .ai/local/state/current.yaml]
+    OK questions .ai/local/state/open-questions.md — no question store yet  [reproduce: git majordomus question list]
+    OK decisions .ai/local/state/decisions.md — no decision log yet  [reproduce: git majordomus decision list]
+    OK ledger .ai/local/state/ledger.jsonl — 1 line(s), all valid  [reproduce: git majordomus history --validate]
+    "#);
 }
 
 #[test]
 fn a_checkpoint_older_than_the_interval_warns_and_check_checkpoint_moves_it() {
     let env = TestEnv::new();
+    let _snap = env.snapshots();
     let r = env.ready_repo("r");
     let id = r.start("task"); // implementation profile: 15m
     env.set_now("2026-09-03T20:15:00Z");
     let out = r.mj(&["check"]).ok();
-    assert!(
-        out.stdout
-            .contains(&format!("OK checkpoint {id} — last checkpoint 15m ago, interval 15m (profile implementation)")),
-        "{}",
-        out.stdout
-    );
+    insta::assert_snapshot!(lines_of(&out, "OK", "checkpoint").join("\n"), @"OK checkpoint t-[ID] — last checkpoint 15m ago, interval 15m (profile implementation)  [reproduce: grep checkpoint_at .ai/local/state/current.yaml]");
     env.set_now("2026-09-03T20:42:00Z");
     let out = r.mj(&["check"]).ok();
     let warns = lines_of(&out, "WARN", "checkpoint");
     assert_eq!(warns.len(), 1, "{}", out.stdout);
+    assert!(warns[0].starts_with(&format!("WARN checkpoint {id} — ")), "{}", warns[0]);
+    insta::assert_snapshot!(warns[0], @"WARN checkpoint t-[ID] — last checkpoint 42m ago, older than the interval 15m (profile implementation); run git majordomus checkpoint or check --checkpoint  [reproduce: grep checkpoint_at .ai/local/state/current.yaml]  [fix: git majordomus checkpoint < <note>]");
     assert!(
-        warns[0].contains("last checkpoint 42m ago, older than the interval 15m (profile implementation)"),
-        "{}",
-        warns[0]
-    );
-    assert!(
-        r.read(".ai/local/state/current.yaml").contains("checkpoint_at: 2026-09-03T20:00:00Z"),
+        r.read(".ai/local/state/current.yaml").lines().any(|l| l == "checkpoint_at: 2026-09-03T20:00:00Z"),
         "check wrote without --checkpoint"
     );
     let before = r.ledger().len();
 
     let out = r.mj(&["check", "--checkpoint"]).ok();
-    assert!(
-        out.stdout.contains(&format!("OK checkpoint {id} — checkpoint_at moved to 2026-09-03T20:42:00Z")),
-        "{}",
-        out.stdout
-    );
-    assert!(lines_of(&out, "WARN", "checkpoint").is_empty(), "{}", out.stdout);
-    assert!(r.read(".ai/local/state/current.yaml").contains("checkpoint_at: 2026-09-03T20:42:00Z"));
+    insta::assert_snapshot!(out.stdout, @r#"
+    OK checkpoint t-[ID] — checkpoint_at moved to 2026-09-03T20:42:00Z; task.checkpoint recorded  [reproduce: git majordomus history --event task.checkpoint]
+    OK task t-[ID] — "task" (active, profile implementation, scope lib)  [reproduce: cat .ai/local/state/current.yaml]
+    OK task t-[ID] — task record exact (recorded head [HEX] on main)  [reproduce: git majordomus context]
+    OK scope lib — 0 file(s) touched since the task started, all inside its scope  [reproduce: git diff --name-only [HEX]; git status --porcelain]
+    OK checkpoint t-[ID] — last checkpoint 0m ago, interval 15m (profile implementation)  [reproduce: grep checkpoint_at .ai/local/state/current.yaml]
+    OK questions .ai/local/state/open-questions.md — no question store yet  [reproduce: git majordomus question list]
+    OK decisions .ai/local/state/decisions.md — no decision log yet  [reproduce: git majordomus decision list]
+    OK ledger .ai/local/state/ledger.jsonl — 2 line(s), all valid  [reproduce: git majordomus history --validate]
+    "#);
+    assert!(r.read(".ai/local/state/current.yaml").lines().any(|l| l == "checkpoint_at: 2026-09-03T20:42:00Z"));
     let ledger = r.ledger();
     assert_eq!(ledger.len(), before + 1);
     let last = ledger.last().unwrap();
@@ -220,53 +203,48 @@ fn a_checkpoint_older_than_the_interval_warns_and_check_checkpoint_moves_it() {
 #[test]
 fn check_warns_on_decision_entries_missing_fields_and_fails_on_bad_ledger_lines() {
     let env = TestEnv::new();
+    let _snap = env.snapshots();
     let r = env.ready_repo("r");
     r.start("task");
     r.mj(&["decision", "add", "Use X", "--why", "because"]).ok();
     r.mj(&["check"]).ok();
     append(&r.state("decisions.md"), "\n## 2026-09-03 — Hand written\nTask: none\n");
     let out = r.mj(&["check"]).ok();
-    let warns = lines_of(&out, "WARN", "decisions");
-    assert_eq!(warns.len(), 1, "{}", out.stdout);
-    assert!(warns[0].contains("entry \"Hand written\" lacks Head, Why"), "{}", warns[0]);
+    insta::assert_snapshot!(lines_of(&out, "WARN", "decisions").join("\n"), @r#"WARN decisions .ai/local/state/decisions.md:24 — entry "Hand written" lacks Head, Why  [reproduce: git majordomus decision list]"#);
 
     let n = r.read(".ai/local/state/ledger.jsonl").lines().count();
     append(&r.state("ledger.jsonl"), "not json\n{\"event\":\"task.started\"}\n");
     let out = r.mj(&["check"]).code(10);
     let fails = lines_of(&out, "FAIL", "ledger");
     assert_eq!(fails.len(), 2, "{}", out.stdout);
-    assert!(
-        fails[0].starts_with(&format!("FAIL ledger .ai/local/state/ledger.jsonl:{} — not a JSON object", n + 1)),
-        "{}",
-        fails[0]
-    );
-    assert!(
-        fails[1].starts_with(&format!("FAIL ledger .ai/local/state/ledger.jsonl:{} — lacks ts", n + 2)),
-        "{}",
-        fails[1]
-    );
+    assert!(fails[0].starts_with(&format!("FAIL ledger .ai/local/state/ledger.jsonl:{} — ", n + 1)), "{}", fails[0]);
+    assert!(fails[1].starts_with(&format!("FAIL ledger .ai/local/state/ledger.jsonl:{} — ", n + 2)), "{}", fails[1]);
+    insta::assert_snapshot!(fails.join("\n"), @"
+    FAIL ledger .ai/local/state/ledger.jsonl:3 — not a JSON object  [reproduce: git majordomus history --validate]
+    FAIL ledger .ai/local/state/ledger.jsonl:4 — lacks ts  [reproduce: git majordomus history --validate]
+    ");
 }
 
 #[test]
 fn check_reports_a_diverged_task_record() {
     let env = TestEnv::new();
+    let _snap = env.snapshots();
     let r = env.ready_repo("r");
     r.commit_file("lib/a.rs", "1\n");
     r.start("task");
     r.git(&["reset", "-q", "--hard", "HEAD~1"]);
     r.commit_file("lib/b.rs", "2\n");
     let out = r.mj(&["check"]).ok();
-    let warns = lines_of(&out, "WARN", "task");
-    assert_eq!(warns.len(), 1, "{}", out.stdout);
-    assert!(warns[0].contains("task record diverged"), "{}", warns[0]);
+    insta::assert_snapshot!(lines_of(&out, "WARN", "task").join("\n"), @"WARN task t-[ID] — task record diverged (recorded head [HEX] on main); the recorded head is not an ancestor of HEAD: trust git, not the record  [reproduce: git majordomus context]");
     // watch calls it state drift.
     let w = r.mj(&["watch"]).code(11);
-    assert!(lines_of(&w, "DRIFT", "state").iter().any(|l| l.contains("task record diverged")), "{}", w.stdout);
+    insta::assert_snapshot!(lines_of(&w, "DRIFT", "state").join("\n"), @"DRIFT state t-[ID] — task record diverged (recorded head [HEX] on main); the recorded head is not an ancestor of HEAD: trust git, not the record  [reproduce: git majordomus context]");
 }
 
 #[test]
 fn check_json_is_one_findings_document_whatever_the_exit_code() {
     let env = TestEnv::new();
+    let _snap = env.snapshots();
     let r = env.ready_repo("r");
     r.start("task");
     r.mj(&["question", "add", "Open?"]).ok();
@@ -291,35 +269,52 @@ fn check_json_is_one_findings_document_whatever_the_exit_code() {
 #[test]
 fn watch_exit_codes_clean_drift_and_fail() {
     let env = TestEnv::new();
+    let _snap = env.snapshots();
     let r = env.ready_repo("r");
     // No task: reported, exit 0.
-    let none = r.mj(&["watch"]).ok();
-    assert!(none.stdout.contains("INFO task .ai/local/state/current.yaml — no task record"), "{}", none.stdout);
+    insta::assert_snapshot!(r.mj(&["watch"]).ok().stdout, @r#"
+    INFO task .ai/local/state/current.yaml — no task record; nothing to compare  [reproduce: git majordomus start "<task>" --scope <path>]
+    OK questions .ai/local/state/open-questions.md — no question store yet  [reproduce: git majordomus question list]
+    OK decisions .ai/local/state/decisions.md — no decision log yet  [reproduce: git majordomus decision list]
+    OK ledger .ai/local/state/ledger.jsonl — no ledger yet  [reproduce: git majordomus history --validate]
+    OK retention .ai/local/state/ledger.jsonl — ledger 0 lines, cap 50000  [reproduce: wc -l .ai/local/state/ledger.jsonl]
+    OK retention .ai/local/state/handovers — handovers 0 files, cap 200  [reproduce: git majordomus handover --list]
+    OK retention .ai/local/state/checkpoints — checkpoints 0 files, cap 500  [reproduce: git majordomus checkpoint --list]
+    [OK|WARN] budget watch — ran in [N] ms, budget 300 ms (benchmark.budget.watch_ms)  [reproduce: time git majordomus watch]
+    "#);
 
-    let id = r.start("task");
+    r.start("task");
     let clean = r.mj(&["watch"]).ok();
-    assert!(clean.stdout.contains(&format!("OK state {id} — outcome active")), "{}", clean.stdout);
-    assert!(
-        clean.stdout.contains("OK retention .ai/local/state/ledger.jsonl — ledger 1 lines, cap 50000"),
-        "{}",
-        clean.stdout
-    );
+    insta::assert_snapshot!(clean.stdout, @r#"
+    OK task t-[ID] — "task" (active, profile implementation, scope lib)  [reproduce: cat .ai/local/state/current.yaml]
+    OK state t-[ID] — task record exact (recorded head [HEX] on main)  [reproduce: git majordomus context]
+    OK state t-[ID] — outcome active; the ledger has not finished it  [reproduce: git majordomus history --task t-[ID] --all]
+    OK checkpoint t-[ID] — last checkpoint 0m ago, interval 15m (profile implementation)  [reproduce: grep checkpoint_at .ai/local/state/current.yaml]
+    OK questions .ai/local/state/open-questions.md — no question store yet  [reproduce: git majordomus question list]
+    OK decisions .ai/local/state/decisions.md — no decision log yet  [reproduce: git majordomus decision list]
+    OK ledger .ai/local/state/ledger.jsonl — 1 line(s), all valid  [reproduce: git majordomus history --validate]
+    OK retention .ai/local/state/ledger.jsonl — ledger 1 lines, cap 50000  [reproduce: wc -l .ai/local/state/ledger.jsonl]
+    OK retention .ai/local/state/handovers — handovers 0 files, cap 200  [reproduce: git majordomus handover --list]
+    OK retention .ai/local/state/checkpoints — checkpoints 0 files, cap 500  [reproduce: git majordomus checkpoint --list]
+    [OK|WARN] budget watch — ran in [N] ms, budget 300 ms (benchmark.budget.watch_ms)  [reproduce: time git majordomus watch]
+    "#);
 
     // handed_over by hand: no task.handed_over in the ledger, no handover names it.
     set_outcome(&r, "handed_over");
     let drift = r.mj(&["watch"]).code(11);
-    assert!(
-        drift.stdout.contains(&format!(
-            "DRIFT state {id} — outcome handed_over, but no task.handed_over in the ledger closes it"
-        )),
-        "{}",
-        drift.stdout
-    );
-    assert!(
-        drift.stdout.contains(&format!("DRIFT handover {id} — task handed_over, but no handover record names it")),
-        "{}",
-        drift.stdout
-    );
+    insta::assert_snapshot!(drift.stdout, @r#"
+    OK task t-[ID] — "task" (handed_over, profile implementation, scope lib)  [reproduce: cat .ai/local/state/current.yaml]
+    OK state t-[ID] — task record exact (recorded head [HEX] on main)  [reproduce: git majordomus context]
+    DRIFT state t-[ID] — outcome handed_over, but no task.handed_over in the ledger closes it  [reproduce: git majordomus history --task t-[ID] --all]
+    DRIFT handover t-[ID] — task handed_over, but no handover record names it  [reproduce: git majordomus handover --resolve --task t-[ID]]  [fix: git majordomus handover < <body>]
+    OK questions .ai/local/state/open-questions.md — no question store yet  [reproduce: git majordomus question list]
+    OK decisions .ai/local/state/decisions.md — no decision log yet  [reproduce: git majordomus decision list]
+    OK ledger .ai/local/state/ledger.jsonl — 1 line(s), all valid  [reproduce: git majordomus history --validate]
+    OK retention .ai/local/state/ledger.jsonl — ledger 1 lines, cap 50000  [reproduce: wc -l .ai/local/state/ledger.jsonl]
+    OK retention .ai/local/state/handovers — handovers 0 files, cap 200  [reproduce: git majordomus handover --list]
+    OK retention .ai/local/state/checkpoints — checkpoints 0 files, cap 500  [reproduce: git majordomus checkpoint --list]
+    [OK|WARN] budget watch — ran in [N] ms, budget 300 ms (benchmark.budget.watch_ms)  [reproduce: time git majordomus watch]
+    "#);
     let json = r.mj(&["watch", "--json"]).code(11);
     let v: Findings = doc(&json.stdout);
     assert!(v.any(Level::Drift, "handover"), "{v:?}");
@@ -327,67 +322,64 @@ fn watch_exit_codes_clean_drift_and_fail() {
     // A malformed ledger line is a FAIL, which wins over DRIFT.
     append(&r.state("ledger.jsonl"), "{\"ts\":\"2026-09-03T20:00:00Z\"}\n");
     let fail = r.mj(&["watch"]).code(10);
-    assert_eq!(lines_of(&fail, "FAIL", "ledger").len(), 1, "{}", fail.stdout);
-    assert!(lines_of(&fail, "FAIL", "ledger")[0].contains("lacks event"));
+    insta::assert_snapshot!(lines_of(&fail, "FAIL", "ledger").join("\n"), @"FAIL ledger .ai/local/state/ledger.jsonl:2 — lacks event  [reproduce: git majordomus history --validate]");
 }
 
 #[test]
 fn watch_is_clean_after_a_real_handover_close_and_drifts_on_a_hand_written_terminal_outcome() {
     let env = TestEnv::new();
+    let _snap = env.snapshots();
     let r = env.ready_repo("r");
-    let id = r.start("task");
+    r.start("task");
     r.mj_in(&["handover", "--close"], HANDOVER).ok();
     let out = r.mj(&["watch"]).ok();
-    assert!(
-        out.stdout.contains(&format!("OK state {id} — outcome handed_over; task.handed_over closed it")),
-        "{}",
-        out.stdout
-    );
-    assert!(
-        lines_of(&out, "OK", "handover").iter().any(|l| l.contains("every required section present")),
-        "{}",
-        out.stdout
-    );
+    insta::assert_snapshot!(out.stdout, @r#"
+    OK task t-[ID] — "task" (handed_over, profile implementation, scope lib)  [reproduce: cat .ai/local/state/current.yaml]
+    OK state t-[ID] — task record exact (recorded head [HEX] on main)  [reproduce: git majordomus context]
+    OK state t-[ID] — outcome handed_over; task.handed_over closed it at 2026-09-03T20:00:00Z  [reproduce: git majordomus history --task t-[ID] --all]
+    OK handover .ai/local/state/handovers/20260903T200000Z--main--[HEX]--[HEX].md — newest handover of t-[ID]; every required section present  [reproduce: git majordomus handover --resolve --task t-[ID]]
+    OK questions .ai/local/state/open-questions.md — no question store yet  [reproduce: git majordomus question list]
+    OK decisions .ai/local/state/decisions.md — no decision log yet  [reproduce: git majordomus decision list]
+    OK ledger .ai/local/state/ledger.jsonl — 2 line(s), all valid  [reproduce: git majordomus history --validate]
+    OK retention .ai/local/state/ledger.jsonl — ledger 2 lines, cap 50000  [reproduce: wc -l .ai/local/state/ledger.jsonl]
+    OK retention .ai/local/state/handovers — handovers 1 files, cap 200  [reproduce: git majordomus handover --list]
+    OK retention .ai/local/state/checkpoints — checkpoints 0 files, cap 500  [reproduce: git majordomus checkpoint --list]
+    [OK|WARN] budget watch — ran in [N] ms, budget 300 ms (benchmark.budget.watch_ms)  [reproduce: time git majordomus watch]
+    "#);
 
-    let id2 = r.start("second");
+    r.start("second");
     set_outcome(&r, "completed");
     let out = r.mj(&["watch"]).code(11);
-    assert!(
-        out.stdout.contains(&format!(
-            "DRIFT verification {id2} — outcome completed without a task.finished line in the ledger"
-        )),
-        "{}",
-        out.stdout
-    );
+    insta::assert_snapshot!(out.stdout, @r#"
+    OK task t-[ID] — "second" (completed, profile implementation, scope lib)  [reproduce: cat .ai/local/state/current.yaml]
+    OK state t-[ID] — task record exact (recorded head [HEX] on main)  [reproduce: git majordomus context]
+    DRIFT verification t-[ID] — outcome completed without a task.finished line in the ledger: nothing verified it  [reproduce: git majordomus history --task t-[ID] --all]
+    OK questions .ai/local/state/open-questions.md — no question store yet  [reproduce: git majordomus question list]
+    OK decisions .ai/local/state/decisions.md — no decision log yet  [reproduce: git majordomus decision list]
+    OK ledger .ai/local/state/ledger.jsonl — 3 line(s), all valid  [reproduce: git majordomus history --validate]
+    OK retention .ai/local/state/ledger.jsonl — ledger 3 lines, cap 50000  [reproduce: wc -l .ai/local/state/ledger.jsonl]
+    OK retention .ai/local/state/handovers — handovers 1 files, cap 200  [reproduce: git majordomus handover --list]
+    OK retention .ai/local/state/checkpoints — checkpoints 0 files, cap 500  [reproduce: git majordomus checkpoint --list]
+    [OK|WARN] budget watch — ran in [N] ms, budget 300 ms (benchmark.budget.watch_ms)  [reproduce: time git majordomus watch]
+    "#);
 }
 
 #[test]
 fn watch_drifts_on_an_old_checkpoint_and_on_retention() {
     let env = TestEnv::new();
+    let _snap = env.snapshots();
     let r = env.ready_repo("r");
-    let id = r.start("task");
+    r.start("task");
     env.set_now("2026-09-03T21:00:00Z");
     let out = r.mj(&["watch"]).code(11);
-    assert!(
-        lines_of(&out, "DRIFT", "checkpoint")
-            .iter()
-            .any(|l| l.contains(&id) && l.contains("older than the interval 15m")),
-        "{}",
-        out.stdout
-    );
+    let drifts = lines_of(&out, "DRIFT", "checkpoint");
+    insta::assert_snapshot!(drifts.join("\n"), @"DRIFT checkpoint t-[ID] — last checkpoint 60m ago, older than the interval 15m (profile implementation); run git majordomus checkpoint or check --checkpoint  [reproduce: grep checkpoint_at .ai/local/state/current.yaml]  [fix: git majordomus checkpoint < <note>]");
     r.mj(&["check", "--checkpoint"]).ok();
     r.mj(&["watch"]).ok();
 
     let policy = r.read(".ai/repo/policy.yaml").replace("retention_max_lines: 50000", "retention_max_lines: 1");
     r.write(".ai/repo/policy.yaml", &policy);
-    let out = r.mj(&["watch"]).code(11);
-    assert!(
-        out.stdout.contains(
-            "DRIFT retention .ai/local/state/ledger.jsonl — ledger 2 lines, cap 1 (ledger.retention_max_lines)"
-        ),
-        "{}",
-        out.stdout
-    );
+    insta::assert_snapshot!(lines_of(&r.mj(&["watch"]).code(11), "DRIFT", "retention").join("\n"), @"DRIFT retention .ai/local/state/ledger.jsonl — ledger 2 lines, cap 1 (ledger.retention_max_lines); run git majordomus history --rotate  [reproduce: wc -l .ai/local/state/ledger.jsonl]");
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -396,58 +388,41 @@ fn watch_drifts_on_an_old_checkpoint_and_on_retention() {
 #[test]
 fn doctor_is_ok_on_a_healthy_store_with_retention_figures() {
     let env = TestEnv::new();
+    let _snap = env.snapshots();
     let r = env.ready_repo("r");
     r.start("task");
     r.mj_in(&["checkpoint"], "progress\n").ok();
     r.mj_in(&["handover"], HANDOVER).ok();
-    let out = r.mj(&["doctor"]).ok();
-    for l in out.stdout.lines() {
-        assert!(!l.starts_with("FAIL ") && !l.starts_with("DRIFT "), "{}", out.stdout);
-    }
-    assert!(out.stdout.contains("OK policy .ai/repo/policy.yaml — parses"), "{}", out.stdout);
-    assert!(out.stdout.contains("OK profile .ai/repo/profiles/debugging.yaml — parses"), "{}", out.stdout);
-    assert!(
-        out.stdout.contains("OK retention .ai/local/state/ledger.jsonl — ledger 3 lines, cap 50000"),
-        "{}",
-        out.stdout
-    );
-    assert!(
-        out.stdout.contains("OK retention .ai/local/state/handovers — handovers 1 files, cap 200"),
-        "{}",
-        out.stdout
-    );
-    assert!(
-        out.stdout.contains("OK retention .ai/local/state/checkpoints — checkpoints 1 files, cap 500"),
-        "{}",
-        out.stdout
-    );
-    assert!(
-        out.stdout.contains("OK records .ai/local/state/checkpoints — 1 checkpoint record(s), all readable"),
-        "{}",
-        out.stdout
-    );
-    assert!(out.stdout.contains("OK ledger .ai/local/state/ledger.jsonl — 3 line(s), all valid"), "{}", out.stdout);
-    assert_eq!(lines_of(&out, "OK", "budget").len() + lines_of(&out, "WARN", "budget").len(), 1, "{}", out.stdout);
     // No session or knowledge store: nothing is said about them.
-    assert!(!out.stdout.contains(" sessions ") && !out.stdout.contains("knowledge"), "{}", out.stdout);
+    insta::assert_snapshot!(r.mj(&["doctor"]).ok().stdout, @r#"
+    OK policy .ai/repo/policy.yaml — parses  [reproduce: git majordomus check]
+    OK profile .ai/repo/profiles/debugging.yaml — parses  [reproduce: cat .ai/repo/profiles/debugging.yaml]
+    OK profile .ai/repo/profiles/deep-work.yaml — parses  [reproduce: cat .ai/repo/profiles/deep-work.yaml]
+    OK profile .ai/repo/profiles/implementation.yaml — parses  [reproduce: cat .ai/repo/profiles/implementation.yaml]
+    OK profile .ai/repo/profiles/routine.yaml — parses  [reproduce: cat .ai/repo/profiles/routine.yaml]
+    OK task t-[ID] — "task" (active, profile implementation, scope lib)  [reproduce: cat .ai/local/state/current.yaml]
+    OK records .ai/local/state/checkpoints — 1 checkpoint record(s), all readable  [reproduce: git majordomus checkpoint --list]
+    OK records .ai/local/state/handovers — 1 handover record(s), all readable  [reproduce: git majordomus handover --list]
+    OK ledger .ai/local/state/ledger.jsonl — 3 line(s), all valid  [reproduce: git majordomus history --validate]
+    OK questions .ai/local/state/open-questions.md — no question store yet  [reproduce: git majordomus question list]
+    OK decisions .ai/local/state/decisions.md — no decision log yet  [reproduce: git majordomus decision list]
+    OK retention .ai/local/state/ledger.jsonl — ledger 3 lines, cap 50000  [reproduce: wc -l .ai/local/state/ledger.jsonl]
+    OK retention .ai/local/state/handovers — handovers 1 files, cap 200  [reproduce: git majordomus handover --list]
+    OK retention .ai/local/state/checkpoints — checkpoints 1 files, cap 500  [reproduce: git majordomus checkpoint --list]
+    [OK|WARN] budget doctor — ran in [N] ms, budget 300 ms (benchmark.budget.doctor_ms)  [reproduce: time git majordomus doctor]
+    "#);
     // Over a cap is a WARN with the figures, never a FAIL.
     r.write(
         ".ai/repo/policy.yaml",
         &r.read(".ai/repo/policy.yaml").replace("retention_max_files: 200", "retention_max_files: 0"),
     );
-    let out = r.mj(&["doctor"]).ok();
-    assert!(
-        out.stdout.contains(
-            "WARN retention .ai/local/state/handovers — handovers 1 files, cap 0 (handover.retention_max_files)"
-        ),
-        "{}",
-        out.stdout
-    );
+    insta::assert_snapshot!(lines_of(&r.mj(&["doctor"]).ok(), "WARN", "retention").join("\n"), @"WARN retention .ai/local/state/handovers — handovers 1 files, cap 0 (handover.retention_max_files); move old handovers out of the store  [reproduce: git majordomus handover --list]");
 }
 
 #[test]
 fn doctor_fails_naming_a_garbage_record_file() {
     let env = TestEnv::new();
+    let _snap = env.snapshots();
     let r = env.ready_repo("r");
     r.start("task");
     r.mj_in(&["checkpoint"], "fine\n").ok();
@@ -459,13 +434,17 @@ fn doctor_fails_naming_a_garbage_record_file() {
     );
     r.write(".ai/local/state/handovers/README.md", "not a record; ignored\n");
     let out = r.mj(&["doctor"]).code(10);
-    let fails = lines_of(&out, "FAIL", "records");
-    assert_eq!(fails.len(), 2, "{}", out.stdout);
-    assert!(fails[0].starts_with(&format!("FAIL records .ai/local/state/checkpoints/{RECORD_NAME} — the resolver skips this checkpoint: no front matter")), "{}", fails[0]);
-    assert!(fails[1].starts_with(&format!("FAIL records .ai/local/state/handovers/{bad_schema} — the resolver skips this handover: unknown schema_version")), "{}", fails[1]);
+    insta::assert_snapshot!(lines_of(&out, "FAIL", "records").join("\n"), @"
+    FAIL records .ai/local/state/checkpoints/20260903T195000Z--main--[HEX]--[HEX].md — the resolver skips this checkpoint: no front matter  [reproduce: git majordomus checkpoint --list]
+    FAIL records .ai/local/state/handovers/20260903T195000Z--main--[HEX]--[HEX].md — the resolver skips this handover: unknown schema_version  [reproduce: git majordomus handover --list]
+    ");
     // Readers only warn.
-    let show = r.mj(&["checkpoint", "--list"]).ok();
-    assert!(show.stderr.contains("warning: skipped"), "{}", show.stderr);
+    insta::assert_snapshot!(r.mj(&["checkpoint", "--list"]).ok().shown(), @"
+    2026-09-03T20:00:00Z  t-[ID]    exact              .ai/local/state/checkpoints/20260903T200000Z--main--[HEX]--[HEX].md
+    --- stderr
+    warning: skipped .ai/local/state/checkpoints/20260903T195000Z--main--[HEX]--[HEX].md: no front matter
+    --- exit 0
+    ");
 
     let json = r.mj(&["doctor", "--json"]).code(10);
     let v: Findings = doc(&json.stdout);
@@ -480,6 +459,7 @@ fn doctor_fails_naming_a_garbage_record_file() {
 #[test]
 fn doctor_warns_naming_each_staging_file_an_interrupted_write_left() {
     let env = TestEnv::new();
+    let _snap = env.snapshots();
     let r = env.ready_repo("r");
     r.mj(&["doctor"]).ok();
     r.write(".ai/local/state/handovers/.tmp.a1b2c3", "---\nschema_version: 1\n");
@@ -503,6 +483,7 @@ fn doctor_warns_naming_each_staging_file_an_interrupted_write_left() {
 #[test]
 fn doctor_fails_on_a_record_symlinked_outside_the_checkout() {
     let env = TestEnv::new();
+    let _snap = env.snapshots();
     let r = env.ready_repo("r");
     r.start("task");
     r.mj_in(&["handover"], HANDOVER).ok();
@@ -512,15 +493,7 @@ fn doctor_fails_on_a_record_symlinked_outside_the_checkout() {
     let link = RECORD_NAME.replace("195000Z", "195500Z");
     std::os::unix::fs::symlink(&outside, r.state("handovers").join(&link)).unwrap();
     let out = r.mj(&["doctor"]).code(10);
-    let fails = lines_of(&out, "FAIL", "records");
-    assert_eq!(fails.len(), 1, "{}", out.stdout);
-    assert!(
-        fails[0]
-            .starts_with(&format!("FAIL records .ai/local/state/handovers/{link} — the resolver skips this handover:")),
-        "{}",
-        fails[0]
-    );
-    assert!(fails[0].contains("symlink pointing outside the checkout"), "{}", fails[0]);
+    insta::assert_snapshot!(lines_of(&out, "FAIL", "records").join("\n"), @"FAIL records .ai/local/state/handovers/20260903T195500Z--main--[HEX]--[HEX].md — the resolver skips this handover: .ai/local/state/handovers/20260903T195500Z--main--[HEX]--[HEX].md is a symlink pointing outside the checkout; refusing to follow it  [reproduce: git majordomus handover --list]");
     // A symlink inside the checkout is fine.
     std::fs::remove_file(r.state("handovers").join(&link)).unwrap();
     std::os::unix::fs::symlink(r.state("handovers").join(&real), r.state("handovers").join(&link)).unwrap();
@@ -530,99 +503,77 @@ fn doctor_fails_on_a_record_symlinked_outside_the_checkout() {
 #[test]
 fn doctor_fails_on_unregistered_events_broken_profiles_and_a_broken_policy() {
     let env = TestEnv::new();
+    let _snap = env.snapshots();
     let r = env.ready_repo("r");
     r.start("task");
     append(&r.state("ledger.jsonl"), "{\"ts\":\"2026-09-03T20:00:00Z\",\"event\":\"no.such\"}\n");
-    let out = r.mj(&["doctor"]).code(10);
-    assert!(
-        lines_of(&out, "FAIL", "ledger").iter().any(|l| l.contains(":2 — unregistered event \"no.such\"")),
-        "{}",
-        out.stdout
-    );
+    insta::assert_snapshot!(lines_of(&r.mj(&["doctor"]).code(10), "FAIL", "ledger").join("\n"), @r#"FAIL ledger .ai/local/state/ledger.jsonl:2 — unregistered event "no.such"  [reproduce: git majordomus history --validate]"#);
     // check does not judge the registry (history --validate and doctor do).
     r.mj(&["check"]).ok();
 
     r.write(".ai/repo/profiles/routine.yaml", "name: routine\nbogus: 1\n");
-    let out = r.mj(&["doctor"]).code(10);
-    assert!(
-        lines_of(&out, "FAIL", "profile")
-            .iter()
-            .any(|l| l.starts_with("FAIL profile .ai/repo/profiles/routine.yaml — ")),
-        "{}",
-        out.stdout
-    );
+    insta::assert_snapshot!(lines_of(&r.mj(&["doctor"]).code(10), "FAIL", "profile").join("\n"), @"FAIL profile .ai/repo/profiles/routine.yaml — .ai/repo/profiles/routine.yaml: unknown field `bogus`, expected one of `name`, `capability`, `effort`, `effort_escalation`, `verbosity`, `presentation`, `reasoning`, `checkpoint_interval`, `context`, `verification`, `output_contract` at line 2 column 1  [reproduce: cat .ai/repo/profiles/routine.yaml]");
 
     r.write(".ai/repo/policy.yaml", &format!("{}bogus_key: 1\n", r.read(".ai/repo/policy.yaml")));
     let out = r.mj(&["doctor"]).code(10);
-    let fails = lines_of(&out, "FAIL", "policy");
-    assert_eq!(fails.len(), 1, "{}", out.stdout);
-    assert!(fails[0].contains("bogus_key"), "{}", fails[0]);
+    insta::assert_snapshot!(lines_of(&out, "FAIL", "policy").join("\n"), @"FAIL policy .ai/repo/policy.yaml — .ai/repo/policy.yaml: unknown field `bogus_key`, expected one of `version`, `context`, `profiles`, `verification`, `checkpoint`, `handover`, `ledger`, `session`, `knowledge`, `benchmark`, `continuity` at line 42 column 1  [reproduce: git majordomus check]");
     // check and watch need the policy: exit 10 as an error.
-    let c = r.mj(&["check"]).code(10);
-    assert!(c.stderr.contains("policy.yaml"), "{}", c.stderr);
+    insta::assert_snapshot!(r.mj(&["check"]).code(10).shown(), @"
+    --- stderr
+    error: .ai/repo/policy.yaml: unknown field `bogus_key`, expected one of `version`, `context`, `profiles`, `verification`, `checkpoint`, `handover`, `ledger`, `session`, `knowledge`, `benchmark`, `continuity` at line 42 column 1
+    hint: fix the key it names; git majordomus init writes the defaults of every key
+    --- exit 10
+    ");
 }
 
 #[test]
 fn doctor_fails_on_a_task_record_that_does_not_parse() {
     let env = TestEnv::new();
+    let _snap = env.snapshots();
     let r = env.ready_repo("r");
     r.start("task");
     std::fs::write(r.state("current.yaml"), "id: [unclosed\n").unwrap();
-    let out = r.mj(&["doctor"]).code(10);
-    assert!(
-        lines_of(&out, "FAIL", "task").iter().any(|l| l.starts_with("FAIL task .ai/local/state/current.yaml — ")),
-        "{}",
-        out.stdout
-    );
+    insta::assert_snapshot!(lines_of(&r.mj(&["doctor"]).code(10), "FAIL", "task").join("\n"), @"FAIL task .ai/local/state/current.yaml — .ai/local/state/current.yaml does not parse: id: invalid type: sequence, expected a string at line 1 column 5  [reproduce: cat .ai/local/state/current.yaml]");
     r.mj(&["watch"]).code(10);
 }
 
 #[test]
 fn without_the_layer_the_three_exit_12() {
     let env = TestEnv::new();
+    let _snap = env.snapshots();
     let r = env.repo("r");
     for cmd in ["check", "watch", "doctor"] {
         let out = r.mj(&[cmd]).code(12);
-        assert!(out.stderr.contains("hint: run git majordomus init"), "{cmd}: {}", out.stderr);
+        assert_eq!(
+            out.shown(),
+            "--- stderr\nerror: no majordomus layer in this repository\nhint: run git majordomus init\n--- exit 12\n",
+            "{cmd}"
+        );
     }
 }
 
 #[test]
 fn doctor_checks_the_session_stores_as_far_as_they_exist() {
     let env = TestEnv::new();
+    let _snap = env.snapshots();
     let r = env.ready_repo("r");
     let out = r.mj(&["session", "start"]).ok();
     let sid = out.stdout.split_whitespace().nth(1).unwrap().to_string();
     let doc = r.mj(&["session", "context"]).ok().stdout.trim().to_string();
-    let out = r.mj(&["doctor"]).ok();
-    assert!(
-        out.stdout.contains(
-            "OK sessions .ai/local/state/sessions-open — 1 open episode(s), each parses with a working context"
-        ),
-        "{}",
-        out.stdout
-    );
+    insta::assert_snapshot!(lines_of(&r.mj(&["doctor"]).ok(), "OK", "sessions").join("\n"), @"OK sessions .ai/local/state/sessions-open — 1 open episode(s), each parses with a working context  [reproduce: git majordomus session status]");
 
     // A working context without head cannot be compared with git; an episode without one fails.
     let text = r.read(&doc);
     let no_head: String = text.lines().filter(|l| !l.starts_with("head:")).map(|l| format!("{l}\n")).collect();
     r.write(&doc, &no_head);
     let out = r.mj(&["doctor"]).code(10);
-    assert!(
-        out.stdout
-            .contains(&format!("FAIL sessions {doc} — working context without head: it cannot be compared with git")),
-        "{}",
-        out.stdout
-    );
+    let fails = lines_of(&out, "FAIL", "sessions");
+    assert!(fails.iter().all(|l| l.starts_with(&format!("FAIL sessions {doc} — "))), "{}", out.stdout);
+    insta::assert_snapshot!(fails.join("\n"), @"FAIL sessions .ai/local/session-contexts/20260903T200000Z--s-[ID].md — working context without head: it cannot be compared with git  [reproduce: head -n 16 .ai/local/session-contexts/20260903T200000Z--s-[ID].md]");
     std::fs::remove_file(r.root.join(&doc)).unwrap();
     let out = r.mj(&["doctor"]).code(10);
-    assert!(
-        out.stdout.contains(&format!(
-            "FAIL sessions .ai/local/state/sessions-open/hand.yaml — episode {sid} has no working-context document"
-        )),
-        "{}",
-        out.stdout
-    );
+    let fails = lines_of(&out, "FAIL", "sessions");
+    insta::assert_snapshot!(fails.join("\n"), @"FAIL sessions .ai/local/state/sessions-open/hand.yaml — episode s-[ID] has no working-context document in .ai/local/session-contexts (a start killed before it wrote one)  [reproduce: cat .ai/local/state/sessions-open/hand.yaml]  [fix: git majordomus session close --outcome interrupted --provider-session hand]");
 
     // A closed record of another schema is skipped by readers: doctor fails naming it.
     std::fs::write(r.state("sessions-open/hand.yaml"), "not: [an episode\n").unwrap();
@@ -632,38 +583,29 @@ fn doctor_checks_the_session_stores_as_far_as_they_exist() {
         "---\nschema: session/v9\nsession_id: x\nhead: NONE\ncreated_at: 2026-09-03T19:50:00Z\n---\n\nbody\n",
     );
     let out = r.mj(&["doctor"]).code(10);
-    assert!(
-        out.stdout
-            .contains("FAIL sessions .ai/local/state/sessions-open/hand.yaml — open episode record does not parse"),
-        "{}",
-        out.stdout
-    );
-    assert!(
-        out.stdout.contains(&format!(
-            "FAIL sessions .ai/repo/sessions/{bad} — readers skip this closed session record: unknown schema"
-        )),
-        "{}",
-        out.stdout
-    );
+    insta::assert_snapshot!(lines_of(&out, "FAIL", "sessions").join("\n"), @"
+    FAIL sessions .ai/local/state/sessions-open/hand.yaml — open episode record does not parse  [reproduce: cat .ai/local/state/sessions-open/hand.yaml]
+    FAIL sessions .ai/repo/sessions/20260903T195000Z--s-[ID]--main--[HEX]--[HEX].md — readers skip this closed session record: unknown schema  [reproduce: head -n 30 .ai/repo/sessions/20260903T195000Z--s-[ID]--main--[HEX]--[HEX].md]
+    ");
 }
 
 #[test]
 fn doctor_is_clean_after_a_session_is_closed() {
     let env = TestEnv::new();
+    let _snap = env.snapshots();
     let r = env.ready_repo("r");
     r.mj(&["session", "start"]).ok();
     r.mj(&["session", "close"]).ok();
-    let out = r.mj(&["doctor"]).ok();
-    assert!(
-        out.stdout.contains("OK sessions .ai/repo/sessions — 1 closed session record(s), all readable"),
-        "{}",
-        out.stdout
-    );
+    insta::assert_snapshot!(lines_of(&r.mj(&["doctor"]).ok(), "OK", "sessions").join("\n"), @"
+    OK sessions .ai/local/state/sessions-open — 0 open episode(s), each parses with a working context  [reproduce: git majordomus session status]
+    OK sessions .ai/repo/sessions — 1 closed session record(s), all readable  [reproduce: git majordomus session list --all]
+    ");
 }
 
 #[test]
 fn doctor_knowledge_rules_apply_only_where_knowledge_exists() {
     let env = TestEnv::new();
+    let _snap = env.snapshots();
     let r = env.ready_repo("r");
     // The stopped-writer rule counts stale_minutes; this test's ages are set for 48 h.
     r.write(
@@ -671,8 +613,24 @@ fn doctor_knowledge_rules_apply_only_where_knowledge_exists() {
         &r.read(".ai/repo/policy.yaml").replace("stale_minutes: 5760", "stale_minutes: 2880"),
     );
     // No knowledge.derived in the ledger and no knowledge store: nothing is said.
-    let out = r.mj(&["doctor"]).ok();
-    assert!(!out.stdout.contains("knowledge"), "{}", out.stdout);
+    insta::assert_snapshot!(r.mj(&["doctor"]).ok().stdout, @r#"
+    OK policy .ai/repo/policy.yaml — parses  [reproduce: git majordomus check]
+    OK profile .ai/repo/profiles/debugging.yaml — parses  [reproduce: cat .ai/repo/profiles/debugging.yaml]
+    OK profile .ai/repo/profiles/deep-work.yaml — parses  [reproduce: cat .ai/repo/profiles/deep-work.yaml]
+    OK profile .ai/repo/profiles/implementation.yaml — parses  [reproduce: cat .ai/repo/profiles/implementation.yaml]
+    OK profile .ai/repo/profiles/routine.yaml — parses  [reproduce: cat .ai/repo/profiles/routine.yaml]
+    INFO policy session.freshness.stale_minutes — 2880 is the old default (48 h: a Friday-evening handover is stale on Monday); the default is now 5760 — change it in .ai/repo/policy.yaml if a working week should not age a handover into history  [reproduce: git majordomus doctor]
+    INFO task .ai/local/state/current.yaml — no task record; nothing to compare  [reproduce: git majordomus start "<task>" --scope <path>]
+    OK records .ai/local/state/checkpoints — 0 checkpoint record(s), all readable  [reproduce: git majordomus checkpoint --list]
+    OK records .ai/local/state/handovers — 0 handover record(s), all readable  [reproduce: git majordomus handover --list]
+    OK ledger .ai/local/state/ledger.jsonl — no ledger yet  [reproduce: git majordomus history --validate]
+    OK questions .ai/local/state/open-questions.md — no question store yet  [reproduce: git majordomus question list]
+    OK decisions .ai/local/state/decisions.md — no decision log yet  [reproduce: git majordomus decision list]
+    OK retention .ai/local/state/ledger.jsonl — ledger 0 lines, cap 50000  [reproduce: wc -l .ai/local/state/ledger.jsonl]
+    OK retention .ai/local/state/handovers — handovers 0 files, cap 200  [reproduce: git majordomus handover --list]
+    OK retention .ai/local/state/checkpoints — checkpoints 0 files, cap 500  [reproduce: git majordomus checkpoint --list]
+    [OK|WARN] budget doctor — ran in [N] ms, budget 300 ms (benchmark.budget.doctor_ms)  [reproduce: time git majordomus doctor]
+    "#);
     // The newest closed episode has no knowledge.derived and is older than stale_minutes.
     append(
         &r.state("ledger.jsonl"),
@@ -681,20 +639,19 @@ fn doctor_knowledge_rules_apply_only_where_knowledge_exists() {
             "{\"ts\":\"2026-09-01T10:00:00Z\",\"event\":\"session.closed\",\"head\":\"NONE\",\"branch\":\"main\",\"by\":\"x\",\"session\":\"s-new\",\"outcome\":\"closed\",\"session_path\":\"p\"}\n",
         ),
     );
-    let out = r.mj(&["doctor"]).code(10);
-    assert!(out.stdout.contains("FAIL knowledge majordomus.knowledge-observed — the newest closed episode s-new (2d ago) has no knowledge.derived"), "{}", out.stdout);
+    insta::assert_snapshot!(lines_of(&r.mj(&["doctor"]).code(10), "FAIL", "knowledge").join("\n"), @"FAIL knowledge majordomus.knowledge-observed — the newest closed episode s-new (2d ago) has no knowledge.derived: the knowledge writer has stopped  [reproduce: git majordomus history --event knowledge.derived]");
     // A candidate whose id does not match its file name breaks integrity.
     r.write(
         ".ai/repo/knowledge/candidates/s-new-0123456789ab.md",
         "---\nschema: knowledge/v1\nid: s-other-0123456789ab\nkind: knowledge\nclass: fact\ntitle: t\nstatus: candidate\ndate: 2026-09-01\n---\n# t\nd\n",
     );
     let out = r.mj(&["doctor"]).code(10);
-    assert!(out.stdout.contains("FAIL knowledge-integrity .ai/repo/knowledge/candidates/s-new-0123456789ab.md — id does not match the file name s-new-0123456789ab"), "{}", out.stdout);
-    assert!(
-        out.stdout.contains("OK knowledge candidates-reviewed — 0 candidates awaiting review, cap 40"),
-        "{}",
-        out.stdout
-    );
+    let knowledge: Vec<&str> = out.stdout.lines().filter(|l| l.contains(" knowledge")).collect();
+    insta::assert_snapshot!(knowledge.join("\n"), @"
+    FAIL knowledge majordomus.knowledge-observed — the newest closed episode s-new (2d ago) has no knowledge.derived: the knowledge writer has stopped  [reproduce: git majordomus history --event knowledge.derived]
+    FAIL knowledge-integrity .ai/repo/knowledge/candidates/s-new-[HEX].md — id does not match the file name s-new-[HEX]  [reproduce: git majordomus knowledge check]
+    OK knowledge candidates-reviewed — 0 candidates awaiting review, cap 40  [reproduce: git majordomus knowledge candidates]
+    ");
 }
 
 /// docs/REFERENCE.md#origin: `init` writes the new freshness defaults; an existing policy keeps its values and
@@ -702,26 +659,38 @@ fn doctor_knowledge_rules_apply_only_where_knowledge_exists() {
 #[test]
 fn doctor_names_the_old_freshness_defaults() {
     let env = TestEnv::new();
+    let _snap = env.snapshots();
     let r = env.ready_repo("r");
     let policy = r.read(".ai/repo/policy.yaml");
-    assert!(policy.contains("stale_minutes: 5760\n"), "{policy}");
-    let out = r.mj(&["doctor"]).ok();
-    assert!(!out.stdout.contains("session.freshness.stale_minutes"), "{}", out.stdout);
+    assert!(policy.lines().any(|l| l.trim() == "stale_minutes: 5760"), "{policy}");
+    insta::assert_snapshot!(r.mj(&["doctor"]).ok().stdout, @r#"
+    OK policy .ai/repo/policy.yaml — parses  [reproduce: git majordomus check]
+    OK profile .ai/repo/profiles/debugging.yaml — parses  [reproduce: cat .ai/repo/profiles/debugging.yaml]
+    OK profile .ai/repo/profiles/deep-work.yaml — parses  [reproduce: cat .ai/repo/profiles/deep-work.yaml]
+    OK profile .ai/repo/profiles/implementation.yaml — parses  [reproduce: cat .ai/repo/profiles/implementation.yaml]
+    OK profile .ai/repo/profiles/routine.yaml — parses  [reproduce: cat .ai/repo/profiles/routine.yaml]
+    INFO task .ai/local/state/current.yaml — no task record; nothing to compare  [reproduce: git majordomus start "<task>" --scope <path>]
+    OK records .ai/local/state/checkpoints — 0 checkpoint record(s), all readable  [reproduce: git majordomus checkpoint --list]
+    OK records .ai/local/state/handovers — 0 handover record(s), all readable  [reproduce: git majordomus handover --list]
+    OK ledger .ai/local/state/ledger.jsonl — no ledger yet  [reproduce: git majordomus history --validate]
+    OK questions .ai/local/state/open-questions.md — no question store yet  [reproduce: git majordomus question list]
+    OK decisions .ai/local/state/decisions.md — no decision log yet  [reproduce: git majordomus decision list]
+    OK retention .ai/local/state/ledger.jsonl — ledger 0 lines, cap 50000  [reproduce: wc -l .ai/local/state/ledger.jsonl]
+    OK retention .ai/local/state/handovers — handovers 0 files, cap 200  [reproduce: git majordomus handover --list]
+    OK retention .ai/local/state/checkpoints — checkpoints 0 files, cap 500  [reproduce: git majordomus checkpoint --list]
+    [OK|WARN] budget doctor — ran in [N] ms, budget 300 ms (benchmark.budget.doctor_ms)  [reproduce: time git majordomus doctor]
+    "#);
     r.write(".ai/repo/policy.yaml", &policy.replace("stale_minutes: 5760", "stale_minutes: 2880"));
     let out = r.mj(&["doctor"]).ok();
-    let info = out.stdout.lines().find(|l| l.contains("session.freshness.stale_minutes")).unwrap_or_default();
-    assert!(
-        info.starts_with("INFO policy session.freshness.stale_minutes — 2880 is the old default")
-            && info.contains("now 5760"),
-        "{}",
-        out.stdout
-    );
+    insta::assert_snapshot!(lines_of(&out, "INFO", "policy").join("\n"), @"INFO policy session.freshness.stale_minutes — 2880 is the old default (48 h: a Friday-evening handover is stale on Monday); the default is now 5760 — change it in .ai/repo/policy.yaml if a working week should not age a handover into history  [reproduce: git majordomus doctor]");
 }
 
 #[test]
 fn check_bounds_each_list_and_says_how_many_more_with_the_total_in_json() {
-    // TRIAL #8: one line per untracked file (40,207 lines on a clone with 20,000 of them).
+    // Without a bound, check printed one line per untracked file: 40,207 lines on a clone with
+    // 20,000 of them.
     let env = TestEnv::new();
+    let _snap = env.snapshots();
     let r = env.ready_repo("r");
     r.start("task");
     let n = 300;
@@ -732,15 +701,7 @@ fn check_bounds_each_list_and_says_how_many_more_with_the_total_in_json() {
     let fails = lines_of(&out, "FAIL", "scope");
     let max = 20; // context.max_list_items of the default policy
     assert_eq!(fails.len(), max + 1, "{}", out.stdout);
-    assert!(
-        fails[max].starts_with(&format!(
-            "FAIL scope … and {} more — {} more scope finding(s) at FAIL like those above ({n} in all",
-            n - max,
-            n - max
-        )),
-        "{}",
-        fails[max]
-    );
+    insta::assert_snapshot!(fails[max], @"FAIL scope … and 280 more — 280 more scope finding(s) at FAIL like those above (300 in all; `total` in --json)  [reproduce: git diff --name-only [HEX]; git status --porcelain]");
     assert!(out.stdout.len() < 8 * 1024, "{} bytes", out.stdout.len());
     let doc: Findings = doc(&r.mj(&["--json", "check"]).code(10).stdout);
     let scope: Vec<&Finding> = doc.findings.iter().filter(|f| f.category == "scope").collect();
@@ -751,9 +712,11 @@ fn check_bounds_each_list_and_says_how_many_more_with_the_total_in_json() {
 
 #[test]
 fn the_host_files_hooks_install_wrote_are_the_tools_not_the_tasks_work() {
-    // TRIAL #15: `hooks install` created `.claude/`; publish said dirty, finish --check failed
-    // outside scope on `.claude/settings.json` (SPEC §A.28 "The task's own work").
+    // `hooks install` creates `.claude/`; that is not the task's own work (docs/REFERENCE.md#identity): were
+    // it, publish would say dirty and finish --check would fail outside scope on
+    // `.claude/settings.json`.
     let env = TestEnv::new();
+    let _snap = env.snapshots();
     let r = env.ready_repo("r");
     r.start("task");
     r.mj(&["hooks", "install", "--claude-code"]).ok();
@@ -771,17 +734,16 @@ fn the_host_files_hooks_install_wrote_are_the_tools_not_the_tasks_work() {
     // The user's own setting in it makes it the user's change again.
     let text = r.read(".claude/settings.json");
     r.write(".claude/settings.json", &text.replacen('{', "{\n  \"model\": \"mine\",", 1));
-    let out = r.mj(&["check"]).code(10);
-    assert!(lines_of(&out, "FAIL", "scope").iter().any(|l| l.contains(".claude/settings.json")), "{}", out.stdout);
+    insta::assert_snapshot!(lines_of(&r.mj(&["check"]).code(10), "FAIL", "scope").join("\n"), @"FAIL scope .claude/settings.json — touched since the task started, outside its scope (lib)  [reproduce: git diff --name-only [HEX]; git status --porcelain]");
     let st: serde_json::Value = doc(&r.mj(&["--json", "continuity", "status"]).ok().stdout);
     assert_eq!(st["working_tree"], "dirty");
 }
 
 #[test]
 fn doctor_flags_an_episode_left_open_past_the_stale_threshold_and_its_fix_closes_it() {
-    // TRIAL #21 (episodes left open by crashes were never flagged) and #17 (findings named no
-    // command that fixes them).
+    // An episode left open by a crash is flagged, and the finding names the command that fixes it.
     let env = TestEnv::new();
+    let _snap = env.snapshots();
     let r = env.ready_repo("r");
     r.mj_in(
         &["hook", "codex", "start"],
@@ -797,7 +759,7 @@ fn doctor_flags_an_episode_left_open_past_the_stale_threshold_and_its_fix_closes
         .lines()
         .find(|l| l.contains("past session.freshness.stale_minutes"))
         .unwrap_or_else(|| panic!("{}", out.stdout));
-    assert!(line.starts_with("WARN sessions .ai/local/state/sessions-open/crashed-1.yaml"), "{line}");
+    insta::assert_snapshot!(line, @"WARN sessions .ai/local/state/sessions-open/crashed-1.yaml — episode s-[ID] (codex) has been open with no activity for 388 h, past session.freshness.stale_minutes (96 h): its host never sent its end  [reproduce: cat .ai/local/state/sessions-open/crashed-1.yaml]  [fix: git majordomus session close --outcome interrupted --provider-session crashed-1]");
     let fix = line.split("[fix: ").nth(1).and_then(|f| f.strip_suffix(']')).expect("a fix");
     assert_eq!(fix, "git majordomus session close --outcome interrupted --provider-session crashed-1");
     let doc: Findings = doc(&r.mj(&["--json", "doctor"]).ok().stdout);
@@ -810,10 +772,12 @@ fn doctor_flags_an_episode_left_open_past_the_stale_threshold_and_its_fix_closes
 
 #[test]
 fn files_a_merge_or_a_rebase_of_main_brings_in_are_not_the_tasks_work() {
-    // TRIAL #2: after `git rebase main` or `git merge main`, upstream's README.md was "touched
-    // since the task started, outside its scope" (SPEC §A.28 "The task's own work").
+    // After `git rebase main` or `git merge main`, upstream's README.md is not "touched since the
+    // task started, outside its scope": only the task's own work counts (docs/REFERENCE.md#identity).
     for how in ["rebase", "merge"] {
         let env = TestEnv::new();
+        let _snap = env.snapshots();
+        let _snap = env.snapshots();
         let r = env.ready_repo("r");
         r.commit_file("src/a.c", "a\n");
         r.git(&["checkout", "-q", "-b", "feat"]);
@@ -827,16 +791,18 @@ fn files_a_merge_or_a_rebase_of_main_brings_in_are_not_the_tasks_work() {
             _ => r.git(&["merge", "-q", "--no-edit", "main"]),
         };
         let out = r.mj(&["check"]);
-        assert!(lines_of(&out, "FAIL", "scope").is_empty(), "{how}: {}", out.stdout);
-        assert!(
-            out.stdout.contains("OK scope src — 1 file(s) touched since the task started"),
-            "{how}: {}",
-            out.stdout
-        );
-        // The task's own edit outside its scope still fails, merged or not.
-        r.commit_file("docs/mine.md", "x\n");
-        let out = r.mj(&["check"]).code(10);
-        assert!(lines_of(&out, "FAIL", "scope").iter().any(|l| l.contains("docs/mine.md")), "{how}: {}", out.stdout);
-        assert!(!out.stdout.contains("FAIL scope README.md"), "{how}: {}", out.stdout);
+        let scope = |out: &Output| out.stdout.lines().filter(|l| l.contains(" scope ")).collect::<Vec<_>>().join("\n");
+        insta::allow_duplicates! {
+            insta::assert_snapshot!(scope(&out), @r#"
+            OK task t-[ID] — "src work" (active, profile implementation, scope src)  [reproduce: cat .ai/local/state/current.yaml]
+            OK scope src — 1 file(s) touched since the task started, all inside its scope  [reproduce: git diff --name-only [HEX]; git status --porcelain]
+            "#);
+            // The task's own edit outside its scope still fails, merged or not.
+            r.commit_file("docs/mine.md", "x\n");
+            insta::assert_snapshot!(scope(&r.mj(&["check"]).code(10)), @r#"
+            OK task t-[ID] — "src work" (active, profile implementation, scope src)  [reproduce: cat .ai/local/state/current.yaml]
+            FAIL scope docs/mine.md — touched since the task started, outside its scope (src)  [reproduce: git diff --name-only [HEX]; git status --porcelain]
+            "#);
+        }
     }
 }

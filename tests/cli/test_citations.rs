@@ -11,6 +11,7 @@ const BODY: &str =
 #[test]
 fn each_citation_is_labelled_from_git_and_the_briefing_says_what_the_next_action_names_changed() {
     let env = TestEnv::new();
+    let _snap = env.snapshots();
     let r = env.ready_repo("r");
     for f in ["a.rs", "b.rs", "c.rs", "d.rs", "dir/e.rs"] {
         r.write(f, &format!("{f}\n"));
@@ -22,12 +23,56 @@ fn each_citation_is_labelled_from_git_and_the_briefing_says_what_the_next_action
     let written = r.mj_in(&["handover"], BODY).ok().first_line();
     let text = r.read(&written);
     let front = text.split("---").nth(1).unwrap();
-    assert!(front.contains("citations:"), "{front}");
-    assert!(front.contains("b.rs@") && front.contains("gone.rs@absent"), "{front}");
-    assert!(!front.contains("quoted/f.rs"), "a path in a fenced block is quoted, not cited: {front}");
+    // a path in a fenced block is quoted, not cited
+    insta::assert_snapshot!(front, @r#"
+
+    schema_version: 1
+    created_at: 2026-09-03T20:00:00Z
+    task_id: t-[ID]
+    profile: implementation
+    owner: "tester"
+    repository_id: [TMP]/r/.git
+    worktree: [TMP]/r
+    branch: main
+    head: [HEX]
+    working_tree: clean
+    changed_files: []
+    changed_total: 0
+    citations:
+      - "a.rs@[HEX]"
+      - "c.rs@[HEX]"
+      - "d.rs@[HEX]"
+      - "dir/e.rs@[HEX]"
+      - "gone.rs@absent"
+      - "b.rs@[HEX]"
+    origin: authored
+    session: none
+    "#);
     // Unchanged citations cost no words.
-    let fresh = r.mj(&["handover", "--resolve"]).ok().stdout;
-    assert!(fresh.contains("Citations: 6 cited, 5 unchanged\n  `gone.rs` named, absent\n"), "{fresh}");
+    insta::assert_snapshot!(r.mj(&["handover", "--resolve"]).ok().stdout, @"
+    Handover: .ai/local/state/handovers/20260903T200000Z--main--[HEX]--[HEX].md
+    Match: same_worktree_same_branch
+    Git state: exact
+    Created: 2026-09-03T20:00:00Z (0m ago)
+    Task: t-[ID]
+    Freshness: fresh — 0m old, under session.freshness.fresh_minutes (720 min)
+    Origin: authored
+    Citations: 6 cited, 5 unchanged
+      `gone.rs` named, absent
+    ---
+    # Objective
+    Retry.
+
+    # Current State
+    Touched `a.rs`, `c.rs`, `d.rs`, dir/e.rs:3 and `gone.rs`.
+
+    ```
+    quoted/f.rs:1
+    ```
+
+    # Next Action
+    Finish the loop in `b.rs`.
+    ");
 
     r.write("b.rs", "b, changed\n");
     r.git(&["add", "b.rs"]);
@@ -37,11 +82,37 @@ fn each_citation_is_labelled_from_git_and_the_briefing_says_what_the_next_action
     r.git(&["mv", "dir", "dir2"]);
     r.git(&["commit", "-q", "-m", "c gone, dir moved"]);
     r.write("d.rs", "d, edited\n");
-    let out = r.mj(&["handover", "--resolve"]).ok().stdout;
-    let want = format!(
-        "Citations: 6 cited, 1 unchanged\n  `c.rs` deleted\n  `d.rs` has uncommitted changes\n  `dir/e.rs` renamed to `dir2/e.rs`\n  `gone.rs` named, absent\n  `b.rs` changed in 1 commit(s) since this handover, newest {b_commit} by Dana\n"
-    );
-    assert!(out.contains(&want), "{out}");
+    // (b.rs's commit shown as [B])
+    let named = |text: String| text.replace(&b_commit, "[B]");
+    insta::assert_snapshot!(named(r.mj(&["handover", "--resolve"]).ok().stdout), @"
+    Handover: .ai/local/state/handovers/20260903T200000Z--main--[HEX]--[HEX].md
+    Match: same_worktree_same_branch
+    Git state: advanced
+    Created: 2026-09-03T20:00:00Z (0m ago)
+    Task: t-[ID]
+    Freshness: fresh — 0m old, under session.freshness.fresh_minutes (720 min)
+    Origin: authored
+    Divergence: working tree was clean, now dirty
+    Citations: 6 cited, 1 unchanged
+      `c.rs` deleted
+      `d.rs` has uncommitted changes
+      `dir/e.rs` renamed to `dir2/e.rs`
+      `gone.rs` named, absent
+      `b.rs` changed in 1 commit(s) since this handover, newest [B] by Dana
+    ---
+    # Objective
+    Retry.
+
+    # Current State
+    Touched `a.rs`, `c.rs`, `d.rs`, dir/e.rs:3 and `gone.rs`.
+
+    ```
+    quoted/f.rs:1
+    ```
+
+    # Next Action
+    Finish the loop in `b.rs`.
+    ");
     // Every reader carries the labels: state (so MCP, HTTP and the cockpit), checkpoint --show,
     // context; the state schema copy knows them.
     let state: serde_json::Value = serde_json::from_str(&r.mj(&["--json", "state"]).ok().stdout).unwrap();
@@ -55,9 +126,19 @@ fn each_citation_is_labelled_from_git_and_the_briefing_says_what_the_next_action
         let (ok, why) = crate::common::validate(&schema, &state);
         assert!(ok, "{why}");
     }
-    assert!(r.mj(&["context"]).ok().stdout.contains("Citations: 6 cited, 1 unchanged"));
-    let shown = r.mj(&["checkpoint", "--show"]).ok().stdout;
-    assert!(shown.contains(&format!("Citations: 1 cited, 0 unchanged\n  `b.rs` changed in 1 commit(s) since this checkpoint, newest {b_commit} by Dana\n")), "{shown}");
+    let context = r.mj(&["context"]).ok().stdout;
+    let cited: Vec<&str> = context.lines().filter(|l| l.starts_with("Citations: ")).collect();
+    assert_eq!(cited, ["Citations: 6 cited, 1 unchanged"], "{context}");
+    insta::assert_snapshot!(named(r.mj(&["checkpoint", "--show"]).ok().stdout), @"
+    Checkpoint: .ai/local/state/checkpoints/20260903T200000Z--main--[HEX]--[HEX].md
+    Created: 2026-09-03T20:00:00Z (0m ago)
+    Git state: advanced
+    Origin: authored
+    Citations: 1 cited, 0 unchanged
+      `b.rs` changed in 1 commit(s) since this checkpoint, newest [B] by Dana
+    ---
+    Working in `b.rs`.
+    ");
     // The cockpit draws the ones that moved.
     let served = crate::common::serve::serve(&env, &r.root);
     let (status, _, html) = crate::test_surfaces::get(&served.addr, "/");
@@ -70,15 +151,25 @@ fn each_citation_is_labelled_from_git_and_the_briefing_says_what_the_next_action
     );
     assert!(html.contains("<li><code>dir/e.rs</code> renamed to dir2/e.rs</li>"), "{html}");
     let brief = r.mj_in(&["hook", "claude-code", "start"], r#"{"session_id":"c1","source":"startup"}"#).ok().stdout;
-    assert!(
-        brief.contains(&format!("  Finish the loop in `b.rs`.\ncheck first: `b.rs` changed in 1 commit(s) since this handover, newest {b_commit} by Dana\n")),
-        "{brief}"
-    );
+    insta::assert_snapshot!(named(brief), @"
+    ## Majordomus — what this repository already knows
+    Episode s-[ID], on main at [HEX], working tree dirty.
+    Task t-[ID] (active, profile implementation): cite
+    Scope: lib
+    Handover .ai/local/state/handovers/20260903T200000Z--main--[HEX]--[HEX].md (same_worktree_same_branch, advanced, 0m ago, authored).
+    Its Next Action:
+      Finish the loop in `b.rs`.
+    check first: `b.rs` changed in 1 commit(s) since this handover, newest [B] by Dana
+    Newest authored checkpoint .ai/local/state/checkpoints/20260903T200000Z--main--[HEX]--[HEX].md (advanced, 0m ago); read it with git majordomus checkpoint --show.
+    Run `git majordomus context` for the whole briefing and `git majordomus check` before finishing.
+    Before you stop, hand over: pipe # Objective, # Current State and # Next Action into `git majordomus handover --close` (`git majordomus context --prompt handover` shows how).
+    ");
 }
 
 #[test]
 fn a_record_without_citations_reads_as_before_and_citations_cannot_be_authored() {
     let env = TestEnv::new();
+    let _snap = env.snapshots();
     let r = env.ready_repo("r");
     r.start("old");
     // A record written before citations: no key, no label, no error.
@@ -87,8 +178,24 @@ fn a_record_without_citations_reads_as_before_and_citations_cannot_be_authored()
     let text = std::fs::read_to_string(&path).unwrap();
     let old: String = text.lines().filter(|l| !l.starts_with("citations")).map(|l| format!("{l}\n")).collect();
     std::fs::write(&path, old).unwrap();
-    let out = r.mj(&["handover", "--resolve"]).ok().stdout;
-    assert!(!out.contains("Citations:"), "{out}");
+    insta::assert_snapshot!(r.mj(&["handover", "--resolve"]).ok().stdout, @"
+    Handover: .ai/local/state/handovers/20260903T200000Z--main--[HEX]--[HEX].md
+    Match: same_worktree_same_branch
+    Git state: exact
+    Created: 2026-09-03T20:00:00Z (0m ago)
+    Task: t-[ID]
+    Freshness: fresh — 0m old, under session.freshness.fresh_minutes (720 min)
+    Origin: authored
+    ---
+    # Objective
+    Fix the callback.
+
+    # Current State
+    Reproduced.
+
+    # Next Action
+    Write the regression test.
+    ");
     // Computed, so refused when a body authors it.
     let forged = r.mj_in(&["handover"], &format!("citations: [x.rs@absent]\n{HANDOVER}"));
     assert_ne!(forged.code, 0, "{}", forged.all());

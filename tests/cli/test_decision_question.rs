@@ -112,9 +112,14 @@ fn decision_add_list_show_and_supersedes() {
 #[test]
 fn item_16_question_lifecycle() {
     let env = TestEnv::new();
+    let _snap = env.snapshots();
     let r = env.ready_repo("r");
-    let out = r.mj(&["question", "add", "q?"]).code(12);
-    assert!(out.stderr.contains("no active task"));
+    insta::assert_snapshot!(r.mj(&["question", "add", "q?"]).code(12).shown(), @"
+    --- stderr
+    error: question add: no active task
+    hint: run git majordomus start first; a question blocks the task that asks it
+    --- exit 12
+    ");
     let id = r.start("t");
     assert_eq!(r.mj(&["question", "list"]).ok().stdout, "no open questions\n");
     assert_eq!(
@@ -148,8 +153,10 @@ fn item_16_question_lifecycle() {
         r.mj(&["question", "list"]).ok().stdout,
         format!("1  [unresolved] {id} — Which callback owner? (2026-09-03)\n")
     );
-    let all = r.mj(&["question", "list", "--all"]).ok().stdout;
-    assert!(all.contains("-  [resolved 2026-09-04]"), "{all}");
+    insta::assert_snapshot!(r.mj(&["question", "list", "--all"]).ok().stdout, @"
+    -  [resolved 2026-09-04] t-[ID] — Which callback URL? (2026-09-03) — x
+    1  [unresolved] t-[ID] — Which callback owner? (2026-09-03)
+    ");
     r.mj(&["question", "resolve", "owner", "--answer", "ops"]).ok();
     assert_eq!(r.mj(&["question", "list"]).ok().stdout, "no open questions\n");
 }

@@ -1,4 +1,5 @@
-//! What a record may carry (issue 39 items 1, 2 and 6; SPEC §A.28 "Text grammar", §A.7): a
+//! What a record may carry (issue 39 items 1, 2 and 6; the text grammar and caps of
+//! docs/REFERENCE.md#continuity-record, docs/REFERENCE.md#admission): a
 //! publish refuses — exit 10, naming the field, nothing written — a record admission would
 //! refuse for the text of a field or its size, where it used to cut: every unresolved question
 //! travels, or the publish is refused. A dry run says the same.
@@ -51,10 +52,11 @@ fn write_questions(r: &Repo<'_>, questions: &[String]) {
 #[test]
 fn a_question_with_a_control_character_refuses_the_publish_naming_it() {
     let env = TestEnv::new();
+    let _snap = env.snapshots();
     let (r, name) = ready(&env);
     write_questions(&r, &["Which URL?".into(), "Clear \u{1b}[2J the screen?".into()]);
     let e = refused(&r, &name, "/questions/1/text: holds the control character U+001B");
-    assert!(e.contains("would be refused by admission"), "{e}");
+    insta::assert_snapshot!(e, @"error: publish: the record would be refused by admission: /questions/1/text: holds the control character U+001B; a single-line field holds none");
     // Corrected, it travels.
     write_questions(&r, &["Which URL?".into(), "Clear the screen?".into()]);
     let v = json(&r.mj(&["--json", "continuity", "publish", "--handover", &name]).ok());
@@ -64,6 +66,7 @@ fn a_question_with_a_control_character_refuses_the_publish_naming_it() {
 #[test]
 fn a_body_with_a_bidirectional_override_refuses_the_publish_and_tabs_do_not() {
     let env = TestEnv::new();
+    let _snap = env.snapshots();
     let r = env.ready_repo("a");
     r.mj(&["continuity", "device", "--label", "laptop"]).ok();
     let bad = BODY.replace("Ship it.", "Ship \u{202e}txt.exe");
@@ -79,6 +82,7 @@ fn a_body_with_a_bidirectional_override_refuses_the_publish_and_tabs_do_not() {
 #[test]
 fn a_decision_over_its_size_is_refused_never_cut() {
     let env = TestEnv::new();
+    let _snap = env.snapshots();
     let r = env.ready_repo("a");
     r.mj(&["continuity", "device", "--label", "laptop"]).ok();
     r.mj(&["start", "Ship it", "--scope", "src"]).ok();
@@ -86,7 +90,7 @@ fn a_decision_over_its_size_is_refused_never_cut() {
     r.mj(&["decision", "add", "Keep the format", "--why", &why]).ok();
     let name = r.mj_in(&["handover"], BODY).ok().first_line().rsplit('/').next().unwrap().to_string();
     let e = refused(&r, &name, "/decisions/0/text: ");
-    assert!(e.contains("cap 4096"), "{e}");
+    insta::assert_snapshot!(e, @"error: publish: the record would be refused by admission: /decisions/0/text: 5118 bytes, cap 4096");
 }
 
 /// Every unresolved question travels: a record they would push over the store's cap is refused
@@ -94,11 +98,12 @@ fn a_decision_over_its_size_is_refused_never_cut() {
 #[test]
 fn questions_over_the_store_cap_refuse_the_publish() {
     let env = TestEnv::new();
+    let _snap = env.snapshots();
     let (r, name) = ready(&env);
     let questions: Vec<String> = (0..400).map(|i| format!("Question {i} {}?", "q".repeat(500))).collect();
     write_questions(&r, &questions);
     let e = refused(&r, &name, "over the store's cap of 163840");
-    assert!(e.contains("400 unresolved questions"), "{e}");
+    insta::assert_snapshot!(e, @"error: publish: the record would be 234128 bytes, over the store's cap of 163840 (400 unresolved questions, 0 decisions, a body of 78 bytes); nothing is cut, nothing was published");
     // Fewer fit, and every one of them travels.
     write_questions(&r, &questions[..100]);
     let v = json(&r.mj(&["--json", "continuity", "publish", "--handover", &name]).ok());

@@ -42,9 +42,16 @@ fn short(id: &str) -> &str {
     &id[..7]
 }
 
+/// `text` with the short form of commit `id` shown as `name` (before the snapshot's own
+/// `[HEX]` filter), so a snapshot still says which commit a line names.
+fn naming(text: &str, id: &str, name: &str) -> String {
+    text.replace(short(id), name)
+}
+
 #[test]
 fn an_amend_keeping_the_tree_is_exact_with_the_reflog_as_proof() {
     let env = TestEnv::new();
+    let _snap = env.snapshots();
     let (r, x) = feature_with_handover(&env);
     r.git(&["commit", "-q", "--amend", "-m", "a better message"]);
     let now = r.head();
@@ -62,11 +69,20 @@ fn an_amend_keeping_the_tree_is_exact_with_the_reflog_as_proof() {
     assert!(!state.contains("not trustworthy"), "{state}");
     // The briefing says nothing about a commit missing from history.
     let brief = r.mj_in(&["hook", "claude-code", "start"], r#"{"session_id":"s1","source":"startup"}"#).ok();
-    assert!(!brief.stdout.contains("not in this history"), "{}", brief.stdout);
-    assert!(brief.stdout.contains("rewritten from"), "{}", brief.stdout);
+    insta::assert_snapshot!(naming(&brief.stdout, &x, "[X]"), @"
+    ## Majordomus — what this repository already knows
+    Episode s-[ID], on feat at [HEX], working tree clean.
+    Task t-[ID] (active, profile implementation): Rewrite the parser
+    Scope: lib
+    Handover .ai/local/state/handovers/20260903T200000Z--feat--[X]--[HEX].md (same_worktree_same_branch, exact (rewritten from [X] by amend — reflog), 0m ago, authored).
+    Its Next Action:
+      Write the regression test.
+    Run `git majordomus context` for the whole briefing and `git majordomus check` before finishing.
+    Before you stop, hand over: pipe # Objective, # Current State and # Next Action into `git majordomus handover --close` (`git majordomus context --prompt handover` shows how).
+    ");
     // The listing says the same.
     let list = r.mj(&["handover", "--list"]).ok().stdout;
-    assert!(list.contains(&format!("exact (rewritten from {} by amend — reflog)", short(&x))), "{list}");
+    insta::assert_snapshot!(naming(&list, &x, "[X]"), @"2026-09-03T20:00:00Z  t-[ID]    exact (rewritten from [X] by amend — reflog) .ai/local/state/handovers/20260903T200000Z--feat--[X]--[HEX].md");
     // With the reflog gone, the same tree still proves it, by content only.
     r.git(&["reflog", "expire", "--expire=now", "--all"]);
     let h = state_handover(&r);
@@ -79,6 +95,7 @@ fn an_amend_keeping_the_tree_is_exact_with_the_reflog_as_proof() {
 #[test]
 fn an_amend_changing_the_tree_is_proven_by_the_reflog_then_by_the_post_rewrite_pair() {
     let env = TestEnv::new();
+    let _snap = env.snapshots();
     let (r, x) = feature_with_handover(&env);
     r.mj(&["hooks", "install", "--git"]).ok();
     r.write("lib/a.rs", "one, amended\n");
@@ -105,6 +122,7 @@ fn an_amend_changing_the_tree_is_proven_by_the_reflog_then_by_the_post_rewrite_p
 #[test]
 fn a_new_commit_after_an_amend_is_advanced_and_the_chain_of_amends_is_followed() {
     let env = TestEnv::new();
+    let _snap = env.snapshots();
     let (r, x) = feature_with_handover(&env);
     r.write("lib/a.rs", "v2\n");
     r.git(&["commit", "-q", "-a", "--amend", "--no-edit"]);
@@ -126,6 +144,7 @@ fn a_new_commit_after_an_amend_is_advanced_and_the_chain_of_amends_is_followed()
 fn rebase_squash_and_fixup_are_squash_by_the_reflog() {
     for verb in ["squash", "fixup"] {
         let env = TestEnv::new();
+        let _snap = env.snapshots();
         let (r, _) = feature_with_handover(&env);
         let b = r.commit_file("lib/b.rs", "b\n");
         r.mj_in(&["handover"], HANDOVER).ok();
@@ -142,6 +161,7 @@ fn rebase_squash_and_fixup_are_squash_by_the_reflog() {
 #[test]
 fn pull_rebase_over_new_upstream_work_is_a_rebase() {
     let env = TestEnv::new();
+    let _snap = env.snapshots();
     let a = env.ready_repo("a");
     let bare = env.path().join("remote.git");
     env.git_in(env.path(), &["init", "-q", "--bare", "-b", "main", bare.to_str().unwrap()]);
@@ -167,6 +187,7 @@ fn pull_rebase_over_new_upstream_work_is_a_rebase() {
 #[test]
 fn a_conflict_resolved_in_a_rebase_is_proven_only_by_the_reflog() {
     let env = TestEnv::new();
+    let _snap = env.snapshots();
     let r = env.ready_repo("r");
     r.commit_file("lib/a.rs", "base\n");
     r.git(&["switch", "-q", "-c", "feat"]);
@@ -191,6 +212,7 @@ fn a_conflict_resolved_in_a_rebase_is_proven_only_by_the_reflog() {
 #[test]
 fn a_true_divergence_stays_diverged() {
     let env = TestEnv::new();
+    let _snap = env.snapshots();
     let (r, _) = feature_with_handover(&env);
     r.git(&["reset", "-q", "--hard", "HEAD~1"]);
     r.commit_file("lib/other.rs", "something else\n");
@@ -205,19 +227,21 @@ fn a_true_divergence_stays_diverged() {
 #[test]
 fn a_cherry_pick_onto_another_branch_lands_there_and_resolution_keeps_its_tiers() {
     let env = TestEnv::new();
+    let _snap = env.snapshots();
     let (r, x) = feature_with_handover(&env);
     r.git(&["switch", "-q", "main"]);
     r.commit_file("lib/main.rs", "main moved\n");
     r.git(&["cherry-pick", &x]);
     let picked = r.head();
     let list = r.mj(&["handover", "--list"]).ok().stdout;
-    assert!(list.contains(&format!("landed in main as {} (cherry-pick — patch-id)", short(&picked))), "{list}");
+    insta::assert_snapshot!(naming(&list, &picked, "[PICKED]"), @"2026-09-03T20:00:00Z  t-[ID]    landed in main as [PICKED] (cherry-pick — patch-id) .ai/local/state/handovers/20260903T200000Z--feat--[HEX]--[HEX].md");
     assert_eq!(r.mj(&["handover", "--resolve"]).ok().stdout.trim(), "No relevant handover.");
 }
 
 #[test]
 fn a_squash_merge_and_a_rebase_merge_land_in_main() {
     let env = TestEnv::new();
+    let _snap = env.snapshots();
     let (r, _) = feature_with_handover(&env);
     r.commit_file("lib/b.rs", "b\n");
     r.mj_in(&["handover"], HANDOVER).ok();
@@ -230,16 +254,16 @@ fn a_squash_merge_and_a_rebase_merge_land_in_main() {
     r.git(&["commit", "-q", "-m", "Squash and merge"]);
     let squash = r.head();
     let list = r.mj(&["handover", "--list"]).ok().stdout;
-    let first = list.lines().next().unwrap();
-    assert!(first.contains(&format!("landed in main as {} (squash-merge — range-patch-id)", short(&squash))), "{list}");
+    insta::assert_snapshot!(naming(&list, &squash, "[SQUASH]"), @"
+    2026-09-03T20:00:00Z  t-[ID]    landed in main as [SQUASH] (squash-merge — range-patch-id) .ai/local/state/handovers/20260903T200000Z--feat--[HEX]--[HEX].md
+    2026-09-03T20:00:00Z  t-[ID]    different_context  .ai/local/state/handovers/20260903T200000Z--feat--[HEX]--[HEX].md
+    ");
+    // resolution never crosses branches
     let out = r.mj(&["handover", "--resolve", "--task", &task]).ok().stdout;
-    let mut lines = out.lines();
-    assert_eq!(lines.next(), Some("No relevant handover."), "resolution never crosses branches");
-    let note = lines.next().unwrap_or_default();
-    assert!(
-        note.starts_with(&format!("This task's newest handover, on feat, landed in main as {} (squash-merge — range-patch-id): .ai/local/state/handovers/", short(&squash))),
-        "{out}"
-    );
+    insta::assert_snapshot!(naming(&out, &squash, "[SQUASH]"), @"
+    No relevant handover.
+    This task's newest handover, on feat, landed in main as [SQUASH] (squash-merge — range-patch-id): .ai/local/state/handovers/20260903T200000Z--feat--[HEX]--[HEX].md
+    ");
     assert_eq!(r.mj(&["handover", "--resolve", "--task", &task, "--path"]).ok().stdout, "No relevant handover.\n");
     // A rebase merge: feat rebased onto main and main fast-forwarded — on feat the label is a
     // rebase by the reflog, on main the record landed by its own patch id.
@@ -252,12 +276,16 @@ fn a_squash_merge_and_a_rebase_merge_land_in_main() {
     r.git(&["switch", "-q", "main"]);
     r.git(&["merge", "-q", "--ff-only", "feat"]);
     let list = r.mj(&["handover", "--list"]).ok().stdout;
-    assert!(list.lines().next().unwrap().contains(&format!("landed in main as {}", short(&tip))), "{list}");
+    insta::assert_snapshot!(naming(&list, &tip, "[TIP]"), @"
+    2026-09-03T20:00:00Z  t-[ID]    landed in main as [TIP] (patch-id) .ai/local/state/handovers/20260903T200000Z--feat--[HEX]--[HEX].md
+    2026-09-03T20:00:00Z  t-[ID]    landed in main as [HEX] (patch-id) .ai/local/state/handovers/20260903T200000Z--feat--[HEX]--[HEX].md
+    ");
 }
 
 #[test]
 fn the_task_record_and_checkpoints_are_labelled_through_a_rewrite_but_session_envelopes_are_not() {
     let env = TestEnv::new();
+    let _snap = env.snapshots();
     let r = env.ready_repo("r");
     r.git(&["switch", "-q", "-c", "feat"]);
     r.commit_file("lib/a.rs", "one\n");
@@ -265,20 +293,34 @@ fn the_task_record_and_checkpoints_are_labelled_through_a_rewrite_but_session_en
     r.start("Task at a commit that is amended");
     r.mj_in(&["checkpoint"], "Parser half done.\n").ok();
     r.mj(&["session", "close"]).ok();
+    let x = r.head();
     r.git(&["commit", "-q", "--amend", "-m", "renamed"]);
+    let label = |text: &str, prefix: &str| {
+        naming(text.lines().find(|l| l.contains(prefix)).unwrap_or_else(|| panic!("{text}")), &x, "[X]")
+    };
     let show = r.mj(&["checkpoint", "--show"]).ok().stdout;
-    assert!(show.contains("Git state: exact (rewritten from"), "{show}");
     let check = r.mj(&["check"]).stdout;
-    assert!(check.contains("task record exact (rewritten from"), "{check}");
     let ctx = r.mj(&["context"]).ok().stdout;
-    assert!(ctx.contains("task_record: exact (rewritten from"), "{ctx}");
+    // closed session envelopes keep the plain word
     let latest = r.mj(&["session", "latest"]).ok().stdout;
-    assert!(latest.contains("Git state: diverged"), "closed session envelopes keep the plain word: {latest}");
+    let labels = [
+        label(&show, "Git state: "),
+        label(&check, "task record "),
+        label(&ctx, "task_record: "),
+        label(&latest, "Git state: "),
+    ];
+    insta::assert_snapshot!(labels.join("\n"), @"
+    Git state: exact (rewritten from [X] by amend — reflog)
+    OK task t-[ID] — task record exact (rewritten from [X] by amend — reflog) (recorded head [X] on feat)  [reproduce: git majordomus context]
+    task_record: exact (rewritten from [X] by amend — reflog) (recorded head [X])
+    Git state: diverged
+    ");
 }
 
 #[test]
 fn the_post_rewrite_hook_chains_a_foreign_hook_with_its_stdin() {
     let env = TestEnv::new();
+    let _snap = env.snapshots();
     let (r, x) = feature_with_handover(&env);
     let hooks = r.root.join(".git/hooks");
     std::fs::write(hooks.join("post-rewrite"), "#!/bin/sh\ncat > \"$(dirname \"$0\")/seen\"\n").unwrap();
@@ -290,7 +332,11 @@ fn the_post_rewrite_hook_chains_a_foreign_hook_with_its_stdin() {
     let pairs = std::fs::read_to_string(r.root.join(".git/majordomus/rewritten")).unwrap();
     assert_eq!(pairs, format!("amend {x} {}\n", r.head()));
     r.mj(&["hooks", "uninstall", "--git"]).ok();
-    assert!(std::fs::read_to_string(hooks.join("post-rewrite")).unwrap().contains("seen"), "the foreign hook is back");
+    assert_eq!(
+        std::fs::read_to_string(hooks.join("post-rewrite")).unwrap(),
+        "#!/bin/sh\ncat > \"$(dirname \"$0\")/seen\"\n",
+        "the foreign hook is back"
+    );
 }
 
 fn set_exec(p: &Path) {
@@ -385,6 +431,7 @@ fn recheck(r: &Repo, h: &Value) {
 
 fn run_steps(steps: &[Step]) {
     let env = TestEnv::new();
+    let _snap = env.snapshots();
     let r = env.ready_repo("r");
     r.start("Random rewrites");
     r.commit_file("lib/a.rs", "0\n");

@@ -139,7 +139,7 @@ fn shapes(checkout: &str) -> Vec<Shape> {
         row("env-style *_TOKEN=", "export GITHUB_TOKEN=q8Zr3vN1xK7mP2sT9wY4".into(), "q8Zr3vN1xK7mP2sT9wY4", SECRET),
         row("env-style *_SECRET=", "CLIENT_SECRET=9f8e7d6c5b4a39281706".into(), "9f8e7d6c5b4a39281706", SECRET),
         row("env-style *_PASSWORD=", "DB_PASSWORD=correcthorsebattery".into(), "correcthorsebattery", SECRET),
-        // Command lines (issue 39, TRIAL D5).
+        // Command lines (issue 39): passwords given on a command line.
         row("curl -u user:password", "curl -u admin:S3cr3tPass123 https://api.example.com".into(), "S3cr3tPass123", SECRET),
         row("mysql -pPASSWORD", "mysql -h db.internal -pWr0ngH0rseBattery app".into(), "Wr0ngH0rseBattery", SECRET),
         row("-uroot -pPASSWORD", "mysqldump -uroot -pS3cr3t app > dump.sql".into(), "S3cr3t", SECRET),

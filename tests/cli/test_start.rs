@@ -1,5 +1,5 @@
-//! Tests of `start`'s smaller rules: the owner without `$USER` (TRIAL #18), the title cap
-//! (TRIAL #20), a scope path that names nothing (TRIAL #19).
+//! Tests of `start`'s smaller rules: the owner without `$USER` (git's `user.name`, else
+//! `unknown`), the title cap (200 characters), a scope path that names nothing (a WARN, kept).
 
 use crate::common::TestEnv;
 
@@ -11,6 +11,7 @@ fn owner_of(r: &crate::common::Repo<'_>) -> String {
 #[test]
 fn r18_owner_falls_back_to_git_user_name_when_user_is_unset() {
     let env = TestEnv::new();
+    let _snap = env.snapshots();
     let r = env.ready_repo("r");
     r.git(&["config", "user.name", "Ada Lovelace"]);
     let out = env.sh(&r.root, "unset USER LOGNAME; git majordomus start one --scope lib", b"", &[]);
@@ -33,11 +34,16 @@ fn r18_owner_falls_back_to_git_user_name_when_user_is_unset() {
 #[test]
 fn r20_a_title_over_200_characters_is_refused_with_2() {
     let env = TestEnv::new();
+    let _snap = env.snapshots();
     let r = env.ready_repo("r");
     let long = "é".repeat(201);
     let out = r.mj(&["start", &long, "--scope", "lib"]).code(2);
-    assert!(out.stderr.contains("error: start: the task is 201 characters, cap 200"), "{}", out.stderr);
-    assert!(out.stderr.contains("hint: name the task in one short line"), "{}", out.stderr);
+    insta::assert_snapshot!(out.shown(), @"
+    --- stderr
+    error: start: the task is 201 characters, cap 200
+    hint: name the task in one short line; put the detail in a checkpoint or the handover
+    --- exit 2
+    ");
     assert!(!r.exists(".ai/local/state/current.yaml"), "nothing was written");
     // 200 characters (400 bytes) are taken.
     r.mj(&["start", &"é".repeat(200), "--scope", "lib"]).ok();
@@ -46,6 +52,7 @@ fn r20_a_title_over_200_characters_is_refused_with_2() {
 #[test]
 fn r19_a_scope_path_in_neither_head_nor_the_working_tree_warns() {
     let env = TestEnv::new();
+    let _snap = env.snapshots();
     let r = env.ready_repo("r");
     r.commit_file("src/main.rs", "fn main() {}\n");
     r.commit_file("gone/old.rs", "x\n");
@@ -59,5 +66,6 @@ fn r19_a_scope_path_in_neither_head_nor_the_working_tree_warns() {
         "{}",
         out.stdout
     );
-    assert!(r.read(".ai/local/state/current.yaml").contains("- srcc"), "the scope is kept as given");
+    let task = r.read(".ai/local/state/current.yaml");
+    assert!(task.lines().any(|l| l.trim() == "- srcc"), "the scope is kept as given: {task}");
 }

@@ -1,5 +1,5 @@
 //! The README's tour is a test: the ```sh block under `## A tour` is read from README.md and its
-//! commands run in order in a fresh repository, each of which must exit 0 (TRIAL #12: the tour
+//! commands run in order in a fresh repository, each of which must exit 0 (the tour once
 //! used to fail at `finish`, `.gitignore` being outside the scope).
 //!
 //! What the test adds to the README's lines, and only that: a repository with one commit to

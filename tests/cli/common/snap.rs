@@ -41,6 +41,10 @@ pub fn settings(env: &TestEnv) -> insta::Settings {
     settings.add_filter(r"git-majordomus/\d+\.\d+\.\d+", "git-majordomus/[VERSION]");
     settings.add_filter(r"\bran in \d+ ms\b", "ran in [N] ms");
     settings.add_filter(r"127\.0\.0\.1:\d+", "127.0.0.1:[PORT]");
+    // Whether a run stayed under its time budget (OK) or not (WARN) depends on the machine's load.
+    settings.add_filter(r"(?m)^(OK|WARN) budget ", "[OK|WARN] budget ");
+    // finish times the verification command in whole seconds.
+    settings.add_filter(r"\bexited (-?\d+) in \d+ s\b", "exited $1 in [N] s");
     settings
 }
 
