@@ -41,6 +41,10 @@ pub fn settings(env: &TestEnv) -> insta::Settings {
     settings.add_filter(r"git-majordomus/\d+\.\d+\.\d+", "git-majordomus/[VERSION]");
     settings.add_filter(r"\bran in \d+ ms\b", "ran in [N] ms");
     settings.add_filter(r"127\.0\.0\.1:\d+", "127.0.0.1:[PORT]");
+    // A device key's id (16 upper-case hex digits, as `continuity status` and `device` print it).
+    settings.add_filter(r"\b[0-9A-F]{16}\b", "[KEY ID]");
+    // A continuity record's store path (`records/<id[..2]>/<id[2..4]>/<id>.json`): its folders.
+    settings.add_filter(r"\brecords/[0-9a-f]{2}/[0-9a-f]{2}/", "records/[..]/[..]/");
     settings
 }
 
