@@ -109,6 +109,7 @@ fn a_valid_record_re_signed_by_a_revoked_key_is_refused() {
 #[test]
 fn a_fork_of_a_line_is_reported_diverged_and_never_merged_away() {
     let env = TestEnv::new();
+    let _snap = env.snapshots();
     let (r, _) = world(&env);
     // Two children of one parent: publish again from the first record's position.
     let first = publish(&r, "Third step.");
@@ -126,12 +127,13 @@ fn a_fork_of_a_line_is_reported_diverged_and_never_merged_away() {
     assert_eq!(line["state"], "diverged", "{recs}");
     assert_eq!(line["heads"].as_array().unwrap().len(), 2, "{recs}");
     let st = json(&r.mj(&["--json", "continuity", "status"]).ok());
-    assert!(codes(&st["diagnostics"]).contains(&"continuity.diverged".to_string()), "{st}");
+    insta::assert_compact_debug_snapshot!(codes(&st["diagnostics"]), @r#"["continuity.diverged"]"#);
 }
 
 #[test]
 fn a_parent_loop_can_only_be_forged_and_a_forged_id_is_refused() {
     let env = TestEnv::new();
+    let _snap = env.snapshots();
     let (r, ids) = world(&env);
     // A record naming itself as its parent needs an id chosen before the content: the digest
     // then differs from the id.
@@ -153,7 +155,7 @@ fn a_parent_loop_can_only_be_forged_and_a_forged_id_is_refused() {
     put(&r, &[("100644", &blob(&r, &bytes), &store_path(&id))]);
     let v = records(&r);
     assert_eq!(v["records"].as_array().unwrap().len(), 3, "{v}");
-    assert!(codes(&v["diagnostics"]).contains(&"continuity.dangling_parent".to_string()), "{v}");
+    insta::assert_compact_debug_snapshot!(codes(&v["diagnostics"]), @r#"["continuity.id_mismatch", "continuity.dangling_parent", "continuity.collision"]"#);
 }
 
 #[test]
@@ -282,6 +284,7 @@ fn the_ref_pointing_at_a_blob_a_tree_a_tag_or_a_commit_without_its_tree_is_refus
 #[test]
 fn a_remote_store_that_is_not_a_commit_or_is_shallow_leaves_the_local_store_alone() {
     let env = TestEnv::new();
+    let _snap = env.snapshots();
     let (r, ids) = world(&env);
     let remote = bare(&env, &env.path().join("remote.git"));
     r.git(&["remote", "add", "origin", remote.to_str().unwrap()]);
@@ -297,8 +300,11 @@ fn a_remote_store_that_is_not_a_commit_or_is_shallow_leaves_the_local_store_alon
     assert!(took < BOUND);
     // Reached, so not "unreachable": an error naming the remote's store, nothing written.
     assert_eq!(out.code, 10, "{}", out.all());
-    assert!(out.stderr.contains("\"message\":\"the store of origin cannot be taken in: "), "{}", out.stderr);
-    assert!(!out.all().contains("unreachable"), "{}", out.all());
+    insta::assert_snapshot!(out.shown(), @r#"
+    --- stderr
+    {"error":{"exit":10,"message":"the store of origin cannot be taken in: its tip [HEX] is not a commit","hint":"the local store is unchanged; origin's refs/majordomus/continuity must be a whole store commit — ask whoever writes origin to repair it"}}
+    --- exit 10
+    "#);
     assert_eq!(local_snapshot(&r).0, before.0, "sync wrote local state");
     assert_eq!(
         r.git(&["rev-parse", REF]),
@@ -318,14 +324,19 @@ fn a_remote_store_that_is_not_a_commit_or_is_shallow_leaves_the_local_store_alon
     let (out, took) = timed(&env, &c.root, &["--json", "continuity", "sync"]);
     assert!(took < BOUND);
     assert_eq!(out.code, 10, "a shallow remote is not an empty one: {}", out.all());
-    assert!(out.stderr.contains("cannot be taken in: git did not take in its tip"), "{}", out.stderr);
+    insta::assert_snapshot!(out.shown(), @r#"
+    --- stderr
+    {"error":{"exit":10,"message":"the store of origin cannot be taken in: git did not take in its tip [HEX] (a shallow repository's history is refused)","hint":"the local store is unchanged; origin's refs/majordomus/continuity must be a whole store commit — ask whoever writes origin to repair it"}}
+    --- exit 10
+    "#);
     assert_eq!(local_snapshot(&c).0, before.0, "sync wrote local state");
     assert!(!c.root.join(".git/shallow").exists());
     fsck(&env, &c.root);
     fsck(&env, &r.root);
 }
 
-/// Attack A3 (SPEC §A.28 "Canonical bytes"): a file with the `record` key twice — a benign value,
+/// Attack A3 (a record is read only in its stored, canonical form: docs/REFERENCE.md#id-and-signature):
+/// a file with the `record` key twice — a benign value,
 /// then a signed record. A reader that lets the last duplicate win admitted it, and every later
 /// read (plan, resume) failed with exit 13 for every record. It is `record_malformed`, named by
 /// its byte, and the other records are planned as before.
@@ -371,13 +382,15 @@ fn a_duplicate_record_key_is_malformed_and_plan_still_reads_the_store() {
     assert_eq!(record_ids(&r).len(), 3, "the same record in its stored form is admitted");
 }
 
-/// Attack A1 (SPEC §A.28 "Text grammar"): a carried decision's title or a question's text holding
+/// Attack A1 (a carried text holds no line break or control character:
+/// docs/REFERENCE.md#continuity-record): a carried decision's title or a question's text holding
 /// a newline would forge entries in `decisions.md` and `open-questions.md` on resume. Such a
 /// record is refused at admission, the field named, and nothing reaches the local logs.
 #[test]
 fn a_decision_or_question_forging_entries_is_refused_naming_the_field() {
     use majordomus::continuity::record::{CarriedDecision, CarriedQuestion};
     let env = TestEnv::new();
+    let _snap = env.snapshots();
     let (r, ids) = world(&env);
     let evil = DeviceKey::from_seed([12; 32], Some("mallory".into()), "2026-09-01T00:00:00Z");
     let (_, base) = stored(&r, &ids[0]);
@@ -414,8 +427,15 @@ fn a_decision_or_question_forging_entries_is_refused_naming_the_field() {
         assert_ne!(out.code, 0, "{field}: {}", out.all());
         put(&r, &[("0", "", &path)]);
     }
+    let mut said = String::new();
     for file in [".ai/local/state/decisions.md", ".ai/local/state/open-questions.md"] {
-        let text = std::fs::read_to_string(r.root.join(file)).unwrap_or_default();
-        assert!(!text.contains("FORGED") && !text.contains("INJECTED"), "{file}: {text}");
+        let text = std::fs::read_to_string(r.root.join(file)).unwrap_or_else(|_| "(absent)\n".into());
+        said += &format!("=== {file}\n{text}");
     }
+    insta::assert_snapshot!(said, @"
+    === .ai/local/state/decisions.md
+    (absent)
+    === .ai/local/state/open-questions.md
+    (absent)
+    ");
 }

@@ -38,6 +38,26 @@ fn publish_and_sync(r: &Repo<'_>, who: &str, objective: &str) -> String {
     v.id()
 }
 
+/// What the CI step says, without the JSON reports it prints: its own lines, `verify`'s and the
+/// workflow annotations, each run of diagnostics or annotations sorted (they are listed in
+/// store-path order, random in a test).
+fn ci_said(out: &Output) -> String {
+    let without_hex = |l: &str| l.chars().filter(|c| !c.is_ascii_hexdigit()).collect::<String>();
+    let (mut said, mut run): (Vec<&str>, Vec<&str>) = (Vec::new(), Vec::new());
+    for l in out.stdout.lines().chain([""]) {
+        if ["ERROR ", "WARNING ", "INFO ", "::"].iter().any(|p| l.starts_with(p)) {
+            run.push(l);
+            continue;
+        }
+        run.sort_by_key(|l| without_hex(l));
+        said.append(&mut run);
+        if l.starts_with("majordomus-ci:") || l.starts_with("verified ") {
+            said.push(l);
+        }
+    }
+    said.join("\n")
+}
+
 /// Runs the CI script in a fresh clone of `remote` (`ci1` is shallow, as CI checkouts are).
 fn run_ci(env: &TestEnv, remote: &Path, name: &str, github: bool) -> Output {
     let c = if name == "ci1" {
@@ -54,6 +74,7 @@ fn run_ci(env: &TestEnv, remote: &Path, name: &str, github: bool) -> Output {
 #[test]
 fn the_ci_script_passes_a_clean_store_and_fails_a_tampered_record_and_an_untrusted_signer() {
     let env = TestEnv::new();
+    let _snap = env.snapshots();
     let remote = remotes::bare(&env, &env.path().join("remote.git"));
     // A: the layer, a mesh that trusts only A's key, one published record.
     let a = clone(&env, &remote, "a");
@@ -72,8 +93,16 @@ fn the_ci_script_passes_a_clean_store_and_fails_a_tampered_record_and_an_untrust
 
     // A fresh (shallow, as in CI) clone runs the CI step: it passes.
     let out = run_ci(&env, &remote, "ci1", false).ok();
-    assert!(out.stdout.contains("verified 1 record(s): 1 admitted, 0 refused, 0 untrusted"), "{}", out.stdout);
-    assert!(out.stdout.contains("majordomus-ci: all checks passed"), "{}", out.stdout);
+    insta::assert_snapshot!(ci_said(&out), @"
+    majordomus-ci: continuity verify
+    verified 1 record(s): 1 admitted, 0 refused, 0 untrusted
+    majordomus-ci: continuity verify: ok
+    majordomus-ci: doctor
+    majordomus-ci: doctor: ok
+    majordomus-ci: history --validate
+    majordomus-ci: history --validate: ok
+    majordomus-ci: all checks passed
+    ");
     assert!(!out.stdout.contains("::error"), "{}", out.stdout);
 
     // B, whose key the mesh does not allow, publishes; and someone rewrites A's record on the
@@ -105,27 +134,36 @@ fn the_ci_script_passes_a_clean_store_and_fails_a_tampered_record_and_an_untrust
     assert_eq!(out.code, 1, "{}", out.stdout);
     let annotations: Vec<&str> = out.stdout.lines().filter(|l| l.starts_with("::")).collect();
     assert_eq!(annotations.len(), 2, "{}", out.stdout);
-    assert!(
-        annotations
-            .iter()
-            .any(|l| l.starts_with("::error title=majordomus continuity.id_mismatch::") && l.contains(&path)),
-        "{}",
-        out.stdout
-    );
-    assert!(
-        annotations
-            .iter()
-            .any(|l| l.starts_with("::error title=majordomus continuity.untrusted::") && l.contains(&untrusted)),
-        "{}",
-        out.stdout
-    );
-    assert!(out.stdout.contains("majordomus-ci: continuity verify: refused (exit 10)"), "{}", out.stdout);
-    assert!(out.stdout.contains("majordomus-ci: some checks failed"), "{}", out.stdout);
+    let named = |t: String| t.replace(&good, "[GOOD]").replace(&untrusted, "[UNTRUSTED]");
+    insta::assert_snapshot!(named(ci_said(&out)), @"
+    majordomus-ci: continuity verify
+    ::error title=majordomus continuity.id_mismatch::records/[..]/[..]/[GOOD].json: its content does not match its id and path; it was altered
+    ::error title=majordomus continuity.untrusted::records/[..]/[..]/[UNTRUSTED].json: signed by [HEX] ([HEX]), whose key is not in trust.allow
+    ERROR   continuity.id_mismatch records/[..]/[..]/[GOOD].json: its content does not match its id and path; it was altered
+    ERROR   continuity.untrusted records/[..]/[..]/[UNTRUSTED].json: signed by [HEX] ([HEX]), whose key is not in trust.allow
+    verified 2 record(s): 1 admitted, 1 refused, 1 untrusted
+    majordomus-ci: continuity verify: refused (exit 10)
+    majordomus-ci: doctor
+    majordomus-ci: doctor: ok
+    majordomus-ci: history --validate
+    majordomus-ci: history --validate: ok
+    majordomus-ci: some checks failed
+    ");
     // Plain text outside GitHub Actions: the same verdict, no annotations.
     let out = run_ci(&env, &remote, "ci3", false);
     assert_eq!(out.code, 1, "{}", out.stdout);
-    assert!(!out.stdout.contains("::error"), "{}", out.stdout);
-    assert!(out.stdout.contains("1 refused, 1 untrusted"), "{}", out.stdout);
+    insta::assert_snapshot!(named(ci_said(&out)), @"
+    majordomus-ci: continuity verify
+    ERROR   continuity.id_mismatch records/[..]/[..]/[GOOD].json: its content does not match its id and path; it was altered
+    ERROR   continuity.untrusted records/[..]/[..]/[UNTRUSTED].json: signed by [HEX] ([HEX]), whose key is not in trust.allow
+    verified 2 record(s): 1 admitted, 1 refused, 1 untrusted
+    majordomus-ci: continuity verify: refused (exit 10)
+    majordomus-ci: doctor
+    majordomus-ci: doctor: ok
+    majordomus-ci: history --validate
+    majordomus-ci: history --validate: ok
+    majordomus-ci: some checks failed
+    ");
 }
 
 /// Both recipes parse and run the one shared script (so what `make test` runs is what CI runs).
@@ -151,6 +189,7 @@ fn the_github_action_and_the_gitlab_job_run_the_shared_script() {
 #[test]
 fn the_makefile_honours_cargo_target_dir() {
     let env = TestEnv::new();
+    let _snap = env.snapshots();
     let manifest = env!("CARGO_MANIFEST_DIR");
     let elsewhere = env.path().join("build");
     let make = |target_dir: Option<&Path>| {
@@ -163,12 +202,47 @@ fn the_makefile_honours_cargo_target_dir() {
         assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
         String::from_utf8_lossy(&out.stdout).into_owned()
     };
+    // The lines that name the binary, the checkout as [MANIFEST].
+    let binary_lines = |out: String| {
+        let lines: Vec<&str> = out.lines().filter(|l| l.contains("release")).collect();
+        lines.join("\n").replace(manifest, "[MANIFEST]")
+    };
     let out = make(Some(&elsewhere));
-    let bin = format!("{}/release/git-majordomus", elsewhere.display());
-    assert!(out.contains(&format!("MAJORDOMUS_BIN_DIR=\"{}/release\"", elsewhere.display())), "{out}");
-    assert!(out.contains(&format!("install -m 755 {bin} ")), "{out}");
-    assert!(out.contains(&format!("bench/pre-push.sh \"{bin}\"")), "{out}");
-    assert!(!out.contains("target/release"), "{out}");
+    insta::assert_snapshot!(binary_lines(out), @r#"
+    cargo build --release
+    MAJORDOMUS_BIN_DIR="[TMP]/build/release" contrib/demo.sh
+    rm -rf [TMP]/build/release/generated/man
+    mkdir -p [TMP]/build/release/generated
+    [TMP]/build/release/git-majordomus generate man [TMP]/build/release/generated/man > /dev/null
+    [TMP]/build/release/git-majordomus generate bash > [TMP]/build/release/generated/git-majordomus.bash
+    [TMP]/build/release/git-majordomus generate zsh  > [TMP]/build/release/generated/_git-majordomus
+    [TMP]/build/release/git-majordomus generate fish > [TMP]/build/release/generated/git-majordomus.fish
+    install -m 755 [TMP]/build/release/git-majordomus [TMP]/prefix/bin/git-majordomus
+    install -m 644 [TMP]/build/release/generated/man/*.1 [TMP]/prefix/share/man/man1/
+    install -m 644 [TMP]/build/release/generated/git-majordomus.bash [TMP]/prefix/share/bash-completion/completions/git-majordomus
+    install -m 644 [TMP]/build/release/generated/_git-majordomus [TMP]/prefix/share/zsh/site-functions/_git-majordomus
+    install -m 644 [TMP]/build/release/generated/git-majordomus.fish [TMP]/prefix/share/fish/vendor_completions.d/git-majordomus.fish
+    cargo build --release --example bench_fixture
+    GEN="[TMP]/build/release/examples/bench_fixture" bench/bench.sh "[TMP]/build/release/git-majordomus"
+    bench/pre-push.sh "[TMP]/build/release/git-majordomus"
+    "#);
     let out = make(None);
-    assert!(out.contains(&format!("MAJORDOMUS_BIN_DIR=\"{manifest}/target/release\"")), "{out}");
+    insta::assert_snapshot!(binary_lines(out), @r#"
+    cargo build --release
+    MAJORDOMUS_BIN_DIR="[MANIFEST]/target/release" contrib/demo.sh
+    rm -rf [MANIFEST]/target/release/generated/man
+    mkdir -p [MANIFEST]/target/release/generated
+    [MANIFEST]/target/release/git-majordomus generate man [MANIFEST]/target/release/generated/man > /dev/null
+    [MANIFEST]/target/release/git-majordomus generate bash > [MANIFEST]/target/release/generated/git-majordomus.bash
+    [MANIFEST]/target/release/git-majordomus generate zsh  > [MANIFEST]/target/release/generated/_git-majordomus
+    [MANIFEST]/target/release/git-majordomus generate fish > [MANIFEST]/target/release/generated/git-majordomus.fish
+    install -m 755 [MANIFEST]/target/release/git-majordomus [TMP]/prefix/bin/git-majordomus
+    install -m 644 [MANIFEST]/target/release/generated/man/*.1 [TMP]/prefix/share/man/man1/
+    install -m 644 [MANIFEST]/target/release/generated/git-majordomus.bash [TMP]/prefix/share/bash-completion/completions/git-majordomus
+    install -m 644 [MANIFEST]/target/release/generated/_git-majordomus [TMP]/prefix/share/zsh/site-functions/_git-majordomus
+    install -m 644 [MANIFEST]/target/release/generated/git-majordomus.fish [TMP]/prefix/share/fish/vendor_completions.d/git-majordomus.fish
+    cargo build --release --example bench_fixture
+    GEN="[MANIFEST]/target/release/examples/bench_fixture" bench/bench.sh "[MANIFEST]/target/release/git-majordomus"
+    bench/pre-push.sh "[MANIFEST]/target/release/git-majordomus"
+    "#);
 }

@@ -1,5 +1,5 @@
-//! Content from peers is data (issue 39, items 3 and 5; SPEC §A.28 "Untrusted is not quoted";
-//! TRIAL "A team's remote under attack" A1, D1, D2): a record signed by a key this repository
+//! Content from peers is data (issue 39, items 3 and 5; an untrusted record is named, not
+//! quoted: docs/REFERENCE.md#admission; the attacks A1, D1, D2 on a team's remote): a record signed by a key this repository
 //! does not trust is named by id, device label, key id and verdict, never quoted, in `status`,
 //! `plan`, `records`, the briefing and MCP; a resumed handover names the device and key it came
 //! from; a label claimed by two keys is a finding; what `resume` carries is one entry each.
@@ -52,6 +52,12 @@ fn b_publishes(a: &Machine<'_>, b: &Machine<'_>) -> String {
     id
 }
 
+/// `text` with each `(name, id)` pair's id replaced by `[name]`, so a snapshot still says which
+/// record or key it names.
+fn named(text: &str, ids: &[(&str, &str)]) -> String {
+    ids.iter().fold(text.to_string(), |t, (name, id)| t.replace(id, &format!("[{name}]")))
+}
+
 #[track_caller]
 fn quotes_nothing(what: &str, text: &str) {
     for s in [TITLE, OBJECTIVE, "STATE-FROM-MALLORY", "NEXT-ACTION-FROM-MALLORY", "start '"] {
@@ -65,14 +71,24 @@ fn quotes_nothing(what: &str, text: &str) {
 #[test]
 fn plan_of_an_untrusted_record_is_withheld() {
     let env = TestEnv::new();
+    let _snap = env.snapshots();
     let (a, b) = world(&env, Mesh::OnlyA, "desktop");
     let rb = b_publishes(&a, &b);
     let kb = b.key_id();
     let out = a.c(&["plan"]).code(10);
     quotes_nothing("plan", &out.stdout);
-    assert!(out.stdout.contains("withheld: untrusted"), "{}", out.stdout);
-    assert!(out.stdout.contains(&format!("key         {kb}\n")), "{}", out.stdout);
-    assert!(out.stdout.contains("device      desktop [untrusted]\n"), "{}", out.stdout);
+    let ids = [("RB", rb.as_str()), ("RB", &rb[..12]), ("KEY ID B", kb.as_str())];
+    insta::assert_snapshot!(named(&out.shown(), &ids), @"
+    Resume      refused
+    record      [RB]
+    device      desktop [untrusted]
+    key         [KEY ID B]
+    published   0 min ago
+    withheld: untrusted — its task, objective and next action are not quoted: the key that signed it is not trusted here
+    BLOCKER origin_untrusted: record [RB] is signed by key [KEY ID B] (device label desktop), which is untrusted here: its content is withheld, not quoted; add its public key to `trust.allow` of the mesh declaration under .ai/repo/mesh/ to resume its records
+    --- stderr
+    --- exit 10
+    ");
     let raw = a.run(&["--json", "continuity", "plan"], "").code(10).stdout;
     quotes_nothing("plan --json", &raw);
     let v: Value = serde_json::from_str(&raw).unwrap();
@@ -85,7 +101,7 @@ fn plan_of_an_untrusted_record_is_withheld() {
     assert_eq!(plan.record().key_id, kb);
     assert_eq!(plan.record().withheld.as_deref(), Some("untrusted"));
     assert!(plan.task.is_none() && plan.decisions.is_empty() && plan.actions.is_empty(), "{plan:?}");
-    assert!(plan.blockers[0].message.contains(&kb), "{:?}", plan.blockers);
+    insta::assert_snapshot!(named(&plan.blockers[0].message, &ids), @"record [RB] is signed by key [KEY ID B] (device label desktop), which is untrusted here: its content is withheld, not quoted; add its public key to `trust.allow` of the mesh declaration under .ai/repo/mesh/ to resume its records");
     // Named explicitly, the same.
     let out = a.c(&["plan", "--record", &rb[..10]]).code(10);
     quotes_nothing("plan --record", &out.stdout);
@@ -98,13 +114,30 @@ fn plan_of_an_untrusted_record_is_withheld() {
 #[test]
 fn status_and_records_rows_of_an_untrusted_record_are_withheld() {
     let env = TestEnv::new();
+    let _snap = env.snapshots();
     let (a, b) = world(&env, Mesh::OnlyA, "desktop");
     let rb = b_publishes(&a, &b);
     let kb = b.key_id();
     let out = a.c(&["status"]).ok();
     quotes_nothing("status", &out.stdout);
-    assert!(out.stdout.contains("withheld: untrusted"), "{}", out.stdout);
-    assert!(out.stdout.contains(&format!("key         {kb}\n")), "{}", out.stdout);
+    let ids = [("RB", rb.as_str()), ("RB", &rb[..12]), ("KEY ID B", kb.as_str())];
+    insta::assert_snapshot!(named(&out.shown(), &ids), @"
+    repository  [HEX]
+    device      macbook-pro ([HEX])
+    branch      main @ [HEX]  clean
+    continues   nothing yet on this branch
+    store       1 record(s), 0 refused; in sync with origin
+    last sync   ok with origin at 2026-09-03T20:00:00Z
+    Resumable from another device (1)
+    record      [RB]
+    device      desktop [untrusted]
+    key         [KEY ID B]
+    published   0 min ago
+    withheld: untrusted — its task, objective and next action are not quoted: the key that signed it is not trusted here
+    next        git majordomus continuity plan
+    --- stderr
+    --- exit 0
+    ");
     let raw = a.run(&["--json", "continuity", "status"], "").ok().stdout;
     quotes_nothing("status --json", &raw);
     let st: Status = doc(&raw);
@@ -116,7 +149,12 @@ fn status_and_records_rows_of_an_untrusted_record_are_withheld() {
     assert!(v.task.is_none() && v.objective.is_empty() && v.branch.is_none(), "{v:?}");
     let out = a.c(&["records"]).ok();
     quotes_nothing("records", &out.stdout);
-    assert!(out.stdout.contains(&format!("desktop [untrusted] key {kb}  withheld: untrusted")), "{}", out.stdout);
+    insta::assert_snapshot!(named(&out.shown(), &ids), @"
+    1 record(s)
+    [RB]  line [RB]  parent -  desktop [untrusted] key [KEY ID B]  withheld: untrusted  2026-09-03T20:00:00Z
+    --- stderr
+    --- exit 0
+    ");
     let recs: Records = a.j(&["continuity", "records"], 0);
     assert_eq!(recs.records[0].withheld.as_deref(), Some("untrusted"));
     let out = a.c(&["sync"]).ok();
@@ -128,17 +166,35 @@ fn status_and_records_rows_of_an_untrusted_record_are_withheld() {
 #[test]
 fn the_briefing_counts_only_resumable_handovers() {
     let env = TestEnv::new();
+    let _snap = env.snapshots();
     let (a, b) = world(&env, Mesh::OnlyA, "desktop");
     b_publishes(&a, &b);
     let brief = a.briefing("s1");
-    assert!(!brief.contains("resumable handover"), "{brief}");
+    insta::assert_snapshot!(brief, @"
+    ## Majordomus — what this repository already knows
+    Episode s-[ID], on main at [HEX], working tree clean.
+    No task record: checkpoints and handovers are still written for this episode.
+    No relevant handover for this worktree and branch; absence is the answer, not a stale match.
+    Run `git majordomus context` for the whole briefing and `git majordomus check` before finishing.
+    Before you stop, hand over: pipe # Objective, # Current State and # Next Action into `git majordomus handover --close` (`git majordomus context --prompt handover` shows how).
+    ");
     quotes_nothing("briefing", &brief);
 
     let env = TestEnv::new();
+
+    let _snap = env.snapshots();
     let (a, b) = world(&env, Mesh::Undeclared, "desktop");
     b_publishes(&a, &b);
     let brief = a.briefing("s1");
-    assert!(brief.contains("Mesh: 1 resumable handover(s) from other devices"), "{brief}");
+    insta::assert_snapshot!(brief, @"
+    ## Majordomus — what this repository already knows
+    Episode s-[ID], on main at [HEX], working tree clean.
+    No task record: checkpoints and handovers are still written for this episode.
+    Mesh: 1 resumable handover(s) from other devices — run git majordomus continuity plan
+    No relevant handover for this worktree and branch; absence is the answer, not a stale match.
+    Run `git majordomus context` for the whole briefing and `git majordomus check` before finishing.
+    Before you stop, hand over: pipe # Objective, # Current State and # Next Action into `git majordomus handover --close` (`git majordomus context --prompt handover` shows how).
+    ");
 }
 
 /// D1 through MCP: `majordomus_continuity_plan` withholds the untrusted record as the CLI does.
@@ -170,11 +226,11 @@ fn mcp_plan_of_an_untrusted_record_is_withheld() {
 }
 
 /// D1: a resumed handover names the device and key it came from in `handover --resolve`,
-/// `state --json` and the briefing; `resume` says how many questions it carried (TRIAL "A
-/// week" #22).
+/// `state --json` and the briefing; `resume` says how many questions it carried.
 #[test]
 fn a_resumed_handover_carries_its_origin() {
     let env = TestEnv::new();
+    let _snap = env.snapshots();
     let (a, b) = world(&env, Mesh::Undeclared, "desktop");
     b.run(&["start", "Ship the parser", "--scope", "src"], "").ok();
     b.run(&["question", "add", "Which URL?"], "").ok();
@@ -183,15 +239,60 @@ fn a_resumed_handover_carries_its_origin() {
     b.sync();
     a.sync();
     let kb = b.key_id();
+    let ids = [("RB", rb.as_str()), ("RB", &rb[..16]), ("RB", &rb[..12]), ("KEY ID B", kb.as_str())];
     let out = a.c(&["resume"]).ok();
-    assert!(out.stdout.contains("questions   1 carried\n"), "{}", out.stdout);
-    assert!(out.stdout.contains(&format!("from        desktop (key {kb}) -> this device\n")), "{}", out.stdout);
+    insta::assert_snapshot!(named(&out.shown(), &ids), @"
+    Session resumed
+    handover    .ai/local/state/handovers/20260903T200000Z--continuity--main--[HEX]--[RB].md
+    decisions   0 carried
+    questions   1 carried
+    from        desktop (key [KEY ID B]) -> this device
+    Resume      ready_with_warnings
+    record      [RB]
+    device      desktop [undeclared]
+    key         [KEY ID B]
+    published   0 min ago
+    intent      Ship the parser
+    source      main @ [HEX]  clean
+    objective   Ship it.
+    Source
+      expected    main @ [HEX]
+      local       main @ [HEX]
+      relation    exact
+    Next action
+      Finish lib/a.
+    Restores    handover, intent, issue, decisions, next_action, lineage, provenance
+    Recomputes  worktree, repository_id, episode, working_context, local_source_state
+    WARN    origin_undeclared: no mesh declaration under .ai/repo/mesh/ says which devices to trust; desktop's signature (key [KEY ID B]) is valid but its key is not checked against a trust list
+    run git majordomus start 'Ship the parser' --scope src --profile implementation
+    --- stderr
+    --- exit 0
+    ");
     let r: Resume = a.j(&["continuity", "resume", "--record", &rb[..12]], 0);
     assert_eq!(r.questions_carried, 0, "resuming again carries nothing new");
     let text = a.run(&["handover", "--resolve"], "").ok().stdout;
-    assert!(text.contains(&format!("Arrived: from desktop (key {kb}), continuity record {}\n", &rb[..12])), "{text}");
+    insta::assert_snapshot!(named(&text, &ids), @"
+    Handover: .ai/local/state/handovers/20260903T200000Z--continuity--main--[HEX]--[RB].md
+    Match: same_worktree_same_branch
+    Git state: exact
+    Created: 2026-09-03T20:00:00Z (0m ago), resumed here 2026-09-03T20:00:00Z
+    Task: t-[ID]
+    Freshness: fresh — 0m old, under session.freshness.fresh_minutes (720 min)
+    Origin: authored
+    Arrived: from desktop (key [KEY ID B]), continuity record [RB]
+    ---
+    # Objective
+    Ship it.
+
+    # Current State
+    Half.
+
+    # Next Action
+    Finish lib/a.
+    ");
     let text = a.run(&["context"], "").ok().stdout;
-    assert!(text.contains(&format!("Arrived: from desktop (key {kb}), continuity record {}\n", &rb[..12])), "{text}");
+    let arrived: Vec<&str> = text.lines().filter(|l| l.starts_with("Arrived: ")).collect();
+    assert_eq!(arrived, [format!("Arrived: from desktop (key {kb}), continuity record {}", &rb[..12])], "{text}");
     let st: State = a.j(&["state"], 0);
     let arrived = st.handover().arrived.as_ref().expect("state names where the handover came from");
     assert_eq!(
@@ -199,16 +300,64 @@ fn a_resumed_handover_carries_its_origin() {
         (rb.as_str(), Some("desktop"), kb.as_str())
     );
     let text = a.run(&["state"], "").ok().stdout;
-    assert!(text.contains(&format!(", authored, arrived from desktop (key {kb})\n")), "{text}");
+    insta::assert_snapshot!(named(&text, &ids), @"
+    Checkout [TMP]/a on main at [HEX], working tree clean
+    Episode: none open here
+    Task: none
+    Handover: .ai/local/state/handovers/20260903T200000Z--continuity--main--[HEX]--[RB].md — exact, fresh (0m old, under session.freshness.fresh_minutes (720 min)), authored, arrived from desktop (key [KEY ID B])
+      Next Action: Finish lib/a.
+    Checkpoint: none for this worktree and branch
+    Blockers: 1 open question(s)
+    - 1 unresolved question(s) refuse finish --outcome completed until each is resolved.
+    (git majordomus state --json: the whole value, as MCP and HTTP return it)
+    ");
     let file = a.repo.records("handovers").into_iter().find(|n| n.contains("--continuity--")).unwrap();
     let front = a.repo.read(&format!(".ai/local/state/handovers/{file}"));
-    assert!(
-        front.contains("\ncontinuity_label: \"desktop\"\n") && front.contains(&format!("\ncontinuity_key_id: {kb}\n")),
-        "{front}"
-    );
+    insta::assert_snapshot!(named(&front, &ids), @r#"
+    ---
+    schema_version: 1
+    created_at: 2026-09-03T20:00:00Z
+    task_id: t-[ID]
+    profile: none
+    owner: "continuity:[HEX]"
+    repository_id: [TMP]/a/.git
+    worktree: [TMP]/a
+    branch: main
+    head: [HEX]
+    working_tree: clean
+    changed_files: []
+    changed_total: 0
+    origin: authored
+    session: none
+    continuity_record: [RB]
+    continuity_device: [HEX]
+    continuity_label: "desktop"
+    continuity_key_id: [KEY ID B]
+    continuity_created_at: 2026-09-03T20:00:00Z
+    ---
+
+    # Objective
+    Ship it.
+
+    # Current State
+    Half.
+
+    # Next Action
+    Finish lib/a.
+    "#);
     let brief = a.briefing("s2");
-    assert!(brief.contains(&format!("arrived from desktop (key {kb})")), "{brief}");
-    assert!(brief.contains(&format!("Its Next Action (written on desktop (key {kb})):\n  Finish lib/a.\n")), "{brief}");
+    insta::assert_snapshot!(named(&brief, &ids), @"
+    ## Majordomus — what this repository already knows
+    Episode s-[ID], on main at [HEX], working tree clean.
+    No task record: checkpoints and handovers are still written for this episode.
+    BLOCKED: 1 open question(s) in this checkout; finish --outcome completed is refused until each is resolved.
+    - Which URL? (t-[ID])
+    Handover .ai/local/state/handovers/20260903T200000Z--continuity--main--[HEX]--[RB].md (same_worktree_same_branch, exact, 0m ago, authored, arrived from desktop (key [KEY ID B])).
+    Its Next Action (written on desktop (key [KEY ID B])):
+      Finish lib/a.
+    Run `git majordomus context` for the whole briefing and `git majordomus check` before finishing.
+    Before you stop, hand over: pipe # Objective, # Current State and # Next Action into `git majordomus handover --close` (`git majordomus context --prompt handover` shows how).
+    ");
     // Authoring the computed keys is refused, like every identity field.
     a.run(&["start", "Mine", "--scope", "src"], "").ok();
     let out = a.run(
@@ -222,6 +371,7 @@ fn a_resumed_handover_carries_its_origin() {
 #[test]
 fn a_label_claimed_by_two_keys_is_a_finding_naming_both() {
     let env = TestEnv::new();
+    let _snap = env.snapshots();
     let (a, b) = world(&env, Mesh::Undeclared, "macbook-pro");
     b.handover(true, &body());
     b.publish(&[]);
@@ -231,17 +381,43 @@ fn a_label_claimed_by_two_keys_is_a_finding_naming_both() {
     assert_ne!(ka, kb);
     let st: Status = a.j(&["continuity", "status"], 0);
     let d = st.diagnostics.iter().find(|d| d.code == "continuity.collision").unwrap_or_else(|| panic!("{st:?}"));
-    assert!(d.message.contains("macbook-pro") && d.message.contains(&ka) && d.message.contains(&kb), "{d:?}");
+    // The two key ids are named in key order, random here.
+    let ids = |t: &str| {
+        named(t, &[("KEY ID A", ka.as_str()), ("KEY ID B", kb.as_str())])
+            .replace("[KEY ID B], [KEY ID A]", "[KEY ID A], [KEY ID B]")
+    };
+    insta::assert_snapshot!(ids(&d.message), @r#"device label "macbook-pro" is claimed by 2 different keys: [KEY ID A], [KEY ID B]; a label is what a device calls itself, the key id says who signed"#);
     let recs: Records = a.j(&["continuity", "records"], 0);
-    assert!(recs.diagnostics.iter().any(|d| d.code == "continuity.collision" && d.message.contains(&kb)));
+    let collisions: Vec<String> =
+        recs.diagnostics.iter().filter(|d| d.code == "continuity.collision").map(|d| ids(&d.message)).collect();
+    assert_eq!(collisions, [ids(&d.message)]);
     let out = a.c(&["status"]).ok();
-    assert!(
-        out.stdout.contains("continuity.collision") && out.stdout.contains(&format!("key         {kb}\n")),
-        "{}",
-        out.stdout
-    );
+    insta::assert_snapshot!(ids(&out.shown()), @r#"
+    repository  [HEX]
+    device      macbook-pro ([HEX])
+    branch      main @ [HEX]  clean
+    continues   nothing yet on this branch
+    store       1 record(s), 0 refused; in sync with origin
+    last sync   ok with origin at 2026-09-03T20:00:00Z
+    Resumable from another device (1)
+    record      [HEX]
+    device      macbook-pro [undeclared]
+    key         [KEY ID B]
+    published   0 min ago
+    source      main @ [HEX]  clean
+    objective   OBJECTIVE-FROM-MALLORY
+    WARNING continuity.collision: device label "macbook-pro" is claimed by 2 different keys: [KEY ID A], [KEY ID B]; a label is what a device calls itself, the key id says who signed
+    next        git majordomus continuity plan
+    --- stderr
+    --- exit 0
+    "#);
     // `continuity device` names its own key id, so a person can tell the two apart.
-    assert!(b.c(&["device"]).ok().stdout.contains(&format!("key id      {kb}\n")));
+    insta::assert_snapshot!(ids(&b.c(&["device"]).ok().stdout), @"
+    device      macbook-pro
+    node        [HEX]
+    key id      [KEY ID B]
+    public key  [PUBLIC KEY]
+    ");
 }
 
 /// A1: a record whose question and decision title hold line ends is carried as one entry each

@@ -42,9 +42,13 @@ pub fn settings(env: &TestEnv) -> insta::Settings {
     settings.add_filter(r"\bran in \d+ ms\b", "ran in [N] ms");
     settings.add_filter(r"127\.0\.0\.1:\d+", "127.0.0.1:[PORT]");
     // Whether a run stayed under its time budget (OK) or not (WARN) depends on the machine's load.
-    settings.add_filter(r"(?m)^(OK|WARN) budget ", "[OK|WARN] budget ");
+    settings.add_filter(r"(?m)^(?:OK|WARN) budget ", "[OK|WARN] budget ");
     // finish times the verification command in whole seconds.
     settings.add_filter(r"\bexited (-?\d+) in \d+ s\b", "exited $1 in [N] s");
+    // A device key's id (16 upper-case hex digits, as `continuity status` and `device` print it).
+    settings.add_filter(r"\b[0-9A-F]{16}\b", "[KEY ID]");
+    // A continuity record's store path (`records/<id[..2]>/<id[2..4]>/<id>.json`): its folders.
+    settings.add_filter(r"\brecords/[0-9a-f]{2}/[0-9a-f]{2}/", "records/[..]/[..]/");
     settings
 }
 
