@@ -260,7 +260,7 @@ pub fn store_files(env: &TestEnv, dir: &Path, reference: &str) -> Vec<(String, S
     if !ok {
         return Vec::new();
     }
-    // The blob's bytes exactly (a stored record ends with a newline, SPEC §A.28 "Canonical bytes").
+    // The blob's bytes exactly (a stored record ends with a newline, docs/REFERENCE.md#continuity-record).
     let blob = |p: &str| {
         let out = env.command("git").current_dir(dir).args(["cat-file", "blob", &format!("{reference}:{p}")]).output();
         String::from_utf8(out.unwrap().stdout).unwrap()

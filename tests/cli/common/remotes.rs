@@ -51,12 +51,12 @@ pub fn script(path: &Path, text: &str) {
     std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o755)).unwrap();
 }
 
-/// The `pre-receive` hook of TECH-NOTES §6.6: refuses every `refs/majordomus/*` update with a
+/// A `pre-receive` hook a hosting server might install: refuses every `refs/majordomus/*` update with a
 /// message, accepts everything else.
 pub const REFUSE_MAJORDOMUS: &str = "#!/bin/sh\n# pre-receive: refuse refs/majordomus/* (stdin lines: \"<old> <new> <ref>\")\nstatus=0\nwhile read old new ref; do\n  case \"$ref\" in refs/majordomus/*) echo \"majordomus: updates to $ref are not accepted here\" >&2; status=1 ;; esac\ndone\nexit $status\n";
 
 /// `git daemon` serving every repository under `base` with receive-pack enabled, on a port picked
-/// here (the daemon takes `--port=0` as "unset" and listens on 9418, TECH-NOTES §6.5). The
+/// here (the daemon takes `--port=0` as "unset" and listens on 9418). The
 /// `git-daemon` program is started directly: `git daemon` would run it as a child that outlives
 /// a killed `git`.
 pub fn daemon(env: &TestEnv, base: &Path) -> Server {
