@@ -977,30 +977,15 @@ fn citations_of_the_projects_docs_name_headings_that_exist() {
 /// docs/DECISIONS.md `Dnn`, …).
 const OUTSIDE_DOCUMENTS: &[&str] = &["SPEC", "TECH-NOTES", "HOSTS.md", "STYLE.md", "TRIAL", "§", "../shared/"];
 
-/// Files that still cite them while their owners rewrite them; each entry fails once its files
-/// cite nothing, so that it is removed.
-const CITING_UNTIL_REWRITTEN: &[(&str, &str)] = &[("docs/STATUS.md", "rewritten by its owner in issue 44 item 5")];
-
 #[test]
 fn docs_and_comments_cite_no_document_outside_the_repository() {
     let mut bad = Vec::new();
-    let mut still = BTreeSet::new();
     // This file names them to find them.
     for rel in texts().into_iter().filter(|r| r != "tests/architecture.rs") {
         let text = fs::read_to_string(root().join(&rel)).expect("text files are UTF-8");
         for (n, line) in text.lines().enumerate() {
             let Some(tok) = OUTSIDE_DOCUMENTS.iter().find(|t| has_token(line, t, true)) else { continue };
-            match CITING_UNTIL_REWRITTEN.iter().find(|(p, _)| rel == *p || (p.ends_with('/') && rel.starts_with(p))) {
-                Some((p, _)) => {
-                    still.insert(*p);
-                }
-                None => bad.push(format!("{rel}:{}: cites {tok}: {}", n + 1, line.trim())),
-            }
-        }
-    }
-    for (p, why) in CITING_UNTIL_REWRITTEN {
-        if !still.contains(p) {
-            bad.push(format!("{p} cites no outside document any more: remove its exemption ({why})"));
+            bad.push(format!("{rel}:{}: cites {tok}: {}", n + 1, line.trim()));
         }
     }
     assert!(has_token("(SPEC §A.28)", "SPEC", true) && !has_token("SPECIAL", "SPEC", true));
