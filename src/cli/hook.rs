@@ -54,7 +54,7 @@ pub fn run(cc: &CommandContext, a: &Args, ui: &mut Ui) -> Result<Exit> {
         &render::briefing::Briefing,
     );
     for l in &r.stderr {
-        ui.status(l);
+        ui.status(&render::hook::say(l));
     }
     for l in &r.stdout {
         ui.line(l);

@@ -6,6 +6,7 @@ pub mod briefing;
 pub mod context;
 pub mod continuity;
 pub mod history;
+pub mod hook;
 pub mod knowledge;
 pub mod pre_push;
 pub mod read;

@@ -618,3 +618,27 @@ fn everything_asks_for_the_handover_the_briefing_the_prompt_and_a_handover_comma
     r.mj(&["hooks", "uninstall", "--claude-code"]).ok();
     assert_eq!(r.read(".claude/commands/handover.md"), "my own\n");
 }
+
+#[test]
+fn a_hook_says_on_stderr_what_it_could_not_do_and_never_fails_its_host() {
+    let env = TestEnv::new();
+    let _snap = env.snapshots();
+    let bare = env.repo("bare");
+    bare.commit_file("a.txt", "a\n");
+    let mut text = bare.mj_in(&["hook", "vim", "start"], "{}").shown();
+    text.push_str(&bare.mj_in(&["hook", "claude-code", "start"], r#"{"session_id":"cc-1"}"#).shown());
+    let r = env.ready_repo("r");
+    text.push_str(&r.mj_in(&["hook", "claude-code", "end"], "not json").shown());
+    insta::assert_snapshot!(text, @r#"
+    --- stderr
+    majordomus: unknown provider "vim"; known: claude-code, codex, gemini-cli, cursor, copilot-cli
+    --- exit 0
+    --- stderr
+    majordomus: claude-code start hook: no majordomus layer in this repository; nothing recorded (run git majordomus init)
+    --- exit 0
+    --- stderr
+    majordomus: claude-code end hook: payload is not a JSON object; the event is still recorded, under session key unknown
+    end: no open episode for unknown; nothing to close
+    --- exit 0
+    "#);
+}

@@ -17,13 +17,169 @@ use crate::store::atomic::{append, ensure_dir};
 use crate::store::sessions::{key_of, open_path};
 use crate::text::escape;
 
-/// What the hook printed: the briefing (stdout) and everything else (stderr).
+/// What the hook printed: the briefing (stdout) and everything else (stderr), the latter as
+/// values the root crate's `render::hook` words.
 #[derive(Debug, Default)]
 pub struct HookReport {
-    /// Lines for stdout (only the start hook's briefing).
+    /// Lines for stdout (only the start hook's briefing, worded and shaped for the host).
     pub stdout: Vec<String>,
-    /// Lines for stderr.
-    pub stderr: Vec<String>,
+    /// What it says on stderr.
+    pub stderr: Vec<Said>,
+}
+
+/// Why a derived record is skipped (docs/REFERENCE.md#origin).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Skip {
+    /// Nothing happened in the episode since the last record (same head, same tree by content).
+    Empty,
+    /// Nothing changed since the last checkpoint (same head, same working tree).
+    Unchanged,
+    /// The task is finished: nothing to hand over.
+    Finished,
+    /// An authored handover is newer than the episode's last activity.
+    AuthoredNewer,
+}
+
+/// One thing a hook says on stderr, before it is worded.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Said {
+    /// The provider is not one of `known`.
+    UnknownProvider {
+        /// As given.
+        provider: String,
+        /// The providers there are.
+        known: Vec<String>,
+    },
+    /// The provider has no such event.
+    NoEvent {
+        /// The provider.
+        provider: String,
+        /// As given.
+        event: String,
+        /// Its events.
+        known: Vec<String>,
+    },
+    /// The checkout could not be opened: nothing recorded.
+    NotRecorded {
+        /// The provider.
+        provider: String,
+        /// The event.
+        event: String,
+        /// Why.
+        reason: String,
+    },
+    /// No majordomus layer: nothing recorded.
+    NoLayer {
+        /// The provider.
+        provider: String,
+        /// The event.
+        event: String,
+    },
+    /// The payload could not be read; the event is still recorded under `key`.
+    BadPayload {
+        /// The provider.
+        provider: String,
+        /// The event.
+        event: String,
+        /// What is wrong with it.
+        problem: String,
+        /// The session key used.
+        key: String,
+    },
+    /// A step failed (also in the ledger and `hooks.log`).
+    Failed {
+        /// The provider.
+        provider: String,
+        /// The event.
+        event: String,
+        /// `<step>: <message>`.
+        reason: String,
+    },
+    /// The receipt could not be written.
+    NoReceipt {
+        /// The provider.
+        provider: String,
+        /// The event.
+        event: String,
+        /// Why.
+        reason: String,
+    },
+    /// The episode was open already and is kept.
+    SessionKept {
+        /// Its id.
+        id: String,
+        /// When it opened.
+        since: String,
+    },
+    /// An episode was opened.
+    SessionOpened {
+        /// Its id.
+        id: String,
+        /// When.
+        at: String,
+    },
+    /// The shared server's state.
+    Server(String),
+    /// A derived checkpoint was written at this path.
+    Checkpoint(String),
+    /// The derived checkpoint was skipped.
+    CheckpointSkipped(Skip),
+    /// No open episode for this session key: nothing to close.
+    NoEpisode(String),
+    /// A derived handover was written at this path.
+    Handover(String),
+    /// The derived handover was skipped.
+    HandoverSkipped(Skip),
+    /// The episode was closed.
+    SessionClosed {
+        /// Its id.
+        id: String,
+        /// `closed` or `interrupted`.
+        outcome: &'static str,
+        /// The closed record.
+        path: String,
+    },
+    /// A warning a step collected.
+    Warning(String),
+    /// What a dry run would do.
+    DryRun(DryRun),
+}
+
+/// What a dry run (`MAJORDOMUS_DRY_RUN`) would do.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum DryRun {
+    /// Append the receipt.
+    Receipt {
+        /// The provider.
+        provider: String,
+        /// The event.
+        event: String,
+        /// The session key.
+        key: String,
+    },
+    /// Keep the open episode (its file name).
+    KeepEpisode(String),
+    /// Open an episode (its file name).
+    OpenEpisode(String),
+    /// Print the briefing.
+    Briefing,
+    /// Write or skip a derived checkpoint (`final`: the end hook's).
+    Checkpoint {
+        /// The end hook's final checkpoint.
+        last: bool,
+        /// Written (else skipped: nothing changed).
+        write: bool,
+    },
+    /// Derive knowledge.
+    Knowledge,
+    /// Write a derived handover.
+    Handover,
+    /// Skip it.
+    HandoverSkipped(Skip),
+    /// Close the episode as `closed` or `interrupted`.
+    Close(&'static str),
+    /// No open episode for this key.
+    NoEpisode(String),
 }
 
 /// The fields the hooks read from a payload.
@@ -139,14 +295,18 @@ struct Run<'a> {
 }
 
 impl Run<'_> {
-    fn err(&mut self, line: impl Into<String>) {
-        self.report.stderr.push(line.into());
+    fn err(&mut self, said: Said) {
+        self.report.stderr.push(said);
     }
 
     /// Records a failed step: a ledger line and a log line beside the working contexts.
     fn failed(&mut self, step: &str, e: &Error) {
         let reason = format!("{step}: {}", e.message);
-        self.err(format!("majordomus: {} {} hook: {reason}", self.provider, self.event));
+        self.err(Said::Failed {
+            provider: self.provider.into(),
+            event: self.event.as_str().into(),
+            reason: reason.clone(),
+        });
         let _ = self.ctx.record_event(
             Event::ProviderEventFailed,
             &[
@@ -209,15 +369,15 @@ fn run_event(
 ) -> HookReport {
     let mut report = HookReport::default();
     let Some(p) = providers::find(provider) else {
-        report.stderr.push(format!(
-            "majordomus: unknown provider {provider:?}; known: {}",
-            providers::PROVIDERS.iter().map(|p| p.name).collect::<Vec<_>>().join(", ")
-        ));
+        report.stderr.push(Said::UnknownProvider {
+            provider: provider.into(),
+            known: providers::PROVIDERS.iter().map(|p| p.name.to_string()).collect(),
+        });
         return report;
     };
     let Some(event) = HookEvent::parse(event).filter(|e| p.has(*e)) else {
-        let known = p.events.iter().map(|(e, _)| e.as_str()).collect::<Vec<_>>().join(", ");
-        report.stderr.push(format!("majordomus: {provider} has no {event:?} event; known: {known}"));
+        let known = p.events.iter().map(|(e, _)| e.as_str().to_string()).collect();
+        report.stderr.push(Said::NoEvent { provider: provider.into(), event: event.into(), known });
         return report;
     };
     let pl = parse_payload(p, payload);
@@ -227,19 +387,26 @@ fn run_event(
     let ctx = match open_checkout(repo, &env, &pl) {
         Ok(c) => c,
         Err(e) => {
-            report.stderr.push(format!("majordomus: {provider} {event} hook: {}; nothing recorded", e.message));
+            report.stderr.push(Said::NotRecorded {
+                provider: provider.into(),
+                event: event.as_str().into(),
+                reason: e.message,
+            });
             return report;
         }
     };
     if !ctx.layout.exists() {
-        report.stderr.push(format!("majordomus: {provider} {event} hook: no majordomus layer in this repository; nothing recorded (run git majordomus init)"));
+        report.stderr.push(Said::NoLayer { provider: provider.into(), event: event.as_str().into() });
         return report;
     }
     let mut run = Run { ctx: &ctx, renderer, words, host: p, provider, event, report };
     if let Some(problem) = &pl.problem {
-        run.err(format!(
-            "majordomus: {provider} {event} hook: {problem}; the event is still recorded, under session key {key}"
-        ));
+        run.err(Said::BadPayload {
+            provider: provider.into(),
+            event: event.as_str().into(),
+            problem: problem.clone(),
+            key: key.clone(),
+        });
     }
     if ctx.env.dry_run {
         dry_run(&mut run, &key, &pl);
@@ -262,7 +429,7 @@ fn run_event(
     }
     let receipt = ctx.record_event(Event::ProviderEventReceived, &fields);
     if let Err(e) = receipt {
-        run.err(format!("majordomus: {provider} {event} hook: the receipt could not be written: {}", e.message));
+        run.err(Said::NoReceipt { provider: provider.into(), event: event.as_str().into(), reason: e.message.clone() });
         log(ctx.layout.root(), &ctx.clock.stamp(), provider, event, &e.message);
     }
     match event {
@@ -271,7 +438,7 @@ fn run_event(
         HookEvent::End => end(&mut run, &key, pl.reason.as_deref(), &plan),
     }
     for w in ctx.take_warnings() {
-        run.report.stderr.push(format!("warning: {w}"));
+        run.report.stderr.push(Said::Warning(w));
     }
     run.report
 }
@@ -290,16 +457,16 @@ fn start(run: &mut Run<'_>, provider: &str, key: &str) {
     );
     match run.step("session start", opened) {
         Some(session::StartReport::Kept { session }) => {
-            run.err(format!("session {} already open here since {}; kept", session.session_id, session.started_at))
+            run.err(Said::SessionKept { id: session.session_id, since: session.started_at })
         }
         Some(session::StartReport::Opened { session, .. }) => {
-            run.err(format!("session {} opened at {}", session.session_id, session.started_at))
+            run.err(Said::SessionOpened { id: session.session_id, at: session.started_at })
         }
         None => {}
     }
     let policy = ctx.policy().ok();
     let server = crate::commands::server::hook_line(ctx, std::env::current_exe().ok().as_deref());
-    run.err(format!("Shared server: {server}"));
+    run.err(Said::Server(server.clone()));
     // The briefing names the server only when the start hook was asked to ensure one (docs/REFERENCE.md#briefing).
     let server = policy.is_some_and(|p| p.session.ensure_server_on_start).then_some(server);
     if policy.is_some_and(|p| !p.session.briefing_on_start) {
@@ -346,14 +513,14 @@ impl Plan {
             .collect()
     }
 
-    /// Why the derived handover is skipped, as the receipt says it.
-    fn handover_skipped(&self) -> String {
+    /// Why the derived handover is skipped.
+    fn handover_skipped(&self) -> Skip {
         if self.empty {
-            EMPTY.replacen("checkpoint", "handover", 1)
+            Skip::Empty
         } else if self.finished {
-            "handover: skipped — the task is finished: nothing to hand over".into()
+            Skip::Finished
         } else {
-            "handover: skipped — an authored handover is newer than this episode's last activity".into()
+            Skip::AuthoredNewer
         }
     }
 }
@@ -395,9 +562,6 @@ fn plan_of(ctx: &Ctx, event: HookEvent, key: &str) -> (Plan, Option<Error>) {
 }
 
 /// Why an empty episode's derived records are skipped.
-const EMPTY: &str =
-    "checkpoint: skipped — nothing happened in this episode since the last record (same head, same tree by content)";
-
 /// Writes the derived checkpoint the plan asks for, or says why it is skipped.
 fn derived_checkpoint(run: &mut Run<'_>, plan: &Plan, step: &str) {
     match plan.checkpoint {
@@ -405,13 +569,11 @@ fn derived_checkpoint(run: &mut Run<'_>, plan: &Plan, step: &str) {
             if let Some(checkpoint::CheckpointReport::Written { path, .. }) =
                 run.step(step, checkpoint::write(run.ctx, "", true))
             {
-                run.err(format!("checkpoint: {}", run.ctx.rel(&path)));
+                run.err(Said::Checkpoint(run.ctx.rel(&path)));
             }
         }
-        Some(false) if plan.empty => run.err(EMPTY),
-        Some(false) => {
-            run.err("checkpoint: skipped — nothing changed since the last checkpoint (same head, same working tree)")
-        }
+        Some(false) if plan.empty => run.err(Said::CheckpointSkipped(Skip::Empty)),
+        Some(false) => run.err(Said::CheckpointSkipped(Skip::Unchanged)),
         None => {}
     }
 }
@@ -429,7 +591,7 @@ fn compact(run: &mut Run<'_>, plan: &Plan) {
 fn end(run: &mut Run<'_>, key: &str, reason: Option<&str>, plan: &Plan) {
     let ctx = run.ctx;
     if !open_path(&ctx.layout, key).exists() {
-        run.err(format!("end: no open episode for {}; nothing to close", key_of(key)));
+        run.err(Said::NoEpisode(key_of(key)));
         return;
     }
     let outcome = outcome_of(run.host, reason);
@@ -445,10 +607,10 @@ fn end(run: &mut Run<'_>, key: &str, reason: Option<&str>, plan: &Plan) {
                     ..Default::default()
                 };
                 if let Some(r) = run.step("derived handover", handover::write(ctx, p)) {
-                    run.err(format!("handover: {}", ctx.rel(&r.path)));
+                    run.err(Said::Handover(ctx.rel(&r.path)));
                 }
             }
-            Some(false) => run.err(plan.handover_skipped()),
+            Some(false) => run.err(Said::HandoverSkipped(plan.handover_skipped())),
             None => {}
         }
     }
@@ -462,7 +624,7 @@ fn end(run: &mut Run<'_>, key: &str, reason: Option<&str>, plan: &Plan) {
         },
     );
     if let Some(Some(r)) = run.step("session close", closed) {
-        run.err(format!("session {} {outcome}: {}", r.session_id, ctx.rel(&r.path)));
+        run.err(Said::SessionClosed { id: r.session_id, outcome, path: ctx.rel(&r.path) });
     }
 }
 
@@ -477,54 +639,42 @@ fn outcome_of(p: &Provider, reason: Option<&str>) -> &'static str {
 }
 
 /// What a dry run says of the plan's checkpoint.
-fn planned(plan: &Plan, what: &str) -> Option<String> {
-    match plan.checkpoint {
-        Some(true) => Some(format!("would write {what}")),
-        Some(false) => Some(format!("would skip {what}: nothing changed since the last checkpoint")),
-        None => None,
-    }
+fn planned(plan: &Plan, last: bool) -> Option<DryRun> {
+    plan.checkpoint.map(|write| DryRun::Checkpoint { last, write })
 }
 
 fn dry_run(run: &mut Run<'_>, key: &str, pl: &Payload) {
     let ctx = run.ctx;
     let (provider, event) = (run.provider, run.event);
-    run.err(format!("dry run ({provider} {event}): would append provider.event.received for session key {key}"));
+    run.err(Said::DryRun(DryRun::Receipt { provider: provider.into(), event: event.as_str().into(), key: key.into() }));
     let open = open_path(&ctx.layout, key).exists();
-    let lines: Vec<String> = match event {
-        HookEvent::Start if open => vec![
-            format!("would keep the open episode sessions-open/{}.yaml", key_of(key)),
-            "would print the briefing".into(),
-        ],
-        HookEvent::Start => {
-            vec![format!("would open an episode sessions-open/{}.yaml", key_of(key)), "would print the briefing".into()]
-        }
+    let lines: Vec<DryRun> = match event {
+        HookEvent::Start if open => vec![DryRun::KeepEpisode(key_of(key)), DryRun::Briefing],
+        HookEvent::Start => vec![DryRun::OpenEpisode(key_of(key)), DryRun::Briefing],
         HookEvent::Compact => {
             let plan = plan_of(ctx, event, key).0;
-            let mut v: Vec<String> = planned(&plan, "a derived checkpoint").into_iter().collect();
+            let mut v: Vec<DryRun> = planned(&plan, false).into_iter().collect();
             if !plan.empty && ctx.policy().is_ok_and(|p| p.session.knowledge_on_compact) {
-                v.push("would derive knowledge".into());
+                v.push(DryRun::Knowledge);
             }
             v
         }
-        HookEvent::End if !open => vec![format!("end: no open episode for {}; nothing to close", key_of(key))],
+        HookEvent::End if !open => vec![DryRun::NoEpisode(key_of(key))],
         HookEvent::End => {
             let plan = plan_of(ctx, event, key).0;
             let outcome = outcome_of(run.host, pl.reason.as_deref());
-            let mut v: Vec<String> = planned(&plan, "a final derived checkpoint").into_iter().collect();
+            let mut v: Vec<DryRun> = planned(&plan, true).into_iter().collect();
             match plan.handover {
-                Some(true) => v.push("would write a derived handover".into()),
-                Some(false) => v.push(format!(
-                    "would skip the derived handover: {}",
-                    plan.handover_skipped().trim_start_matches("handover: skipped — ")
-                )),
+                Some(true) => v.push(DryRun::Handover),
+                Some(false) => v.push(DryRun::HandoverSkipped(plan.handover_skipped())),
                 None => {}
             }
-            v.push(format!("would close the episode as {outcome}"));
+            v.push(DryRun::Close(outcome));
             v
         }
     };
     for l in lines {
-        run.err(format!("dry run: {l}"));
+        run.err(Said::DryRun(l));
     }
 }
 
