@@ -97,7 +97,13 @@ pub(super) fn task_summary(r: &TaskRecord) -> Finding {
         Level::Ok,
         Category::Task,
         t.id.clone(),
-        format!("{:?} ({}, profile {}, scope {})", t.task, t.outcome, t.profile, t.scope.join(" ")),
+        format!(
+            "\"{}\" ({}, profile {}, scope {})",
+            crate::text::escape_line(&t.task),
+            t.outcome,
+            t.profile,
+            t.scope.join(" ")
+        ),
         "cat .ai/local/state/current.yaml",
     )
 }
