@@ -94,6 +94,8 @@ pub fn generated() -> Vec<(&'static str, String)> {
         (Model::Questions.schema_file(), text::<crate::ops::queries::questions::QuestionList>()),
         (Model::Search(String::new()).schema_file(), text::<crate::ops::queries::search::SearchReport>()),
         (Model::History(None).schema_file(), text::<crate::ops::queries::read::HistoryLines>()),
+        // The findings of `check`, `watch`, `doctor`, `history --validate`, `knowledge check`.
+        ("findings.schema.json", text::<crate::model::finding::Findings>()),
     ]
 }
 

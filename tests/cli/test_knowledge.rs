@@ -2,7 +2,7 @@
 //! candidates, promote, reject, check), docs/REFERENCE.md#sessions (close derives), docs/REFERENCE.md#findings (doctor's knowledge rules)
 //! and the "Knowledge:" acceptance bullet of docs/REFERENCE.md#store.
 
-use crate::common::json::{doc, Findings, KnowledgeCandidates, KnowledgeDerive, Level};
+use crate::common::json::{doc, findings, KnowledgeCandidates, KnowledgeDerive};
 use crate::common::{Repo, TestEnv};
 
 const CANDIDATES: &str = ".ai/repo/knowledge/candidates";
@@ -852,8 +852,8 @@ fn knowledge_check_ok_on_a_healthy_store_and_fail_on_an_id_mismatch() {
     --- stderr
     --- exit 0
     ");
-    let v: Findings = doc(&r.mj(&["--json", "knowledge", "check"]).ok().stdout);
-    assert!(v.findings.iter().all(|f| f.level != Level::Fail), "{v:?}");
+    let v = findings(&r.mj(&["--json", "knowledge", "check"]).ok().stdout);
+    assert!(v.iter().all(|f| f["level"] != "FAIL"), "{v:?}");
     // A copy under another name: its id no longer matches its file name.
     let (id, text) = by_title(&r, "Use tabs");
     let wrong = format!("{CANDIDATES}/{ep}-000000000000.md");
@@ -866,8 +866,8 @@ fn knowledge_check_ok_on_a_healthy_store_and_fail_on_an_id_mismatch() {
     --- exit 10
     ");
     let out = r.mj(&["--json", "knowledge", "check"]).code(10);
-    let v: Findings = doc(&out.stdout);
-    assert!(v.findings.iter().any(|f| f.level == Level::Fail && f.subject == wrong), "{v:?}");
+    let v = findings(&out.stdout);
+    assert!(v.iter().any(|f| f["level"] == "FAIL" && f["subject"] == wrong), "{v:?}");
     // doctor says the same (knowledge-integrity).
     let out = r.mj(&["doctor"]).code(10);
     assert!(out.stdout.lines().any(|l| l.starts_with(&format!("FAIL knowledge-integrity {wrong}"))), "{}", out.stdout);
@@ -918,8 +918,8 @@ fn doctor_stopped_writer_rule() {
     env.set_now("2026-09-13T20:00:01Z");
     let out = r.mj(&["doctor"]).code(10);
     insta::assert_snapshot!(named(&knowledge(&out), &ids), @"FAIL knowledge majordomus.knowledge-observed — the newest closed episode [SECOND] (3d ago) has no knowledge.derived: the knowledge writer has stopped  [reproduce: git majordomus history --event knowledge.derived]");
-    let v: Findings = doc(&r.mj(&["--json", "doctor"]).code(10).stdout);
-    assert!(v.findings.iter().any(|f| f.level == Level::Fail && f.subject == "majordomus.knowledge-observed"), "{v:?}");
+    let v = findings(&r.mj(&["--json", "doctor"]).code(10).stdout);
+    assert!(v.iter().any(|f| f["level"] == "FAIL" && f["subject"] == "majordomus.knowledge-observed"), "{v:?}");
     // Deriving the episode (even late, from outside it) clears the rule.
     r.mj(&["knowledge", "derive", "--episode", &second]).ok();
     let out = r.mj(&["doctor"]).ok();

@@ -25,44 +25,23 @@ pub struct ErrorBody {
     pub hint: Option<String>,
 }
 
-/// The findings document of `check`, `watch`, `doctor` and `history --validate` (docs/REFERENCE.md#findings).
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct Findings {
-    pub findings: Vec<Finding>,
+/// A findings document (`check`, `watch`, `doctor`, `history --validate`, `knowledge check`),
+/// valid under `schemas/findings.schema.json` — the schema the project generates from the type
+/// that prints it: its `findings`, each read by key (`f["level"] == "FAIL"`).
+pub fn findings(text: &str) -> Vec<serde_json::Value> {
+    let v: serde_json::Value = doc(text);
+    valid("findings.schema.json", &v);
+    v["findings"].as_array().cloned().unwrap_or_else(|| panic!("no findings array:\n{text}"))
 }
 
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct Finding {
-    pub level: Level,
-    pub category: String,
-    pub subject: String,
-    pub message: String,
-    pub reproduce: String,
-    #[serde(default)]
-    pub total: Option<usize>,
-    #[serde(default)]
-    pub fix: Option<String>,
-}
-
-/// A finding's level: any other text fails to parse.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
-#[serde(rename_all = "UPPERCASE")]
-pub enum Level {
-    Ok,
-    Info,
-    Warn,
-    Fail,
-    Drift,
-    Refuse,
-}
-
-impl Findings {
-    /// Whether some finding has this level and category.
-    pub fn any(&self, level: Level, category: &str) -> bool {
-        self.findings.iter().any(|f| f.level == level && f.category == category)
+/// Asserts that `v` is valid under the project's schema `file` (`schemas/`), with the test venv's
+/// `jsonschema` (skipped without it, as the surface tests are; CI has it).
+pub fn valid(file: &str, v: &serde_json::Value) {
+    if !super::have(super::Tool::SurfacesVenv) {
+        return;
     }
+    let (ok, said) = super::validate(&std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("schemas").join(file), v);
+    assert!(ok, "not valid under schemas/{file}: {said}\n{v}");
 }
 
 /// `search --json` (docs/REFERENCE.md#search): `{"hits":[{"kind","path","line","text"}],"count":N}`.

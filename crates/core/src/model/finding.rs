@@ -69,6 +69,7 @@ vocabulary! {
 
 /// One finding.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "mcp", derive(schemars::JsonSchema), schemars(deny_unknown_fields))]
 pub struct Finding {
     /// Severity.
     pub level: Level,
@@ -116,8 +117,10 @@ impl Finding {
     }
 }
 
-/// The findings document of `--json`.
+/// The findings document of `--json` (`check`, `watch`, `doctor`, `history --validate`,
+/// `knowledge check`; `schemas/findings.schema.json`).
 #[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "mcp", derive(schemars::JsonSchema), schemars(deny_unknown_fields))]
 pub struct Findings {
     /// Every finding, in the order produced.
     pub findings: Vec<Finding>,
