@@ -207,14 +207,11 @@ impl Ui {
     /// `--json` (`caused_by` only when there is a cause).
     pub fn error(&mut self, e: &Error) {
         if self.json {
-            let mut v = serde_json::json!({"exit": e.exit.code(), "message": e.message, "hint": e.hint});
-            let causes = e.causes();
-            if !causes.is_empty() {
-                v["caused_by"] = serde_json::json!(causes);
-            }
-            // JSON escapes its own control characters; the document is written as serialised.
+            let doc = crate::error::ErrorDocument::of(e);
+            // JSON escapes its own control characters; the document is written as serialised
+            // (through a JSON value, whose key order is the one the document always had).
             self.flush();
-            let _ = writeln!(self.err, "{}", serde_json::json!({ "error": v }));
+            let _ = writeln!(self.err, "{}", serde_json::to_value(&doc).unwrap_or_default());
             let _ = self.err.flush();
         } else {
             self.write_err(&format!("error: {}", e.message));

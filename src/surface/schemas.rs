@@ -96,6 +96,8 @@ pub fn generated() -> Vec<(&'static str, String)> {
         (Model::History(None).schema_file(), text::<crate::ops::queries::read::HistoryLines>()),
         // The findings of `check`, `watch`, `doctor`, `history --validate`, `knowledge check`.
         ("findings.schema.json", text::<crate::model::finding::Findings>()),
+        // What a command prints on stderr under `--json` when it produced no result.
+        ("error.schema.json", text::<crate::error::ErrorDocument>()),
     ]
 }
 

@@ -2,7 +2,7 @@
 // A failed unwrap is a failed test: that is the point of these assertions.
 #![allow(clippy::unwrap_used)]
 
-use crate::common::json::{doc, findings, ErrorDoc};
+use crate::common::json::{doc, error, findings};
 use crate::common::{Output, Repo, TestEnv, HANDOVER};
 
 /// Stdout lines starting with `<LEVEL> <category>`.
@@ -52,10 +52,9 @@ fn check_without_a_task_exits_12_with_the_start_hint() {
     "#);
     let json = r.mj(&["check", "--json"]).code(12);
     assert!(json.stdout.is_empty());
-    let e: ErrorDoc = doc(&json.stderr);
-    assert_eq!(e.error.exit, 12);
-    assert_eq!(e.error.message, "check: no task record");
-    assert!(e.error.hint.is_some_and(|h| h.starts_with("start one: git majordomus start")));
+    let e = error(&json.stderr);
+    assert_eq!((&e["exit"], &e["message"]), (&serde_json::json!(12), &serde_json::json!("check: no task record")));
+    assert!(e["hint"].as_str().is_some_and(|h| h.starts_with("start one: git majordomus start")), "{e}");
 }
 
 #[test]

@@ -3,7 +3,7 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use crate::common::json::{doc, Context, ErrorDoc};
+use crate::common::json::{doc, error, Context};
 
 use crate::common::{Output, Repo, TestEnv, HANDOVER};
 
@@ -343,7 +343,7 @@ fn item_20_json_has_the_report_shape_and_matches_the_text_selection() {
     // Under --json a refusal leaves stdout empty and prints one JSON error on stderr.
     let out = r.mj(&["context", "--json", "--budget-lines", "5"]).code(10);
     assert!(out.stdout.is_empty());
-    assert_eq!(doc::<ErrorDoc>(&out.stderr).error.exit, 10);
+    assert_eq!(error(&out.stderr)["exit"], 10);
 }
 
 #[test]

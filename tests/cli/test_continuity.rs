@@ -12,7 +12,7 @@ use std::path::PathBuf;
 use serde_json::Value;
 
 use crate::common::json::{
-    diag_codes, doc, notice_codes, record_ids, ErrorDoc, Plan, Publish, Records, Resume, Status, Sync, Verify,
+    diag_codes, doc, error, notice_codes, record_ids, Plan, Publish, Records, Resume, Status, Sync, Verify,
 };
 use crate::common::machine::{declare_mesh, git_try, store_files, two_clones, Machine};
 use crate::common::{TestEnv, HANDOVER};
@@ -1002,8 +1002,7 @@ fn items_41_to_43_sync_without_remote_bad_remote_names_and_status_offline() {
     "#);
     let out = lone.run(&["--json", "continuity", "sync", "--remote", "a:b"], "").code(10);
     assert!(out.stdout.is_empty(), "{}", out.all());
-    let err: ErrorDoc = doc(&out.stderr);
-    assert_eq!(err.error.exit, 10);
+    assert_eq!(error(&out.stderr)["exit"], 10);
     assert_eq!(lone.snap(), snap);
 
     // A clone whose remote does not exist any more: status never touches the network.
@@ -1561,8 +1560,7 @@ fn item_33_publish_without_a_handover_refuses_and_creates_nothing() {
     assert!(!m.state("continuity.json").exists());
     let out = m.run(&["--json", "continuity", "publish"], "").code(10);
     assert!(out.stdout.is_empty(), "{}", out.all());
-    let err: ErrorDoc = doc(&out.stderr);
-    assert_eq!(err.error.exit, 10);
+    assert_eq!(error(&out.stderr)["exit"], 10);
     // A named file that is not a handover record: refused.
     let mut said = String::new();
     for bad in ["../x.md", "x.txt", ".hidden.md", "nope.md"] {

@@ -123,6 +123,44 @@ impl std::error::Error for Error {
     }
 }
 
+/// The error document a command prints on stderr under `--json` when it produced no result
+/// (`schemas/error.schema.json`).
+#[derive(Debug, serde::Serialize)]
+#[cfg_attr(feature = "mcp", derive(schemars::JsonSchema), schemars(deny_unknown_fields))]
+pub struct ErrorDocument {
+    /// What went wrong.
+    pub error: ErrorJson,
+}
+
+/// The body of [`ErrorDocument`].
+#[derive(Debug, serde::Serialize)]
+#[cfg_attr(feature = "mcp", derive(schemars::JsonSchema), schemars(deny_unknown_fields))]
+pub struct ErrorJson {
+    /// The exit code (docs/REFERENCE.md#exit-codes).
+    pub exit: u8,
+    /// One line naming what is wrong.
+    pub message: String,
+    /// What to do, when there is something to do (`null` otherwise).
+    pub hint: Option<String>,
+    /// The causes below the message, outermost first; absent when there is none.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub caused_by: Vec<String>,
+}
+
+impl ErrorDocument {
+    /// The document of `e`.
+    pub fn of(e: &Error) -> ErrorDocument {
+        ErrorDocument {
+            error: ErrorJson {
+                exit: e.exit.code(),
+                message: e.message.clone(),
+                hint: e.hint.clone(),
+                caused_by: e.causes(),
+            },
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -10,19 +10,12 @@ pub fn doc<T: DeserializeOwned>(text: &str) -> T {
     serde_json::from_str(text.trim_end()).unwrap_or_else(|e| panic!("not the expected JSON document ({e}):\n{text}"))
 }
 
-/// `{"error":{"exit","message","hint"}}` on stderr (ARCHITECTURE.md, Output and errors).
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct ErrorDoc {
-    pub error: ErrorBody,
-}
-
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct ErrorBody {
-    pub exit: u8,
-    pub message: String,
-    pub hint: Option<String>,
+/// The error document a command prints on stderr under `--json` (`{"error":{exit, message,
+/// hint, caused_by?}}`), valid under `schemas/error.schema.json`: its `error`.
+pub fn error(text: &str) -> serde_json::Value {
+    let v: serde_json::Value = doc(text);
+    valid("error.schema.json", &v);
+    v["error"].clone()
 }
 
 /// A findings document (`check`, `watch`, `doctor`, `history --validate`, `knowledge check`),
