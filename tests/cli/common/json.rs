@@ -37,21 +37,12 @@ pub fn valid(file: &str, v: &serde_json::Value) {
     assert!(ok, "not valid under schemas/{file}: {said}\n{v}");
 }
 
-/// `search --json` (docs/REFERENCE.md#search): `{"hits":[{"kind","path","line","text"}],"count":N}`.
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct Search {
-    pub hits: Vec<Hit>,
-    pub count: usize,
-}
-
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct Hit {
-    pub kind: String,
-    pub path: String,
-    pub line: usize,
-    pub text: String,
+/// `search --json` (docs/REFERENCE.md#search): `{"hits":[{kind, path, line, text}],"count":N}`,
+/// valid under `schemas/search.schema.json`.
+pub fn search(text: &str) -> serde_json::Value {
+    let v: serde_json::Value = doc(text);
+    valid("search.schema.json", &v);
+    v
 }
 
 /// `context --json` (docs/REFERENCE.md#context).

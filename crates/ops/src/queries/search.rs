@@ -65,7 +65,7 @@ pub struct SearchParams {
 
 /// One matching line.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-#[cfg_attr(feature = "mcp", derive(schemars::JsonSchema))]
+#[cfg_attr(feature = "mcp", derive(schemars::JsonSchema), schemars(deny_unknown_fields))]
 pub struct Hit {
     /// The kind of record.
     pub kind: Kind,
@@ -79,7 +79,7 @@ pub struct Hit {
 
 /// The answer of `search`; its JSON is `{"hits":[...],"count":N}`.
 #[derive(Debug, Clone, Serialize)]
-#[cfg_attr(feature = "mcp", derive(schemars::JsonSchema))]
+#[cfg_attr(feature = "mcp", derive(schemars::JsonSchema), schemars(deny_unknown_fields))]
 pub struct SearchReport {
     /// Every hit, kinds in authority order.
     pub hits: Vec<Hit>,
