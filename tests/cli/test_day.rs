@@ -5,6 +5,7 @@
 
 use serde_json::Value;
 
+use crate::common::snap::has_line;
 use crate::common::{Repo, TestEnv};
 
 /// Claude Code's hook input: the common fields and the event's own (docs/HOOKS.md).
@@ -55,10 +56,6 @@ fn next_action(briefing: &str) -> Vec<String> {
 }
 
 /// Whether `text` has `line` as one whole line.
-fn has_line(text: &str, line: &str) -> bool {
-    text.lines().any(|l| l == line)
-}
-
 const AUTHORED: &str = "# Objective\nRate-limit login attempts per account.\n\n# Current State\nlib/auth/limit.rs counts attempts; the lockout is not wired yet.\n\n# Next Action\nRun the fuzz target for 10 minutes, then open the PR.\n";
 
 #[test]

@@ -1,12 +1,9 @@
 //! Tests of `finish`: the contract, the open-question gate (docs/REFERENCE.md#front-matter items 13–14), every outcome.
 
+use crate::common::snap::has_line;
 use crate::common::{TestEnv, HANDOVER};
 
 /// Whether `text` has `line` as one whole line.
-fn has_line(text: &str, line: &str) -> bool {
-    text.lines().any(|l| l == line)
-}
-
 fn note(r: &crate::common::Repo<'_>, name: &str, body: &str) -> String {
     r.write(name, body);
     r.root.join(name).display().to_string()

@@ -2,13 +2,10 @@
 
 use std::os::unix::fs::PermissionsExt;
 
+use crate::common::snap::has_line;
 use crate::common::{TestEnv, HANDOVER};
 
 /// Whether `text` has `line` as one whole line.
-fn has_line(text: &str, line: &str) -> bool {
-    text.lines().any(|l| l == line)
-}
-
 #[test]
 fn scenario_05_handover_lifecycle() {
     let env = TestEnv::new();

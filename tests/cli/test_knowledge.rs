@@ -3,6 +3,7 @@
 //! and the "Knowledge:" acceptance bullet of docs/REFERENCE.md#store.
 
 use crate::common::json::{doc, findings, KnowledgeCandidates, KnowledgeDerive};
+use crate::common::snap::named;
 use crate::common::{Repo, TestEnv};
 
 const CANDIDATES: &str = ".ai/repo/knowledge/candidates";
@@ -55,10 +56,6 @@ fn field<'t>(text: &'t str, key: &str) -> Option<&'t str> {
 
 /// `text` with each `(name, id)` pair's id replaced by `[name]`, so a snapshot still says which
 /// episode or task it names.
-fn named(text: &str, ids: &[(&str, &str)]) -> String {
-    ids.iter().fold(text.to_string(), |t, (name, id)| t.replace(id, &format!("[{name}]")))
-}
-
 /// `text`'s lines sorted (candidates are listed and derived in id order, random in a test).
 fn sorted(text: &str) -> String {
     let mut lines: Vec<&str> = text.lines().collect();

@@ -13,6 +13,7 @@ use serde_json::Value;
 
 use crate::common::json::{doc, Plan, Records, Resume, State, Status};
 use crate::common::machine::{declare_mesh, two_clones, Machine};
+use crate::common::snap::named;
 use crate::common::store::{blob, put, store_path, REF};
 use crate::common::TestEnv;
 
@@ -54,10 +55,6 @@ fn b_publishes(a: &Machine<'_>, b: &Machine<'_>) -> String {
 
 /// `text` with each `(name, id)` pair's id replaced by `[name]`, so a snapshot still says which
 /// record or key it names.
-fn named(text: &str, ids: &[(&str, &str)]) -> String {
-    ids.iter().fold(text.to_string(), |t, (name, id)| t.replace(id, &format!("[{name}]")))
-}
-
 #[track_caller]
 fn quotes_nothing(what: &str, text: &str) {
     for s in [TITLE, OBJECTIVE, "STATE-FROM-MALLORY", "NEXT-ACTION-FROM-MALLORY", "start '"] {

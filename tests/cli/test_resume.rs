@@ -1,6 +1,7 @@
 //! Tests of `start --resume <task-id>` (docs/REFERENCE.md#task): a handed-over task, current or
 //! archived, comes back active under its own id.
 
+use crate::common::snap::named;
 use crate::common::{Output, Repo, TestEnv, HANDOVER};
 
 const ACTIVE_HINT: &str = "hint: run git majordomus handover --close or git majordomus finish first";
@@ -21,10 +22,6 @@ fn current(r: &Repo<'_>) -> (String, String) {
 
 /// `text` with each `(name, id)` pair's id replaced by `[name]`, so a snapshot still says which
 /// task it names.
-fn named(text: &str, ids: &[(&str, &str)]) -> String {
-    ids.iter().fold(text.to_string(), |t, (name, id)| t.replace(id, &format!("[{name}]")))
-}
-
 #[track_caller]
 fn assert_resumed(out: &Output, id: &str) {
     let first = out.first_line();

@@ -13,7 +13,7 @@ use crate::services::continuity::ContinuityError;
 use crate::services::derive::{DeriveError, WRITERS};
 use crate::services::kept::KeptError;
 use crate::services::records::RecordError;
-use crate::services::remotes;
+use crate::services::remotes::RemoteError;
 use crate::services::task::TaskError;
 
 /// The edge error of `e`: its words, `exit`, `hint` when there is something to do, and `e`
@@ -96,12 +96,10 @@ impl From<ContextError> for Error {
     }
 }
 
-impl From<remotes::Error> for Error {
-    fn from(e: remotes::Error) -> Error {
+impl From<RemoteError> for Error {
+    fn from(e: RemoteError) -> Error {
         let hint = match &e {
-            remotes::Error::UnknownRemote(_) => {
-                "git remote -v lists them; fix continuity.remote in .ai/repo/policy.yaml"
-            }
+            RemoteError::UnknownRemote(_) => "git remote -v lists them; fix continuity.remote in .ai/repo/policy.yaml",
         };
         edge(e, Exit::Refused, Some(hint.into()))
     }
@@ -119,7 +117,7 @@ impl From<DeriveError> for Error {
 impl From<KeptError> for Error {
     fn from(e: KeptError) -> Error {
         let (exit, hint) = match &e {
-            KeptError::None(_) => {
+            KeptError::NotFound(_) => {
                 (Exit::NotFound, "git majordomus worktree list shows the removed worktrees whose records are kept")
             }
             KeptError::Several { .. } => (Exit::Refused, "name one by its id"),

@@ -59,6 +59,18 @@ impl TestEnv {
     }
 }
 
+/// Whether `text` holds `line` as a whole line (an exact check of one line where the whole
+/// output is not deterministic).
+pub fn has_line(text: &str, line: &str) -> bool {
+    text.lines().any(|l| l == line)
+}
+
+/// `text` with each id of `ids` replaced by `[name]`, so that a snapshot still says which record,
+/// task or key a line names where the filters would make them all `[HEX]` or `[ID]`.
+pub fn named(text: &str, ids: &[(&str, &str)]) -> String {
+    ids.iter().fold(text.to_string(), |t, (name, id)| t.replace(id, &format!("[{name}]")))
+}
+
 /// `s` as a regular expression matching itself.
 pub fn regex_escape(s: &str) -> String {
     s.chars().fold(String::new(), |mut o, c| {

@@ -16,7 +16,7 @@ use crate::error::Result;
 pub enum KeptError {
     /// No gone checkout answers to the name.
     #[error("no kept records of a removed worktree named {0}")]
-    None(String),
+    NotFound(String),
     /// Several do.
     #[error("{which} names {} removed worktrees ({})", .ids.len(), .ids.join(", "))]
     Several {
@@ -114,7 +114,7 @@ pub fn find(ctx: &Ctx, which: &str) -> Result<Kept> {
         .collect();
     match hits.as_slice() {
         [one] => Ok((*one).clone()),
-        [] => Err(KeptError::None(which.into()).into()),
+        [] => Err(KeptError::NotFound(which.into()).into()),
         many => {
             Err(KeptError::Several { which: which.into(), ids: many.iter().map(|k| k.checkout.id.clone()).collect() }
                 .into())

@@ -9,7 +9,7 @@ use crate::error::Result;
 
 /// What choosing a remote refuses (exit codes and hints: `crate::edge`).
 #[derive(Debug, thiserror::Error)]
-pub enum Error {
+pub enum RemoteError {
     /// `continuity.remote` names no remote of this repository.
     #[error("continuity.remote is {0:?}, which is not a remote of this repository")]
     UnknownRemote(String),
@@ -22,7 +22,7 @@ pub fn chosen_remote(ctx: &Ctx) -> Result<Option<String>> {
     let set = ctx.policy_if_layer()?.and_then(|p| p.continuity.as_ref()?.remote.clone());
     if let Some(r) = set {
         if !names.contains(&r) {
-            return Err(Error::UnknownRemote(r).into());
+            return Err(RemoteError::UnknownRemote(r).into());
         }
         return Ok(Some(r));
     }
