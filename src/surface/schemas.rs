@@ -98,6 +98,8 @@ pub fn generated() -> Vec<(&'static str, String)> {
         ("findings.schema.json", text::<crate::model::finding::Findings>()),
         // What a command prints on stderr under `--json` when it produced no result.
         ("error.schema.json", text::<crate::error::ErrorDocument>()),
+        // The documents of the continuity commands (device, publish, sync, resume, verify, …).
+        // The documents of the other commands (session, knowledge, history --rotate, …).
     ]
 }
 
