@@ -186,8 +186,8 @@ pub fn run(cc: &CommandContext, a: Args, ui: &mut Ui) -> Result<Exit> {
         )
     {
         // Best effort: a hint is never a reason to fail the command.
-        if let Ok(Some(h)) = sync::fresh_clone_hint(&ctx) {
-            ui.status(&format!("hint: {h}"));
+        if let Ok(true) = sync::fresh_clone_hint(&ctx) {
+            ui.status(&format!("hint: {}", crate::render::sync::FRESH_CLONE));
         }
     }
     let result = (|| -> Result<Exit> {
@@ -212,7 +212,7 @@ pub fn run(cc: &CommandContext, a: Args, ui: &mut Ui) -> Result<Exit> {
                 Ok(exit_if(!r.is_refused()))
             }
             Args::Sync { remote: Some(remote), pre_push: true } => {
-                let r = sync::pre_push(&ctx, &remote)?;
+                let r = sync::pre_push(&ctx, &remote, &crate::render::sync::Sync)?;
                 if ui.json_mode() {
                     ui.json(&r);
                 } else if let Some(line) = crate::render::pre_push::line(&r) {
@@ -221,7 +221,7 @@ pub fn run(cc: &CommandContext, a: Args, ui: &mut Ui) -> Result<Exit> {
                 Ok(Exit::Ok)
             }
             Args::Sync { remote, .. } => {
-                let r = sync::sync(&ctx, remote.as_deref())?;
+                let r = sync::sync(&ctx, remote.as_deref(), &crate::render::sync::Sync)?;
                 emit(ui, &r, render::sync);
                 Ok(exit_if(!r.refused()))
             }
@@ -310,7 +310,7 @@ fn rotate(ctx: &crate::ops::ctx::Ctx, apply: bool, remote: Option<&str>, ui: &mu
 /// Syncs with `remote` (else the chosen one) for a revocation's pin: the store commit the remote
 /// holds; `None`, said on stderr, when the sync did not finish.
 fn pin_by_sync(ctx: &crate::ops::ctx::Ctx, remote: Option<&str>, ui: &mut Ui) -> Result<Option<String>> {
-    let synced = sync::sync(ctx, remote)?;
+    let synced = sync::sync(ctx, remote, &crate::render::sync::Sync)?;
     let pin = synced.pin();
     if pin.is_none() && !ui.json_mode() {
         ui.status(&format!(

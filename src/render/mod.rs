@@ -13,3 +13,4 @@ pub mod read;
 pub mod records;
 pub mod search;
 pub mod session;
+pub mod sync;

@@ -6,7 +6,10 @@
 //! Owns: the exit code and hint of every typed error of the use cases.
 //! Must not touch: files, git, the terminal; a room (it is below none and above none).
 
+use crate::commands::continuity::publish::PublishError;
+use crate::commands::continuity::sync::SyncError;
 use crate::error::{Error, Exit};
+use crate::git::net::{is_local_lock, NetError};
 use crate::model::providers;
 use crate::services::context::ContextError;
 use crate::services::continuity::ContinuityError;
@@ -49,6 +52,89 @@ impl From<ContinuityError> for Error {
             C::NoRecord(_) => (Exit::NotFound, Some("git majordomus continuity records lists them".into())),
         };
         edge(e, exit, hint)
+    }
+}
+
+impl From<SyncError> for Error {
+    fn from(e: SyncError) -> Error {
+        use SyncError as S;
+        let (exit, hint) = match &e {
+            S::ThisSide { source, .. } => (
+                Exit::Io,
+                Some(match source {
+                    NetError::Spawn(_) => "put git on PATH (git --version must run); the local store and the last sync are unchanged".into(),
+                    NetError::Local(t) if is_local_lock(t) => {
+                        "another git process holds that lock; when none is running, remove the .lock file git names".into()
+                    }
+                    _ => "free disk space, lift the file-size limit or repair what git names (git fsck); the local store and the last sync are unchanged".into(),
+                }),
+            ),
+            S::NotTakenIn { remote, .. } | S::NotACommit { remote, .. } => (
+                Exit::Refused,
+                Some(format!(
+                    "the local store is unchanged; {remote}'s {} must be a whole store commit — ask whoever writes {remote} to repair it",
+                    crate::services::continuity::REF
+                )),
+            ),
+            S::Unreadable { .. } => {
+                (Exit::Io, Some("git fsck shows what is damaged; the local store and the last sync are unchanged".into()))
+            }
+            S::Unlooked { .. } | S::Merge(_) | S::Ref { .. } | S::Ancestry(_) => (Exit::Io, None),
+            S::NoSuchRemote(_) => (Exit::NotFound, Some("git remote -v lists them".into())),
+            S::BadRemoteName(_) => (Exit::Refused, Some("git remote -v lists them".into())),
+            S::NoneChosen(_) => {
+                (Exit::Usage, Some("set continuity.remote in .ai/repo/policy.yaml, or pass --remote <name>".into()))
+            }
+            S::PushFailed { .. } => {
+                (Exit::Io, Some("git fsck --strict shows what is damaged; the remote was not changed".into()))
+            }
+        };
+        edge(e, exit, hint)
+    }
+}
+
+impl From<PublishError> for Error {
+    fn from(e: PublishError) -> Error {
+        use PublishError as P;
+        let list = "git majordomus handover --list shows the records";
+        let (exit, hint): (Exit, Option<String>) = match &e {
+            P::NotAName(_) | P::NoSuchHandover(_) => (Exit::Refused, Some(list.into())),
+            P::Arrived(_) => (Exit::Refused, Some("Write this machine's own with `git majordomus handover`".into())),
+            P::NoHandover => (
+                Exit::Refused,
+                Some("write one with `git majordomus handover` (# Objective, # Current State, # Next Action on stdin)".into()),
+            ),
+            P::Unparsable { .. } | P::EmptyBody(_) | P::Leak { .. } => (Exit::Refused, None),
+            P::Inadmissible { problem, file } => (Exit::Refused, Some(inadmissible_fix(problem, file.as_deref()))),
+            P::TooLarge { questions_file, .. } => (
+                Exit::Refused,
+                Some(format!(
+                    "resolve answered questions in {questions_file} (`git majordomus question resolve`) or shorten the handover, then publish again"
+                )),
+            ),
+            P::NotAHead(_) => (Exit::Refused, Some("git majordomus continuity status lists the heads of each line".into())),
+            P::NotReadmitted(_) => (Exit::Refused, None),
+            P::Json(_) | P::Store(_) => (Exit::Io, None),
+        };
+        edge(e, exit, hint)
+    }
+}
+
+/// What to correct when admission would refuse a record: by the part its problem names
+/// (`/decisions/…`), in `file` when that part has one.
+fn inadmissible_fix(problem: &str, file: Option<&str>) -> String {
+    let file = file.unwrap_or("");
+    match problem.split('/').nth(1).unwrap_or("") {
+        "decisions" => format!(
+            "the task's entries of {file} travel verbatim: shorten or correct the one named (a text over {} bytes, a control character, or a line starting `#` or `<!--`)",
+            crate::continuity::record::MAX_DECISION_TEXT
+        ),
+        "questions" => format!(
+            "every unresolved question of {file} travels: correct the one named (one line, no control character)"
+        ),
+        "handover" => "write the handover again without control characters (tabs and line ends only)".into(),
+        "task" => "the task's record travels: correct the field named (`git majordomus start` writes a new one)".into(),
+        _ => "correct the field named; nothing was published".into(),
     }
 }
 
@@ -161,5 +247,28 @@ mod tests {
         assert_eq!((e.exit, e.message.as_str()), (Exit::Io, "read model: disk full"));
         assert!(std::error::Error::source(&e).is_some());
         assert!(e.causes().is_empty(), "{:?}", e.causes());
+        let e = Error::from(SyncError::NotACommit { remote: "origin".into(), tip: "0123456789abcdef".into() });
+        assert_eq!(
+            (e.exit, e.message.as_str()),
+            (Exit::Refused, "the store of origin cannot be taken in: its tip 0123456789ab is not a commit")
+        );
+        assert!(e
+            .hint
+            .is_some_and(|h| h.starts_with("the local store is unchanged; origin's refs/majordomus/continuity")));
+        let e = Error::from(SyncError::NoneChosen(vec!["a".into(), "b".into()]));
+        assert_eq!(
+            (e.exit, e.message.as_str()),
+            (Exit::Usage, "continuity sync: 2 remotes (a, b) and none chosen for the records")
+        );
+        // A publish admission would refuse: the hint names what to correct, in the file that holds it.
+        let problem = "/questions/0/text: a control character".to_string();
+        let e = Error::from(PublishError::Inadmissible { problem, file: Some(".ai/local/questions.md".into()) });
+        assert_eq!(e.exit, Exit::Refused);
+        assert_eq!(
+            e.hint.as_deref(),
+            Some("every unresolved question of .ai/local/questions.md travels: correct the one named (one line, no control character)")
+        );
+        let e = Error::from(PublishError::NotAHead("0123456789abcdef0123".into()));
+        assert_eq!(e.message, "record 0123456789ab is not a head: a later record already continues it");
     }
 }

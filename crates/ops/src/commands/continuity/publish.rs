@@ -16,7 +16,7 @@ use crate::continuity::record::{
 use crate::continuity::signing;
 use crate::continuity::view::RecordView;
 use crate::ctx::Ctx;
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::model::labels::Anchor;
 use crate::model::task::Task;
 use crate::oid::Oid;
@@ -82,9 +82,75 @@ impl PublishReport {
     }
 }
 
-fn handover_dir_err(name: &str, why: &str) -> Error {
-    Error::refused(format!("`{name}` {why} under .ai/local/state/handovers/"))
-        .hint("git majordomus handover --list shows the records")
+/// What refuses a publish or a supersede (exit codes and hints: `crate::edge`).
+#[derive(Debug, thiserror::Error)]
+pub enum PublishError {
+    /// `--handover` is not the bare file name of a handover.
+    #[error("`{0}` is not the file name of a handover record under .ai/local/state/handovers/")]
+    NotAName(String),
+    /// `--handover` names no handover of this checkout.
+    #[error("no handover record `{0}` under .ai/local/state/handovers/")]
+    NoSuchHandover(String),
+    /// `--handover` names a handover that arrived from another machine.
+    #[error("`{0}` arrived from another machine; it is not this machine's to publish")]
+    Arrived(String),
+    /// There is no handover of this machine to publish.
+    #[error("no handover record under .ai/local/state/handovers/ to publish")]
+    NoHandover,
+    /// The handover's front matter does not parse.
+    #[error("{file}: {problem}")]
+    Unparsable {
+        /// The handover, repository-relative.
+        file: String,
+        /// What is wrong with it.
+        problem: &'static str,
+    },
+    /// The handover says nothing.
+    #[error("{0}: the handover body is empty")]
+    EmptyBody(String),
+    /// Admission would refuse the record: `problem` names the field (`/part/…`) and what is
+    /// wrong; `fix` is what to correct.
+    #[error("publish: the record would be refused by admission: {problem}")]
+    Inadmissible {
+        /// Admission's words, the field first.
+        problem: String,
+        /// The file that holds the part to correct, when one does.
+        file: Option<String>,
+    },
+    /// The stored record would be over the store's cap.
+    #[error("publish: the record would be {size} bytes, over the store's cap of {MAX_STORED_BYTES} ({questions} unresolved questions, {decisions} decisions, a body of {body} bytes); nothing is cut, nothing was published")]
+    TooLarge {
+        /// The stored record's size.
+        size: usize,
+        /// Unresolved questions carried.
+        questions: usize,
+        /// Decisions carried.
+        decisions: usize,
+        /// The handover body's bytes.
+        body: usize,
+        /// The questions log, repository-relative.
+        questions_file: String,
+    },
+    /// `supersede` names a record that a later one continues.
+    #[error("record {} is not a head: a later record already continues it", crate::text::short_id(.0))]
+    NotAHead(String),
+    /// `supersede` names a head that is not admitted when read again.
+    #[error("record {} is not admitted when read again from its blob", crate::text::short_id(.0))]
+    NotReadmitted(String),
+    /// The superseding record would carry something that looks like a secret.
+    #[error("continuity supersede: {pointer}: {reason}")]
+    Leak {
+        /// Where, as a JSON pointer.
+        pointer: String,
+        /// Why (never the value).
+        reason: String,
+    },
+    /// The record could not be turned into JSON.
+    #[error("{0}")]
+    Json(#[source] serde_json::Error),
+    /// The store could not be read or written.
+    #[error("continuity store: {0}")]
+    Store(#[source] crate::git::Error),
 }
 
 /// Step 1–2: the handover file to publish.
@@ -94,21 +160,17 @@ fn locate(ctx: &Ctx, named: Option<&str>) -> Result<(String, String)> {
         |text: &str| format::split(text).is_some_and(|(y, _)| y.lines().any(|l| l.starts_with("continuity_device:")));
     if let Some(name) = named {
         if name.contains('/') || !name.ends_with(".md") || name.starts_with('.') {
-            return Err(handover_dir_err(name, "is not the file name of a handover record"));
+            return Err(PublishError::NotAName(name.to_string()).into());
         }
         let path = dir.join(name);
         let inside = std::fs::canonicalize(&path)
             .is_ok_and(|p| p.starts_with(std::fs::canonicalize(&dir).unwrap_or(dir.clone())));
         let text = if inside { read_opt(&path)? } else { None };
         let Some(text) = text else {
-            return Err(Error::refused(format!("no handover record `{name}` under .ai/local/state/handovers/"))
-                .hint("git majordomus handover --list shows the records"));
+            return Err(PublishError::NoSuchHandover(name.to_string()).into());
         };
         if arrived(&text) {
-            return Err(Error::refused(format!(
-                "`{name}` arrived from another machine; it is not this machine's to publish"
-            ))
-            .hint("Write this machine's own with `git majordomus handover`"));
+            return Err(PublishError::Arrived(name.to_string()).into());
         }
         return Ok((name.to_string(), text));
     }
@@ -144,10 +206,7 @@ fn locate(ctx: &Ctx, named: Option<&str>) -> Result<(String, String)> {
             best = Some((key, text));
         }
     }
-    best.map(|((_, _, name), text)| (name, text)).ok_or_else(|| {
-        Error::refused("no handover record under .ai/local/state/handovers/ to publish")
-            .hint("write one with `git majordomus handover` (# Objective, # Current State, # Next Action on stdin)")
-    })
+    best.map(|((_, _, name), text)| (name, text)).ok_or_else(|| PublishError::NoHandover.into())
 }
 
 /// A front-matter value that says something: not empty, not `none`.
@@ -216,9 +275,9 @@ pub fn publish(ctx: &Ctx, p: PublishParams) -> Result<PublishReport> {
     }
     let (name, text) = locate(ctx, p.handover.as_deref())?;
     let rel = format!(".ai/local/state/handovers/{name}");
-    let (meta, body) = parse(&text).map_err(|k| Error::refused(format!("{rel}: {}", k.as_str())))?;
+    let (meta, body) = parse(&text).map_err(|k| PublishError::Unparsable { file: rel.clone(), problem: k.as_str() })?;
     if body.trim().is_empty() {
-        return Err(Error::refused(format!("{rel}: the handover body is empty")));
+        return Err(PublishError::EmptyBody(rel).into());
     }
     let _lock = if p.dry_run { None } else { Some(crate::services::continuity::writer_lock(ctx)?) };
     let mut local = load_local(ctx)?;
@@ -228,7 +287,7 @@ pub fn publish(ctx: &Ctx, p: PublishParams) -> Result<PublishReport> {
         None => None,
     };
     let parent = parent_record.as_ref();
-    let tip = ctx.git.ref_tip(REF).map_err(|e| Error::io(e.to_string()))?;
+    let tip = ctx.git.ref_tip(REF)?;
     let report = |record: RecordView, written: bool, tip: Option<Oid>| PublishReport {
         record: Some(record),
         written,
@@ -261,7 +320,7 @@ pub fn publish(ctx: &Ctx, p: PublishParams) -> Result<PublishReport> {
     };
     let rec = compose(ctx, &s, parent, device, source, task, handover, ends)?;
     refuse_unbounded(ctx, &rec)?;
-    let value = serde_json::to_value(&rec).map_err(|e| Error::io(e.to_string()))?;
+    let value = serde_json::to_value(&rec).map_err(PublishError::Json)?;
     let leaks = scan_publish(&value, &ctx.env.vars, &ctx.layout.root().display().to_string());
     let this_device = |id: &str| RecordView::new(id, &rec, Trust::ThisDevice, true, ctx.clock.now());
     if p.dry_run || !leaks.is_empty() {
@@ -392,36 +451,25 @@ fn refuse_unbounded(ctx: &Ctx, rec: &Record) -> Result<()> {
     let device_ok = rec.device.node.len() == 32 && crate::hex::is_lowercase(&rec.device.node);
     let judged = if device_ok { None } else { Some(Record { device: placeholder, ..rec.clone() }) };
     let judged = judged.as_ref().unwrap_or(rec);
-    if let Err(e) = record::check_bounds(judged) {
-        let fix = match e.split('/').nth(1).unwrap_or("") {
-            "decisions" => format!(
-                "the task's entries of {} travel verbatim: shorten or correct the one named (a text over {} bytes, a control character, or a line starting `#` or `<!--`)",
-                ctx.rel(&ctx.layout.decisions()),
-                record::MAX_DECISION_TEXT
-            ),
-            "questions" => format!(
-                "every unresolved question of {} travels: correct the one named (one line, no control character)",
-                ctx.rel(&ctx.layout.questions())
-            ),
-            "handover" => "write the handover again without control characters (tabs and line ends only)".into(),
-            "task" => "the task's record travels: correct the field named (`git majordomus start` writes a new one)".into(),
-            _ => "correct the field named; nothing was published".into(),
+    if let Err(problem) = record::check_bounds(judged) {
+        let file = match problem.split('/').nth(1).unwrap_or("") {
+            "decisions" => Some(ctx.rel(&ctx.layout.decisions())),
+            "questions" => Some(ctx.rel(&ctx.layout.questions())),
+            _ => None,
         };
-        return Err(Error::refused(format!("publish: the record would be refused by admission: {e}")).hint(fix));
+        return Err(PublishError::Inadmissible { problem, file }.into());
     }
     let key = signing::DeviceKey::from_seed([0; 32], None, &ctx.clock.stamp());
     let size = record::stored_bytes(&key.sign(judged)).len();
     if size > MAX_STORED_BYTES {
-        return Err(Error::refused(format!(
-            "publish: the record would be {size} bytes, over the store's cap of {MAX_STORED_BYTES} ({} unresolved questions, {} decisions, a body of {} bytes); nothing is cut, nothing was published",
-            rec.questions.len(),
-            rec.decisions.len(),
-            rec.handover.body.len()
-        ))
-        .hint(format!(
-            "resolve answered questions in {} (`git majordomus question resolve`) or shorten the handover, then publish again",
-            ctx.rel(&ctx.layout.questions())
-        )));
+        return Err(PublishError::TooLarge {
+            size,
+            questions: rec.questions.len(),
+            decisions: rec.decisions.len(),
+            body: rec.handover.body.len(),
+            questions_file: ctx.rel(&ctx.layout.questions()),
+        }
+        .into());
     }
     Ok(())
 }
@@ -437,7 +485,7 @@ fn store_record(ctx: &Ctx, rec: &Record) -> Result<(String, Oid)> {
     let out = ctx
         .git
         .store_add(&[(record::store_path(&envelope.id), record::stored_bytes(&envelope))], &msg, &who)
-        .map_err(|e| Error::io(format!("continuity store: {e}")))?;
+        .map_err(PublishError::Store)?;
     majordomus_core::inject::stop_at("publish.after-ref");
     ctx.git.gc_auto();
     Ok((envelope.id, out.tip))
@@ -484,18 +532,16 @@ pub fn supersede(ctx: &Ctx, prefix: &str) -> Result<SupersedeReport> {
     let id = store.id(row);
     let lineage = store.lineage();
     if !lineage.is_head(&id) {
-        return Err(Error::refused(format!("record {} is not a head: a later record already continues it", &id[..12]))
-            .hint("git majordomus continuity status lists the heads of each line"));
+        return Err(PublishError::NotAHead(id.to_string()).into());
     }
-    let head = loaded::load_one(ctx, &s, REF, &id)?
-        .ok_or_else(|| Error::refused(format!("record {} is not admitted when read again from its blob", &id[..12])))?;
+    let head = loaded::load_one(ctx, &s, REF, &id)?.ok_or_else(|| PublishError::NotReadmitted(id.to_string()))?;
     let device = signer(ctx, &s, false)?;
     let source = source_now(ctx)?;
     let rec = compose(ctx, &s, Some(&head), device, source, None, HandoverPart::default(), Vec::new())?;
     refuse_unbounded(ctx, &rec)?;
-    let value = serde_json::to_value(&rec).map_err(|e| Error::io(e.to_string()))?;
+    let value = serde_json::to_value(&rec).map_err(PublishError::Json)?;
     if let Some(leak) = scan_publish(&value, &ctx.env.vars, &ctx.layout.root().display().to_string()).first() {
-        return Err(Error::refused(format!("continuity supersede: {}: {}", leak.pointer, leak.reason)));
+        return Err(PublishError::Leak { pointer: leak.pointer.clone(), reason: leak.reason.to_string() }.into());
     }
     let task_id = crate::services::task::read(ctx)?.filter(|t| !t.foreign).map_or_else(|| "none".into(), |t| t.task.id);
     let questions_carried = if crate::continuity::view::withheld(head.trust).is_none() {

@@ -37,6 +37,173 @@ use crate::text::first_line;
 /// How many pushes a sync makes in all when the remote keeps moving under it.
 pub const PUSH_ATTEMPTS: usize = 3;
 
+/// What a sync itself has to say, beside admission's and the lineage's diagnostics: facts, each
+/// with its severity and code decided here ([`Said::diagnostic`]) and its words chosen by the
+/// caller's [`Words`] (the renderer), which become the diagnostic's `message`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Said {
+    /// No remote is configured: nothing was synced.
+    NoRemote,
+    /// The remote holds different bytes under `path`, a name the local store holds too.
+    Collision {
+        /// The store path.
+        path: String,
+    },
+    /// The remote could not be reached for the fetch; `detail` is git's first line.
+    Unreachable {
+        /// The remote.
+        remote: String,
+        /// git's words, one line.
+        detail: String,
+    },
+    /// The remote moved under each of `attempts` pushes.
+    MovedUnder {
+        /// The remote.
+        remote: String,
+        /// Pushes made.
+        attempts: usize,
+        /// git's words for the last refusal.
+        why: String,
+    },
+    /// The remote's hook or policy rejected the push.
+    Rejected {
+        /// The remote.
+        remote: String,
+        /// git's summary of the rejection.
+        summary: String,
+        /// The remote's message lines, screened ([`screen`]).
+        said: Vec<String>,
+    },
+    /// The remote could not be reached for the push; `why` is git's first line.
+    PushUnreachable {
+        /// The remote.
+        remote: String,
+        /// git's words, one line.
+        why: String,
+    },
+}
+
+impl Said {
+    /// The diagnostic this says, its message in `words`.
+    pub fn diagnostic(&self, words: &dyn Words) -> Diagnostic {
+        let (severity, code, path) = match self {
+            Said::NoRemote => (Severity::Info, Code::NoRemote, None),
+            Said::Collision { path } => (Severity::Error, Code::Collision, Some(path.as_str())),
+            Said::Unreachable { .. } | Said::PushUnreachable { .. } => (Severity::Warning, REMOTE_UNREACHABLE, None),
+            Said::MovedUnder { .. } => (Severity::Warning, PUSH_REFUSED, None),
+            Said::Rejected { .. } => (Severity::Error, PUSH_REJECTED, None),
+        };
+        Diagnostic::new(severity, code, path, words.said(self))
+    }
+}
+
+/// One diagnostic of a sync as it is gathered: admission's or the lineage's (worded where they
+/// are decided, in the continuity crate), or the sync's own, worded at the end.
+#[derive(Debug)]
+enum Note {
+    Store(Diagnostic),
+    Said(Said),
+}
+
+/// The diagnostics gathered, in order, each of the sync's own worded by `words`.
+fn worded(notes: Vec<Note>, words: &dyn Words) -> Vec<Diagnostic> {
+    notes
+        .into_iter()
+        .map(|n| match n {
+            Note::Store(d) => d,
+            Note::Said(s) => s.diagnostic(words),
+        })
+        .collect()
+}
+
+/// How a surface words what a sync says (`src/render` implements it).
+pub trait Words {
+    /// The one sentence of `said`.
+    fn said(&self, said: &Said) -> String;
+}
+
+/// What stops a sync (exit codes and hints: `crate::edge`).
+#[derive(Debug, thiserror::Error)]
+pub enum SyncError {
+    /// git could not be run, or could not read or write this clone, while taking in the
+    /// remote's store.
+    #[error("continuity sync: this clone could not take in {remote}'s store")]
+    ThisSide {
+        /// The remote.
+        remote: String,
+        /// What git said.
+        #[source]
+        source: NetError,
+    },
+    /// git fetched, yet kept the remote's tip out (a shallow repository's history).
+    #[error("the store of {remote} cannot be taken in: git did not take in its tip {} (a shallow repository's history is refused)", crate::text::short_id(tip))]
+    NotTakenIn {
+        /// The remote.
+        remote: String,
+        /// The tip the remote advertised.
+        tip: String,
+    },
+    /// The remote's ref names something that is not a commit.
+    #[error("the store of {remote} cannot be taken in: its tip {} is not a commit", crate::text::short_id(tip))]
+    NotACommit {
+        /// The remote.
+        remote: String,
+        /// What the ref names.
+        tip: String,
+    },
+    /// The fetched tip could not be looked at.
+    #[error("continuity sync: {remote}'s store: {source}")]
+    Unlooked {
+        /// The remote.
+        remote: String,
+        /// What the object database said.
+        #[source]
+        source: crate::git::Error,
+    },
+    /// The store, as fetched, could not be read on this side.
+    #[error("continuity sync: {remote}'s store, as fetched, could not be read on this side")]
+    Unreadable {
+        /// The remote.
+        remote: String,
+        /// Why.
+        #[source]
+        source: Box<Error>,
+    },
+    /// The remote's records could not be merged into the local store.
+    #[error("continuity merge: {0}")]
+    Merge(#[source] crate::git::Error),
+    /// A ref of the store could not be read.
+    #[error("continuity: {reference}: {source}")]
+    Ref {
+        /// The ref.
+        reference: String,
+        /// What the object database said.
+        #[source]
+        source: crate::git::Error,
+    },
+    /// Whether one store commit descends from another could not be told.
+    #[error("continuity: {0}")]
+    Ancestry(#[source] crate::git::Error),
+    /// `--remote` (or the chosen remote) names no remote of this repository.
+    #[error("no remote named {0}")]
+    NoSuchRemote(String),
+    /// `--remote` is not an acceptable remote name.
+    #[error("{0:?} is not a remote name")]
+    BadRemoteName(String),
+    /// Several remotes, none chosen, none named.
+    #[error("continuity sync: {} remotes ({}) and none chosen for the records", .0.len(), .0.join(", "))]
+    NoneChosen(Vec<String>),
+    /// The push failed on this side.
+    #[error("continuity sync: the push to {remote} failed on this side")]
+    PushFailed {
+        /// The remote.
+        remote: String,
+        /// What git said.
+        #[source]
+        source: NetError,
+    },
+}
+
 majordomus_core::vocabulary! {
     /// What a sync did: the `action` of its report.
     pub enum SyncAction {
@@ -146,14 +313,7 @@ fn committer(ctx: &Ctx) -> Committer {
 /// A network step that failed on this side (git could not be started, or could not read or
 /// write this clone): an error (13), never the remote's standing — `last_sync` is not touched.
 fn local_failure(remote: &str, e: NetError) -> Error {
-    let hint = match &e {
-        NetError::Spawn(_) => "put git on PATH (git --version must run); the local store and the last sync are unchanged",
-        NetError::Local(t) if crate::git::net::is_local_lock(t) => {
-            "another git process holds that lock; when none is running, remove the .lock file git names"
-        }
-        _ => "free disk space, lift the file-size limit or repair what git names (git fsck); the local store and the last sync are unchanged",
-    };
-    Error::io(format!("continuity sync: this clone could not take in {remote}'s store")).hint(hint).caused_by(e)
+    SyncError::ThisSide { remote: remote.to_string(), source: e }.into()
 }
 
 /// The remote's failure as one detail line (unreachable, or a refusal of a fetch, which git
@@ -181,54 +341,38 @@ fn fetch(ctx: &Ctx, s: &Setup, remote: &str, np: &NoPrompt) -> Result<std::resul
     if let Err(e) = ctx.git.fetch_continuity(remote, np) {
         return remote_side(remote, e).map(Err);
     }
-    let refused = |what: String| {
-        Error::refused(format!("the store of {remote} cannot be taken in: {what}")).hint(format!(
-            "the local store is unchanged; {remote}'s {REF} must be a whole store commit — ask whoever writes {remote} to repair it"
-        ))
-    };
     // git exits 0 yet keeps the ref out when the remote is shallow. (A tracking ref that
     // moved elsewhere is fine: the remote moved on between ls-remote and fetch.)
     let after = tip(ctx, &remote_ref(remote))?;
     if after.as_deref() != Some(want.as_str()) && after == before {
-        return Err(refused(format!(
-            "git did not take in its tip {} (a shallow repository's history is refused)",
-            &want[..want.len().min(12)]
-        )));
+        return Err(SyncError::NotTakenIn { remote: remote.to_string(), tip: want.to_string() }.into());
     }
     if let Some(t) = &after {
-        if !ctx.git.is_commit(t).map_err(|e| Error::io(format!("continuity sync: {remote}'s store: {e}")))? {
-            return Err(refused(format!("its tip {} is not a commit", &t[..t.len().min(12)])));
+        let unlooked = |source| SyncError::Unlooked { remote: remote.to_string(), source };
+        if !ctx.git.is_commit(t).map_err(unlooked)? {
+            return Err(SyncError::NotACommit { remote: remote.to_string(), tip: t.to_string() }.into());
         }
     }
-    loaded::load(ctx, s, &remote_ref(remote)).map(|l| Ok(Some(l))).map_err(|e| {
-        Error::io(format!("continuity sync: {remote}'s store, as fetched, could not be read on this side"))
-            .hint("git fsck shows what is damaged; the local store and the last sync are unchanged")
-            .caused_by(e)
-    })
+    loaded::load(ctx, s, &remote_ref(remote))
+        .map(|l| Ok(Some(l)))
+        .map_err(|e| SyncError::Unreadable { remote: remote.to_string(), source: Box::new(e) }.into())
 }
 
 /// Merges the admitted (and too-new) records of `theirs` into the local store.
-fn merge(ctx: &Ctx, theirs: &Loaded, diags: &mut Vec<Diagnostic>) -> Result<()> {
+fn merge(ctx: &Ctx, theirs: &Loaded, diags: &mut Vec<Note>) -> Result<()> {
     let Some(tip) = &theirs.tip else { return Ok(()) };
     let include = |p: &str| theirs.may_merge(p);
     let out = ctx
         .git
         .store_merge(REF, tip, &include, "majordomus continuity: merge", &committer(ctx))
-        .map_err(|e| Error::io(format!("continuity merge: {e}")))?;
-    for c in out.collisions {
-        diags.push(Diagnostic::new(
-            Severity::Error,
-            Code::Collision,
-            Some(&c),
-            "the remote holds different bytes under the same name; the local file is kept",
-        ));
-    }
+        .map_err(SyncError::Merge)?;
+    diags.extend(out.collisions.into_iter().map(|path| Note::Said(Said::Collision { path })));
     Ok(())
 }
 
 /// The tip of `reference`, if it exists.
 fn tip(ctx: &Ctx, reference: &str) -> Result<Option<Oid>> {
-    ctx.git.ref_tip(reference).map_err(|e| Error::io(format!("continuity: {reference}: {e}")))
+    ctx.git.ref_tip(reference).map_err(|source| SyncError::Ref { reference: reference.to_string(), source }.into())
 }
 
 /// The remote store as the last fetch left it in the remote-tracking ref (no network).
@@ -250,8 +394,8 @@ enum Mode {
 }
 
 /// Runs `sync`.
-pub fn sync(ctx: &Ctx, remote: Option<&str>) -> Result<SyncReport> {
-    run(ctx, remote, Mode::Full)
+pub fn sync(ctx: &Ctx, remote: Option<&str>, words: &dyn Words) -> Result<SyncReport> {
+    run(ctx, remote, Mode::Full, words)
 }
 
 /// What the pre-push hook's sync did.
@@ -307,7 +451,7 @@ fn try_writer_lock(ctx: &Ctx) -> Result<Option<std::fs::File>> {
 /// runs (no network, no lock); otherwise the push step of [`sync`] runs from what the fetch
 /// refspec last brought. It never waits for another writer: while one holds the lock, it answers
 /// [`PrePush::Busy`].
-pub fn pre_push(ctx: &Ctx, remote: &str) -> Result<PrePush> {
+pub fn pre_push(ctx: &Ctx, remote: &str, words: &dyn Words) -> Result<PrePush> {
     if !valid_remote(remote) || !ctx.git.remote_names().iter().any(|n| n == remote) {
         return Ok(PrePush::NotARemote { remote: remote.to_string() });
     }
@@ -318,14 +462,12 @@ pub fn pre_push(ctx: &Ctx, remote: &str) -> Result<PrePush> {
         return Ok(PrePush::NotChosen { remote: remote.to_string(), chosen });
     }
     if let Some(theirs) = tip(ctx, &remote_ref(remote))? {
-        if theirs == local
-            || ctx.git.commit_is_ancestor(&local, &theirs).map_err(|e| Error::io(format!("continuity: {e}")))?
-        {
+        if theirs == local || ctx.git.commit_is_ancestor(&local, &theirs).map_err(SyncError::Ancestry)? {
             return Ok(PrePush::NothingPending);
         }
     }
     let Some(_lock) = try_writer_lock(ctx)? else { return Ok(PrePush::Busy { remote: remote.to_string() }) };
-    Ok(PrePush::Synced(Box::new(run(ctx, Some(remote), Mode::PushFirst)?)))
+    Ok(PrePush::Synced(Box::new(run(ctx, Some(remote), Mode::PushFirst, words)?)))
 }
 
 /// The marker under `<common dir>/majordomus/` that says the fresh-clone hint was given.
@@ -334,35 +476,31 @@ const FRESH_CLONE_MARKER: &str = "fresh-clone-hint-given";
 /// The one-time hint for a fresh clone (issue 10): `git clone` never brings
 /// `refs/majordomus/continuity`, so a clone with remotes, no local store and no remote-tracking
 /// store is told once — by the first continuity command that reads the store — how to get the
-/// records. `Ok(None)` every other time; no network.
-pub fn fresh_clone_hint(ctx: &Ctx) -> Result<Option<String>> {
+/// records (its words: `src/render`). `Ok(false)` every other time; no network.
+pub fn fresh_clone_hint(ctx: &Ctx) -> Result<bool> {
     let remotes = ctx.git.remote_names();
     if remotes.is_empty() || tip(ctx, REF)?.is_some() {
-        return Ok(None);
+        return Ok(false);
     }
     for r in &remotes {
         if tip(ctx, &remote_ref(r))?.is_some() {
-            return Ok(None);
+            return Ok(false);
         }
     }
     let dir = ctx.git.common_dir().join("majordomus");
     let marker = dir.join(FRESH_CLONE_MARKER);
     if marker.exists() {
-        return Ok(None);
+        return Ok(false);
     }
     crate::store::atomic::ensure_dir(&dir)?;
     crate::store::atomic::replace(&marker, ctx.clock.stamp().as_bytes())?;
-    Ok(Some(
-        "this clone has no continuity records yet (git clone does not bring refs/majordomus/continuity): \
-         run git majordomus continuity sync, and git majordomus hooks install --fetch-refspec so that git fetch brings them"
-            .to_string(),
-    ))
+    Ok(true)
 }
 
 /// One sync, in its steps: [`target`] (which remote), the writers' lock and the store before,
 /// [`fetch`] (or the tracked ref for the pre-push hook), [`Exchange::merge`], [`push`], and
 /// [`report`] on the store after.
-fn run(ctx: &Ctx, remote: Option<&str>, mode: Mode) -> Result<SyncReport> {
+fn run(ctx: &Ctx, remote: Option<&str>, mode: Mode, words: &dyn Words) -> Result<SyncReport> {
     let s = loaded::setup(ctx)?;
     if let Some(e) = s.revoked_here() {
         return Err(e);
@@ -377,16 +515,12 @@ fn run(ctx: &Ctx, remote: Option<&str>, mode: Mode) -> Result<SyncReport> {
     let before = loaded::load(ctx, &s, REF)?;
     let mut diags = Vec::new();
     let Some(remote) = remote else {
-        diags.push(Diagnostic::new(
-            Severity::Info,
-            Code::NoRemote,
-            None,
-            "no remote is configured; nothing was synced",
-        ));
+        diags.push(Note::Said(Said::NoRemote));
+        let diags = worded(diags, words);
         return report(ctx, &s, &before, &local_state, None, SyncAction::NoRemote, Tally::default(), Vec::new(), diags);
     };
     if !ctx.git.remote_names().contains(&remote) {
-        return Err(Error::not_found(format!("no remote named {remote}")).hint("git remote -v lists them"));
+        return Err(SyncError::NoSuchRemote(remote).into());
     }
     // The hook must not delay the user's push by more than a bounded time (docs/SYNC.md#the-pre-push-hook), nor a
     // sync wait on a remote that never answers (docs/SYNC.md#explicit-sync).
@@ -399,12 +533,7 @@ fn run(ctx: &Ctx, remote: Option<&str>, mode: Mode) -> Result<SyncReport> {
         Ok(t) => t.unwrap_or_default(),
         Err(detail) => {
             let detail = first_line(&detail);
-            diags.push(Diagnostic::new(
-                Severity::Warning,
-                REMOTE_UNREACHABLE,
-                None,
-                format!("{remote} could not be reached ({detail}); the local store is unchanged and its records stay pending"),
-            ));
+            diags.push(Note::Said(Said::Unreachable { remote: remote.clone(), detail: detail.to_string() }));
             let last = LastSync {
                 remote: remote.clone(),
                 at: ctx.clock.stamp(),
@@ -415,6 +544,7 @@ fn run(ctx: &Ctx, remote: Option<&str>, mode: Mode) -> Result<SyncReport> {
             save_local(ctx, &local_state)?;
             let tally = Tally { outcome: SyncOutcome::Unreachable, ..Tally::default() };
             let action = SyncAction::Unreachable;
+            let diags = worded(diags, words);
             return report(ctx, &s, &before, &local_state, Some(remote), action, tally, Vec::new(), diags);
         }
     };
@@ -445,7 +575,7 @@ fn run(ctx: &Ctx, remote: Option<&str>, mode: Mode) -> Result<SyncReport> {
         published: tally.published,
         delete: format!("git push {remote} :{REF}"),
     });
-    let mut r = report(ctx, &s, &after, &local_state, Some(remote), action, tally, lines, diags)?;
+    let mut r = report(ctx, &s, &after, &local_state, Some(remote), action, tally, lines, worded(diags, words))?;
     r.elsewhere = elsewhere;
     Ok(r)
 }
@@ -455,19 +585,14 @@ fn run(ctx: &Ctx, remote: Option<&str>, mode: Mode) -> Result<SyncReport> {
 fn target(ctx: &Ctx, remote: Option<&str>) -> Result<(Option<String>, Option<String>)> {
     if let Some(r) = remote {
         if !valid_remote(r) {
-            return Err(Error::refused(format!("{r:?} is not a remote name")).hint("git remote -v lists them"));
+            return Err(SyncError::BadRemoteName(r.to_string()).into());
         }
     }
     let chosen = crate::services::remotes::chosen_remote(ctx)?;
     let remote = match remote {
         Some(r) => Some(r.to_string()),
         None if chosen.is_none() && ctx.git.remote_names().len() > 1 => {
-            return Err(Error::usage(format!(
-                "continuity sync: {} remotes ({}) and none chosen for the records",
-                ctx.git.remote_names().len(),
-                ctx.git.remote_names().join(", ")
-            ))
-            .hint("set continuity.remote in .ai/repo/policy.yaml, or pass --remote <name>"))
+            return Err(SyncError::NoneChosen(ctx.git.remote_names()).into())
         }
         None => chosen.clone(),
     };
@@ -507,8 +632,8 @@ struct Exchange {
 
 impl Exchange {
     /// Compares the stores, then merges the remote's admitted records into the local ref.
-    fn merge(ctx: &Ctx, before: Loaded, theirs: Loaded, diags: &mut Vec<Diagnostic>) -> Result<Exchange> {
-        diags.extend(theirs.diagnostics.iter().cloned());
+    fn merge(ctx: &Ctx, before: Loaded, theirs: Loaded, diags: &mut Vec<Note>) -> Result<Exchange> {
+        diags.extend(theirs.diagnostics.iter().cloned().map(Note::Store));
         let local_ids = before.ids();
         let remote_ids = theirs.ids();
         let fetched = remote_ids.difference(&local_ids).count();
@@ -531,14 +656,7 @@ impl Exchange {
 /// Pushes the local store (never forced): a race is fetched, merged and pushed again, up to
 /// [`PUSH_ATTEMPTS`] in all; a refusal, a rejection or an unreachable remote leaves the records
 /// pending (`partial`); a failure on this side is an error (13).
-fn push(
-    ctx: &Ctx,
-    s: &Setup,
-    remote: &str,
-    np: &NoPrompt,
-    ex: &mut Exchange,
-    diags: &mut Vec<Diagnostic>,
-) -> Result<Tally> {
+fn push(ctx: &Ctx, s: &Setup, remote: &str, np: &NoPrompt, ex: &mut Exchange, diags: &mut Vec<Note>) -> Result<Tally> {
     let mut known = &ex.local_ids | &ex.remote_ids;
     let mut attempts = 0;
     let pushed = loop {
@@ -551,7 +669,7 @@ fn push(
                     ex.fetched += ids.difference(&known).count();
                     ex.published = ex.local_ids.difference(&ids).count();
                     known.extend(ids);
-                    diags.extend(again.diagnostics.iter().cloned());
+                    diags.extend(again.diagnostics.iter().cloned().map(Note::Store));
                     merge(ctx, &again, diags)?;
                 }
                 Ok(None) => {}
@@ -572,43 +690,21 @@ fn push(
             Tally { published: ex.published, attempts, ..Tally::default() }
         }
         Ok(Pushed::Race(why)) => {
-            diags.push(Diagnostic::new(
-                Severity::Warning,
-                PUSH_REFUSED,
-                None,
-                format!("{remote} moved under each of {attempts} pushes ({why}); the records stay pending: run continuity sync again"),
-            ));
+            diags.push(Note::Said(Said::MovedUnder { remote: remote.to_string(), attempts, why: why.to_string() }));
             partial(format!("push refused: {why}"))
         }
         Err(NetError::Rejected { summary, remote: said }) => {
             let said = screen(ctx, &said);
-            let quoted = if said.is_empty() {
-                "it gave no message".to_string()
-            } else {
-                format!("it said: {}", said.iter().map(|l| format!("\"{l}\"")).collect::<Vec<_>>().join(" / "))
-            };
-            diags.push(Diagnostic::new(
-                Severity::Error,
-                PUSH_REJECTED,
-                None,
-                format!("{remote} rejected the push of {REF} ({summary}); {quoted}. Its hook or policy does not accept this ref: nothing is retried and the records stay pending (docs/SYNC.md)"),
-            ));
+            diags.push(Note::Said(Said::Rejected { remote: remote.to_string(), summary: summary.clone(), said }));
             partial(format!("push rejected: {summary}"))
         }
         Err(NetError::Unreachable(why)) => {
             let why = first_line(&why);
-            diags.push(Diagnostic::new(
-                Severity::Warning,
-                REMOTE_UNREACHABLE,
-                None,
-                format!("{remote} could not be reached for the push ({why}); the records stay pending"),
-            ));
+            diags.push(Note::Said(Said::PushUnreachable { remote: remote.to_string(), why: why.to_string() }));
             partial(why.to_string())
         }
         Err(e) => {
-            return Err(Error::io(format!("continuity sync: the push to {remote} failed on this side"))
-                .hint("git fsck --strict shows what is damaged; the remote was not changed")
-                .caused_by(e));
+            return Err(SyncError::PushFailed { remote: remote.to_string(), source: e }.into());
         }
     })
 }
