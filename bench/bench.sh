@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# `make bench`: every command on a large and a tiny fixture, as whole processes (median of RUNS
-# runs, peak RSS of one run), with the git floor measured in the same run on the same checkout,
-# then the continuity growth curve. The table goes to stdout and to target/bench/report.md.
+# `make bench`: every command on a large, a git/git-shaped and a tiny fixture, as whole processes
+# (median of RUNS runs, peak RSS of one run), each read-path row with the git floor measured in
+# the same run on the same checkout (git status --porcelain; git cat-file --batch of every record
+# blob for a cold store) and its ratio, then the continuity growth curve. The table goes to stdout and to target/bench/report.md.
 #
 #   bench/bench.sh [path/to/git-majordomus]
 #   RUNS=11 SLOW_RUNS=3 BENCH_MILLION=1 bench/bench.sh     (1,000,000-record point: optional)
@@ -22,10 +23,11 @@ COMMITS=${COMMITS:-100000} BRANCHES=${BRANCHES:-50}
 HANDOVERS=${HANDOVERS:-10000} CHECKPOINTS=${CHECKPOINTS:-10000} LEDGER=${LEDGER:-200000}
 DECISIONS=${DECISIONS:-1000} QUESTIONS=${QUESTIONS:-200}
 RECORDS=${RECORDS:-100000} LINES=${LINES:-500} DEVICES=${DEVICES:-20} EXCHANGE=${EXCHANGE:-1000}
+GITLIKE_COMMITS=${GITLIKE_COMMITS:-80000} GITLIKE_FILES=${GITLIKE_FILES:-5000}
 CURVE=${CURVE:-"1000 10000 100000"}
 [[ ${BENCH_MILLION:-0} == 1 ]] && CURVE="$CURVE 1000000"
 
-sizes="$COMMITS $BRANCHES $HANDOVERS $CHECKPOINTS $LEDGER $DECISIONS $QUESTIONS $RECORDS $LINES $DEVICES $EXCHANGE"
+sizes="$COMMITS $BRANCHES $HANDOVERS $CHECKPOINTS $LEDGER $DECISIONS $QUESTIONS $RECORDS $LINES $DEVICES $EXCHANGE $GITLIKE_COMMITS $GITLIKE_FILES"
 key=$( { cat "$0" "$root/examples/bench_fixture.rs"; echo "$sizes"; } | sha256sum | cut -c1-16)
 FIX=$OUT/fixtures/$key
 WORK=$OUT/work
@@ -53,16 +55,22 @@ import_store() { # <checkout> <git-dir> <records> <lines> <salt> [<parent>]
 # $WORK/tiny), then moved into the cache: their records name their repository and worktree by
 # absolute path, so a checkout measured elsewhere would find every record "about another
 # repository" and read every file of the branch instead of resolving.
-make_large() {
-  local d=$WORK/large t
-  rm -rf "$d"; mkdir -p "$d"
-  t=$(date +%s%N)
-  git init -q -b main "$d/repo"
-  cd "$d/repo"
-  "$GEN" history "$COMMITS" "$BRANCHES" | git fast-import --quiet
+# history_checkout <dir> <generator args…>: a new repository <dir>/repo (the working directory
+# after), its history from the generator, main checked out and the layer committed.
+history_checkout() {
+  rm -rf "$1"; mkdir -p "$1"
+  git init -q -b main "$1/repo"
+  cd "$1/repo"
+  "$GEN" "${@:2}" | git fast-import --quiet
   git checkout -q main
   "$BIN" init >/dev/null
   git add -A && git commit -qm "majordomus layer"
+}
+
+make_large() {
+  local d=$WORK/large t
+  t=$(date +%s%N)
+  history_checkout "$d" history "$COMMITS" "$BRANCHES"
   "$BIN" start "bench task" --scope src >/dev/null
   "$GEN" layer . $((HANDOVERS * 9 / 10)) $((CHECKPOINTS * 9 / 10)) "$LEDGER" "$DECISIONS" "$QUESTIONS"
   git worktree add -q -b side ../wt main
@@ -100,6 +108,21 @@ make_tiny() {
   mv "$d" "$FIX/tiny"
 }
 
+# A checkout shaped like a clone of git/git (issue 45): GITLIKE_COMMITS commits on main, a tree
+# of GITLIKE_FILES source files checked out with its index, the layer with a task and one
+# handover, as a project that just started using majordomus has.
+make_gitlike() {
+  local d=$WORK/gitlike t
+  t=$(date +%s%N)
+  history_checkout "$d" gitlike "$GITLIKE_COMMITS" "$GITLIKE_FILES"
+  "$BIN" start "gitlike task" --scope dir-01 >/dev/null
+  printf '# Objective\nGit-shaped.\n\n# Current State\nOne handover.\n\n# Next Action\nMeasure.\n' | "$BIN" handover >/dev/null
+  git gc -q
+  git commit-graph write --reachable
+  log "gitlike: $GITLIKE_COMMITS commits, $GITLIKE_FILES files in $(ms_since "$t") ms"
+  mv "$d" "$FIX/gitlike"
+}
+
 make_curve() { # <records>
   local n=$1 d=$FIX/curve-$1.tmp t
   rm -rf "$d"; mkdir -p "$d"
@@ -118,6 +141,7 @@ make_curve() { # <records>
 
 [[ -d $FIX/large ]] || make_large
 [[ -d $FIX/tiny ]] || make_tiny
+[[ -d $FIX/gitlike ]] || make_gitlike
 for n in $CURVE; do
   if [[ $n == "$RECORDS" ]]; then continue; fi
   [[ -d $FIX/curve-$n ]] || make_curve "$n"
@@ -176,6 +200,7 @@ row() { # label floor-label floor-ms
 rm -rf "$WORK"; mkdir -p "$WORK"
 cp -a "$FIX/large" "$WORK/large"
 cp -a "$FIX/tiny" "$WORK/tiny"
+cp -a "$FIX/gitlike" "$WORK/gitlike"
 L=$WORK/large/repo
 REF=refs/majordomus/continuity
 
@@ -199,11 +224,22 @@ export -f start_hook checkpoint
 tiny() { # label, then command: the same command on the tiny fixture
   (cd "$WORK/tiny/repo" && median "$RUNS" nothing "$@" && echo "$MEDIAN")
 }
+times() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "-" }'; }
 
+# The read path of a session's start on the git/git-shaped checkout, against git status there
+# (targets: ≤ 1.5× git status, ≤ 64 MiB).
+cd "$WORK/gitlike/repo"
+median "$RUNS" nothing git_status; F_GITLIKE=$MEDIAN; row "git status --porcelain (git/git-shaped: $GITLIKE_COMMITS commits, $GITLIKE_FILES files)" - 0
+median "$RUNS" nothing start_hook; row "hook claude-code start (git/git-shaped)" "status --porcelain" "$F_GITLIKE"
+median "$RUNS" nothing "$BIN" handover --resolve; row "handover --resolve (git/git-shaped)" "status --porcelain" "$F_GITLIKE"
+median "$RUNS" nothing "$BIN" context; row "context (git/git-shaped)" "status --porcelain" "$F_GITLIKE"
+
+# The same on the large fixture, against git status there and the tiny repository (target:
+# ≤ 2× the tiny repository's).
 cd "$L"
-T=$(tiny start_hook | tail -1); median "$RUNS" nothing start_hook; row "hook claude-code start (tiny: $T ms)" rev-parse "$F_REV"
-T=$(tiny "$BIN" handover --resolve | tail -1); median "$RUNS" nothing "$BIN" handover --resolve; row "handover --resolve (tiny: $T ms)" rev-parse "$F_REV"
-T=$(tiny "$BIN" context | tail -1); median "$RUNS" nothing "$BIN" context; row "context (tiny: $T ms)" "status --porcelain" "$F_STATUS"
+T=$(tiny start_hook | tail -1); median "$RUNS" nothing start_hook; row "hook claude-code start (tiny: $T ms, ×$(times "$MEDIAN" "$T"))" "status --porcelain" "$F_STATUS"
+T=$(tiny "$BIN" handover --resolve | tail -1); median "$RUNS" nothing "$BIN" handover --resolve; row "handover --resolve (tiny: $T ms, ×$(times "$MEDIAN" "$T"))" "status --porcelain" "$F_STATUS"
+T=$(tiny "$BIN" context | tail -1); median "$RUNS" nothing "$BIN" context; row "context (tiny: $T ms, ×$(times "$MEDIAN" "$T"))" "status --porcelain" "$F_STATUS"
 median "$RUNS" nothing "$BIN" history --limit 20; row "history --limit 20" rev-parse "$F_REV"
 median "$SLOW_RUNS" nothing "$BIN" search "Bench handover 4242"; row "search" "status --porcelain" "$F_STATUS"
 median "$SLOW_RUNS" nothing "$BIN" doctor; row "doctor" "status --porcelain" "$F_STATUS"
@@ -283,7 +319,8 @@ new_handover() {
 "$BIN" continuity status >/dev/null  # the read model of the fixture's store
 median "$RUNS" new_handover "$BIN" continuity publish; row "continuity publish" rev-parse "$F_REV"
 no_cache() { rm -rf "$L/.git/majordomus/readmodel"; }
-median "$SLOW_RUNS" no_cache "$BIN" continuity status; row "continuity status (cold: no read model)" "ls-tree -r" "$F_LS"
+curve_no_cache() { rm -rf .git/majordomus/readmodel; }
+median "$SLOW_RUNS" no_cache "$BIN" continuity status; row "continuity status (cold: no read model)" "cat-file --batch" "$F_CAT"
 "$BIN" continuity status >/dev/null
 median "$RUNS" nothing "$BIN" continuity status; row "continuity status (warm)" "ls-tree -r" "$F_LS"
 median "$RUNS" nothing "$BIN" continuity records --limit 20; row "continuity records --limit 20" "ls-tree -r" "$F_LS"
@@ -317,17 +354,24 @@ median "$SLOW_RUNS" fresh_sync "$BIN" continuity sync; row "continuity sync ($EX
 cd "$L"
 
 # ---------------------------------------------------------------------------------------------
-# Growth curve: warm status and publish as the store grows.
+# Growth curve: as the store grows, a cold status against git reading every record blob (the
+# floor, in the same run), warm status, plan and every record as JSON with their peak memory,
+# and publish. The cold rows run once at 1,000,000 records (git's floor alone takes minutes).
 curve=()
 for n in $CURVE; do
   if [[ $n == "$RECORDS" ]]; then c=$L; else rm -rf "$WORK/curve"; cp -a "$FIX/curve-$n" "$WORK/curve"; c=$WORK/curve/repo; fi
   cd "$c"
+  cold_runs=$SLOW_RUNS; (( n >= 1000000 )) && cold_runs=1
+  median "$cold_runs" nothing cat_all; cat=$MEDIAN
+  median "$cold_runs" curve_no_cache "$BIN" continuity status; cold=$MEDIAN; cold_rss=$((RSS / 1024))
   "$BIN" continuity status >/dev/null
   median "$RUNS" nothing "$BIN" continuity status; st=$MEDIAN; st_rss=$((RSS / 1024))
+  median "$RUNS" nothing "$BIN" continuity plan; plan=$MEDIAN; plan_rss=$((RSS / 1024))
+  median "$cold_runs" nothing "$BIN" --json continuity records; recs=$MEDIAN; recs_rss=$((RSS / 1024))
   median "$RUNS" new_handover "$BIN" continuity publish; pub=$MEDIAN
   bytes=$(stat -c %s .git/majordomus/readmodel/refs%majordomus%continuity.bin)
-  curve+=("| $n | $st | $st_rss | $pub | $bytes | $(( bytes / n )) |")
-  log "curve $n: status warm $st ms ($st_rss MiB), publish $pub ms, read model $bytes bytes"
+  curve+=("| $n | $cat | $cold | $(times "$cold" "$cat") | $cold_rss | $st | $st_rss | $plan | $plan_rss | $recs | $recs_rss | $pub | $(( bytes / n )) |")
+  log "curve $n: cold status $cold ms ($cold_rss MiB; cat-file $cat ms), warm status $st ms ($st_rss MiB), plan $plan ms ($plan_rss MiB), records --json $recs ms ($recs_rss MiB), publish $pub ms, read model $bytes bytes"
 done
 
 # ---------------------------------------------------------------------------------------------
@@ -348,7 +392,9 @@ done
   echo
   echo "## Growth curve"
   echo
-  echo "| records | status warm ms | status RSS MiB | publish ms | read model bytes | bytes/record |"
-  echo "|---:|---:|---:|---:|---:|---:|"
+  echo "Cold: no read model; floor: every record blob through git cat-file --batch, in the same run."
+  echo
+  echo "| records | cat-file ms | cold status ms | ×floor | cold MiB | warm status ms | MiB | plan ms | MiB | records --json ms | MiB | publish ms | read model bytes/record |"
+  echo "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
   printf '%s\n' "${curve[@]}"
 } | tee "$OUT/report.md"

@@ -3,6 +3,9 @@
 //!
 //! - `bench_fixture history <commits> <branches>` prints a `git fast-import` stream: a root commit
 //!   on `main`, then `<commits>` commits spread over `<branches>` branches (`main` and `b1`…).
+//! - `bench_fixture gitlike <commits> <files>` prints a `git fast-import` stream shaped like a
+//!   clone of git/git: a root commit of `<files>` source files (2–6 KiB each) in two levels of
+//!   directories, then `<commits>` commits on `main`, each changing one or two files.
 //! - `bench_fixture store <checkout> <records> <lines> <devices> <salt> [<parent>]` prints a
 //!   `git fast-import` stream that commits `<records>` signed continuity records of this
 //!   checkout's repository onto `refs/majordomus/continuity` (from `<parent>` when given):
@@ -58,6 +61,50 @@ fn history(commits: usize, branches: usize) -> Result<()> {
         data(&mut out, format!("change {i} on {name}").as_bytes())?;
         writeln!(out, "M 100644 inline src/{name}/f{}.txt", (i / branches.max(1)) % 100)?;
         data(&mut out, format!("{i}\n").as_bytes())?;
+    }
+    out.flush()?;
+    Ok(())
+}
+
+/// The path of source file `f` of the git/git-shaped tree: 40 top-level directories of 5
+/// subdirectories, and every 10th file at the top level, as git/git keeps its `*.c` files.
+fn gitlike_path(f: usize) -> String {
+    if f.is_multiple_of(10) {
+        format!("file-{f:05}.c")
+    } else {
+        format!("dir-{:02}/sub-{}/file-{f:05}.c", f % 40, (f / 40) % 5)
+    }
+}
+
+/// The content of file `f` at version `v`: 2–6 KiB of lines that differ by file and version.
+fn gitlike_text(f: usize, v: usize) -> Vec<u8> {
+    let lines = 40 + (f * 7919) % 80;
+    let mut t = format!("/* file {f}, version {v} */\n");
+    for l in 0..lines {
+        t.push_str(&format!("static int line_{l}_of_{f}(void) {{ return {}; }}\n", (l * 31 + f) % 997));
+    }
+    t.into_bytes()
+}
+
+fn gitlike(commits: usize, files: usize) -> Result<()> {
+    let stdout = std::io::stdout();
+    let mut out = std::io::BufWriter::new(stdout.lock());
+    writeln!(out, "commit refs/heads/main\ncommitter bench <bench@example.com> {BASE} +0000")?;
+    data(&mut out, b"root: the source tree")?;
+    for f in 0..files {
+        writeln!(out, "M 100644 inline {}", gitlike_path(f))?;
+        data(&mut out, &gitlike_text(f, 0))?;
+    }
+    for i in 0..commits {
+        let t = BASE + 60 + i as i64;
+        writeln!(out, "commit refs/heads/main\ncommitter bench <bench@example.com> {t} +0000")?;
+        data(&mut out, format!("change {i}").as_bytes())?;
+        let touched = if i.is_multiple_of(3) { 2 } else { 1 };
+        for k in 0..touched {
+            let f = (i * 7919 + k * 104_729) % files.max(1);
+            writeln!(out, "M 100644 inline {}", gitlike_path(f))?;
+            data(&mut out, &gitlike_text(f, i + 1))?;
+        }
     }
     out.flush()?;
     Ok(())
@@ -280,6 +327,7 @@ fn main() -> Result<()> {
     };
     match args.first().map(String::as_str) {
         Some("history") => history(num(1)?, num(2)?),
+        Some("gitlike") => gitlike(num(1)?, num(2)?),
         Some("store") => store(
             PathBuf::from(&args[1]),
             num(2)?,
@@ -289,6 +337,6 @@ fn main() -> Result<()> {
             args.get(6).cloned(),
         ),
         Some("layer") => layer(PathBuf::from(&args[1]), num(2)?, num(3)?, num(4)?, num(5)?, num(6)?),
-        _ => Err(anyhow!("usage: bench_fixture history|store|layer ... (see the file's header)")),
+        _ => Err(anyhow!("usage: bench_fixture history|gitlike|store|layer ... (see the file's header)")),
     }
 }
