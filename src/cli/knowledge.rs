@@ -67,7 +67,7 @@ pub fn run(cc: &CommandContext, a: Args, ui: &mut Ui) -> Result<Exit> {
             Args::Candidates => {
                 let all = derived::candidates(&ctx)?;
                 if json {
-                    ui.json(&serde_json::json!({ "candidates": all }));
+                    ui.json(&derived::Candidates { candidates: all });
                 } else {
                     ui.text(&render::candidates(&all));
                 }

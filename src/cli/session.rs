@@ -161,7 +161,7 @@ pub fn run(cc: &CommandContext, a: Args, ui: &mut Ui) -> Result<Exit> {
             Args::List { all } => {
                 let (views, skipped) = sessions::list(&ctx, all)?;
                 if json {
-                    ui.json(&serde_json::json!({"sessions": views, "skipped": skipped}));
+                    ui.json(&sessions::SessionList { sessions: views, skipped });
                     return Ok(Exit::Ok);
                 }
                 ui.text(&render::list(&views, skipped));

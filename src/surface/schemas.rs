@@ -100,6 +100,13 @@ pub fn generated() -> Vec<(&'static str, String)> {
         ("error.schema.json", text::<crate::error::ErrorDocument>()),
         // The documents of the continuity commands (device, publish, sync, resume, verify, …).
         // The documents of the other commands (session, knowledge, history --rotate, …).
+        ("history-rotate.schema.json", text::<crate::ops::queries::history::Rotation>()),
+        ("session-status.schema.json", text::<crate::ops::queries::sessions::StatusReport>()),
+        ("session-record.schema.json", text::<crate::ops::queries::sessions::ClosedView>()),
+        ("session-list.schema.json", text::<crate::ops::queries::sessions::SessionList>()),
+        ("session-context.schema.json", text::<crate::ops::queries::sessions::ContextReport>()),
+        ("knowledge-derive.schema.json", text::<crate::ops::services::knowledge::DeriveReport>()),
+        ("knowledge-candidates.schema.json", text::<crate::ops::services::knowledge::Candidates>()),
     ]
 }
 

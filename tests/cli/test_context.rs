@@ -3,7 +3,9 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use crate::common::json::{doc, error, Context};
+use serde_json::{json, Value};
+
+use crate::common::json::{self, error};
 
 use crate::common::{Output, Repo, TestEnv, HANDOVER};
 
@@ -68,8 +70,15 @@ fn section(stdout: &str, prefix: &str) -> String {
     format!("{head}\n{}\n", body.join("\n")).trim_end().to_string()
 }
 
-fn json(out: &Output) -> Context {
-    doc(&out.stdout)
+/// `context --json`, valid under `schemas/context.schema.json`.
+fn report(out: &Output) -> Value {
+    json::read("context.schema.json", &out.stdout)
+}
+
+/// The section `id` of a `context --json` document.
+fn json_section<'a>(j: &'a Value, id: &str) -> &'a Value {
+    let all = json::at(j, "/sections").as_array().expect("sections");
+    all.iter().find(|s| s["id"] == id).unwrap_or_else(|| panic!("no {id} section in\n{j:#}"))
 }
 
 fn context(r: &Repo<'_>, n: usize) -> Output {
@@ -304,7 +313,7 @@ fn item_19_budget_drops_in_fixed_order_and_counts_the_printed_lines() {
     let need: usize = refused.stderr.split("need ").nth(1).unwrap().split(' ').next().unwrap().parse().unwrap();
     assert_eq!(need, min_ok, "{}", refused.stderr);
     let at_need = r.mj(&["context", "--json", "--budget-lines", &need.to_string()]).ok();
-    assert_eq!(json(&at_need).ids(), ["git", "task", "profile", "questions"]);
+    assert_eq!(json::each(&report(&at_need), "/sections", "id"), ["git", "task", "profile", "questions"]);
 }
 
 #[test]
@@ -315,29 +324,29 @@ fn item_20_json_has_the_report_shape_and_matches_the_text_selection() {
         let text = context(&r, n).ok().stdout;
         let out = r.mj(&["context", "--json", "--budget-lines", &n.to_string()]).ok();
         assert!(!out.stdout.contains("\"provider\""), "no --for, no provider key");
-        let j = json(&out);
-        assert_eq!((j.schema, j.generated_at.as_str()), (1, "2026-09-03T20:00:00Z"));
-        assert_eq!(j.git.branch, "main");
-        assert_eq!(j.git.head, r.head());
-        assert_eq!(j.git.working_tree, "dirty");
-        assert_eq!(j.git.task_record.as_deref(), Some("exact"));
-        let task = j.task.as_ref().expect("the active task");
-        assert_eq!(task.id, id);
-        assert_eq!(task.scope, ["lib"]);
-        assert_eq!(task.profile, "debugging");
+        let j = report(&out);
+        assert_eq!((&j["schema"], json::text(&j, "/generated_at")), (&json!(1), "2026-09-03T20:00:00Z"));
+        assert_eq!(json::text(&j, "/git/branch"), "main");
+        assert_eq!(json::text(&j, "/git/head"), r.head());
+        assert_eq!(json::text(&j, "/git/working_tree"), "dirty");
+        assert_eq!(json::text(&j, "/git/task_record"), "exact");
+        assert_eq!(json::text(&j, "/task/id"), id, "the active task");
+        assert_eq!(j["task"]["scope"], json!(["lib"]));
+        assert_eq!(json::text(&j, "/task/profile"), "debugging");
         let mut heads = Vec::new();
-        for s in &j.sections {
-            let t = &s.text;
-            assert_eq!(s.lines, t.lines().count(), "{t}");
-            assert!(text.contains(&format!("\n\n{t}\n\n")), "section {} is printed verbatim:\n{text}", s.id);
+        for s in json::at(&j, "/sections").as_array().expect("sections") {
+            let t = s["text"].as_str().expect("a section's text");
+            assert_eq!(s["lines"], t.lines().count(), "{t}");
+            assert!(text.contains(&format!("\n\n{t}\n\n")), "section {} is printed verbatim:\n{text}", s["id"]);
             heads.push(t.lines().next().unwrap().to_string());
         }
         assert_eq!(heads, headings(&text), "same sections, same order");
-        let ex: Vec<String> = j.excluded.iter().map(|e| format!("- {} — {}", e.item, e.reason)).collect();
+        let items = json::each(&j, "/excluded", "item").into_iter().zip(json::each(&j, "/excluded", "reason"));
+        let ex: Vec<String> = items.map(|(item, reason)| format!("- {item} — {reason}")).collect();
         assert_eq!(ex, excluded(&text));
         let (lines, limit, dropped) = budget(&text);
-        assert_eq!((j.budget.lines, j.budget.limit), (lines, limit));
-        assert_eq!(j.budget.dropped, dropped);
+        assert_eq!((&j["budget"]["lines"], &j["budget"]["limit"]), (&json!(lines), &json!(limit)));
+        assert_eq!(j["budget"]["dropped"], json!(dropped));
         assert_eq!(lines, text.lines().count());
     }
     // Under --json a refusal leaves stdout empty and prints one JSON error on stderr.
@@ -506,8 +515,8 @@ fn stale_handover_is_history_and_its_next_action_is_withheld() {
     # Next Action
     (Next Action withheld: stale, 6d old, past session.freshness.stale_minutes (5760 min))
     ");
-    let j = json(&r.mj(&["context", "--json"]).ok());
-    assert!(!j.section("handover").expect("a handover section").text.contains("Write the regression test."));
+    let j = report(&r.mj(&["context", "--json"]).ok());
+    assert!(!json::text(json_section(&j, "handover"), "/text").contains("Write the regression test."));
 }
 
 #[test]
@@ -612,9 +621,8 @@ fn provider_line_and_unknown_provider() {
     - CLAUDE.md (2 lines; always loaded by claude-code)
     ");
     assert_eq!(budget(&out).0, out.lines().count());
-    let j = json(&r.mj(&["context", "--json", "--for", "codex"]).ok());
-    let p = j.provider.expect("--for names the provider");
-    assert_eq!((p.name.as_str(), p.always_loaded.as_str()), ("codex", "AGENTS.md"));
+    let j = report(&r.mj(&["context", "--json", "--for", "codex"]).ok());
+    assert_eq!(j["provider"], json!({"name": "codex", "always_loaded": "AGENTS.md"}), "--for names the provider");
     insta::assert_snapshot!(r.mj(&["context", "--for", "vim"]).code(2).shown(), @r#"
     --- stderr
     error: unknown provider "vim"
@@ -690,10 +698,17 @@ fn works_with_no_active_task() {
     ## BUDGET
     42 of 300 lines
     "#);
-    let j = json(&r.mj(&["context", "--json"]).ok());
-    assert!(j.task.is_none());
-    assert!(j.git.task_record.is_none());
-    assert_eq!(j.git.repository, ".git");
+    let j = report(&r.mj(&["context", "--json"]).ok());
+    assert!(json::at(&j, "/task").is_null(), "task: null");
+    insta::assert_snapshot!(format!("{:#}", json::at(&j, "/git")), @r#"
+    {
+      "repository": ".git",
+      "branch": "main",
+      "head": "[HEX]",
+      "working_tree": "clean",
+      "task_record": null
+    }
+    "#);
     // A finished task is not shown as the active one.
     r.start("t");
     r.mj_in(&["handover", "--close"], HANDOVER).ok();

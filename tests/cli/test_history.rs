@@ -1,10 +1,16 @@
 //! Tests of `history` (docs/REFERENCE.md#history; docs/REFERENCE.md#front-matter items 17 and 18).
 #![allow(clippy::unwrap_used)]
 
-use crate::common::json::{doc, findings, Rotation};
+use crate::common::json::{self, findings};
 use crate::common::{Repo, TestEnv, HANDOVER};
 
 const LEDGER: &str = ".ai/local/state/ledger.jsonl";
+
+/// What `history --rotate --json` printed, once it is valid under `schemas/history-rotate.schema.json`.
+fn rotation(stdout: &str) -> &str {
+    json::read("history-rotate.schema.json", stdout);
+    stdout
+}
 
 /// A hand-written, valid ledger line.
 fn hand_line(n: usize) -> String {
@@ -299,6 +305,14 @@ fn item_17_rotate() {
     // under (or at) the cap
     write_ledger(&r, &(1..=3).map(hand_line).collect::<Vec<_>>());
     assert_eq!(r.mj(&["history", "--rotate"]).ok().stdout, "nothing to rotate: 3 lines, cap 3\n");
+    let out = r.mj(&["history", "--rotate", "--json"]).ok();
+    insta::assert_snapshot!(rotation(&out.stdout), @r#"
+    {
+      "result": "nothing",
+      "lines": 3,
+      "cap": 3
+    }
+    "#);
     assert_eq!(r.read(LEDGER).lines().count(), 3);
 
     // five lines, cap 3: the oldest two move
@@ -339,14 +353,14 @@ fn item_17_rotate() {
     // a second later it works, and the ledger again ends at cap + 1
     env.set_now("2026-09-03T20:00:01Z");
     let out = r.mj(&["history", "--rotate", "--json"]).ok();
-    assert_eq!(
-        doc::<Rotation>(&out.stdout),
-        Rotation::Rotated {
-            archived: 3,
-            kept: 3,
-            archive: ".ai/local/state/ledger.20260903T200001Z.jsonl.archived".into()
-        }
-    );
+    insta::assert_snapshot!(rotation(&out.stdout), @r#"
+    {
+      "result": "rotated",
+      "archived": 3,
+      "kept": 3,
+      "archive": ".ai/local/state/ledger.20260903T200001Z.jsonl.archived"
+    }
+    "#);
     assert_eq!(r.read(LEDGER).lines().count(), 4);
     assert_eq!(r.read(".ai/local/state/ledger.20260903T200001Z.jsonl.archived").lines().count(), 3);
 

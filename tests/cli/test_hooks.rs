@@ -3,7 +3,8 @@
 
 use serde_json::Value;
 
-use crate::common::json::{doc, SessionContext};
+use crate::common::json;
+use crate::common::snap::named;
 use crate::common::{Repo, TestEnv, HANDOVER};
 
 fn payload(sid: &str, extra: &str) -> String {
@@ -301,10 +302,20 @@ fn scenario_127_briefing_freshness_of_the_working_context() {
     r.mj(&["session", "start"]).ok();
     let path = r.mj(&["session", "context"]).ok().stdout;
     assert_eq!(path.lines().count(), 1);
-    let v: SessionContext = doc(&r.mj(&["--json", "session", "context"]).ok().stdout);
-    assert_eq!(v.label, "exact");
-    assert_eq!(v.path, path.trim_end());
-    assert_eq!(v.recorded_head, r.head());
+    // the working context frozen at HEAD, and now exactly there
+    let working = |ids: &[(&str, &str)]| {
+        let out = r.mj(&["--json", "session", "context"]).ok().stdout;
+        json::read("session-context.schema.json", &out);
+        named(&out, &[&[("PATH", path.trim_end())], ids].concat())
+    };
+    insta::assert_snapshot!(working(&[("HEAD", &r.head())]), @r#"
+    {
+      "path": "[PATH]",
+      "label": "exact",
+      "commits_since": 0,
+      "recorded_head": "[HEAD]"
+    }
+    "#);
     // The GIT section of the context.
     let git_section = |t: String| t.split("\n## TASK").next().unwrap().to_string();
     let head = r.head();
@@ -323,8 +334,14 @@ fn scenario_127_briefing_freshness_of_the_working_context() {
     let start = r.head();
     r.commit_file("a", "1\n");
     r.commit_file("b", "2\n");
-    let v: SessionContext = doc(&r.mj(&["--json", "session", "context"]).ok().stdout);
-    assert_eq!((v.label.as_str(), v.commits_since), ("advanced", 2));
+    insta::assert_snapshot!(working(&[("START", &start)]), @r#"
+    {
+      "path": "[PATH]",
+      "label": "advanced",
+      "commits_since": 2,
+      "recorded_head": "[START]"
+    }
+    "#);
     let ids = |t: String| {
         let head = r.head();
         git_section(t).replace(&start[..7], "[START]").replace(&head, "[HEAD]").replace(&head[..7], "[HEAD]")

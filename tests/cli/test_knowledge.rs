@@ -2,7 +2,7 @@
 //! candidates, promote, reject, check), docs/REFERENCE.md#sessions (close derives), docs/REFERENCE.md#findings (doctor's knowledge rules)
 //! and the "Knowledge:" acceptance bullet of docs/REFERENCE.md#store.
 
-use crate::common::json::{doc, findings, KnowledgeCandidates, KnowledgeDerive};
+use crate::common::json::{self, findings};
 use crate::common::snap::named;
 use crate::common::{Repo, TestEnv};
 
@@ -54,8 +54,6 @@ fn field<'t>(text: &'t str, key: &str) -> Option<&'t str> {
     text.lines().find_map(|l| l.strip_prefix(&format!("{key}: ")))
 }
 
-/// `text` with each `(name, id)` pair's id replaced by `[name]`, so a snapshot still says which
-/// episode or task it names.
 /// `text`'s lines sorted (candidates are listed and derived in id order, random in a test).
 fn sorted(text: &str) -> String {
     let mut lines: Vec<&str> = text.lines().collect();
@@ -93,9 +91,17 @@ fn derive_without_an_episode_says_so_and_appends_nothing() {
     ");
     assert!(events(&r, "knowledge.derived").is_empty());
     assert!(files(&r, CANDIDATES).is_empty());
-    let v: KnowledgeDerive = doc(&r.mj(&["--json", "knowledge", "derive"]).ok().stdout);
-    assert_eq!(v.episode, None, "{v:?}");
-    assert_eq!(v.written, 0);
+    let out = r.mj(&["--json", "knowledge", "derive"]).ok().stdout;
+    json::read("knowledge-derive.schema.json", &out);
+    insta::assert_snapshot!(out, @r#"
+    {
+      "episode": null,
+      "lines": [],
+      "written": 0,
+      "unchanged": 0,
+      "skipped": 0
+    }
+    "#);
     assert!(events(&r, "knowledge.derived").is_empty());
     // Outside a repository / without the layer.
     let bare = env.repo("bare");
@@ -310,13 +316,27 @@ fn derive_is_idempotent_dry_run_writes_nothing_and_json_parses() {
     let out = r.mj(&["knowledge", "derive", "--dry-run"]).ok();
     assert!(out.stdout.lines().take(2).all(|l| l.starts_with("unchanged ")), "{}", out.stdout);
     assert_eq!(r.ledger().len(), before);
-    // --json parses.
-    let out = r.mj(&["--json", "knowledge", "derive"]).ok();
-    let v: KnowledgeDerive = doc(&out.stdout);
-    assert_eq!(v.episode.as_deref(), Some(ep.as_str()));
-    assert_eq!((v.written, v.unchanged, v.skipped), (0, 2, 0));
-    assert_eq!(v.lines.len(), 2);
-    assert!(v.lines.iter().all(|(verdict, _)| verdict == "unchanged"), "{v:?}");
+    // --json: the same verdicts.
+    let out = r.mj(&["--json", "knowledge", "derive"]).ok().stdout;
+    json::read("knowledge-derive.schema.json", &out);
+    insta::assert_snapshot!(named(&out, &[("EP", &ep)]), @r#"
+    {
+      "episode": "[EP]",
+      "lines": [
+        [
+          "unchanged",
+          ".ai/repo/knowledge/candidates/[EP]-[HEX].md"
+        ],
+        [
+          "unchanged",
+          ".ai/repo/knowledge/candidates/[EP]-[HEX].md"
+        ]
+      ],
+      "written": 0,
+      "unchanged": 2,
+      "skipped": 0
+    }
+    "#);
     assert_eq!(snapshot(&r), first);
     // A quoted title survives the round trip.
     let (_, t) = by_title(&r, "Use \\\"quotes\\\": carefully");
@@ -529,8 +549,13 @@ fn candidates_lists_text_and_json() {
     let _snap = env.snapshots();
     let r = env.ready_repo("r");
     assert_eq!(r.mj(&["knowledge", "candidates"]).ok().stdout, "no knowledge candidates\n");
-    let v: KnowledgeCandidates = doc(&r.mj(&["--json", "knowledge", "candidates"]).ok().stdout);
-    assert!(v.candidates.is_empty());
+    let out = r.mj(&["--json", "knowledge", "candidates"]).ok().stdout;
+    json::read("knowledge-candidates.schema.json", &out);
+    insta::assert_snapshot!(out, @r#"
+    {
+      "candidates": []
+    }
+    "#);
     let ep = open(&r);
     let task = r.start("t");
     r.mj(&["decision", "add", "Use tabs", "--why", "w"]).ok();
@@ -547,14 +572,55 @@ fn candidates_lists_text_and_json() {
     [DEC]  candidate  convention Use tabs
     [Q]  candidate  fact       Which URL?
     ");
-    let v: KnowledgeCandidates = doc(&r.mj(&["--json", "knowledge", "candidates"]).ok().stdout);
-    assert_eq!(v.candidates.len(), 2);
-    let d = v.candidates.iter().find(|k| k.id == dec).unwrap();
-    assert_eq!(
-        (d.class.as_str(), d.status.as_str(), d.epistemics.as_str(), d.date.as_str()),
-        ("convention", "candidate", "decided", "2026-09-03")
-    );
-    assert_eq!(d.derived_from, [format!("session:{ep}"), format!("decision:{task}")]);
+    // (sorted by title: listed in id order, random here)
+    let mut v =
+        json::read("knowledge-candidates.schema.json", &r.mj(&["--json", "knowledge", "candidates"]).ok().stdout);
+    v["candidates"].as_array_mut().expect("candidates").sort_by_key(|k| k["title"].to_string());
+    let ids = [("DEC", dec.as_str()), ("Q", &q), ("EP", &ep), ("TASK", &task)];
+    insta::assert_snapshot!(named(&format!("{v:#}"), &ids), @r#"
+    {
+      "candidates": [
+        {
+          "id": "[DEC]",
+          "class": "convention",
+          "title": "Use tabs",
+          "description": "Decided because w",
+          "status": "candidate",
+          "epistemics": "decided",
+          "date": "2026-09-03",
+          "tags": [
+            "derived",
+            "decision"
+          ],
+          "derived_from": [
+            "session:[EP]",
+            "decision:[TASK]"
+          ],
+          "relations": [],
+          "superseded_by": null
+        },
+        {
+          "id": "[Q]",
+          "class": "fact",
+          "title": "Which URL?",
+          "description": "staging",
+          "status": "candidate",
+          "epistemics": "observed",
+          "date": "2026-09-03",
+          "tags": [
+            "derived",
+            "question"
+          ],
+          "derived_from": [
+            "session:[EP]",
+            "question:[TASK]"
+          ],
+          "relations": [],
+          "superseded_by": null
+        }
+      ]
+    }
+    "#);
 }
 
 #[test]

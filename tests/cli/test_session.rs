@@ -1,6 +1,7 @@
 //! Tests of episodes: docs/REFERENCE.md#store scenarios 62 and 111, docs/REFERENCE.md#front-matter items 29–32.
 
-use crate::common::json::{doc, ClosedSession, SessionStatus};
+use crate::common::json;
+use crate::common::snap::named;
 use crate::common::{TestEnv, HANDOVER};
 
 fn sid_of(out: &str) -> String {
@@ -187,11 +188,30 @@ fn scenario_111_one_episode_per_provider_session() {
         std::fs::read_link(r.state("session-current.yaml")).unwrap().to_str().unwrap(),
         "sessions-open/hand.yaml"
     );
+    // this process's episode (the hand one), no other
     let st = r.mj(&["--json", "session", "status"]).ok().stdout;
-    let v: SessionStatus = doc(&st);
-    let open = v.open.expect("this process's episode");
-    assert_eq!((open.session_id.as_str(), open.foreign), (h.as_str(), false));
-    assert!(v.others.is_empty());
+    json::read("session-status.schema.json", &st);
+    insta::assert_snapshot!(named(&st, &[("H", &h)]), @r#"
+    {
+      "schema": 1,
+      "open": {
+        "session_id": "[H]",
+        "started_at": "2026-09-03T20:00:00Z",
+        "owner": "tester",
+        "worker": null,
+        "provider": null,
+        "provider_session": null,
+        "repository_id": "[TMP]/r/.git",
+        "worktree": "[TMP]/r",
+        "branch": "main",
+        "start_head": "[HEX]",
+        "start_working_tree": "clean",
+        "foreign": false,
+        "label": "exact"
+      },
+      "others": []
+    }
+    "#);
     // last close removes the pointer
     r.mj(&["session", "close"]).ok();
     assert!(std::fs::symlink_metadata(r.state("session-current.yaml")).is_err());
@@ -489,6 +509,15 @@ fn scenario_62_session_divergence_and_ordering() {
     // absence, read-only
     assert_eq!(r.mj(&["session", "list"]).ok().stdout, "No closed sessions for this worktree and branch.\n");
     assert_eq!(r.mj(&["session", "latest"]).ok().stdout, "No closed session for this worktree and branch.\n");
+    assert_eq!(r.mj(&["--json", "session", "latest"]).ok().stdout, "null\n");
+    let list = r.mj(&["--json", "session", "list"]).ok().stdout;
+    json::read("session-list.schema.json", &list);
+    insta::assert_snapshot!(list, @r#"
+    {
+      "sessions": [],
+      "skipped": 0
+    }
+    "#);
     r.mj(&["session", "show", "s-nope"]).code(12);
     r.mj(&["session", "start"]).ok();
     let rec1 = r.mj(&["session", "close"]).ok().stdout.trim().to_string();
@@ -543,9 +572,21 @@ fn scenario_62_session_divergence_and_ordering() {
     ---
     Composed by git-majordomus from the ledger lines stamped with this episode and from git; no model wrote it.
     ");
-    let v: ClosedSession = doc(&r.mj(&["--json", "session", "latest"]).ok().stdout);
-    assert_eq!(v.label, "advanced");
-    assert_eq!(v.path, rec1);
+    let latest = r.mj(&["--json", "session", "latest"]).ok().stdout;
+    let first = json::read("session-record.schema.json", &latest);
+    insta::assert_snapshot!(named(&latest, &[("REC1", &rec1)]), @r#"
+    {
+      "session_id": "s-[ID]",
+      "created_at": "2026-09-03T20:00:00Z",
+      "outcome": "closed",
+      "branch": "main",
+      "head": "[HEX]",
+      "title": "Session s-[ID] on main",
+      "path": "[REC1]",
+      "label": "advanced",
+      "matched": "same_worktree_same_branch"
+    }
+    "#);
     // a later session; touch the older one: order unchanged
     env.set_now("2026-09-03T20:05:00Z");
     r.mj(&["session", "start"]).ok();
@@ -628,6 +669,20 @@ fn scenario_62_session_divergence_and_ordering() {
     let out = r.mj(&["session", "latest", "--path"]).ok();
     assert_eq!(out.stdout.trim(), rec2);
     insta::assert_snapshot!(out.stderr, @"warning: skipped .ai/repo/sessions/20260903T210000Z--s-x--main--[HEX]--[HEX].md: no front matter");
+    // under --json the list counts it, newest first: the later record, diverged, then the first as
+    // `latest` showed it (`matched` is latest's alone); show prints the record as listed
+    let listed = json::read("session-list.schema.json", &r.mj(&["--json", "session", "list"]).ok().stdout);
+    assert_eq!(listed["skipped"], 1);
+    assert_eq!(listed["sessions"].as_array().map(Vec::len), Some(2));
+    assert_eq!(
+        (json::text(&listed, "/sessions/0/path"), json::text(&listed, "/sessions/0/label")),
+        (rec2.as_str(), "diverged")
+    );
+    let mut older = first;
+    older.as_object_mut().expect("a record").remove("matched");
+    assert_eq!(listed["sessions"][1], older);
+    let shown = r.mj(&["--json", "session", "show", &sid2]).ok().stdout;
+    assert_eq!(json::read("session-record.schema.json", &shown), listed["sessions"][0], "the newest, as listed");
 }
 
 #[test]

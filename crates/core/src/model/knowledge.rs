@@ -9,6 +9,7 @@ pub const CLASSES: &[&str] = &["fact", "convention", "constraint", "memory", "le
 
 /// One knowledge record (candidate or curated).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "mcp", derive(schemars::JsonSchema), schemars(deny_unknown_fields))]
 #[allow(missing_docs)]
 pub struct Knowledge {
     pub id: String,

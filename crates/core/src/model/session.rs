@@ -4,18 +4,29 @@
 
 /// An open episode, `sessions-open/<key>.yaml`.
 #[derive(Debug, Clone, PartialEq, Eq, Default, serde::Serialize)]
-#[allow(missing_docs)]
+#[cfg_attr(feature = "mcp", derive(schemars::JsonSchema), schemars(deny_unknown_fields))]
 pub struct OpenSession {
+    /// `s-<stamp>-<hex4>`.
     pub session_id: String,
+    /// When it opened.
     pub started_at: String,
+    /// Who opened it.
     pub owner: String,
+    /// The worker (`provider/model`), when given.
     pub worker: Option<String>,
+    /// The provider, when a hook opened it.
     pub provider: Option<String>,
+    /// The provider's session id (the episode key), when a hook opened it.
     pub provider_session: Option<String>,
+    /// The git common dir it opened in.
     pub repository_id: String,
+    /// The worktree it opened in.
     pub worktree: String,
+    /// Branch or `DETACHED`.
     pub branch: String,
+    /// HEAD at open: full SHA or `NONE`.
     pub start_head: String,
+    /// `clean` or `dirty` at open.
     pub start_working_tree: String,
 }
 

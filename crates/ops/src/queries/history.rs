@@ -250,8 +250,9 @@ pub fn validate(ctx: &Ctx) -> Result<Vec<Finding>> {
     validate_lines(lines, &rel)
 }
 
-/// What `history --rotate` did.
+/// What `history --rotate` did (`schemas/history-rotate.schema.json`).
 #[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "mcp", derive(schemars::JsonSchema), schemars(deny_unknown_fields))]
 #[serde(tag = "result", rename_all = "snake_case")]
 pub enum Rotation {
     /// The ledger is within its cap.

@@ -17,8 +17,9 @@ use crate::store::ledger;
 use crate::store::records::names;
 use crate::store::{session_context, sessions};
 
-/// `session status`.
+/// `session status` (`schemas/session-status.schema.json`).
 #[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "mcp", derive(schemars::JsonSchema), schemars(deny_unknown_fields))]
 pub struct StatusReport {
     /// Always 1.
     pub schema: u32,
@@ -30,6 +31,7 @@ pub struct StatusReport {
 
 /// An open episode as reported: the file's fields, whether it is foreign, and its label.
 #[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "mcp", derive(schemars::JsonSchema), schemars(deny_unknown_fields))]
 pub struct OpenView {
     /// The episode file.
     #[serde(flatten)]
@@ -42,6 +44,7 @@ pub struct OpenView {
 
 /// Another open episode.
 #[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "mcp", derive(schemars::JsonSchema), schemars(deny_unknown_fields))]
 pub struct OtherView {
     /// Its id.
     pub session_id: String,
@@ -73,9 +76,9 @@ pub fn status(ctx: &Ctx) -> Result<StatusReport> {
     Ok(StatusReport { schema: 1, open, others })
 }
 
-/// A closed record as listed and shown.
+/// A closed record as listed and shown (`session show|latest`: `schemas/session-record.schema.json`).
 #[derive(Debug, Clone, Serialize)]
-#[cfg_attr(feature = "mcp", derive(schemars::JsonSchema))]
+#[cfg_attr(feature = "mcp", derive(schemars::JsonSchema), schemars(deny_unknown_fields))]
 #[allow(missing_docs)]
 pub struct ClosedView {
     pub session_id: String,
@@ -154,6 +157,16 @@ pub fn latest(ctx: &Ctx) -> Result<Option<ClosedView>> {
     Ok(ans.winner.map(|f: Found<(ClosedSession, String)>| view(ctx, &f.item.0, &f.path, &f.item.1, Some(f.matched))))
 }
 
+/// `session list --json` (`schemas/session-list.schema.json`).
+#[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "mcp", derive(schemars::JsonSchema), schemars(deny_unknown_fields))]
+pub struct SessionList {
+    /// The closed records, newest first.
+    pub sessions: Vec<ClosedView>,
+    /// Closed records left out because they could not be read.
+    pub skipped: usize,
+}
+
 /// `session list [--all]`: closed records newest first; `(views, skipped)`.
 pub fn list(ctx: &Ctx, all: bool) -> Result<(Vec<ClosedView>, usize)> {
     ctx.require_layer()?;
@@ -191,8 +204,10 @@ pub fn show(ctx: &Ctx, sid: &str) -> Result<ClosedView> {
     Ok(view(ctx, &c, &path, body, None))
 }
 
-/// `session context [<sid>] --json`.
+/// `session context [<sid>] --json` (`schemas/session-context.schema.json`).
 #[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "mcp", derive(schemars::JsonSchema), schemars(deny_unknown_fields))]
+#[cfg_attr(feature = "mcp", schemars(rename = "SessionContext"))]
 pub struct ContextReport {
     /// The document.
     pub path: String,

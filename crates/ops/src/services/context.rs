@@ -129,7 +129,7 @@ pub struct ContextParams {
 
 /// The context document (docs/REFERENCE.md#context); its JSON form is the `--json` output.
 #[derive(Debug, Clone, Serialize)]
-#[cfg_attr(feature = "mcp", derive(schemars::JsonSchema))]
+#[cfg_attr(feature = "mcp", derive(schemars::JsonSchema), schemars(deny_unknown_fields))]
 pub struct ContextReport {
     /// Always 1.
     pub schema: u32,
@@ -152,7 +152,7 @@ pub struct ContextReport {
 
 /// A provider and its always-loaded instructions file.
 #[derive(Debug, Clone, Serialize)]
-#[cfg_attr(feature = "mcp", derive(schemars::JsonSchema))]
+#[cfg_attr(feature = "mcp", derive(schemars::JsonSchema), schemars(deny_unknown_fields))]
 pub struct Provider {
     /// `claude-code` or `codex`.
     pub name: String,
@@ -162,7 +162,7 @@ pub struct Provider {
 
 /// The git state the document was built at.
 #[derive(Debug, Clone, Serialize)]
-#[cfg_attr(feature = "mcp", derive(schemars::JsonSchema))]
+#[cfg_attr(feature = "mcp", derive(schemars::JsonSchema), schemars(deny_unknown_fields))]
 pub struct GitView {
     /// The git common dir, repository-relative when inside the checkout.
     pub repository: String,
@@ -185,7 +185,7 @@ pub struct GitView {
 
 /// The active task as the document shows it.
 #[derive(Debug, Clone, Serialize)]
-#[cfg_attr(feature = "mcp", derive(schemars::JsonSchema))]
+#[cfg_attr(feature = "mcp", derive(schemars::JsonSchema), schemars(deny_unknown_fields))]
 #[allow(missing_docs)]
 pub struct TaskView {
     pub id: String,
@@ -240,7 +240,7 @@ impl SectionId {
 
 /// One printed section: its facts, and the text the renderer made of them.
 #[derive(Debug, Clone, Serialize)]
-#[cfg_attr(feature = "mcp", derive(schemars::JsonSchema))]
+#[cfg_attr(feature = "mcp", derive(schemars::JsonSchema), schemars(deny_unknown_fields))]
 pub struct Section {
     /// Which section.
     pub id: SectionId,
@@ -451,7 +451,7 @@ pub struct Event {
 
 /// One thing left out of the document.
 #[derive(Debug, Clone, Serialize)]
-#[cfg_attr(feature = "mcp", derive(schemars::JsonSchema))]
+#[cfg_attr(feature = "mcp", derive(schemars::JsonSchema), schemars(deny_unknown_fields))]
 pub struct Excluded {
     /// A section id, `<id>-body`, or a profile axis.
     pub item: String,
@@ -502,7 +502,7 @@ pub enum Why {
 
 /// The line budget and what it cost.
 #[derive(Debug, Clone, Serialize)]
-#[cfg_attr(feature = "mcp", derive(schemars::JsonSchema))]
+#[cfg_attr(feature = "mcp", derive(schemars::JsonSchema), schemars(deny_unknown_fields))]
 pub struct Budget {
     /// Lines of the whole printed document, header and trailer included.
     pub lines: usize,

@@ -96,18 +96,19 @@ fn secret_in(k: &Knowledge, text: &str) -> Option<String> {
     Some(format!("{source} holds {what}"))
 }
 
-/// What `knowledge derive` did.
+/// What `knowledge derive` did (`schemas/knowledge-derive.schema.json`).
 #[derive(Debug, Clone, Default, Serialize)]
+#[cfg_attr(feature = "mcp", derive(schemars::JsonSchema), schemars(deny_unknown_fields))]
 pub struct DeriveReport {
     /// The episode derived from (none → nothing done).
     pub episode: Option<String>,
-    /// `(verdict, path)`: `written`, `unchanged`, `skipped (promoted|superseded|transcript)`, `would write`.
+    /// `(verdict, path)`: `written`, `unchanged`, `skipped (promoted|superseded|credential|transcript)`, `would write`.
     pub lines: Vec<(String, String)>,
-    /// Counts.
+    /// How many candidates were written.
     pub written: usize,
-    /// Counts.
+    /// How many were already there, the same bytes.
     pub unchanged: usize,
-    /// Counts.
+    /// How many were skipped (promoted, superseded, holding a credential, transcript lines).
     pub skipped: usize,
 }
 
@@ -378,6 +379,14 @@ fn read_dir(dir: &std::path::Path) -> Result<Vec<(String, Option<Knowledge>, Str
     }
     v.sort_by(|a, b| a.0.cmp(&b.0));
     Ok(v)
+}
+
+/// `knowledge candidates --json` (`schemas/knowledge-candidates.schema.json`).
+#[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "mcp", derive(schemars::JsonSchema), schemars(deny_unknown_fields))]
+pub struct Candidates {
+    /// Every candidate, as [`candidates`] reads them.
+    pub candidates: Vec<Knowledge>,
 }
 
 /// `knowledge candidates`: every record under `candidates/` (parsed ones).
