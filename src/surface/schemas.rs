@@ -75,19 +75,29 @@ pub fn param_schema(p: &Param) -> serde_json::Value {
 pub fn generated() -> Vec<(&'static str, String)> {
     use crate::ops::queries::{explain, lifecycle};
     fn text<T: schemars::JsonSchema>() -> String {
-        let v = serde_json::to_value(schemars::schema_for!(T)).unwrap_or_default();
+        pretty(schemars::schema_for!(T))
+    }
+    // What `T` prints (schemars' serialize contract): a member is required unless it is skipped
+    // (`skip_serializing_if`), so an `Option` printed as `null` is required, and nullable.
+    fn printed<T: schemars::JsonSchema>() -> String {
+        pretty(
+            schemars::generate::SchemaSettings::default().for_serialize().into_generator().into_root_schema_for::<T>(),
+        )
+    }
+    fn pretty(s: schemars::Schema) -> String {
+        let v = serde_json::to_value(s).unwrap_or_default();
         format!("{}\n", serde_json::to_string_pretty(&v).unwrap_or_default())
     }
     vec![
-        (Model::Explain.schema_file(), text::<explain::Explain>()),
-        (Model::Episodes.schema_file(), text::<lifecycle::Episodes>()),
-        (Model::Recovery.schema_file(), text::<lifecycle::Recovery>()),
-        (Model::Runtime.schema_file(), text::<lifecycle::Runtime>()),
-        (Model::Providers.schema_file(), text::<lifecycle::Providers>()),
-        (Model::Closed.schema_file(), text::<lifecycle::Closed>()),
-        (Model::ContinuityStatus.schema_file(), text::<crate::ops::queries::continuity::StatusReport>()),
-        (Model::ContinuityRecords.schema_file(), text::<crate::ops::queries::continuity::RecordsReport>()),
-        (Model::ContinuityPlan(None).schema_file(), text::<crate::ops::services::continuity::plan::ResumePlan>()),
+        (Model::Explain.schema_file(), printed::<explain::Explain>()),
+        (Model::Episodes.schema_file(), printed::<lifecycle::Episodes>()),
+        (Model::Recovery.schema_file(), printed::<lifecycle::Recovery>()),
+        (Model::Runtime.schema_file(), printed::<lifecycle::Runtime>()),
+        (Model::Providers.schema_file(), printed::<lifecycle::Providers>()),
+        (Model::Closed.schema_file(), printed::<lifecycle::Closed>()),
+        (Model::ContinuityStatus.schema_file(), printed::<crate::ops::queries::continuity::StatusReport>()),
+        (Model::ContinuityRecords.schema_file(), printed::<crate::ops::queries::continuity::RecordsReport>()),
+        (Model::ContinuityPlan(None).schema_file(), printed::<crate::ops::services::continuity::plan::ResumePlan>()),
         (Model::Handover.schema_file(), text::<crate::ops::queries::state::ResolvedHandover>()),
         (Model::Context.schema_file(), text::<crate::ops::services::context::ContextReport>()),
         (Model::Decisions.schema_file(), text::<crate::ops::queries::decisions::DecisionList>()),
@@ -99,6 +109,15 @@ pub fn generated() -> Vec<(&'static str, String)> {
         // What a command prints on stderr under `--json` when it produced no result.
         ("error.schema.json", text::<crate::error::ErrorDocument>()),
         // The documents of the continuity commands (device, publish, sync, resume, verify, …).
+        ("continuity-device.schema.json", printed::<crate::ops::commands::continuity::device::DeviceReport>()),
+        ("continuity-rotate.schema.json", printed::<crate::ops::commands::continuity::device::RotateReport>()),
+        ("continuity-publish.schema.json", printed::<crate::ops::commands::continuity::publish::PublishReport>()),
+        ("continuity-supersede.schema.json", printed::<crate::ops::commands::continuity::publish::SupersedeReport>()),
+        ("continuity-sync.schema.json", printed::<crate::ops::commands::continuity::sync::SyncReport>()),
+        ("continuity-resume.schema.json", printed::<crate::ops::commands::continuity::resume::ResumeReport>()),
+        ("continuity-verify.schema.json", printed::<crate::ops::commands::continuity::device::VerifyReport>()),
+        ("continuity-trust-list.schema.json", printed::<crate::ops::queries::trust::TrustList>()),
+        ("continuity-trust-change.schema.json", printed::<crate::ops::commands::continuity::trust::TrustChange>()),
         // The documents of the other commands (session, knowledge, history --rotate, …).
     ]
 }
