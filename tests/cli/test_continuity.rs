@@ -12,7 +12,7 @@ use std::path::PathBuf;
 use serde_json::Value;
 
 use crate::common::json::{self, error};
-use crate::common::machine::{declare_mesh, git_try, printed, store_files, strings, two_clones, Machine};
+use crate::common::machine::{declare_mesh, git_try, pick, printed, store_files, strings, two_clones, Machine};
 use crate::common::{TestEnv, HANDOVER};
 
 const REF: &str = "refs/majordomus/continuity";
@@ -53,6 +53,11 @@ fn named(text: &str, ids: &[(&str, &str)]) -> String {
         }
     }
     t
+}
+
+/// `v` pretty-printed, each id of `ids` named as [`named`] does: a whole document to snapshot.
+fn shown(v: &Value, ids: &[(&str, &str)]) -> String {
+    named(&serde_json::to_string_pretty(v).unwrap(), ids)
 }
 
 fn store_path(id: &str) -> String {
@@ -176,14 +181,41 @@ fn scenario_821_a_session_moves_between_machines() {
     let a_snap = a.snap();
     let remote_heads = w.remote_heads();
     let v = a.cj(&["publish", "--issue", "#184", "--milestone", "M3"], 0);
-    assert_eq!(v["written"], true);
     let r1 = json::text(&v, "/record/id").to_string();
     assert_eq!(r1.len(), 64);
-    assert_eq!(v["record"]["issue"], "#184");
-    assert_eq!(v["record"]["line"], r1, "the first record of a line is its own line");
-    assert!(v["record"]["parent"].is_null());
-    assert_eq!(v["record"]["task"], "fix OAuth callback");
-    assert_eq!(v["next"][0], "git majordomus continuity sync");
+    let node_ids = [("R1", r1.as_str()), ("NODE A", node_a.as_str()), ("NODE B", node_b.as_str())];
+    // Written; the first record of a line is its own line, and has no parent.
+    insta::assert_snapshot!(shown(&v, &node_ids), @r##"
+    {
+      "record": {
+        "id": "[R1]",
+        "line": "[R1]",
+        "device": {
+          "node": "[NODE A]",
+          "label": "macbook-pro"
+        },
+        "key_id": "[KEY ID]",
+        "this_device": true,
+        "trust": "this_device",
+        "branch": "main",
+        "head": "[HEX]",
+        "working_tree": "clean",
+        "changed_total": 0,
+        "published_at": "2026-09-03T20:00:00Z",
+        "age_minutes": 0,
+        "task": "fix OAuth callback",
+        "issue": "#184",
+        "objective": "Fix the callback."
+      },
+      "written": true,
+      "tip": "[HEX]",
+      "handover": ".ai/local/state/handovers/20260903T200000Z--main--[HEX]--[HEX].md",
+      "dry_run": false,
+      "next": [
+        "git majordomus continuity sync"
+      ]
+    }
+    "##);
     assert_eq!(w.remote_git(&["for-each-ref", REF]), "", "publish is offline");
     let s = a.sync();
     assert_eq!(s["action"], "published");
@@ -250,27 +282,67 @@ fn scenario_821_a_session_moves_between_machines() {
     // B: plan is ready, exact; it writes nothing.
     let before = b.local_files();
     let plan = b.cj(&["plan"], 0);
-    assert_eq!(plan["status"], "ready", "{plan:?}");
-    assert_eq!(plan["record"]["id"], r1.as_str());
-    assert_eq!(plan["source"]["relation"], "exact");
-    assert_eq!(
-        plan["restores"],
-        serde_json::json!(["handover", "intent", "issue", "decisions", "next_action", "lineage", "provenance"])
-    );
-    assert_eq!(
-        plan["recomputes"],
-        serde_json::json!(["worktree", "repository_id", "episode", "working_context", "local_source_state"])
-    );
-    assert_eq!(plan["task"]["title"], "fix OAuth callback");
-    assert_eq!(plan["milestone"], "M3");
-    assert_eq!(plan["decisions"], serde_json::json!(["use PKCE"]));
-    assert_eq!(plan["next_action"], "Write the regression test.");
     assert_eq!(plan["actions"][0], format!("git majordomus continuity resume --record {}", &r1[..12]));
-    insta::assert_snapshot!(named(&strings(&plan["actions"]).join("\n"), &[("R1", &r1)]), @"
-    git majordomus continuity resume --record [R1]
-    git majordomus start 'fix OAuth callback' --scope lib --profile implementation
-    ");
-    assert!(plan["blockers"].as_array().unwrap().is_empty() && plan["warnings"].as_array().unwrap().is_empty());
+    // The record A published, as B sees it: another device's, trusted by the mesh.
+    let mut seen = v["record"].clone();
+    (seen["this_device"], seen["trust"]) = (false.into(), "trusted".into());
+    assert_eq!(plan["record"], seen, "{plan:#}");
+    let mut rest = plan.clone();
+    rest.as_object_mut().unwrap().shift_remove("record");
+    insta::assert_snapshot!(shown(&rest, &node_ids), @r##"
+    {
+      "status": "ready",
+      "candidates": [],
+      "source": {
+        "expected_branch": "main",
+        "expected_head": "[HEX]",
+        "local_branch": "main",
+        "local_head": "[HEX]",
+        "relation": "exact",
+        "origin_dirty": false,
+        "origin_changed": [],
+        "origin_changed_total": 0,
+        "local_dirty": false
+      },
+      "task": {
+        "id": "t-[ID]",
+        "title": "fix OAuth callback",
+        "profile": "implementation",
+        "scope": [
+          "lib"
+        ]
+      },
+      "milestone": "M3",
+      "decisions": [
+        "use PKCE"
+      ],
+      "objective": "Fix the callback.",
+      "current_state": "Reproduced.",
+      "next_action": "Write the regression test.",
+      "blockers": [],
+      "warnings": [],
+      "actions": [
+        "git majordomus continuity resume --record [R1]",
+        "git majordomus start 'fix OAuth callback' --scope lib --profile implementation"
+      ],
+      "restores": [
+        "handover",
+        "intent",
+        "issue",
+        "decisions",
+        "next_action",
+        "lineage",
+        "provenance"
+      ],
+      "recomputes": [
+        "worktree",
+        "repository_id",
+        "episode",
+        "working_context",
+        "local_source_state"
+      ]
+    }
+    "##);
     let text = b.c(&["plan"]).ok().stdout;
     insta::assert_snapshot!(named(&text, &[("R1", &r1)]), @"
     Resume      ready
@@ -297,21 +369,25 @@ fn scenario_821_a_session_moves_between_machines() {
 
     // B: resume.
     let r = b.cj(&["resume"], 0);
-    assert_eq!(r["resumed"], true);
-    assert_eq!(r["decisions_carried"], 1);
-    assert_eq!(r["plan"]["task"]["title"], "fix OAuth callback");
-    assert_eq!(r["plan"]["record"]["issue"], "#184");
-    assert_eq!(r["plan"]["next_action"], "Write the regression test.");
-    assert_eq!(r["position"]["record"], r1.as_str());
-    assert_eq!(r["position"]["via"], "resumed");
-    assert!(
-        !r["plan"]["actions"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .any(|x| x.as_str().is_some_and(|x| x.starts_with("git majordomus continuity resume"))),
-        "the resume action is dropped"
-    );
+    // The plan it followed, without the resume action; the handover it wrote; what it carried.
+    let mut followed = plan.clone();
+    followed["actions"] = serde_json::json!(strings(&plan["actions"])[1..]);
+    assert_eq!(r["plan"], followed, "{r:#}");
+    let outcome = pick(&r, &["resumed", "handover", "decisions_carried", "questions_carried", "position"]);
+    insta::assert_snapshot!(shown(&outcome, &node_ids), @r#"
+    {
+      "resumed": true,
+      "handover": ".ai/local/state/handovers/20260903T200000Z--continuity--main--[HEX]--[R1].md",
+      "decisions_carried": 1,
+      "questions_carried": 1,
+      "position": {
+        "line": "[R1]",
+        "record": "[R1]",
+        "via": "resumed",
+        "at": "2026-09-03T20:00:00Z"
+      }
+    }
+    "#);
     let handover = json::text(&r, "/handover").to_string();
     // docs/REFERENCE.md#front-matter item 48: <stamp>--continuity--<branchkey>--<head7>--<id16>.md holding continuity_record.
     let head7 = &a.git(&["rev-parse", "HEAD"])[..7];
@@ -503,14 +579,14 @@ fn scenario_821_a_session_moves_between_machines() {
     ");
     // A's plan offers B's record with lineage `newer`.
     let plan = a.cj(&["plan"], 0);
-    assert_eq!(plan["status"], "ready", "{plan:?}");
+    assert_eq!(plan["status"], "ready", "{plan:#}");
     assert_eq!(plan["record"]["id"], r2.as_str());
     assert_eq!(plan["record"]["device"]["node"], node_b.as_str());
     assert_eq!(plan["lineage"], "newer");
     // A third sync has nothing to do.
     let s = a.sync();
     assert_eq!(serde_json::json!([s["action"], s["fetched"], s["published"]]), serde_json::json!(["none", 0, 0]));
-    assert!(s["lines"].as_array().unwrap().iter().all(|l| l["relation"] == "equal"), "{s:?}");
+    assert!(s["lines"].as_array().unwrap().iter().all(|l| l["relation"] == "equal"), "{s:#}");
     assert_eq!(s["store"]["sync"], "in_sync");
     let text = a.c(&["sync"]).ok().stdout;
     insta::assert_snapshot!(named(&text, &[("R1", &r1), ("R2", &r2)]), @"
@@ -584,12 +660,31 @@ fn scenario_822_dirty_handover_and_the_source_relations() {
     let b_snap = b.snap();
     b.sync();
     let plan = b.cj(&["plan"], 0);
-    assert_eq!(plan["status"], "ready_with_warnings", "{plan:?}");
-    assert_eq!(plan["source"]["relation"], "exact");
-    assert_eq!(plan["source"]["origin_dirty"], true);
-    assert_eq!(plan["source"]["origin_changed"], serde_json::json!(["lib/a", "lib/new"]));
-    assert_eq!(plan["source"]["origin_changed_total"], 2);
-    assert_eq!(json::each(&plan, "/warnings", "code"), ["source_incomplete"]);
+    insta::assert_snapshot!(shown(&pick(&plan, &["status", "source", "warnings"]), &[]), @r#"
+    {
+      "status": "ready_with_warnings",
+      "source": {
+        "expected_branch": "feature/x",
+        "expected_head": "[HEX]",
+        "local_branch": "feature/x",
+        "local_head": "[HEX]",
+        "relation": "exact",
+        "origin_dirty": true,
+        "origin_changed": [
+          "lib/a",
+          "lib/new"
+        ],
+        "origin_changed_total": 2,
+        "local_dirty": false
+      },
+      "warnings": [
+        {
+          "code": "source_incomplete",
+          "message": "the origin had 2 uncommitted file(s) that are not in its commit; they do not travel"
+        }
+      ]
+    }
+    "#);
     let text = b.c(&["plan"]).ok().stdout;
     insta::assert_snapshot!(named(&text, &[("R1", &r1)]), @"
     Resume      ready_with_warnings
@@ -657,10 +752,10 @@ fn scenario_822_dirty_handover_and_the_source_relations() {
     b.repo.write("lib/a", "uncommitted change\n");
     b.repo.write("lib/new", "untracked\n");
     let plan = b.cj(&["plan", "--record", &r1], 0);
-    assert_eq!(plan["source"]["same_uncommitted_work"], true, "{plan:?}");
+    assert_eq!(plan["source"]["same_uncommitted_work"], true, "{plan:#}");
     assert!(
         !json::each(&plan, "/warnings", "code").iter().any(|c| c == "source_incomplete" || c == "local_dirty"),
-        "{plan:?}"
+        "{plan:#}"
     );
     b.repo.write("lib/new", "something else\n");
     let plan = b.cj(&["plan", "--record", &r1], 0);
@@ -678,7 +773,7 @@ fn scenario_822_dirty_handover_and_the_source_relations() {
     b.sync();
     let b_snap = b.snap();
     let plan = b.cj(&["plan"], 10);
-    assert_eq!(plan["status"], "requires_source_update", "{plan:?}");
+    assert_eq!(plan["status"], "requires_source_update", "{plan:#}");
     assert_eq!(plan["record"]["id"], r2.as_str());
     assert_eq!(plan["source"]["relation"], "head_missing");
     assert_eq!(json::each(&plan, "/blockers", "code"), ["head_missing"]);
@@ -718,7 +813,7 @@ fn scenario_822_dirty_handover_and_the_source_relations() {
     b.git(&["fetch", "-q", "origin"]);
     let b_snap = b.snap();
     let plan = b.cj(&["plan"], 10);
-    assert_eq!(plan["source"]["relation"], "local_behind", "{plan:?}");
+    assert_eq!(plan["source"]["relation"], "local_behind", "{plan:#}");
     assert_eq!(json::each(&plan, "/blockers", "code"), ["local_behind"]);
     insta::assert_snapshot!(named(&strings(&plan["actions"]).join("\n"), &[("R2", &r2)]), @"git pull --ff-only origin feature/x");
     assert_eq!(b.snap(), b_snap);
@@ -728,7 +823,7 @@ fn scenario_822_dirty_handover_and_the_source_relations() {
     let b_snap = b.snap();
     let plan = b.cj(&["plan"], 10);
     assert_eq!(plan["status"], "requires_source_update");
-    assert_eq!(plan["source"]["relation"], "branch_differs", "{plan:?}");
+    assert_eq!(plan["source"]["relation"], "branch_differs", "{plan:#}");
     assert_eq!(json::each(&plan, "/blockers", "code"), ["branch_differs"]);
     insta::assert_snapshot!(named(&strings(&plan["actions"]).join("\n"), &[("R2", &r2)]), @"git switch feature/x");
     assert_eq!(b.snap(), b_snap);
@@ -738,7 +833,7 @@ fn scenario_822_dirty_handover_and_the_source_relations() {
     b.git(&["pull", "-q", "--ff-only", "origin", "feature/x"]);
     let b_snap = b.snap();
     let plan = b.cj(&["plan"], 0);
-    assert_eq!(plan["source"]["relation"], "exact", "{plan:?}");
+    assert_eq!(plan["source"]["relation"], "exact", "{plan:#}");
     assert_eq!(plan["status"], "ready");
     assert_eq!(plan["lineage"], "newer");
     let r = b.cj(&["resume"], 0);
@@ -783,7 +878,7 @@ fn scenario_823_continued_twice_diverges_and_is_never_picked_by_time() {
     let r3 = json::text(&v, "/record/id").to_string();
     assert_eq!(v["record"]["parent"], r1.as_str());
     let s = a.sync();
-    assert_eq!(s["action"], "exchanged", "{s:?}");
+    assert_eq!(s["action"], "exchanged", "{s:#}");
     assert_eq!(s["lines"].as_array().unwrap().len(), 1);
     assert_eq!(s["lines"][0]["relation"], "diverged");
     let mut heads = vec![r2.clone(), r3.clone()];
@@ -822,7 +917,7 @@ fn scenario_823_continued_twice_diverges_and_is_never_picked_by_time() {
     // B: the implicit plan is a conflict (it never picks by time), resume declines.
     b.sync();
     let plan = b.cj(&["plan"], 10);
-    assert_eq!(plan["status"], "conflict", "{plan:?}");
+    assert_eq!(plan["status"], "conflict", "{plan:#}");
     assert_eq!(plan["record"]["id"], r3.as_str());
     insta::assert_compact_debug_snapshot!(json::each(&plan, "/blockers", "code"), @r#"["line_diverged", "would_diverge"]"#);
     let arrived = b.arrived();
@@ -831,7 +926,7 @@ fn scenario_823_continued_twice_diverges_and_is_never_picked_by_time() {
     assert_eq!(b.arrived(), arrived, "a declined resume writes no handover");
     // Naming R3 explicitly: ready_with_warnings with both warnings.
     let plan = b.cj(&["plan", "--record", &r3[..12]], 0);
-    assert_eq!(plan["status"], "ready_with_warnings", "{plan:?}");
+    assert_eq!(plan["status"], "ready_with_warnings", "{plan:#}");
     insta::assert_compact_debug_snapshot!(json::each(&plan, "/warnings", "code"), @r#"["line_diverged", "would_diverge"]"#);
     assert!(plan["blockers"].as_array().unwrap().is_empty());
     assert_eq!((a.snap(), b.snap()), (a_snap, b_snap));
@@ -866,13 +961,13 @@ fn scenario_824_separate_work_on_two_branches_is_two_linear_lines() {
     assert_eq!(res[0]["branch"], "feature/y");
     let recs = a.cj(&["records"], 0);
     assert_eq!(recs["lines"].as_array().unwrap().len(), 2);
-    assert!(recs["lines"].as_array().unwrap().iter().all(|l| l["state"] == "linear"), "{recs:?}");
+    assert!(recs["lines"].as_array().unwrap().iter().all(|l| l["state"] == "linear"), "{recs:#}");
     insta::assert_compact_debug_snapshot!(json::each(&recs, "/diagnostics", "code"), @"[]");
     insta::assert_compact_debug_snapshot!(json::each(&a.cj(&["status"], 0), "/diagnostics", "code"), @"[]");
 
     b.sync();
     let plan = b.cj(&["plan", "--record", &ra], 10);
-    assert_eq!(plan["status"], "requires_source_update", "{plan:?}");
+    assert_eq!(plan["status"], "requires_source_update", "{plan:#}");
     assert_eq!(json::each(&plan, "/blockers", "code"), ["branch_differs"], "exactly one blocker");
     assert_eq!(plan["source"]["relation"], "branch_differs");
     insta::assert_snapshot!(named(&strings(&plan["actions"]).join("\n"), &[("RA", &ra), ("RB", &rb)]), @"git switch main");
@@ -917,7 +1012,7 @@ fn scenario_825_offline_first() {
     // Status needs no network: it still answers with the remote gone.
     let st = a.cj(&["status"], 0);
     assert_eq!(st["store"]["records"], 1);
-    assert!(matches!(st["store"]["sync"].as_str(), Some("never_synced" | "pending")), "{st:?}");
+    assert!(matches!(st["store"]["sync"].as_str(), Some("never_synced" | "pending")), "{st:#}");
     assert_eq!(st["last_sync"]["outcome"], "unreachable");
     assert_eq!(st["last_sync"]["remote"], "origin");
     insta::assert_compact_debug_snapshot!(strings(&st["next"]), @r#"["git majordomus continuity sync"]"#);
@@ -939,7 +1034,7 @@ fn scenario_825_offline_first() {
     assert_eq!(json::each(&plan, "/warnings", "code"), ["nothing_published"]);
     assert!(
         plan["blockers"].as_array().unwrap().is_empty() && plan["actions"].as_array().unwrap().is_empty(),
-        "{plan:?}"
+        "{plan:#}"
     );
 
     // The remote is back: the pending record is published.
@@ -1201,15 +1296,15 @@ fn scenario_827_an_altered_blob_is_refused_as_id_mismatch() {
     assert_ne!(altered, text);
     b.store_put(&path, &altered);
     let recs = b.cj(&["records"], 0);
-    assert_eq!(recs["records"].as_array().unwrap().len(), 0, "{recs:?}");
+    assert_eq!(recs["records"].as_array().unwrap().len(), 0, "{recs:#}");
     let d: Vec<_> =
         recs["diagnostics"].as_array().unwrap().iter().filter(|d| d["code"] == "continuity.id_mismatch").collect();
-    assert_eq!(d.len(), 1, "{recs:?}");
+    assert_eq!(d.len(), 1, "{recs:#}");
     assert_eq!(d[0]["path"].as_str(), Some(path.as_str()));
     assert_eq!(d[0]["severity"], "error");
     assert!(b.c(&["records"]).ok().stdout.starts_with("0 record(s)\nERROR   continuity.id_mismatch "));
     let plan = b.cj(&["plan", "--record", &r1[..10]], 0);
-    assert_eq!(plan["status"], "nothing_to_resume", "{plan:?}");
+    assert_eq!(plan["status"], "nothing_to_resume", "{plan:#}");
     assert_eq!(json::each(&plan, "/blockers", "code"), ["continuity.id_mismatch"]);
     assert_eq!(b.cj(&["plan"], 0)["status"], "nothing_to_resume");
     let st = b.cj(&["status"], 0);
@@ -1264,14 +1359,14 @@ fn scenario_827_a_too_new_record_is_kept_across_syncs() {
     a.store_put(&v9_path, &v9);
     let check = |m: &Machine<'_>| {
         let st = m.cj(&["status"], 0);
-        assert_eq!([&st["store"]["records"], &st["store"]["refused"]], [1, 1], "{st:?}");
+        assert_eq!([&st["store"]["records"], &st["store"]["refused"]], [1, 1], "{st:#}");
         let codes = ["continuity.schema_too_new", "continuity.upgrade_required"];
-        assert_eq!(json::each(&st, "/diagnostics", "code"), codes, "{st:?}");
+        assert_eq!(json::each(&st, "/diagnostics", "code"), codes, "{st:#}");
         let recs = m.cj(&["records"], 0);
         assert_eq!(recs["records"].as_array().unwrap().len(), 1);
-        assert_eq!(json::each(&recs, "/diagnostics", "code"), codes, "{recs:?}");
+        assert_eq!(json::each(&recs, "/diagnostics", "code"), codes, "{recs:#}");
         let ver = m.cj(&["verify"], 0);
-        assert_eq!(ver["too_new"], 1, "{ver:?}");
+        assert_eq!(ver["too_new"], 1, "{ver:#}");
         insta::allow_duplicates! {
             insta::assert_snapshot!(m.c(&["verify"]).ok().shown(), @"
             WARNING continuity.schema_too_new records/[..]/[..]/[HEX].json: majordomus-continuity/v9 is newer than this executable reads; kept, not read
@@ -1327,15 +1422,15 @@ fn scenario_827_a_too_new_record_without_its_signature_is_stray_and_not_merged()
     for (what, text) in [("another record's signature", &borrowed), ("no signature", &unsigned)] {
         a.store_put(&path, text);
         let st = a.cj(&["status"], 0);
-        assert_eq!([&st["store"]["records"], &st["store"]["refused"]], [1, 0], "{what}: {st:?}");
-        assert_eq!(json::each(&st, "/diagnostics", "code"), ["continuity.stray_file"], "{what}: {st:?}");
+        assert_eq!([&st["store"]["records"], &st["store"]["refused"]], [1, 0], "{what}: {st:#}");
+        assert_eq!(json::each(&st, "/diagnostics", "code"), ["continuity.stray_file"], "{what}: {st:#}");
         let recs = a.cj(&["records"], 0);
         let stray =
             recs["diagnostics"].as_array().unwrap().iter().find(|d| d["path"].as_str() == Some(path.as_str())).unwrap();
-        assert_eq!(stray["code"], "continuity.stray_file", "{what}: {recs:?}");
+        assert_eq!(stray["code"], "continuity.stray_file", "{what}: {recs:#}");
         said += &format!("{what}: {}\n", json::text(stray, "/message"));
         let ver = a.cj(&["verify"], 0);
-        assert_eq!(ver["too_new"], 0, "{what}: {ver:?}");
+        assert_eq!(ver["too_new"], 0, "{what}: {ver:#}");
         // Pushed by the machine that planted it, it is not taken in by another.
         a.sync();
         assert!(store_files(&env, &w.remote, REF).iter().any(|(p, _)| *p == path), "{what}");
@@ -1389,7 +1484,7 @@ fn scenario_827_a_fork_record_is_never_merged() {
     assert_eq!(s["fetched"], 0);
     let st = a.cj(&["status"], 0);
     assert!(st["resumable"].as_array().unwrap().is_empty());
-    assert_eq!([&st["store"]["records"], &st["store"]["refused"]], [1, 0], "{st:?}");
+    assert_eq!([&st["store"]["records"], &st["store"]["refused"]], [1, 0], "{st:#}");
     assert_eq!(a.cj(&["records"], 0)["records"].as_array().unwrap().len(), 1);
     assert_eq!(a.snap(), a_snap);
     w.fsck(&[&f]);
@@ -1408,7 +1503,7 @@ fn scenario_827_item_40_untrusted_signer_is_refused_and_undeclared_only_warned()
     let a_snap = a.snap();
     a.sync();
     let plan = a.cj(&["plan"], 10);
-    assert_eq!(plan["status"], "refused", "{plan:?}");
+    assert_eq!(plan["status"], "refused", "{plan:#}");
     assert_eq!(plan["record"]["id"], rb.as_str());
     assert_eq!(plan["record"]["trust"], "untrusted");
     assert_eq!(json::each(&plan, "/blockers", "code"), ["origin_untrusted"]);
@@ -1456,7 +1551,7 @@ fn scenario_827_item_40_untrusted_signer_is_refused_and_undeclared_only_warned()
     assert_eq!(plan["record"]["id"], rb.as_str());
     assert_eq!(plan["record"]["trust"], "undeclared");
     assert_eq!(plan["status"], "ready_with_warnings");
-    assert_eq!(json::each(&plan, "/warnings", "code"), ["origin_undeclared"], "{plan:?}");
+    assert_eq!(json::each(&plan, "/warnings", "code"), ["origin_undeclared"], "{plan:#}");
     assert!(plan["blockers"].as_array().unwrap().is_empty());
     insta::assert_snapshot!(named(&a.c(&["status"]).ok().shown(), &[("RB", &rb)]), @"
     repository  [HEX]
@@ -1493,20 +1588,20 @@ fn a_revoked_key_is_refused_on_every_read_even_after_admission() {
     a.repo.write(".ai/repo/mesh/home.yaml", &mesh_yaml(&[ka], &[kb]));
     let a_snap = a.snap();
     let recs = a.cj(&["records"], 0);
-    assert_eq!(recs["records"].as_array().unwrap().len(), 0, "{recs:?}");
+    assert_eq!(recs["records"].as_array().unwrap().len(), 0, "{recs:#}");
     insta::assert_compact_debug_snapshot!(json::each(&recs, "/diagnostics", "code"), @r#"["continuity.revoked_key"]"#);
     let st = a.cj(&["status"], 0);
     assert!(st["resumable"].as_array().unwrap().is_empty());
     assert_eq!(st["store"]["refused"], 1);
     let plan = a.cj(&["plan", "--record", &rb[..8]], 0);
-    assert_eq!(plan["status"], "nothing_to_resume", "{plan:?}");
+    assert_eq!(plan["status"], "nothing_to_resume", "{plan:#}");
     assert_eq!(json::each(&plan, "/blockers", "code"), ["continuity.revoked_key"]);
     assert_eq!(a.cj(&["plan"], 0)["status"], "nothing_to_resume");
     let r = a.cj(&["resume", "--record", &rb[..8]], 10);
     assert_eq!(r["resumed"], false);
     assert!(a.arrived().is_empty());
     let ver = a.cj(&["verify"], 10);
-    assert_eq!(ver["refused"], 1, "{ver:?}");
+    assert_eq!(ver["refused"], 1, "{ver:#}");
     insta::assert_compact_debug_snapshot!(json::each(&ver, "/problems", "code"), @r#"["continuity.revoked_key"]"#);
     assert_eq!(a.snap(), a_snap);
     w.fsck(&[]);
@@ -1538,7 +1633,7 @@ fn a_parent_held_but_refused_is_named_as_refused_not_missing() {
         &ra[..12],
         &rb[..12]
     );
-    assert_eq!(dangling, [want.as_str()], "{st:?}");
+    assert_eq!(dangling, [want.as_str()], "{st:#}");
     let text = a.c(&["status"]).ok().stdout;
     insta::assert_snapshot!(named(&text, &[("RA", &ra), ("RB", &rb)]), @"
     repository  [HEX]
@@ -1744,7 +1839,7 @@ fn item_51_record_prefixes_choose_and_unknown() {
     a.sync();
     let snap = a.snap();
     let plan = a.cj(&["plan", "--record", ""], 10);
-    assert_eq!(plan["status"], "choose_record", "{plan:?}");
+    assert_eq!(plan["status"], "choose_record", "{plan:#}");
     let mut got = json::each(&plan, "/candidates", "id");
     got.sort();
     let mut want = vec![r1.clone(), r2.clone()];
@@ -1935,8 +2030,8 @@ fn a_refused_or_unreachable_push_is_a_partial_sync() {
     a.handover(true, HANDOVER);
     a.publish(&[]);
     let s = a.cj(&["sync"], 10);
-    assert_eq!(s["published"], 0, "{s:?}");
-    assert_eq!(s["action"], "none", "{s:?}");
+    assert_eq!(s["published"], 0, "{s:#}");
+    assert_eq!(s["action"], "none", "{s:#}");
     insta::assert_compact_debug_snapshot!(json::each(&s, "/diagnostics", "code"), @r#"["continuity.push_rejected"]"#);
     let st = a.cj(&["status"], 0);
     assert_eq!(st["last_sync"]["outcome"], "partial");
@@ -1947,7 +2042,7 @@ fn a_refused_or_unreachable_push_is_a_partial_sync() {
     let gone = env.path().join("nowhere.git");
     a.git(&["remote", "set-url", "--push", "origin", gone.to_str().unwrap()]);
     let s = a.cj(&["sync"], 0);
-    assert_eq!(s["published"], 0, "{s:?}");
+    assert_eq!(s["published"], 0, "{s:#}");
     insta::assert_compact_debug_snapshot!(json::each(&s, "/diagnostics", "code"), @r#"["continuity.remote_unreachable"]"#);
     assert_eq!(a.cj(&["status"], 0)["last_sync"]["outcome"], "partial");
     // Back to normal: the pending record is published.
@@ -1985,7 +2080,7 @@ fn an_open_episode_at_the_origin_is_an_advisory_warning_for_an_hour() {
     assert_eq!(plan["record"]["age_minutes"], 59);
     env.set_now("2026-09-03T21:00:00Z");
     let plan = b.cj(&["plan"], 0);
-    assert_eq!(plan["status"], "ready", "{plan:?}");
+    assert_eq!(plan["status"], "ready", "{plan:#}");
     insta::assert_snapshot!(named(&b.c(&["plan"]).ok().shown(), &[("R1", &r1), ("SESSION", &sid)]), @"
     Resume      ready
     record      [R1]
@@ -2163,7 +2258,7 @@ fn verify_refuses_a_tampered_blob_even_when_a_stale_read_model_vouches_for_its_p
     b.edit_cache(&old_tip, &new_tip);
     assert_eq!(b.cj(&["records"], 0)["records"].as_array().unwrap().len(), 1, "reads trust their own cache");
     let v = b.cj(&["verify"], 10);
-    assert_eq!([&v["admitted"], &v["refused"]], [0, 1], "{v:?}");
+    assert_eq!([&v["admitted"], &v["refused"]], [0, 1], "{v:#}");
     assert_eq!(json::each(&v, "/problems", "code"), ["continuity.id_mismatch"]);
     insta::assert_snapshot!(named(&b.c(&["verify"]).code(10).shown(), &[("R1", &r1)]), @"
     ERROR   continuity.id_mismatch records/[..]/[..]/[R1].json: its content does not match its id and path; it was altered
@@ -2194,7 +2289,7 @@ fn resume_admits_the_chosen_record_again_from_its_blob_whatever_the_read_model_s
     // trusts it ...
     b.edit_cache(&old_tip, &b.tip().unwrap());
     let plan = b.cj(&["plan", "--record", &r1[..12]], 0);
-    assert_eq!(plan["status"], "ready", "{plan:?}");
+    assert_eq!(plan["status"], "ready", "{plan:#}");
     // ... the write does not.
     let snap = b.snap();
     let out = b.c(&["resume", "--record", &r1[..12]]).code(10);
@@ -2279,7 +2374,7 @@ fn status_shows_the_newest_twenty_resumable_records_and_the_totals() {
     a.sync();
     b.sync();
     let st = b.cj(&["status"], 0);
-    assert_eq!(st["resumable_total"], 23, "{st:?}");
+    assert_eq!(st["resumable_total"], 23, "{st:#}");
     assert_eq!(st["lines_total"], 23);
     assert_eq!(st["resumable"].as_array().unwrap().len(), 20);
     assert_eq!(objective_of_first_resumable(&st), "Work item 22.", "newest first");
@@ -2389,8 +2484,8 @@ fn published_on_feat(env: &TestEnv) -> (World<'_>, String, String) {
     b.git(&["switch", "-q", "-c", "feat", "origin/feat"]);
     b.sync();
     let plan = b.cj(&["plan"], 0);
-    assert_eq!(plan["source"]["relation"], "exact", "{plan:?}");
-    assert!(plan["source"].get("rewrite").is_none(), "{plan:?}");
+    assert_eq!(plan["source"]["relation"], "exact", "{plan:#}");
+    assert!(plan["source"].get("rewrite").is_none(), "{plan:#}");
     (w, x, r1)
 }
 
@@ -2429,14 +2524,14 @@ fn issue_22_a_rebased_and_force_pushed_head_is_exact_by_patch_id_on_the_other_ma
     let b_snap = b.snap();
     let plan = b.cj(&["plan"], 0);
     assert_eq!(plan["record"]["id"].as_str(), Some(r1.as_str()));
-    assert_eq!(plan["source"]["relation"], "exact", "{plan:?}");
+    assert_eq!(plan["source"]["relation"], "exact", "{plan:#}");
     assert_eq!(plan["source"]["expected_head"].as_str(), Some(x.as_str()), "the recorded head stays as written");
     let rw = json::at(&plan, "/source/rewrite");
     assert_eq!([&rw["from"], &rw["to"]], [x.as_str(), x2.as_str()]);
     assert_eq!(rw["by"], "unknown", "the origin's reflog is not here: content is the only proof");
     assert_eq!(rw["proof"]["kind"], "patch-id");
     assert_eq!(rw["proof"]["value"], patch_id(b, &x));
-    assert_eq!(plan["status"], "ready", "{plan:?}");
+    assert_eq!(plan["status"], "ready", "{plan:#}");
     let text = b.c(&["plan"]).ok().stdout;
     let ids =
         [("R1", r1.as_str()), ("X", x.as_str()), ("X2", x2.as_str()), ("PATCH ID", json::text(rw, "/proof/value"))];
@@ -2463,12 +2558,12 @@ fn issue_22_a_rebased_and_force_pushed_head_is_exact_by_patch_id_on_the_other_ma
     // A commit after the rewritten head: local_ahead, judged on the rewrite.
     b.repo.commit_file("lib/b", "more\n");
     let plan = b.cj(&["plan"], 0);
-    assert_eq!(plan["source"]["relation"], "local_ahead", "{plan:?}");
+    assert_eq!(plan["source"]["relation"], "local_ahead", "{plan:#}");
     assert_eq!(plan["source"]["rewrite"]["to"], x2.as_str());
     assert_eq!(json::each(&plan, "/warnings", "code"), ["local_ahead"]);
     insta::assert_snapshot!(named(json::text(&plan, "/warnings/0/message"), &ids), @"this checkout's head [HEX] has commits after [X2], which holds the record's head [X] rewritten (patch-id)");
     let r = b.cj(&["resume"], 0);
-    assert_eq!(r["resumed"], true, "{r:?}");
+    assert_eq!(r["resumed"], true, "{r:#}");
     assert_eq!(b.snap().head, b.repo.head());
     assert_ne!(b.snap(), b_snap);
     w.fsck(&[]);
@@ -2488,7 +2583,7 @@ fn issue_22_a_reworded_head_is_exact_by_tree_and_other_content_stays_diverged() 
     a.git(&["push", "-q", "-f", "origin", "feat"]);
     follow_feat(b);
     let plan = b.cj(&["plan", "--record", &r1], 0);
-    assert_eq!(plan["source"]["relation"], "exact", "{plan:?}");
+    assert_eq!(plan["source"]["relation"], "exact", "{plan:#}");
     let rw = json::at(&plan, "/source/rewrite");
     assert_eq!([&rw["to"], &rw["proof"]["kind"], &rw["proof"]["value"]], [x1.as_str(), "tree", tree.as_str()]);
 
@@ -2501,9 +2596,9 @@ fn issue_22_a_reworded_head_is_exact_by_tree_and_other_content_stays_diverged() 
     follow_feat(b);
     let b_snap = b.snap();
     let plan = b.cj(&["plan", "--record", &r1], 10);
-    assert_eq!(plan["status"], "conflict", "{plan:?}");
+    assert_eq!(plan["status"], "conflict", "{plan:#}");
     assert_eq!(plan["source"]["relation"], "diverged");
-    assert!(plan["source"]["rewrite"].is_null(), "messages are never proof: {plan:?}");
+    assert!(plan["source"]["rewrite"].is_null(), "messages are never proof: {plan:#}");
     assert_eq!(json::each(&plan, "/blockers", "code"), ["source_diverged"]);
     let ids = [("R1", r1.as_str()), ("X", x.as_str()), ("X1", x1.as_str()), ("X2", x2.as_str())];
     insta::assert_snapshot!(named(&b.c(&["plan", "--record", &r1]).code(10).shown(), &ids), @"
@@ -2551,7 +2646,7 @@ fn issue_22_a_head_this_clone_cannot_read_stays_head_missing_until_it_is_fetched
     b.sync();
     let plan = b.cj(&["plan"], 10);
     assert_eq!(plan["record"]["id"].as_str(), Some(r1.as_str()));
-    assert_eq!(plan["source"]["relation"], "head_missing", "a proof uses only objects present here: {plan:?}");
+    assert_eq!(plan["source"]["relation"], "head_missing", "a proof uses only objects present here: {plan:#}");
     assert!(plan["source"]["rewrite"].is_null());
     assert_eq!(json::each(&plan, "/blockers", "code"), ["head_missing"]);
 
@@ -2559,7 +2654,7 @@ fn issue_22_a_head_this_clone_cannot_read_stays_head_missing_until_it_is_fetched
     a.git(&["push", "-q", "origin", &format!("{x}:refs/heads/backup")]);
     b.git(&["fetch", "-q", "origin"]);
     let plan = b.cj(&["plan"], 0);
-    assert_eq!(plan["source"]["relation"], "exact", "{plan:?}");
+    assert_eq!(plan["source"]["relation"], "exact", "{plan:#}");
     let rw = json::at(&plan, "/source/rewrite");
     assert_eq!([&rw["from"], &rw["to"], &rw["proof"]["kind"]], [x.as_str(), x1.as_str(), "tree"]);
     w.fsck(&[]);
@@ -2592,11 +2687,11 @@ fn issue_22_a_squash_merged_record_landed_in_main_and_is_not_resumed_there() {
 
     for args in [&["plan", "--record", &r1[..12]][..], &["plan"][..]] {
         let plan = b.cj(args, 0);
-        assert_eq!(plan["status"], "nothing_to_resume", "{plan:?}");
+        assert_eq!(plan["status"], "nothing_to_resume", "{plan:#}");
         assert_eq!(plan["source"]["relation"], "branch_differs");
-        assert_eq!(json::each(&plan, "/blockers", "code"), ["landed"], "{plan:?}");
+        assert_eq!(json::each(&plan, "/blockers", "code"), ["landed"], "{plan:#}");
         assert_eq!(plan["blockers"][0]["message"], format!("this record's work {landed}: nothing to resume"));
-        assert_eq!(plan["actions"], serde_json::json!([]), "{plan:?}");
+        assert_eq!(plan["actions"], serde_json::json!([]), "{plan:#}");
         let l = json::at(&plan, "/record/landed");
         assert_eq!([&l["branch"], &l["commit"], &l["by"]], ["main", s.as_str(), "squash-merge"]);
         assert_eq!(l["proof"]["kind"], "range-patch-id");
@@ -2623,8 +2718,8 @@ fn issue_22_a_squash_merged_record_landed_in_main_and_is_not_resumed_there() {
     BLOCKER landed: this record's work landed in main as [S] (squash-merge — range-patch-id): nothing to resume
     ");
     let r = b.cj(&["resume", "--record", &r1], 10);
-    assert_eq!(r["resumed"], false, "{r:?}");
-    assert!(r.get("handover").is_none(), "{r:?}");
+    assert_eq!(r["resumed"], false, "{r:#}");
+    assert!(r.get("handover").is_none(), "{r:#}");
     assert_eq!(r["plan"]["status"], "nothing_to_resume");
     assert!(b.c(&["resume"]).code(10).stdout.starts_with("Resume blocked  nothing_to_resume\n"));
     assert!(b.arrived().is_empty());
@@ -2662,7 +2757,7 @@ fn issue_22_a_squash_merged_record_landed_in_main_and_is_not_resumed_there() {
     // On feat itself nothing landed: the record is resumed as usual.
     b.git(&["switch", "-q", "feat"]);
     let plan = b.cj(&["plan"], 0);
-    assert_eq!([&plan["status"], &plan["source"]["relation"]], ["ready", "exact"], "{plan:?}");
+    assert_eq!([&plan["status"], &plan["source"]["relation"]], ["ready", "exact"], "{plan:#}");
     assert!(plan["record"]["landed"].is_null());
     assert_eq!(plan["source"]["expected_head"].as_str(), Some(x2.as_str()));
     let st = b.cj(&["status"], 0);
@@ -2736,9 +2831,9 @@ fn verify_and_records_read_a_bare_repository_with_its_committed_mesh() {
     assert!(!w.remote.join(".ai").exists());
     let out = bare(&["--json", "continuity", "verify"]).code(10);
     let ver = printed(&["continuity", "verify"], &out.stdout);
-    assert_eq!([&ver["verified"], &ver["admitted"], &ver["refused"], &ver["untrusted"]], [2, 2, 0, 1], "{ver:?}");
+    assert_eq!([&ver["verified"], &ver["admitted"], &ver["refused"], &ver["untrusted"]], [2, 2, 0, 1], "{ver:#}");
     assert_eq!(ver["problems"].as_array().unwrap().len(), 1);
-    assert!(ver["problems"][0]["path"].as_str().is_some_and(|p| p.ends_with(&format!("{rb}.json"))), "{ver:?}");
+    assert!(ver["problems"][0]["path"].as_str().is_some_and(|p| p.ends_with(&format!("{rb}.json"))), "{ver:#}");
     let ids = [("RA", ra.as_str()), ("RB", rb.as_str())];
     insta::assert_snapshot!(named(&bare(&["continuity", "verify"]).code(10).shown(), &ids), @"
     ERROR   continuity.untrusted records/[..]/[..]/[RB].json: signed by desktop ([HEX]), whose key is not in trust.allow
@@ -2778,7 +2873,7 @@ fn verify_and_records_read_a_bare_repository_with_its_committed_mesh() {
         &["continuity", "verify"],
         &env.run(&plain, &["--json", "continuity", "verify"], None, &[]).ok().stdout,
     );
-    assert_eq!([&ver["admitted"], &ver["untrusted"]], [2, 0], "{ver:?}");
+    assert_eq!([&ver["admitted"], &ver["untrusted"]], [2, 0], "{ver:#}");
     // Every other command needs a working tree: a usage error naming the two that do not.
     let mut said = String::new();
     for args in [&["continuity", "status"][..], &["state"], &["continuity", "sync"]] {

@@ -233,7 +233,7 @@ fn a_pinned_revocation_retires_the_keys_records_and_a_later_record_fails_verify_
     share_mesh(&a, &[]);
     // B's record before the pin is retired: verify passes, and says so apart from refusals.
     let r = a.cj(&["verify"], 0);
-    assert_eq!([&r["admitted"], &r["refused"], &r["retired"]], [1, 0, 1], "{r:?}");
+    assert_eq!([&r["admitted"], &r["refused"], &r["retired"]], [1, 0, 1], "{r:#}");
     assert!(r["problems"]
         .as_array()
         .unwrap()
@@ -389,7 +389,7 @@ fn a_rotated_device_is_trusted_again_by_a_teammate_and_a_revoked_one_cannot_trus
     let id = publish_one(&b, "B with its new key.");
     a.sync();
     let r = a.cj(&["verify"], 0);
-    assert_eq!([&r["admitted"], &r["untrusted"], &r["refused"]], [2, 0, 0], "{r:?}");
+    assert_eq!([&r["admitted"], &r["untrusted"], &r["refused"]], [2, 0, 0], "{r:#}");
     let list = trust(&a, &["list"], 0);
     let desk: Vec<&Value> = list["keys"].as_array().unwrap().iter().filter(|k| k["label"] == "desk").collect();
     assert_eq!(desk.len(), 2, "{list}");
@@ -604,7 +604,7 @@ fn a_diverged_line_heals_by_resume_and_publish_or_by_supersede_and_both_travel()
     let r1a = a.publish(&[]);
     a.sync();
     let st = a.cj(&["status"], 0);
-    assert_eq!(st["lines"].as_array().unwrap().len(), 1, "one diverged line: {:?}", st["lines"]);
+    assert_eq!(st["lines"].as_array().unwrap().len(), 1, "one diverged line: {:#}", st["lines"]);
     assert!(st["diagnostics"].as_array().unwrap().iter().any(|d| d["code"] == "continuity.diverged"));
 
     // A resumes B's head and publishes: the record names both heads (v2) and the line heals.
@@ -619,10 +619,10 @@ fn a_diverged_line_heals_by_resume_and_publish_or_by_supersede_and_both_travel()
     assert_eq!(stored["record"]["ends"], serde_json::json!([r1a]), "{stored}");
     a.sync();
     let st = a.cj(&["status"], 0);
-    assert!(st["lines"].as_array().unwrap().is_empty(), "healed: {:?}", st["lines"]);
+    assert!(st["lines"].as_array().unwrap().is_empty(), "healed: {:#}", st["lines"]);
     assert!(
         !st["diagnostics"].as_array().unwrap().iter().any(|d| d["code"] == "continuity.diverged"),
-        "{:?}",
+        "{:#}",
         st["diagnostics"]
     );
     let ids = |t: &str| {
@@ -640,18 +640,18 @@ fn a_diverged_line_heals_by_resume_and_publish_or_by_supersede_and_both_travel()
     // B reads the same: one head, r2, and neither old head is offered.
     b.sync();
     let st = b.cj(&["status"], 0);
-    assert!(st["lines"].as_array().unwrap().is_empty(), "{:?}", st["lines"]);
+    assert!(st["lines"].as_array().unwrap().is_empty(), "{:#}", st["lines"]);
     let offered: Vec<&str> = st["resumable"].as_array().unwrap().iter().filter_map(|v| v["id"].as_str()).collect();
     insta::assert_snapshot!(ids(&offered.join("\n")), @"[R2]");
     let r = b.cj(&["verify"], 0);
-    assert_eq!([&r["admitted"], &r["refused"]], [4, 0], "{r:?}");
+    assert_eq!([&r["admitted"], &r["refused"]], [4, 0], "{r:#}");
 
     // B continues its own old head again (its position), without resuming r2: diverged again.
     b.run(&["question", "add", "Is B's cache still needed?"], "").ok();
     let r3b = publish_one(&b, "B went on alone.");
     a.sync();
     let st = a.cj(&["status"], 0);
-    assert_eq!(st["lines"].as_array().unwrap().len(), 1, "{:?}", st["lines"]);
+    assert_eq!(st["lines"].as_array().unwrap().len(), 1, "{:#}", st["lines"]);
     // A ends B's head without resuming it: a signed record without a handover, which travels.
     let before = unresolved(&a).len();
     let s: Value = a.cj(&["supersede", &r3b[..8]], 0);
@@ -673,7 +673,7 @@ fn a_diverged_line_heals_by_resume_and_publish_or_by_supersede_and_both_travel()
     - [unresolved] none — Is B's cache still needed? (2026-09-03)
     ");
     let st = a.cj(&["status"], 0);
-    assert!(st["lines"].as_array().unwrap().is_empty(), "{:?}", st["lines"]);
+    assert!(st["lines"].as_array().unwrap().is_empty(), "{:#}", st["lines"]);
     assert!(
         st["resumable"].as_array().unwrap().iter().all(|v| v["id"] != r3b),
         "the superseded head is offered nowhere"
@@ -692,7 +692,7 @@ fn a_diverged_line_heals_by_resume_and_publish_or_by_supersede_and_both_travel()
     assert!(
         st["lines"].as_array().unwrap().is_empty()
             && st["resumable"].as_array().unwrap().iter().all(|v| v["id"] != r3b),
-        "{:?} {:?}",
+        "{:#} {:#}",
         st["lines"],
         st["resumable"]
     );
