@@ -1,8 +1,8 @@
 //! The JSON Schemas under `schemas/`: `continuity-state.schema.json` is kept by hand (the contract
-//! the state value was first written to); the lifecycle and explain schemas are generated from
-//! their Rust types (schemars), checked in, and held equal to the types by a drift test, as are the
-//! continuity status, records and plan schemas and those of the resolved handover, the context
-//! document, the decision and question lists, search and the history lines.
+//! the state value was first written to); every other one is generated from the Rust type that
+//! prints its document (schemars' serialize contract: what is always printed is required, and
+//! no type allows a key beyond its own), checked in, and held equal to the types by a drift test:
+//! the read models, and the `--json` documents of the commands ([`generated`]).
 //!
 //! Every schema is compiled into the binary ([`schema_text`]): the OpenAPI document embeds them
 //! as components and each MCP tool declares its model's as `outputSchema`.
@@ -74,39 +74,55 @@ pub fn param_schema(p: &Param) -> serde_json::Value {
 #[cfg(feature = "mcp")]
 pub fn generated() -> Vec<(&'static str, String)> {
     use crate::ops::queries::{explain, lifecycle};
-    fn text<T: schemars::JsonSchema>() -> String {
-        let v = serde_json::to_value(schemars::schema_for!(T)).unwrap_or_default();
+    // What `T` prints (schemars' serialize contract): a member is required unless it is skipped
+    // (`skip_serializing_if`), so an `Option` printed as `null` is required, and nullable.
+    fn printed<T: schemars::JsonSchema>() -> String {
+        pretty(
+            schemars::generate::SchemaSettings::default().for_serialize().into_generator().into_root_schema_for::<T>(),
+        )
+    }
+    fn pretty(s: schemars::Schema) -> String {
+        let v = serde_json::to_value(s).unwrap_or_default();
         format!("{}\n", serde_json::to_string_pretty(&v).unwrap_or_default())
     }
     vec![
-        (Model::Explain.schema_file(), text::<explain::Explain>()),
-        (Model::Episodes.schema_file(), text::<lifecycle::Episodes>()),
-        (Model::Recovery.schema_file(), text::<lifecycle::Recovery>()),
-        (Model::Runtime.schema_file(), text::<lifecycle::Runtime>()),
-        (Model::Providers.schema_file(), text::<lifecycle::Providers>()),
-        (Model::Closed.schema_file(), text::<lifecycle::Closed>()),
-        (Model::ContinuityStatus.schema_file(), text::<crate::ops::queries::continuity::StatusReport>()),
-        (Model::ContinuityRecords.schema_file(), text::<crate::ops::queries::continuity::RecordsReport>()),
-        (Model::ContinuityPlan(None).schema_file(), text::<crate::ops::services::continuity::plan::ResumePlan>()),
-        (Model::Handover.schema_file(), text::<crate::ops::queries::state::ResolvedHandover>()),
-        (Model::Context.schema_file(), text::<crate::ops::services::context::ContextReport>()),
-        (Model::Decisions.schema_file(), text::<crate::ops::queries::decisions::DecisionList>()),
-        (Model::Questions.schema_file(), text::<crate::ops::queries::questions::QuestionList>()),
-        (Model::Search(String::new()).schema_file(), text::<crate::ops::queries::search::SearchReport>()),
-        (Model::History(None).schema_file(), text::<crate::ops::queries::read::HistoryLines>()),
+        (Model::Explain.schema_file(), printed::<explain::Explain>()),
+        (Model::Episodes.schema_file(), printed::<lifecycle::Episodes>()),
+        (Model::Recovery.schema_file(), printed::<lifecycle::Recovery>()),
+        (Model::Runtime.schema_file(), printed::<lifecycle::Runtime>()),
+        (Model::Providers.schema_file(), printed::<lifecycle::Providers>()),
+        (Model::Closed.schema_file(), printed::<lifecycle::Closed>()),
+        (Model::ContinuityStatus.schema_file(), printed::<crate::ops::queries::continuity::StatusReport>()),
+        (Model::ContinuityRecords.schema_file(), printed::<crate::ops::queries::continuity::RecordsReport>()),
+        (Model::ContinuityPlan(None).schema_file(), printed::<crate::ops::services::continuity::plan::ResumePlan>()),
+        (Model::Handover.schema_file(), printed::<crate::ops::queries::state::ResolvedHandover>()),
+        (Model::Context.schema_file(), printed::<crate::ops::services::context::ContextReport>()),
+        (Model::Decisions.schema_file(), printed::<crate::ops::queries::decisions::DecisionList>()),
+        (Model::Questions.schema_file(), printed::<crate::ops::queries::questions::QuestionList>()),
+        (Model::Search(String::new()).schema_file(), printed::<crate::ops::queries::search::SearchReport>()),
+        (Model::History(None).schema_file(), printed::<crate::ops::queries::read::HistoryLines>()),
         // The findings of `check`, `watch`, `doctor`, `history --validate`, `knowledge check`.
-        ("findings.schema.json", text::<crate::model::finding::Findings>()),
+        ("findings.schema.json", printed::<crate::model::finding::Findings>()),
         // What a command prints on stderr under `--json` when it produced no result.
-        ("error.schema.json", text::<crate::error::ErrorDocument>()),
+        ("error.schema.json", printed::<crate::error::ErrorDocument>()),
         // The documents of the continuity commands (device, publish, sync, resume, verify, …).
+        ("continuity-device.schema.json", printed::<crate::ops::commands::continuity::device::DeviceReport>()),
+        ("continuity-rotate.schema.json", printed::<crate::ops::commands::continuity::device::RotateReport>()),
+        ("continuity-publish.schema.json", printed::<crate::ops::commands::continuity::publish::PublishReport>()),
+        ("continuity-supersede.schema.json", printed::<crate::ops::commands::continuity::publish::SupersedeReport>()),
+        ("continuity-sync.schema.json", printed::<crate::ops::commands::continuity::sync::SyncReport>()),
+        ("continuity-resume.schema.json", printed::<crate::ops::commands::continuity::resume::ResumeReport>()),
+        ("continuity-verify.schema.json", printed::<crate::ops::commands::continuity::device::VerifyReport>()),
+        ("continuity-trust-list.schema.json", printed::<crate::ops::queries::trust::TrustList>()),
+        ("continuity-trust-change.schema.json", printed::<crate::ops::commands::continuity::trust::TrustChange>()),
         // The documents of the other commands (session, knowledge, history --rotate, …).
-        ("history-rotate.schema.json", text::<crate::ops::queries::history::Rotation>()),
-        ("session-status.schema.json", text::<crate::ops::queries::sessions::StatusReport>()),
-        ("session-record.schema.json", text::<crate::ops::queries::sessions::ClosedView>()),
-        ("session-list.schema.json", text::<crate::ops::queries::sessions::SessionList>()),
-        ("session-context.schema.json", text::<crate::ops::queries::sessions::ContextReport>()),
-        ("knowledge-derive.schema.json", text::<crate::ops::services::knowledge::DeriveReport>()),
-        ("knowledge-candidates.schema.json", text::<crate::ops::services::knowledge::Candidates>()),
+        ("history-rotate.schema.json", printed::<crate::ops::queries::history::Rotation>()),
+        ("session-status.schema.json", printed::<crate::ops::queries::sessions::StatusReport>()),
+        ("session-record.schema.json", printed::<crate::ops::queries::sessions::ClosedView>()),
+        ("session-list.schema.json", printed::<crate::ops::queries::sessions::SessionList>()),
+        ("session-context.schema.json", printed::<crate::ops::queries::sessions::ContextReport>()),
+        ("knowledge-derive.schema.json", printed::<crate::ops::services::knowledge::DeriveReport>()),
+        ("knowledge-candidates.schema.json", printed::<crate::ops::services::knowledge::Candidates>()),
     ]
 }
 

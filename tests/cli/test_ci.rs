@@ -5,7 +5,8 @@
 
 use std::path::Path;
 
-use crate::common::json::{doc, DeviceDoc, Publish};
+use crate::common::json;
+use crate::common::machine::printed;
 use crate::common::remotes;
 use crate::common::{Output, Repo, TestEnv};
 
@@ -33,9 +34,10 @@ fn mj(r: &Repo<'_>, who: &str, args: &[&str], stdin: &str) -> Output {
 fn publish_and_sync(r: &Repo<'_>, who: &str, objective: &str) -> String {
     let body = format!("# Objective\n{objective}\n\n# Current State\nDone.\n\n# Next Action\nGo on.\n");
     mj(r, who, &["handover", "--no-task"], &body).ok();
-    let v: Publish = doc(&mj(r, who, &["--json", "continuity", "publish"], "").ok().stdout);
+    let args = ["--json", "continuity", "publish"];
+    let v = printed(&args, &mj(r, who, &args, "").ok().stdout);
     mj(r, who, &["continuity", "sync"], "").ok();
-    v.id()
+    json::text(&v, "/record/id").to_string()
 }
 
 /// What the CI step says, without the JSON reports it prints: its own lines, `verify`'s and the
@@ -80,8 +82,9 @@ fn the_ci_script_passes_a_clean_store_and_fails_a_tampered_record_and_an_untrust
     let a = clone(&env, &remote, "a");
     a.git(&["symbolic-ref", "HEAD", "refs/heads/main"]);
     mj(&a, "a", &["init"], "").ok();
-    let dev: DeviceDoc = doc(&mj(&a, "a", &["--json", "continuity", "device"], "").ok().stdout);
-    let ka = &dev.public_key;
+    let args = ["--json", "continuity", "device"];
+    let dev = printed(&args, &mj(&a, "a", &args, "").ok().stdout);
+    let ka = json::text(&dev, "/public_key");
     a.write(
         ".ai/repo/mesh/home.yaml",
         &format!("schema: mesh/v1\nkind: mesh-declaration\nid: home\nenabled: true\ntrust:\n  policy: deny_unknown\n  allow:\n    - {ka}\n  revoked: []\n"),

@@ -11,7 +11,8 @@ use std::time::Duration;
 
 use serde_json::Value;
 
-use crate::common::json::{doc, Closed, Episodes, Explain, Providers, Publish, Recovery, Runtime, State};
+use crate::common::json;
+use crate::common::machine::{pick, printed, strings};
 use crate::common::serve::serve;
 use crate::common::{Output, Repo, TestEnv, HANDOVER, NOW};
 
@@ -29,8 +30,22 @@ fn python() -> PathBuf {
     crate::common::venv_python()
 }
 
+/// What `git-majordomus <args>` (`--json` among them) printed in `r`, exit 0, valid under the
+/// command's schema.
+#[track_caller]
+fn read(r: &Repo<'_>, args: &[&str]) -> Value {
+    printed(args, &r.mj(args).ok().stdout)
+}
+
 fn json(out: &Output) -> Value {
     serde_json::from_str(&out.stdout).unwrap_or_else(|e| panic!("not JSON ({e}):\n{}\n{}", out.stdout, out.stderr))
+}
+
+/// The answer to `question` in an `explain --json` document.
+#[track_caller]
+fn answer<'a>(v: &'a Value, question: &str) -> &'a Value {
+    let answers = v["answers"].as_array().unwrap_or_else(|| panic!("no answers: {v:#}"));
+    answers.iter().find(|a| a["question"] == question).unwrap_or_else(|| panic!("no answer {question}: {v:#}"))
 }
 
 /// Validates `doc` against `schemas/<schema>`.
@@ -66,7 +81,7 @@ fn fixture(env: &TestEnv) -> Repo<'_> {
     // A continuity line with two heads: R1, R2 continuing it, then R3 continuing R1 again.
     let publish = |body: &str| {
         r.mj_in(&["handover", "--no-task"], body).ok();
-        doc::<Publish>(&r.mj(&["--json", "continuity", "publish"]).ok().stdout).id()
+        json::text(&read(&r, &["--json", "continuity", "publish"]), "/record/id").to_string()
     };
     let body =
         |na: &str| format!("# Objective\nShip the release.\n\n# Current State\nTagged.\n\n# Next Action\n{na}\n");
@@ -103,9 +118,10 @@ fn state_json_validates_against_the_verbatim_seed_schema() {
     let fresh = env.ready_repo("fresh");
     let v = json(&fresh.mj(&["--json", "state"]).ok());
     assert!(validate("continuity-state.schema.json", &v).0);
-    let v: State = serde_json::from_value(v).unwrap();
-    assert!(!v.present, "{v:#?}");
-    assert!(v.session.is_none() && v.task.is_none() && v.handover.is_none() && v.checkpoint.is_none(), "{v:#?}");
+    assert_eq!(v["present"], false, "{v:#}");
+    for member in ["session", "task", "handover", "checkpoint"] {
+        assert!(v[member].is_null(), "{member}: {v:#}");
+    }
 }
 
 #[test]
@@ -113,35 +129,36 @@ fn r52_state_reports_divergence_and_freshness_apart_and_withholds_a_stale_next_a
     let env = TestEnv::new();
     let _snap = env.snapshots();
     let r = fixture(&env);
-    let v: State = doc(&r.mj(&["--json", "state"]).ok().stdout);
-    let h = v.handover();
-    assert_eq!(h.freshness, "fresh", "{v:#?}");
-    assert_eq!(h.divergence, "exact");
-    assert_eq!(h.next_action.as_deref(), Some("Write the regression test."));
-    assert!(h.next_action_withheld.is_none());
-    assert_eq!(h.branch, "main", "a record from another branch is never listed");
-    assert_eq!(v.task.as_ref().unwrap().task, "Fix the callback");
-    assert!(!v.session.as_ref().unwrap().foreign);
-    assert_eq!(v.blockers.len(), 1);
-    assert!(v.blockers[0].contains("Which retry policy?"));
-    assert_eq!(v.tallies["handovers"], 5);
-    assert_eq!(v.checkpoint.as_ref().unwrap().matched, "same_worktree_same_branch");
+    let v = read(&r, &["--json", "state"]);
+    let h = json::at(&v, "/handover");
+    assert_eq!(h["freshness"], "fresh", "{v:#}");
+    assert_eq!(h["divergence"], "exact");
+    assert_eq!(h["next_action"], "Write the regression test.");
+    assert!(h["next_action_withheld"].is_null());
+    assert_eq!(h["branch"], "main", "a record from another branch is never listed");
+    assert_eq!(v["task"]["task"], "Fix the callback");
+    assert_eq!(v["session"]["foreign"], false);
+    assert_eq!(v["blockers"].as_array().map(Vec::len), Some(1));
+    assert!(json::text(&v, "/blockers/0").contains("Which retry policy?"));
+    assert_eq!(v["tallies"]["handovers"], 5);
+    assert_eq!(v["checkpoint"]["matched"], "same_worktree_same_branch");
 
     r.commit_file("lib/a.rs", "fn a() {}\n");
     env.set_now(LATER);
-    let v: State = serde_json::from_value(json(&r.mj(&["--json", "state"]).ok())).unwrap();
-    let h = v.handover();
-    assert_eq!(h.divergence, "advanced", "{v:#?}");
-    assert_eq!(h.freshness, "stale");
-    assert!(h.next_action.is_none(), "a stale record's Next Action is withheld: {v:#?}");
-    assert!(h.next_action_withheld.as_deref().unwrap().starts_with("stale: "));
-    assert!(h.age_minutes.unwrap() >= 3 * 24 * 60);
-    assert!(v.findings.iter().any(|f| f.contains("stale")), "{:?}", v.findings);
-    assert!(v.findings.iter().any(|f| f.contains("unresolved question")), "{:?}", v.findings);
+    let v = read(&r, &["--json", "state"]);
+    let h = json::at(&v, "/handover");
+    assert_eq!(h["divergence"], "advanced", "{v:#}");
+    assert_eq!(h["freshness"], "stale");
+    assert!(h["next_action"].is_null(), "a stale record's Next Action is withheld: {v:#}");
+    assert!(json::text(h, "/next_action_withheld").starts_with("stale: "));
+    assert!(h["age_minutes"].as_i64().is_some_and(|m| m >= 3 * 24 * 60), "{h:#}");
+    let findings = strings(&v["findings"]);
+    assert!(findings.iter().any(|f| f.contains("stale")), "{findings:?}");
+    assert!(findings.iter().any(|f| f.contains("unresolved question")), "{findings:?}");
     // Without --json a short text of the same value (docs/REFERENCE.md#origin): the labels apart, the Next
     // Action withheld, the findings, and where the whole value is.
     let text = r.mj(&["state"]).ok().stdout;
-    for f in &v.findings {
+    for f in &findings {
         assert!(text.lines().any(|l| l == format!("- {f}")), "{f} in {text}");
     }
     insta::assert_snapshot!(text, @r#"
@@ -171,8 +188,8 @@ fn explain_answers_every_question_with_a_reason_and_a_citation() {
     let r = fixture(&env);
     r.mj(&["session", "close"]).ok();
     env.set_now(LATER);
-    let v: Explain = doc(&r.mj(&["--json", "explain"]).ok().stdout);
-    let qs: Vec<&str> = v.answers.iter().map(|a| a.question.as_str()).collect();
+    let v = read(&r, &["--json", "explain"]);
+    let qs = json::each(&v, "/answers", "question");
     assert_eq!(
         qs,
         [
@@ -186,26 +203,30 @@ fn explain_answers_every_question_with_a_reason_and_a_citation() {
             "checkpoint.freshness"
         ]
     );
-    for a in &v.answers {
-        assert!(!a.reason.is_empty(), "{a:?}");
-        assert!(!a.citations.is_empty(), "{a:?}");
+    for a in v["answers"].as_array().unwrap() {
+        assert!(!json::text(a, "/reason").is_empty(), "{a:#}");
+        assert!(a["citations"].as_array().is_some_and(|c| !c.is_empty()), "{a:#}");
     }
-    let close = v.answer("episode.close");
-    assert_eq!(close.answer, "closed");
-    assert!(close.reason.contains("by hand"));
-    assert_eq!(close.citations[0].kind, "ledger_line");
-    assert!(close.citations[0].line.unwrap() > 0);
-    assert_eq!(v.answer("episode.current").answer, "none");
-    let sel = v.answer("handover.selected");
-    assert!(sel.answer.starts_with(".ai/local/state/handovers/"));
-    assert!(sel.candidates.iter().any(|c| c.verdict == "rejected" && c.reason.contains("another branch")));
-    assert!(sel.candidates.iter().any(|c| c.verdict == "superseded"));
-    let fr = v.answer("handover.freshness");
-    assert_eq!(fr.answer, "stale");
-    assert!(fr
-        .citations
+    let close = answer(&v, "episode.close");
+    assert_eq!(close["answer"], "closed");
+    assert!(json::text(close, "/reason").contains("by hand"));
+    assert_eq!(close["citations"][0]["kind"], "ledger_line");
+    assert!(close["citations"][0]["line"].as_u64().is_some_and(|l| l > 0), "{close:#}");
+    assert_eq!(answer(&v, "episode.current")["answer"], "none");
+    let sel = answer(&v, "handover.selected");
+    assert!(json::text(sel, "/answer").starts_with(".ai/local/state/handovers/"));
+    let candidates = sel["candidates"].as_array().unwrap();
+    assert!(candidates
         .iter()
-        .any(|c| c.kind == "policy_key" && c.key.as_deref() == Some("session.freshness.stale_minutes")));
+        .any(|c| c["verdict"] == "rejected" && c["reason"].as_str().is_some_and(|r| r.contains("another branch"))));
+    assert!(candidates.iter().any(|c| c["verdict"] == "superseded"));
+    let fr = answer(&v, "handover.freshness");
+    assert_eq!(fr["answer"], "stale");
+    assert!(fr["citations"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|c| c["kind"] == "policy_key" && c["key"] == "session.freshness.stale_minutes"));
 }
 
 #[test]
@@ -214,12 +235,12 @@ fn explain_cites_the_provider_end_event_that_closed_the_episode() {
     let r = env.ready_repo("w");
     r.mj_in(&["hook", "claude-code", "start"], r#"{"session_id":"cc-9"}"#).ok();
     r.mj_in(&["hook", "claude-code", "end"], r#"{"session_id":"cc-9","reason":"logout"}"#).ok();
-    let v: Explain = doc(&r.mj(&["--json", "explain"]).ok().stdout);
-    let a = v.answer("episode.close");
-    assert_eq!(a.answer, "closed", "{a:#?}");
-    assert!(a.reason.contains("claude-code end event"), "{a:#?}");
-    let lines: Vec<u64> = a.citations.iter().filter_map(|c| c.line).collect();
-    assert_eq!(lines.len(), 2, "{a:#?}");
+    let v = read(&r, &["--json", "explain"]);
+    let a = answer(&v, "episode.close");
+    assert_eq!(a["answer"], "closed", "{a:#}");
+    assert!(json::text(a, "/reason").contains("claude-code end event"), "{a:#}");
+    let lines: Vec<u64> = a["citations"].as_array().unwrap().iter().filter_map(|c| c["line"].as_u64()).collect();
+    assert_eq!(lines.len(), 2, "{a:#}");
     let ledger = r.ledger();
     assert_eq!(ledger[lines[0] as usize - 1]["event"], "session.closed");
     // The receipt's duplicate `event` key: a JSON parser keeps the provider's (the last).
@@ -233,42 +254,43 @@ fn lifecycle_reads_the_episode_store() {
     let r = env.ready_repo("w");
     r.start("Fix it");
     let sid = r.mj(&["session", "start"]).ok().stdout;
-    let ep: Episodes = doc(&r.mj(&["--json", "lifecycle", "episodes"]).ok().stdout);
-    assert_eq!(ep.episodes.len(), 1, "{ep:#?}");
-    let e = &ep.episodes[0];
-    assert_eq!(e.standing, "current");
-    assert!(sid.contains(&e.session_id));
-    assert!(e.events >= 1);
-    assert_eq!(e.last_event.as_deref(), Some("session.started"));
+    let ep = read(&r, &["--json", "lifecycle", "episodes"]);
+    assert_eq!(ep["episodes"].as_array().map(Vec::len), Some(1), "{ep:#}");
+    let e = &ep["episodes"][0];
+    assert_eq!(e["standing"], "current");
+    let (key, session_id) = (json::text(e, "/key"), json::text(e, "/session_id"));
+    assert!(sid.contains(session_id));
+    assert!(e["events"].as_u64().is_some_and(|n| n >= 1), "{e:#}");
+    assert_eq!(e["last_event"], "session.started");
     // An episode whose worktree is gone is stranded, and recovery names it with a remedy.
     let gone = env.path().join("gone").display().to_string();
-    let text = std::fs::read_to_string(r.state(&format!("sessions-open/{}.yaml", e.key))).unwrap();
-    let stranded = text.replace(&r.root.display().to_string(), &gone).replace(&e.session_id, "s-20260101T000000Z-dead");
+    let text = std::fs::read_to_string(r.state(&format!("sessions-open/{key}.yaml"))).unwrap();
+    let stranded = text.replace(&r.root.display().to_string(), &gone).replace(session_id, "s-20260101T000000Z-dead");
     std::fs::write(r.state("sessions-open/other.yaml"), stranded).unwrap();
-    let rec: Recovery = doc(&r.mj(&["--json", "lifecycle", "recovery"]).ok().stdout);
-    assert_eq!(rec.pointer.layout, "pointer", "{rec:#?}");
-    assert!(rec.pointer.resolves);
-    assert_eq!(rec.stranded[0].worktree, gone);
-    assert!(rec.stranded[0].remedy.contains("sessions-open/other.yaml"));
-    let b = &rec.balance;
-    assert_eq!((b.started, b.open, b.unaccounted, b.agrees), (1, 2, -1, false));
+    let rec = read(&r, &["--json", "lifecycle", "recovery"]);
+    assert_eq!(rec["pointer"]["layout"], "pointer", "{rec:#}");
+    assert_eq!(rec["pointer"]["resolves"], true);
+    assert_eq!(rec["stranded"][0]["worktree"], gone);
+    assert!(json::text(&rec, "/stranded/0/remedy").contains("sessions-open/other.yaml"));
+    let balance = pick(&rec["balance"], &["started", "open", "unaccounted", "agrees"]);
+    assert_eq!(balance, serde_json::json!({"started": 1, "open": 2, "unaccounted": -1, "agrees": false}));
     std::fs::remove_file(r.state("sessions-open/other.yaml")).unwrap();
     r.mj(&["session", "close"]).ok();
-    let closed: Closed = doc(&r.mj(&["--json", "lifecycle", "closed"]).ok().stdout);
-    assert_eq!((closed.total, closed.on_this_branch), (1, 1), "{closed:#?}");
-    assert_eq!(closed.newest[0].outcome, "closed");
-    let rec: Recovery = doc(&r.mj(&["--json", "lifecycle", "recovery"]).ok().stdout);
-    assert!(rec.balance.agrees, "{rec:#?}");
-    assert_eq!(rec.pointer.layout, "absent");
-    let rt: Runtime = doc(&r.mj(&["--json", "lifecycle", "runtime"]).ok().stdout);
-    assert!(rt.agree);
-    assert_eq!(rt.repository.head, r.head());
+    let closed = read(&r, &["--json", "lifecycle", "closed"]);
+    assert_eq!([&closed["total"], &closed["on_this_branch"]], [1, 1], "{closed:#}");
+    assert_eq!(closed["newest"][0]["outcome"], "closed");
+    let rec = read(&r, &["--json", "lifecycle", "recovery"]);
+    assert_eq!(rec["balance"]["agrees"], true, "{rec:#}");
+    assert_eq!(rec["pointer"]["layout"], "absent");
+    let rt = read(&r, &["--json", "lifecycle", "runtime"]);
+    assert_eq!(rt["agree"], true);
+    assert_eq!(rt["repository"]["head"], r.head());
     r.mj(&["hooks", "install"]).ok();
-    let pv: Providers = doc(&r.mj(&["--json", "lifecycle", "providers"]).ok().stdout);
-    let cc = pv.providers.iter().find(|p| p.name == "claude-code").unwrap();
-    assert_eq!(cc.events, ["start", "compact", "end"]);
-    assert!(!cc.wired.is_empty(), "{pv:#?}");
-    assert!(pv.git_hooks.iter().any(|h| h == ".git/hooks/pre-push"), "{pv:#?}");
+    let pv = read(&r, &["--json", "lifecycle", "providers"]);
+    let cc = pv["providers"].as_array().unwrap().iter().find(|p| p["name"] == "claude-code").unwrap();
+    assert_eq!(cc["events"], serde_json::json!(["start", "compact", "end"]));
+    assert!(cc["wired"].as_array().is_some_and(|w| !w.is_empty()), "{pv:#}");
+    assert!(strings(&pv["git_hooks"]).iter().any(|h| h == ".git/hooks/pre-push"), "{pv:#}");
 }
 
 #[test]
@@ -462,11 +484,12 @@ fn serve_answers_many_clients_while_one_is_slow() {
     assert!(started.elapsed() < Duration::from_secs(15), "{:?}", started.elapsed());
     drop(slow);
     // Computed afresh (or cached ≤ 2 s): a new question shows up after the cache expires.
-    let before: State = doc(&get(&s.addr, "/api/v1/continuity").2);
+    let before = printed(&["state"], &get(&s.addr, "/api/v1/continuity").2);
     r.mj(&["question", "add", "Second question?"]).ok();
     std::thread::sleep(Duration::from_millis(2100));
-    let after: State = doc(&get(&s.addr, "/api/v1/continuity").2);
-    assert_eq!(after.tallies["blockers"], before.tallies["blockers"] + 1);
+    let after = printed(&["state"], &get(&s.addr, "/api/v1/continuity").2);
+    let blockers = |v: &Value| v["tallies"]["blockers"].as_u64().unwrap_or_else(|| panic!("{v:#}"));
+    assert_eq!(blockers(&after), blockers(&before) + 1);
 }
 
 #[test]
@@ -922,8 +945,8 @@ fn cockpit_in_headless_chromium_shows_history_and_a_diverged_line() {
     env.set_now(LATER);
     let s = serve(&env, &r.root);
     let url = format!("http://{}/", s.addr);
-    let state: State = doc(&r.mj(&["--json", "state"]).ok().stdout);
-    let handover = state.handover().path.as_str();
+    let state = read(&r, &["--json", "state"]);
+    let handover = json::text(&state, "/handover/path");
     // JavaScript off: the first paint is server-rendered.
     let (st, head, page) = get(&s.addr, "/");
     assert_eq!(st, 200);

@@ -67,7 +67,7 @@ impl PartialEq<&str> for Code {
 
 /// One diagnostic of a store read.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[cfg_attr(feature = "mcp", derive(schemars::JsonSchema))]
+#[cfg_attr(feature = "mcp", derive(schemars::JsonSchema), schemars(deny_unknown_fields))]
 pub struct Diagnostic {
     /// `error`, `warning` or `info`.
     pub severity: Severity,

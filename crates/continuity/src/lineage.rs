@@ -46,7 +46,7 @@ vocabulary! {
 
 /// One line of the store: `{line, state, records, heads[]}`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-#[cfg_attr(feature = "mcp", derive(schemars::JsonSchema))]
+#[cfg_attr(feature = "mcp", derive(schemars::JsonSchema), schemars(deny_unknown_fields))]
 pub struct LineSummary {
     /// The line id (the id of its first record).
     pub line: String,
@@ -78,6 +78,7 @@ vocabulary! {
 
 /// One line of a store comparison: `{line, relation, heads[]}`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "mcp", derive(schemars::JsonSchema), schemars(deny_unknown_fields))]
 pub struct LineComparison {
     /// The line id.
     pub line: String,

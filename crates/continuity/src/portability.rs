@@ -30,6 +30,7 @@ pub const NONPORTABLE: Code = Code::NonportableField;
 
 /// One finding of the scan.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize)]
+#[cfg_attr(feature = "mcp", derive(schemars::JsonSchema), schemars(deny_unknown_fields))]
 pub struct Leak {
     /// [`SECRET`] or [`NONPORTABLE`].
     pub code: Code,

@@ -14,7 +14,7 @@ use crate::record::{Device, Record};
 
 /// One record as shown (docs/REFERENCE.md#sync). In JSON `id`, `line` and `parent` are full 64-hex ids.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-#[cfg_attr(feature = "mcp", derive(schemars::JsonSchema))]
+#[cfg_attr(feature = "mcp", derive(schemars::JsonSchema), schemars(deny_unknown_fields))]
 pub struct RecordView {
     /// The record id.
     pub id: String,

@@ -59,11 +59,17 @@ fn root() -> Option<PathBuf> {
     root.join("Cargo.lock").is_file().then_some(root)
 }
 
-/// The production code of a source: before its test module, without comment or blank lines and
-/// without indentation.
+/// The production code of a source: before its test module, without comment or blank lines,
+/// without indentation, and without the one-line attributes of the feature `mcp` (the JSON
+/// Schema a surface publishes of a type describes its shape and decides nothing).
 fn production(text: &str) -> String {
     let code = text.find("\n#[cfg(test)]\nmod tests").map_or(text, |at| &text[..at]);
-    code.lines().map(str::trim).filter(|l| !l.is_empty() && !l.starts_with("//")).collect::<Vec<_>>().join("\n")
+    let schema_only = |l: &str| l.starts_with("#[cfg_attr(feature = \"mcp\",") && l.ends_with(")]");
+    code.lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty() && !l.starts_with("//") && !schema_only(l))
+        .collect::<Vec<_>>()
+        .join("\n")
 }
 
 /// The `[[package]]` entries of `Cargo.lock` reachable from `from` through their dependencies.

@@ -165,7 +165,7 @@ impl From<Code> for NoticeCode {
 
 /// A blocker or a warning: `{code, message}`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-#[cfg_attr(feature = "mcp", derive(schemars::JsonSchema))]
+#[cfg_attr(feature = "mcp", derive(schemars::JsonSchema), schemars(deny_unknown_fields))]
 pub struct Notice {
     /// Stable code (`origin_untrusted`, `line_diverged`, ...).
     pub code: NoticeCode,
@@ -182,7 +182,7 @@ impl Notice {
 
 /// The intent a record carries: `{id, title, profile?, scope[]}`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-#[cfg_attr(feature = "mcp", derive(schemars::JsonSchema))]
+#[cfg_attr(feature = "mcp", derive(schemars::JsonSchema), schemars(deny_unknown_fields))]
 pub struct PlanTask {
     /// Task id at the origin.
     pub id: String,
@@ -197,7 +197,7 @@ pub struct PlanTask {
 
 /// The source comparison of a plan.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-#[cfg_attr(feature = "mcp", derive(schemars::JsonSchema))]
+#[cfg_attr(feature = "mcp", derive(schemars::JsonSchema), schemars(deny_unknown_fields))]
 pub struct SourceView {
     /// The record's branch.
     pub expected_branch: Option<String>,
@@ -229,7 +229,7 @@ pub struct SourceView {
 
 /// The plan (docs/REFERENCE.md#plans output shape).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-#[cfg_attr(feature = "mcp", derive(schemars::JsonSchema))]
+#[cfg_attr(feature = "mcp", derive(schemars::JsonSchema), schemars(deny_unknown_fields))]
 pub struct ResumePlan {
     /// The answer.
     pub status: PlanStatus,

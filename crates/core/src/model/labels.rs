@@ -128,7 +128,7 @@ vocabulary! {
 /// The evidence of a rewrite: its kind and what a reader can check it with (a reflog entry, the
 /// captured pair, a tree or patch id).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-#[cfg_attr(feature = "mcp", derive(schemars::JsonSchema))]
+#[cfg_attr(feature = "mcp", derive(schemars::JsonSchema), schemars(deny_unknown_fields))]
 pub struct Proof {
     /// The kind of evidence.
     pub kind: ProofKind,
@@ -139,7 +139,7 @@ pub struct Proof {
 /// A recorded commit proven rewritten into another (docs/REFERENCE.md#rewrites). Computed at read time, never
 /// stored in a record.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-#[cfg_attr(feature = "mcp", derive(schemars::JsonSchema))]
+#[cfg_attr(feature = "mcp", derive(schemars::JsonSchema), schemars(deny_unknown_fields))]
 pub struct Rewrite {
     /// The recorded commit.
     pub from: String,
@@ -189,7 +189,7 @@ impl Rewrite {
 /// A record of another branch whose work is in HEAD's history (docs/REFERENCE.md#rewrites): merged, or
 /// squash- or rebase-merged as a commit with the same content.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-#[cfg_attr(feature = "mcp", derive(schemars::JsonSchema))]
+#[cfg_attr(feature = "mcp", derive(schemars::JsonSchema), schemars(deny_unknown_fields))]
 pub struct Landed {
     /// The branch it landed in (HEAD's).
     pub branch: String,

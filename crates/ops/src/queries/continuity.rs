@@ -24,7 +24,7 @@ use crate::services::rewrite;
 
 /// One line with its heads shown.
 #[derive(Debug, Clone, Serialize)]
-#[cfg_attr(feature = "mcp", derive(schemars::JsonSchema))]
+#[cfg_attr(feature = "mcp", derive(schemars::JsonSchema), schemars(deny_unknown_fields))]
 pub struct LineView {
     /// Line id.
     pub line: String,
@@ -38,7 +38,7 @@ pub struct LineView {
 
 /// `continuity status`.
 #[derive(Debug, Clone, Serialize)]
-#[cfg_attr(feature = "mcp", derive(schemars::JsonSchema))]
+#[cfg_attr(feature = "mcp", derive(schemars::JsonSchema), schemars(deny_unknown_fields))]
 pub struct StatusReport {
     /// Repository identity.
     pub repository: String,
@@ -239,7 +239,7 @@ pub fn status(ctx: &Ctx, all: bool) -> Result<StatusReport> {
 
 /// `continuity records`.
 #[derive(Debug, Clone, Serialize)]
-#[cfg_attr(feature = "mcp", derive(schemars::JsonSchema))]
+#[cfg_attr(feature = "mcp", derive(schemars::JsonSchema), schemars(deny_unknown_fields))]
 pub struct RecordsReport {
     /// The admitted records by (line, id): every one, or the first `--limit`.
     pub records: Vec<RecordView>,

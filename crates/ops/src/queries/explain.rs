@@ -18,7 +18,7 @@ use crate::store::sessions::{open_path, pointer_key, read_open};
 
 /// Where an answer comes from.
 #[derive(Debug, Clone, Serialize, PartialEq)]
-#[cfg_attr(feature = "mcp", derive(schemars::JsonSchema))]
+#[cfg_attr(feature = "mcp", derive(schemars::JsonSchema), schemars(deny_unknown_fields))]
 pub struct Citation {
     /// `file`, `directory`, `symlink`, `ledger_line` or `policy_key`.
     pub kind: String,
@@ -40,7 +40,7 @@ impl Citation {
 
 /// What happened to one candidate file in a selection.
 #[derive(Debug, Clone, Serialize, PartialEq)]
-#[cfg_attr(feature = "mcp", derive(schemars::JsonSchema))]
+#[cfg_attr(feature = "mcp", derive(schemars::JsonSchema), schemars(deny_unknown_fields))]
 pub struct Candidate {
     /// File name.
     pub file: String,
@@ -52,7 +52,7 @@ pub struct Candidate {
 
 /// One question and its answer.
 #[derive(Debug, Clone, Serialize, PartialEq)]
-#[cfg_attr(feature = "mcp", derive(schemars::JsonSchema))]
+#[cfg_attr(feature = "mcp", derive(schemars::JsonSchema), schemars(deny_unknown_fields))]
 pub struct Answer {
     /// The question (`episode.current`, `handover.selected`, ...).
     pub question: String,
@@ -69,7 +69,7 @@ pub struct Answer {
 
 /// `continuity.explain`.
 #[derive(Debug, Clone, Serialize, PartialEq)]
-#[cfg_attr(feature = "mcp", derive(schemars::JsonSchema))]
+#[cfg_attr(feature = "mcp", derive(schemars::JsonSchema), schemars(deny_unknown_fields))]
 pub struct Explain {
     /// The worktree the answers are about.
     pub worktree: String,

@@ -34,7 +34,7 @@ majordomus_core::vocabulary! {
 
 /// One open episode file and where it stands.
 #[derive(Debug, Clone, Serialize, PartialEq)]
-#[cfg_attr(feature = "mcp", derive(schemars::JsonSchema))]
+#[cfg_attr(feature = "mcp", derive(schemars::JsonSchema), schemars(deny_unknown_fields))]
 pub struct Episode {
     /// The episode's id.
     pub session_id: String,
@@ -79,7 +79,7 @@ pub struct Episode {
 
 /// `lifecycle.episodes`.
 #[derive(Debug, Clone, Serialize, PartialEq)]
-#[cfg_attr(feature = "mcp", derive(schemars::JsonSchema))]
+#[cfg_attr(feature = "mcp", derive(schemars::JsonSchema), schemars(deny_unknown_fields))]
 pub struct Episodes {
     /// Every open episode file, newest first by `started_at`.
     pub episodes: Vec<Episode>,
@@ -183,7 +183,7 @@ fn episodes_with(ctx: &Ctx, facts: &LedgerFacts) -> Result<Episodes> {
 
 /// The pointer `session-current.yaml`.
 #[derive(Debug, Clone, Serialize, PartialEq)]
-#[cfg_attr(feature = "mcp", derive(schemars::JsonSchema))]
+#[cfg_attr(feature = "mcp", derive(schemars::JsonSchema), schemars(deny_unknown_fields))]
 pub struct Pointer {
     /// `pointer` (a symlink), `inline` (a copy where symlinks failed) or `absent`.
     pub layout: String,
@@ -198,7 +198,7 @@ pub struct Pointer {
 
 /// A stranded episode and what to do about it.
 #[derive(Debug, Clone, Serialize, PartialEq)]
-#[cfg_attr(feature = "mcp", derive(schemars::JsonSchema))]
+#[cfg_attr(feature = "mcp", derive(schemars::JsonSchema), schemars(deny_unknown_fields))]
 pub struct Stranded {
     /// The episode's id.
     pub session_id: String,
@@ -212,7 +212,7 @@ pub struct Stranded {
 
 /// A temporary file a killed close left in the sessions section.
 #[derive(Debug, Clone, Serialize, PartialEq)]
-#[cfg_attr(feature = "mcp", derive(schemars::JsonSchema))]
+#[cfg_attr(feature = "mcp", derive(schemars::JsonSchema), schemars(deny_unknown_fields))]
 pub struct Orphan {
     /// Repository-relative path.
     pub path: String,
@@ -222,7 +222,7 @@ pub struct Orphan {
 
 /// Whether every episode the ledger saw start is accounted for.
 #[derive(Debug, Clone, Serialize, PartialEq)]
-#[cfg_attr(feature = "mcp", derive(schemars::JsonSchema))]
+#[cfg_attr(feature = "mcp", derive(schemars::JsonSchema), schemars(deny_unknown_fields))]
 pub struct Balance {
     /// `session.started` ledger lines.
     pub started: u64,
@@ -240,7 +240,7 @@ pub struct Balance {
 
 /// `lifecycle.recovery`.
 #[derive(Debug, Clone, Serialize, PartialEq)]
-#[cfg_attr(feature = "mcp", derive(schemars::JsonSchema))]
+#[cfg_attr(feature = "mcp", derive(schemars::JsonSchema), schemars(deny_unknown_fields))]
 pub struct Recovery {
     /// The pointer.
     pub pointer: Pointer,
@@ -333,7 +333,7 @@ pub fn recovery(ctx: &Ctx) -> Result<Recovery> {
 
 /// A git state: head, branch, working tree.
 #[derive(Debug, Clone, Serialize, PartialEq, Eq)]
-#[cfg_attr(feature = "mcp", derive(schemars::JsonSchema))]
+#[cfg_attr(feature = "mcp", derive(schemars::JsonSchema), schemars(deny_unknown_fields))]
 pub struct GitState {
     /// The commit, or `NONE` on an unborn branch.
     pub head: String,
@@ -347,7 +347,7 @@ pub struct GitState {
 
 /// `lifecycle.runtime`.
 #[derive(Debug, Clone, Serialize, PartialEq)]
-#[cfg_attr(feature = "mcp", derive(schemars::JsonSchema))]
+#[cfg_attr(feature = "mcp", derive(schemars::JsonSchema), schemars(deny_unknown_fields))]
 pub struct Runtime {
     /// The git state this process answers about (a server's, as of its start).
     pub served: GitState,
@@ -374,7 +374,7 @@ pub fn runtime(ctx: &Ctx, served: Option<&GitState>) -> Result<Runtime> {
 
 /// One provider's declared events and wired hooks.
 #[derive(Debug, Clone, Serialize, PartialEq)]
-#[cfg_attr(feature = "mcp", derive(schemars::JsonSchema))]
+#[cfg_attr(feature = "mcp", derive(schemars::JsonSchema), schemars(deny_unknown_fields))]
 pub struct ProviderView {
     /// The provider's name.
     pub name: String,
@@ -386,7 +386,7 @@ pub struct ProviderView {
 
 /// `lifecycle.providers`.
 #[derive(Debug, Clone, Serialize, PartialEq)]
-#[cfg_attr(feature = "mcp", derive(schemars::JsonSchema))]
+#[cfg_attr(feature = "mcp", derive(schemars::JsonSchema), schemars(deny_unknown_fields))]
 pub struct Providers {
     /// Every provider this build knows.
     pub providers: Vec<ProviderView>,
@@ -430,7 +430,7 @@ pub fn providers(ctx: &Ctx) -> Result<Providers> {
 
 /// `lifecycle.closed`.
 #[derive(Debug, Clone, Serialize)]
-#[cfg_attr(feature = "mcp", derive(schemars::JsonSchema))]
+#[cfg_attr(feature = "mcp", derive(schemars::JsonSchema), schemars(deny_unknown_fields))]
 pub struct Closed {
     /// Closed session records in `.ai/repo/sessions/`.
     pub total: u64,

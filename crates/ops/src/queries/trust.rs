@@ -13,7 +13,7 @@ use crate::services::continuity::REF;
 
 /// One key of `trust list`.
 #[derive(Debug, Clone, Serialize)]
-#[cfg_attr(feature = "mcp", derive(schemars::JsonSchema))]
+#[cfg_attr(feature = "mcp", derive(schemars::JsonSchema), schemars(deny_unknown_fields))]
 pub struct TrustedKey {
     /// Its key id (what every record of it shows).
     pub key_id: String,
@@ -40,7 +40,7 @@ pub struct TrustedKey {
 
 /// `continuity trust list`.
 #[derive(Debug, Clone, Serialize)]
-#[cfg_attr(feature = "mcp", derive(schemars::JsonSchema))]
+#[cfg_attr(feature = "mcp", derive(schemars::JsonSchema), schemars(deny_unknown_fields))]
 pub struct TrustList {
     /// The declaration read, if any.
     pub mesh: Option<String>,

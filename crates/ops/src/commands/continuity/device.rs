@@ -19,6 +19,7 @@ use crate::services::continuity::{remote_ref, REF};
 
 /// `continuity device`.
 #[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "mcp", derive(schemars::JsonSchema), schemars(deny_unknown_fields))]
 pub struct DeviceReport {
     /// Node and label.
     pub device: Device,
@@ -63,6 +64,7 @@ pub fn device(ctx: &Ctx, label: Option<&str>) -> Result<DeviceReport> {
 
 /// `continuity device rotate`.
 #[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "mcp", derive(schemars::JsonSchema), schemars(deny_unknown_fields))]
 pub struct RotateReport {
     /// The device, under its new key.
     pub device: Device,
@@ -134,6 +136,7 @@ pub fn rotate(ctx: &Ctx) -> Result<RotateReport> {
 
 /// `continuity verify`.
 #[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "mcp", derive(schemars::JsonSchema), schemars(deny_unknown_fields))]
 pub struct VerifyReport {
     /// Every record file read.
     pub verified: usize,

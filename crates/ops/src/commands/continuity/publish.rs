@@ -41,6 +41,7 @@ pub struct PublishParams {
 
 /// One field of the dry-run receipt.
 #[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "mcp", derive(schemars::JsonSchema), schemars(deny_unknown_fields))]
 pub struct ReceiptField {
     /// JSON pointer.
     pub pointer: String,
@@ -52,6 +53,7 @@ pub struct ReceiptField {
 
 /// What `publish` answered.
 #[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "mcp", derive(schemars::JsonSchema), schemars(deny_unknown_fields))]
 pub struct PublishReport {
     /// The record (written or already there; for a dry run, as it would be).
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -505,6 +507,7 @@ fn receipt(v: &serde_json::Value, at: &str) -> Vec<ReceiptField> {
 
 /// `continuity supersede`.
 #[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "mcp", derive(schemars::JsonSchema), schemars(deny_unknown_fields))]
 pub struct SupersedeReport {
     /// The head it ends.
     pub superseded: RecordView,

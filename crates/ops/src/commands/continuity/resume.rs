@@ -22,6 +22,7 @@ use crate::text::short;
 
 /// `continuity resume`.
 #[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "mcp", derive(schemars::JsonSchema), schemars(deny_unknown_fields))]
 pub struct ResumeReport {
     /// Whether the record was resumed.
     pub resumed: bool,

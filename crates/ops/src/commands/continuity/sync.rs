@@ -224,8 +224,9 @@ majordomus_core::vocabulary! {
 
 /// `continuity sync`.
 #[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "mcp", derive(schemars::JsonSchema), schemars(deny_unknown_fields))]
 pub struct SyncReport {
-    /// The remote (absent when none is configured).
+    /// The remote (`null` when none is configured).
     pub remote: Option<String>,
     /// `exchanged|fetched|published|none|no_remote|unreachable`.
     pub action: SyncAction,
@@ -256,6 +257,7 @@ pub struct SyncReport {
 /// What an explicit sync with another remote than the chosen one left there (issue 40 item 6):
 /// every record of the store goes, teammates' too.
 #[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "mcp", derive(schemars::JsonSchema), schemars(deny_unknown_fields))]
 pub struct Elsewhere {
     /// The chosen remote, if any.
     pub chosen: Option<String>,

@@ -20,6 +20,7 @@ const CREATED: &str = ".ai/repo/mesh/team.yaml";
 
 /// What a trust change did.
 #[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "mcp", derive(schemars::JsonSchema), schemars(deny_unknown_fields))]
 pub struct TrustChange {
     /// `trusted` or `revoked`.
     pub action: &'static str,

@@ -21,7 +21,7 @@ pub const SHOWN: usize = 20;
 
 /// The store part of `status`.
 #[derive(Debug, Clone, Serialize)]
-#[cfg_attr(feature = "mcp", derive(schemars::JsonSchema))]
+#[cfg_attr(feature = "mcp", derive(schemars::JsonSchema), schemars(deny_unknown_fields))]
 pub struct StoreView {
     /// `refs/majordomus/continuity`.
     pub reference: String,
@@ -122,7 +122,7 @@ pub fn refresh_offers(s: &Setup, store: &Loaded, lineage: &Lineage, local: &mut 
 /// ref: a plain `git fetch` with the refspec brings it) stand, from this machine's side (issue 40
 /// item 5).
 #[derive(Debug, Clone, Serialize)]
-#[cfg_attr(feature = "mcp", derive(schemars::JsonSchema))]
+#[cfg_attr(feature = "mcp", derive(schemars::JsonSchema), schemars(deny_unknown_fields))]
 pub struct Standing {
     /// The chosen remote.
     pub remote: String,
