@@ -103,13 +103,15 @@ impl Git {
         let index = self.repo.index_or_empty().map_err(status_err)?;
         let mut out = BTreeSet::new();
         let tree = self.repo.head_tree_id_or_empty().map_err(status_err)?;
-        let renames = gix::status::tree_index::TrackRenames::AsConfigured;
-        self.repo
-            .tree_index_status(&tree, &index, None, renames, |change, _, _| {
-                out.insert(change.location().to_str_lossy().into_owned());
-                Ok(std::ops::ControlFlow::Continue(()))
-            })
-            .map_err(status_err)?;
+        if !staged_nothing(&index, tree.detach()) {
+            let renames = gix::status::tree_index::TrackRenames::AsConfigured;
+            self.repo
+                .tree_index_status(&tree, &index, None, renames, |change, _, _| {
+                    out.insert(change.location().to_str_lossy().into_owned());
+                    Ok(std::ops::ControlFlow::Continue(()))
+                })
+                .map_err(status_err)?;
+        }
         let no_submodules =
             gix::status::Submodule::Given { ignore: gix::submodule::config::Ignore::All, check_dirty: false };
         let submodules =
@@ -169,6 +171,19 @@ impl Git {
         self.repo.dirwalk(&index, None::<&str>, &interrupt, options, delegate).map_err(status_err)?;
         Ok(())
     }
+}
+
+/// Whether the index holds exactly HEAD's tree, as its cache-tree (git's `TREE` extension) says:
+/// its root valid, naming `head_tree` and covering every entry. Git keeps that root valid only
+/// while no entry changed since the tree was written (any change invalidates the path up to
+/// the root), and `git status` and `git diff --cached` trust it the same way; then HEAD against
+/// the index has nothing to report and no tree need be read. Without it, HEAD's trees are read.
+fn staged_nothing(index: &gix::index::State, head_tree: gix::ObjectId) -> bool {
+    index.tree().is_some_and(|root| {
+        root.name.is_empty()
+            && root.id == head_tree
+            && root.num_entries.is_some_and(|n| n as usize == index.entries().len())
+    })
 }
 
 /// What the index-against-worktree check reports: the changed paths, and the entries whose
@@ -337,6 +352,39 @@ impl Delegate for Expand<'_> {
 #[cfg(test)]
 mod tests {
     use super::in_layer;
+    use crate::store::tests::{checkout, sh};
+    use crate::Git;
+
+    /// The cache-tree shortcut: nothing staged is answered from the index's `TREE` extension,
+    /// and whatever makes it disagree with HEAD falls back to reading HEAD's trees.
+    #[test]
+    fn staged_changes_are_found_whether_or_not_the_cache_tree_names_head() {
+        let t = tempfile::tempdir().unwrap();
+        let dir = t.path().join("w");
+        let g = checkout(&dir);
+        let shortcut = |g: &Git| {
+            let head = g.repo.head_tree_id_or_empty().unwrap().detach();
+            super::staged_nothing(&g.repo.index_or_empty().unwrap(), head)
+        };
+        let tracked = |g: &Git| g.tracked_changes().unwrap().into_iter().collect::<Vec<_>>();
+        // Clean: the cache-tree the commit wrote names HEAD's tree; HEAD's trees are not read.
+        assert!(shortcut(&g));
+        assert!(tracked(&g).is_empty());
+        // A staged change: git invalidates the cache-tree's root.
+        std::fs::write(dir.join("a.txt"), "b\n").unwrap();
+        sh(&dir, &["add", "a.txt"]);
+        let g = Git::discover(&dir).unwrap();
+        assert!(!shortcut(&g));
+        assert_eq!(tracked(&g), ["a.txt"]);
+        // Committed, then HEAD moved back with the index kept: the cache-tree is valid but names
+        // the newer tree, not HEAD's.
+        sh(&dir, &["-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-q", "-m", "second"]);
+        sh(&dir, &["reset", "-q", "--soft", "HEAD~1"]);
+        let g = Git::discover(&dir).unwrap();
+        assert!(g.repo.index_or_empty().unwrap().tree().is_some_and(|t| t.num_entries.is_some()));
+        assert!(!shortcut(&g));
+        assert_eq!(tracked(&g), ["a.txt"]);
+    }
 
     #[test]
     fn the_layer_is_the_directory_and_what_is_inside_it() {

@@ -363,7 +363,7 @@ pub struct StoreChanges {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::binary::NoPrompt;
     use crate::net::{NetError, Pushed, RemoteRef};
@@ -408,7 +408,7 @@ mod tests {
         assert_eq!(std::mem::size_of::<StoreEntry>(), 64);
     }
 
-    fn git(dir: &Path, args: &[&str]) -> Output {
+    pub(crate) fn git(dir: &Path, args: &[&str]) -> Output {
         Command::new("git")
             .args(args)
             .current_dir(dir)
@@ -421,14 +421,14 @@ mod tests {
             .unwrap()
     }
 
-    fn sh(dir: &Path, args: &[&str]) -> String {
+    pub(crate) fn sh(dir: &Path, args: &[&str]) -> String {
         let out = git(dir, args);
         assert!(out.status.success(), "git {args:?}: {}", String::from_utf8_lossy(&out.stderr));
         String::from_utf8_lossy(&out.stdout).trim().to_string()
     }
 
     /// A checkout with one commit on `main` and an untracked file.
-    fn checkout(dir: &Path) -> Git {
+    pub(crate) fn checkout(dir: &Path) -> Git {
         std::fs::create_dir_all(dir).unwrap();
         sh(dir, &["init", "-q", "-b", "main"]);
         std::fs::write(dir.join("a.txt"), "a\n").unwrap();
