@@ -96,6 +96,16 @@ pub enum Error {
         /// The file.
         path: PathBuf,
     },
+    /// A file written under a registered checkout's `.ai/local/` could not be copied under the
+    /// git directory ([`keep::take_failures`]); the write itself stands.
+    #[error("could not keep a copy of .ai/local/{} under the git directory: {source}", path.display())]
+    NotKept {
+        /// The file, relative to `.ai/local/`.
+        path: PathBuf,
+        /// What the system said.
+        #[source]
+        source: std::io::Error,
+    },
     /// A record whose front matter every reader would skip, refused unwritten
     /// ([`records::write`]).
     #[error("{}: {source}", records::record_kind(dir))]
@@ -135,7 +145,8 @@ impl From<Error> for majordomus_core::error::Error {
             | Error::NoParent { .. }
             | Error::NotUtf8 { .. }
             | Error::NotAnEpisode { .. }
-            | Error::Vanished { .. } => Edge::io(e.to_string()),
+            | Error::Vanished { .. }
+            | Error::NotKept { .. } => Edge::io(e.to_string()),
         };
         edge.caused_by(e)
     }
@@ -205,6 +216,10 @@ mod edge_tests {
             (S::NotUtf8 { path: p.clone() }, io(format!("{} is not valid UTF-8", p.display()))),
             (S::NotAnEpisode { path: p.clone() }, io(format!("{} does not parse as an open episode", p.display()))),
             (S::Vanished { path: p.clone() }, io("vanished".into())),
+            (
+                S::NotKept { path: "state/x.md".into(), source: std::io::Error::other("disk full") },
+                io("could not keep a copy of .ai/local/state/x.md under the git directory: disk full".into()),
+            ),
             (
                 S::SymlinkedDirectory { path: ".ai/local/state".into() },
                 (
