@@ -295,7 +295,7 @@ pub fn main() -> ExitCode {
     let result = dispatch(&cc, cli.command, &mut ui);
     for failure in crate::store::keep::take_failures() {
         if !quiet_stderr {
-            ui.warn(&failure);
+            ui.warn(&failure.to_string());
         }
     }
     let code = match result {

@@ -369,7 +369,7 @@ impl Ctx {
             event,
             fields,
         )?;
-        ledger::append_line(&self.layout, &line)
+        Ok(ledger::append_line(&self.layout, &line)?)
     }
 
     /// The divergence label of a record's (head, branch) against HEAD now (docs/REFERENCE.md#divergence), computed

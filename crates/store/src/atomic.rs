@@ -7,9 +7,8 @@ use std::io::{ErrorKind, Write};
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 
-use super::io_error;
-use crate::error::{Error, Result};
 use crate::keep::{mirror, Op};
+use crate::{Error, Result};
 
 /// How many fresh names a new record gets before the write gives up (exit 13).
 const NAME_TRIES: usize = 10;
@@ -22,7 +21,7 @@ fn temp_in(dir: &Path, mode: u32) -> Result<tempfile::NamedTempFile> {
         .rand_bytes(6)
         .permissions(fs::Permissions::from_mode(mode))
         .tempfile_in(dir)
-        .map_err(|e| io_error(dir, e))
+        .map_err(|e| Error::io(dir, e))
 }
 
 /// The mode a new file `target` is created with (docs/REFERENCE.md#modes): what names this machine
@@ -48,11 +47,11 @@ pub fn staging_files(dir: &Path) -> Result<Vec<PathBuf>> {
         let rd = match fs::read_dir(&d) {
             Ok(rd) => rd,
             Err(e) if e.kind() == ErrorKind::NotFound => continue,
-            Err(e) => return Err(io_error(&d, e)),
+            Err(e) => return Err(Error::io(&d, e)),
         };
         for e in rd {
-            let e = e.map_err(|e| io_error(&d, e))?;
-            let kind = e.file_type().map_err(|err| io_error(&e.path(), err))?;
+            let e = e.map_err(|e| Error::io(&d, e))?;
+            let kind = e.file_type().map_err(|err| Error::io(&e.path(), err))?;
             if kind.is_dir() {
                 dirs.push(e.path());
             } else if e.file_name().to_str().is_some_and(|n| n.starts_with(STAGING_PREFIX)) {
@@ -67,7 +66,7 @@ pub fn staging_files(dir: &Path) -> Result<Vec<PathBuf>> {
 /// Creates the directory and its parents.
 pub fn ensure_dir(dir: &Path) -> Result<()> {
     confined(dir)?;
-    fs::create_dir_all(dir).map_err(|e| io_error(dir, e))
+    fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))
 }
 
 /// Refuses to write in the directory `path` of the `.ai/` layer when it or a directory on the way — `.ai`,
@@ -99,11 +98,7 @@ pub fn confined(path: &Path) -> Result<()> {
             _ => false,
         };
         if !inside {
-            return Err(Error::io(format!(
-                "{} is a symlink pointing outside the checkout; refusing to write through it",
-                at.strip_prefix(&root).unwrap_or(&at).display()
-            ))
-            .hint("replace the symlink with a directory of the checkout (git rm it if a commit brought it)"));
+            return Err(Error::SymlinkedDirectory { path: at.strip_prefix(&root).unwrap_or(&at).to_path_buf() });
         }
     }
     Ok(())
@@ -117,45 +112,42 @@ pub fn guard(root: &Path, path: &Path) -> Result<()> {
     }
     match fs::canonicalize(path) {
         Ok(target) if target.starts_with(root) => Ok(()),
-        _ => Err(Error::io(format!(
-            "{} is a symlink pointing outside the checkout; refusing to follow it",
-            path.strip_prefix(root).unwrap_or(path).display()
-        ))
-        .hint("replace the symlink with a regular file")),
+        _ => Err(Error::SymlinkedFile { path: path.strip_prefix(root).unwrap_or(path).to_path_buf() }),
     }
 }
 
 /// A temp file in `dir` that `fill` wrote and that is synced to disk, with the mode `target`
-/// gets: an existing file's own, else `new` less the umask.
-fn staged(
+/// gets: an existing file's own, else `new` less the umask. `fill`'s error is the caller's
+/// (`E`); the store's own failures convert into it.
+fn staged<E: From<Error>>(
     dir: &Path,
     target: &Path,
     new: u32,
-    fill: impl FnOnce(&mut dyn Write) -> Result<()>,
-) -> Result<tempfile::NamedTempFile> {
+    fill: impl FnOnce(&mut dyn Write) -> Result<(), E>,
+) -> Result<tempfile::NamedTempFile, E> {
     ensure_dir(dir)?;
     let existing = fs::metadata(target).ok().filter(|m| m.is_file()).map(|m| m.permissions().mode() & 0o7777);
     let mut tmp = temp_in(dir, existing.unwrap_or(new))?;
     if let Some(mode) = existing {
         // chmod(2) is not subject to the umask: the file keeps exactly the mode it had.
-        tmp.as_file().set_permissions(fs::Permissions::from_mode(mode)).map_err(|e| io_error(tmp.path(), e))?;
+        tmp.as_file().set_permissions(fs::Permissions::from_mode(mode)).map_err(|e| Error::io(tmp.path(), e))?;
     }
     {
         let mut w = std::io::BufWriter::new(tmp.as_file_mut());
         fill(&mut w)?;
-        w.flush().map_err(|e| Error::io(format!("{}: {e}", dir.display())))?;
+        w.flush().map_err(|e| Error::io(dir, e))?;
     }
-    tmp.as_file().sync_all().map_err(|e| io_error(tmp.path(), e))?;
+    tmp.as_file().sync_all().map_err(|e| Error::io(tmp.path(), e))?;
     Ok(tmp)
 }
 
 fn parent(path: &Path) -> Result<&Path> {
-    path.parent().ok_or_else(|| Error::io(format!("{}: no parent directory", path.display())))
+    path.parent().ok_or_else(|| Error::NoParent { path: path.to_path_buf() })
 }
 
 /// Writes `bytes` through `w`, naming `path` in the error.
 pub fn write_to(w: &mut dyn Write, path: &Path, bytes: &[u8]) -> Result<()> {
-    w.write_all(bytes).map_err(|e| io_error(path, e))
+    w.write_all(bytes).map_err(|e| Error::io(path, e))
 }
 
 /// Writes a new file whose name `name()` proposes, never overwriting: temp file in the same
@@ -172,10 +164,10 @@ pub fn create_new(dir: &Path, mut name: impl FnMut() -> String, bytes: &[u8]) ->
                 return Ok(target);
             }
             Err(e) if e.kind() == ErrorKind::AlreadyExists => continue,
-            Err(e) => return Err(io_error(&target, e)),
+            Err(e) => return Err(Error::io(&target, e)),
         }
     }
-    Err(Error::io(format!("{}: no unique file name after {NAME_TRIES} tries", dir.display())))
+    Err(Error::NoFreeName { dir: dir.to_path_buf(), tries: NAME_TRIES })
 }
 
 /// Replaces (or creates) `path` atomically: temp file in the same directory, then `rename(2)`.
@@ -187,21 +179,24 @@ pub fn replace(path: &Path, bytes: &[u8]) -> Result<()> {
 /// hook (`0777`), the device key (`0600`). An existing file keeps its mode.
 pub fn replace_mode(path: &Path, bytes: &[u8], new: u32) -> Result<()> {
     let tmp = staged(parent(path)?, path, new, |w| write_to(w, path, bytes))?;
-    tmp.persist(path).map_err(|e| io_error(path, e.error))?;
+    tmp.persist(path).map_err(|e| Error::io(path, e.error))?;
     mirror(path, Op::Written);
     Ok(())
 }
 
-/// [`replace`] with the content streamed by `fill`.
-pub fn replace_with(path: &Path, fill: impl FnOnce(&mut dyn Write) -> Result<()>) -> Result<()> {
+/// [`replace`] with the content streamed by `fill`, whose error (`E`) is the caller's.
+pub fn replace_with<E: From<Error>>(path: &Path, fill: impl FnOnce(&mut dyn Write) -> Result<(), E>) -> Result<(), E> {
     replace_with_file(path, fill).map(drop)
 }
 
 /// [`replace_with`], returning the file written (open for reading and writing): what was
 /// written can be read from it whatever replaces `path` afterwards.
-pub fn replace_with_file(path: &Path, fill: impl FnOnce(&mut dyn Write) -> Result<()>) -> Result<File> {
+pub fn replace_with_file<E: From<Error>>(
+    path: &Path,
+    fill: impl FnOnce(&mut dyn Write) -> Result<(), E>,
+) -> Result<File, E> {
     let tmp = staged(parent(path)?, path, new_mode(path), fill)?;
-    let file = tmp.persist(path).map_err(|e| io_error(path, e.error))?;
+    let file = tmp.persist(path).map_err(|e| Error::io(path, e.error))?;
     mirror(path, Op::Written);
     Ok(file)
 }
@@ -216,12 +211,19 @@ pub fn create_if_absent_mode(path: &Path, bytes: &[u8], new: u32) -> Result<bool
     create_if_absent_in(path, new, |w| write_to(w, path, bytes))
 }
 
-/// [`create_if_absent`] with the content streamed by `fill`.
-pub fn create_if_absent_with(path: &Path, fill: impl FnOnce(&mut dyn Write) -> Result<()>) -> Result<bool> {
+/// [`create_if_absent`] with the content streamed by `fill`, whose error (`E`) is the caller's.
+pub fn create_if_absent_with<E: From<Error>>(
+    path: &Path,
+    fill: impl FnOnce(&mut dyn Write) -> Result<(), E>,
+) -> Result<bool, E> {
     create_if_absent_in(path, new_mode(path), fill)
 }
 
-fn create_if_absent_in(path: &Path, new: u32, fill: impl FnOnce(&mut dyn Write) -> Result<()>) -> Result<bool> {
+fn create_if_absent_in<E: From<Error>>(
+    path: &Path,
+    new: u32,
+    fill: impl FnOnce(&mut dyn Write) -> Result<(), E>,
+) -> Result<bool, E> {
     let dir = parent(path)?;
     if fs::symlink_metadata(path).is_ok() {
         return Ok(false);
@@ -233,7 +235,7 @@ fn create_if_absent_in(path: &Path, new: u32, fill: impl FnOnce(&mut dyn Write) 
             Ok(true)
         }
         Err(e) if e.kind() == ErrorKind::AlreadyExists => Ok(false),
-        Err(e) => Err(io_error(path, e)),
+        Err(e) => Err(Error::io(path, e).into()),
     }
 }
 
@@ -242,7 +244,7 @@ fn create_if_absent_in(path: &Path, new: u32, fill: impl FnOnce(&mut dyn Write) 
 pub fn rename(from: &Path, to: &Path) -> Result<()> {
     confined(parent(from)?)?;
     confined(parent(to)?)?;
-    fs::rename(from, to).map_err(|e| io_error(from, e))?;
+    fs::rename(from, to).map_err(|e| Error::io(from, e))?;
     mirror(from, Op::Moved(to));
     Ok(())
 }
@@ -251,7 +253,7 @@ pub fn rename(from: &Path, to: &Path) -> Result<()> {
 pub fn remove(path: &Path) -> Result<()> {
     confined(parent(path)?)?;
     match fs::remove_file(path) {
-        Err(e) if e.kind() != ErrorKind::NotFound => return Err(io_error(path, e)),
+        Err(e) if e.kind() != ErrorKind::NotFound => return Err(Error::io(path, e)),
         _ => {}
     }
     mirror(path, Op::Removed);
@@ -274,8 +276,8 @@ impl Lock {
         ensure_dir(locks)?;
         let path = locks.join(file);
         let file =
-            OpenOptions::new().create(true).truncate(false).write(true).open(&path).map_err(|e| io_error(&path, e))?;
-        file.lock().map_err(|e| io_error(&path, e))?;
+            OpenOptions::new().create(true).truncate(false).write(true).open(&path).map_err(|e| Error::io(&path, e))?;
+        file.lock().map_err(|e| Error::io(&path, e))?;
         Ok(Lock { file })
     }
 }
@@ -322,8 +324,8 @@ impl Drop for Lock {
 pub fn append(path: &Path, bytes: &[u8]) -> Result<()> {
     use std::os::unix::fs::OpenOptionsExt;
     confined(parent(path)?)?;
-    let mut f = OpenOptions::new().create(true).append(true).mode(0o600).open(path).map_err(|e| io_error(path, e))?;
-    f.write_all(bytes).map_err(|e| io_error(path, e))?;
+    let mut f = OpenOptions::new().create(true).append(true).mode(0o600).open(path).map_err(|e| Error::io(path, e))?;
+    f.write_all(bytes).map_err(|e| Error::io(path, e))?;
     mirror(path, Op::Appended { bytes, torn: false });
     Ok(())
 }
@@ -347,28 +349,28 @@ pub fn append_lines(path: &Path, aside: &Path, line: &[u8]) -> Result<u64> {
         .append(true)
         .mode(0o600)
         .open(path)
-        .map_err(|e| io_error(path, e))?;
-    let len = f.metadata().map_err(|e| io_error(path, e))?.len();
+        .map_err(|e| Error::io(path, e))?;
+    let len = f.metadata().map_err(|e| Error::io(path, e))?.len();
     let mut moved = 0;
     if len > 0 {
-        let keep = after_last_newline(&f, len).map_err(|e| io_error(path, e))?;
+        let keep = after_last_newline(&f, len).map_err(|e| Error::io(path, e))?;
         if keep < len {
             let mut torn = vec![0u8; (len - keep) as usize];
-            f.read_exact_at(&mut torn, keep).map_err(|e| io_error(path, e))?;
+            f.read_exact_at(&mut torn, keep).map_err(|e| Error::io(path, e))?;
             torn.push(b'\n');
             append(aside, &torn)?;
-            f.set_len(keep).map_err(|e| io_error(path, e))?;
+            f.set_len(keep).map_err(|e| Error::io(path, e))?;
             moved = len - keep;
         }
     }
-    let before = f.metadata().map_err(|e| io_error(path, e))?.len();
+    let before = f.metadata().map_err(|e| Error::io(path, e))?.len();
     if majordomus_core::inject::named("ledger.mid-line") {
         let _ = (&f).write_all(&line[..line.len() / 2]);
         majordomus_core::inject::stop_at("ledger.mid-line");
     }
     if let Err(e) = (&f).write_all(line) {
         let _ = f.set_len(before);
-        return Err(io_error(path, e));
+        return Err(Error::io(path, e));
     }
     mirror(path, Op::Appended { bytes: line, torn: moved > 0 });
     Ok(moved)
@@ -395,11 +397,9 @@ fn after_last_newline(f: &File, len: u64) -> std::io::Result<u64> {
 /// Reads a file to a string; `Ok(None)` when it does not exist; invalid UTF-8 is an error naming the file.
 pub fn read_opt(path: &Path) -> Result<Option<String>> {
     match fs::read(path) {
-        Ok(bytes) => {
-            String::from_utf8(bytes).map(Some).map_err(|_| Error::io(format!("{} is not valid UTF-8", path.display())))
-        }
+        Ok(bytes) => String::from_utf8(bytes).map(Some).map_err(|_| Error::NotUtf8 { path: path.to_path_buf() }),
         Err(e) if e.kind() == ErrorKind::NotFound => Ok(None),
-        Err(e) => Err(io_error(path, e)),
+        Err(e) => Err(Error::io(path, e)),
     }
 }
 
@@ -418,7 +418,7 @@ mod tests {
         let locks = root.join(".ai/local/state/locks");
         let e = ensure_dir(&locks).unwrap_err();
         assert_eq!(
-            e.message,
+            e.to_string(),
             ".ai/local/state is a symlink pointing outside the checkout; refusing to write through it"
         );
         assert!(replace(&root.join(".ai/local/state/current.yaml"), b"x").is_err());

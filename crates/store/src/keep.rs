@@ -209,7 +209,7 @@ struct Registered {
 }
 
 static REGISTERED: Mutex<Vec<Registered>> = Mutex::new(Vec::new());
-static FAILURES: Mutex<Vec<String>> = Mutex::new(Vec::new());
+static FAILURES: Mutex<Vec<crate::Error>> = Mutex::new(Vec::new());
 
 /// Keeps a copy of what is written under `place`'s `.ai/local/` from now on in this process.
 pub fn register(place: Place) {
@@ -219,8 +219,9 @@ pub fn register(place: Place) {
     }
 }
 
-/// The failures of copies since the last call (each one line naming the file).
-pub fn take_failures() -> Vec<String> {
+/// The failures of copies since the last call ([`crate::Error::NotKept`], each one line naming
+/// the file).
+pub fn take_failures() -> Vec<crate::Error> {
     std::mem::take(&mut *FAILURES.lock().unwrap_or_else(|e| e.into_inner()))
 }
 
@@ -273,11 +274,8 @@ pub(crate) fn mirror(path: &Path, op: Op<'_>) {
     let Some(r) = reg.iter_mut().find(|r| path.starts_with(r.place.local())) else { return };
     let Some(rel) = kept_rel(&r.place.local(), path) else { return };
     let result = setup(r).and_then(|copy| apply(&copy, &r.place.local(), &rel, op));
-    if let Err(e) = result {
-        FAILURES
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .push(format!("could not keep a copy of .ai/local/{} under the git directory: {e}", rel.display()));
+    if let Err(source) = result {
+        FAILURES.lock().unwrap_or_else(|e| e.into_inner()).push(crate::Error::NotKept { path: rel, source });
     }
 }
 

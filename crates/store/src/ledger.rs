@@ -15,10 +15,9 @@ use serde::de::{Deserialize, Deserializer, MapAccess, Visitor};
 use serde_json::Value;
 
 use super::atomic::{append_lines, guard, Lock};
-use super::io_error;
 use super::Layout;
-use crate::error::Result;
 use crate::model::events::{is_registered, Event};
+use crate::{Error, Result};
 
 /// The name of the lock every ledger writer (append and rotate) takes.
 pub const LOCK: &str = "ledger";
@@ -272,7 +271,7 @@ fn open(path: &Path) -> Result<Option<File>> {
     match File::open(path) {
         Ok(f) => Ok(Some(f)),
         Err(e) if e.kind() == ErrorKind::NotFound => Ok(None),
-        Err(e) => Err(io_error(path, e)),
+        Err(e) => Err(Error::io(path, e)),
     }
 }
 
@@ -292,7 +291,7 @@ impl Iterator for RawLines {
             match self.reader.read_until(b'\n', &mut buf) {
                 Ok(0) => return None,
                 Ok(_) => {}
-                Err(e) => return Some(Err(io_error(&self.path, e))),
+                Err(e) => return Some(Err(Error::io(&self.path, e))),
             }
             self.number += 1;
             if buf.last() == Some(&b'\n') {
@@ -338,7 +337,7 @@ pub fn forward(path: &Path) -> Result<Option<Forward>> {
 /// [`Backward::offset`] gives it); the lines carry no number.
 pub fn forward_from(path: &Path, offset: u64) -> Result<Option<Forward>> {
     let Some(mut file) = open(path)? else { return Ok(None) };
-    file.seek(SeekFrom::Start(offset)).map_err(|e| io_error(path, e))?;
+    file.seek(SeekFrom::Start(offset)).map_err(|e| Error::io(path, e))?;
     let lines = RawLines { reader: BufReader::with_capacity(64 * 1024, file), path: path.to_path_buf(), number: 0 };
     Ok(Some(Forward { lines, numbered: offset == 0 }))
 }
@@ -406,8 +405,8 @@ impl Backward {
         let n = self.pos.min(BLOCK);
         self.pos -= n;
         let mut block = vec![0; usize::try_from(n).expect("a block is at most 64 KiB")];
-        self.file.seek(SeekFrom::Start(self.pos)).map_err(|e| io_error(&self.path, e))?;
-        self.file.read_exact(&mut block).map_err(|e| io_error(&self.path, e))?;
+        self.file.seek(SeekFrom::Start(self.pos)).map_err(|e| Error::io(&self.path, e))?;
+        self.file.read_exact(&mut block).map_err(|e| Error::io(&self.path, e))?;
         block.append(&mut self.carry);
         let mut at = self.pos;
         let mut parts: Vec<(u64, Vec<u8>)> = block
@@ -452,7 +451,7 @@ impl Iterator for Backward {
 /// Opens `path` for a tail read; `Ok(None)` when there is no ledger yet.
 pub fn backward(path: &Path) -> Result<Option<Backward>> {
     let Some(file) = open(path)? else { return Ok(None) };
-    let pos = file.metadata().map_err(|e| io_error(path, e))?.len();
+    let pos = file.metadata().map_err(|e| Error::io(path, e))?.len();
     Ok(Some(Backward { file, path: path.to_path_buf(), pos, carry: Vec::new(), ready: Vec::new(), offset: pos }))
 }
 

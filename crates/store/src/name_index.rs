@@ -27,8 +27,8 @@ use std::time::Duration;
 use super::atomic::STAGING_PREFIX;
 use super::records::names_where;
 use super::Error as StoreError;
-use crate::error::Result;
 use crate::model::record::record_name_key;
+use crate::Result;
 
 /// The first word of an index file; the number after it is the format.
 const MAGIC: &str = "majordomus-names 2";
@@ -57,7 +57,7 @@ pub fn record_names_where(dir: &Path, index: &Path, mut keep: impl FnMut(Option<
     let meta = match fs::metadata(dir) {
         Ok(m) => m,
         Err(e) if e.kind() == ErrorKind::NotFound => return Ok(Vec::new()),
-        Err(e) => return Err(StoreError::io(dir, e).into()),
+        Err(e) => return Err(StoreError::io(dir, e)),
     };
     if let Ok(text) = fs::read_to_string(index) {
         if let Some(sections) = indexed(&text, DirStamp::of(&meta)) {
@@ -121,7 +121,7 @@ fn rebuild(dir: &Path, index: &Path) -> Result<Vec<String>> {
     let meta = match fs::metadata(dir) {
         Ok(m) => m,
         Err(e) if e.kind() == ErrorKind::NotFound => return Ok(Vec::new()),
-        Err(e) => return Err(StoreError::io(dir, e).into()),
+        Err(e) => return Err(StoreError::io(dir, e)),
     };
     let all = names_where(dir, |_| true)?;
     if let Some((mut tmp, before)) = staged {

@@ -7,9 +7,9 @@ use std::path::{Path, PathBuf};
 use super::atomic::{create_new, guard, read_opt};
 use super::format::record::parse;
 use super::Error as StoreError;
-use crate::error::Result;
 use crate::model::record::{branch_key, is_record_name, RecordMeta, Skip};
 use crate::text::short;
+use crate::Result;
 
 /// `n` random lowercase hex characters.
 pub fn random_hex(n: usize) -> String {
@@ -41,13 +41,13 @@ pub fn record_name(compact: &str, middle: &[&str], branch: &str, head: &str) -> 
 /// Writes a new record `<compact>--<branchkey>--<head7>--<16 hex>.md` into `dir`; a record
 /// whose front matter every reader would skip is refused (exit 10) and nothing is written.
 pub fn write(dir: &Path, compact: &str, meta: &RecordMeta, body: &str) -> Result<PathBuf> {
-    let text = meta.render(body).map_err(|o| o.refusal(&record_kind(dir)))?;
+    let text = meta.render(body).map_err(|source| StoreError::Oversize { dir: dir.to_path_buf(), source })?;
     create_new(dir, record_name(compact, &[], &meta.branch, &meta.head), text.as_bytes())
 }
 
 /// What a record written into `dir` is called in messages: `checkpoint` in `checkpoints/`,
 /// `handover` in `handovers/`.
-fn record_kind(dir: &Path) -> String {
+pub(crate) fn record_kind(dir: &Path) -> String {
     let name = dir.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
     name.strip_suffix('s').unwrap_or(&name).to_string()
 }
@@ -70,7 +70,7 @@ pub fn file_names_where(dir: &Path, mut keep: impl FnMut(&str) -> bool) -> Resul
     let rd = match fs::read_dir(dir) {
         Ok(rd) => rd,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
-        Err(e) => return Err(StoreError::io(dir, e).into()),
+        Err(e) => return Err(StoreError::io(dir, e)),
     };
     let mut v = Vec::new();
     for e in rd {
@@ -97,8 +97,8 @@ pub struct RecordFile {
 pub fn load(root: &Path, dir: &Path, name: &str) -> RecordFile {
     let path = dir.join(name);
     let parsed = (|| {
-        guard(root, &path).map_err(|e| e.message)?;
-        let text = read_opt(&path).map_err(|e| e.message)?.ok_or_else(|| "vanished while reading".to_string())?;
+        guard(root, &path).map_err(|e| e.to_string())?;
+        let text = read_opt(&path).map_err(|e| e.to_string())?.ok_or_else(|| "vanished while reading".to_string())?;
         parse(&text).map(|(m, b)| (m, b.to_string())).map_err(|s: Skip| s.as_str().to_string())
     })();
     RecordFile { name: name.to_string(), path, parsed }

@@ -11,7 +11,7 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 use super::atomic::{append, ensure_dir, read_opt, replace, Lock};
-use crate::error::Result;
+use crate::Result;
 
 /// Pairs kept: the newest this many lines.
 pub const MAX_PAIRS: usize = 4096;

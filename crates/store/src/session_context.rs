@@ -10,8 +10,8 @@ use std::path::{Path, PathBuf};
 use super::atomic::{append, create_new, read_opt};
 use super::format::{get, mapping, split, Oversize, Writer};
 use super::Layout;
-use crate::error::Result;
 use crate::model::session::OpenSession;
+use crate::Result;
 
 /// What the front matter says about the task at open.
 #[derive(Debug, Clone, Default)]

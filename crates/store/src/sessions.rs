@@ -8,9 +8,9 @@ use std::path::{Path, PathBuf};
 use super::atomic::{ensure_dir, read_opt, replace};
 use super::records::random_hex;
 use super::{Error as StoreError, Layout};
-use crate::error::Result;
 use crate::model::record::branch_key;
 use crate::model::session::OpenSession;
+use crate::Result;
 
 /// The file name key of a provider session (docs/REFERENCE.md#sessions sanitising), or `hand`.
 pub fn key_of(provider_session: &str) -> String {
@@ -22,15 +22,14 @@ pub fn open_path(layout: &Layout, key: &str) -> PathBuf {
     layout.sessions_open().join(format!("{}.yaml", key_of(key)))
 }
 
-/// Reads one open episode; `Ok(None)` when the file does not exist, `Err(reason)` when it does
-/// not parse.
-pub fn read_open(path: &Path) -> std::result::Result<Option<OpenSession>, String> {
-    match read_opt(path) {
-        Ok(None) => Ok(None),
-        Ok(Some(text)) => OpenSession::parse(&text)
-            .map(Some)
-            .ok_or_else(|| format!("{} does not parse as an open episode", path.display())),
-        Err(e) => Err(e.message),
+/// Reads one open episode; `Ok(None)` when the file does not exist, an error when it cannot be
+/// read or does not parse ([`StoreError::NotAnEpisode`]).
+pub fn read_open(path: &Path) -> Result<Option<OpenSession>> {
+    match read_opt(path)? {
+        None => Ok(None),
+        Some(text) => {
+            OpenSession::parse(&text).map(Some).ok_or_else(|| StoreError::NotAnEpisode { path: path.to_path_buf() })
+        }
     }
 }
 
@@ -41,13 +40,13 @@ pub fn write_open(layout: &Layout, key: &str, s: &OpenSession) -> Result<PathBuf
     Ok(path)
 }
 
-/// Every open episode file: `(key, parsed or the reason it does not parse)`, sorted by key.
-pub fn list_open(layout: &Layout) -> Result<Vec<(String, std::result::Result<OpenSession, String>)>> {
+/// Every open episode file: `(key, parsed or why it could not be read)`, sorted by key.
+pub fn list_open(layout: &Layout) -> Result<Vec<(String, Result<OpenSession>)>> {
     let dir = layout.sessions_open();
     let rd = match fs::read_dir(&dir) {
         Ok(rd) => rd,
         Err(e) if e.kind() == ErrorKind::NotFound => return Ok(Vec::new()),
-        Err(e) => return Err(StoreError::io(&dir, e).into()),
+        Err(e) => return Err(StoreError::io(&dir, e)),
     };
     let mut v = Vec::new();
     for e in rd {
@@ -57,7 +56,8 @@ pub fn list_open(layout: &Layout) -> Result<Vec<(String, std::result::Result<Ope
         if name.starts_with('.') {
             continue;
         }
-        let parsed = read_open(&e.path()).and_then(|o| o.ok_or_else(|| "vanished".to_string()));
+        let path = e.path();
+        let parsed = read_open(&path).and_then(|o| o.ok_or(StoreError::Vanished { path }));
         v.push((key.to_string(), parsed));
     }
     v.sort_by(|a, b| a.0.cmp(&b.0));
@@ -85,7 +85,7 @@ pub fn aim_pointer(layout: &Layout, key: &str) -> Result<Option<String>> {
                     Ok(()) => Ok(None),
                     Err(e) => {
                         let _ = fs::remove_file(&tmp);
-                        Err(StoreError::io(&layout.pointer(), e).into())
+                        Err(StoreError::io(&layout.pointer(), e))
                     }
                 };
             }
@@ -97,7 +97,7 @@ pub fn aim_pointer(layout: &Layout, key: &str) -> Result<Option<String>> {
             }
         }
     }
-    Err(StoreError::NoTempName { dir: state }.into())
+    Err(StoreError::NoTempName { dir: state })
 }
 
 /// Removes the pointer.
@@ -105,7 +105,7 @@ pub fn remove_pointer(layout: &Layout) -> Result<()> {
     match fs::remove_file(layout.pointer()) {
         Ok(()) => Ok(()),
         Err(e) if e.kind() == ErrorKind::NotFound => Ok(()),
-        Err(e) => Err(StoreError::io(&layout.pointer(), e).into()),
+        Err(e) => Err(StoreError::io(&layout.pointer(), e)),
     }
 }
 

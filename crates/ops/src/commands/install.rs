@@ -333,7 +333,7 @@ fn write_keeping_mode(path: &std::path::Path, root: &Map<String, Value>) -> Resu
     if let Some(dir) = path.parent() {
         crate::store::atomic::ensure_dir(dir)?;
     }
-    crate::store::atomic::replace(path, out.as_bytes())
+    Ok(crate::store::atomic::replace(path, out.as_bytes())?)
 }
 
 fn script(hook: &str) -> String {

@@ -51,7 +51,7 @@ pub fn write_record(path: &Path, r: &ServerRecord) -> Result<()> {
         ensure_dir(dir)?;
     }
     let text = serde_json::to_string_pretty(r).map_err(|e| Error::io(format!("server.json: {e}")))?;
-    replace(path, format!("{text}\n").as_bytes())
+    Ok(replace(path, format!("{text}\n").as_bytes())?)
 }
 
 /// Whether `GET /healthz` at `listen` answers for `worktree` with process `pid`.

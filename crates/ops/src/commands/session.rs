@@ -149,7 +149,7 @@ fn freeze_context(ctx: &Ctx, s: &OpenSession, renderer: &dyn Renderer) -> Result
         profile: task.as_ref().map(|t| t.profile.clone()),
     };
     let text = session_context::render(s, &at_open, &briefing).map_err(|o| o.refusal("the working context"))?;
-    session_context::write(&ctx.layout, &ctx.clock.compact(), s, &text)
+    Ok(session_context::write(&ctx.layout, &ctx.clock.compact(), s, &text)?)
 }
 
 /// Parameters of `session close`.
@@ -371,7 +371,7 @@ fn write_closed(ctx: &Ctx, s: &OpenSession, p: &CloseParams) -> Result<PathBuf> 
     ensure_dir(&dir)?;
     let name = record_name(&ctx.clock.compact(), &[&s.session_id], id.branch_text(), id.head_text());
     let text = c.render(&body).map_err(|o| o.refusal("session close: the closed session record"))?;
-    create_new(&dir, name, text.as_bytes())
+    Ok(create_new(&dir, name, text.as_bytes())?)
 }
 
 /// Whether an entry of the change list is real work for a closed record (docs/REFERENCE.md#closed-sessions): a path

@@ -170,7 +170,7 @@ pub(super) fn torn_rules(ctx: &Ctx) -> Vec<Finding> {
 
 /// The front matter of a Markdown file as a mapping, or why not.
 pub(super) fn front_matter(path: &Path) -> std::result::Result<serde_yaml::Mapping, String> {
-    let text = read_opt(path).map_err(|e| e.message)?.ok_or_else(|| "vanished while reading".to_string())?;
+    let text = read_opt(path).map_err(|e| e.to_string())?.ok_or_else(|| "vanished while reading".to_string())?;
     let (fm, _) = format::split(&text).ok_or_else(|| "no front matter".to_string())?;
     format::mapping(fm).map_err(|e| e.to_string())
 }
@@ -178,5 +178,5 @@ pub(super) fn front_matter(path: &Path) -> std::result::Result<serde_yaml::Mappi
 /// File names in `dir` ending in `ext`, temp files excluded, sorted; none when `dir` is absent.
 /// A directory or an entry that cannot be read is an error, never a shorter list.
 pub(super) fn files(dir: &Path, ext: &str) -> Result<Vec<String>> {
-    file_names_where(dir, |n| n.ends_with(ext) && !n.starts_with('.'))
+    Ok(file_names_where(dir, |n| n.ends_with(ext) && !n.starts_with('.'))?)
 }

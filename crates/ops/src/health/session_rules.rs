@@ -65,7 +65,7 @@ pub(super) fn session_rules(ctx: &Ctx) -> Result<Vec<Finding>> {
         let subject = ctx.rel(&path);
         let reproduce = format!("head -n 16 {subject}");
         let problem = match crate::store::atomic::guard(root, &path) {
-            Err(e) => Some(e.message),
+            Err(e) => Some(e.to_string()),
             Ok(()) => match front_matter(&path) {
                 Err(why) => Some(format!("working context: {why}")),
                 Ok(m) if format::get(&m, "head").is_none_or(|h| h.trim().is_empty()) => {
@@ -87,7 +87,7 @@ pub(super) fn session_rules(ctx: &Ctx) -> Result<Vec<Finding>> {
             let subject = ctx.rel(&path);
             let reproduce = format!("cat {subject}");
             if let Err(e) = crate::store::atomic::guard(root, &path) {
-                out.push(Finding::new(Level::Fail, Category::Sessions, subject, e.message, &reproduce));
+                out.push(Finding::new(Level::Fail, Category::Sessions, subject, e.to_string(), &reproduce));
                 continue;
             }
             match parsed {
@@ -135,7 +135,7 @@ pub(super) fn session_rules(ctx: &Ctx) -> Result<Vec<Finding>> {
             let reproduce = format!("head -n 30 {subject}");
             let problem = crate::store::atomic::guard(root, &path)
                 .and_then(|()| read_opt(&path))
-                .map_err(|e| e.message)
+                .map_err(|e| e.to_string())
                 .and_then(|t| t.ok_or_else(|| "vanished while reading".to_string()))
                 .and_then(|t| ClosedSession::parse(&t).map(|_| ()).map_err(str::to_string));
             if let Err(p) = problem {

@@ -222,7 +222,13 @@ fn line_finding(subject: String, problem: ledger::Problem) -> Finding {
 /// is not a JSON object or lacks `ts` or `event`, one FAIL per unregistered event name, else one
 /// OK. Each line is parsed for `ts` and `event` only. `rel` is the ledger's repository-relative
 /// path (the findings' subject).
-pub fn validate_lines(lines: impl Iterator<Item = Result<(usize, Vec<u8>)>>, rel: &str) -> Result<Vec<Finding>> {
+pub fn validate_lines<E>(
+    lines: impl Iterator<Item = std::result::Result<(usize, Vec<u8>), E>>,
+    rel: &str,
+) -> Result<Vec<Finding>>
+where
+    Error: From<E>,
+{
     let mut out = Vec::new();
     let mut n = 0;
     for l in lines {
@@ -299,7 +305,7 @@ pub fn rotate(ctx: &Ctx) -> Result<Rotation> {
     };
     let total = match ledger::raw_lines(&path)? {
         None => 0,
-        Some(all) => all.map(|l| l.map(|_| 1)).sum::<Result<usize>>()?,
+        Some(all) => all.map(|l| l.map(|_| 1)).sum::<crate::store::Result<usize>>()?,
     };
     if total <= cap {
         return Ok(Rotation::Nothing { lines: total, cap });
@@ -327,7 +333,7 @@ pub fn rotate(ctx: &Ctx) -> Result<Rotation> {
     let kept = replace_with(&path, |w| {
         copy(w, cut, total, &path)?;
         write_to(w, &path, rotated.as_bytes())?;
-        write_to(w, &path, b"\n")
+        Ok(write_to(w, &path, b"\n")?)
     });
     if let Err(e) = kept {
         // The ledger is untouched: take the archive back so no line exists twice.

@@ -147,7 +147,7 @@ impl Searcher<'_> {
         match r {
             Ok(t) => t,
             Err(e) => {
-                self.ctx.warn(format!("search: skipped {}: {}", self.ctx.rel(path), e.message));
+                self.ctx.warn(format!("search: skipped {}: {}", self.ctx.rel(path), e));
                 None
             }
         }
@@ -270,7 +270,7 @@ impl Searcher<'_> {
     fn history(&mut self) -> Result<()> {
         let path = self.ctx.layout.ledger();
         if let Err(e) = guard(self.ctx.layout.root(), &path) {
-            self.ctx.warn(format!("search: skipped {}: {}", self.ctx.rel(&path), e.message));
+            self.ctx.warn(format!("search: skipped {}: {}", self.ctx.rel(&path), e));
             return Ok(());
         }
         let Some(lines) = ledger::raw_lines(&path)? else { return Ok(()) };

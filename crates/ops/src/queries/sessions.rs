@@ -126,8 +126,8 @@ type LoadedClosed = (PathBuf, std::result::Result<(Facts, (ClosedSession, String
 fn load_closed(ctx: &Ctx, name: &str) -> LoadedClosed {
     let path = ctx.layout.sessions().join(name);
     let parsed = (|| {
-        crate::store::atomic::guard(ctx.layout.root(), &path).map_err(|e| e.message)?;
-        let text = read_opt(&path).map_err(|e| e.message)?.ok_or_else(|| "vanished while reading".to_string())?;
+        crate::store::atomic::guard(ctx.layout.root(), &path).map_err(|e| e.to_string())?;
+        let text = read_opt(&path).map_err(|e| e.to_string())?.ok_or_else(|| "vanished while reading".to_string())?;
         let (c, body) = ClosedSession::parse(&text).map_err(str::to_string)?;
         let facts = Facts {
             repository_id: c.repository_id.clone(),

@@ -227,10 +227,10 @@ fn task_since(ctx: &Ctx, task: Option<&str>) -> Result<Option<String>> {
 /// The names of `dir` the resolver goes through (see [`Trace`]), sorted.
 fn listing(dir: &Path, here: &Here, name_key: impl Fn(&str) -> Option<&str>, trace_of: Trace) -> Result<Vec<String>> {
     let key = branch_key(&here.branch);
-    match trace_of {
+    Ok(match trace_of {
         Trace::EveryFile => names(dir),
         Trace::ThisBranch => names_where(dir, |n| key_matches(name_key(n), &key)),
-    }
+    }?)
 }
 
 /// [`listing`] of a checkpoint or handover directory, read through its name index
@@ -239,7 +239,7 @@ fn listing(dir: &Path, here: &Here, name_key: impl Fn(&str) -> Option<&str>, tra
 fn record_listing(ctx: &Ctx, dir: &Path, here: &Here, trace_of: Trace) -> Result<Vec<String>> {
     let Some(index) = index_of(ctx, dir) else { return listing(dir, here, record_name_key, trace_of) };
     let key = branch_key(&here.branch);
-    name_index::record_names_where(dir, &index, |k| trace_of == Trace::EveryFile || key_matches(k, &key))
+    Ok(name_index::record_names_where(dir, &index, |k| trace_of == Trace::EveryFile || key_matches(k, &key))?)
 }
 
 /// Where the name index of `dir` lives: `<git-dir>/majordomus/names/<dir, checkout-relative>`

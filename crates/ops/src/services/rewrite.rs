@@ -199,7 +199,7 @@ pub fn shown(ctx: &Ctx, record: &impl Anchor) -> String {
 /// `git majordomus hook git post-rewrite <amend|rebase>`: keeps the `<old> <new>` pairs git
 /// hands the hook on stdin under the git common dir (bounded), for [`label`] to prove with.
 pub fn capture(ctx: &Ctx, kind: &str, input: &str) -> crate::error::Result<usize> {
-    rewrites::capture(ctx.git.common_dir(), kind, input)
+    Ok(rewrites::capture(ctx.git.common_dir(), kind, input)?)
 }
 
 /// What one proof has read, read once each; HEAD's window and the patch-id cache are the

@@ -44,7 +44,7 @@ pub struct TrustChange {
 
 /// The mesh lock: two trust changes never lose each other's entry.
 fn lock(ctx: &Ctx) -> Result<Lock> {
-    Lock::acquire_file(&ctx.git.common_dir().join("majordomus"), "mesh.lock")
+    Ok(Lock::acquire_file(&ctx.git.common_dir().join("majordomus"), "mesh.lock")?)
 }
 
 /// The enabled declaration and its text, if there is one.

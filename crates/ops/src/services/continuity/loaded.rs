@@ -384,7 +384,7 @@ fn view_at(ctx: &Ctx, reference: &str, tip: &str) -> Result<View> {
         if v.tip() == tip {
             if !own_exists {
                 let _ = replace_with(&cache_path(ctx, reference), |w| {
-                    v.write_to(w).map_err(|e| ContinuityError::ReadModel(e).into())
+                    v.write_to(w).map_err(|e| Error::from(ContinuityError::ReadModel(e)))
                 });
             }
             return base.ok_or_else(|| ContinuityError::ReadModelVanished.into());
@@ -429,7 +429,7 @@ fn merged(
     rules: &str,
 ) -> Result<View> {
     let written = replace_with_file(&cache_path(ctx, reference), |w| {
-        View::write_merge(old, tip, gone, &mut fresh, rules, w).map_err(|e| ContinuityError::ReadModel(e).into())
+        View::write_merge(old, tip, gone, &mut fresh, rules, w).map_err(|e| Error::from(ContinuityError::ReadModel(e)))
     });
     match written.ok().and_then(|file| View::open_file(file, rules)) {
         Some(v) => Ok(v),

@@ -245,10 +245,10 @@ pub fn load_local(ctx: &Ctx) -> Result<LocalState> {
 /// (`<common-dir>/majordomus/continuity.lock`, beside the store's own lock): a publication changes
 /// nothing in the checkout but `continuity.json` (docs/REFERENCE.md#continuity-commands).
 pub fn writer_lock(ctx: &Ctx) -> Result<crate::store::atomic::Lock> {
-    crate::store::atomic::Lock::acquire_file(&ctx.git.common_dir().join("majordomus"), "continuity.lock")
+    Ok(crate::store::atomic::Lock::acquire_file(&ctx.git.common_dir().join("majordomus"), "continuity.lock")?)
 }
 
 /// Writes `continuity.json` atomically.
 pub fn save_local(ctx: &Ctx, s: &LocalState) -> Result<()> {
-    replace(&ctx.layout.state().join("continuity.json"), &s.to_bytes())
+    Ok(replace(&ctx.layout.state().join("continuity.json"), &s.to_bytes())?)
 }
