@@ -111,12 +111,14 @@ fn json_is_refused_by_commands_without_a_json_form() {
     let r = env.ready_repo("r");
     let out = r.mj(&["--json", "start", "x", "--scope", "lib"]).code(2);
     assert!(out.stdout.is_empty());
-    let v: serde_json::Value = serde_json::from_str(out.stderr.trim()).expect("one JSON error object on stderr");
-    assert_eq!(v["error"]["exit"], 2);
+    assert_eq!(crate::common::json::error(&out.stderr)["exit"], 2);
     r.mj(&["handover", "--list", "--json"]).code(2);
     assert!(!r.exists(".ai/local/state/current.yaml"));
     // `handover --resolve` has a JSON form (D40): one document, even when nothing resolves.
-    let v: serde_json::Value = serde_json::from_str(&r.mj(&["handover", "--resolve", "--json"]).ok().stdout).unwrap();
+    let v = crate::common::json::read(
+        "handover-resolved.schema.json",
+        &r.mj(&["handover", "--resolve", "--json"]).ok().stdout,
+    );
     assert!(v["handover"].is_null(), "{v}");
 }
 

@@ -2,7 +2,7 @@
 // A failed unwrap is a failed test: that is the point of these assertions.
 #![allow(clippy::unwrap_used)]
 
-use crate::common::json::{doc, error, findings};
+use crate::common::json::{self, doc, error, findings};
 use crate::common::{Output, Repo, TestEnv, HANDOVER};
 
 /// Stdout lines starting with `<LEVEL> <category>`.
@@ -731,7 +731,7 @@ fn the_host_files_hooks_install_wrote_are_the_tools_not_the_tasks_work() {
     let scope_fails = |out: &Output| lines_of(out, "FAIL", "scope").len();
     let out = r.mj(&["check"]);
     assert_eq!(scope_fails(&out), 0, "{}", out.stdout);
-    let st: serde_json::Value = doc(&r.mj(&["--json", "continuity", "status"]).ok().stdout);
+    let st = json::read("continuity-status.schema.json", &r.mj(&["--json", "continuity", "status"]).ok().stdout);
     assert_eq!(st["working_tree"], "clean", "{st}");
     // Committed as it is, it is still the tool's.
     r.git(&["add", ".claude/settings.json"]);
@@ -742,7 +742,7 @@ fn the_host_files_hooks_install_wrote_are_the_tools_not_the_tasks_work() {
     let text = r.read(".claude/settings.json");
     r.write(".claude/settings.json", &text.replacen('{', "{\n  \"model\": \"mine\",", 1));
     insta::assert_snapshot!(lines_of(&r.mj(&["check"]).code(10), "FAIL", "scope").join("\n"), @"FAIL scope .claude/settings.json — touched since the task started, outside its scope (lib)  [reproduce: git diff --name-only [HEX]; git status --porcelain]");
-    let st: serde_json::Value = doc(&r.mj(&["--json", "continuity", "status"]).ok().stdout);
+    let st = json::read("continuity-status.schema.json", &r.mj(&["--json", "continuity", "status"]).ok().stdout);
     assert_eq!(st["working_tree"], "dirty");
 }
 

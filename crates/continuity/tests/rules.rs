@@ -59,11 +59,13 @@ fn root() -> Option<PathBuf> {
     root.join("Cargo.lock").is_file().then_some(root)
 }
 
-/// The production code of a source: before its test module, without comment or blank lines,
+/// The production code of a source: before its test module (`mod tests`, private or shared
+/// within its crate), without comment or blank lines,
 /// without indentation, and without the one-line attributes of the feature `mcp` (the JSON
 /// Schema a surface publishes of a type describes its shape and decides nothing).
 fn production(text: &str) -> String {
-    let code = text.find("\n#[cfg(test)]\nmod tests").map_or(text, |at| &text[..at]);
+    let tests = ["\n#[cfg(test)]\nmod tests", "\n#[cfg(test)]\npub(crate) mod tests"];
+    let code = tests.iter().filter_map(|t| text.find(t)).min().map_or(text, |at| &text[..at]);
     let schema_only = |l: &str| l.starts_with("#[cfg_attr(feature = \"mcp\",") && l.ends_with(")]");
     code.lines()
         .map(str::trim)
