@@ -8,12 +8,13 @@
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 OUT=$root/target/bench/compare-rows
-rm -rf "$OUT"; mkdir -p "$OUT/old" "$OUT/new"
+[[ ${COMPARE_ONLY:-0} == 1 ]] || { rm -rf "$OUT"; mkdir -p "$OUT/old" "$OUT/new"; }
 # Each under its own name: the peak-RSS column finds the process by the name git-majordomus.
 cp "$1" "$OUT/old/git-majordomus"; cp "$2" "$OUT/new/git-majordomus"
 OLD=$OUT/old/git-majordomus NEW=$OUT/new/git-majordomus ROUNDS=${3:-2}
 export GEN=${GEN:-$root/target/release/examples/bench_fixture}
-for ((i = 1; i <= ROUNDS; i++)); do
+# COMPARE_ONLY=1: the summary of the reports a previous run left.
+for ((i = 1; i <= ROUNDS && ${COMPARE_ONLY:-0} != 1; i++)); do
   for side in old new; do
     bin=$OLD; [[ $side == new ]] && bin=$NEW
     echo "round $i: $side" >&2
@@ -22,7 +23,16 @@ for ((i = 1; i <= ROUNDS; i++)); do
   done
 done
 # The command table's rows: `| label | median | …`, the tiny fixture's figure cut from labels.
-rows() { awk -F'|' '/^\| / && $3 ~ /[0-9]/ { l = $2; sub(/ \(tiny: [0-9.]+ ms\)/, "", l); gsub(/^ +| +$/, "", l); m = $3; gsub(/ /, "", m); print l "\t" m }' "$@"; }
+# The growth curve's rows (`| records | cat-file ms | cold status ms | …`) are keyed by their
+# size and column: cold status, warm status, plan, records --json.
+rows() {
+  awk -F'|' '
+    /^\| records / { curve = 1; next }
+    curve && /^\| [0-9]/ { n = $2; gsub(/ /, "", n)
+      print "curve " n ": cold status\t" $4; print "curve " n ": warm status\t" $7
+      print "curve " n ": plan\t" $9; print "curve " n ": records --json\t" $11; next }
+    !curve && /^\| / && $3 ~ /[0-9]/ { l = $2; sub(/ \(tiny: [^)]*\)/, "", l); gsub(/^ +| +$/, "", l); m = $3; gsub(/ /, "", m); print l "\t" m }' "$@"
+}
 {
   for f in "$OUT"/old-*.md; do rows "$f" | sed 's/^/old\t/'; done
   for f in "$OUT"/new-*.md; do rows "$f" | sed 's/^/new\t/'; done
