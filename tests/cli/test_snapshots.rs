@@ -92,3 +92,21 @@ fn knowledge_texts() {
     text.push_str(&shown(&r.mj(&["knowledge", "candidates"])));
     snap!(env, "knowledge_texts", text);
 }
+
+/// The filters themselves: a key id where a key is named is `[KEY ID]` even when its random
+/// digits hold no letter (then it would read as a hash), a hash of digits is still a hash, and a
+/// file name's upper-case suffix is filtered too.
+#[test]
+fn the_filters_tell_a_key_id_of_digits_from_a_hash() {
+    let env = TestEnv::new();
+    let _snap = env.snapshots();
+    let text = "signature (key 0123456789012345) valid\n\"key_id\": \"89ABCDEF01234567\"\nkey         4444333322221111\n\
+                handovers/20260903T200000Z--main--0000000000000000.md\nhandovers/x--main--abc1234--0123456789ABCDEF.md\n";
+    insta::assert_snapshot!(text, @r#"
+    signature (key [KEY ID]) valid
+    "key_id": "[KEY ID]"
+    key         [KEY ID]
+    handovers/20260903T200000Z--main--[HEX].md
+    handovers/x--main--[HEX]--[KEY ID].md
+    "#);
+}

@@ -37,7 +37,12 @@ pub fn settings(env: &TestEnv) -> insta::Settings {
     settings.add_filter(&regex_escape(&root), "[TMP]");
     settings.add_filter(r"\b([ts])-[0-9a-z]+-[0-9a-f]{4}\b", "$1-[ID]");
     settings.add_filter(r"RW[A-Za-z0-9+/]{40,}={0,2}", "[PUBLIC KEY]");
+    // A device key's id (16 upper-case hex digits) where a key is named, before the hashes: a
+    // random id of digits only would otherwise read as one (1 run in 1,845).
+    settings.add_filter(r#"\b((?:key|key id|key_id|keys)"?:?\s+"?)[0-9A-F]{16}\b"#, "${1}[KEY ID]");
     settings.add_filter(r"\b[0-9a-f]{7,64}\b", "[HEX]");
+    // Any other (a file name's random suffix, a key id in a list).
+    settings.add_filter(r"\b[0-9A-F]{16}\b", "[KEY ID]");
     settings.add_filter(r"git-majordomus/\d+\.\d+\.\d+", "git-majordomus/[VERSION]");
     settings.add_filter(r"\bran in \d+ ms\b", "ran in [N] ms");
     settings.add_filter(r"127\.0\.0\.1:\d+", "127.0.0.1:[PORT]");
@@ -45,8 +50,6 @@ pub fn settings(env: &TestEnv) -> insta::Settings {
     settings.add_filter(r"(?m)^(?:OK|WARN) budget ", "[OK|WARN] budget ");
     // finish times the verification command in whole seconds.
     settings.add_filter(r"\bexited (-?\d+) in \d+ s\b", "exited $1 in [N] s");
-    // A device key's id (16 upper-case hex digits, as `continuity status` and `device` print it).
-    settings.add_filter(r"\b[0-9A-F]{16}\b", "[KEY ID]");
     // A continuity record's store path (`records/<id[..2]>/<id[2..4]>/<id>.json`): its folders.
     settings.add_filter(r"\brecords/[0-9a-f]{2}/[0-9a-f]{2}/", "records/[..]/[..]/");
     settings
