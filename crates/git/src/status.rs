@@ -65,10 +65,25 @@ impl Git {
     /// untracked ones, which looks into an untracked directory only until it finds the first
     /// file there (as git does), so a `node_modules/` of many thousand files costs a few reads.
     pub fn changes(&self) -> Result<Changes, Error> {
-        let mut set = self.tracked_changes()?;
-        let mut walk = Collapse::default();
-        self.walk_untracked(&mut walk)?;
-        set.extend(walk.finish());
+        let index = self.repo.index_or_empty().map_err(status_err)?;
+        let (tracked, untracked) = if index.entries().len() >= BESIDE_FROM {
+            // The walk beside the tracked check, on its own handle of the repository.
+            let other = self.repo.clone();
+            std::thread::scope(|s| {
+                let walk = s.spawn(move || {
+                    let mut walk = Collapse::default();
+                    walk_untracked_in(&other, &mut walk).map(|()| walk)
+                });
+                let tracked = self.tracked_changes();
+                (tracked, walk.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
+            })
+        } else {
+            let tracked = self.tracked_changes();
+            let mut walk = Collapse::default();
+            (tracked, self.walk_untracked(&mut walk).map(|()| walk))
+        };
+        let mut set = tracked?;
+        set.extend(untracked?.finish());
         Ok(Changes { entries: set.into_iter().collect() })
     }
 
@@ -157,19 +172,7 @@ impl Git {
     /// One directory walk of the whole working tree for untracked entries (ignored ones are
     /// never emitted), steered by `delegate`; `.ai/` is never entered.
     fn walk_untracked(&self, delegate: &mut dyn Delegate) -> Result<(), Error> {
-        let index = self.repo.index_or_empty().map_err(status_err)?;
-        let options = self
-            .repo
-            .dirwalk_options()
-            .map_err(status_err)?
-            .emit_untracked(EmissionMode::Matching)
-            .emit_ignored(None)
-            .emit_tracked(false)
-            .emit_pruned(false)
-            .emit_empty_directories(false);
-        let interrupt = AtomicBool::new(false);
-        self.repo.dirwalk(&index, None::<&str>, &interrupt, options, delegate).map_err(status_err)?;
-        Ok(())
+        walk_untracked_in(&self.repo, delegate)
     }
 }
 
@@ -184,6 +187,26 @@ fn staged_nothing(index: &gix::index::State, head_tree: gix::ObjectId) -> bool {
             && root.id == head_tree
             && root.num_entries.is_some_and(|n| n as usize == index.entries().len())
     })
+}
+
+/// From this many index entries, [`Git::changes`] walks for untracked files on a second thread
+/// while the tracked files are checked.
+const BESIDE_FROM: usize = 2000;
+
+/// [`Git::walk_untracked`] on `repo` (a handle of its own when it runs on another thread).
+fn walk_untracked_in(repo: &gix::Repository, delegate: &mut dyn Delegate) -> Result<(), Error> {
+    let index = repo.index_or_empty().map_err(status_err)?;
+    let options = repo
+        .dirwalk_options()
+        .map_err(status_err)?
+        .emit_untracked(EmissionMode::Matching)
+        .emit_ignored(None)
+        .emit_tracked(false)
+        .emit_pruned(false)
+        .emit_empty_directories(false);
+    let interrupt = AtomicBool::new(false);
+    repo.dirwalk(&index, None::<&str>, &interrupt, options, delegate).map_err(status_err)?;
+    Ok(())
 }
 
 /// What the index-against-worktree check reports: the changed paths, and the entries whose
@@ -354,6 +377,35 @@ mod tests {
     use super::in_layer;
     use crate::store::tests::{checkout, sh};
     use crate::Git;
+
+    /// A checkout of [`super::BESIDE_FROM`] tracked files walks for untracked ones on a second
+    /// thread: the answer is the same list the walk in turn gives.
+    #[test]
+    fn a_large_index_walks_beside_the_tracked_check_with_the_same_answer() {
+        let t = tempfile::tempdir().unwrap();
+        let dir = t.path().join("w");
+        checkout(&dir);
+        for i in 0..super::BESIDE_FROM {
+            let sub = dir.join(format!("src/d{}", i % 40));
+            std::fs::create_dir_all(&sub).unwrap();
+            std::fs::write(sub.join(format!("f{i}.txt")), format!("{i}\n")).unwrap();
+        }
+        sh(&dir, &["add", "src"]);
+        sh(&dir, &["-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-q", "-m", "many"]);
+        std::fs::write(dir.join("src/d3/f3.txt"), "changed\n").unwrap();
+        std::fs::create_dir_all(dir.join("build/out")).unwrap();
+        std::fs::write(dir.join("build/out/x.o"), "x").unwrap();
+        std::fs::write(dir.join("src/d7/new.txt"), "new\n").unwrap();
+        let g = Git::discover(&dir).unwrap();
+        assert!(g.repo.index_or_empty().unwrap().entries().len() > super::BESIDE_FROM);
+        let beside = g.changes().unwrap();
+        assert_eq!(beside.entries(), ["build/", "src/d3/f3.txt", "src/d7/new.txt", "untracked.txt"]);
+        let mut walk = super::Collapse::default();
+        g.walk_untracked(&mut walk).unwrap();
+        let mut serial = g.tracked_changes().unwrap();
+        serial.extend(walk.finish());
+        assert_eq!(beside.entries(), serial.into_iter().collect::<Vec<_>>());
+    }
 
     /// The cache-tree shortcut: nothing staged is answered from the index's `TREE` extension,
     /// and whatever makes it disagree with HEAD falls back to reading HEAD's trees.
