@@ -6,7 +6,7 @@
 //! Owns: the exit code and hint of every typed error of the use cases.
 //! Must not touch: files, git, the terminal; a room (it is below none and above none).
 
-use crate::commands::continuity::publish::PublishError;
+use crate::commands::continuity::publish::{Part, PublishError};
 use crate::commands::continuity::sync::SyncError;
 use crate::error::{Error, Exit};
 use crate::git::net::{is_local_lock, NetError};
@@ -105,7 +105,7 @@ impl From<PublishError> for Error {
                 Some("write one with `git majordomus handover` (# Objective, # Current State, # Next Action on stdin)".into()),
             ),
             P::Unparsable { .. } | P::EmptyBody(_) | P::Leak { .. } => (Exit::Refused, None),
-            P::Inadmissible { problem, file } => (Exit::Refused, Some(inadmissible_fix(problem, file.as_deref()))),
+            P::Inadmissible { part, .. } => (Exit::Refused, Some(inadmissible_fix(part))),
             P::TooLarge { questions_file, .. } => (
                 Exit::Refused,
                 Some(format!(
@@ -120,21 +120,19 @@ impl From<PublishError> for Error {
     }
 }
 
-/// What to correct when admission would refuse a record: by the part its problem names
-/// (`/decisions/…`), in `file` when that part has one.
-fn inadmissible_fix(problem: &str, file: Option<&str>) -> String {
-    let file = file.unwrap_or("");
-    match problem.split('/').nth(1).unwrap_or("") {
-        "decisions" => format!(
+/// What to correct when admission would refuse a record, by the part the field is in.
+fn inadmissible_fix(part: &Part) -> String {
+    match part {
+        Part::Decisions(file) => format!(
             "the task's entries of {file} travel verbatim: shorten or correct the one named (a text over {} bytes, a control character, or a line starting `#` or `<!--`)",
             crate::continuity::record::MAX_DECISION_TEXT
         ),
-        "questions" => format!(
+        Part::Questions(file) => format!(
             "every unresolved question of {file} travels: correct the one named (one line, no control character)"
         ),
-        "handover" => "write the handover again without control characters (tabs and line ends only)".into(),
-        "task" => "the task's record travels: correct the field named (`git majordomus start` writes a new one)".into(),
-        _ => "correct the field named; nothing was published".into(),
+        Part::Handover => "write the handover again without control characters (tabs and line ends only)".into(),
+        Part::Task => "the task's record travels: correct the field named (`git majordomus start` writes a new one)".into(),
+        Part::Other => "correct the field named; nothing was published".into(),
     }
 }
 
@@ -262,7 +260,8 @@ mod tests {
         );
         // A publish admission would refuse: the hint names what to correct, in the file that holds it.
         let problem = "/questions/0/text: a control character".to_string();
-        let e = Error::from(PublishError::Inadmissible { problem, file: Some(".ai/local/questions.md".into()) });
+        let part = Part::Questions(".ai/local/questions.md".into());
+        let e = Error::from(PublishError::Inadmissible { problem, part });
         assert_eq!(e.exit, Exit::Refused);
         assert_eq!(
             e.hint.as_deref(),

@@ -111,13 +111,13 @@ pub enum PublishError {
     #[error("{0}: the handover body is empty")]
     EmptyBody(String),
     /// Admission would refuse the record: `problem` names the field (`/part/…`) and what is
-    /// wrong; `fix` is what to correct.
+    /// wrong; `part` is where to correct it.
     #[error("publish: the record would be refused by admission: {problem}")]
     Inadmissible {
         /// Admission's words, the field first.
         problem: String,
-        /// The file that holds the part to correct, when one does.
-        file: Option<String>,
+        /// The part of the record the field is in.
+        part: Part,
     },
     /// The stored record would be over the store's cap.
     #[error("publish: the record would be {size} bytes, over the store's cap of {MAX_STORED_BYTES} ({questions} unresolved questions, {decisions} decisions, a body of {body} bytes); nothing is cut, nothing was published")]
@@ -153,6 +153,21 @@ pub enum PublishError {
     /// The store could not be read or written.
     #[error("continuity store: {0}")]
     Store(#[source] crate::git::Error),
+}
+
+/// The part of a record a field admission refuses is in, and the file that holds it here.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Part {
+    /// The task's decisions, from the decision log (repository-relative).
+    Decisions(String),
+    /// The unresolved questions, from the questions log (repository-relative).
+    Questions(String),
+    /// The handover.
+    Handover,
+    /// The task.
+    Task,
+    /// Any other field.
+    Other,
 }
 
 /// Step 1–2: the handover file to publish.
@@ -454,12 +469,14 @@ fn refuse_unbounded(ctx: &Ctx, rec: &Record) -> Result<()> {
     let judged = if device_ok { None } else { Some(Record { device: placeholder, ..rec.clone() }) };
     let judged = judged.as_ref().unwrap_or(rec);
     if let Err(problem) = record::check_bounds(judged) {
-        let file = match problem.split('/').nth(1).unwrap_or("") {
-            "decisions" => Some(ctx.rel(&ctx.layout.decisions())),
-            "questions" => Some(ctx.rel(&ctx.layout.questions())),
-            _ => None,
+        let part = match problem.split('/').nth(1).unwrap_or("") {
+            "decisions" => Part::Decisions(ctx.rel(&ctx.layout.decisions())),
+            "questions" => Part::Questions(ctx.rel(&ctx.layout.questions())),
+            "handover" => Part::Handover,
+            "task" => Part::Task,
+            _ => Part::Other,
         };
-        return Err(PublishError::Inadmissible { problem, file }.into());
+        return Err(PublishError::Inadmissible { problem, part }.into());
     }
     let key = signing::DeviceKey::from_seed([0; 32], None, &ctx.clock.stamp());
     let size = record::stored_bytes(&key.sign(judged)).len();
