@@ -8,7 +8,7 @@ use serde::Serialize;
 
 use super::{flush_warnings, CommandContext};
 use crate::error::{Exit, Result};
-use crate::ops::commands::continuity::{device, publish, resume, sync, trust};
+use crate::ops::commands::continuity::{device, publish, resume, snapshot, sync, trust};
 use crate::ops::queries::continuity as status;
 use crate::render::continuity as render;
 use crate::ui::Ui;
@@ -82,6 +82,8 @@ pub enum Args {
         /// A unique prefix (at least 4 hex) of the head's record id
         id: String,
     },
+    /// Add a signed snapshot of this store's read model, for a fresh clone that trusts this device by name to read
+    Snapshot,
     /// Admit every record and judge every signer (the CI step)
     Verify {
         /// Also verify refs/majordomus/remotes/<REMOTE>/continuity
@@ -270,6 +272,10 @@ pub fn run(cc: &CommandContext, a: Args, ui: &mut Ui) -> Result<Exit> {
             Args::Trust(t) => trust(&ctx, t, ui),
             Args::Supersede { id } => {
                 emit(ui, &publish::supersede(&ctx, &id)?, render::supersede);
+                Ok(Exit::Ok)
+            }
+            Args::Snapshot => {
+                emit(ui, &snapshot::snapshot(&ctx)?, render::snapshot);
                 Ok(Exit::Ok)
             }
             Args::Export { id, dir } => {

@@ -8,6 +8,7 @@ use crate::model::labels::RewriteBy;
 use crate::ops::commands::continuity::device::{DeviceReport, RotateReport, VerifyReport};
 use crate::ops::commands::continuity::publish::{PublishReport, SupersedeReport};
 use crate::ops::commands::continuity::resume::ResumeReport;
+use crate::ops::commands::continuity::snapshot::SnapshotReport;
 use crate::ops::commands::continuity::sync::SyncReport;
 use crate::ops::commands::continuity::trust::TrustChange;
 use crate::ops::queries::continuity::StatusReport;
@@ -531,6 +532,31 @@ pub fn supersede(r: &SupersedeReport) -> String {
         format!("{} ends it (signed, no handover; it travels with the next sync)", short_id(&r.record.id)),
     );
     p(&mut s, "questions", format!("{} carried", r.questions_carried));
+    for n in &r.next {
+        p(&mut s, "next", n);
+    }
+    s
+}
+
+/// `continuity snapshot`.
+pub fn snapshot(r: &SnapshotReport) -> String {
+    let mut s = String::new();
+    p(
+        &mut s,
+        "snapshot",
+        format!(
+            "of store commit {} ({} records, {} other files)",
+            &r.store_commit[..r.store_commit.len().min(12)],
+            r.records,
+            r.others
+        ),
+    );
+    p(&mut s, "file", format!("{} bytes in {} part(s), BLAKE3 {}", r.bytes, r.parts, &r.blake3[..12]));
+    p(&mut s, "statement", &r.statement);
+    p(&mut s, "rules", &r.rules);
+    if !r.trusted_by_name {
+        p(&mut s, "note", "the mesh here does not trust this device by name: a clone reads only a snapshot of a device it does (continuity trust add)");
+    }
     for n in &r.next {
         p(&mut s, "next", n);
     }

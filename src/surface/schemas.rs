@@ -110,6 +110,7 @@ pub fn generated() -> Vec<(&'static str, String)> {
         ("continuity-rotate.schema.json", printed::<crate::ops::commands::continuity::device::RotateReport>()),
         ("continuity-publish.schema.json", printed::<crate::ops::commands::continuity::publish::PublishReport>()),
         ("continuity-supersede.schema.json", printed::<crate::ops::commands::continuity::publish::SupersedeReport>()),
+        ("continuity-snapshot.schema.json", printed::<crate::ops::commands::continuity::snapshot::SnapshotReport>()),
         ("continuity-sync.schema.json", printed::<crate::ops::commands::continuity::sync::SyncReport>()),
         ("continuity-resume.schema.json", printed::<crate::ops::commands::continuity::resume::ResumeReport>()),
         ("continuity-verify.schema.json", printed::<crate::ops::commands::continuity::device::VerifyReport>()),

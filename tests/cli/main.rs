@@ -17,6 +17,7 @@ mod test_day;
 mod test_decision_question;
 mod test_dist;
 mod test_finish;
+mod test_fresh_clone;
 mod test_handover;
 mod test_history;
 mod test_hooks;

@@ -22,4 +22,5 @@ pub mod portability;
 pub mod readmodel;
 pub mod record;
 pub mod signing;
+pub mod snapshot;
 pub mod view;

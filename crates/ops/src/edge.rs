@@ -50,6 +50,7 @@ impl From<ContinuityError> for Error {
             ),
             C::BadPrefix { .. } | C::Ambiguous { .. } => (Exit::Usage, None),
             C::NoRecord(_) => (Exit::NotFound, Some("git majordomus continuity records lists them".into())),
+            C::EmptyStore => (Exit::NotFound, Some("publish or sync first".into())),
         };
         edge(e, exit, hint)
     }

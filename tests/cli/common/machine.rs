@@ -242,6 +242,7 @@ pub fn schema_of(args: &[&str]) -> &'static str {
         ["continuity", "device", ..] => "continuity-device.schema.json",
         ["continuity", "publish", ..] => "continuity-publish.schema.json",
         ["continuity", "supersede", ..] => "continuity-supersede.schema.json",
+        ["continuity", "snapshot", ..] => "continuity-snapshot.schema.json",
         ["continuity", "sync", ..] if !words.contains(&"--pre-push") => "continuity-sync.schema.json",
         ["continuity", "status", ..] => "continuity-status.schema.json",
         ["continuity", "records", ..] => "continuity-records.schema.json",

@@ -49,7 +49,7 @@ pub const FORMAT: &str = "majordomus-readmodel/5";
 /// text) and the file format. A file written under other rules is ignored and rebuilt, so bump
 /// it with any change of the code that decides such a value: `tests/rules.rs` hashes that code
 /// (and the crates it runs) and fails until the version recorded in `rules.lock` is this one.
-pub const RULES: &str = "rules/4";
+pub const RULES: &str = "rules/5";
 
 /// The read model of one store tip, read in place: the rows from memory, the variable parts from
 /// memory when the view was built here, else from the file, one part at a time as records are
@@ -119,6 +119,31 @@ enum Heap {
     /// In the file it was read from (the file stays valid: a cache is replaced by a rename, never
     /// rewritten in place); read whole the first time a caller borrows from it.
     OnDisk { file: Arc<File>, whole: Arc<OnceLock<Vec<u8>>> },
+}
+
+/// A window of a view's heap, read a [`WINDOW`] at a time from its file ([`View::each_blob`]).
+#[derive(Default)]
+struct PartWindow {
+    at: usize,
+    buf: Vec<u8>,
+}
+
+impl PartWindow {
+    /// The `len` bytes of the heap at `off`: from memory, or from the window, read again from the
+    /// file when they are not all in it.
+    fn get<'v>(&'v mut self, view: &'v View, off: usize, len: usize) -> Option<&'v [u8]> {
+        let Heap::OnDisk { file, whole } = &view.heap else { return view.heap().get(off..off.checked_add(len)?) };
+        if let Some(heap) = whole.get() {
+            return heap.get(off..off.checked_add(len)?);
+        }
+        let end = off.checked_add(len).filter(|e| *e <= view.head.heap_len)?;
+        if off < self.at || end > self.at + self.buf.len() {
+            let n = WINDOW.max(len).min(view.head.heap_len - off);
+            self.buf = read_at(file, view.head.heap_at + off, n)?;
+            self.at = off;
+        }
+        self.buf.get(off - self.at..end - self.at)
+    }
 }
 
 impl PartialEq for View {
@@ -260,6 +285,28 @@ impl View {
         }
     }
 
+    /// Calls `f(row, blob)` with every row's blob, reading the variable parts in the order the
+    /// heap holds them, a window of the file at a time when the view was read from one (the heap
+    /// is never held whole), each part checked. `false` when a part is damaged or `f` says so.
+    pub fn each_blob(&self, mut f: impl FnMut(usize, &str) -> bool) -> bool {
+        let mut order: Vec<(usize, usize, u32)> = (0..self.head.n)
+            .map(|i| {
+                let row = self.row(i);
+                (row.var_offset(), row.var_len(), i as u32)
+            })
+            .collect();
+        order.sort_unstable();
+        let mut window = PartWindow::default();
+        for (off, len, i) in order {
+            let Some(part) = window.get(self, off, len) else { return false };
+            let mut s = Summary::default();
+            if Var::of(part).and_then(|mut v| v.fill(&mut s)).is_none() || !f(i as usize, &s.blob) {
+                return false;
+            }
+        }
+        true
+    }
+
     /// How many records in shape it holds.
     pub fn len(&self) -> usize {
         self.head.n
@@ -293,11 +340,15 @@ impl View {
 
     /// The row of record `id` (64 hex).
     pub fn find(&self, id: &str) -> Option<usize> {
-        let raw = raw_id(id)?;
+        self.find_raw(&raw_id(id)?)
+    }
+
+    /// The row of the record whose id is `raw`.
+    pub fn find_raw(&self, raw: &RawId) -> Option<usize> {
         let (mut lo, mut hi) = (0, self.head.n);
         while lo < hi {
             let mid = (lo + hi) / 2;
-            match self.row(mid).id().cmp(&raw) {
+            match self.row(mid).id().cmp(raw) {
                 std::cmp::Ordering::Less => lo = mid + 1,
                 std::cmp::Ordering::Greater => hi = mid,
                 std::cmp::Ordering::Equal => return Some(mid),

@@ -39,6 +39,11 @@ pub fn remote_tracking_ref(remote: &str) -> String {
     format!("refs/majordomus/remotes/{remote}/continuity")
 }
 
+/// The store root's folder of read-model snapshots (docs/REFERENCE.md#snapshots): not store
+/// files — every listing and tree difference leaves it out; a merge takes in what `include`
+/// allows of it, as of any path.
+pub const SNAPSHOTS: &str = "snapshots";
+
 /// How many times a store write re-reads the tip and tries again before giving up.
 const MAX_ATTEMPTS: u32 = 20;
 
@@ -285,7 +290,21 @@ impl Git {
         // A whole listing looks up every tree of the store: through mappings of the pack
         // indexes renewed less often than a walk over a few shards renews them (each renewal
         // reads an index's offset table).
-        list_in(&mut TreeReader::bounded(&self.repo, LOOKUPS_MAPPED, PAGES_MAPPED), self.commit_tree(oid(tip)?)?)
+        list_in(&mut TreeReader::bounded(&self.repo, LOOKUPS_MAPPED, PAGES_MAPPED), self.commit_tree(oid(tip)?)?, "")
+    }
+
+    /// Every file below folder `dir` (a `/`-separated path, such as [`SNAPSHOTS`]) of the tree of
+    /// commit `tip`, as [`Git::store_list`] lists them, with their full paths; none when there is
+    /// no such folder.
+    pub fn store_list_under(&self, tip: &str, dir: &str) -> Result<Vec<StoreEntry>, Error> {
+        let mut tree = self.commit_tree(oid(tip)?)?;
+        for part in dir.split('/') {
+            match self.entries(tree)?.into_iter().find(|(n, _, _)| n == part) {
+                Some((_, id, EntryKind::Tree)) => tree = id,
+                _ => return Ok(Vec::new()),
+            }
+        }
+        list_in(&mut TreeReader::new(&self.repo), tree, &format!("{dir}/"))
     }
 
     /// The bytes of blob `blob` (40 hex), refused unread when its object header says it is
@@ -552,6 +571,29 @@ pub(crate) mod tests {
             )
             .unwrap();
         assert_eq!(paths(&g, &out.tip), vec!["README".to_string(), p, "records/ab/stray.txt".to_string()]);
+    }
+
+    #[test]
+    fn the_snapshots_folder_is_in_no_listing_or_difference_and_is_listed_on_its_own() {
+        let t = tempfile::tempdir().unwrap();
+        let g = checkout(&t.path().join("w"));
+        let (p, b) = rec(1);
+        let first = g.store_add(&[(p.clone(), b)], "m", &who()).unwrap();
+        let snap = [("snapshots/n/h.json", b"s".to_vec()), ("snapshots/n/h/0000", b"f".to_vec())];
+        let second =
+            g.store_add(&[snap[0].clone(), snap[1].clone(), ("records/snapshots", b"x".to_vec())], "m", &who());
+        let second = second.unwrap();
+        // A folder of that name below the root is a store path like any other.
+        assert_eq!(paths(&g, &second.tip), vec![p, "records/snapshots".to_string()]);
+        let changes = g.store_changes(&first.tip, &second.tip).unwrap();
+        let added: Vec<String> = changes.added.iter().map(|e| e.path().into_owned()).collect();
+        assert_eq!((added, changes.removed), (vec!["records/snapshots".to_string()], Vec::<String>::new()));
+        let removed = g.store_changes(&second.tip, &first.tip).unwrap();
+        assert_eq!(removed.removed, vec!["records/snapshots".to_string()]);
+        let under: Vec<String> =
+            g.store_list_under(&second.tip, SNAPSHOTS).unwrap().iter().map(|e| e.path().into_owned()).collect();
+        assert_eq!(under, vec!["snapshots/n/h.json".to_string(), "snapshots/n/h/0000".to_string()]);
+        assert!(g.store_list_under(&first.tip, SNAPSHOTS).unwrap().is_empty());
     }
 
     #[test]

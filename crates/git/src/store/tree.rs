@@ -4,15 +4,17 @@
 
 use super::*;
 
-/// [`Git::store_list`] of tree `tree`, read through `trees` (bounded mappings: the pages of the
-/// trees and of the pack index they were found through are dropped as the walk goes).
-pub(super) fn list_in(trees: &mut TreeReader<'_>, tree: ObjectId) -> Result<Vec<StoreEntry>, Error> {
+/// [`Git::store_list`] of tree `tree`, whose files' paths start with `prefix` (`""`: the store's
+/// root, whose [`SNAPSHOTS`] folder is left out), read through `trees` (bounded mappings: the
+/// pages of the trees and of the pack index they were found through are dropped as the walk goes).
+pub(super) fn list_in(trees: &mut TreeReader<'_>, tree: ObjectId, prefix: &str) -> Result<Vec<StoreEntry>, Error> {
     let mut out = Vec::new();
-    let mut stack = vec![(String::new(), tree)];
+    let mut stack = vec![(prefix.to_string(), tree)];
     while let Some((prefix, id)) = stack.pop() {
         for (name, id, kind) in trees.entries(id)? {
             let path = format!("{prefix}{name}");
             match FileMode::of(kind) {
+                None if is_snapshots(&prefix, &name, kind) => {}
                 None => stack.push((format!("{path}/"), id)),
                 Some(mode) => out.push(StoreEntry::new(path, id, mode)),
             }
@@ -20,6 +22,11 @@ pub(super) fn list_in(trees: &mut TreeReader<'_>, tree: ObjectId) -> Result<Vec<
     }
     out.sort_by(StoreEntry::cmp_path);
     Ok(out)
+}
+
+/// Whether the entry `name` of kind `kind` under `prefix` is the store root's [`SNAPSHOTS`] folder.
+fn is_snapshots(prefix: &str, name: &str, kind: EntryKind) -> bool {
+    prefix.is_empty() && name == SNAPSHOTS && kind == EntryKind::Tree
 }
 
 /// The entries of tree `id` read through `repo`: name (lossy UTF-8), object, kind.
@@ -58,6 +65,10 @@ impl Git {
             };
             let mut seen = std::collections::HashSet::new();
             for (name, id, kind) in new_entries {
+                if is_snapshots(&prefix, &name, kind) {
+                    seen.insert(name);
+                    continue;
+                }
                 let path = format!("{prefix}{name}");
                 let before = old_entries.get(&name).copied();
                 seen.insert(name);
@@ -84,6 +95,7 @@ impl Git {
                 }
                 let path = format!("{prefix}{name}");
                 match kind {
+                    _ if is_snapshots(&prefix, &name, kind) => {}
                     EntryKind::Tree => stack.push((format!("{path}/"), Some(id), None)),
                     _ => out.removed.push(path),
                 }

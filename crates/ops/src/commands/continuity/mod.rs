@@ -7,5 +7,6 @@
 pub mod device;
 pub mod publish;
 pub mod resume;
+pub mod snapshot;
 pub mod sync;
 pub mod trust;

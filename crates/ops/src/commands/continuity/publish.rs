@@ -498,8 +498,7 @@ fn refuse_unbounded(ctx: &Ctx, rec: &Record) -> Result<()> {
 fn store_record(ctx: &Ctx, rec: &Record) -> Result<(String, Oid)> {
     let key = signing::load_or_create(&crate::services::continuity::device_path(ctx)?, &ctx.clock.stamp())?;
     let envelope = key.sign(rec);
-    let (name_c, email) = ctx.git.store_identity();
-    let who = crate::git::store::Committer::new(name_c, email, ctx.clock.now().timestamp());
+    let who = crate::services::continuity::committer(ctx);
     let msg = format!("majordomus continuity: {} from {}", &envelope.id[..12], rec.device.label);
     let out = ctx
         .git

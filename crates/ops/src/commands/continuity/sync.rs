@@ -25,9 +25,9 @@ use crate::ctx::Ctx;
 use crate::error::{Error, Result};
 use crate::git::binary::NoPrompt;
 use crate::git::net::{NetError, Pushed, RemoteRef};
-use crate::git::store::Committer;
 use crate::model::policy::NETWORK_TIMEOUT_SECONDS;
 use crate::oid::Oid;
+use crate::services::continuity::committer;
 use crate::services::continuity::loaded::{self, Loaded, Setup};
 use crate::services::continuity::views::{refresh_offers, resumable_ids, store_view, views, StoreView, SHOWN};
 use crate::services::continuity::{load_local, remote_ref, save_local, REF};
@@ -305,11 +305,6 @@ fn no_prompt(ctx: &Ctx) -> Result<NoPrompt> {
     let var = |k: &str| ctx.env.vars.iter().find(|(n, _)| n == k).map(|(_, v)| v.as_str());
     let budget = ctx.policy_if_layer()?.map_or(Duration::from_secs(NETWORK_TIMEOUT_SECONDS), |p| p.network_timeout());
     Ok(NoPrompt::new(var("GIT_SSH_COMMAND"), ctx.git.ssh_command().as_deref(), var("GIT_SSH")).within(budget))
-}
-
-fn committer(ctx: &Ctx) -> Committer {
-    let (name, email) = ctx.git.store_identity();
-    Committer::new(name, email, ctx.clock.now().timestamp())
 }
 
 /// A network step that failed on this side (git could not be started, or could not read or

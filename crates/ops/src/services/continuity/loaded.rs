@@ -27,7 +27,7 @@ use crate::ctx::Ctx;
 use crate::error::{Error, Result};
 use crate::git::store::{Blob, StoreEntry};
 use crate::oid::{Oid, RecordId};
-use crate::services::continuity::ContinuityError;
+use crate::services::continuity::{snapshot, ContinuityError};
 use crate::store::atomic::{replace_with, replace_with_file};
 
 /// What every continuity command reads first.
@@ -127,6 +127,10 @@ pub struct Loaded {
 impl Loaded {
     fn view(&self) -> &View {
         self.view.as_ref().expect("a store with admitted records has a read model")
+    }
+    /// The read model the store was read through (none for a store that does not exist).
+    pub fn read_model(&self) -> Option<&View> {
+        self.view.as_ref()
     }
     /// How many records are admitted.
     pub fn len(&self) -> usize {
@@ -246,14 +250,16 @@ impl Loaded {
             .map(|d| d.code)
     }
     /// Whether a merge may bring in the file at `path`: an admitted or too-new record (found by
-    /// binary search; no set of every path is built).
+    /// binary search; no set of every path is built), or a file of the shape of a snapshot's
+    /// (data: a read judges a snapshot before it reads one, and a merge that left them out would
+    /// take them off the remote with the next push).
     pub fn may_merge(&self, path: &str) -> bool {
         let id = path.rsplit('/').next().and_then(|n| n.strip_suffix(".json")).filter(|id| store_path(id) == path);
         let admitted = || {
             let row = self.view.as_ref().zip(id).and_then(|(v, id)| v.find(id));
             row.is_some_and(|i| self.admitted.binary_search_by_key(&(i as u32), |r| r.row).is_ok())
         };
-        admitted() || self.too_new.iter().any(|p| p == path)
+        admitted() || self.too_new.iter().any(|p| p == path) || crate::continuity::snapshot::is_snapshot_path(path)
     }
 }
 
@@ -370,7 +376,7 @@ fn entry_of(e: &StoreEntry, blob: Blob<'_>) -> Entry {
 
 /// The read model of the store at `tip`: the cache of `reference` (or, for a ref read the first
 /// time, the local store's) brought up to date from the tree difference; else built cold.
-fn view_at(ctx: &Ctx, reference: &str, tip: &str) -> Result<View> {
+fn view_at(ctx: &Ctx, s: &Setup, reference: &str, tip: &str) -> Result<View> {
     let git_err = |source: crate::git::Error| ContinuityError::Store { reference: reference.into(), source };
     let rules = crate::continuity::readmodel::RULES;
     let own = read_cache(ctx, reference, rules);
@@ -398,9 +404,23 @@ fn view_at(ctx: &Ctx, reference: &str, tip: &str) -> Result<View> {
             gone.extend(replaced.iter().map(|p| &**p));
             admit_into(ctx, reference, base, tip, gone, &changes.added, rules)?
         }
-        // No cache, or its tip is gone (pruned after a forced update): admit the whole tree,
-        // each entry folded into its compact form as soon as it is ready.
+        // No cache, or its tip is gone (pruned after a forced update): read a snapshot a device
+        // trusted by name signed, and admit what came after it; else admit the whole tree, each
+        // entry folded into its compact form as soon as it is ready.
         _ => {
+            let scratch = cache_dir(ctx).join("snapshot.bin");
+            let adopted = snapshot::adopt(ctx, s, tip, &scratch);
+            let after = adopted.and_then(|v| Some((ctx.git.store_changes(v.tip(), tip).ok()?, v)));
+            if let Some((changes, base)) = after {
+                let gone: Vec<&str> = changes.removed.iter().map(String::as_str).collect();
+                let replaced: Vec<_> = changes.added.iter().map(|e| e.path()).collect();
+                let mut gone = gone;
+                gone.extend(replaced.iter().map(|p| &**p));
+                let view = admit_into(ctx, reference, base, tip, gone, &changes.added, rules);
+                let _ = std::fs::remove_file(&scratch);
+                return view;
+            }
+            let _ = std::fs::remove_file(&scratch);
             let mut fresh = Fresh::on(None).spilling_in(&cache_dir(ctx));
             ctx.git
                 .store_map(tip, workers(), BLOB_CAP, entry_of, |_, e| {
@@ -474,7 +494,7 @@ pub fn load(ctx: &Ctx, s: &Setup, reference: &str) -> Result<Loaded> {
         ..Default::default()
     };
     let Some(tip) = ctx.git.ref_tip(reference).map_err(git_err)? else { return Ok(out) };
-    let view = view_at(ctx, reference, &tip)?;
+    let view = view_at(ctx, s, reference, &tip)?;
     let own_key = s.own_key();
     let judge = s.judge(own_key.as_deref());
     // Standing is judged once per (signer, repository) on every read, never cached.

@@ -9,6 +9,7 @@ use std::path::PathBuf;
 
 pub mod loaded;
 pub mod plan;
+pub mod snapshot;
 pub mod views;
 
 use super::identity::digest_hex;
@@ -17,6 +18,12 @@ use crate::continuity::local::LocalState;
 use crate::continuity::mesh::{self, Mesh};
 use crate::ctx::Ctx;
 use crate::error::Result;
+
+/// Who writes this machine's store commits, as of now.
+pub fn committer(ctx: &Ctx) -> crate::git::store::Committer {
+    let (name, email) = ctx.git.store_identity();
+    crate::git::store::Committer::new(name, email, ctx.clock.now().timestamp())
+}
 
 /// What a continuity operation refuses or fails on (exit codes and hints: `crate::edge`).
 #[derive(Debug, thiserror::Error)]
@@ -69,6 +76,9 @@ pub enum ContinuityError {
     /// No admitted record has the prefix.
     #[error("no admitted record {0}")]
     NoRecord(String),
+    /// `continuity snapshot` of a store that does not exist yet.
+    #[error("the local continuity store is empty: there is nothing to snapshot")]
+    EmptyStore,
     /// Several do.
     #[error("{prefix} matches {n} records; give more of the id")]
     Ambiguous {
