@@ -35,6 +35,7 @@ impl From<ContinuityError> for Error {
             C::TwoMeshes(_) => (Exit::Refused, Some("keep exactly one with enabled: true".into())),
             C::Pin { .. } | C::Unreadable { .. } | C::Unparsable { .. } | C::Store { .. } => (Exit::Io, None),
             C::ReadModel(_) | C::ReadModelVanished => (Exit::Io, None),
+            C::ReadModelUnreadable => (Exit::Io, Some("check the disk; removing <common-dir>/majordomus/readmodel/ changes no answer".into())),
             C::Shallow => (
                 Exit::Refused,
                 Some("declare cooperation.repository in the mesh declaration under .ai/repo/mesh/".into()),

@@ -289,16 +289,12 @@ impl View {
     /// heap holds them, a window of the file at a time when the view was read from one (the heap
     /// is never held whole), each part checked. `false` when a part is damaged or `f` says so.
     pub fn each_blob(&self, mut f: impl FnMut(usize, &str) -> bool) -> bool {
-        let mut order: Vec<(usize, usize, u32)> = (0..self.head.n)
-            .map(|i| {
-                let row = self.row(i);
-                (row.var_offset(), row.var_len(), i as u32)
-            })
-            .collect();
-        order.sort_unstable();
+        let mut order: Vec<u32> = (0..self.head.n as u32).collect();
+        order.sort_unstable_by_key(|&i| self.row(i as usize).var_offset());
         let mut window = PartWindow::default();
-        for (off, len, i) in order {
-            let Some(part) = window.get(self, off, len) else { return false };
+        for i in order {
+            let row = self.row(i as usize);
+            let Some(part) = window.get(self, row.var_offset(), row.var_len()) else { return false };
             let mut s = Summary::default();
             if Var::of(part).and_then(|mut v| v.fill(&mut s)).is_none() || !f(i as usize, &s.blob) {
                 return false;

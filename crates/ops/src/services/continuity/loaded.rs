@@ -436,24 +436,29 @@ fn view_at(ctx: &Ctx, s: &Setup, reference: &str, tip: &str) -> Result<View> {
 
 /// The view at `tip` merged from `old`, `gone` and `fresh` ([`View::write_merge`]), streamed
 /// into the cache of `reference` and read back from the file written: the rows in memory, the
-/// variable parts left on disk. The cache is an optimisation: when it cannot be written, the
-/// view is built in memory and the answer is the same; it fails only when the parts it is
-/// built from cannot be read back.
+/// variable parts left on disk. `old` is dropped before the new file is read, so the rows of the
+/// two are never held together. The cache is an optimisation: when it cannot be written, the
+/// view is built in memory and the answer is the same; it fails when the parts it is built from
+/// cannot be read, or when the file just written does not read back (the disk is failing).
 fn merged(
     ctx: &Ctx,
     reference: &str,
-    old: Option<&View>,
+    old: Option<View>,
     tip: &str,
     gone: &[&str],
     mut fresh: Fresh,
     rules: &str,
 ) -> Result<View> {
     let written = replace_with_file(&cache_path(ctx, reference), |w| {
-        View::write_merge(old, tip, gone, &mut fresh, rules, w).map_err(|e| Error::from(ContinuityError::ReadModel(e)))
+        View::write_merge(old.as_ref(), tip, gone, &mut fresh, rules, w)
+            .map_err(|e| Error::from(ContinuityError::ReadModel(e)))
     });
-    match written.ok().and_then(|file| View::open_file(file, rules)) {
-        Some(v) => Ok(v),
-        None => View::merge(old, tip, gone, fresh, rules).map_err(|e| ContinuityError::ReadModel(e).into()),
+    match written {
+        Ok(file) => {
+            drop(old);
+            View::open_file(file, rules).ok_or_else(|| ContinuityError::ReadModelUnreadable.into())
+        }
+        Err(_) => View::merge(old.as_ref(), tip, gone, fresh, rules).map_err(|e| ContinuityError::ReadModel(e).into()),
     }
 }
 
@@ -481,7 +486,7 @@ fn admit_into(
             fresh.add(e);
         }
     }
-    merged(ctx, reference, Some(&view), tip, &gone, fresh, rules)
+    merged(ctx, reference, Some(view), tip, &gone, fresh, rules)
 }
 
 /// Reads the store at `reference` through the read model, judging every signer's standing.

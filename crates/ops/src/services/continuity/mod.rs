@@ -119,6 +119,9 @@ pub enum ContinuityError {
     /// A read model that was there is gone.
     #[error("internal: the read model vanished")]
     ReadModelVanished,
+    /// The read model just written does not read back.
+    #[error("read model: the file just written does not read back")]
+    ReadModelUnreadable,
 }
 use crate::store::atomic::{guard, read_opt, replace};
 
