@@ -224,7 +224,7 @@ export -f start_hook checkpoint
 tiny() { # label, then command: the same command on the tiny fixture
   (cd "$WORK/tiny/repo" && median "$RUNS" nothing "$@" && echo "$MEDIAN")
 }
-times() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "-" }'; }
+times() { awk -v a="$1" -v b="$2" 'BEGIN { if (a != "-" && b > 0) printf "%.2f", a / b; else print "-" }'; }
 
 # The read path of a session's start on the git/git-shaped checkout, against git status there
 # (targets: ≤ 1.5× git status, ≤ 64 MiB).
@@ -381,9 +381,14 @@ for n in $CURVE; do
   bytes=$(stat -c %s .git/majordomus/readmodel/refs%majordomus%continuity.bin)
   # A fresh clone's first read with a signed snapshot (issue 45 item 3): this machine trusted by
   # name, one snapshot made, then a cold status reads it (and admits the files after it).
+  # (A binary without `continuity snapshot`, compared by bench/compare-rows.sh, leaves them "-".)
   trust_self
-  s=$(date +%s%N); "$BIN" continuity snapshot >/dev/null; snap=$(ms_since "$s")
-  median "$cold_runs" curve_no_cache "$BIN" continuity status; snap_cold=$MEDIAN; snap_rss=$((RSS / 1024))
+  snap=- snap_cold=- snap_rss=-
+  s=$(date +%s%N)
+  if "$BIN" continuity snapshot >/dev/null 2>&1; then
+    snap=$(ms_since "$s")
+    median "$cold_runs" curve_no_cache "$BIN" continuity status; snap_cold=$MEDIAN; snap_rss=$((RSS / 1024))
+  fi
   curve+=("| $n | $cat | $cold | $(times "$cold" "$cat") | $cold_rss | $st | $st_rss | $plan | $plan_rss | $recs | $recs_rss | $pub | $(( bytes / n )) | $snap | $snap_cold | $(times "$snap_cold" "$cat") | $snap_rss |")
   log "curve $n: cold status $cold ms ($cold_rss MiB; cat-file $cat ms), warm status $st ms ($st_rss MiB), plan $plan ms ($plan_rss MiB), records --json $recs ms ($recs_rss MiB), publish $pub ms, read model $bytes bytes, snapshot $snap ms, cold status with it $snap_cold ms ($snap_rss MiB)"
 done

@@ -12,9 +12,8 @@ use std::path::Path;
 use base64::engine::general_purpose::STANDARD as B64;
 use base64::Engine as _;
 use blake2::{Blake2b512, Digest};
-use curve25519_dalek::edwards::{CompressedEdwardsY, EdwardsBasepointTable, EdwardsPoint};
+use curve25519_dalek::edwards::{CompressedEdwardsY, EdwardsPoint};
 use curve25519_dalek::scalar::Scalar;
-use curve25519_dalek::traits::BasepointTable as _;
 use ed25519_dalek::{Signer, SigningKey};
 use serde::{Deserialize, Serialize};
 use sha2::Sha512;
@@ -450,32 +449,24 @@ fn signer(pk: &str) -> Signed {
 }
 
 /// A signer's Ed25519 key as libsodium's `crypto_sign_verify_detached` (what the stock
-/// `minisign` CLI verifies with) judges it: the key's bytes as written (hashed into each check),
-/// its point negated, and once it has served [`Key::TABLE_AFTER`] checks, a table of that
-/// point's multiples (D32, D42).
+/// `minisign` CLI verifies with) judges it: the key's bytes as written (hashed into each check)
+/// and its point negated (D42, D69).
 ///
 /// A key is refused when its encoding is not canonical or its point has small order (whatever
 /// the signature: under such a key a signature can be forged for some messages). Each check
 /// refuses `s` at or above the group order and an `R` that encodes a small-order point, then is
 /// the cofactorless equation: `k = SHA-512(R ‖ A ‖ message)` reduced, and `[s]B − [k]A`
 /// compressed must be `R`'s exact bytes. That is ed25519-dalek's `verify_strict` with a
-/// canonical key; the point is computed either as ed25519-dalek does (one variable-time double
-/// multiplication) or, with the table, as two fixed-base multiplications (a third cheaper on
-/// this kind of machine); it is the same point either way, so the verdict is too.
+/// canonical key, the point computed as ed25519-dalek computes it (one variable-time double
+/// multiplication, on the AVX-512 IFMA backend where the processor has it). A per-key table of
+/// the point's multiples (D32) is gone: with twenty signers its constant-time lookups cost more
+/// than they saved (D69).
 struct Key {
     bytes: [u8; 32],
     minus_a: EdwardsPoint,
-    checks: std::cell::Cell<u32>,
-    table: std::cell::OnceCell<Box<EdwardsBasepointTable>>,
 }
 
 impl Key {
-    /// Building the table costs about 1 ms and saves about 11 µs a check: a key gets it once the
-    /// checks made without it have cost it what the table does (the ski-rental rule), so a
-    /// signer of few records never pays for one and no signer pays more than twice the least
-    /// it could have.
-    const TABLE_AFTER: u32 = 96;
-
     /// The key of `bytes`, `None` for what libsodium refuses whatever the signature: an
     /// encoding that does not decompress or is not canonical (`y` not below the field's prime,
     /// or the sign of `x = 0`), and a point of small order (the identity, all zeros and the
@@ -485,7 +476,7 @@ impl Key {
         if a.compress().0 != *bytes || a.is_small_order() {
             return None;
         }
-        Some(Key { bytes: *bytes, minus_a: -a, checks: Default::default(), table: Default::default() })
+        Some(Key { bytes: *bytes, minus_a: -a })
     }
 
     /// `[s]B − [k]A` for `signature` (`R ‖ s`) over `message` (given in parts), `None` when
@@ -503,14 +494,7 @@ impl Key {
             h.update(part);
         }
         let k = Scalar::from_bytes_mod_order_wide(&h.finalize().into());
-        let checks = self.checks.get().saturating_add(1);
-        self.checks.set(checks);
-        let table = (checks > Self::TABLE_AFTER)
-            .then(|| self.table.get_or_init(|| Box::new(EdwardsBasepointTable::create(&self.minus_a))));
-        Some(match table {
-            Some(t) => &**t * &k + EdwardsPoint::mul_base(&s),
-            None => EdwardsPoint::vartime_double_scalar_mul_basepoint(&k, &self.minus_a, &s),
-        })
+        Some(EdwardsPoint::vartime_double_scalar_mul_basepoint(&k, &self.minus_a, &s))
     }
 
     /// Whether every signature verifies over its message (a minisign signature's two checks,
@@ -555,21 +539,15 @@ fn unsigned(mut bytes: [u8; 32]) -> [u8; 32] {
 }
 
 /// Whether `signature` (`R ‖ s`) verifies `message` under the raw Ed25519 key `public_key` by
-/// the rules admission applies to each of a record's two signatures ([`Key`]); `tabled` computes
-/// the point with the fixed-base table, as a key that has served many checks does. The raw level
+/// the rules admission applies to each of a record's two signatures ([`Key`]). The raw level
 /// test vectors and the differential fuzz target check (`fuzzing::ed25519`).
 #[doc(hidden)]
-pub fn ed25519_verifies(public_key: &[u8; 32], message: &[u8], signature: &[u8; 64], tabled: bool) -> bool {
-    Key::decompress(public_key).is_some_and(|key| {
-        if tabled {
-            key.checks.set(Key::TABLE_AFTER);
-        }
-        key.verifies([(&[message], signature)])
-    })
+pub fn ed25519_verifies(public_key: &[u8; 32], message: &[u8], signature: &[u8; 64]) -> bool {
+    Key::decompress(public_key).is_some_and(|key| key.verifies([(&[message], signature)]))
 }
 
 /// For hostile-input testing (`crate::fuzzing`): panics unless our Ed25519 check agrees with ed25519-dalek's `verify_strict` under a canonical key (libsodium's
-/// rules, what the stock `minisign` CLI applies), on both ways ours computes its point. The
+/// rules, what the stock `minisign` CLI applies). The
 /// bytes are a seed (32), a mode byte and a message: the seed's key signs the message, then the
 /// mode adds a small-order point to `A` or `R`, forges `s = 0` under a small-order key, adds the
 /// group order to `s`, writes `A` with an unreduced `y` or flips one byte; mode `0xff` takes the
@@ -640,9 +618,7 @@ pub fn assert_libsodium_verdict(data: &[u8]) {
         (pk, sig, message)
     };
     let libsodium = libsodium_verdict(&pk, message, &sig);
-    for tabled in [false, true] {
-        assert_eq!(ed25519_verifies(&pk, message, &sig, tabled), libsodium, "mode {mode}, tabled {tabled}");
-    }
+    assert_eq!(ed25519_verifies(&pk, message, &sig), libsodium, "mode {mode}");
 }
 
 /// The group order `L`, little-endian.
@@ -718,8 +694,7 @@ mod tests {
 
     /// The verdict of minisign-verify (the crate) and ours on the same texts, with the
     /// verdict libsodium gives each Ed25519 check: ed25519-dalek's `verify_strict` under a
-    /// canonical key. Ours is computed as a new key checks it and as a key that has built its
-    /// table.
+    /// canonical key.
     fn verdicts(pk: &[u8; 32], sig: &str, message: &[u8]) -> Verdicts {
         let key_id = [9u8; 8];
         let mut bin = b"Ed".to_vec();
@@ -740,12 +715,9 @@ mod tests {
                 && libsodium_verdict(pk, &Blake2b512::digest(message), &p.signature)
                 && libsodium_verdict(pk, &global, &p.global)
         });
-        let ours = |tabled: bool| {
+        let ours = {
             parsed.as_ref().is_some_and(|(p, tc)| {
                 let Some(key) = Key::decompress(pk) else { return false };
-                if tabled {
-                    key.checks.set(Key::TABLE_AFTER);
-                }
                 let digest = Blake2b512::digest(message);
                 let trusted = tc.trusted_comment().as_bytes();
                 p.key_id == key_id
@@ -753,9 +725,7 @@ mod tests {
                     && key.verifies([(&[&digest[..]], &p.signature), (&[&p.signature[..], trusted], &p.global)])
             })
         };
-        let (plain, tabled) = (ours(false), ours(true));
-        assert_eq!(plain, tabled, "the two ways of computing [s]B - [k]A");
-        Verdicts { crate_verdict, libsodium, ours: plain }
+        Verdicts { crate_verdict, libsodium, ours }
     }
 
     struct Verdicts {
@@ -877,13 +847,10 @@ mod tests {
         bytes
     }
 
-    /// Ours on one raw case, both ways of computing the point, which must agree; `None` when the
-    /// key or signature has the wrong length (a verdict of refusal).
+    /// Ours on one raw case; a key or signature of the wrong length is a verdict of refusal.
     fn raw_verdict(pk: &[u8], message: &[u8], sig: &[u8]) -> bool {
         let (Ok(pk), Ok(sig)) = (<[u8; 32]>::try_from(pk), <[u8; 64]>::try_from(sig)) else { return false };
-        let plain = ed25519_verifies(&pk, message, &sig, false);
-        assert_eq!(plain, ed25519_verifies(&pk, message, &sig, true), "the two ways of computing the point");
-        plain
+        ed25519_verifies(&pk, message, &sig)
     }
 
     #[test]
@@ -933,11 +900,10 @@ mod tests {
 
     proptest::proptest! {
         #![proptest_config(proptest::prelude::ProptestConfig::with_cases(1024))]
-        /// Both ways of computing `[s]B − [k]A` give libsodium's verdict (`verify_strict` under
-        /// a canonical key), on valid signatures and on signatures, keys and messages with one
-        /// byte changed.
+        /// Our check gives libsodium's verdict (`verify_strict` under a canonical key), on valid
+        /// signatures and on signatures, keys and messages with one byte changed.
         #[test]
-        fn the_fixed_base_table_agrees_with_ed25519_dalek(
+        fn our_check_agrees_with_libsodiums_verdict(
             seed in proptest::array::uniform32(proptest::prelude::any::<u8>()),
             message in proptest::collection::vec(proptest::prelude::any::<u8>(), 0..200),
             flip in proptest::option::of((0usize..3, 0usize..200, 1u8..=255)),

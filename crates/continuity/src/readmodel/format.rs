@@ -147,10 +147,23 @@ pub(super) fn parse_others(buf: &[u8]) -> Option<Vec<Other>> {
 
 /// `len` bytes of `file` from `at`, or `None` when it is shorter or cannot be read.
 pub(super) fn read_at(file: &File, at: usize, len: usize) -> Option<Vec<u8>> {
-    use std::os::unix::fs::FileExt;
-    let mut buf = vec![0u8; len];
-    file.read_exact_at(&mut buf, at as u64).ok()?;
+    let mut buf = Vec::new();
+    read_onto(file, at, len, &mut buf)?;
     Some(buf)
+}
+
+/// Appends `len` bytes of `file` from `at` to `buf`, read in place (no second buffer the size of
+/// what is read: the rows of a million records are 72 MB); `None` when the file is shorter or
+/// cannot be read (`buf` is then as it was).
+pub(super) fn read_onto(file: &File, at: usize, len: usize, buf: &mut Vec<u8>) -> Option<()> {
+    use std::os::unix::fs::FileExt;
+    let start = buf.len();
+    buf.resize(start.checked_add(len)?, 0);
+    if file.read_exact_at(&mut buf[start..], at as u64).is_err() {
+        buf.truncate(start);
+        return None;
+    }
+    Some(())
 }
 
 /// How many bytes of BLAKE3 end the file: the checksum of everything but the variable parts

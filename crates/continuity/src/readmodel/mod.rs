@@ -214,7 +214,8 @@ impl View {
             // heap's length and try again.
             let rows_end = Head::rows_end(&bytes, rules).filter(|e| *e <= len);
             let want = rows_end.map_or(len, |e| (e + 10).min(len));
-            bytes.extend(read_at(&file, bytes.len(), want.saturating_sub(bytes.len()))?);
+            let at = bytes.len();
+            read_onto(&file, at, want.saturating_sub(at), &mut bytes)?;
             head = Head::parse(&bytes, rules);
         }
         let head = head?;
