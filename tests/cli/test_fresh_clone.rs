@@ -218,6 +218,11 @@ fn a_snapshot_is_read_only_when_trusted_by_name_under_these_rules_and_exactly_wh
         )]
     );
     assert_eq!(records, baseline);
+    // Of each device only its newest statement is judged: the forger's three ignored ones are
+    // not said again; the stranger's and the revoked device's still are.
+    let ignored: Vec<String> = said(&stderr).into_iter().filter(|l| l.contains("ignored")).collect();
+    assert_eq!(ignored.len(), 2, "{ignored:#?}");
+    assert!(ignored.iter().all(|l| l.contains("stranger") || l.contains("old-laptop")), "{ignored:#?}");
     assert_eq!(a.cj(&["verify"], 0), verified, "verify reads no snapshot");
     // A warm read looks for none.
     let out = a.run(&["--json", "continuity", "records"], "").ok();

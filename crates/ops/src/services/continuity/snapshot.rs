@@ -104,25 +104,32 @@ fn judge(ctx: &Ctx, s: &Setup, tip: &str, statement: &Statement, key: &str) -> s
 
 /// The read model of a snapshot in the store at `tip` that passes every check, written to
 /// `scratch` (a file of the read-model cache's folder, removed by the caller), or `None`; what was
-/// adopted or ignored is said once. Of several that pass the first checks, the newest is read.
+/// adopted or ignored is said once. Of each device only its newest statement is considered (a
+/// store keeps every snapshot ever made); of those that pass the first checks, the newest is read.
 pub fn adopt(ctx: &Ctx, s: &Setup, tip: &str, scratch: &Path) -> Option<View> {
     let files = ctx.git.store_list_under(tip, SNAPSHOTS).ok()?;
     if files.is_empty() {
         return None;
     }
     let blobs: HashMap<String, String> = files.iter().map(|f| (f.path().into_owned(), f.blob())).collect();
-    let mut candidates = Vec::new();
+    let mut read = Vec::new();
     for (path, blob) in blobs.iter().filter(|(p, _)| p.ends_with(".json")) {
-        let read = ctx.git.read_blob(blob, STATEMENT_CAP).map_err(|_| Ignored::Damaged);
-        match read.and_then(|bytes| read_statement(path, &bytes).map_err(Ignored::Unread)) {
-            Ok((statement, key)) => match judge(ctx, s, tip, &statement, &key) {
-                Ok(()) => candidates.push(Candidate { statement, key }),
-                Err(why) => say_ignored(ctx, &statement, &key, &why),
-            },
+        let bytes = ctx.git.read_blob(blob, STATEMENT_CAP).map_err(|_| Ignored::Damaged);
+        match bytes.and_then(|bytes| read_statement(path, &bytes).map_err(Ignored::Unread)) {
+            Ok((statement, key)) => read.push(Candidate { statement, key }),
             Err(why) => ctx.warn(format!("snapshot {path} ignored: {why}")),
         }
     }
-    candidates.sort_by(|a, b| b.statement.created_at.cmp(&a.statement.created_at));
+    read.sort_by(|a, b| b.statement.created_at.cmp(&a.statement.created_at));
+    let mut seen = std::collections::HashSet::new();
+    read.retain(|c| seen.insert(c.statement.device.node.clone()));
+    let mut candidates = Vec::new();
+    for c in read {
+        match judge(ctx, s, tip, &c.statement, &c.key) {
+            Ok(()) => candidates.push(c),
+            Err(why) => say_ignored(ctx, &c.statement, &c.key, &why),
+        }
+    }
     for c in candidates {
         match read_file(ctx, &c.statement, &blobs, scratch) {
             Ok(view) => {
