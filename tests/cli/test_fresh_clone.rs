@@ -267,4 +267,22 @@ fn a_fresh_clone_reads_a_teammates_snapshot_after_a_sync_and_then_what_came_afte
     assert_eq!(ids(&c), ids(&a));
     let status = c.cj(&["status"], 0);
     assert_eq!(status["store"]["records"].as_u64(), Some(3), "{status:#}");
+
+    // A snapshot made on a machine the mesh does not trust by name says so: no clone reads it.
+    let _snap = env.snapshots();
+    let out = c.c(&["snapshot"]).ok().shown();
+    let words: Vec<String> = out
+        .split(' ')
+        .map(|w| if !w.is_empty() && w.bytes().all(|b| b.is_ascii_digit()) { "[N]".to_string() } else { w.to_string() })
+        .collect();
+    insta::assert_snapshot!(words.join(" "), @"
+    snapshot    of store commit [HEX] (3 records, [N] other files)
+    file        [N] bytes in [N] part(s), BLAKE3 [HEX]
+    statement   snapshots/[HEX]/[HEX].json
+    rules       rules/5
+    note        the mesh here does not trust this device by name: a clone reads only a snapshot of a device it does (continuity trust add)
+    next        git majordomus continuity sync
+    --- stderr
+    --- exit 0
+    ");
 }
