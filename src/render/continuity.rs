@@ -541,6 +541,13 @@ pub fn supersede(r: &SupersedeReport) -> String {
 /// `continuity snapshot`.
 pub fn snapshot(r: &SnapshotReport) -> String {
     let mut s = String::new();
+    if !r.written {
+        p(
+            &mut s,
+            "unchanged",
+            "this device's newest snapshot already describes every file of the store: nothing written",
+        );
+    }
     p(
         &mut s,
         "snapshot",

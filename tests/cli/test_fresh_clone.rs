@@ -124,6 +124,13 @@ fn a_snapshot_is_read_only_when_trusted_by_name_under_these_rules_and_exactly_wh
     // A snapshot of this store by this device: the records it holds, trusted by name here.
     let made = a.cj(&["snapshot"], 0);
     assert_eq!((made["records"].as_u64(), made["trusted_by_name"].as_bool()), (Some(2), Some(true)), "{made:#}");
+    assert_eq!(made["written"].as_bool(), Some(true));
+    // Run again with nothing new in the store: that one is said, nothing is written.
+    let again = a.cj(&["snapshot"], 0);
+    assert_eq!(
+        (again["written"].as_bool(), &again["statement"], &again["tip"]),
+        (Some(false), &made["statement"], &made["tip"])
+    );
     let (real, file) = the_snapshot(&a);
     assert_eq!(real.store_commit, made["store_commit"].as_str().unwrap());
     let c1 = real.store_commit.clone();
@@ -270,12 +277,32 @@ fn a_fresh_clone_reads_a_teammates_snapshot_after_a_sync_and_then_what_came_afte
 
     // A snapshot made on a machine the mesh does not trust by name says so: no clone reads it.
     let _snap = env.snapshots();
-    let out = c.c(&["snapshot"]).ok().shown();
-    let words: Vec<String> = out
-        .split(' ')
-        .map(|w| if !w.is_empty() && w.bytes().all(|b| b.is_ascii_digit()) { "[N]".to_string() } else { w.to_string() })
-        .collect();
-    insta::assert_snapshot!(words.join(" "), @"
+    let numbers = |out: String| -> String {
+        let words: Vec<String> =
+            out.split(' ')
+                .map(|w| {
+                    if !w.is_empty() && w.bytes().all(|b| b.is_ascii_digit()) {
+                        "[N]".to_string()
+                    } else {
+                        w.to_string()
+                    }
+                })
+                .collect();
+        words.join(" ")
+    };
+    let first = numbers(c.c(&["snapshot"]).ok().shown());
+    let second = numbers(c.c(&["snapshot"]).ok().shown());
+    insta::assert_snapshot!(second, @"
+    unchanged   this device's newest snapshot already describes every file of the store: nothing written
+    snapshot    of store commit [HEX] (3 records, [N] other files)
+    file        [N] bytes in [N] part(s), BLAKE3 [HEX]
+    statement   snapshots/[HEX]/[HEX].json
+    rules       rules/5
+    note        the mesh here does not trust this device by name: a clone reads only a snapshot of a device it does (continuity trust add)
+    --- stderr
+    --- exit 0
+    ");
+    insta::assert_snapshot!(first, @"
     snapshot    of store commit [HEX] (3 records, [N] other files)
     file        [N] bytes in [N] part(s), BLAKE3 [HEX]
     statement   snapshots/[HEX]/[HEX].json

@@ -13,6 +13,9 @@ use crate::services::continuity::{loaded, snapshot, writer_lock, ContinuityError
 #[derive(Debug, Clone, Serialize)]
 #[cfg_attr(feature = "mcp", derive(schemars::JsonSchema), schemars(deny_unknown_fields))]
 pub struct SnapshotReport {
+    /// Whether a snapshot was written: `false` when this device's newest one already describes
+    /// every file of the store's tip (the fields then describe that one).
+    pub written: bool,
     /// The statement's path in the store.
     pub statement: String,
     /// The store commit the snapshot describes, 40 hex.
@@ -51,6 +54,7 @@ pub fn snapshot(ctx: &Ctx) -> Result<SnapshotReport> {
     let made = snapshot::make(ctx, &s, view)?;
     let st = &made.statement;
     Ok(SnapshotReport {
+        written: made.written,
         statement: made.path.clone(),
         store_commit: st.store_commit.clone(),
         rules: st.rules.clone(),
@@ -61,6 +65,6 @@ pub fn snapshot(ctx: &Ctx) -> Result<SnapshotReport> {
         others: made.others,
         trusted_by_name: snapshot::trusted_by_name(&s, &s.own_key().unwrap_or_default()),
         tip: made.tip,
-        next: vec!["git majordomus continuity sync".into()],
+        next: if made.written { vec!["git majordomus continuity sync".into()] } else { Vec::new() },
     })
 }
