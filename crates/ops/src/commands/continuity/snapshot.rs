@@ -50,8 +50,10 @@ pub fn snapshot(ctx: &Ctx) -> Result<SnapshotReport> {
     }
     let _lock = writer_lock(ctx)?;
     let store = loaded::load(ctx, &s, REF)?;
-    let view = store.read_model().ok_or(ContinuityError::EmptyStore)?;
-    let made = snapshot::make(ctx, &s, view)?;
+    let (Some(view), Some(tip)) = (store.read_model(), store.tip.as_ref()) else {
+        return Err(ContinuityError::EmptyStore.into());
+    };
+    let made = snapshot::make(ctx, &s, view, tip)?;
     let st = &made.statement;
     Ok(SnapshotReport {
         written: made.written,

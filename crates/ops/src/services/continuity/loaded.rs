@@ -25,7 +25,7 @@ use crate::continuity::record::{read_record, store_path, Record};
 use crate::continuity::signing::{self, DeviceKey};
 use crate::ctx::Ctx;
 use crate::error::{Error, Result};
-use crate::git::store::{Blob, StoreEntry};
+use crate::git::store::{Blob, StoreChanges, StoreEntry};
 use crate::oid::{Oid, RecordId};
 use crate::services::continuity::{snapshot, ContinuityError};
 use crate::store::atomic::{replace_with, replace_with_file};
@@ -397,30 +397,22 @@ fn view_at(ctx: &Ctx, s: &Setup, reference: &str, tip: &str) -> Result<View> {
         }
     }
     let changes = base.as_ref().and_then(|v| ctx.git.store_changes(v.tip(), tip).ok());
-    let view = match (base, changes) {
-        (Some(base), Some(changes)) => {
+    let from = match (base, changes) {
+        (Some(base), Some(changes)) => Some((base, changes)),
+        // No cache, or its tip is gone (pruned after a forced update): a snapshot a device
+        // trusted by name signed, when one passes every check.
+        _ => adopted(ctx, s, tip),
+    };
+    let view = match from {
+        Some((base, changes)) => {
             let replaced: Vec<_> = changes.added.iter().map(|e| e.path()).collect();
             let mut gone: Vec<&str> = changes.removed.iter().map(String::as_str).collect();
             gone.extend(replaced.iter().map(|p| &**p));
             admit_into(ctx, reference, base, tip, gone, &changes.added, rules)?
         }
-        // No cache, or its tip is gone (pruned after a forced update): read a snapshot a device
-        // trusted by name signed, and admit what came after it; else admit the whole tree, each
-        // entry folded into its compact form as soon as it is ready.
-        _ => {
-            let scratch = cache_dir(ctx).join("snapshot.bin");
-            let adopted = snapshot::adopt(ctx, s, tip, &scratch);
-            let after = adopted.and_then(|v| Some((ctx.git.store_changes(v.tip(), tip).ok()?, v)));
-            if let Some((changes, base)) = after {
-                let gone: Vec<&str> = changes.removed.iter().map(String::as_str).collect();
-                let replaced: Vec<_> = changes.added.iter().map(|e| e.path()).collect();
-                let mut gone = gone;
-                gone.extend(replaced.iter().map(|p| &**p));
-                let view = admit_into(ctx, reference, base, tip, gone, &changes.added, rules);
-                let _ = std::fs::remove_file(&scratch);
-                return view;
-            }
-            let _ = std::fs::remove_file(&scratch);
+        // Neither: admit the whole tree, each entry folded into its compact form as soon as it
+        // is ready.
+        None => {
             let mut fresh = Fresh::on(None).spilling_in(&cache_dir(ctx));
             ctx.git
                 .store_map(tip, workers(), BLOB_CAP, entry_of, |_, e| {
@@ -432,6 +424,18 @@ fn view_at(ctx: &Ctx, s: &Setup, reference: &str, tip: &str) -> Result<View> {
         }
     };
     Ok(view)
+}
+
+/// A snapshot in the store at `tip` that passes every check ([`snapshot::adopt`]), and the tree
+/// difference from the commit it describes to `tip`.
+fn adopted(ctx: &Ctx, s: &Setup, tip: &str) -> Option<(View, StoreChanges)> {
+    let scratch = cache_dir(ctx).join("snapshot.bin");
+    let view = snapshot::adopt(ctx, s, tip, &scratch);
+    // The view reads its file through the handle it holds: the name can go now.
+    let _ = std::fs::remove_file(&scratch);
+    let view = view?;
+    let changes = ctx.git.store_changes(view.tip(), tip).ok()?;
+    Some((view, changes))
 }
 
 /// The view at `tip` merged from `old`, `gone` and `fresh` ([`View::write_merge`]), streamed

@@ -91,9 +91,7 @@ fn judge(ctx: &Ctx, s: &Setup, tip: &str, statement: &Statement, key: &str) -> s
     if statement.rules != RULES || statement.format != FORMAT {
         return Err(Ignored::OtherRules(format!("{} ({})", statement.rules, statement.format)));
     }
-    let c = &statement.store_commit;
-    let held = matches!(c.len(), 40 | 64)
-        && crate::hex::is_lowercase(c)
+    let held = Oid::parse(&statement.store_commit).is_some()
         && ctx.git.has_commit(&statement.store_commit)
         && ctx.git.commit_is_ancestor(&statement.store_commit, tip).unwrap_or(false);
     if !held {
@@ -114,9 +112,8 @@ pub fn adopt(ctx: &Ctx, s: &Setup, tip: &str, scratch: &Path) -> Option<View> {
     let blobs: HashMap<String, String> = files.iter().map(|f| (f.path().into_owned(), f.blob())).collect();
     let mut read = Vec::new();
     for (path, blob) in blobs.iter().filter(|(p, _)| p.ends_with(".json")) {
-        let bytes = ctx.git.read_blob(blob, STATEMENT_CAP).map_err(|_| Ignored::Damaged);
-        match bytes.and_then(|bytes| read_statement(path, &bytes).map_err(Ignored::Unread)) {
-            Ok((statement, key)) => read.push(Candidate { statement, key }),
+        match statement_at(ctx, path, blob) {
+            Ok(c) => read.push(c),
             Err(why) => ctx.warn(format!("snapshot {path} ignored: {why}")),
         }
     }
@@ -147,6 +144,13 @@ pub fn adopt(ctx: &Ctx, s: &Setup, tip: &str, scratch: &Path) -> Option<View> {
     None
 }
 
+/// The statement kept at `path` in blob `blob`, read and its signature checked.
+fn statement_at(ctx: &Ctx, path: &str, blob: &str) -> std::result::Result<Candidate, Ignored> {
+    let bytes = ctx.git.read_blob(blob, STATEMENT_CAP).map_err(|_| Ignored::Damaged)?;
+    let (statement, key) = read_statement(path, &bytes).map_err(Ignored::Unread)?;
+    Ok(Candidate { statement, key })
+}
+
 fn say_ignored(ctx: &Ctx, st: &Statement, key: &str, why: &Ignored) {
     let commit = st.store_commit.get(..12).unwrap_or(&st.store_commit);
     ctx.warn(format!(
@@ -168,15 +172,14 @@ fn read_file(
     let mut written = 0u64;
     let file = crate::store::atomic::replace_with_file(scratch, |w| {
         for k in 0..st.parts() {
-            let part = blobs.get(&st.part_path(k)).ok_or(Error::Damaged)?;
-            let bytes = ctx.git.read_blob(part, PART).map_err(|_| Error::Damaged)?;
+            let part = blobs.get(&st.part_path(k)).ok_or(Ignored::Damaged)?;
+            let bytes = ctx.git.read_blob(part, PART).map_err(|_| Ignored::Damaged)?;
             hasher.update(&bytes);
             written += bytes.len() as u64;
-            w.write_all(&bytes).map_err(|_| Error::Damaged)?;
+            w.write_all(&bytes).map_err(|_| Ignored::Damaged)?;
         }
-        Ok::<(), Error>(())
-    })
-    .map_err(|_| Ignored::Damaged)?;
+        Ok::<(), Ignored>(())
+    })?;
     if written != st.bytes || hasher.finalize().to_hex().as_str() != st.blake3 {
         return Err(Ignored::Damaged);
     }
@@ -191,15 +194,10 @@ fn read_file(
     Ok(view)
 }
 
-/// Why a part could not be copied (the only failure of the copy: it is said as [`Ignored::Damaged`]).
-#[derive(Debug)]
-enum Error {
-    Damaged,
-}
-
-impl From<crate::store::Error> for Error {
-    fn from(_: crate::store::Error) -> Error {
-        Error::Damaged
+/// A scratch file that cannot be written: the snapshot is not read (said as damaged).
+impl From<crate::store::Error> for Ignored {
+    fn from(_: crate::store::Error) -> Ignored {
+        Ignored::Damaged
     }
 }
 
@@ -223,10 +221,10 @@ pub struct Made {
 /// This device's newest snapshot at `tip` (by `created_at`) whose statement reads, if any.
 fn newest_own(ctx: &Ctx, tip: &str, node: &str) -> Option<(String, Statement)> {
     let files = ctx.git.store_list_under(tip, &format!("{SNAPSHOTS}/{node}")).ok()?;
-    let statements = files.iter().filter(|f| f.path().ends_with(".json")).filter_map(|f| {
-        let path = f.path().into_owned();
-        let bytes = ctx.git.read_blob(&f.blob(), STATEMENT_CAP).ok()?;
-        read_statement(&path, &bytes).ok().map(|(st, _)| (path, st))
+    let statements = files.iter().filter_map(|f| {
+        let path = f.path();
+        let c = path.ends_with(".json").then(|| statement_at(ctx, &path, &f.blob()).ok()).flatten()?;
+        Some((path.into_owned(), c.statement))
     });
     statements.max_by(|a, b| a.1.created_at.cmp(&b.1.created_at))
 }
@@ -236,7 +234,7 @@ fn newest_own(ctx: &Ctx, tip: &str, node: &str) -> Option<(String, Statement)> {
 /// device's newest snapshot, under these rules, already holds every file of the tip (the tip
 /// differs from its commit only in `snapshots/`): a second run writes nothing (a snapshot of a
 /// million records is some 280 MB of history).
-pub fn make(ctx: &Ctx, s: &Setup, view: &View) -> Result<Made> {
+pub fn make(ctx: &Ctx, s: &Setup, view: &View, tip: &Oid) -> Result<Made> {
     let key = signing::load_or_create(&crate::services::continuity::device_path(ctx)?, &ctx.clock.stamp())?;
     let same = |st: &Statement| {
         st.rules == RULES
@@ -248,7 +246,7 @@ pub fn make(ctx: &Ctx, s: &Setup, view: &View) -> Result<Made> {
                 .is_ok_and(|c| c.added.is_empty() && c.removed.is_empty())
     };
     if let Some((path, statement)) = newest_own(ctx, view.tip(), &key.node()).filter(|(_, st)| same(st)) {
-        let tip = Oid::parse(view.tip()).ok_or(ContinuityError::ReadModelVanished)?;
+        let tip = tip.clone();
         return Ok(Made { path, records: view.len(), others: view.others().len(), tip, statement, written: false });
     }
     let mut bytes = Vec::new();
