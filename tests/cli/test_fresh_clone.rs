@@ -297,7 +297,7 @@ fn a_fresh_clone_reads_a_teammates_snapshot_after_a_sync_and_then_what_came_afte
     snapshot    of store commit [HEX] (3 records, [N] other files)
     file        [N] bytes in [N] part(s), BLAKE3 [HEX]
     statement   snapshots/[HEX]/[HEX].json
-    rules       rules/5
+    rules       rules/6
     note        the mesh here does not trust this device by name: a clone reads only a snapshot of a device it does (continuity trust add)
     --- stderr
     --- exit 0
@@ -306,7 +306,7 @@ fn a_fresh_clone_reads_a_teammates_snapshot_after_a_sync_and_then_what_came_afte
     snapshot    of store commit [HEX] (3 records, [N] other files)
     file        [N] bytes in [N] part(s), BLAKE3 [HEX]
     statement   snapshots/[HEX]/[HEX].json
-    rules       rules/5
+    rules       rules/6
     note        the mesh here does not trust this device by name: a clone reads only a snapshot of a device it does (continuity trust add)
     next        git majordomus continuity sync
     --- stderr

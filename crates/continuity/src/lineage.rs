@@ -7,6 +7,7 @@
 use crate::admission::{Code, Severity};
 use crate::model::vocabulary::vocabulary;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::rc::Rc;
 
 use serde::Serialize;
 
@@ -149,7 +150,7 @@ enum LineKey {
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Lineage {
     /// Record ids, sorted and unique; the index is the row.
-    ids: Vec<RawId>,
+    ids: Ids,
     /// Per row: the parent's row, or [`NONE`] (no parent, or a parent the graph lacks).
     parent: Vec<u32>,
     /// Parents the graph does not hold, by row (sorted by row).
@@ -172,6 +173,81 @@ pub struct Lineage {
     /// Rows that carry no handover (a record that only ends its parent): never a head, sorted.
     terminal: Vec<u32>,
 }
+
+/// Sorted unique ids by index: held, or read where they lie ([`IdSource`]).
+pub(crate) trait Sorted {
+    /// How many.
+    fn count(&self) -> usize;
+    /// The `i`-th.
+    fn at(&self, i: usize) -> RawId;
+
+    /// The index of `id` among those from `lo` to `hi`, by binary search.
+    fn search(&self, mut lo: usize, mut hi: usize, id: &RawId) -> Option<usize> {
+        while lo < hi {
+            let mid = (lo + hi) / 2;
+            match self.at(mid).cmp(id) {
+                std::cmp::Ordering::Less => lo = mid + 1,
+                std::cmp::Ordering::Greater => hi = mid,
+                std::cmp::Ordering::Equal => return Some(mid),
+            }
+        }
+        None
+    }
+}
+
+impl Sorted for [RawId] {
+    fn count(&self) -> usize {
+        self.len()
+    }
+    fn at(&self, i: usize) -> RawId {
+        self[i]
+    }
+}
+
+/// Where a graph whose ids are not held reads them (a read model's rows: a million ids are
+/// 32 MB the graph need not copy).
+pub trait IdSource: std::fmt::Debug {
+    /// How many ids.
+    fn count(&self) -> usize;
+    /// The `i`-th id (ascending, unique).
+    fn id(&self, i: usize) -> RawId;
+}
+
+/// A graph's ids: held, or read from their source each time one is needed.
+#[derive(Debug, Clone)]
+enum Ids {
+    Held(Vec<RawId>),
+    Read(Rc<dyn IdSource>),
+}
+
+impl Default for Ids {
+    fn default() -> Ids {
+        Ids::Held(Vec::new())
+    }
+}
+
+impl Sorted for Ids {
+    fn count(&self) -> usize {
+        match self {
+            Ids::Held(ids) => ids.len(),
+            Ids::Read(src) => src.count(),
+        }
+    }
+    fn at(&self, i: usize) -> RawId {
+        match self {
+            Ids::Held(ids) => ids[i],
+            Ids::Read(src) => src.id(i),
+        }
+    }
+}
+
+impl PartialEq for Ids {
+    fn eq(&self, o: &Ids) -> bool {
+        self.count() == o.count() && (0..self.count()).all(|i| self.at(i) == o.at(i))
+    }
+}
+
+impl Eq for Ids {}
 
 /// What a v2 record adds to its row's lineage: the other heads it ends, and whether it carries
 /// no handover (it only ends its parent).
@@ -238,13 +314,34 @@ impl Lineage {
     {
         // Two passes over the rows (reading one is cheap): the ids, then the links, which may
         // name any row; nothing else is held per row.
-        let mut g = Lineage { ids: Vec::with_capacity(n), ..Lineage::default() };
+        let mut ids: Vec<RawId> = Vec::with_capacity(n);
         for row in 0..n {
             let (id, _, _) = rows(row);
-            debug_assert!(g.ids.last().is_none_or(|last| *last < id), "ids must be sorted and unique");
-            g.ids.push(id);
+            debug_assert!(ids.last().is_none_or(|last| *last < id), "ids must be sorted and unique");
+            ids.push(id);
         }
-        g.fan = Fan::of(&g.ids);
+        Lineage::on(Ids::Held(ids), |row| {
+            let (_, line, parent) = rows(row);
+            (line, parent)
+        })
+    }
+
+    /// [`Lineage::from_refs`] over ids read where they lie: `source` gives row `i`'s id, `rows`
+    /// its `line` and `parent`; the graph holds no id.
+    pub fn from_source<'a, F>(source: Rc<dyn IdSource>, rows: F) -> Lineage
+    where
+        F: Fn(usize) -> (Ref<'a>, Ref<'a>),
+    {
+        Lineage::on(Ids::Read(source), rows)
+    }
+
+    /// The graph over `ids`, row `i`'s `line` and `parent` being `rows(i)`.
+    fn on<'a, F>(ids: Ids, rows: F) -> Lineage
+    where
+        F: Fn(usize) -> (Ref<'a>, Ref<'a>),
+    {
+        let n = ids.count();
+        let mut g = Lineage { fan: Fan::of(&ids), ids, ..Lineage::default() };
         g.parent = vec![NONE; n];
         g.continued = vec![false; n];
         // A line is keyed by the row of the record that starts it when the graph holds that
@@ -254,7 +351,7 @@ impl Lineage {
         let mut keys: Vec<LineKey> = Vec::new();
         g.line = Vec::with_capacity(n);
         for row in 0..n {
-            let (_, line, parent) = rows(row);
+            let (line, parent) = rows(row);
             let root = match line {
                 Ref::None => Ok(row),
                 Ref::Row(r) => Ok(r as usize),
@@ -300,7 +397,7 @@ impl Lineage {
             .enumerate()
             .map(|(i, k)| {
                 let name = match k {
-                    LineKey::Row(r) => hex(&g.ids[r as usize]),
+                    LineKey::Row(r) => hex(&g.ids.at(r as usize)),
                     LineKey::Text(s) => s,
                 };
                 (name, i as u32)
@@ -376,17 +473,17 @@ impl Lineage {
 
     /// Record `row`'s id.
     fn id(&self, row: u32) -> RecordId {
-        RecordId::from_raw(&self.ids[row as usize])
+        RecordId::from_raw(&self.ids.at(row as usize))
     }
 
     /// How many records the graph holds.
     pub fn len(&self) -> usize {
-        self.ids.len()
+        self.ids.count()
     }
 
     /// Whether the graph holds no record.
     pub fn is_empty(&self) -> bool {
-        self.ids.is_empty()
+        self.ids.count() == 0
     }
 
     /// Whether the graph holds record `id`.
@@ -396,17 +493,22 @@ impl Lineage {
 
     /// Every record id, sorted.
     pub fn ids(&self) -> impl Iterator<Item = String> + '_ {
-        (0..self.ids.len() as u32).map(|r| self.id(r).into())
+        (0..self.len() as u32).map(|r| self.id(r).into())
     }
 
     /// The ids starting with `prefix` (hex), sorted: found by binary search, not by a scan.
     pub fn ids_with_prefix(&self, prefix: &str) -> Vec<String> {
         let Some(lo) = prefix_bound(prefix) else { return Vec::new() };
-        let start = self.ids.partition_point(|id| *id < lo);
-        (start..self.ids.len())
-            .map(|r| self.id(r as u32).into())
-            .take_while(|id: &String| id.starts_with(prefix))
-            .collect()
+        let (mut start, mut end) = (0, self.len());
+        while start < end {
+            let mid = (start + end) / 2;
+            if self.ids.at(mid) < lo {
+                start = mid + 1;
+            } else {
+                end = mid;
+            }
+        }
+        (start..self.len()).map(|r| self.id(r as u32).into()).take_while(|id: &String| id.starts_with(prefix)).collect()
     }
 
     fn parent_of_row(&self, row: u32) -> Option<String> {
@@ -503,7 +605,7 @@ impl Lineage {
 
     /// The heads: records no admitted record continues, sorted.
     pub fn heads(&self) -> Vec<RecordId> {
-        (0..self.ids.len() as u32).filter(|r| !self.continued[*r as usize]).map(|r| self.id(r)).collect()
+        (0..self.len() as u32).filter(|r| !self.continued[*r as usize]).map(|r| self.id(r)).collect()
     }
 
     /// Every record id, line by line (lines sorted by id, records by id within a line).
@@ -733,11 +835,11 @@ pub(crate) struct Fan {
 
 impl Fan {
     /// The table of sorted `ids`: about one bucket per id (at most 2^24).
-    pub(crate) fn of(ids: &[RawId]) -> Fan {
-        let bits = (usize::BITS - ids.len().leading_zeros()).clamp(1, 24);
+    pub(crate) fn of<S: Sorted + ?Sized>(ids: &S) -> Fan {
+        let bits = (usize::BITS - ids.count().leading_zeros()).clamp(1, 24);
         let mut starts = vec![0u32; (1usize << bits) + 1];
-        for id in ids {
-            starts[bucket(id, bits) + 1] += 1;
+        for i in 0..ids.count() {
+            starts[bucket(&ids.at(i), bits) + 1] += 1;
         }
         for i in 1..starts.len() {
             starts[i] += starts[i - 1];
@@ -746,13 +848,12 @@ impl Fan {
     }
 
     /// The index of `id` in `ids` (the ids the table was built from).
-    pub(crate) fn find(&self, ids: &[RawId], id: &RawId) -> Option<usize> {
+    pub(crate) fn find<S: Sorted + ?Sized>(&self, ids: &S, id: &RawId) -> Option<usize> {
         if self.starts.len() < 2 {
-            return ids.binary_search(id).ok();
+            return ids.search(0, ids.count(), id);
         }
         let b = bucket(id, self.bits);
-        let (lo, hi) = (self.starts[b] as usize, self.starts[b + 1] as usize);
-        ids[lo..hi].binary_search(id).ok().map(|i| lo + i)
+        ids.search(self.starts[b] as usize, self.starts[b + 1] as usize, id)
     }
 }
 
@@ -790,15 +891,15 @@ mod tests {
                     .collect();
                 ids.sort();
                 ids.dedup();
-                let fan = Fan::of(&ids);
+                let fan = Fan::of(ids.as_slice());
                 for (i, id) in ids.iter().enumerate() {
-                    assert_eq!(fan.find(&ids, id), Some(i), "n {n}");
+                    assert_eq!(fan.find(ids.as_slice(), id), Some(i), "n {n}");
                     let mut absent = *id;
                     absent[31] ^= 1;
-                    assert_eq!(fan.find(&ids, &absent), ids.binary_search(&absent).ok(), "n {n}");
+                    assert_eq!(fan.find(ids.as_slice(), &absent), ids.binary_search(&absent).ok(), "n {n}");
                 }
                 for edge in [[0u8; 32], [0xff; 32]] {
-                    assert_eq!(fan.find(&ids, &edge), ids.binary_search(&edge).ok());
+                    assert_eq!(fan.find(ids.as_slice(), &edge), ids.binary_search(&edge).ok());
                 }
             }
         }

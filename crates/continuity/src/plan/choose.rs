@@ -56,7 +56,7 @@ pub(super) fn choose_explicit(input: &PlanInput<'_>, prefix: &str) -> Choice {
             Choice::Settled(Box::new(plan))
         }
         _ => {
-            matches.sort_by(|a, b| display_order((a.id, a.record), (b.id, b.record)));
+            matches.sort_by(|a, b| display_order(a, b));
             let mut plan = ResumePlan::empty(PlanStatus::ChooseRecord);
             plan.candidates = matches.iter().map(|p| input.view(p)).collect();
             Choice::Settled(Box::new(plan))
@@ -67,9 +67,9 @@ pub(super) fn choose_explicit(input: &PlanInput<'_>, prefix: &str) -> Choice {
 pub(super) fn choose_implicit(input: &PlanInput<'_>) -> Choice {
     let offered: Vec<&PlanRecord<'_>> = input.offers.iter().filter_map(|id| input.find(id)).collect();
     let on_branch: Vec<&PlanRecord<'_>> =
-        offered.iter().copied().filter(|p| p.record.source.branch.as_deref() == input.branch).collect();
+        offered.iter().copied().filter(|p| p.summary.branch.as_deref() == input.branch).collect();
     let mut pool = if on_branch.is_empty() { offered } else { on_branch };
-    pool.sort_by(|a, b| display_order((a.id, a.record), (b.id, b.record)));
+    pool.sort_by(|a, b| display_order(a, b));
     pool.dedup_by(|a, b| a.id == b.id);
     match pool.len() {
         1 => Choice::Record(Chosen { id: pool[0].id.to_string(), explicit: false }),

@@ -18,15 +18,15 @@ pub(super) enum Weight {
 /// restores, then [`Judgement::trust`], [`Judgement::lineage`], [`Judgement::activity`],
 /// [`Judgement::source`] and the task's intent, each adding blockers, warnings and actions; the
 /// heaviest blocker sets the status ([`Judgement::into_plan`]).
-pub fn judge(input: &PlanInput<'_>, chosen: &Chosen, facts: &SourceFacts) -> ResumePlan {
-    let Some(p) = input.find(&chosen.id) else {
+pub fn judge(input: &PlanInput<'_>, chosen: &Chosen, p: Option<&PlanRecord<'_>>, facts: &SourceFacts) -> ResumePlan {
+    let Some(p) = p else {
         let mut plan = ResumePlan::empty(PlanStatus::NothingToResume);
         plan.blockers
             .push(Notice::new(PlanCode::RecordUnknown, format!("no admitted record has the id `{}`", chosen.id)));
         plan.actions.push(SYNC_ACTION.into());
         return plan;
     };
-    let r = p.record;
+    let r = p.whole();
     let mut plan = ResumePlan::empty(PlanStatus::Ready);
     plan.record = Some(input.view(p));
     if let Some(trust) = crate::view::withheld(p.trust) {
@@ -164,7 +164,7 @@ impl<'a> Judgement<'a> {
             };
             self.block_unless_named(chosen, Weight::Conflict, notice);
         }
-        if let Some(parent) = p.record.parent.as_deref().filter(|pa| !input.lineage.contains(pa)) {
+        if let Some(parent) = p.whole().parent.as_deref().filter(|pa| !input.lineage.contains(pa)) {
             self.warn(Notice::new(
                 PlanCode::LineageIncomplete,
                 format!("{id12} continues {}, which this store does not hold; a sync may fetch it", short_id(parent)),
@@ -191,7 +191,7 @@ impl<'a> Judgement<'a> {
 
     /// Activity (advisory): another device's episode was still open when it published, recently.
     pub(super) fn activity(&mut self, input: &PlanInput<'_>, p: &PlanRecord<'_>) {
-        let r = p.record;
+        let r = p.whole();
         if r.episode != "open" || p.this_device {
             return;
         }
@@ -361,13 +361,28 @@ impl<'a> Judgement<'a> {
     }
 }
 
-/// The whole plan: [`choose`], then ask `source` about the chosen record, then [`judge`].
-pub fn plan(input: &PlanInput<'_>, source: &dyn Fn(&str, &Record) -> SourceFacts) -> ResumePlan {
+/// The whole plan: [`choose`] (from what the read model keeps), then read the chosen record
+/// whole (`whole`, unless the caller has: the one record a plan reads whole), ask `source`
+/// about it, then [`judge`]. A record `whole` cannot give is judged as one the store lacks.
+pub fn plan(
+    input: &PlanInput<'_>,
+    whole: &dyn Fn(&PlanRecord<'_>) -> Option<Record>,
+    source: &dyn Fn(&str, &Record) -> SourceFacts,
+) -> ResumePlan {
     match choose(input) {
         Choice::Settled(plan) => *plan,
-        Choice::Record(chosen) => match input.find(&chosen.id) {
-            Some(p) => judge(input, &chosen, &source(p.id, p.record)),
-            None => judge(input, &chosen, &SourceFacts { relation: SourceRelation::Unknown, ..SourceFacts::default() }),
-        },
+        Choice::Record(chosen) => {
+            let found = input.find(&chosen.id);
+            let read = found.filter(|p| p.record.is_none()).and_then(whole);
+            match found.map(|p| PlanRecord { record: p.record.or(read.as_ref()), ..*p }) {
+                Some(p) if p.record.is_some() => judge(input, &chosen, Some(&p), &source(p.id, p.whole())),
+                _ => judge(
+                    input,
+                    &chosen,
+                    None,
+                    &SourceFacts { relation: SourceRelation::Unknown, ..SourceFacts::default() },
+                ),
+            }
+        }
     }
 }

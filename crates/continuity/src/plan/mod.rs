@@ -30,7 +30,8 @@ mod offers;
 pub use choose::{choose, Choice, Chosen};
 pub use command::{shell_word, single_quote, start_command};
 pub use judge::{judge, plan};
-pub use offers::{display_order, offer_of, offer_of_summary, resumable, resumable_of, Candidate};
+use offers::display_order;
+pub use offers::{offer_of, offer_of_summary, resumable, resumable_of, Candidate};
 
 /// What a resume restores (docs/REFERENCE.md#plans).
 pub const RESTORES: &[&str] = &["handover", "intent", "issue", "decisions", "next_action", "lineage", "provenance"];
@@ -303,13 +304,17 @@ impl ResumePlan {
     }
 }
 
-/// One admitted record as the plan sees it.
+/// One admitted record as the plan sees it: what the read model keeps of it, which is all a
+/// choice between records reads, and the record whole when the caller has read it (the one
+/// the plan judges is read whole: [`plan`]).
 #[derive(Debug, Clone, Copy)]
 pub struct PlanRecord<'a> {
     /// Its id.
     pub id: &'a str,
-    /// The record.
-    pub record: &'a Record,
+    /// What the read model keeps of it.
+    pub summary: &'a Summary,
+    /// The record, when read.
+    pub record: Option<&'a Record>,
     /// The signer's standing (a `revoked` record is never chosen).
     pub trust: Trust,
     /// Whether this device published it.
@@ -373,6 +378,13 @@ pub struct PlanInput<'a> {
     pub now: DateTime<Utc>,
 }
 
+impl PlanRecord<'_> {
+    /// The record whole: that of the record judged ([`plan`] reads it).
+    fn whole(&self) -> &Record {
+        self.record.expect("the record a plan judges is read whole")
+    }
+}
+
 impl<'a> PlanInput<'a> {
     fn find(&self, id: &str) -> Option<&PlanRecord<'a>> {
         self.records.iter().find(|p| p.id == id && p.trust != Trust::Revoked)
@@ -384,7 +396,7 @@ impl<'a> PlanInput<'a> {
     }
 
     fn view(&self, p: &PlanRecord<'_>) -> RecordView {
-        RecordView::new(p.id, p.record, p.trust, p.this_device, self.now)
+        RecordView::of(p.summary, p.trust, p.this_device, self.now)
     }
 }
 
@@ -510,13 +522,30 @@ mod tests {
             self
         }
 
+        /// The plan, the records given whole or read only when chosen (as `continuity plan`
+        /// does): the same plan either way.
         fn run(&self, f: SourceFacts) -> ResumePlan {
+            let given = self.run_with(f.clone(), false);
+            assert_eq!(self.run_with(f, true), given, "reading only the chosen record whole changes the plan");
+            given
+        }
+
+        fn run_with(&self, f: SourceFacts, unread: bool) -> ResumePlan {
             let lineage = Lineage::new(self.recs.iter().map(|(i, r, _)| (i.as_str(), r)));
+            let summaries: Vec<Summary> = self.recs.iter().map(|(i, r, _)| Summary::of(i, "", "", r)).collect();
             let records: Vec<PlanRecord<'_>> = self
                 .recs
                 .iter()
-                .map(|(i, r, t)| PlanRecord { id: i, record: r, trust: *t, this_device: r.device.node == ME })
+                .zip(&summaries)
+                .map(|((i, r, t), s)| PlanRecord {
+                    id: i,
+                    summary: s,
+                    record: (!unread).then_some(r),
+                    trust: *t,
+                    this_device: r.device.node == ME,
+                })
                 .collect();
+            let whole = |p: &PlanRecord<'_>| self.recs.iter().find(|(i, _, _)| i == p.id).map(|(_, r, _)| r.clone());
             let positions: Vec<&str> = self.position.iter().map(String::as_str).collect();
             let offers = resumable(self.recs.iter().map(|(i, r, _)| (i.as_str(), r)), &lineage, Some(ME), &positions);
             let input = PlanInput {
@@ -531,7 +560,7 @@ mod tests {
                 default_remote: self.default_remote.as_deref(),
                 now: self.now,
             };
-            plan(&input, &|_, _| f.clone())
+            plan(&input, &whole, &|_, _| f.clone())
         }
     }
 
@@ -1122,7 +1151,7 @@ mod tests {
             default_remote: None,
             now: parse_stamp(NOW).unwrap(),
         };
-        let p = judge(&input, &Chosen { id: "abc".into(), explicit: true }, &facts(SourceRelation::Exact));
+        let p = judge(&input, &Chosen { id: "abc".into(), explicit: true }, None, &facts(SourceRelation::Exact));
         assert_eq!((p.status, codes(&p.blockers)), (PlanStatus::NothingToResume, vec!["record_unknown"]));
         assert_eq!(input.remote(), "origin");
         assert!(matches!(choose(&input), Choice::Settled(_)));

@@ -18,6 +18,17 @@ pub struct Candidate<'a> {
 }
 
 impl<'a> Candidate<'a> {
+    /// The candidate of what the read model keeps of a record (its times compared as
+    /// integers, as [`Candidate::of`] reads them).
+    pub fn of_summary(s: &'a Summary) -> Candidate<'a> {
+        Candidate {
+            id: s.id.clone(),
+            node: &s.device.node,
+            published: s.published,
+            published_at: s.published_at.clone(),
+        }
+    }
+
     /// The candidate of a record.
     pub fn of(id: &'a str, r: &'a Record) -> Candidate<'a> {
         Candidate {
@@ -73,8 +84,8 @@ pub fn offer_of_summary(s: &Summary) -> Offer {
 }
 
 /// Display order: newest `published_at` first (unreadable times last), then id.
-pub fn display_order(a: (&str, &Record), b: (&str, &Record)) -> Ordering {
-    candidate_order(&Candidate::of(a.0, a.1), &Candidate::of(b.0, b.1))
+pub(super) fn display_order(a: &PlanRecord<'_>, b: &PlanRecord<'_>) -> Ordering {
+    candidate_order(&Candidate::of_summary(a.summary), &Candidate::of_summary(b.summary))
 }
 
 pub(super) fn candidate_order(a: &Candidate<'_>, b: &Candidate<'_>) -> Ordering {

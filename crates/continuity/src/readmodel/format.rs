@@ -14,7 +14,7 @@ pub fn reseal(bytes: &[u8]) -> Option<Vec<u8>> {
     let mut out = bytes.to_vec();
     let head = Head::parse(&out, rules)?;
     for i in 0..head.n {
-        let row = RowRef::at(&out, head.rows_at + i * ROW);
+        let row = Row::at(&out, head.rows_at + i * ROW);
         let (off, len) = (row.var_offset(), row.var_len());
         let part = head.heap_at + off..(head.heap_at + off + len).checked_sub(PART_SUM)?;
         let sum = part_sum(out.get(part.clone())?);
@@ -66,13 +66,6 @@ impl Head {
         Some(Head { tip, tables, n, rows_at, heap_at: r.pos, heap_len })
     }
 
-    /// Where the rows end, when `buf` holds the header and the tables.
-    pub(super) fn rows_end(buf: &[u8], rules: &str) -> Option<usize> {
-        let (_, _, mut r) = Head::tables(buf, rules)?;
-        let n = usize::try_from(r.num()?).ok()?;
-        r.pos.checked_add(n.checked_mul(ROW)?)
-    }
-
     /// The header line and the string tables, and a reader after them.
     pub(super) fn tables<'a>(buf: &'a [u8], rules: &str) -> Option<(String, [Vec<String>; 3], Reader<'a>)> {
         let nl = buf.iter().position(|&b| b == b'\n')?;
@@ -96,29 +89,30 @@ impl Head {
         Some((tip, tables, r))
     }
 
-    /// The view of this head over `bytes` (which hold at least the rows), its heap where `heap`
-    /// says; `None` unless every row is in order and in bounds.
-    pub(super) fn view(self, bytes: Vec<u8>, heap: Heap, others: Vec<Other>) -> Option<View> {
+    /// The view of this head over `bytes` (which hold at least the rows), its rows and heap
+    /// where `place` says; `None` unless every row is in order and in bounds.
+    pub(super) fn view(self, bytes: Vec<u8>, place: Place, others: Vec<Other>) -> Option<View> {
         let n = self.n;
         if bytes.len() < self.rows_at + n * ROW {
             return None;
         }
-        let v = View { bytes, heap, head: self, others };
+        let v = View { bytes, place, head: self, others };
         for i in 0..n {
-            let r = v.row(i);
-            if i > 0 && v.row(i - 1).id() >= r.id() {
-                return None;
-            }
-            if r.signer() >= v.head.tables[0].len()
-                || r.repository() >= v.head.tables[1].len()
-                || r.device() >= v.head.tables[2].len()
-                || r.var_offset().checked_add(r.var_len())? > v.head.heap_len
-                || [r.parent(), r.line()].iter().any(|&l| l as usize >= n && l < ELSEWHERE)
-            {
+            if (i > 0 && v.row(i - 1).id() >= v.row(i).id()) || !v.head.holds(&v.row(i)) {
                 return None;
             }
         }
         Some(v)
+    }
+
+    /// Whether `row`'s indices, variable part and links are within this file's tables, heap and
+    /// rows (its order is checked by whoever reads the rows in order).
+    pub(super) fn holds(&self, r: &Row) -> bool {
+        r.signer() < self.tables[0].len()
+            && r.repository() < self.tables[1].len()
+            && r.device() < self.tables[2].len()
+            && r.var_offset().checked_add(r.var_len()).is_some_and(|e| e <= self.heap_len)
+            && [r.parent(), r.line()].iter().all(|&l| (l as usize) < self.n || l >= ELSEWHERE)
     }
 }
 

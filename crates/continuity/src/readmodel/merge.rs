@@ -3,6 +3,7 @@
 //! Must not touch: git, trust.
 
 use super::*;
+use std::rc::Rc;
 
 impl View {
     /// The file of this view after `change`, at `tip`: rows of gone paths dropped, added entries
@@ -57,8 +58,8 @@ impl View {
             others.extend(o.others.iter().filter(|x| !gone_paths.contains(x.path.as_str())).cloned());
         }
         // Stable: among equal ids the first added is kept.
-        rows.sort_by(|a, b| a.row.get().id().cmp(b.row.get().id()));
-        rows.dedup_by(|a, b| a.row.get().id() == b.row.get().id());
+        rows.sort_by_key(|a| a.row.id());
+        rows.dedup_by(|a, b| a.row.id() == b.row.id());
         others.sort_by(|a, b| a.path.cmp(&b.path));
         // The merged order, as (old row | fresh row) sources.
         let mut order: Vec<Source> = Vec::with_capacity(old.map_or(0, |o| o.head.n) + rows.len());
@@ -66,11 +67,11 @@ impl View {
         if let Some(o) = old {
             for i in 0..o.head.n {
                 let id = o.row(i).id();
-                while fi < rows.len() && rows[fi].row.get().id() < id {
+                while fi < rows.len() && rows[fi].row.id() < id {
                     order.push(Source::Fresh(fi));
                     fi += 1;
                 }
-                if gone_ids.contains(&id[..]) || (fi < rows.len() && rows[fi].row.get().id() == id) {
+                if gone_ids.contains(&id[..]) || (fi < rows.len() && rows[fi].row.id() == id) {
                     continue;
                 }
                 order.push(Source::Old(i));
@@ -78,33 +79,37 @@ impl View {
         }
         order.extend((fi..rows.len()).map(Source::Fresh));
         let old_view = || old.expect("an old row comes from the old view");
-        let row = |src: &Source| -> RowRef<'_> {
+        let row = |src: &Source| -> Row {
             match *src {
                 Source::Old(i) => old_view().row(i),
-                Source::Fresh(j) => rows[j].row.get(),
+                Source::Fresh(j) => rows[j].row,
             }
         };
         let links = resolve_links(old, &order, &row, &|j| &rows[j].links);
         // The heap: the old parts kept, in their old order (the old file is read forward), then
         // the fresh parts as they came (copied from the spill as they are).
-        let mut olds: Vec<(usize, usize)> = order
+        // (where, which merged row, how long): the old parts in the old file's order.
+        let mut olds: Vec<(u32, u32, u32)> = order
             .iter()
             .enumerate()
             .filter_map(|(k, src)| match *src {
-                Source::Old(i) => Some((old_view().row(i).var_offset(), k)),
+                Source::Old(i) => {
+                    let r = old_view().row(i);
+                    Some((r.var_offset() as u32, k as u32, r.var_len() as u32))
+                }
                 Source::Fresh(_) => None,
             })
             .collect();
         olds.sort_unstable();
         let mut offset = vec![0usize; order.len()];
         let mut old_total = 0usize;
-        for &(_, k) in &olds {
-            offset[k] = old_total;
-            old_total += row(&order[k]).var_len();
+        for &(_, k, len) in &olds {
+            offset[k as usize] = old_total;
+            old_total += len as usize;
         }
         for (k, src) in order.iter().enumerate() {
             if let Source::Fresh(j) = *src {
-                offset[k] = old_total + rows[j].row.get().var_offset();
+                offset[k] = old_total + rows[j].row.var_offset();
             }
         }
         let heap_len = old_total + spill.len();
@@ -129,7 +134,7 @@ impl View {
         summed(out, &w.buf)?;
         for ((src, [parent, line]), at) in order.iter().zip(links).zip(offset) {
             // The row as it came, but where its part now sits and the rows its links now name.
-            let mut r = Row::from(row(src));
+            let mut r = row(src);
             r.set_var_offset(at);
             r.set_parent(parent);
             r.set_line(line);
@@ -140,8 +145,8 @@ impl View {
         summed(out, &w.buf)?;
         if let Some(o) = old {
             let mut window = Window::of(o, WINDOW);
-            for &(at, k) in &olds {
-                out.write_all(window.part(at, row(&order[k]).var_len())?)?;
+            for &(at, _, len) in &olds {
+                out.write_all(window.part(at as usize, len as usize)?)?;
             }
         }
         spill.write_to(out)?;
@@ -181,7 +186,7 @@ impl<'a> Window<'a> {
     /// The `len` bytes at heap offset `at` (offsets only grow from one call to the next).
     pub(super) fn part(&mut self, at: usize, len: usize) -> std::io::Result<&[u8]> {
         let v = self.view;
-        let Heap::OnDisk { file, whole } = &v.heap else { return Ok(&v.heap()[at..at + len]) };
+        let Place::OnDisk { file, whole, .. } = &v.place else { return Ok(&v.heap()[at..at + len]) };
         if let Some(h) = whole.get() {
             return Ok(&h[at..at + len]);
         }
@@ -205,7 +210,7 @@ pub(super) const WINDOW: usize = 1 << 20;
 pub(super) fn resolve_links<'a>(
     old: Option<&View>,
     order: &[Source],
-    row: &impl Fn(&Source) -> RowRef<'a>,
+    row: &impl Fn(&Source) -> Row,
     named: &impl Fn(usize) -> &'a [RawId; 2],
 ) -> Vec<[u32; 2]> {
     let mut new_of_old = vec![NO_LINK; old.map_or(0, |o| o.head.n)];
@@ -216,11 +221,11 @@ pub(super) fn resolve_links<'a>(
     }
     let fresh = order.iter().filter(|s| matches!(s, Source::Fresh(_))).count();
     let ids: Vec<RawId> =
-        if fresh >= order.len() / 8 { order.iter().map(|s| *row(s).id()).collect() } else { Vec::new() };
-    let fan = (!ids.is_empty()).then(|| Fan::of(&ids));
+        if fresh >= order.len() / 8 { order.iter().map(|s| row(s).id()).collect() } else { Vec::new() };
+    let fan = (!ids.is_empty()).then(|| Fan::of(ids.as_slice()));
     let find = |id: &RawId| -> u32 {
         let k = match &fan {
-            Some(f) => f.find(&ids, id),
+            Some(f) => f.find(ids.as_slice(), id),
             None => order.binary_search_by(|s| row(s).id().cmp(id)).ok(),
         };
         k.map_or(ELSEWHERE, |k| k as u32)
@@ -273,29 +278,88 @@ pub(super) fn resolve_links<'a>(
 /// merged), built from the links the files store, with no lookup. A link to a row left out is a
 /// link to its id, which the graph finds if another view brought that id.
 pub fn lineage_over(views: &[&View], n: usize, row: impl Fn(usize) -> (usize, usize)) -> Lineage {
+    let to = graph_rows(views, n, &row);
+    Lineage::from_refs(n, |i| {
+        let (k, r) = row(i);
+        let (line, parent) = links_in(views[k], Some(&to[k]), r);
+        (views[k].raw_id(r), line, parent)
+    })
+    .with_ends(ends_in(views, n, &row))
+}
+
+/// The lineage over `rows` of `view` (ascending: the admitted ones; every row when `None`), as
+/// [`lineage_over`] builds it, but for its ids: read from the view's rows each time one is
+/// needed, never held (a million ids are 32 MB).
+pub fn lineage_in(view: &Rc<View>, rows: Option<Vec<u32>>) -> Lineage {
+    let n = rows.as_ref().map_or(view.len(), Vec::len);
+    let ids = Rc::new(RowIds { view: Rc::clone(view), rows });
+    let views = [&**view];
+    let row = |i: usize| (0, ids.row(i));
+    // Every row in the graph: a row's graph row is itself.
+    let to = ids.rows.is_some().then(|| graph_rows(&views, n, &row).remove(0));
+    Lineage::from_source(ids.clone(), |i| links_in(view, to.as_deref(), ids.row(i))).with_ends(ends_in(&views, n, &row))
+}
+
+/// The ids of some rows of a view (every row when `rows` is `None`), read from the view.
+#[derive(Debug)]
+struct RowIds {
+    view: Rc<View>,
+    rows: Option<Vec<u32>>,
+}
+
+impl RowIds {
+    /// The view's row of the `i`-th id.
+    fn row(&self, i: usize) -> usize {
+        self.rows.as_ref().map_or(i, |r| r[i] as usize)
+    }
+}
+
+impl IdSource for RowIds {
+    fn count(&self) -> usize {
+        self.rows.as_ref().map_or(self.view.len(), Vec::len)
+    }
+    fn id(&self, i: usize) -> RawId {
+        self.view.raw_id(self.row(i))
+    }
+}
+
+/// Per view, the graph's row of each of its rows (or [`NO_LINK`]: not in the graph).
+fn graph_rows(views: &[&View], n: usize, row: &impl Fn(usize) -> (usize, usize)) -> Vec<Vec<u32>> {
     let mut graph_row: Vec<Vec<u32>> = views.iter().map(|v| vec![NO_LINK; v.head.n]).collect();
     for i in 0..n {
         let (k, r) = row(i);
         graph_row[k][r] = i as u32;
     }
-    Lineage::from_refs(n, |i| {
-        let (k, r) = row(i);
-        let (v, to) = (views[k], &graph_row[k]);
-        let (mut line, mut parent) = v.resolved_links(r);
-        for l in [&mut line, &mut parent] {
-            if let Ref::Row(f) = *l {
-                *l = match to[f as usize] {
-                    NO_LINK => Ref::Link(Link::Id(v.raw_id(f as usize))),
-                    g => Ref::Row(g),
-                };
-            }
+    graph_row
+}
+
+/// Row `r`'s `line` and `parent` as the graph takes them: a link to a row of the graph is that
+/// row (`to` gives it; `None`: every row is in the graph, as itself), a link to a row left out
+/// is a link to its id.
+fn links_in<'v>(v: &'v View, to: Option<&[u32]>, r: usize) -> (Ref<'v>, Ref<'v>) {
+    let (mut line, mut parent) = v.resolved_links(r);
+    let Some(to) = to else { return (line, parent) };
+    for l in [&mut line, &mut parent] {
+        if let Ref::Row(f) = *l {
+            *l = match to[f as usize] {
+                NO_LINK => Ref::Link(Link::Id(v.raw_id(f as usize))),
+                g => Ref::Row(g),
+            };
         }
-        (v.raw_id(r), line, parent)
-    })
-    .with_ends((0..n).filter_map(|i| {
+    }
+    (line, parent)
+}
+
+/// What the v2 records among the graph's `n` rows add to it.
+fn ends_in<'v>(
+    views: &'v [&View],
+    n: usize,
+    row: &'v impl Fn(usize) -> (usize, usize),
+) -> impl Iterator<Item = (u32, Ends<'static>)> + 'v {
+    (0..n).filter_map(move |i| {
         let (k, r) = row(i);
         views[k].ends(r).map(|e| (i as u32, e))
-    }))
+    })
 }
 
 /// Where a row of a merged view comes from.

@@ -11,6 +11,7 @@
 
 use crate::admission::{Code, Severity};
 use std::borrow::Cow;
+use std::cell::RefCell;
 use std::collections::{HashMap, HashSet};
 use std::fs::File;
 use std::io::Write;
@@ -20,7 +21,7 @@ use std::sync::{Arc, OnceLock};
 use chrono::DateTime;
 
 use super::admission::{Diagnostic, Intrinsic};
-use super::lineage::{hex, Ends, Fan, Lineage, Link, RawId, Ref};
+use super::lineage::{hex, Ends, Fan, IdSource, Lineage, Link, RawId, Ref};
 use super::record::published_at;
 use super::record::{Device, Record};
 use crate::model::record::section_text;
@@ -36,7 +37,7 @@ mod summary;
 pub use format::reseal;
 use format::*;
 use merge::*;
-pub use merge::{lineage_over, Fresh};
+pub use merge::{lineage_in, lineage_over, Fresh};
 pub use rows::ROW;
 use rows::*;
 pub use summary::{Compact, Entry, Other, OtherKind, Summary};
@@ -49,11 +50,12 @@ pub const FORMAT: &str = "majordomus-readmodel/5";
 /// text) and the file format. A file written under other rules is ignored and rebuilt, so bump
 /// it with any change of the code that decides such a value: `tests/rules.rs` hashes that code
 /// (and the crates it runs) and fails until the version recorded in `rules.lock` is this one.
-pub const RULES: &str = "rules/5";
+pub const RULES: &str = "rules/6";
 
-/// The read model of one store tip, read in place: the rows from memory, the variable parts from
-/// memory when the view was built here, else from the file, one part at a time as records are
-/// shown (a warm read holds the rows, not the heap: about a quarter of the file).
+/// The read model of one store tip, read in place: from memory when the view was built here,
+/// else where the file holds it — the rows a window at a time as a pass reads them forward (one
+/// row when one is looked up), the variable parts one at a time as records are shown. A warm read
+/// of a million records holds neither its 72 MB of rows nor its heap.
 ///
 /// File format (integers little-endian; `varint` is LEB128: 7 bits a byte, low ones first, the
 /// high bit set on every byte but the last; `str` is a varint length then that many bytes of
@@ -103,22 +105,58 @@ pub const RULES: &str = "rules/5";
 /// file of another format line or rules version is ignored; one whose checksums fail is damage.
 #[derive(Debug, Clone)]
 pub struct View {
-    /// The file's bytes from its start: through the rows and the heap's length when read from a
-    /// file, the whole file when built here.
+    /// The file's bytes from its start: the whole file when built here, through the string
+    /// tables when read from a file.
     bytes: Vec<u8>,
-    heap: Heap,
+    place: Place,
     head: Head,
     others: Vec<Other>,
 }
 
-/// Where a view's heap of variable parts is.
+/// Where a view's rows and heap of variable parts are.
 #[derive(Debug, Clone)]
-enum Heap {
+enum Place {
     /// In the view's bytes.
     InBytes,
     /// In the file it was read from (the file stays valid: a cache is replaced by a rename, never
-    /// rewritten in place); read whole the first time a caller borrows from it.
-    OnDisk { file: Arc<File>, whole: Arc<OnceLock<Vec<u8>>> },
+    /// rewritten in place; a row read from it is checked again all the same, [`View::row`]).
+    OnDisk {
+        file: Arc<File>,
+        /// The heap, read whole the first time a caller borrows from it.
+        whole: Arc<OnceLock<Vec<u8>>>,
+        /// The rows a pass is reading.
+        window: RefCell<RowWindow>,
+        /// The first 8 bytes of the id of every [`MARK`]-th row: a lookup reads one block of
+        /// rows, not the 20 of a binary search over the file.
+        marks: Arc<Vec<u64>>,
+    },
+}
+
+/// Rows read from a view's file, from row `first` ([`View::row`]), and the row read last.
+#[derive(Debug, Clone)]
+struct RowWindow {
+    first: usize,
+    buf: Vec<u8>,
+    /// `usize::MAX` before any.
+    last: usize,
+}
+
+impl Default for RowWindow {
+    fn default() -> RowWindow {
+        RowWindow { first: 0, buf: Vec::new(), last: usize::MAX }
+    }
+}
+
+/// How many rows a forward pass reads at a time (288 KiB).
+const ROWS_AT_ONCE: usize = 4096;
+
+/// Every how many rows an id is marked ([`Place::OnDisk`]'s `marks`): 125 KiB of marks at a
+/// million records, a lookup reading one block of 4.5 KiB.
+const MARK: usize = 64;
+
+/// The first 8 bytes of an id, big-endian: its order among marks.
+fn mark_of(id: &RawId) -> u64 {
+    u64::from_be_bytes(id[..8].try_into().expect("an id is 32 bytes"))
 }
 
 /// A window of a view's heap, read a [`WINDOW`] at a time from its file ([`View::each_blob`]).
@@ -132,7 +170,7 @@ impl PartWindow {
     /// The `len` bytes of the heap at `off`: from memory, or from the window, read again from the
     /// file when they are not all in it.
     fn get<'v>(&'v mut self, view: &'v View, off: usize, len: usize) -> Option<&'v [u8]> {
-        let Heap::OnDisk { file, whole } = &view.heap else { return view.heap().get(off..off.checked_add(len)?) };
+        let Place::OnDisk { file, whole, .. } = &view.place else { return view.heap().get(off..off.checked_add(len)?) };
         if let Some(heap) = whole.get() {
             return heap.get(off..off.checked_add(len)?);
         }
@@ -152,8 +190,7 @@ impl PartialEq for View {
             && self.head.tables == o.head.tables
             && self.head.n == o.head.n
             && self.others == o.others
-            && self.bytes[self.head.rows_at..self.head.rows_at + self.head.n * ROW]
-                == o.bytes[o.head.rows_at..o.head.rows_at + o.head.n * ROW]
+            && (0..self.head.n).all(|i| self.row(i) == o.row(i))
             && self.heap() == o.heap()
     }
 }
@@ -187,7 +224,7 @@ impl View {
             return None;
         }
         let others = parse_others(tail)?;
-        let v = head.view(bytes, Heap::InBytes, others)?;
+        let v = head.view(bytes, Place::InBytes, others)?;
         (0..v.head.n).try_for_each(|i| v.var(i)?.check())?;
         Some(v)
     }
@@ -200,7 +237,9 @@ impl View {
         View::open_file(File::open(path).ok()?, rules)
     }
 
-    /// [`View::open`] on an open file (one just written, before it is renamed into place).
+    /// [`View::open`] on an open file (one just written, before it is renamed into place): its
+    /// head and trailing list read, its rows read forward once (checked and summed, every
+    /// [`MARK`]-th id kept), none of them held.
     pub fn open_file(file: File, rules: &str) -> Option<View> {
         let len = usize::try_from(file.metadata().ok()?.len()).ok()?;
         let mut bytes = read_at(&file, 0, len.min(1 << 16))?;
@@ -208,27 +247,67 @@ impl View {
         if !header.starts_with(format!("{FORMAT} {rules} ").as_bytes()) {
             return None;
         }
-        let mut head = Head::parse(&bytes, rules);
-        if head.is_none() && bytes.len() < len {
-            // The tables are larger than the first read (or the rows end past it): read up to the
-            // heap's length and try again.
-            let rows_end = Head::rows_end(&bytes, rules).filter(|e| *e <= len);
-            let want = rows_end.map_or(len, |e| (e + 10).min(len));
+        // The header and the string tables, read further while they are longer than what is read.
+        let (tip, tables, n, rows_at) = loop {
+            if let Some((tip, tables, mut r)) = Head::tables(&bytes, rules) {
+                let n = usize::try_from(r.num()?).ok()?;
+                break (tip, tables, n, r.pos);
+            }
+            if bytes.len() >= len {
+                return None;
+            }
             let at = bytes.len();
-            read_onto(&file, at, want.saturating_sub(at), &mut bytes)?;
-            head = Head::parse(&bytes, rules);
+            read_onto(&file, at, at.min(len - at), &mut bytes)?;
+        };
+        bytes.truncate(rows_at);
+        let rows_end = n.checked_mul(ROW)?.checked_add(rows_at).filter(|e| *e < len)?;
+        let len_bytes = read_at(&file, rows_end, 10.min(len - rows_end))?;
+        let mut r = Reader { buf: &len_bytes, pos: 0 };
+        let heap_len = usize::try_from(r.num()?).ok()?;
+        let len_bytes = &len_bytes[..r.pos];
+        let heap_at = rows_end + len_bytes.len();
+        let head = Head { tip, tables, n, rows_at, heap_at, heap_len };
+        if !head.tables[2].iter().all(|d| d.contains('\n')) {
+            return None;
         }
-        let head = head?;
-        let end = head.heap_at.checked_add(head.heap_len).filter(|e| *e + FILE_SUM <= len)?;
+        let end = heap_at.checked_add(heap_len).filter(|e| *e + FILE_SUM <= len)?;
         let tail = read_at(&file, end, len - end)?;
         let (tail, sum) = tail.split_at(tail.len() - FILE_SUM);
-        bytes.truncate(head.heap_at);
-        if file_sum(&bytes, tail) != *sum {
+        let mut hash = blake3::Hasher::new();
+        hash.update(&bytes);
+        let mut marks = Vec::with_capacity(n / MARK + 1);
+        let mut buf = Vec::new();
+        let mut last: Option<RawId> = None;
+        for first in (0..n).step_by(ROWS_AT_ONCE) {
+            let count = ROWS_AT_ONCE.min(n - first);
+            buf.clear();
+            read_onto(&file, rows_at + first * ROW, count * ROW, &mut buf)?;
+            hash.update(&buf);
+            for (k, row) in buf.chunks_exact(ROW).enumerate() {
+                let row = Row::at(row, 0);
+                let id = row.id();
+                if last.is_some_and(|l| l >= id) || !head.holds(&row) {
+                    return None;
+                }
+                if (first + k) % MARK == 0 {
+                    marks.push(mark_of(&id));
+                }
+                last = Some(id);
+            }
+        }
+        hash.update(len_bytes);
+        hash.update(tail);
+        if hash.finalize().as_bytes()[..FILE_SUM] != *sum {
             return None;
         }
         let others = parse_others(tail)?;
-        let heap = Heap::OnDisk { file: Arc::new(file), whole: Arc::new(OnceLock::new()) };
-        head.view(bytes, heap, others)
+        let place = Place::OnDisk {
+            file: Arc::new(file),
+            whole: Arc::new(OnceLock::new()),
+            window: RefCell::default(),
+            marks: Arc::new(marks),
+        };
+        Some(View { bytes, place, head, others })
     }
 
     /// The store tip this view describes.
@@ -238,9 +317,9 @@ impl View {
 
     /// The file's bytes (read whole from the file when the view was read from one).
     pub fn bytes(&self) -> Cow<'_, [u8]> {
-        match &self.heap {
-            Heap::InBytes => Cow::Borrowed(&self.bytes),
-            Heap::OnDisk { .. } => {
+        match &self.place {
+            Place::InBytes => Cow::Borrowed(&self.bytes),
+            Place::OnDisk { .. } => {
                 let mut buf = Vec::new();
                 self.write_to(&mut buf).map_or(Cow::Owned(Vec::new()), |()| Cow::Owned(buf))
             }
@@ -250,7 +329,7 @@ impl View {
     /// Writes the file's bytes to `out` (from the file, a window at a time, when the view was
     /// read from one).
     pub fn write_to(&self, out: &mut dyn Write) -> std::io::Result<()> {
-        let Heap::OnDisk { file, .. } = &self.heap else { return out.write_all(&self.bytes) };
+        let Place::OnDisk { file, .. } = &self.place else { return out.write_all(&self.bytes) };
         let len = file.metadata()?.len() as usize;
         let mut buf = vec![0u8; WINDOW];
         let mut at = 0;
@@ -265,9 +344,9 @@ impl View {
 
     /// The heap of variable parts, read whole from the file the first time.
     fn heap(&self) -> &[u8] {
-        match &self.heap {
-            Heap::InBytes => &self.bytes[self.head.heap_at..self.head.heap_at + self.head.heap_len],
-            Heap::OnDisk { file, whole } => {
+        match &self.place {
+            Place::InBytes => &self.bytes[self.head.heap_at..self.head.heap_at + self.head.heap_len],
+            Place::OnDisk { file, whole, .. } => {
                 whole.get_or_init(|| read_at(file, self.head.heap_at, self.head.heap_len).unwrap_or_default())
             }
         }
@@ -278,8 +357,8 @@ impl View {
     fn var_bytes(&self, i: usize) -> Cow<'_, [u8]> {
         let row = self.row(i);
         let (off, len) = (row.var_offset(), row.var_len());
-        match &self.heap {
-            Heap::OnDisk { file, whole } if whole.get().is_none() => {
+        match &self.place {
+            Place::OnDisk { file, whole, .. } if whole.get().is_none() => {
                 Cow::Owned(read_at(file, self.head.heap_at + off, len).unwrap_or_default())
             }
             _ => Cow::Borrowed(self.heap().get(off..off + len).unwrap_or_default()),
@@ -319,9 +398,52 @@ impl View {
         &self.others
     }
 
+    /// Row `i`: from memory, or from the file — from the window of rows a forward pass is
+    /// reading (read again from `i` when `i` is not in it and follows the row read last by less
+    /// than a window: a pass, from its second row), else alone (a lookup leaves the pass's
+    /// window as it was). A row read from the file is checked as when
+    /// the file was opened: one that fails (the file was changed in place behind this program)
+    /// is read as [`Row::damaged`], whose variable part no read accepts.
     #[inline]
-    fn row(&self, i: usize) -> RowRef<'_> {
-        RowRef::at(&self.bytes, self.head.rows_at + i * ROW)
+    fn row(&self, i: usize) -> Row {
+        match &self.place {
+            Place::OnDisk { file, window, .. } => self.row_from(file, window, i),
+            Place::InBytes => Row::at(&self.bytes, self.head.rows_at + i * ROW),
+        }
+    }
+
+    fn row_from(&self, file: &File, window: &RefCell<RowWindow>, i: usize) -> Row {
+        let at = |i: usize| self.head.rows_at + i * ROW;
+        let mut w = window.borrow_mut();
+        let (held, last) = (w.buf.len() / ROW, std::mem::replace(&mut w.last, i));
+        if (w.first..w.first + held).contains(&i) {
+            return self.checked(Row::at(&w.buf, (i - w.first) * ROW));
+        }
+        // `last` + 1 ..= `last` + ROWS_AT_ONCE (the first row of all, before any, included).
+        if i.wrapping_sub(last).wrapping_sub(1) < ROWS_AT_ONCE && i < self.head.n {
+            let count = ROWS_AT_ONCE.min(self.head.n - i);
+            w.buf.clear();
+            w.first = i;
+            return match read_onto(file, at(i), count * ROW, &mut w.buf) {
+                Some(()) => self.checked(Row::at(&w.buf, 0)),
+                None => Row::damaged(),
+            };
+        }
+        drop(w);
+        let mut one = [0u8; ROW];
+        match std::os::unix::fs::FileExt::read_exact_at(file, &mut one, at(i) as u64) {
+            Ok(()) => self.checked(Row::at(&one, 0)),
+            Err(_) => Row::damaged(),
+        }
+    }
+
+    /// `row`, or [`Row::damaged`] when it fails the bounds the file was opened with.
+    fn checked(&self, row: Row) -> Row {
+        if self.head.holds(&row) {
+            row
+        } else {
+            Row::damaged()
+        }
     }
 
     fn var(&self, i: usize) -> Option<Var<'_>> {
@@ -332,7 +454,7 @@ impl View {
 
     /// Record `i`'s id.
     pub fn id(&self, i: usize) -> RecordId {
-        RecordId::from_raw(self.row(i).id())
+        RecordId::from_raw(&self.row(i).id())
     }
 
     /// The row of record `id` (64 hex).
@@ -343,6 +465,22 @@ impl View {
     /// The row of the record whose id is `raw`.
     pub fn find_raw(&self, raw: &RawId) -> Option<usize> {
         let (mut lo, mut hi) = (0, self.head.n);
+        if let Place::OnDisk { file, marks, .. } = &self.place {
+            // The rows from the block before the first mark not below the id's to the last block
+            // whose mark is not above it: read at once when they are a few blocks (as they are
+            // but for ids made to share their first 8 bytes), else searched row by row.
+            let key = mark_of(raw);
+            lo = marks.partition_point(|m| *m < key).saturating_sub(1) * MARK;
+            hi = (marks.partition_point(|m| *m <= key) * MARK).min(self.head.n);
+            if hi <= lo {
+                return None;
+            }
+            if hi - lo <= 4 * MARK {
+                let rows = read_at(file, self.head.rows_at + lo * ROW, (hi - lo) * ROW)?;
+                let found = rows.chunks_exact(ROW).position(|r| Row::at(r, 0).id() == *raw)?;
+                return Some(lo + found);
+            }
+        }
         while lo < hi {
             let mid = (lo + hi) / 2;
             match self.row(mid).id().cmp(raw) {
@@ -392,7 +530,7 @@ impl View {
 
     /// Record `i`'s raw id.
     pub fn raw_id(&self, i: usize) -> RawId {
-        *self.row(i).id()
+        self.row(i).id()
     }
 
     /// Record `i`'s `line` and `parent`, read in place (what the lineage is built from).
@@ -600,8 +738,8 @@ mod tests {
         row.set_line(line);
         let flags = 0xa1a2_a3a4;
         row.set_flags(flags);
-        let r = row.get();
-        assert_eq!(r.id(), &id);
+        let r = row;
+        assert_eq!(r.id(), id);
         assert_eq!(r.published(), Some(published));
         assert_eq!((r.signer(), r.repository(), r.device()), (signer, repository, device));
         assert_eq!((r.var_offset(), r.var_len()), (var_offset, var_len));
@@ -624,7 +762,7 @@ mod tests {
         assert_eq!(&row.bytes()[..], &want[..]);
         // An unreadable published time is stored as `i64::MIN` and read as none.
         row.set_published(None);
-        assert_eq!(row.get().published(), None);
+        assert_eq!(row.published(), None);
         assert_eq!(row.bytes()[field::PUBLISHED..field::SIGNER], i64::MIN.to_le_bytes());
     }
 
@@ -645,7 +783,7 @@ mod tests {
         let rows = |v: &View| {
             (0..v.len())
                 .map(|i| {
-                    let mut r = Row::from(v.row(i));
+                    let mut r = v.row(i);
                     r.set_var_offset(0);
                     r
                 })
@@ -797,7 +935,7 @@ mod tests {
         let v = build("r1");
         std::fs::write(&path, v.bytes()).unwrap();
         let opened = View::open(&path, "r1").unwrap();
-        let heap_read = |v: &View| matches!(&v.heap, Heap::OnDisk { whole, .. } if whole.get().is_some());
+        let heap_read = |v: &View| matches!(&v.place, Place::OnDisk { whole, .. } if whole.get().is_some());
         assert_eq!(opened.summary(1).unwrap(), summary('f', Some('a')));
         assert_eq!(opened.links(1), v.links(1));
         assert_eq!(opened.lineage_of(2, |i| i), v.lineage_of(2, |i| i));
@@ -835,6 +973,88 @@ mod tests {
         assert_eq!(View::open(&path, "r1"), None);
     }
 
+    /// Views of `n` records whose ids spread over the id space, 300 of them sharing their first
+    /// 8 bytes (so a lookup's block range is long): parsed in memory, and opened from `path`.
+    fn many(n: usize, path: &Path) -> (View, View) {
+        let added = (0..n)
+            .map(|k| {
+                let mut s = summary('b', if k % 5 == 0 { None } else { Some('a') });
+                let spread = (k as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+                s.id = if k < 300 { format!("{:016x}{k:048x}", 7) } else { format!("{spread:016x}{k:048x}") };
+                s.key = format!("{:064x}", k % 3);
+                Entry::record(&s)
+            })
+            .collect();
+        let v = View::empty(&"0".repeat(40), "r").updated(&"1".repeat(40), Change { gone: vec![], added }, "r");
+        std::fs::write(path, v.bytes()).unwrap();
+        (v, View::open(path, "r").unwrap())
+    }
+
+    /// A view opened from its file holds none of its rows: each is read where it lies — a
+    /// forward pass a window at a time, a lookup alone — and is what the file parsed in memory
+    /// holds, whatever the order of the reads; every id is found, no absent one is.
+    #[test]
+    fn rows_are_read_where_they_lie_in_any_order() {
+        let dir = tempfile::tempdir().unwrap();
+        let n = 3 * ROWS_AT_ONCE + 17;
+        let (parsed, opened) = many(n, &dir.path().join("model.bin"));
+        assert_eq!((opened.len(), opened.bytes.len()), (n, opened.head.rows_at), "no row is held");
+        let window = |v: &View| match &v.place {
+            Place::OnDisk { window, .. } => window.borrow().buf.len(),
+            Place::InBytes => unreachable!("opened from a file"),
+        };
+        let same = |i: usize| {
+            assert_eq!(opened.row(i), parsed.row(i), "row {i}");
+            assert!(window(&opened) <= ROWS_AT_ONCE * ROW);
+        };
+        (0..n).for_each(same);
+        (0..n).rev().for_each(same);
+        (0..n).step_by(ROWS_AT_ONCE + 5).for_each(same);
+        (0..n).for_each(same);
+        (0..n).map(|i| (i * 7919) % n).for_each(same);
+        for i in 0..n {
+            let id = parsed.raw_id(i);
+            assert_eq!(opened.find_raw(&id), Some(i));
+            let mut absent = id;
+            absent[31] ^= 1;
+            assert_eq!(opened.find_raw(&absent), parsed.find_raw(&absent), "row {i}");
+        }
+        assert_eq!(opened.find_raw(&[0; 32]), None);
+        assert_eq!(opened.find_raw(&[0xff; 32]), None);
+        assert_eq!(opened, parsed);
+        let ids = std::rc::Rc::new(opened);
+        let some: Vec<u32> = (0..n as u32).filter(|i| i % 3 != 0).collect();
+        for rows in [None, Some(some.clone())] {
+            let held = match &rows {
+                None => parsed.lineage_of(n, |i| i),
+                Some(r) => parsed.lineage_of(r.len(), |i| r[i] as usize),
+            };
+            assert_eq!(lineage_in(&ids, rows), held, "the graph over ids read in place is the one over held ids");
+        }
+    }
+
+    /// A file changed in place after it was opened (never by this program: a cache is replaced
+    /// by a rename) reads as damage: a row out of the bounds it was opened with is read as
+    /// [`Row::damaged`], whose part no read accepts (and whose fields index the tables): no
+    /// read of a row, a summary or a lookup panics.
+    #[test]
+    fn a_file_changed_in_place_after_it_was_opened_reads_as_damage() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("model.bin");
+        let (_, opened) = many(2 * ROWS_AT_ONCE, &path);
+        let file = std::fs::OpenOptions::new().write(true).open(&path).unwrap();
+        let rows_at = opened.head.rows_at as u64;
+        std::os::unix::fs::FileExt::write_all_at(&file, &vec![0xff; 3 * ROW], rows_at).unwrap();
+        assert_eq!(opened.row(1), Row::damaged());
+        assert_eq!(opened.summary(1), None);
+        assert_eq!(opened.standing_key(2), (0, 0));
+        assert_eq!(opened.device(2), (&"d".repeat(32)[..], "laptop"));
+        let n = opened.len();
+        file.set_len(rows_at + 10).unwrap();
+        assert_eq!(opened.row(n - 1), Row::damaged(), "a row past the file's end");
+        assert_eq!(opened.find(&"7".repeat(64)), None);
+    }
+
     #[test]
     fn an_old_heap_is_copied_forward_a_window_at_a_time() {
         let dir = tempfile::tempdir().unwrap();
@@ -858,7 +1078,7 @@ mod tests {
         // An update from the file, without its heap in memory, writes what one from memory does.
         let change = || Change { gone: vec!["records/zz"], added: vec![Entry::record(&summary('e', Some('a')))] };
         assert_eq!(opened.update(&"2".repeat(40), change(), "r"), v.update(&"2".repeat(40), change(), "r"));
-        assert!(matches!(&opened.heap, Heap::OnDisk { whole, .. } if whole.get().is_none()));
+        assert!(matches!(&opened.place, Place::OnDisk { whole, .. } if whole.get().is_none()));
     }
 
     /// One step of [`the_stored_links_give_the_lineage_of_the_links_after_any_updates`]:
@@ -918,7 +1138,7 @@ mod tests {
                 // As the store's updates give them: one entry per path, the last one counting.
                 entries.reverse();
                 let mut seen = HashSet::new();
-                entries.retain(|e| matches!(e, Entry::Record(c) if seen.insert(*c.row.get().id())));
+                entries.retain(|e| matches!(e, Entry::Record(c) if seen.insert(c.row.id())));
                 let gone: Vec<&str> = paths.iter().map(String::as_str).collect();
                 let tip = format!("{:040x}", k + 1);
                 // Each update starts from the file the last one wrote, as a command does, its

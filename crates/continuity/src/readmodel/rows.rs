@@ -8,8 +8,7 @@ use super::*;
 pub const ROW: usize = 72;
 
 /// Where each field of a row starts ([`View`]'s file format), its size being its accessor's
-/// type: the one place a row's byte offsets are written ([`RowRef`] reads them, [`Row`] writes
-/// them).
+/// type: the one place a row's byte offsets are written ([`Row`] reads and writes them).
 pub(super) mod field {
     pub(in crate::readmodel) const ID: usize = 0;
     pub(in crate::readmodel) const PUBLISHED: usize = 32;
@@ -23,97 +22,15 @@ pub(super) mod field {
     pub(in crate::readmodel) const FLAGS: usize = 68;
 }
 
-/// One row read in place, a named accessor per field: each reads a fixed array at a constant
-/// offset, so once inlined it costs what a literal offset did, and allocates nothing.
-#[derive(Clone, Copy)]
-pub(super) struct RowRef<'a>(pub(super) &'a [u8; ROW]);
-
-impl<'a> RowRef<'a> {
-    /// The row that starts at byte `at` of `bytes`.
-    #[inline]
-    pub(super) fn at(bytes: &'a [u8], at: usize) -> RowRef<'a> {
-        RowRef(bytes[at..at + ROW].try_into().expect("a row's range is ROW bytes"))
-    }
-
-    #[inline]
-    pub(super) fn array<const N: usize>(self, at: usize) -> &'a [u8; N] {
-        self.0[at..at + N].try_into().expect("a field lies within its row")
-    }
-
-    #[inline]
-    pub(super) fn u32_at(self, at: usize) -> u32 {
-        u32::from_le_bytes(*self.array(at))
-    }
-
-    /// The record's raw id.
-    #[inline]
-    pub(super) fn id(self) -> &'a RawId {
-        self.array(field::ID)
-    }
-
-    /// Its published time, Unix seconds (`None` when it was unreadable).
-    #[inline]
-    pub(super) fn published(self) -> Option<i64> {
-        Some(i64::from_le_bytes(*self.array(field::PUBLISHED))).filter(|t| *t != i64::MIN)
-    }
-
-    /// Its signer: an index of the key table.
-    #[inline]
-    pub(super) fn signer(self) -> usize {
-        self.u32_at(field::SIGNER) as usize
-    }
-
-    /// Its repository: an index of the repository table.
-    #[inline]
-    pub(super) fn repository(self) -> usize {
-        self.u32_at(field::REPOSITORY) as usize
-    }
-
-    /// Its device: an index of the device table.
-    #[inline]
-    pub(super) fn device(self) -> usize {
-        self.u32_at(field::DEVICE) as usize
-    }
-
-    /// Where its variable part starts in the heap.
-    #[inline]
-    pub(super) fn var_offset(self) -> usize {
-        self.u32_at(field::VAR_OFFSET) as usize
-    }
-
-    /// How long its variable part is.
-    #[inline]
-    pub(super) fn var_len(self) -> usize {
-        self.u32_at(field::VAR_LEN) as usize
-    }
-
-    /// The row of its `parent` ([`NO_LINK`], [`ELSEWHERE`], or in a fresh row [`NAMED`]).
-    #[inline]
-    pub(super) fn parent(self) -> u32 {
-        self.u32_at(field::PARENT)
-    }
-
-    /// The row of the record that starts its `line` (the same marks as [`RowRef::parent`]).
-    #[inline]
-    pub(super) fn line(self) -> u32 {
-        self.u32_at(field::LINE)
-    }
-
-    /// Its flags ([`ENDS`]).
-    #[inline]
-    pub(super) fn flags(self) -> u32 {
-        self.u32_at(field::FLAGS)
-    }
-}
-
 /// A row flag: the record ends other heads or carries no handover (a v2 record); its variable
 /// part says which ([`View::ends`]).
 pub(super) const ENDS: u32 = 1;
 
-/// A row being written, a named setter per field ([`RowRef`] reads it back). Indices, offsets
+/// One row of a read-model file: read a field at a time (the getters), or written a named
+/// setter per field. Indices, offsets
 /// and lengths are cut to `u32` unchecked: [`View::write_merge`] refuses a heap past 4 GiB, and
 /// no table comes near that.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) struct Row([u8; ROW]);
 
 impl Default for Row {
@@ -122,19 +39,100 @@ impl Default for Row {
     }
 }
 
-impl From<RowRef<'_>> for Row {
-    fn from(r: RowRef<'_>) -> Row {
-        Row(*r.0)
+impl Row {
+    /// What a row read from a file changed in place reads as: indices 0 (a file that held a row
+    /// has an entry in each table), no links, and an empty variable part, which fails its
+    /// checksum (the record shows as damaged, and the file is removed).
+    pub(super) fn damaged() -> Row {
+        let mut r = Row::default();
+        r.set_parent(NO_LINK);
+        r.set_line(NO_LINK);
+        r
+    }
+}
+
+/// Reading a row: a named accessor per field, each reading a fixed array at a constant offset
+/// (once inlined it costs what a literal offset did, and allocates nothing).
+impl Row {
+    /// The row that starts at byte `at` of `bytes` (a copy: a row is read where it lies, from
+    /// memory or from a window of the file, and kept by value).
+    #[inline]
+    pub(super) fn at(bytes: &[u8], at: usize) -> Row {
+        Row(bytes[at..at + ROW].try_into().expect("a row's range is ROW bytes"))
+    }
+
+    #[inline]
+    pub(super) fn array<const N: usize>(&self, at: usize) -> [u8; N] {
+        self.0[at..at + N].try_into().expect("a field lies within its row")
+    }
+
+    #[inline]
+    pub(super) fn u32_at(&self, at: usize) -> u32 {
+        u32::from_le_bytes(self.array(at))
+    }
+
+    /// The record's raw id.
+    #[inline]
+    pub(super) fn id(&self) -> RawId {
+        self.array(field::ID)
+    }
+
+    /// Its published time, Unix seconds (`None` when it was unreadable).
+    #[inline]
+    pub(super) fn published(&self) -> Option<i64> {
+        Some(i64::from_le_bytes(self.array(field::PUBLISHED))).filter(|t| *t != i64::MIN)
+    }
+
+    /// Its signer: an index of the key table.
+    #[inline]
+    pub(super) fn signer(&self) -> usize {
+        self.u32_at(field::SIGNER) as usize
+    }
+
+    /// Its repository: an index of the repository table.
+    #[inline]
+    pub(super) fn repository(&self) -> usize {
+        self.u32_at(field::REPOSITORY) as usize
+    }
+
+    /// Its device: an index of the device table.
+    #[inline]
+    pub(super) fn device(&self) -> usize {
+        self.u32_at(field::DEVICE) as usize
+    }
+
+    /// Where its variable part starts in the heap.
+    #[inline]
+    pub(super) fn var_offset(&self) -> usize {
+        self.u32_at(field::VAR_OFFSET) as usize
+    }
+
+    /// How long its variable part is.
+    #[inline]
+    pub(super) fn var_len(&self) -> usize {
+        self.u32_at(field::VAR_LEN) as usize
+    }
+
+    /// The row of its `parent` ([`NO_LINK`], [`ELSEWHERE`], or in a fresh row [`NAMED`]).
+    #[inline]
+    pub(super) fn parent(&self) -> u32 {
+        self.u32_at(field::PARENT)
+    }
+
+    /// The row of the record that starts its `line` (the same marks as [`Row::parent`]).
+    #[inline]
+    pub(super) fn line(&self) -> u32 {
+        self.u32_at(field::LINE)
+    }
+
+    /// Its flags ([`ENDS`]).
+    #[inline]
+    pub(super) fn flags(&self) -> u32 {
+        self.u32_at(field::FLAGS)
     }
 }
 
 impl Row {
-    /// The row's fields.
-    #[inline]
-    pub(super) fn get(&self) -> RowRef<'_> {
-        RowRef(&self.0)
-    }
-
     /// The row's bytes, as the file holds them.
     #[inline]
     pub(super) fn bytes(&self) -> &[u8; ROW] {

@@ -20,7 +20,7 @@ use crate::continuity::admission::{
 use crate::continuity::lineage::{Lineage, RawId};
 use crate::continuity::mesh::{Mesh, Trust};
 use crate::continuity::plan::{Candidate, RefusedFile};
-use crate::continuity::readmodel::{lineage_over, Entry, Fresh, OtherKind, Summary, View};
+use crate::continuity::readmodel::{lineage_in, lineage_over, Entry, Fresh, OtherKind, Summary, View};
 use crate::continuity::record::{read_record, store_path, Record};
 use crate::continuity::signing::{self, DeviceKey};
 use crate::ctx::Ctx;
@@ -29,6 +29,7 @@ use crate::git::store::{Blob, StoreChanges, StoreEntry};
 use crate::oid::{Oid, RecordId};
 use crate::services::continuity::{snapshot, ContinuityError};
 use crate::store::atomic::{replace_with, replace_with_file};
+use std::rc::Rc;
 
 /// What every continuity command reads first.
 pub struct Setup {
@@ -106,9 +107,14 @@ pub struct Loaded {
     pub reference: String,
     /// Its tip.
     pub tip: Option<Oid>,
-    view: Option<View>,
-    /// Admitted records, in id order.
-    admitted: Vec<Row>,
+    view: Option<Rc<View>>,
+    /// Which rows of the read model are admitted records: a bit per row (a million records are
+    /// 125 KB; the rows themselves stay in the file).
+    admitted: Vec<u64>,
+    /// How many are.
+    count: usize,
+    /// The standing of each admitted (signer, repository) pair of the read model's tables.
+    standing: HashMap<(usize, usize), Trust>,
     /// Paths of records of a later schema (kept, not read).
     pub too_new: Vec<String>,
     /// Refused files.
@@ -130,24 +136,46 @@ impl Loaded {
     }
     /// The read model the store was read through (none for a store that does not exist).
     pub fn read_model(&self) -> Option<&View> {
-        self.view.as_ref()
+        self.view.as_deref()
     }
     /// How many records are admitted.
     pub fn len(&self) -> usize {
-        self.admitted.len()
+        self.count
     }
     /// Whether no record is admitted.
     pub fn is_empty(&self) -> bool {
-        self.admitted.is_empty()
+        self.count == 0
+    }
+    /// Whether row `i` of the read model is an admitted record.
+    fn is_admitted(&self, i: usize) -> bool {
+        self.admitted.get(i / 64).is_some_and(|w| w & (1 << (i % 64)) != 0)
+    }
+    /// Row `i` of the read model as an admitted record, if it is one.
+    fn admitted_row(&self, i: usize) -> Option<Row> {
+        if !self.is_admitted(i) {
+            return None;
+        }
+        let trust = self.standing.get(&self.view().standing_key(i))?;
+        Some(Row { row: i as u32, trust: *trust })
     }
     /// The admitted records, in id order.
     pub fn rows(&self) -> impl Iterator<Item = Row> + '_ {
-        self.admitted.iter().copied()
+        let n = self.view.as_ref().map_or(0, |v| v.len());
+        (0..n).filter_map(|i| self.admitted_row(i))
+    }
+    /// The admitted records of this store that `other` does not admit, in id order: one forward
+    /// pass over each (no lookup per record).
+    pub fn not_in<'a>(&'a self, other: &'a Loaded) -> impl Iterator<Item = Row> + 'a {
+        let mut theirs = other.rows().map(|t| other.view().raw_id(t.row as usize)).peekable();
+        self.rows().filter(move |r| {
+            let id = self.view().raw_id(r.row as usize);
+            while theirs.next_if(|t| *t < id).is_some() {}
+            theirs.peek() != Some(&id)
+        })
     }
     /// The admitted record `id`.
     pub fn get(&self, id: &str) -> Option<Row> {
-        let row = self.view.as_ref()?.find(id)? as u32;
-        self.admitted.binary_search_by(|a| a.row.cmp(&row)).ok().map(|i| self.admitted[i])
+        self.admitted_row(self.view.as_ref()?.find(id)?)
     }
     /// A record's id.
     pub fn id(&self, r: Row) -> RecordId {
@@ -180,14 +208,16 @@ impl Loaded {
     /// The lineage over the admitted records.
     pub fn lineage(&self) -> Lineage {
         let Some(v) = self.view.as_ref() else { return Lineage::default() };
-        v.lineage_of(self.admitted.len(), |i| self.admitted[i].row as usize)
+        // Every row admitted (as in most stores): the rows are the graph's, no list of them.
+        let rows = (self.count < v.len()).then(|| self.rows().map(|r| r.row).collect());
+        lineage_in(v, rows)
     }
     /// The lineage over the admitted records of this store and those of `other` it lacks
     /// (what a merge of the two holds), read in place from both read models.
     pub fn lineage_with(&self, other: &Loaded) -> Lineage {
         // Rows as (store: 0 this one, 1 the other; row), in id order; an id both hold is this one's.
         let mut rows: Vec<(usize, u32)> = Vec::with_capacity(self.len() + other.len());
-        let (mut a, mut b) = (self.admitted.iter().peekable(), other.admitted.iter().peekable());
+        let (mut a, mut b) = (self.rows().peekable(), other.rows().peekable());
         loop {
             let next = match (a.peek(), b.peek()) {
                 (Some(x), Some(y)) => {
@@ -209,7 +239,7 @@ impl Loaded {
             }
         }
         let empty = View::empty(&"0".repeat(40), "");
-        let views = [self.view.as_ref().unwrap_or(&empty), other.view.as_ref().unwrap_or(&empty)];
+        let views = [self.view.as_deref().unwrap_or(&empty), other.view.as_deref().unwrap_or(&empty)];
         lineage_over(&views, rows.len(), |i| (rows[i].0, rows[i].1 as usize))
     }
     /// What the offers need of record `id`, if it is admitted.
@@ -257,7 +287,7 @@ impl Loaded {
         let id = path.rsplit('/').next().and_then(|n| n.strip_suffix(".json")).filter(|id| store_path(id) == path);
         let admitted = || {
             let row = self.view.as_ref().zip(id).and_then(|(v, id)| v.find(id));
-            row.is_some_and(|i| self.admitted.binary_search_by_key(&(i as u32), |r| r.row).is_ok())
+            row.is_some_and(|i| self.is_admitted(i))
         };
         admitted() || self.too_new.iter().any(|p| p == path) || crate::continuity::snapshot::is_snapshot_path(path)
     }
@@ -293,7 +323,7 @@ impl Loaded {
                 by_key.entry(key.to_string()).or_insert_with(|| Signer { key: key.to_string(), ..Signer::default() });
             s.labels.insert(v.device(i).1.to_string());
             s.newest = s.newest.max(v.published(i));
-            if self.admitted.binary_search_by_key(&(i as u32), |r| r.row).is_ok() {
+            if self.is_admitted(i) {
                 s.admitted += 1;
             } else if retired.contains(store_path(&v.id(i)).as_str()) {
                 s.retired += 1;
@@ -509,7 +539,7 @@ pub fn load(ctx: &Ctx, s: &Setup, reference: &str) -> Result<Loaded> {
     // Standing is judged once per (signer, repository) on every read, never cached.
     let mut standing: HashMap<(usize, usize), Option<Trust>> = HashMap::new();
     let mut diags: Vec<Diagnostic> = Vec::new();
-    out.admitted.reserve(view.len());
+    out.admitted = vec![0; view.len().div_ceil(64)];
     for i in 0..view.len() {
         let k = view.standing_key(i);
         let label = || view.device(i).1;
@@ -517,7 +547,11 @@ pub fn load(ctx: &Ctx, s: &Setup, reference: &str) -> Result<Loaded> {
             .entry(k)
             .or_insert_with(|| standing_of("", view.key_at(k.0), view.repository_at(k.1), label(), &judge).ok());
         match verdict {
-            Some(trust) => out.admitted.push(Row { row: i as u32, trust }),
+            Some(trust) => {
+                out.standing.insert(k, trust);
+                out.admitted[i / 64] |= 1 << (i % 64);
+                out.count += 1;
+            }
             None => {
                 let path = store_path(&view.id(i));
                 if let Err(d) = standing_of(&path, view.key_at(k.0), view.repository_at(k.1), label(), &judge) {
@@ -557,6 +591,6 @@ pub fn load(ctx: &Ctx, s: &Setup, reference: &str) -> Result<Loaded> {
     out.refused.sort_by(|a, b| a.path.cmp(&b.path));
     out.diagnostics = diags;
     out.tip = Some(tip);
-    out.view = Some(view);
+    out.view = Some(Rc::new(view));
     Ok(out)
 }

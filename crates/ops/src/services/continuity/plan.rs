@@ -9,6 +9,7 @@ use std::cell::RefCell;
 use crate::continuity::local::LocalState;
 pub use crate::continuity::plan::ResumePlan;
 use crate::continuity::plan::{self, PlanInput, PlanRecord, SourceFacts, SourceRelation};
+use crate::continuity::readmodel::Summary;
 use crate::continuity::record::Record;
 use crate::ctx::Ctx;
 use crate::error::{Error, Result};
@@ -86,9 +87,10 @@ fn source_facts(ctx: &Ctx, local: &Local, r: &Record) -> Result<SourceFacts> {
     })
 }
 
-/// Computes the plan over a loaded store. The plan sees whole records (bodies, decisions,
-/// sources) only for the records it can choose: the offers, or the records matching `prefix`;
-/// those are read from their blobs, every other record is known to it through the lineage.
+/// Computes the plan over a loaded store. The plan chooses among the records it can choose —
+/// the offers, or the records matching `prefix` — from what the read model keeps of them, and
+/// reads whole (from its blob) only the record it judges; every other record is known to it
+/// through the lineage.
 pub fn plan_over(ctx: &Ctx, s: &Setup, store: &Loaded, local: &LocalState, prefix: Option<&str>) -> Result<ResumePlan> {
     let lineage = store.lineage();
     let own = s.own_node();
@@ -97,34 +99,19 @@ pub fn plan_over(ctx: &Ctx, s: &Setup, store: &Loaded, local: &LocalState, prefi
         Some(p) => lineage.ids_with_prefix(p),
         None => Vec::new(),
     };
-    // Without `--record` the plan chooses among the offers on this branch (all offers when none
-    // is): only those are read whole.
-    let here = ctx.identity()?.branch.clone();
-    let on_branch: Vec<&String> = offers
-        .iter()
-        .filter(|id| {
-            here.is_some() && store.get(id).is_some_and(|r| store.summary(r).branch.as_deref() == here.as_deref())
-        })
-        .collect();
-    if prefix.is_some() || on_branch.is_empty() {
-        wanted.extend(offers.iter().cloned());
-    } else {
-        wanted.extend(on_branch.into_iter().cloned());
-    }
+    wanted.extend(offers.iter().cloned());
     wanted.sort();
     wanted.dedup();
-    let whole: Vec<(String, loaded::Row, Record)> = wanted
-        .into_iter()
-        .filter_map(|id| store.get(&id).map(|r| (id, r)))
-        .map(|(id, r)| Ok((id, r, loaded::full(ctx, store, r)?)))
-        .collect::<Result<_>>()?;
-    let records: Vec<PlanRecord<'_>> = whole
+    let known: Vec<(String, loaded::Row, Summary)> =
+        wanted.into_iter().filter_map(|id| store.get(&id).map(|r| (id, r, store.summary(r)))).collect();
+    let records: Vec<PlanRecord<'_>> = known
         .iter()
-        .map(|(id, row, r)| PlanRecord {
+        .map(|(id, row, summary)| PlanRecord {
             id,
-            record: r,
+            summary,
+            record: None,
             trust: row.trust,
-            this_device: Some(r.device.node.as_str()) == own.as_deref(),
+            this_device: Some(summary.device.node.as_str()) == own.as_deref(),
         })
         .collect();
     let branch = ctx.identity()?.branch.clone();
@@ -146,7 +133,22 @@ pub fn plan_over(ctx: &Ctx, s: &Setup, store: &Loaded, local: &LocalState, prefi
     // returned in place of the plan.
     let here = local_facts(ctx)?;
     let failed: RefCell<Option<Error>> = RefCell::new(None);
-    let plan = plan::plan(&input, &|_, r| {
+    // The one record read whole, kept for the cited files' check.
+    let judged: RefCell<Option<Record>> = RefCell::new(None);
+    let whole = |p: &PlanRecord<'_>| {
+        let read = store.get(p.id).map(|r| loaded::full(ctx, store, r)).transpose();
+        match read {
+            Ok(r) => {
+                judged.borrow_mut().clone_from(&r);
+                r
+            }
+            Err(e) => {
+                failed.borrow_mut().get_or_insert(e);
+                None
+            }
+        }
+    };
+    let plan = plan::plan(&input, &whole, &|_, r| {
         source_facts(ctx, &here, r).unwrap_or_else(|e| {
             failed.borrow_mut().get_or_insert(e);
             SourceFacts::default()
@@ -157,7 +159,7 @@ pub fn plan_over(ctx: &Ctx, s: &Setup, store: &Loaded, local: &LocalState, prefi
         None => {
             let mut plan = plan;
             let chosen = plan.record.as_ref().filter(|_| plan.withheld.is_none()).map(|r| r.id.clone());
-            if let Some((_, _, r)) = chosen.and_then(|id| whole.iter().find(|(i, _, _)| *i == id)) {
+            if let Some(r) = judged.into_inner().filter(|_| chosen.is_some()) {
                 if let Some(n) = files_differ(ctx, &r.handover.citations)? {
                     plan.warnings.push(n);
                 }

@@ -163,8 +163,8 @@ pub fn standing(ctx: &Ctx, s: &Setup, ours: &Loaded) -> Result<Option<Standing>>
         return Ok(None);
     }
     let theirs = loaded::load(ctx, s, &remote_ref(&remote))?;
-    let not_on_remote = ours.rows().filter(|r| theirs.get(&ours.id(*r)).is_none()).count();
-    let new: Vec<loaded::Row> = theirs.rows().filter(|r| ours.get(&theirs.id(*r)).is_none()).collect();
+    let not_on_remote = ours.not_in(&theirs).count();
+    let new: Vec<loaded::Row> = theirs.not_in(ours).collect();
     let branch = ctx.identity()?.branch.clone();
     let own = s.own_node();
     let arrived = branch.and_then(|b| {
