@@ -260,9 +260,9 @@ proptest! {
         }
         let lines = g.lines();
         prop_assert_eq!(lines.iter().map(|l| l.records).sum::<usize>(), g.len(), "every record on exactly one line");
-        let mut by_line: Vec<String> = g.ids_by_line().collect();
-        by_line.sort();
-        prop_assert_eq!(by_line, g.ids().collect::<Vec<String>>());
+        let mut by_line: Vec<u32> = g.rows_by_line().collect();
+        by_line.sort_unstable();
+        prop_assert_eq!(by_line, (0..g.len() as u32).collect::<Vec<u32>>(), "every row on exactly one line");
         for l in &lines {
             let members = g.ids().filter(|id| g.line_of(id) == Some(l.line.as_str())).count();
             prop_assert_eq!(l.records, members);

@@ -608,9 +608,10 @@ impl Lineage {
         (0..self.len() as u32).filter(|r| !self.continued[*r as usize]).map(|r| self.id(r)).collect()
     }
 
-    /// Every record id, line by line (lines sorted by id, records by id within a line).
-    pub fn ids_by_line(&self) -> impl Iterator<Item = String> + '_ {
-        self.members.iter().flat_map(|rows| rows.iter().map(|r| self.id(*r).into()))
+    /// Every row of the graph, line by line (lines sorted by id, rows ascending within a line):
+    /// row `i` is the `i`-th id in byte order.
+    pub fn rows_by_line(&self) -> impl Iterator<Item = u32> + '_ {
+        self.members.iter().flatten().copied()
     }
 
     /// The summary of one line, if the graph holds any of its records.

@@ -11,6 +11,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::git::store::{StoreEntry, SNAPSHOTS};
+use crate::lineage::RawId;
 use crate::readmodel::View;
 use crate::record::{self, blake3_hex, Device};
 use crate::signing::{self, DeviceKey};
@@ -138,8 +139,21 @@ pub fn covers(view: &View, files: &[StoreEntry]) -> bool {
     }
     // Row → the file it names; a file that is no row must be another file of the view.
     let mut file_of_row: Vec<u32> = vec![u32::MAX; view.len()];
+    // Sorted by path, the record files come in id order: each row is found by walking the rows
+    // forward (one pass over them), a lookup only for a file out of that order.
+    let mut next = 0;
+    let mut row_of = |id: &RawId| {
+        while next < view.len() && view.raw_id(next) < *id {
+            next += 1;
+        }
+        if next < view.len() && view.raw_id(next) == *id {
+            Some(next)
+        } else {
+            view.find_raw(id)
+        }
+    };
     for (k, f) in files.iter().enumerate() {
-        match f.record_id().and_then(|id| view.find_raw(id)) {
+        match f.record_id().and_then(&mut row_of) {
             Some(i) => file_of_row[i] = k as u32,
             None => {
                 let path = f.path();

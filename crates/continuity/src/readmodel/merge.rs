@@ -290,8 +290,8 @@ pub fn lineage_over(views: &[&View], n: usize, row: impl Fn(usize) -> (usize, us
 /// The lineage over `rows` of `view` (ascending: the admitted ones; every row when `None`), as
 /// [`lineage_over`] builds it, but for its ids: read from the view's rows each time one is
 /// needed, never held (a million ids are 32 MB).
-pub fn lineage_in(view: &Rc<View>, rows: Option<Vec<u32>>) -> Lineage {
-    let n = rows.as_ref().map_or(view.len(), Vec::len);
+pub fn lineage_in(view: &Rc<View>, rows: Option<Rc<[u32]>>) -> Lineage {
+    let n = rows.as_ref().map_or(view.len(), |r| r.len());
     let ids = Rc::new(RowIds { view: Rc::clone(view), rows });
     let views = [&**view];
     let row = |i: usize| (0, ids.row(i));
@@ -304,7 +304,7 @@ pub fn lineage_in(view: &Rc<View>, rows: Option<Vec<u32>>) -> Lineage {
 #[derive(Debug)]
 struct RowIds {
     view: Rc<View>,
-    rows: Option<Vec<u32>>,
+    rows: Option<Rc<[u32]>>,
 }
 
 impl RowIds {
@@ -316,7 +316,7 @@ impl RowIds {
 
 impl IdSource for RowIds {
     fn count(&self) -> usize {
-        self.rows.as_ref().map_or(self.view.len(), Vec::len)
+        self.rows.as_ref().map_or(self.view.len(), |r| r.len())
     }
     fn id(&self, i: usize) -> RawId {
         self.view.raw_id(self.row(i))

@@ -132,23 +132,30 @@ enum Place {
     },
 }
 
-/// Rows read from a view's file, from row `first` ([`View::row`]), and the row read last.
+/// Rows read from a view's file, from row `first` ([`View::row`]), the row read last, and the
+/// row read alone last (the fields of one record shown are read one after the other).
 #[derive(Debug, Clone)]
 struct RowWindow {
     first: usize,
     buf: Vec<u8>,
     /// `usize::MAX` before any.
     last: usize,
+    alone: Option<(usize, Row)>,
 }
 
 impl Default for RowWindow {
     fn default() -> RowWindow {
-        RowWindow { first: 0, buf: Vec::new(), last: usize::MAX }
+        RowWindow { first: 0, buf: Vec::new(), last: usize::MAX, alone: None }
     }
 }
 
 /// How many rows a forward pass reads at a time (288 KiB).
 const ROWS_AT_ONCE: usize = 4096;
+
+/// The furthest a row may follow the row read last and still be read as part of a pass (a pass
+/// over the admitted records skips the few that are not): a walk whose rows lie further apart
+/// (a line's records, spread over the file) reads each alone, not a window for each.
+const STRIDE: usize = 16;
 
 /// Every how many rows an id is marked ([`Place::OnDisk`]'s `marks`): 125 KiB of marks at a
 /// million records, a lookup reading one block of 4.5 KiB.
@@ -369,12 +376,17 @@ impl View {
     /// heap holds them, a window of the file at a time when the view was read from one (the heap
     /// is never held whole), each part checked. `false` when a part is damaged or `f` says so.
     pub fn each_blob(&self, mut f: impl FnMut(usize, &str) -> bool) -> bool {
-        let mut order: Vec<u32> = (0..self.head.n as u32).collect();
-        order.sort_unstable_by_key(|&i| self.row(i as usize).var_offset());
+        // (where, how long, which row), read in one forward pass over the rows.
+        let mut order: Vec<(u32, u32, u32)> = (0..self.head.n)
+            .map(|i| {
+                let row = self.row(i);
+                (row.var_offset() as u32, row.var_len() as u32, i as u32)
+            })
+            .collect();
+        order.sort_unstable();
         let mut window = PartWindow::default();
-        for i in order {
-            let row = self.row(i as usize);
-            let Some(part) = window.get(self, row.var_offset(), row.var_len()) else { return false };
+        for (at, len, i) in order {
+            let Some(part) = window.get(self, at as usize, len as usize) else { return false };
             let mut s = Summary::default();
             if Var::of(part).and_then(|mut v| v.fill(&mut s)).is_none() || !f(i as usize, &s.blob) {
                 return false;
@@ -399,9 +411,9 @@ impl View {
     }
 
     /// Row `i`: from memory, or from the file — from the window of rows a forward pass is
-    /// reading (read again from `i` when `i` is not in it and follows the row read last by less
-    /// than a window: a pass, from its second row), else alone (a lookup leaves the pass's
-    /// window as it was). A row read from the file is checked as when
+    /// reading (read again from `i` when `i` is not in it and follows the row read last by at
+    /// most [`STRIDE`]: a pass, from its second row), else alone (a lookup, or a walk whose rows
+    /// lie far apart, leaves the pass's window as it was). A row read from the file is checked as when
     /// the file was opened: one that fails (the file was changed in place behind this program)
     /// is read as [`Row::damaged`], whose variable part no read accepts.
     #[inline]
@@ -419,8 +431,11 @@ impl View {
         if (w.first..w.first + held).contains(&i) {
             return self.checked(Row::at(&w.buf, (i - w.first) * ROW));
         }
-        // `last` + 1 ..= `last` + ROWS_AT_ONCE (the first row of all, before any, included).
-        if i.wrapping_sub(last).wrapping_sub(1) < ROWS_AT_ONCE && i < self.head.n {
+        if let Some((_, row)) = w.alone.filter(|(at, _)| *at == i) {
+            return row;
+        }
+        // `last` + 1 ..= `last` + STRIDE (the first row of all, before any, included).
+        if i.wrapping_sub(last).wrapping_sub(1) < STRIDE && i < self.head.n {
             let count = ROWS_AT_ONCE.min(self.head.n - i);
             w.buf.clear();
             w.first = i;
@@ -429,12 +444,13 @@ impl View {
                 None => Row::damaged(),
             };
         }
-        drop(w);
         let mut one = [0u8; ROW];
-        match std::os::unix::fs::FileExt::read_exact_at(file, &mut one, at(i) as u64) {
+        let row = match std::os::unix::fs::FileExt::read_exact_at(file, &mut one, at(i) as u64) {
             Ok(()) => self.checked(Row::at(&one, 0)),
             Err(_) => Row::damaged(),
-        }
+        };
+        w.alone = Some((i, row));
+        row
     }
 
     /// `row`, or [`Row::damaged`] when it fails the bounds the file was opened with.
@@ -1022,9 +1038,10 @@ mod tests {
         assert_eq!(opened.find_raw(&[0; 32]), None);
         assert_eq!(opened.find_raw(&[0xff; 32]), None);
         assert_eq!(opened, parsed);
-        let ids = std::rc::Rc::new(opened);
+        use std::rc::Rc;
+        let ids = Rc::new(opened);
         let some: Vec<u32> = (0..n as u32).filter(|i| i % 3 != 0).collect();
-        for rows in [None, Some(some.clone())] {
+        for rows in [None, Some(Rc::<[u32]>::from(some.clone()))] {
             let held = match &rows {
                 None => parsed.lineage_of(n, |i| i),
                 Some(r) => parsed.lineage_of(r.len(), |i| r[i] as usize),

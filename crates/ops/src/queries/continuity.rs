@@ -298,8 +298,8 @@ impl Listing {
     pub fn each(&self, ctx: &Ctx, mut f: impl FnMut(RecordView)) {
         let own = self.s.own_node();
         let now = ctx.clock.now();
-        for id in self.lineage.ids_by_line().take(self.limit) {
-            let Some(r) = self.store.get(&id) else { continue };
+        for g in self.lineage.rows_by_line().take(self.limit) {
+            let Some(r) = self.store.graph_row(g) else { continue };
             let mut v = view(&self.store, r, own.as_deref(), self.s.mesh.as_ref(), now);
             mark_one(ctx, self.here.as_deref(), &mut v);
             f(v);

@@ -115,6 +115,9 @@ pub struct Loaded {
     count: usize,
     /// The standing of each admitted (signer, repository) pair of the read model's tables.
     standing: HashMap<(usize, usize), Trust>,
+    /// The admitted rows in id order when some row is not admitted (`None`: every row is), made
+    /// the first time the lineage asks.
+    subset: std::cell::OnceCell<Option<Rc<[u32]>>>,
     /// Paths of records of a later schema (kept, not read).
     pub too_new: Vec<String>,
     /// Refused files.
@@ -208,9 +211,17 @@ impl Loaded {
     /// The lineage over the admitted records.
     pub fn lineage(&self) -> Lineage {
         let Some(v) = self.view.as_ref() else { return Lineage::default() };
-        // Every row admitted (as in most stores): the rows are the graph's, no list of them.
-        let rows = (self.count < v.len()).then(|| self.rows().map(|r| r.row).collect());
-        lineage_in(v, rows)
+        lineage_in(v, self.subset().cloned())
+    }
+    /// The admitted rows when some row is not admitted; every row admitted (as in most
+    /// stores), the rows are the graph's and no list of them is made.
+    fn subset(&self) -> Option<&Rc<[u32]>> {
+        let n = self.view.as_ref().map_or(0, |v| v.len());
+        self.subset.get_or_init(|| (self.count < n).then(|| self.rows().map(|r| r.row).collect())).as_ref()
+    }
+    /// The admitted record at row `g` of the graph [`Loaded::lineage`] gives (no lookup by id).
+    pub fn graph_row(&self, g: u32) -> Option<Row> {
+        self.admitted_row(self.subset().map_or(Some(g), |rows| rows.get(g as usize).copied())? as usize)
     }
     /// The lineage over the admitted records of this store and those of `other` it lacks
     /// (what a merge of the two holds), read in place from both read models.
