@@ -463,6 +463,34 @@ fn a_rotated_device_is_trusted_again_by_a_teammate_and_a_revoked_one_cannot_trus
     assert_eq!(std::fs::read_to_string(b.node_json()).unwrap(), before, "nothing rotated");
 }
 
+/// A machine that fetched a store and never read one: its start hook reads no store (at a million
+/// records that would be a cold read of half a minute inside the hook) and says nothing of what
+/// arrived; `continuity status` reads it, and the next briefing names what arrived.
+#[test]
+fn the_start_hook_reads_no_store_this_machine_never_read() {
+    let env = TestEnv::new();
+    let (_, a, b, _, _) = two_clones(&env, "desk");
+    let refspec = "+refs/majordomus/continuity*:refs/majordomus/remotes/origin/continuity*";
+    a.git(&["config", "--add", "remote.origin.fetch", refspec]);
+    let id = publish_one(&b, "B's work.");
+    a.git(&["fetch", "-q", "origin"]);
+    let models = || -> Vec<String> {
+        let dir = a.root().join(".git/majordomus/readmodel");
+        let names = std::fs::read_dir(dir).into_iter().flatten().flatten();
+        names.map(|e| e.file_name().to_string_lossy().into_owned()).collect()
+    };
+    let first = a.briefing("s-first");
+    assert!(!first.contains("Arrived:"), "{first}");
+    assert_eq!(models(), Vec::<String>::new(), "the hook read no store");
+    let st = a.cj(&["status"], 0);
+    assert_eq!(st["standing"]["arrived"]["id"].as_str(), Some(id.as_str()));
+    assert_eq!(models(), ["refs%majordomus%remotes%origin%continuity.bin"]);
+    let next = a.briefing("s-next");
+    let arrived: Vec<&str> = next.lines().filter(|l| l.starts_with("Arrived: ")).collect();
+    assert_eq!(arrived.len(), 1, "{next}");
+    assert!(arrived[0].contains(&format!("record {} on origin", &id[..12])), "{next}");
+}
+
 #[test]
 fn a_newer_handover_a_plain_fetch_brought_is_named_in_status_and_the_briefing() {
     let env = TestEnv::new();

@@ -417,7 +417,10 @@ fn entry_of(e: &StoreEntry, blob: Blob<'_>) -> Entry {
 
 /// The read model of the store at `tip`: the cache of `reference` (or, for a ref read the first
 /// time, the local store's) brought up to date from the tree difference; else built cold.
-fn view_at(ctx: &Ctx, s: &Setup, reference: &str, tip: &str) -> Result<View> {
+/// The read model of `reference` at `tip`; `None` only when `within` bounds the read and it
+/// would admit more: no read model here to start from (a cold read, or a snapshot's), or a tree
+/// difference adding more than `within` files.
+fn view_at(ctx: &Ctx, s: &Setup, reference: &str, tip: &str, within: Option<usize>) -> Result<Option<View>> {
     let git_err = |source: crate::git::Error| ContinuityError::Store { reference: reference.into(), source };
     let rules = crate::continuity::readmodel::RULES;
     let own = read_cache(ctx, reference, rules);
@@ -434,10 +437,18 @@ fn view_at(ctx: &Ctx, s: &Setup, reference: &str, tip: &str) -> Result<View> {
                     v.write_to(w).map_err(|e| Error::from(ContinuityError::ReadModel(e)))
                 });
             }
-            return base.ok_or_else(|| ContinuityError::ReadModelVanished.into());
+            return base.ok_or_else(|| ContinuityError::ReadModelVanished.into()).map(Some);
         }
     }
     let changes = base.as_ref().and_then(|v| ctx.git.store_changes(v.tip(), tip).ok());
+    let bounded_out = match (within, &changes) {
+        (None, _) => false,
+        (Some(most), Some(c)) => c.added.len() > most,
+        (Some(_), None) => true,
+    };
+    if bounded_out {
+        return Ok(None);
+    }
     let from = match (base, changes) {
         (Some(base), Some(changes)) => Some((base, changes)),
         // No cache, or its tip is gone (pruned after a forced update): a snapshot a device
@@ -464,7 +475,7 @@ fn view_at(ctx: &Ctx, s: &Setup, reference: &str, tip: &str) -> Result<View> {
             merged(ctx, reference, None, tip, &[], fresh, rules)?
         }
     };
-    Ok(view)
+    Ok(Some(view))
 }
 
 /// A snapshot in the store at `tip` that passes every check ([`snapshot::adopt`]), and the tree
@@ -536,6 +547,13 @@ fn admit_into(
 
 /// Reads the store at `reference` through the read model, judging every signer's standing.
 pub fn load(ctx: &Ctx, s: &Setup, reference: &str) -> Result<Loaded> {
+    Ok(load_within(ctx, s, reference, None)?.unwrap_or_default())
+}
+
+/// [`load`], but `None` when reading the store would admit more than `within` files (when
+/// bounded): what a hook reads of a store, which must not become a cold read of a million
+/// records in the first hook of a machine that fetched a store and never read one.
+pub fn load_within(ctx: &Ctx, s: &Setup, reference: &str, within: Option<usize>) -> Result<Option<Loaded>> {
     let git_err = |source: crate::git::Error| ContinuityError::Store { reference: reference.into(), source };
     let mut out = Loaded {
         reference: reference.to_string(),
@@ -543,8 +561,8 @@ pub fn load(ctx: &Ctx, s: &Setup, reference: &str) -> Result<Loaded> {
         warnings: Some(ctx.warnings()),
         ..Default::default()
     };
-    let Some(tip) = ctx.git.ref_tip(reference).map_err(git_err)? else { return Ok(out) };
-    let view = view_at(ctx, s, reference, &tip)?;
+    let Some(tip) = ctx.git.ref_tip(reference).map_err(git_err)? else { return Ok(Some(out)) };
+    let Some(view) = view_at(ctx, s, reference, &tip, within)? else { return Ok(None) };
     let own_key = s.own_key();
     let judge = s.judge(own_key.as_deref());
     // Standing is judged once per (signer, repository) on every read, never cached.
@@ -603,5 +621,5 @@ pub fn load(ctx: &Ctx, s: &Setup, reference: &str) -> Result<Loaded> {
     out.diagnostics = diags;
     out.tip = Some(tip);
     out.view = Some(Rc::new(view));
-    Ok(out)
+    Ok(Some(out))
 }

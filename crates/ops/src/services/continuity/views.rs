@@ -157,12 +157,18 @@ pub fn remote_ahead(ctx: &Ctx) -> Result<Option<String>> {
 /// `None` when there is no chosen remote, it has no tracked store, or the two tips are one
 /// (refs only then, no store is read).
 pub fn standing(ctx: &Ctx, s: &Setup, ours: &Loaded) -> Result<Option<Standing>> {
+    standing_within(ctx, s, ours, None)
+}
+
+/// [`standing`], `None` too when reading the remote's store would admit more than `within`
+/// files ([`loaded::load_within`]).
+pub fn standing_within(ctx: &Ctx, s: &Setup, ours: &Loaded, within: Option<usize>) -> Result<Option<Standing>> {
     let Some(remote) = crate::services::remotes::chosen_remote(ctx)? else { return Ok(None) };
     let their_tip = ctx.git.ref_tip(&remote_ref(&remote)).map_err(crate::error::Error::from)?;
     if their_tip.is_none() || their_tip == ours.tip {
         return Ok(None);
     }
-    let theirs = loaded::load(ctx, s, &remote_ref(&remote))?;
+    let Some(theirs) = loaded::load_within(ctx, s, &remote_ref(&remote), within)? else { return Ok(None) };
     let not_on_remote = ours.not_in(&theirs).count();
     let new: Vec<loaded::Row> = theirs.not_in(ours).collect();
     let branch = ctx.identity()?.branch.clone();
