@@ -181,17 +181,23 @@ pub(crate) trait Sorted {
     /// The `i`-th.
     fn at(&self, i: usize) -> RawId;
 
-    /// The index of `id` among those from `lo` to `hi`, by binary search.
-    fn search(&self, mut lo: usize, mut hi: usize, id: &RawId) -> Option<usize> {
+    /// The first index from `lo` to `hi` whose id is not below `id`, by binary search.
+    fn lower_bound(&self, mut lo: usize, mut hi: usize, id: &RawId) -> usize {
         while lo < hi {
             let mid = (lo + hi) / 2;
-            match self.at(mid).cmp(id) {
-                std::cmp::Ordering::Less => lo = mid + 1,
-                std::cmp::Ordering::Greater => hi = mid,
-                std::cmp::Ordering::Equal => return Some(mid),
+            if self.at(mid) < *id {
+                lo = mid + 1;
+            } else {
+                hi = mid;
             }
         }
-        None
+        lo
+    }
+
+    /// The index of `id` among those from `lo` to `hi`.
+    fn search(&self, lo: usize, hi: usize, id: &RawId) -> Option<usize> {
+        let i = self.lower_bound(lo, hi, id);
+        (i < hi && self.at(i) == *id).then_some(i)
     }
 }
 
@@ -499,15 +505,7 @@ impl Lineage {
     /// The ids starting with `prefix` (hex), sorted: found by binary search, not by a scan.
     pub fn ids_with_prefix(&self, prefix: &str) -> Vec<String> {
         let Some(lo) = prefix_bound(prefix) else { return Vec::new() };
-        let (mut start, mut end) = (0, self.len());
-        while start < end {
-            let mid = (start + end) / 2;
-            if self.ids.at(mid) < lo {
-                start = mid + 1;
-            } else {
-                end = mid;
-            }
-        }
+        let start = self.ids.lower_bound(0, self.len(), &lo);
         (start..self.len()).map(|r| self.id(r as u32).into()).take_while(|id: &String| id.starts_with(prefix)).collect()
     }
 

@@ -59,11 +59,20 @@ impl Head {
         let rows_at = r.pos;
         r.take(n.checked_mul(ROW)?)?;
         let heap_len = usize::try_from(r.num()?).ok()?;
-        // A device entry is `node\nlabel`: checked once per entry, not once per row.
-        if !tables[2].iter().all(|d| d.contains('\n')) {
-            return None;
-        }
-        Some(Head { tip, tables, n, rows_at, heap_at: r.pos, heap_len })
+        Head::new(tip, tables, n, rows_at, r.pos, heap_len)
+    }
+
+    /// The head of these parts; `None` when a device entry is not `node\nlabel` (checked once
+    /// per entry, not once per row).
+    pub(super) fn new(
+        tip: String,
+        tables: [Vec<String>; 3],
+        n: usize,
+        rows_at: usize,
+        heap_at: usize,
+        heap_len: usize,
+    ) -> Option<Head> {
+        tables[2].iter().all(|d| d.contains('\n')).then_some(Head { tip, tables, n, rows_at, heap_at, heap_len })
     }
 
     /// The header line and the string tables, and a reader after them.
@@ -97,12 +106,17 @@ impl Head {
             return None;
         }
         let v = View { bytes, place, head: self, others };
-        for i in 0..n {
-            if (i > 0 && v.row(i - 1).id() >= v.row(i).id()) || !v.head.holds(&v.row(i)) {
-                return None;
-            }
-        }
-        Some(v)
+        let mut last = None;
+        (0..n).all(|i| v.head.follows(&mut last, &v.row(i))).then_some(v)
+    }
+
+    /// Whether `row`, read in order after the row whose id is `last`, comes after it and is in
+    /// bounds ([`Head::holds`]); `last` becomes its id.
+    pub(super) fn follows(&self, last: &mut Option<RawId>, row: &Row) -> bool {
+        let id = row.id();
+        let in_order = last.is_none_or(|l| l < id);
+        *last = Some(id);
+        in_order && self.holds(row)
     }
 
     /// Whether `row`'s indices, variable part and links are within this file's tables, heap and

@@ -87,8 +87,8 @@ impl View {
         };
         let links = resolve_links(old, &order, &row, &|j| &rows[j].links);
         // The heap: the old parts kept, in their old order (the old file is read forward), then
-        // the fresh parts as they came (copied from the spill as they are).
-        // (where, which merged row, how long): the old parts in the old file's order.
+        // the fresh parts as they came (copied from the spill as they are). The old parts as
+        // (where, which merged row, how long), in the old file's order.
         let mut olds: Vec<(u32, u32, u32)> = order
             .iter()
             .enumerate()

@@ -21,7 +21,7 @@ use std::sync::{Arc, OnceLock};
 use chrono::DateTime;
 
 use super::admission::{Diagnostic, Intrinsic};
-use super::lineage::{hex, Ends, Fan, IdSource, Lineage, Link, RawId, Ref};
+use super::lineage::{hex, Ends, Fan, IdSource, Lineage, Link, RawId, Ref, Sorted};
 use super::record::published_at;
 use super::record::{Device, Record};
 use crate::model::record::section_text;
@@ -191,6 +191,16 @@ impl PartWindow {
     }
 }
 
+/// A view's ids, by row.
+impl Sorted for View {
+    fn count(&self) -> usize {
+        self.head.n
+    }
+    fn at(&self, i: usize) -> RawId {
+        self.raw_id(i)
+    }
+}
+
 impl PartialEq for View {
     fn eq(&self, o: &View) -> bool {
         self.head.tip == o.head.tip
@@ -273,10 +283,7 @@ impl View {
         let heap_len = usize::try_from(r.num()?).ok()?;
         let len_bytes = &len_bytes[..r.pos];
         let heap_at = rows_end + len_bytes.len();
-        let head = Head { tip, tables, n, rows_at, heap_at, heap_len };
-        if !head.tables[2].iter().all(|d| d.contains('\n')) {
-            return None;
-        }
+        let head = Head::new(tip, tables, n, rows_at, heap_at, heap_len)?;
         let end = heap_at.checked_add(heap_len).filter(|e| *e + FILE_SUM <= len)?;
         let tail = read_at(&file, end, len - end)?;
         let (tail, sum) = tail.split_at(tail.len() - FILE_SUM);
@@ -292,14 +299,12 @@ impl View {
             hash.update(&buf);
             for (k, row) in buf.chunks_exact(ROW).enumerate() {
                 let row = Row::at(row, 0);
-                let id = row.id();
-                if last.is_some_and(|l| l >= id) || !head.holds(&row) {
+                if !head.follows(&mut last, &row) {
                     return None;
                 }
                 if (first + k) % MARK == 0 {
-                    marks.push(mark_of(&id));
+                    marks.push(mark_of(&row.id()));
                 }
-                last = Some(id);
             }
         }
         hash.update(len_bytes);
@@ -497,15 +502,7 @@ impl View {
                 return Some(lo + found);
             }
         }
-        while lo < hi {
-            let mid = (lo + hi) / 2;
-            match self.row(mid).id().cmp(raw) {
-                std::cmp::Ordering::Less => lo = mid + 1,
-                std::cmp::Ordering::Greater => hi = mid,
-                std::cmp::Ordering::Equal => return Some(mid),
-            }
-        }
-        None
+        self.search(lo, hi, raw)
     }
 
     /// Record `i`'s published time, Unix seconds.
@@ -754,12 +751,11 @@ mod tests {
         row.set_line(line);
         let flags = 0xa1a2_a3a4;
         row.set_flags(flags);
-        let r = row;
-        assert_eq!(r.id(), id);
-        assert_eq!(r.published(), Some(published));
-        assert_eq!((r.signer(), r.repository(), r.device()), (signer, repository, device));
-        assert_eq!((r.var_offset(), r.var_len()), (var_offset, var_len));
-        assert_eq!((r.parent(), r.line(), r.flags()), (parent, line, flags));
+        assert_eq!(row.id(), id);
+        assert_eq!(row.published(), Some(published));
+        assert_eq!((row.signer(), row.repository(), row.device()), (signer, repository, device));
+        assert_eq!((row.var_offset(), row.var_len()), (var_offset, var_len));
+        assert_eq!((row.parent(), row.line(), row.flags()), (parent, line, flags));
         // The bytes are the values little-endian, in the file format's order.
         let le = |v: usize| (v as u32).to_le_bytes();
         let want = [

@@ -27,9 +27,8 @@ pub(super) mod field {
 pub(super) const ENDS: u32 = 1;
 
 /// One row of a read-model file: read a field at a time (the getters), or written a named
-/// setter per field. Indices, offsets
-/// and lengths are cut to `u32` unchecked: [`View::write_merge`] refuses a heap past 4 GiB, and
-/// no table comes near that.
+/// setter per field. Indices, offsets and lengths are cut to `u32` unchecked:
+/// [`View::write_merge`] refuses a heap past 4 GiB, and no table comes near that.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) struct Row([u8; ROW]);
 

@@ -306,14 +306,14 @@ fn operation_lines(ctx: &Ctx) -> Result<Vec<Item>> {
     Ok(out)
 }
 
-/// A newer handover for this branch from another device that a plain `git fetch` brought into
-/// the chosen remote's tracked store (issue 40 item 5): named, never quoted. Refs only unless
-/// that store holds records the local one lacks; best effort (a briefing never fails for it).
 /// The most store files the briefing admits to say what arrived (some 70 ms of signature checks):
 /// a store this machine has no read model to start from, or one that brought more, is left to
 /// `continuity status` and `sync`, and the briefing says nothing of it.
 const HOOK_ADMITS: usize = 2_000;
 
+/// A newer handover for this branch from another device that a plain `git fetch` brought into
+/// the chosen remote's tracked store (issue 40 item 5): named, never quoted. Refs only unless
+/// that store holds records the local one lacks; best effort (a briefing never fails for it).
 fn arrived(ctx: &Ctx) -> Option<Said> {
     use crate::services::continuity::{loaded, views};
     views::remote_ahead(ctx).ok()??;

@@ -416,10 +416,9 @@ fn entry_of(e: &StoreEntry, blob: Blob<'_>) -> Entry {
 }
 
 /// The read model of the store at `tip`: the cache of `reference` (or, for a ref read the first
-/// time, the local store's) brought up to date from the tree difference; else built cold.
-/// The read model of `reference` at `tip`; `None` only when `within` bounds the read and it
-/// would admit more: no read model here to start from (a cold read, or a snapshot's), or a tree
-/// difference adding more than `within` files.
+/// time, the local store's) brought up to date from the tree difference; else built cold (or
+/// from a snapshot). `None` only when `within` bounds the read and it would admit more: no read
+/// model here to start from, or a tree difference adding more than `within` files.
 fn view_at(ctx: &Ctx, s: &Setup, reference: &str, tip: &str, within: Option<usize>) -> Result<Option<View>> {
     let git_err = |source: crate::git::Error| ContinuityError::Store { reference: reference.into(), source };
     let rules = crate::continuity::readmodel::RULES;
@@ -547,7 +546,7 @@ fn admit_into(
 
 /// Reads the store at `reference` through the read model, judging every signer's standing.
 pub fn load(ctx: &Ctx, s: &Setup, reference: &str) -> Result<Loaded> {
-    Ok(load_within(ctx, s, reference, None)?.unwrap_or_default())
+    Ok(load_within(ctx, s, reference, None)?.expect("an unbounded read gives the store"))
 }
 
 /// [`load`], but `None` when reading the store would admit more than `within` files (when
